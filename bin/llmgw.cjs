@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// The one `llmgw` executable. It dispatches to every role; each role lives in
+// its own app (apps/<role>/src/main.ts, exporting `main(argv)`), so every
+// service also builds and deploys on its own. Built bundles under dist/ are
+// used when present; otherwise the TypeScript sources run through tsx.
+'use strict';
+const path = require('node:path');
+const fs = require('node:fs');
+
+const root = path.resolve(__dirname, '..');
+const ROLES = {
+  router: 'OpenAI-compatible data path: admission, scheduling, streaming proxy',
+  admission: 'the admission service: band queues, saturation, fairness, leases',
+  inventory: 'the fleet-facing port agents dial into; node, GPU and shard state',
+  'placement-scheduler': 'catalog, placement, reconciler and the control admin API',
+  accounting: 'tenancy, keys, limits, budgets and the usage ledger',
+  'node-agent': 'the agent on every GPU node: discovery and engine supervision',
+  'sim-engine': 'a fake OpenAI-compatible engine with vLLM-style /metrics',
+  ctl: 'the operator CLI over the admin APIs',
+  up: 'the whole stack on one machine, on embedded defaults',
+};
+
+function usage(out) {
+  const width = Math.max(...Object.keys(ROLES).map((r) => r.length));
+  out.write('Usage: llmgw <role> [options]\n\nRoles:\n');
+  for (const [role, what] of Object.entries(ROLES)) out.write(`  ${role.padEnd(width)}  ${what}\n`);
+  out.write('\nRun `llmgw <role> --help` for the options of one role.\n');
+}
+
+function load(role) {
+  const built = path.join(root, 'dist', 'apps', role === 'up' ? 'up' : role, 'main.js');
+  if (fs.existsSync(built)) return require(built);
+  process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');
+  require('tsx/cjs');
+  const entry = role === 'up' ? path.join(root, 'bin', 'up.ts') : path.join(root, 'apps', role, 'src', 'main.ts');
+  return require(entry);
+}
+
+async function run() {
+  const [role, ...rest] = process.argv.slice(2);
+  if (!role || role === '--help' || role === '-h' || role === 'help') {
+    usage(process.stdout);
+    return role ? 0 : 2;
+  }
+  if (role === '--version' || role === '-V') {
+    process.stdout.write(require(path.join(root, 'package.json')).version + '\n');
+    return 0;
+  }
+  if (!Object.prototype.hasOwnProperty.call(ROLES, role)) {
+    process.stderr.write(`llmgw: unknown role "${role}"\n\n`);
+    usage(process.stderr);
+    return 2;
+  }
+  const mod = load(role);
+  const code = await mod.main(rest);
+  return typeof code === 'number' ? code : undefined;
+}
+
+run().then(
+  (code) => { if (code !== undefined) process.exitCode = code; },
+  (err) => {
+    process.stderr.write(`llmgw: ${err && err.stack ? err.stack : err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,24 @@
+// Shared Jest settings: @swc/jest for speed (type errors are caught by the
+// typecheck target instead), @llmgw/* aliases resolved to library sources.
+const path = require('node:path');
+const root = __dirname;
+
+module.exports = (projectDir) => ({
+  displayName: path.relative(root, projectDir),
+  rootDir: projectDir,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  transform: {
+    '^.+\\.(t|j)s$': ['@swc/jest', {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'commonjs' },
+      sourceMaps: 'inline',
+    }],
+  },
+  moduleNameMapper: {
+    '^@llmgw/([^/]+)$': path.join(root, 'libs/$1/src/index.ts'),
+    '^@llmgw/([^/]+)/(.*)$': path.join(root, 'libs/$1/src/$2'),
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testTimeout: 30000,
+});

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** Every problem with a config, reported together, each with its path. */
+export class ConfigError extends Error {
+  constructor(readonly source: string, readonly issues: string[]) {
+    super(`invalid configuration in ${source}:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses "250ms", "2s", "1.5m", "1h", "7d" or a bare number of milliseconds. */
+export function parseDurationMs(v: string | number): number {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || v < 0) throw new Error(`invalid duration ${v}`);
+    return v;
+  }
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(v.trim());
+  if (!m) throw new Error(`invalid duration "${v}" (use e.g. 250ms, 2s, 5m, 1h)`);
+  return Math.round(parseFloat(m[1]) * UNITS[m[2] ?? 'ms']);
+}
+
+/** A zod type accepting a duration string or milliseconds, producing milliseconds. */
+export const duration = () =>
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    try {
+      return parseDurationMs(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
+
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as object)) deepFreeze(v);
+  }
+  return o;
+}
+
+/** Validates raw config against a strict schema; all issues in one error; the result is frozen. */
+export function parseConfig<S extends z.ZodType>(schema: S, raw: unknown, source = 'config'): z.output<S> {
+  const r = schema.safeParse(raw ?? {});
+  if (!r.success) {
+    throw new ConfigError(source, r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
+  }
+  return deepFreeze(r.data);
+}
+
+/** Reads a YAML (or JSON) file; a missing or unparsable file is a ConfigError. */
+export function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(path, [`cannot read file: ${(e as Error).message}`]);
+  }
+  try {
+    return parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(path, [`not valid YAML: ${(e as Error).message}`]);
+  }
+}
+
+/** Reads and validates a config file in one step. */
+export function loadConfigFile<S extends z.ZodType>(schema: S, path: string): z.output<S> {
+  return parseConfig(schema, readConfigFile(path), path);
+}

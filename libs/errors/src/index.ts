@@ -1,0 +1,3 @@
+export * from './catalogue';
+export * from './llmgw-error';
+export * from './docs';
