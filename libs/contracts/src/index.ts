@@ -1,1 +1,2 @@
-export {};
+export * from './tenancy';
+export * from './loader-options';

@@ -1,0 +1,112 @@
+import type { EngineKind, EngineStats } from '@llmgw/engine-metrics';
+
+/**
+ * What the scheduler sees of one endpoint (one replica serving one model).
+ * Built by the router from its EndpointSource, its scrape loops, its own
+ * inflight counts and its breaker/cooldown state; immutable per decision.
+ */
+export interface EndpointView {
+  /** Stable replica id (also the `x-llmgw-replica` value). */
+  id: string;
+  url: string;
+  /** The model this endpoint serves (catalog name). */
+  model: string;
+  /** Pool = fabric × gpu class; "default" for static endpoints without one. */
+  pool: string;
+  /** Pool priority: higher is preferred (plan §7.3 two-stage selection). */
+  poolPriority: number;
+  engine: EngineKind;
+  /** Relative capacity weight (profile weight, default 100). */
+  weight: number;
+  /** Draining endpoints get no new requests. */
+  draining: boolean;
+  /** The last scrape failed or is older than the staleness limit. */
+  stale: boolean;
+  /** False while the endpoint is cooling down or its breaker is open. */
+  available: boolean;
+  /** Last good scrape, if any. */
+  stats?: EngineStats;
+  /** Requests this router has in flight to the endpoint right now (never stale). */
+  inflight: number;
+  /** Observed completions per second (from the finished-requests counter), if known. */
+  drainRate?: number;
+  /** High-water mark of observed `running`: the learned batch capacity. */
+  batchCapacity?: number;
+}
+
+/** The request facts scheduling may use. The body itself is never parsed here. */
+export interface SchedRequest {
+  requestId: string;
+  /** Model after alias/fallback resolution. */
+  model: string;
+  /** Routing profile name (per model default, or `x-llmgw-profile`). */
+  profile: string;
+  /** `x-session-id`, else the body's `user`; drives tier-0 session affinity. */
+  sessionKey?: string;
+  /** bytes/4 prompt estimate. */
+  estimatedPromptTokens: number;
+  maxTokens?: number;
+  /** Replica pinned with `x-llmgw-replica` (falls through when unusable). */
+  pinnedReplica?: string;
+}
+
+/** Drops candidates (hard constraints). */
+export interface Filter {
+  readonly type: string;
+  readonly name: string;
+  filter(req: SchedRequest, eps: readonly EndpointView[]): EndpointView[];
+}
+
+/** Scores candidates in [0,1]; 1 is best. Values outside are clamped by the pipeline. */
+export interface Scorer {
+  readonly type: string;
+  readonly name: string;
+  score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number>;
+}
+
+export interface ScoredEndpoint {
+  endpoint: EndpointView;
+  /** Σ weightᵢ · scoreᵢ */
+  total: number;
+  /** Clamped score per scorer name, before weighting. */
+  perScorer: Record<string, number>;
+}
+
+/** Chooses one candidate from the scored list. `random` returns [0,1). */
+export interface Picker {
+  readonly type: string;
+  readonly name: string;
+  pick(req: SchedRequest, scored: readonly ScoredEndpoint[], random: () => number): ScoredEndpoint | undefined;
+}
+
+export interface WeightedScorer {
+  scorer: Scorer;
+  weight: number;
+}
+
+export interface RoutingProfile {
+  name: string;
+  filters: Filter[];
+  scorers: WeightedScorer[];
+  picker: Picker;
+}
+
+/** Outcome of one scheduling decision: a discriminated union, never thrown. */
+export type PickResult =
+  | {
+      kind: 'picked';
+      endpoint: EndpointView;
+      pool: string;
+      scored: ScoredEndpoint[];
+      considered: number;
+      /** Candidates removed, per filter name. */
+      filtered: Record<string, number>;
+      /** Tier-0/1 decision label for x-llmgw-cache-decision and metrics. */
+      cacheDecision: string;
+    }
+  | {
+      kind: 'no_endpoint';
+      reason: string;
+      considered: number;
+      filtered: Record<string, number>;
+    };
