@@ -1,0 +1,54 @@
+import type { RouterConfig } from '@llmgw/config';
+import type { Principal, UsageRecord } from '@llmgw/contracts';
+import type { Logger } from '@llmgw/observability';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+
+/** A quota reservation taken before the request runs; settled exactly once. */
+export interface Reservation {
+  readonly id: string;
+  /** The model to serve; differs from the requested one on a budget fallback. */
+  readonly model: string;
+}
+
+/**
+ * The router's tenancy seam (plan §7.9): auth, limits, budgets and the usage
+ * ledger. Called on every request; with tenancy disabled every call is a
+ * no-op and `authenticate` returns undefined.
+ */
+export interface TenancyHooks {
+  readonly enabled: boolean;
+  /** Bearer key → Principal; throws LlmgwError AUTH_MISSING/AUTH_INVALID when enabled. */
+  authenticate(authorization: string | undefined): Promise<Principal | undefined>;
+  /** Checks allowlist, RPM/TPM and budget along the chain and reserves; throws LlmgwError (429 + Retry-After, 403). May return a budget-fallback model. */
+  reserve(p: Principal | undefined, model: string, estimatedTokens: number): Promise<Reservation>;
+  /** Settles the reservation against real usage (always called once per reserve). */
+  settle(r: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined): void;
+  /** Appends the usage record to the ledger (never blocks the response). */
+  recordUsage(rec: UsageRecord): void;
+  /** Optional extra routes on the client port (e.g. `GET /me`). */
+  registerRoutes?(app: FastifyInstance): void;
+  close(): Promise<void>;
+}
+
+export interface TenancyDeps {
+  log: Logger;
+  registry: Registry;
+}
+
+/** The disabled implementation: no auth, no limits, usage dropped. */
+export function createTenancy(_cfg: RouterConfig, _deps: TenancyDeps): TenancyHooks {
+  let seq = 0;
+  return {
+    enabled: false,
+    async authenticate() {
+      return undefined;
+    },
+    async reserve(_p, model) {
+      return { id: `r-${++seq}`, model };
+    },
+    settle() {},
+    recordUsage() {},
+    async close() {},
+  };
+}

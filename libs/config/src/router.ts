@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { duration } from './load';
+
+/**
+ * The router's configuration (plan §9.1 `router:` block plus the router's own
+ * listeners, models and static endpoints). Parsed once at boot, strict, frozen.
+ */
+
+const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
+
+/** One statically configured endpoint (the same facts as an `--endpoint` flag). */
+export const staticEndpointSchema = z
+  .object({
+    /** Replica id; also the `x-llmgw-replica` value. */
+    name: z.string().min(1),
+    url: z.string().url(),
+    model: z.string().min(1),
+    engine: engineKind.default('vllm'),
+    pool: z.string().min(1).default('default'),
+    weight: z.number().positive().default(100),
+    /** Pool priority: higher is preferred. */
+    priority: z.number().int().default(0),
+    draining: z.boolean().default(false),
+  })
+  .strict();
+
+const modelSchema = z
+  .object({
+    name: z.string().min(1),
+    aliases: z.array(z.string().min(1)).default([]),
+    fallbacks: z.array(z.string().min(1)).default([]),
+    /** Routing profile used unless the request sends `x-llmgw-profile`. */
+    routing_profile: z.string().optional(),
+  })
+  .strict();
+
+const pickerSchema = z
+  .object({
+    type: z.string().min(1),
+    temperature: z.number().min(0).optional(),
+  })
+  .strict();
+
+const profileSchema = z
+  .object({
+    /** Scorer name → weight. */
+    scorers: z.record(z.string(), z.number().min(0)).default({}),
+    picker: pickerSchema.default({ type: 'max-score' }),
+    filters: z.array(z.string()).default([]),
+  })
+  .strict();
+
+/** The admission seam. The admission helper may extend this sub-schema. */
+export const routerAdmissionSchema = z
+  .object({
+    /** off: pass-through; local: in-process admission-core; remote: the admission service over gRPC. */
+    mode: z.enum(['off', 'local', 'remote']).default('off'),
+    address: z.string().optional(),
+    /** How long a request may wait for admission before `ttl`. */
+    queue_ttl: duration().default(30_000),
+  })
+  .strict();
+
+/** The tenancy seam (auth, limits, usage); the accounting helper may extend this sub-schema. */
+export const routerTenancySchema = z
+  .object({
+    enabled: z.boolean().default(false),
+  })
+  .strict();
+
+const engineOverrides = z.record(z.string(), z.string());
+
+export const routerConfigSchema = z
+  .object({
+    /** Client API listener, "host:port" (":8080" = all interfaces). */
+    listen: z.string().default('127.0.0.1:8080'),
+    /** Metrics, /healthz, /readyz. */
+    admin_listen: z.string().default('127.0.0.1:9090'),
+    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** Largest accepted request body, bytes. */
+    body_limit_bytes: z.number().int().positive().default(4 * 1024 * 1024),
+    scrape_interval: duration().default(2000),
+    scrape_timeout: duration().default(1000),
+    /** A scrape older than this marks the endpoint stale, even before one fails. */
+    stale_after: duration().default(6000),
+    inject_usage: z.boolean().default(true),
+    retries: z.number().int().min(0).default(2),
+    cooldown_seconds: z.number().min(0).default(15),
+    endpoint_cache_max_age: duration().default(300_000),
+    breaker: z
+      .object({
+        /** Consecutive failed requests (or 3 failed scrapes) that open the breaker. */
+        failure_threshold: z.number().int().positive().default(5),
+        /** First open period; doubles on each failed half-open probe. */
+        base_backoff: duration().default(1000),
+        max_backoff: duration().default(60_000),
+      })
+      .strict()
+      .default({ failure_threshold: 5, base_backoff: 1000, max_backoff: 60_000 }),
+    timeouts: z
+      .object({
+        connect: duration().default(5000),
+        first_token: duration().default(60_000),
+        total: duration().default(600_000),
+        idle: duration().default(30_000),
+      })
+      .strict()
+      .default({ connect: 5000, first_token: 60_000, total: 600_000, idle: 30_000 }),
+    /** Upstream connections kept per endpoint. */
+    upstream_connections: z.number().int().positive().default(256),
+    default_profile: z.string().default('chat'),
+    profiles: z.record(z.string(), profileSchema).default({}),
+    prefix: z
+      .object({
+        session_affinity: z
+          .object({
+            enabled: z.boolean().default(true),
+            header: z.string().default('x-session-id'),
+            load_factor: z.number().min(1).default(1.25),
+          })
+          .strict()
+          .default({ enabled: true, header: 'x-session-id', load_factor: 1.25 }),
+      })
+      .strict()
+      .default({ session_affinity: { enabled: true, header: 'x-session-id', load_factor: 1.25 } }),
+    default_band: z.string().default('gold'),
+    bands: z.array(z.string().min(1)).default(['platinum', 'gold', 'silver', 'bronze']),
+    tenant_header: z.string().default('x-llmgw-tenant'),
+    admission: routerAdmissionSchema.default({ mode: 'off', queue_ttl: 30_000 }),
+    tenancy: routerTenancySchema.default({ enabled: false }),
+    models: z.array(modelSchema).default([]),
+    /** Extra alias → model names (also settable with --model-alias a=b). */
+    model_aliases: z.record(z.string(), z.string()).default({}),
+    endpoints: z.array(staticEndpointSchema).default([]),
+    endpoint_source: z
+      .object({
+        kind: z.enum(['static', 'redis']).default('static'),
+        redis_url: z.string().optional(),
+        key_prefix: z.string().default('llmgw:'),
+      })
+      .strict()
+      .default({ kind: 'static', key_prefix: 'llmgw:' }),
+    /** Per-engine metric name overrides: engine → contract field → metric name. */
+    engine_metrics: z.partialRecord(engineKind, engineOverrides).default({}),
+  })
+  .strict();
+
+export type RouterConfig = z.output<typeof routerConfigSchema>;
+export type RouterConfigInput = z.input<typeof routerConfigSchema>;
+export type StaticEndpointConfig = z.output<typeof staticEndpointSchema>;
