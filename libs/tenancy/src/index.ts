@@ -1,0 +1,4 @@
+export * from './keys';
+export * from './limits';
+export * from './pricing';
+export * from './periods';
