@@ -84,6 +84,10 @@ export const ERRORS = {
   LLMGW_ERR_ALREADY_EXISTS: { http: 409, grpc: GrpcCode.ALREADY_EXISTS, type: 'invalid_request_error', openaiCode: 'already_exists', description: 'An object with this name already exists.' },
   LLMGW_ERR_INVALID_ARGUMENT: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'invalid_value', description: 'An admin or internal API call has a bad argument.' },
   LLMGW_ERR_UNAVAILABLE: { http: 503, grpc: GrpcCode.UNAVAILABLE, type: 'server_error', openaiCode: 'service_unavailable', description: 'A service llmgw depends on cannot be reached.' },
+  LLMGW_ERR_PERMISSION_DENIED: { http: 403, grpc: GrpcCode.PERMISSION_DENIED, type: 'invalid_request_error', openaiCode: 'permission_denied', description: 'The caller is authenticated but may not do this (e.g. a node id that does not match its certificate CN).' },
+  LLMGW_ERR_FAILED_PRECONDITION: { http: 409, grpc: GrpcCode.FAILED_PRECONDITION, type: 'invalid_request_error', openaiCode: 'failed_precondition', description: 'The object is not in a state that allows this operation.' },
+  LLMGW_ERR_DEADLINE_EXCEEDED: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED, type: 'server_error', openaiCode: 'deadline_exceeded', description: 'An internal call did not finish before its deadline.' },
+  LLMGW_ERR_CANCELLED: { http: 499, grpc: GrpcCode.CANCELLED, type: 'invalid_request_error', openaiCode: 'cancelled', description: 'The caller cancelled an internal call before it finished.' },
   LLMGW_ERR_INTERNAL: { http: 500, grpc: GrpcCode.INTERNAL, type: 'server_error', openaiCode: 'internal_error', description: 'An unexpected failure inside llmgw; the log has the details.' },
 } as const satisfies Record<string, ErrorSpec>;
 

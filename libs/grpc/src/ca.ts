@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Paths of a PEM certificate and its private key. */
+export interface CertFiles {
+  certPath: string;
+  keyPath: string;
+}
+
+/** The loaded PEMs of a CertFiles pair. */
+export async function readCertFiles(f: CertFiles): Promise<{ cert: Buffer; key: Buffer }> {
+  return { cert: await readFile(f.certPath), key: await readFile(f.keyPath) };
+}
+
+async function openssl(args: string[]): Promise<void> {
+  try {
+    await run('openssl', args, { timeout: 30_000 });
+  } catch (e: any) {
+    throw new Error(`openssl ${args[0]} failed: ${String(e.stderr || e.message).trim()}`);
+  }
+}
+
+const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/**
+ * Creates the private CA of plan §5.6 in `dir` (ca.crt, ca.key, key mode 0600).
+ * Its key should live on one machine; its certificate is trusted everywhere.
+ */
+export async function initCa(opts: { dir: string; commonName?: string; days?: number }): Promise<CertFiles> {
+  await mkdir(opts.dir, { recursive: true });
+  const f = { certPath: join(opts.dir, 'ca.crt'), keyPath: join(opts.dir, 'ca.key') };
+  await openssl(['req', '-x509', ...KEY_ARGS, '-keyout', f.keyPath, '-out', f.certPath, '-days', String(opts.days ?? 3650),
+    '-subj', `/CN=${opts.commonName ?? 'llmgw-ca'}`,
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await chmod(f.keyPath, 0o600);
+  return f;
+}
+
+/** Subject alternative names as openssl spells them: bare IPs as IP:, the rest DNS:. */
+export function subjectAltNames(names: readonly string[]): string {
+  return names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
+}
+
+export interface IssueOptions {
+  ca: CertFiles;
+  /** Where `<name>.crt` and `<name>.key` are written. */
+  dir: string;
+  name: string;
+  /** The subject CN; for an agent's client certificate, its node id. */
+  commonName: string;
+  /**
+   * Every address clients dial, bare IPs included: hostname verification
+   * ignores the CN, so a server certificate without SANs is rejected.
+   */
+  sans?: readonly string[];
+  usage: 'server' | 'client';
+  days?: number;
+}
+
+/** Issues a leaf certificate signed by `ca` (serverAuth or clientAuth). */
+export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
+  if (opts.usage === 'server' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
+  await mkdir(opts.dir, { recursive: true });
+  const f = { certPath: join(opts.dir, `${opts.name}.crt`), keyPath: join(opts.dir, `${opts.name}.key`) };
+  const csr = join(opts.dir, `${opts.name}.csr.tmp`);
+  const ext = join(opts.dir, `${opts.name}.ext.tmp`);
+  const lines = [
+    'basicConstraints=critical,CA:FALSE',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
+    `extendedKeyUsage=${opts.usage === 'server' ? 'serverAuth' : 'clientAuth'}`,
+    ...(opts.sans?.length ? [`subjectAltName=${subjectAltNames(opts.sans)}`] : []),
+  ];
+  try {
+    await writeFile(ext, lines.join('\n') + '\n');
+    await openssl(['req', '-new', ...KEY_ARGS, '-keyout', f.keyPath, '-out', csr, '-subj', `/CN=${opts.commonName}`]);
+    await openssl(['x509', '-req', '-in', csr, '-CA', opts.ca.certPath, '-CAkey', opts.ca.keyPath,
+      '-set_serial', `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '1')}`,
+      '-days', String(opts.days ?? 825), '-extfile', ext, '-out', f.certPath]);
+    await chmod(f.keyPath, 0o600);
+  } finally {
+    await rm(csr, { force: true });
+    await rm(ext, { force: true });
+  }
+  return f;
+}
