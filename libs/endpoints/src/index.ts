@@ -1,0 +1,4 @@
+export * from './types';
+export * from './static-source';
+export * from './redis-source';
+export * from './scraper';

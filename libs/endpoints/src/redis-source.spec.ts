@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RedisEndpointSource, RedisEndpointWriter } from './redis-source';
+import { normaliseEndpoint } from './static-source';
+
+const URL = 'redis://127.0.0.1:6379';
+
+async function until(cond: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('RedisEndpointSource', () => {
+  const prefix = `test:${randomUUID()}:`;
+  const redis = new Redis(URL);
+  const writer = new RedisEndpointWriter(redis, prefix);
+  afterAll(async () => {
+    await writer.clear();
+    redis.disconnect();
+  });
+
+  it('loads, follows pub/sub changes, ignores junk and keeps the list when Redis goes away', async () => {
+    await writer.replace([normaliseEndpoint({ name: 'a', url: 'http://h:1', model: 'm', pool: 'p1', priority: 5 })]);
+    const src = await RedisEndpointSource.open({ url: URL, keyPrefix: prefix, pollIntervalMs: 60_000 });
+    try {
+      expect(src.endpoints('m')).toMatchObject([{ id: 'a', pool: 'p1', priority: 5, engine: 'vllm' }]);
+      let changes = 0;
+      src.subscribe(() => changes++);
+      await writer.put(normaliseEndpoint({ name: 'b', url: 'http://h:2', model: 'm', engine: 'sglang', draining: true }));
+      await until(() => src.endpoints('m').length === 2);
+      expect(changes).toBe(1);
+      expect(src.endpoints('m').find((e) => e.id === 'b')).toMatchObject({ engine: 'sglang', draining: true });
+
+      await redis.hset(`${prefix}endpoints`, 'junk', '{not json');
+      await writer.remove('a');
+      await until(() => src.endpoints('m').length === 1);
+      expect(src.all().map((e) => e.id)).toEqual(['b']);
+
+      // Simulate losing Redis: the cached list keeps serving.
+      (src as any).cmd.disconnect();
+      await src.reload();
+      expect(src.all().map((e) => e.id)).toEqual(['b']);
+    } finally {
+      await src.close();
+    }
+  });
+});

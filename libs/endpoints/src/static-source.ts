@@ -1,0 +1,151 @@
+import type { EngineKind } from '@llmgw/engine-metrics';
+import type { EndpointInfo, EndpointSource } from './types';
+
+const ENGINES: readonly EngineKind[] = ['vllm', 'sglang', 'llamacpp'];
+
+/** Fields of a static endpoint as config or a flag gives them; defaults filled in. */
+export interface StaticEndpointInput {
+  name?: string;
+  id?: string;
+  url: string;
+  model: string;
+  engine?: EngineKind;
+  pool?: string;
+  weight?: number;
+  priority?: number;
+  draining?: boolean;
+}
+
+export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
+  const id = e.id ?? e.name;
+  if (!id) throw new Error(`endpoint ${e.url} has no name`);
+  return Object.freeze({
+    id,
+    url: e.url.replace(/\/+$/, ''),
+    model: e.model,
+    engine: e.engine ?? 'vllm',
+    pool: e.pool ?? 'default',
+    priority: e.priority ?? 0,
+    weight: e.weight ?? 100,
+    draining: e.draining ?? false,
+  });
+}
+
+/**
+ * Parses one `--endpoint name=url=model[,engine=E][,pool=P][,weight=W][,priority=N]`
+ * flag. The URL may itself contain `=` only in its query, so the first `=`
+ * ends the name and the last `=` before the first `,` starts the model.
+ */
+export function parseEndpointFlag(flag: string): EndpointInfo {
+  const [head, ...opts] = flag.split(',');
+  const first = head.indexOf('=');
+  const last = head.lastIndexOf('=');
+  if (first <= 0 || last === first || last === head.length - 1) {
+    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]`);
+  }
+  const name = head.slice(0, first);
+  const url = head.slice(first + 1, last);
+  const model = head.slice(last + 1);
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`--endpoint "${flag}": "${url}" is not an http(s) URL`);
+  const input: StaticEndpointInput = { name, url, model };
+  for (const opt of opts) {
+    const eq = opt.indexOf('=');
+    const k = eq > 0 ? opt.slice(0, eq) : opt;
+    const v = eq > 0 ? opt.slice(eq + 1) : '';
+    switch (k) {
+      case 'engine':
+        if (!ENGINES.includes(v as EngineKind)) throw new Error(`--endpoint "${flag}": engine must be one of ${ENGINES.join(', ')}`);
+        input.engine = v as EngineKind;
+        break;
+      case 'pool':
+        if (!v) throw new Error(`--endpoint "${flag}": empty pool`);
+        input.pool = v;
+        break;
+      case 'weight': {
+        const w = Number(v);
+        if (!Number.isFinite(w) || w <= 0) throw new Error(`--endpoint "${flag}": weight must be a positive number`);
+        input.weight = w;
+        break;
+      }
+      case 'priority': {
+        const p = Number(v);
+        if (!Number.isInteger(p)) throw new Error(`--endpoint "${flag}": priority must be an integer`);
+        input.priority = p;
+        break;
+      }
+      case 'draining':
+        input.draining = v === '' || v === 'true';
+        break;
+      default:
+        throw new Error(`--endpoint "${flag}": unknown option "${k}"`);
+    }
+  }
+  return normaliseEndpoint(input);
+}
+
+/**
+ * Endpoints from the config file and `--endpoint` flags. Fixed at start;
+ * `set()` replaces the list (tests, config reload) and notifies subscribers.
+ */
+export class StaticEndpointSource implements EndpointSource {
+  private list: readonly EndpointInfo[] = [];
+  private byModel = new Map<string, EndpointInfo[]>();
+  private readonly subs = new Set<() => void>();
+  private refreshedAt = Date.now();
+
+  constructor(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo> = []) {
+    this.apply(endpoints);
+  }
+
+  set(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo>): void {
+    this.apply(endpoints);
+    for (const cb of this.subs) cb();
+  }
+
+  private apply(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo>): void {
+    const seen = new Set<string>();
+    const list = endpoints.map((e) => normaliseEndpoint(e as StaticEndpointInput));
+    for (const e of list) {
+      if (seen.has(e.id)) throw new Error(`duplicate endpoint name "${e.id}"`);
+      seen.add(e.id);
+    }
+    this.list = Object.freeze(list);
+    this.byModel = groupByModel(list);
+    this.refreshedAt = Date.now();
+  }
+
+  endpoints(model: string): readonly EndpointInfo[] {
+    return this.byModel.get(model) ?? [];
+  }
+
+  all(): readonly EndpointInfo[] {
+    return this.list;
+  }
+
+  models(): string[] {
+    return [...this.byModel.keys()];
+  }
+
+  subscribe(cb: () => void): () => void {
+    this.subs.add(cb);
+    return () => this.subs.delete(cb);
+  }
+
+  lastRefreshMs(): number {
+    return this.refreshedAt;
+  }
+
+  async close(): Promise<void> {
+    this.subs.clear();
+  }
+}
+
+export function groupByModel(list: readonly EndpointInfo[]): Map<string, EndpointInfo[]> {
+  const m = new Map<string, EndpointInfo[]>();
+  for (const e of list) {
+    const arr = m.get(e.model);
+    if (arr) arr.push(e);
+    else m.set(e.model, [e]);
+  }
+  return m;
+}
