@@ -1,2 +1,6 @@
 export * from './types';
 export * from './saturation';
+export * from './clock';
+export * from './config';
+export * from './recorder';
+export * from './controller';

@@ -1,0 +1,78 @@
+import type { SaturationThresholds } from './types';
+
+/** How turns are shared between tenants inside one band. */
+export type FairnessMode = 'round-robin' | 'tokens';
+
+/** One priority band (plan §7.2.2). */
+export interface BandConfig {
+  name: string;
+  /** Higher is scanned first. Unique across bands. */
+  priority: number;
+  /**
+   * The band's requests wait once the pool's saturation would exceed this.
+   * 1.00 holds only past the healthy limit; a value above 1 means never wait.
+   */
+  saturationCeiling: number;
+  /**
+   * `round-robin`: every turn costs 1, so tenants alternate. `tokens`: a turn
+   * costs the request's estimated tokens (virtual token counter), so a tenant
+   * sending huge prompts cannot take the share of one sending small ones.
+   */
+  fairness?: FairnessMode;
+  /** Overrides `queueCapacityPerBand` for this band. */
+  queueCapacity?: number;
+}
+
+/** Everything the in-process admission controller needs; units in the names. */
+export interface AdmissionCoreConfig extends SaturationThresholds {
+  /** Longest a request may wait in a queue before it is turned away with `ttl`. */
+  queueTtlMs: number;
+  /** Bound of each band's queue; beyond it new requests are rejected `full` at once. */
+  queueCapacityPerBand: number;
+  /**
+   * Bound over all bands together. When reached, the newest request of the
+   * lowest non-empty band below the arriving one is `displaced`; when there is
+   * none, the arriving request is rejected `full`. Undefined = no total bound.
+   */
+  totalQueueCapacity?: number;
+  bands: BandConfig[];
+  /** Per-model threshold overrides (plan §7.2.1: both thresholds per model). */
+  models?: Record<string, Partial<SaturationThresholds>>;
+}
+
+/** The four default bands of plan §7.2.2. */
+export const DEFAULT_BANDS: readonly BandConfig[] = Object.freeze([
+  { name: 'platinum', priority: 400, saturationCeiling: 1.0 },
+  { name: 'gold', priority: 300, saturationCeiling: 0.85 },
+  { name: 'silver', priority: 200, saturationCeiling: 0.6 },
+  { name: 'bronze', priority: 100, saturationCeiling: 0.3 },
+]);
+
+/** Plan §9.1 defaults. */
+export const DEFAULT_ADMISSION_CONFIG: Readonly<AdmissionCoreConfig> = Object.freeze({
+  targetWaitingPerReplica: 4,
+  kvCeiling: 0.9,
+  queueTtlMs: 30_000,
+  queueCapacityPerBand: 2000,
+  bands: DEFAULT_BANDS as BandConfig[],
+});
+
+/** Throws on a config the controller cannot run with (duplicate names, non-positive bounds). */
+export function validateAdmissionConfig(c: AdmissionCoreConfig): void {
+  const problems: string[] = [];
+  if (c.bands.length === 0) problems.push('bands: at least one band is required');
+  const names = new Set<string>();
+  const prios = new Set<number>();
+  for (const b of c.bands) {
+    if (names.has(b.name)) problems.push(`bands: duplicate name ${b.name}`);
+    if (prios.has(b.priority)) problems.push(`bands: duplicate priority ${b.priority}`);
+    if (!(b.saturationCeiling >= 0)) problems.push(`bands.${b.name}: saturation_ceiling must be >= 0`);
+    names.add(b.name);
+    prios.add(b.priority);
+  }
+  if (!(c.targetWaitingPerReplica > 0)) problems.push('target_waiting_per_replica must be > 0');
+  if (!(c.kvCeiling > 0)) problems.push('kv_ceiling must be > 0');
+  if (!(c.queueTtlMs > 0)) problems.push('queue_ttl must be > 0');
+  if (!(c.queueCapacityPerBand >= 0)) problems.push('queue_capacity_per_band must be >= 0');
+  if (problems.length) throw new Error(`invalid admission config: ${problems.join('; ')}`);
+}

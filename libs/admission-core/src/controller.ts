@@ -1,0 +1,467 @@
+import { systemClock, type Clock } from './clock';
+import { validateAdmissionConfig, type AdmissionCoreConfig, type BandConfig } from './config';
+import { noopRecorder, type AdmissionRecorder } from './recorder';
+import { poolSaturation } from './saturation';
+import type {
+  AcquireResult,
+  Admission,
+  AdmissionRequest,
+  Lease,
+  LeaseOutcome,
+  RejectReason,
+  ReplicaLoad,
+  SaturationThresholds,
+} from './types';
+
+/** Scraped state of one replica, as fed to `updatePool`. */
+export interface ReplicaStats {
+  /** Stable replica id (endpoint id); keys the learned batch capacity. */
+  id: string;
+  waiting: number;
+  running: number;
+  kvUsage?: number;
+  /**
+   * Requests dispatched to the replica that did not go through this
+   * controller (rare; 0 when every request holds a lease here). Leases are
+   * added on top, spread across the pool's replicas.
+   */
+  inflight?: number;
+}
+
+export interface AdmissionControllerDeps {
+  clock?: Clock;
+  recorder?: AdmissionRecorder;
+  /** Lease ids; defaults to a random prefix plus a counter. */
+  newLeaseId?: () => string;
+}
+
+/** A snapshot for health pages, `ctl top` and tests. */
+export interface AdmissionSnapshot {
+  queued: Record<string, number>;
+  outstanding: Record<string, number>;
+  saturation: Record<string, number>;
+}
+
+interface Waiter {
+  req: AdmissionRequest;
+  band: BandState;
+  flow: Flow;
+  seq: number;
+  enqueuedAt: number;
+  deadline: number;
+  resolve: (r: AcquireResult) => void;
+  cleanup: () => void;
+}
+
+/** One tenant's FIFO inside a band. */
+interface Flow {
+  tenant: string;
+  queue: Waiter[];
+  /** Virtual counter: turns (round-robin) or tokens (token-weighted) consumed. */
+  vt: number;
+  lastServed: number;
+}
+
+interface BandState {
+  cfg: BandConfig;
+  capacity: number;
+  flows: Map<string, Flow>;
+  size: number;
+  /** Smoothed wait of granted requests, for Retry-After. */
+  ewmaWaitMs: number;
+}
+
+interface PoolState {
+  replicas: ReplicaStats[];
+  hwm: Map<string, number>;
+  thresholds: SaturationThresholds;
+  outstanding: number;
+}
+
+interface LeaseState {
+  pool: string;
+  released: boolean;
+}
+
+/**
+ * The in-process admission controller (plan §7.2): band queues per pool, the
+ * saturation detector with both lags closed, tenant fairness, TTL, capacity,
+ * displacement and pool spillover. Used by the admission service and by the
+ * router's fallback.
+ *
+ * Dispatch is event driven: it runs on a new request, a release, a stats
+ * update and the TTL timer (one timer for the earliest deadline) — nothing
+ * polls.
+ */
+export class AdmissionController implements Admission {
+  private readonly clock: Clock;
+  private readonly rec: AdmissionRecorder;
+  private readonly newLeaseId: () => string;
+  private readonly bands: BandState[];
+  private readonly bandByName = new Map<string, BandState>();
+  private readonly pools = new Map<string, PoolState>();
+  private readonly leases = new Map<string, LeaseState>();
+  private totalQueued = 0;
+  private seq = 0;
+  private timer: unknown;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private dispatching = false;
+  private dispatchAgain = false;
+  private closed = false;
+
+  constructor(readonly config: AdmissionCoreConfig, deps: AdmissionControllerDeps = {}) {
+    validateAdmissionConfig(config);
+    this.clock = deps.clock ?? systemClock;
+    this.rec = deps.recorder ?? noopRecorder;
+    const prefix = Math.random().toString(36).slice(2, 10);
+    let n = 0;
+    this.newLeaseId = deps.newLeaseId ?? (() => `${prefix}-${++n}`);
+    this.bands = [...config.bands]
+      .sort((a, b) => b.priority - a.priority)
+      .map((cfg) => ({ cfg, capacity: cfg.queueCapacity ?? config.queueCapacityPerBand, flows: new Map(), size: 0, ewmaWaitMs: 0 }));
+    for (const b of this.bands) this.bandByName.set(b.cfg.name, b);
+  }
+
+  /** Band names, highest priority first. */
+  bandNames(): string[] {
+    return this.bands.map((b) => b.cfg.name);
+  }
+
+  /** Resolves an unknown band to the lowest one: inventing a band name never buys priority. */
+  resolveBand(name: string): string {
+    return (this.bandByName.get(name) ?? this.bands[this.bands.length - 1]).cfg.name;
+  }
+
+  acquire(req: AdmissionRequest, signal?: AbortSignal): Promise<AcquireResult> {
+    const now = this.clock.now();
+    const band = this.bandByName.get(req.band) ?? this.bands[this.bands.length - 1];
+    if (this.closed) return Promise.resolve(this.reject(band, 'full', 0, 'admission is shutting down'));
+    if (signal?.aborted) return Promise.resolve(this.reject(band, 'client_gone', 0, 'the client went away'));
+    if (req.candidatePools.length === 0) {
+      return Promise.resolve(this.reject(band, 'full', 0, 'no candidate pool for the model'));
+    }
+
+    // Fast path: nothing of this band is waiting, so granting now cannot jump a queue.
+    if (band.size === 0) {
+      const pool = this.pickPool(band, req);
+      if (pool !== undefined) return Promise.resolve(this.grant(band, req, pool, now));
+    }
+
+    if (band.size >= band.capacity) {
+      return Promise.resolve(this.reject(band, 'full', 0, `the ${band.cfg.name} queue is full`));
+    }
+    if (this.config.totalQueueCapacity !== undefined && this.totalQueued >= this.config.totalQueueCapacity) {
+      const victim = this.newestBelow(band);
+      if (!victim) return Promise.resolve(this.reject(band, 'full', 0, 'the admission queue is full'));
+      this.remove(victim);
+      victim.resolve(this.reject(victim.band, 'displaced', now - victim.enqueuedAt, `displaced by a ${band.cfg.name} request`));
+    }
+
+    return new Promise<AcquireResult>((resolve) => {
+      let flow = band.flows.get(req.tenant);
+      if (!flow) {
+        // A tenant (re)joining starts level with the least-served active tenant: idle time banks no credit.
+        let floor = Number.POSITIVE_INFINITY;
+        for (const f of band.flows.values()) floor = Math.min(floor, f.vt);
+        flow = { tenant: req.tenant, queue: [], vt: Number.isFinite(floor) ? floor : 0, lastServed: -1 };
+        band.flows.set(req.tenant, flow);
+      }
+      const ttlAt = now + this.config.queueTtlMs;
+      const w: Waiter = {
+        req,
+        band,
+        flow,
+        seq: ++this.seq,
+        enqueuedAt: now,
+        deadline: req.deadlineMs !== undefined ? Math.min(req.deadlineMs, ttlAt) : ttlAt,
+        resolve,
+        cleanup: () => undefined,
+      };
+      if (signal) {
+        const onAbort = () => {
+          if (!this.remove(w)) return;
+          resolve(this.reject(band, 'client_gone', this.clock.now() - w.enqueuedAt, 'the client went away'));
+          this.dispatch();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        w.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      flow.queue.push(w);
+      band.size++;
+      this.totalQueued++;
+      this.rec.queueDepth(band.cfg.name, req.model, this.depthOf(band, req.model));
+      this.armTimer(w.deadline);
+      this.dispatch();
+    });
+  }
+
+  /** Replaces a pool's scraped state and runs the dispatch loop. */
+  updatePool(pool: string, replicas: ReplicaStats[], model?: string): void {
+    const st = this.poolState(pool);
+    const seen = new Set<string>();
+    for (const r of replicas) {
+      seen.add(r.id);
+      st.hwm.set(r.id, Math.max(st.hwm.get(r.id) ?? 0, r.running));
+    }
+    for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
+    st.replicas = replicas.map((r) => ({ ...r }));
+    if (model !== undefined) st.thresholds = this.thresholdsFor(model);
+    this.recordSaturation(pool, st);
+    this.dispatch();
+  }
+
+  /** Forgets a pool (its replicas are gone); its outstanding leases still release normally. */
+  removePool(pool: string): void {
+    const st = this.pools.get(pool);
+    if (st) {
+      st.replicas = [];
+      st.hwm.clear();
+    }
+  }
+
+  /** Releases a lease by id; false when unknown or already released. */
+  release(leaseId: string, _outcome?: LeaseOutcome): boolean {
+    const l = this.leases.get(leaseId);
+    if (!l || l.released) return false;
+    l.released = true;
+    this.leases.delete(leaseId);
+    const st = this.pools.get(l.pool);
+    if (st) {
+      st.outstanding = Math.max(0, st.outstanding - 1);
+      this.recordSaturation(l.pool, st);
+    }
+    this.dispatch();
+    return true;
+  }
+
+  /** Current saturation of a pool, counting outstanding leases as inflight. */
+  saturation(pool: string): number {
+    const st = this.pools.get(pool);
+    return st ? this.sat(st, 0) : Number.POSITIVE_INFINITY;
+  }
+
+  outstandingLeases(): number {
+    return this.leases.size;
+  }
+
+  queued(): number {
+    return this.totalQueued;
+  }
+
+  snapshot(): AdmissionSnapshot {
+    const queued: Record<string, number> = {};
+    for (const b of this.bands) queued[b.cfg.name] = b.size;
+    const outstanding: Record<string, number> = {};
+    const saturation: Record<string, number> = {};
+    for (const [p, st] of this.pools) {
+      outstanding[p] = st.outstanding;
+      saturation[p] = this.sat(st, 0);
+    }
+    return { queued, outstanding, saturation };
+  }
+
+  /** Turns every queued request away and stops the timer; outstanding leases stay valid. */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    for (const b of this.bands) {
+      for (const f of [...b.flows.values()]) {
+        for (const w of [...f.queue]) {
+          this.remove(w);
+          w.resolve(this.reject(b, 'full', this.clock.now() - w.enqueuedAt, 'admission is shutting down'));
+        }
+      }
+    }
+  }
+
+  // --- internals -------------------------------------------------------------
+
+  private thresholdsFor(model: string): SaturationThresholds {
+    const o = this.config.models?.[model];
+    return {
+      targetWaitingPerReplica: o?.targetWaitingPerReplica ?? this.config.targetWaitingPerReplica,
+      kvCeiling: o?.kvCeiling ?? this.config.kvCeiling,
+    };
+  }
+
+  private poolState(pool: string): PoolState {
+    let st = this.pools.get(pool);
+    if (!st) {
+      st = { replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(''), outstanding: 0 };
+      this.pools.set(pool, st);
+    }
+    return st;
+  }
+
+  /** Saturation with `extra` more leases than are outstanding. */
+  private sat(st: PoolState, extra: number): number {
+    const loads: ReplicaLoad[] = st.replicas.map((r) => ({
+      waiting: r.waiting,
+      running: r.running,
+      kvUsage: r.kvUsage,
+      inflight: r.inflight ?? 0,
+      batchCapacity: st.hwm.get(r.id) ?? r.running,
+    }));
+    return poolSaturation(loads, st.thresholds, st.outstanding + extra);
+  }
+
+  private recordSaturation(pool: string, st: PoolState): void {
+    const s = this.sat(st, 0);
+    this.rec.poolSaturation(pool, Number.isFinite(s) ? s : 1e9);
+  }
+
+  /**
+   * The first candidate pool that stays within the band's ceiling once this
+   * request is counted (spillover, plan §7.3); a band above 1 never waits.
+   */
+  private pickPool(band: BandState, req: AdmissionRequest): string | undefined {
+    const ceiling = band.cfg.saturationCeiling;
+    for (const p of req.candidatePools) {
+      const st = this.pools.get(p);
+      if (st && this.sat(st, 1) <= ceiling) return p;
+    }
+    if (ceiling > 1) {
+      // Never wait: the least saturated candidate, else the first.
+      let best: string | undefined;
+      let bestSat = Number.POSITIVE_INFINITY;
+      for (const p of req.candidatePools) {
+        const st = this.pools.get(p);
+        const s = st ? this.sat(st, 1) : Number.POSITIVE_INFINITY;
+        if (s < bestSat) {
+          best = p;
+          bestSat = s;
+        }
+      }
+      return best ?? req.candidatePools[0];
+    }
+    return undefined;
+  }
+
+  private grant(band: BandState, req: AdmissionRequest, pool: string, enqueuedAt: number): AcquireResult {
+    const queuedMs = Math.max(0, this.clock.now() - enqueuedAt);
+    const st = this.poolState(pool);
+    st.outstanding++;
+    const id = this.newLeaseId();
+    this.leases.set(id, { pool, released: false });
+    const lease: Lease = { id, pool, release: (o?: LeaseOutcome) => void this.release(id, o) };
+    band.ewmaWaitMs = band.ewmaWaitMs * 0.8 + queuedMs * 0.2;
+    this.rec.waitSeconds(band.cfg.name, req.model, queuedMs / 1000);
+    this.recordSaturation(pool, st);
+    return { kind: 'granted', lease, pool, queuedMs };
+  }
+
+  private reject(band: BandState, reason: RejectReason, queuedMs: number, message: string): AcquireResult {
+    this.rec.rejected(band.cfg.name, reason);
+    const out: AcquireResult = { kind: 'rejected', reason, queuedMs, message };
+    if (reason === 'full' || reason === 'displaced') out.retryAfterSeconds = this.retryAfter(band);
+    return out;
+  }
+
+  private retryAfter(band: BandState): number {
+    const ttlS = Math.max(1, Math.ceil(this.config.queueTtlMs / 1000));
+    return Math.min(ttlS, Math.max(1, Math.ceil(band.ewmaWaitMs / 1000)));
+  }
+
+  private depthOf(band: BandState, model: string): number {
+    let n = 0;
+    for (const f of band.flows.values()) for (const w of f.queue) if (w.req.model === model) n++;
+    return n;
+  }
+
+  /** The newest request of the lowest non-empty band strictly below `band`. */
+  private newestBelow(band: BandState): Waiter | undefined {
+    for (let i = this.bands.length - 1; i >= 0; i--) {
+      const b = this.bands[i];
+      if (b.cfg.priority >= band.cfg.priority) return undefined;
+      if (b.size === 0) continue;
+      let newest: Waiter | undefined;
+      for (const f of b.flows.values()) {
+        const last = f.queue[f.queue.length - 1];
+        if (last && (!newest || last.seq > newest.seq)) newest = last;
+      }
+      return newest;
+    }
+    return undefined;
+  }
+
+  /** Takes a waiter out of its queue; false when it was no longer queued. */
+  private remove(w: Waiter): boolean {
+    const i = w.flow.queue.indexOf(w);
+    if (i < 0) return false;
+    w.flow.queue.splice(i, 1);
+    w.band.size--;
+    this.totalQueued--;
+    w.cleanup();
+    if (w.flow.queue.length === 0) w.band.flows.delete(w.flow.tenant);
+    this.rec.queueDepth(w.band.cfg.name, w.req.model, this.depthOf(w.band, w.req.model));
+    return true;
+  }
+
+  private dispatch(): void {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatching = true;
+    try {
+      do {
+        this.dispatchAgain = false;
+        this.dispatchOnce();
+      } while (this.dispatchAgain);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private dispatchOnce(): void {
+    const now = this.clock.now();
+    for (const band of this.bands) {
+      while (band.size > 0) {
+        // Tenants in fairness order: least served first, ties to the one served longest ago.
+        const flows = [...band.flows.values()].sort((a, b) => a.vt - b.vt || a.lastServed - b.lastServed);
+        let granted = false;
+        for (const flow of flows) {
+          const head = flow.queue[0];
+          if (head.deadline <= now) continue; // the TTL sweep turns it away
+          const pool = this.pickPool(band, head.req);
+          if (pool === undefined) continue;
+          this.remove(head);
+          flow.vt += band.cfg.fairness === 'tokens' ? Math.max(1, head.req.estimatedTokens) : 1;
+          flow.lastServed = ++this.seq;
+          if (flow.queue.length > 0 && !band.flows.has(flow.tenant)) band.flows.set(flow.tenant, flow);
+          head.resolve(this.grant(band, head.req, pool, head.enqueuedAt));
+          granted = true;
+          break;
+        }
+        if (!granted) break;
+      }
+    }
+  }
+
+  private armTimer(at: number): void {
+    if (at >= this.timerAt) return;
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timerAt = at;
+    this.timer = this.clock.setTimer(() => this.onTimer(), at - this.clock.now());
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const b of this.bands) {
+      for (const f of [...b.flows.values()]) {
+        for (const w of [...f.queue]) {
+          if (w.deadline <= now) {
+            this.remove(w);
+            w.resolve(this.reject(b, 'ttl', now - w.enqueuedAt, `waited longer than the queue TTL in ${b.cfg.name}`));
+          } else next = Math.min(next, w.deadline);
+        }
+      }
+    }
+    if (Number.isFinite(next)) this.armTimer(next);
+    this.dispatch();
+  }
+}
