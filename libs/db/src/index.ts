@@ -1,1 +1,5 @@
-export {};
+export * from './schema';
+export * from './migrations';
+export * from './pglite-dialect';
+export * from './create-db';
+export * from './testing';

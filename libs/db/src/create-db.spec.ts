@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import { createDb, type Db } from './create-db';
+import { migrateToLatest } from './migrations';
+import { createTestDatabase } from './testing';
+
+type Backend = { name: string; open(): Promise<{ db: Db; cleanup(): Promise<void> }> };
+
+const backends: Backend[] = [
+  {
+    name: 'pglite',
+    async open() {
+      const db = await createDb('pglite:memory');
+      return { db, cleanup: () => db.close() };
+    },
+  },
+  {
+    name: 'postgres',
+    async open() {
+      const t = await createTestDatabase();
+      const db = await createDb(t.url);
+      return {
+        db,
+        async cleanup() {
+          await db.close();
+          await t.drop();
+        },
+      };
+    },
+  },
+];
+
+describe.each(backends)('database on $name', (backend) => {
+  let h: { db: Db; cleanup(): Promise<void> };
+  beforeAll(async () => {
+    h = await backend.open();
+  });
+  afterAll(async () => {
+    await h.cleanup();
+  });
+
+  it('migrates, and migrating again is a no-op', async () => {
+    expect(await migrateToLatest(h.db.db)).toEqual([]);
+    const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' order by 1`.execute(h.db.db);
+    expect(tables.rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining(['organizations', 'teams', 'projects', 'api_keys', 'limits', 'usage', 'usage_rollup', 'audit_log']),
+    );
+  });
+
+  it('returns bigint columns and bigint sums as numbers on both drivers', async () => {
+    const now = 1_800_000_000_000;
+    await h.db.db.insertInto('organizations').values({ id: 'o1', name: 'acme', created_at: now }).execute();
+    const row = await h.db.db.selectFrom('organizations').selectAll().where('id', '=', 'o1').executeTakeFirstOrThrow();
+    expect(row.created_at).toBe(now);
+    const s = await h.db.db.selectFrom('organizations').select(sql<number>`coalesce(sum(created_at), 0)::bigint`.as('s')).executeTakeFirstOrThrow();
+    expect(s.s).toBe(now);
+  });
+
+  it('rolls back a failed transaction and keeps serving', async () => {
+    await expect(
+      h.db.db.transaction().execute(async (tx) => {
+        await tx.insertInto('organizations').values({ id: 'o2', name: 'beta', created_at: 1 }).execute();
+        await tx.insertInto('organizations').values({ id: 'o3', name: 'beta', created_at: 1 }).execute();
+      }),
+    ).rejects.toThrow();
+    const rows = await h.db.db.selectFrom('organizations').select('id').execute();
+    expect(rows.map((r) => r.id)).toEqual(['o1']);
+  });
+
+  it('runs concurrent transactions without interleaving them', async () => {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        h.db.db.transaction().execute(async (tx) => {
+          await tx.insertInto('organizations').values({ id: `c${i}`, name: `c${i}`, created_at: i }).execute();
+          await tx.updateTable('organizations').set({ created_at: i + 100 }).where('id', '=', `c${i}`).execute();
+        }),
+      ),
+    );
+    const rows = await h.db.db.selectFrom('organizations').select(['id', 'created_at']).where('id', 'like', 'c%').execute();
+    expect(rows).toHaveLength(10);
+    for (const r of rows) expect(r.created_at).toBe(Number(r.id.slice(1)) + 100);
+  });
+
+  it('inserts usage idempotently by request id', async () => {
+    const rec = {
+      request_id: 'req-1', ts: 1, key_id: 'k', project_id: 'p', model: 'm', served_model: 'm', pool: null, status: 200,
+      prompt_tokens: 1, completion_tokens: 2, cached_tokens: 0, ttft_ms: null, duration_ms: 5, queue_ms: null, cost_micros: 7,
+    };
+    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('request_id').doNothing()).execute();
+    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('request_id').doNothing()).execute();
+    const n = await h.db.db.selectFrom('usage').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    expect(n.n).toBe(1);
+  });
+});
+
+it('refuses an unknown URL scheme', async () => {
+  await expect(createDb('mysql://x')).rejects.toThrow(/unsupported database URL/);
+});

@@ -1,0 +1,119 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+
+/** The migrations, in order; names sort lexically. Never edit one that has shipped. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001_tenancy_usage_audit': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('organizations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('teams')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('teams_org_name', ['org_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull().references('teams.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('band', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('projects_team_name', ['team_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('key_prefix', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+        .addColumn('band', 'text')
+        .addColumn('routing_profile', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addColumn('revoked_at', 'bigint')
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('api_keys_by_project').on('api_keys').column('project_id').execute();
+      await db.schema
+        .createTable('limits')
+        .addColumn('scope_type', 'text', (c) => c.notNull())
+        .addColumn('scope_id', 'text', (c) => c.notNull())
+        .addColumn('rpm', 'integer')
+        .addColumn('tpm', 'integer')
+        .addColumn('budget_micros', 'bigint')
+        .addColumn('budget_period', 'text')
+        .addColumn('allowed_models', 'text')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('limits_pk', ['scope_type', 'scope_id'])
+        .execute();
+      await db.schema
+        .createTable('usage')
+        .addColumn('request_id', 'text', (c) => c.primaryKey())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('served_model', 'text', (c) => c.notNull())
+        .addColumn('pool', 'text')
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('prompt_tokens', 'integer', (c) => c.notNull())
+        .addColumn('completion_tokens', 'integer', (c) => c.notNull())
+        .addColumn('cached_tokens', 'integer', (c) => c.notNull())
+        .addColumn('ttft_ms', 'integer')
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('queue_ms', 'integer')
+        .addColumn('cost_micros', 'bigint', (c) => c.notNull())
+        .addColumn('rolled_up', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex('usage_by_key_ts').on('usage').columns(['key_id', 'ts']).execute();
+      await db.schema.createIndex('usage_unrolled').on('usage').column('rolled_up').where(sql.ref('rolled_up'), '=', 0).execute();
+      await db.schema.createIndex('usage_by_ts').on('usage').column('ts').execute();
+      await db.schema
+        .createTable('usage_rollup')
+        .addColumn('hour_ts', 'bigint', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('requests', 'bigint', (c) => c.notNull())
+        .addColumn('prompt_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('completion_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cached_tokens', 'bigint', (c) => c.notNull())
+        .addColumn('cost_micros', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_rollup_pk', ['hour_ts', 'key_id', 'model'])
+        .execute();
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('ts', 'bigint', (c) => c.notNull())
+        .addColumn('actor', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target_type', 'text', (c) => c.notNull())
+        .addColumn('target_id', 'text', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_by_ts').on('audit_log').column('ts').execute();
+    },
+  },
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+/** Applies every pending migration; throws with the failing migration's error. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableName: 'llmgw_migrations', migrationLockTableName: 'llmgw_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
