@@ -1,0 +1,91 @@
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { LeaderElection, type LeaderLock } from './leader-lock';
+import { MemoryLeaderLock } from './leader-lock-memory';
+import { RedisLeaderLock } from './leader-lock-redis';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const prefix = `test:${randomUUID()}:`;
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: false, maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const impls: Array<[string, () => LeaderLock]> = [
+  ['memory', () => new MemoryLeaderLock()],
+  ['redis', () => new RedisLeaderLock(redis, prefix)],
+];
+
+describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
+  let lock: LeaderLock;
+  let name: string;
+  beforeEach(() => {
+    lock = make();
+    name = `lock-${randomUUID()}`;
+  });
+
+  it('gives the lock to one owner at a time, re-entrantly', async () => {
+    const t1 = await lock.acquire(name, 'a', 5000);
+    expect(t1).toBeGreaterThan(0);
+    expect(await lock.acquire(name, 'b', 5000)).toBeUndefined();
+    expect(await lock.acquire(name, 'a', 5000)).toBe(t1);
+    expect(await lock.holder(name)).toEqual({ owner: 'a', token: t1 });
+  });
+
+  it('lets another owner take it once the TTL lapses, with a larger fencing token', async () => {
+    const t1 = (await lock.acquire(name, 'a', 100))!;
+    await sleep(160);
+    const t2 = await lock.acquire(name, 'b', 5000);
+    expect(t2).toBeGreaterThan(t1);
+    expect(await lock.renew(name, 'a', t1, 5000)).toBe(false);
+    expect(await lock.release(name, 'a', t1)).toBe(false);
+    expect((await lock.holder(name))?.owner).toBe('b');
+  });
+
+  it('keeps the lock alive through renewals', async () => {
+    const t = (await lock.acquire(name, 'a', 150))!;
+    for (let i = 0; i < 4; i++) {
+      await sleep(60);
+      expect(await lock.renew(name, 'a', t, 150)).toBe(true);
+    }
+    expect(await lock.acquire(name, 'b', 150)).toBeUndefined();
+  });
+
+  it('releases only for the holder, then hands out a new token', async () => {
+    const t = (await lock.acquire(name, 'a', 5000))!;
+    expect(await lock.release(name, 'b', t)).toBe(false);
+    expect(await lock.release(name, 'a', t + 1)).toBe(false);
+    expect(await lock.release(name, 'a', t)).toBe(true);
+    expect(await lock.holder(name)).toBeUndefined();
+    expect(await lock.acquire(name, 'b', 5000)).toBe(t + 1);
+  });
+
+  it('elects one leader; the standby takes over when the leader stops renewing', async () => {
+    const events: string[] = [];
+    const mk = (owner: string) =>
+      new LeaderElection({ lock, name, owner, ttlMs: 200, intervalMs: 50, onElected: (t) => events.push(`${owner}+${t}`), onLost: () => events.push(`${owner}-`) });
+    const a = mk('a');
+    const b = mk('b');
+    await a.start();
+    await b.start();
+    await sleep(300);
+    expect(a.isLeader).toBe(true);
+    expect(b.isLeader).toBe(false);
+    // a "dies": its loop stops without releasing (as a killed process would)
+    (a as any).stopped = true;
+    clearTimeout((a as any).timer);
+    await sleep(400);
+    expect(b.isLeader).toBe(true);
+    expect(b.fencingToken).toBeGreaterThan(events.length ? Number(events[0].split('+')[1]) : 0);
+    await b.stop();
+    expect(await lock.holder(name)).toBeUndefined();
+    expect(events.map((e) => e.replace(/\d+/, ''))).toEqual(['a+', 'b+']);
+  });
+});
