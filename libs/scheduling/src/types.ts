@@ -62,6 +62,21 @@ export interface Scorer {
   readonly type: string;
   readonly name: string;
   score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number>;
+  /**
+   * Optional: the same scores plus the cache decision this scorer took
+   * (cache-aware scorers: `session`, later `prefix`). When present the
+   * pipeline calls it instead of `score`.
+   */
+  scoreDetailed?(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail;
+}
+
+/** What a cache-aware scorer reports besides its scores. */
+export interface ScoreDetail {
+  scores: Map<string, number>;
+  /** Cache decision label (see `CacheDecision` in decisions.ts). */
+  cacheDecision?: string;
+  /** The replica the scorer wanted; lets the pipeline tell a hit from a picker override. */
+  target?: string;
 }
 
 export interface ScoredEndpoint {

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { parsePluginParams, type PluginFactory } from '../registry';
+import type { EndpointView, SchedRequest, Scorer } from '../types';
+import { scrapedParams, staleAdjusted } from './common';
+
+const schema = z
+  .object({
+    /** KV occupancy above which the score is 0 (the hard penalty; plan §9.1 kv_ceiling). */
+    ceiling: z.number().gt(0).max(1).default(0.9),
+    ...scrapedParams,
+  })
+  .strict();
+export type KvScorerParams = z.output<typeof schema>;
+
+/** `1 − kv_usage`, and 0 above `ceiling` (plan §7.4). */
+export class KvScorer implements Scorer {
+  readonly type = 'kv-scorer';
+  constructor(
+    readonly name: string,
+    readonly params: KvScorerParams,
+  ) {}
+  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const ep of eps) {
+      const kv = ep.stats?.kvUsage;
+      let s: number;
+      if (kv === undefined || !Number.isFinite(kv)) s = this.params.unknown_score;
+      else if (kv > this.params.ceiling) s = 0;
+      else s = 1 - Math.max(0, kv);
+      out.set(ep.id, staleAdjusted(ep, s, this.params));
+    }
+    return out;
+  }
+}
+
+export const kvScorerFactory: PluginFactory<'scorer'> = {
+  kind: 'scorer',
+  description: 'KV occupancy: 1 − kv_usage, 0 above ceiling',
+  create: (name, params) => new KvScorer(name, parsePluginParams('kv-scorer', name, schema, params)),
+};

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { parsePluginParams, type PluginFactory } from '../registry';
+import type { EndpointView, SchedRequest, Scorer } from '../types';
+
+const schema = z.object({}).strict();
+
+/**
+ * `(priority − min) / (max − min)` over the candidates; 1 for all when they
+ * share a priority. Stage 1 already narrows to one priority tier, so inside
+ * `schedule()` this only matters for custom pipelines that score across pools.
+ */
+export class PoolPriorityScorer implements Scorer {
+  readonly type = 'pool-priority-scorer';
+  constructor(readonly name: string) {}
+  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const ep of eps) {
+      min = Math.min(min, ep.poolPriority);
+      max = Math.max(max, ep.poolPriority);
+    }
+    const out = new Map<string, number>();
+    for (const ep of eps) out.set(ep.id, max > min ? (ep.poolPriority - min) / (max - min) : 1);
+    return out;
+  }
+}
+
+export const poolPriorityScorerFactory: PluginFactory<'scorer'> = {
+  kind: 'scorer',
+  description: 'pool priority, normalised over the candidates',
+  create: (name, params) => {
+    parsePluginParams('pool-priority-scorer', name, schema, params);
+    return new PoolPriorityScorer(name);
+  },
+};

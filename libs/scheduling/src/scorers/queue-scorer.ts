@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { parsePluginParams, type PluginFactory } from '../registry';
+import type { EndpointView, SchedRequest, Scorer } from '../types';
+import { scrapedParams, staleAdjusted } from './common';
+
+const schema = z
+  .object({
+    /** Engine queue depth at which the score reaches 0 (plan §9.1 target_waiting_per_replica). */
+    target_waiting: z.number().positive().default(4),
+    ...scrapedParams,
+  })
+  .strict();
+export type QueueScorerParams = z.output<typeof schema>;
+
+/** `1 − min(1, waiting / target_waiting)` (plan §7.4). */
+export class QueueScorer implements Scorer {
+  readonly type = 'queue-scorer';
+  constructor(
+    readonly name: string,
+    readonly params: QueueScorerParams,
+  ) {}
+  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const ep of eps) {
+      const s = ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : this.params.unknown_score;
+      out.set(ep.id, staleAdjusted(ep, s, this.params));
+    }
+    return out;
+  }
+}
+
+export const queueScorerFactory: PluginFactory<'scorer'> = {
+  kind: 'scorer',
+  description: 'engine queue depth: 1 − min(1, waiting / target_waiting)',
+  create: (name, params) => new QueueScorer(name, parsePluginParams('queue-scorer', name, schema, params)),
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { RingCache } from '@llmgw/prefix';
+import { parsePluginParams, type PluginFactory } from '../registry';
+import type { EndpointView, SchedRequest, ScoreDetail, Scorer } from '../types';
+
+const schema = z
+  .object({
+    /** A replica takes a session only while its load stays within load_factor × average (plan §9.1). */
+    load_factor: z.number().min(1).default(1.25),
+    /** What "load" means for the bound: the router's inflight, or inflight plus scraped running. */
+    load: z.enum(['inflight', 'inflight+running']).default('inflight'),
+    /** Virtual nodes per replica on the ring. */
+    virtual_nodes: z.number().int().min(1).max(4096).default(160),
+    /** Score for everyone when the request has no session key. */
+    neutral_score: z.number().min(0).max(1).default(0.5),
+  })
+  .strict();
+export type SessionScorerParams = z.output<typeof schema>;
+
+/**
+ * Tier-0 session affinity (plan §7.5): the request's session key is placed
+ * on a bounded-load consistent hash ring over the candidates; that replica
+ * scores 1, every other 0. No session key: everyone gets `neutral_score`.
+ */
+export class SessionScorer implements Scorer {
+  readonly type = 'session-scorer';
+  private readonly rings: RingCache;
+
+  constructor(
+    readonly name: string,
+    readonly params: SessionScorerParams,
+  ) {
+    this.rings = new RingCache(32, { virtualNodes: params.virtual_nodes });
+  }
+
+  score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+    return this.scoreDetailed(req, eps).scores;
+  }
+
+  scoreDetailed(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail {
+    const scores = new Map<string, number>();
+    if (req.sessionKey === undefined || req.sessionKey === '' || eps.length === 0) {
+      for (const ep of eps) scores.set(ep.id, this.params.neutral_score);
+      return { scores, cacheDecision: 'no_session' };
+    }
+    const ids = eps.map((e) => e.id);
+    const loads = new Map<string, number>();
+    const withRunning = this.params.load === 'inflight+running';
+    for (const ep of eps) loads.set(ep.id, ep.inflight + (withRunning ? (ep.stats?.running ?? 0) : 0));
+    const ring = this.rings.get(ids);
+    const pick = ring.pick(req.sessionKey, (id) => loads.get(id) ?? 0, this.params.load_factor);
+    for (const ep of eps) scores.set(ep.id, ep.id === pick?.id ? 1 : 0);
+    return { scores, cacheDecision: pick?.overflow ? 'session_overflow' : 'session_hit', target: pick?.id };
+  }
+}
+
+export const sessionScorerFactory: PluginFactory<'scorer'> = {
+  kind: 'scorer',
+  description: 'tier-0 session affinity: bounded-load consistent hashing of the session key',
+  create: (name, params) => new SessionScorer(name, parsePluginParams('session-scorer', name, schema, params)),
+};
