@@ -1,0 +1,146 @@
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { LimitCounters, ReserveRequest } from './counters';
+import { MemoryLimitCounters } from './counters-memory';
+import { RedisLimitCounters } from './counters-redis';
+
+const prefix = `test:${randomUUID()}:`;
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const T0 = Date.parse('2026-11-30T12:00:00.000Z');
+const DAY = { periodStart: Date.parse('2026-11-30T00:00:00Z'), periodEnd: Date.parse('2026-12-01T00:00:00Z') };
+
+const impls: Array<[string, () => LimitCounters]> = [
+  ['memory', () => new MemoryLimitCounters()],
+  ['redis', () => new RedisLimitCounters(redis, `${prefix}${randomUUID()}:`)],
+];
+
+describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
+  let c: LimitCounters;
+  beforeEach(() => {
+    c = make();
+  });
+
+  const req = (over: Partial<ReserveRequest> = {}): ReserveRequest => ({ nowMs: T0, rpm: [], tpm: [], tokens: 0, budgets: [], micros: 0, ...over });
+
+  it.each([
+    ['key', [{ scope: 'key:k', limit: 3 }], 3],
+    ['tightest level wins', [{ scope: 'key:k', limit: 10 }, { scope: 'org:o', limit: 2 }], 2],
+    ['zero allows nothing', [{ scope: 'key:k', limit: 0 }], 0],
+  ])('RPM: %s', async (_n, rpm, allowed) => {
+    let ok = 0;
+    for (let i = 0; i < 6; i++) if ((await c.reserve(req({ rpm, nowMs: T0 + i * 10 }))).ok) ok++;
+    expect(ok).toBe(allowed);
+  });
+
+  it('RPM: a rejection reserves nothing on the other levels', async () => {
+    await c.reserve(req({ rpm: [{ scope: 'org:o', limit: 1 }] }));
+    const r = await c.reserve(req({ rpm: [{ scope: 'key:k', limit: 5 }, { scope: 'org:o', limit: 1 }] }));
+    expect(r).toMatchObject({ ok: false, kind: 'rpm', scope: 'org:o', limit: 1 });
+    expect((await c.windowUsage('key:k', T0)).requests).toBe(0);
+  });
+
+  it('RPM: the window slides; Retry-After points at when the oldest request leaves it', async () => {
+    const rpm = [{ scope: 'key:k', limit: 2 }];
+    expect((await c.reserve(req({ rpm, nowMs: T0 }))).ok).toBe(true);
+    expect((await c.reserve(req({ rpm, nowMs: T0 + 30_000 }))).ok).toBe(true);
+    const no = await c.reserve(req({ rpm, nowMs: T0 + 40_000 }));
+    expect(no).toMatchObject({ ok: false, kind: 'rpm' });
+    if (!no.ok) expect(no.retryAfterMs).toBe(20_000);
+    expect((await c.reserve(req({ rpm, nowMs: T0 + 60_000 }))).ok).toBe(true);
+    expect((await c.reserve(req({ rpm, nowMs: T0 + 60_500 }))).ok).toBe(false);
+  });
+
+  it('TPM: reserves the estimate and settles to the real figure', async () => {
+    const tpm = [{ scope: 'project:p', limit: 1000 }];
+    const a = await c.reserve(req({ tpm, tokens: 600 }));
+    expect(a.ok).toBe(true);
+    expect((await c.reserve(req({ tpm, tokens: 600 }))).ok).toBe(false);
+    if (a.ok) await c.settle(a.reservation, { tokens: 100, micros: 0 }, T0 + 1000);
+    expect((await c.windowUsage('project:p', T0 + 1000)).tokens).toBe(100);
+    expect((await c.reserve(req({ tpm, tokens: 600, nowMs: T0 + 1000 }))).ok).toBe(true);
+  });
+
+  it('TPM: a request larger than the limit can never fit', async () => {
+    const r = await c.reserve(req({ tpm: [{ scope: 'key:k', limit: 10 }], tokens: 11 }));
+    expect(r).toMatchObject({ ok: false, kind: 'tpm', retryAfterMs: 60_000 });
+  });
+
+  it('budget: reserve, settle, refuse once spent, Retry-After = end of period', async () => {
+    const budgets = [{ scope: 'team:t', limitMicros: 1000, ...DAY }];
+    const a = await c.reserve(req({ budgets, micros: 800 }));
+    expect(a.ok).toBe(true);
+    expect((await c.reserve(req({ budgets, micros: 300 }))).ok).toBe(false);
+    if (a.ok) await c.settle(a.reservation, { tokens: 0, micros: 500 }, T0);
+    expect(await c.budgetSpent('team:t', DAY.periodStart)).toBe(500);
+    const b = await c.reserve(req({ budgets, micros: 500 }));
+    expect(b.ok).toBe(true);
+    const no = await c.reserve(req({ budgets, micros: 1 }));
+    expect(no).toMatchObject({ ok: false, kind: 'budget', scope: 'team:t', limit: 1000 });
+    if (!no.ok) expect(no.retryAfterMs).toBe(DAY.periodEnd - T0);
+  });
+
+  it('budget: a free request (0 micros) passes a spent budget', async () => {
+    const budgets = [{ scope: 'key:k', limitMicros: 10, ...DAY }];
+    await c.seedBudget(budgets[0], 10);
+    expect((await c.reserve(req({ budgets, micros: 1 }))).ok).toBe(false);
+    expect((await c.reserve(req({ budgets, micros: 0 }))).ok).toBe(true);
+  });
+
+  it('budget: the next period starts empty', async () => {
+    const budgets = [{ scope: 'key:k', limitMicros: 10, ...DAY }];
+    await c.seedBudget(budgets[0], 10);
+    const next = { scope: 'key:k', limitMicros: 10, periodStart: DAY.periodEnd, periodEnd: DAY.periodEnd + 86_400_000 };
+    expect((await c.reserve(req({ budgets: [next], micros: 5, nowMs: DAY.periodEnd + 1 }))).ok).toBe(true);
+  });
+
+  it('seedBudget only ever raises the counter (idempotent reseed)', async () => {
+    const b = { scope: 'org:o', ...DAY };
+    await c.seedBudget(b, 500);
+    await c.seedBudget(b, 500);
+    expect(await c.budgetSpent('org:o', DAY.periodStart)).toBe(500);
+    await c.seedBudget(b, 200);
+    expect(await c.budgetSpent('org:o', DAY.periodStart)).toBe(500);
+    await c.seedBudget(b, 700);
+    expect(await c.budgetSpent('org:o', DAY.periodStart)).toBe(700);
+  });
+
+  it('release undoes the request, its tokens and its micro-units', async () => {
+    const r = await c.reserve(req({ rpm: [{ scope: 'key:k', limit: 1 }], tpm: [{ scope: 'key:k', limit: 100 }], tokens: 50, budgets: [{ scope: 'key:k', limitMicros: 100, ...DAY }], micros: 60 }));
+    expect(r.ok).toBe(true);
+    if (r.ok) await c.release(r.reservation, T0);
+    expect(await c.windowUsage('key:k', T0)).toEqual({ requests: 0, tokens: 0 });
+    expect(await c.budgetSpent('key:k', DAY.periodStart)).toBe(0);
+  });
+
+  it('concurrent reservations never overspend a budget', async () => {
+    const budgets = [{ scope: 'key:k', limitMicros: 1000, ...DAY }];
+    const results = await Promise.all(Array.from({ length: 50 }, () => c.reserve(req({ budgets, micros: 70 }))));
+    expect(results.filter((r) => r.ok)).toHaveLength(14);
+    expect(await c.budgetSpent('key:k', DAY.periodStart)).toBe(980);
+  });
+});
+
+it('two Redis clients (two routers) share one limit', async () => {
+  const p = `${prefix}shared:`;
+  const other = new Redis({ host: '127.0.0.1', port: 6379 });
+  try {
+    const a = new RedisLimitCounters(redis, p);
+    const b = new RedisLimitCounters(other, p);
+    const rq: ReserveRequest = { nowMs: T0, rpm: [{ scope: 'key:k', limit: 10 }], tpm: [], tokens: 0, budgets: [], micros: 0 };
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).reserve(rq)));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+  } finally {
+    other.disconnect();
+  }
+});

@@ -1,0 +1,80 @@
+/**
+ * Limit counters (plan §7.9.4, §7.9.6): RPM and TPM sliding windows and
+ * per-period budgets for every scope on a key's chain, checked and reserved
+ * together in one step, so N routers sharing one store allow the configured
+ * limit, not N×. Windows are 60 one-second buckets per scope; a budget is one
+ * integer of spent + reserved micro-units per scope and period.
+ *
+ * Two implementations pass one contract suite: Redis (one Lua script per
+ * call) and in-process (the embedded default).
+ */
+
+/** Length of the RPM/TPM window. */
+export const WINDOW_SECONDS = 60;
+
+export interface BudgetCheck {
+  /** `<type>:<id>` (see @llmgw/tenancy scopeKey). */
+  scope: string;
+  limitMicros: number;
+  /** Unix ms bounds of the current period: [periodStart, periodEnd). */
+  periodStart: number;
+  periodEnd: number;
+}
+
+/** What one request asks the counters for. */
+export interface ReserveRequest {
+  /** Unix ms now (the caller's clock; counters bucket by the second). */
+  nowMs: number;
+  rpm: ReadonlyArray<{ scope: string; limit: number }>;
+  tpm: ReadonlyArray<{ scope: string; limit: number }>;
+  /** Tokens to reserve on every TPM scope (max_tokens + prompt estimate). */
+  tokens: number;
+  /** Budgets to check; empty for a free model (exempt from budgets). */
+  budgets: ReadonlyArray<BudgetCheck>;
+  /** Micro-units to reserve on every budget (the estimate's cost). */
+  micros: number;
+}
+
+/** A reservation taken; pass it back to settle or release exactly once. */
+export interface CounterReservation {
+  /** The second bucket the reservation was counted in. */
+  second: number;
+  rpmScopes: string[];
+  tpmScopes: string[];
+  tokens: number;
+  budgets: Array<{ scope: string; periodStart: number; periodEnd: number }>;
+  micros: number;
+}
+
+export type LimitKind = 'rpm' | 'tpm' | 'budget';
+
+/** Either the whole chain was reserved, or nothing was and this is why. */
+export type ReserveResult =
+  | { ok: true; reservation: CounterReservation }
+  | { ok: false; kind: LimitKind; scope: string; limit: number; retryAfterMs: number };
+
+export interface LimitCounters {
+  /** Checks every limit; if all pass, reserves on every scope atomically. */
+  reserve(req: ReserveRequest): Promise<ReserveResult>;
+  /**
+   * Replaces the reserved tokens and micro-units with the actual figures
+   * (the RPM count stays). Buckets that already left the window are skipped.
+   */
+  settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void>;
+  /** Undoes a reservation entirely (the request never ran). */
+  release(r: CounterReservation, nowMs: number): Promise<void>;
+  /**
+   * Raises a budget's counter to at least `spentMicros` (never lowers it), so
+   * seeding from the database after a restart is idempotent and safe to repeat.
+   */
+  seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void>;
+  /** Spent + reserved micro-units of a scope in the period starting at periodStart. */
+  budgetSpent(scope: string, periodStart: number): Promise<number>;
+  /** Requests and tokens counted in the window ending now. */
+  windowUsage(scope: string, nowMs: number): Promise<{ requests: number; tokens: number }>;
+}
+
+/** The bucket a time falls in. */
+export function secondOf(ms: number): number {
+  return Math.floor(ms / 1000);
+}

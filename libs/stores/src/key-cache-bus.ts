@@ -1,0 +1,80 @@
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+
+/**
+ * Something on a key's chain changed (a key revoked, a limit set, …). Routers
+ * drop every cached principal whose chain includes `scopeType:scopeId`;
+ * `all` drops everything.
+ */
+export interface KeyCacheInvalidation {
+  scopeType: 'org' | 'team' | 'project' | 'key' | 'all';
+  scopeId: string;
+}
+
+/** Key-cache invalidation fan-out: accounting publishes, every router subscribes. */
+export interface KeyCacheBus {
+  publish(ev: KeyCacheInvalidation): Promise<void>;
+  /** Resolves once the subscription is live; returns an unsubscribe function. */
+  subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+/** In-process bus (embedded mode: accounting and routers in one process). */
+export class MemoryKeyCacheBus implements KeyCacheBus {
+  private readonly ee = new EventEmitter();
+  constructor() {
+    this.ee.setMaxListeners(0);
+  }
+  async publish(ev: KeyCacheInvalidation): Promise<void> {
+    this.ee.emit('inv', { ...ev });
+  }
+  async subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void> {
+    this.ee.on('inv', handler);
+    return () => this.ee.off('inv', handler);
+  }
+  async close(): Promise<void> {
+    this.ee.removeAllListeners();
+  }
+}
+
+/** Redis pub/sub bus. Subscribing opens a dedicated connection (a subscriber connection can do nothing else). */
+export class RedisKeyCacheBus implements KeyCacheBus {
+  readonly channel: string;
+  private sub?: Redis;
+  private readonly handlers = new Set<(ev: KeyCacheInvalidation) => void>();
+
+  constructor(private readonly redis: Redis, prefix = 'llmgw:') {
+    this.channel = `${prefix}keycache`;
+  }
+
+  async publish(ev: KeyCacheInvalidation): Promise<void> {
+    await this.redis.publish(this.channel, JSON.stringify(ev));
+  }
+
+  async subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void> {
+    if (!this.sub) {
+      const sub = this.redis.duplicate();
+      this.sub = sub;
+      sub.on('message', (_ch: string, msg: string) => {
+        let ev: KeyCacheInvalidation;
+        try {
+          ev = JSON.parse(msg);
+        } catch {
+          return;
+        }
+        for (const h of this.handlers) h(ev);
+      });
+      await sub.subscribe(this.channel);
+    }
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    if (this.sub) {
+      this.sub.disconnect();
+      this.sub = undefined;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import type { Redis } from 'ioredis';
+import { type LedgerEntry, type LedgerRecord, type UsageLedger, decodeLedgerRecord } from './ledger';
+
+export interface RedisLedgerOptions {
+  /** Stream key, default `<prefix>usage`. */
+  stream?: string;
+  group?: string;
+  /** Approximate bound on the stream (XADD MAXLEN ~). */
+  maxLen?: number;
+}
+
+type RawEntries = Array<[string, string[]]>;
+
+function toEntries(raw: RawEntries | null | undefined): LedgerEntry[] {
+  const out: LedgerEntry[] = [];
+  for (const [id, fields] of raw ?? []) {
+    if (!fields) continue; // deleted while pending
+    const i = fields.indexOf('r');
+    const rec = i >= 0 ? decodeLedgerRecord(fields[i + 1]) : undefined;
+    out.push({ id, record: rec as LedgerRecord });
+  }
+  return out;
+}
+
+/**
+ * The ledger on a Redis stream with one consumer group. `redis` is used for
+ * appends and acks; reads that block get their own connection (`reader`),
+ * created on first use, so a blocked XREADGROUP never stalls an append.
+ * Malformed entries come back with `record` undefined; the reader acks them.
+ */
+export class RedisUsageLedger implements UsageLedger {
+  readonly stream: string;
+  readonly group: string;
+  private readonly maxLen: number;
+  private reader?: Redis;
+
+  constructor(private readonly redis: Redis, prefix = 'llmgw:', opts: RedisLedgerOptions = {}) {
+    this.stream = opts.stream ?? `${prefix}usage`;
+    this.group = opts.group ?? 'accounting';
+    this.maxLen = opts.maxLen ?? 1_000_000;
+  }
+
+  async append(rec: LedgerRecord): Promise<string> {
+    return (await this.redis.xadd(this.stream, 'MAXLEN', '~', this.maxLen, '*', 'r', JSON.stringify(rec))) as string;
+  }
+
+  async ensureGroup(): Promise<void> {
+    try {
+      await this.redis.xgroup('CREATE', this.stream, this.group, '0', 'MKSTREAM');
+    } catch (e) {
+      if (!/BUSYGROUP/.test(String((e as Error).message))) throw e;
+    }
+  }
+
+  private readerConn(): Redis {
+    if (!this.reader) this.reader = this.redis.duplicate();
+    return this.reader;
+  }
+
+  async read(consumer: string, count: number, blockMs: number): Promise<LedgerEntry[]> {
+    const args: (string | number)[] = ['GROUP', this.group, consumer, 'COUNT', count];
+    if (blockMs > 0) args.push('BLOCK', blockMs);
+    args.push('STREAMS', this.stream, '>');
+    const res = (await (this.readerConn() as any).xreadgroup(...args)) as Array<[string, RawEntries]> | null;
+    return res ? toEntries(res[0][1]) : [];
+  }
+
+  async readOwnPending(consumer: string, count: number): Promise<LedgerEntry[]> {
+    const res = (await (this.redis as any).xreadgroup('GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', this.stream, '0')) as Array<[string, RawEntries]> | null;
+    return res ? toEntries(res[0][1]) : [];
+  }
+
+  async claimStale(consumer: string, minIdleMs: number, count: number): Promise<LedgerEntry[]> {
+    const res = (await this.redis.xautoclaim(this.stream, this.group, consumer, minIdleMs, '0', 'COUNT', count)) as [string, RawEntries, string[]?];
+    return toEntries(res[1]);
+  }
+
+  async ack(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    const multi = this.redis.multi();
+    multi.xack(this.stream, this.group, ...ids);
+    // Acknowledged entries are durable in the database; drop them so the stream's length is the backlog.
+    multi.xdel(this.stream, ...ids);
+    await multi.exec();
+  }
+
+  async depth(): Promise<{ length: number; pending: number }> {
+    const [len, pend] = await Promise.all([
+      this.redis.xlen(this.stream),
+      this.redis.xpending(this.stream, this.group).catch(() => [0]) as Promise<unknown[]>,
+    ]);
+    return { length: Number(len), pending: Number((pend as unknown[])[0] ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    if (this.reader) {
+      this.reader.disconnect();
+      this.reader = undefined;
+    }
+  }
+}

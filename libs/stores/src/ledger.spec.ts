@@ -1,0 +1,127 @@
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { LedgerRecord, UsageLedger } from './ledger';
+import { MemoryUsageLedger } from './ledger-memory';
+import { RedisUsageLedger } from './ledger-redis';
+import { MemoryKeyCacheBus, RedisKeyCacheBus, type KeyCacheBus, type KeyCacheInvalidation } from './key-cache-bus';
+
+const prefix = `test:${randomUUID()}:`;
+let redis: Redis;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(() => {
+  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const rec = (i: number): LedgerRecord => ({
+  requestId: `req-${i}`, ts: 1_800_000_000_000 + i, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
+  promptTokens: i, completionTokens: 2 * i, cachedTokens: 0, durationMs: 10, costMicros: 3 * i,
+});
+
+const ledgers: Array<[string, (maxLen?: number) => UsageLedger]> = [
+  ['memory', (maxLen) => new MemoryUsageLedger(maxLen)],
+  ['redis', (maxLen) => new RedisUsageLedger(redis, `${prefix}${randomUUID()}:`, { maxLen })],
+];
+
+describe.each(ledgers)('UsageLedger contract (%s)', (_name, make) => {
+  let l: UsageLedger;
+  beforeEach(async () => {
+    l = make();
+    await l.ensureGroup();
+    await l.ensureGroup();
+  });
+  afterEach(async () => {
+    await l.close();
+  });
+
+  it('delivers appended records once, in order, and acks shrink the backlog', async () => {
+    for (let i = 1; i <= 5; i++) await l.append(rec(i));
+    expect(await l.depth()).toEqual({ length: 5, pending: 0 });
+    const a = await l.read('c1', 3, 0);
+    expect(a.map((e) => e.record.requestId)).toEqual(['req-1', 'req-2', 'req-3']);
+    expect(a[1].record).toEqual(rec(2));
+    const b = await l.read('c2', 10, 0);
+    expect(b.map((e) => e.record.requestId)).toEqual(['req-4', 'req-5']);
+    expect(await l.read('c1', 10, 0)).toEqual([]);
+    expect(await l.depth()).toEqual({ length: 5, pending: 5 });
+    await l.ack([...a, ...b].map((e) => e.id));
+    expect(await l.depth()).toEqual({ length: 0, pending: 0 });
+  });
+
+  it('a blocked read wakes up for a new record', async () => {
+    const p = l.read('c1', 10, 2000);
+    await sleep(50);
+    await l.append(rec(1));
+    const got = await p;
+    expect(got.map((e) => e.record.requestId)).toEqual(['req-1']);
+  });
+
+  it('a blocked read returns empty after blockMs', async () => {
+    const t = Date.now();
+    expect(await l.read('c1', 10, 100)).toEqual([]);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(90);
+  });
+
+  it('a restarted consumer gets back what it had not acknowledged', async () => {
+    for (let i = 1; i <= 3; i++) await l.append(rec(i));
+    const got = await l.read('c1', 10, 0);
+    await l.ack([got[0].id]);
+    const again = await l.readOwnPending('c1', 10);
+    expect(again.map((e) => e.record.requestId)).toEqual(['req-2', 'req-3']);
+    expect(await l.readOwnPending('c2', 10)).toEqual([]);
+  });
+
+  it('entries of a dead consumer are claimed once idle long enough', async () => {
+    for (let i = 1; i <= 3; i++) await l.append(rec(i));
+    await l.read('dead', 10, 0);
+    expect(await l.claimStale('live', 10_000, 10)).toEqual([]);
+    await sleep(120);
+    const claimed = await l.claimStale('live', 100, 10);
+    expect(claimed.map((e) => e.record.requestId).sort()).toEqual(['req-1', 'req-2', 'req-3']);
+    await l.ack(claimed.map((e) => e.id));
+    expect(await l.depth()).toEqual({ length: 0, pending: 0 });
+  });
+
+  it('is bounded: the oldest entries are trimmed past maxLen', async () => {
+    const small = make(10);
+    await small.ensureGroup();
+    for (let i = 0; i < 300; i++) await small.append(rec(i));
+    const d = await small.depth();
+    // Redis trims approximately (whole macro-nodes), so allow its slack.
+    expect(d.length).toBeLessThan(300);
+    expect(d.length).toBeGreaterThanOrEqual(10);
+    await small.close();
+  });
+});
+
+const buses: Array<[string, () => KeyCacheBus]> = [
+  ['memory', () => new MemoryKeyCacheBus()],
+  ['redis', () => new RedisKeyCacheBus(redis, `${prefix}${randomUUID()}:`)],
+];
+
+describe.each(buses)('KeyCacheBus contract (%s)', (_name, make) => {
+  it('delivers every invalidation to every subscriber until it unsubscribes', async () => {
+    const bus = make();
+    const a: KeyCacheInvalidation[] = [];
+    const b: KeyCacheInvalidation[] = [];
+    const offA = await bus.subscribe((e) => a.push(e));
+    await bus.subscribe((e) => b.push(e));
+    await bus.publish({ scopeType: 'key', scopeId: 'k1' });
+    await bus.publish({ scopeType: 'org', scopeId: 'o1' });
+    for (let i = 0; i < 50 && b.length < 2; i++) await sleep(10);
+    expect(a).toEqual([{ scopeType: 'key', scopeId: 'k1' }, { scopeType: 'org', scopeId: 'o1' }]);
+    expect(b).toEqual(a);
+    offA();
+    await bus.publish({ scopeType: 'all', scopeId: '' });
+    for (let i = 0; i < 50 && b.length < 3; i++) await sleep(10);
+    expect(b).toHaveLength(3);
+    expect(a).toHaveLength(2);
+    await bus.close();
+  });
+});
