@@ -42,6 +42,8 @@ export interface AdmissionSnapshot {
   saturation: Record<string, number>;
 }
 
+const poolKey = (model: string, pool: string) => `${model}\u0000${pool}`;
+
 interface Waiter {
   req: AdmissionRequest;
   band: BandState;
@@ -72,6 +74,9 @@ interface BandState {
 }
 
 interface PoolState {
+  pool: string;
+  /** '' for a model-agnostic pool feed. */
+  model: string;
   replicas: ReplicaStats[];
   hwm: Map<string, number>;
   thresholds: SaturationThresholds;
@@ -79,7 +84,7 @@ interface PoolState {
 }
 
 interface LeaseState {
-  pool: string;
+  state: PoolState;
   released: boolean;
 }
 
@@ -195,9 +200,13 @@ export class AdmissionController implements Admission {
     });
   }
 
-  /** Replaces a pool's scraped state and runs the dispatch loop. */
-  updatePool(pool: string, replicas: ReplicaStats[], model?: string): void {
-    const st = this.poolState(pool);
+  /**
+   * Replaces the scraped state of `model`'s replicas in `pool` and runs the
+   * dispatch loop. Without a model the state applies to every model's
+   * requests for that pool (a pool serving one model).
+   */
+  updatePool(pool: string, replicas: ReplicaStats[], model = ''): void {
+    const st = this.poolState(pool, model);
     const seen = new Set<string>();
     for (const r of replicas) {
       seen.add(r.id);
@@ -205,14 +214,13 @@ export class AdmissionController implements Admission {
     }
     for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
     st.replicas = replicas.map((r) => ({ ...r }));
-    if (model !== undefined) st.thresholds = this.thresholdsFor(model);
-    this.recordSaturation(pool, st);
+    this.recordSaturation(st);
     this.dispatch();
   }
 
   /** Forgets a pool (its replicas are gone); its outstanding leases still release normally. */
-  removePool(pool: string): void {
-    const st = this.pools.get(pool);
+  removePool(pool: string, model = ''): void {
+    const st = this.pools.get(poolKey(model, pool));
     if (st) {
       st.replicas = [];
       st.hwm.clear();
@@ -225,19 +233,34 @@ export class AdmissionController implements Admission {
     if (!l || l.released) return false;
     l.released = true;
     this.leases.delete(leaseId);
-    const st = this.pools.get(l.pool);
-    if (st) {
-      st.outstanding = Math.max(0, st.outstanding - 1);
-      this.recordSaturation(l.pool, st);
-    }
+    l.state.outstanding = Math.max(0, l.state.outstanding - 1);
+    this.recordSaturation(l.state);
     this.dispatch();
     return true;
   }
 
-  /** Current saturation of a pool, counting outstanding leases as inflight. */
-  saturation(pool: string): number {
-    const st = this.pools.get(pool);
+  /** Current saturation of a pool for a model, counting outstanding leases as inflight. */
+  saturation(pool: string, model = ''): number {
+    const st = this.lookup(model, pool);
     return st ? this.sat(st, 0) : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Counts a lease granted elsewhere (a previous leader) as outstanding, so a
+   * failover does not forget load already dispatched. False when known.
+   */
+  adopt(leaseId: string, pool: string, model = ''): boolean {
+    if (this.leases.has(leaseId)) return false;
+    const st = this.lookup(model, pool) ?? this.poolState(pool, model);
+    st.outstanding++;
+    this.leases.set(leaseId, { state: st, released: false });
+    this.recordSaturation(st);
+    return true;
+  }
+
+  /** Whether a lease is outstanding here. */
+  hasLease(leaseId: string): boolean {
+    return this.leases.has(leaseId);
   }
 
   outstandingLeases(): number {
@@ -253,9 +276,10 @@ export class AdmissionController implements Admission {
     for (const b of this.bands) queued[b.cfg.name] = b.size;
     const outstanding: Record<string, number> = {};
     const saturation: Record<string, number> = {};
-    for (const [p, st] of this.pools) {
-      outstanding[p] = st.outstanding;
-      saturation[p] = this.sat(st, 0);
+    for (const st of this.pools.values()) {
+      const k = st.model ? `${st.model}@${st.pool}` : st.pool;
+      outstanding[k] = st.outstanding;
+      saturation[k] = this.sat(st, 0);
     }
     return { queued, outstanding, saturation };
   }
@@ -285,13 +309,19 @@ export class AdmissionController implements Admission {
     };
   }
 
-  private poolState(pool: string): PoolState {
-    let st = this.pools.get(pool);
+  private poolState(pool: string, model: string): PoolState {
+    const k = poolKey(model, pool);
+    let st = this.pools.get(k);
     if (!st) {
-      st = { replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(''), outstanding: 0 };
-      this.pools.set(pool, st);
+      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0 };
+      this.pools.set(k, st);
     }
     return st;
+  }
+
+  /** The model's own state in a pool, else the pool's model-agnostic state. */
+  private lookup(model: string, pool: string): PoolState | undefined {
+    return this.pools.get(poolKey(model, pool)) ?? this.pools.get(poolKey('', pool));
   }
 
   /** Saturation with `extra` more leases than are outstanding. */
@@ -306,9 +336,9 @@ export class AdmissionController implements Admission {
     return poolSaturation(loads, st.thresholds, st.outstanding + extra);
   }
 
-  private recordSaturation(pool: string, st: PoolState): void {
+  private recordSaturation(st: PoolState): void {
     const s = this.sat(st, 0);
-    this.rec.poolSaturation(pool, Number.isFinite(s) ? s : 1e9);
+    this.rec.poolSaturation(st.pool, Number.isFinite(s) ? s : 1e9, st.model);
   }
 
   /**
@@ -318,7 +348,7 @@ export class AdmissionController implements Admission {
   private pickPool(band: BandState, req: AdmissionRequest): string | undefined {
     const ceiling = band.cfg.saturationCeiling;
     for (const p of req.candidatePools) {
-      const st = this.pools.get(p);
+      const st = this.lookup(req.model, p);
       if (st && this.sat(st, 1) <= ceiling) return p;
     }
     if (ceiling > 1) {
@@ -326,7 +356,7 @@ export class AdmissionController implements Admission {
       let best: string | undefined;
       let bestSat = Number.POSITIVE_INFINITY;
       for (const p of req.candidatePools) {
-        const st = this.pools.get(p);
+        const st = this.lookup(req.model, p);
         const s = st ? this.sat(st, 1) : Number.POSITIVE_INFINITY;
         if (s < bestSat) {
           best = p;
@@ -340,14 +370,14 @@ export class AdmissionController implements Admission {
 
   private grant(band: BandState, req: AdmissionRequest, pool: string, enqueuedAt: number): AcquireResult {
     const queuedMs = Math.max(0, this.clock.now() - enqueuedAt);
-    const st = this.poolState(pool);
+    const st = this.lookup(req.model, pool) ?? this.poolState(pool, req.model);
     st.outstanding++;
     const id = this.newLeaseId();
-    this.leases.set(id, { pool, released: false });
+    this.leases.set(id, { state: st, released: false });
     const lease: Lease = { id, pool, release: (o?: LeaseOutcome) => void this.release(id, o) };
     band.ewmaWaitMs = band.ewmaWaitMs * 0.8 + queuedMs * 0.2;
     this.rec.waitSeconds(band.cfg.name, req.model, queuedMs / 1000);
-    this.recordSaturation(pool, st);
+    this.recordSaturation(st);
     return { kind: 'granted', lease, pool, queuedMs };
   }
 

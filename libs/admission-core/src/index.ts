@@ -4,3 +4,4 @@ export * from './clock';
 export * from './config';
 export * from './recorder';
 export * from './controller';
+export * from './pools';

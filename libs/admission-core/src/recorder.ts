@@ -4,14 +4,15 @@ import type { RejectReason } from './types';
  * Where the controller reports its metrics (plan §8). The lib stays free of
  * prom-client: services pass an adapter that writes
  * `llmgw_admission_queue_depth{band,model}`, `llmgw_admission_wait_seconds{band,model}`,
- * `llmgw_admission_rejected_total{band,reason}` and `llmgw_pool_saturation{pool}`.
+ * `llmgw_admission_rejected_total{band,reason}` and `llmgw_pool_saturation{pool}` (plus a `model` label, since pools may host several models).
  */
 export interface AdmissionRecorder {
   queueDepth(band: string, model: string, depth: number): void;
   /** Seconds a granted request spent queued (0 when granted at once). */
   waitSeconds(band: string, model: string, seconds: number): void;
   rejected(band: string, reason: RejectReason): void;
-  poolSaturation(pool: string, saturation: number): void;
+  /** `model` is '' for a pool fed without a model (one model per pool). */
+  poolSaturation(pool: string, saturation: number, model: string): void;
 }
 
 export const noopRecorder: AdmissionRecorder = {

@@ -1,0 +1,40 @@
+import { ManualClock } from './clock';
+import { DEFAULT_ADMISSION_CONFIG } from './config';
+import { AdmissionController } from './controller';
+import { feedPools } from './pools';
+
+const req = (model: string, pool = 'p') => ({ requestId: 'r', band: 'bronze', tenant: 't', model, candidatePools: [pool], estimatedTokens: 1 });
+
+describe('feedPools', () => {
+  it('keeps each model of a shared pool apart and skips draining replicas', async () => {
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
+    const eps = [
+      { id: 'a1', pool: 'p', model: 'a' },
+      { id: 'b1', pool: 'p', model: 'b' },
+      { id: 'b2', pool: 'p', model: 'b', draining: true },
+    ];
+    const stats: Record<string, { waiting: number; running: number }> = { a1: { waiting: 40, running: 4 }, b1: { waiting: 0, running: 4 } };
+    const keys = feedPools(ctl, eps, (id) => stats[id]);
+    expect(keys.size).toBe(2);
+    expect(ctl.saturation('p', 'a')).toBe(10);
+    expect(ctl.saturation('p', 'b')).toBe(0);
+    expect((await ctl.acquire(req('b'))).kind).toBe('granted');
+    const held = ctl.acquire(req('a'));
+    // model a's pool vanishes: its waiter stays queued (no replicas = saturated)
+    feedPools(ctl, eps.slice(1), (id) => stats[id], keys);
+    expect(ctl.saturation('p', 'a')).toBe(Number.POSITIVE_INFINITY);
+    ctl.close();
+    expect(await held).toMatchObject({ kind: 'rejected' });
+  });
+
+  it('adopts leases granted elsewhere so a failover keeps the outstanding count', () => {
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
+    feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a' }], () => ({ waiting: 0, running: 0 }));
+    const before = ctl.saturation('p', 'a');
+    for (let i = 0; i < 9; i++) expect(ctl.adopt(`old-${i}`, 'p', 'a')).toBe(true);
+    expect(ctl.adopt('old-0', 'p', 'a')).toBe(false);
+    expect(ctl.saturation('p', 'a')).toBeGreaterThan(before);
+    expect(ctl.release('old-3')).toBe(true);
+    expect(ctl.outstandingLeases()).toBe(8);
+  });
+});

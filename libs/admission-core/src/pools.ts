@@ -1,0 +1,46 @@
+import type { AdmissionController, ReplicaStats } from './controller';
+
+/** The endpoint facts the pool feed needs (a subset of @llmgw/endpoints' EndpointInfo). */
+export interface PoolEndpoint {
+  id: string;
+  pool: string;
+  model: string;
+  draining?: boolean;
+}
+
+/** The scraped numbers of one endpoint (a subset of EngineStats). */
+export interface PoolEndpointStats {
+  waiting: number;
+  running: number;
+  kvUsage?: number;
+}
+
+/**
+ * Feeds a controller from an endpoint list and per-endpoint scraped stats:
+ * replicas grouped by (model, pool), draining ones left out (they take no new
+ * requests), endpoints not scraped yet counted as idle. Returns the keys fed,
+ * so the caller can pass them back as `previous` to drop vanished pools.
+ */
+export function feedPools(
+  ctl: AdmissionController,
+  endpoints: readonly PoolEndpoint[],
+  stats: (id: string) => PoolEndpointStats | undefined,
+  previous: ReadonlySet<string> = new Set(),
+): Set<string> {
+  const groups = new Map<string, { pool: string; model: string; replicas: ReplicaStats[] }>();
+  for (const e of endpoints) {
+    if (e.draining) continue;
+    const k = `${e.model}\u0000${e.pool}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { pool: e.pool, model: e.model, replicas: [] }));
+    const s = stats(e.id);
+    g.replicas.push({ id: e.id, waiting: s?.waiting ?? 0, running: s?.running ?? 0, ...(s?.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}) });
+  }
+  for (const k of previous) {
+    if (groups.has(k)) continue;
+    const [model, pool] = k.split('\u0000');
+    ctl.removePool(pool, model);
+  }
+  for (const g of groups.values()) ctl.updatePool(g.pool, g.replicas, g.model);
+  return new Set(groups.keys());
+}
