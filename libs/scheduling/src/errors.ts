@@ -18,6 +18,8 @@ export class SchedulingConfigError extends Error {
 export function zodIssues(where: string, error: z.ZodError): string[] {
   return error.issues.map((i) => {
     const path = i.path.length > 0 ? `${where}.${i.path.map(String).join('.')}` : where;
-    return `${path}: ${i.message}`;
+    // A rejected record key carries the reason in nested issues.
+    const nested = 'issues' in i && Array.isArray(i.issues) ? (i.issues as { message: string }[]).map((n) => n.message) : [];
+    return nested.length > 0 ? `${path}: ${i.message} (${nested.join('; ')})` : `${path}: ${i.message}`;
   });
 }

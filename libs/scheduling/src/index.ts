@@ -30,3 +30,4 @@ export {
   type ScheduleOptions,
   type PoolSaturatedFn,
 } from './schedule';
+export { testEndpoint, testRequest, sequence, seeded, scoredOf } from './testing';

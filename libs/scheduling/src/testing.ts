@@ -1,0 +1,46 @@
+import type { EndpointView, SchedRequest, ScoredEndpoint } from './types';
+
+/** An endpoint view with healthy defaults; for tests of this lib and its callers. */
+export function testEndpoint(id: string, overrides: Partial<EndpointView> = {}): EndpointView {
+  return {
+    id,
+    url: `http://${id}.test`,
+    model: 'm',
+    pool: 'default',
+    poolPriority: 0,
+    engine: 'vllm',
+    weight: 100,
+    draining: false,
+    stale: false,
+    available: true,
+    inflight: 0,
+    stats: { waiting: 0, running: 0, kvUsage: 0 },
+    ...overrides,
+  };
+}
+
+export function testRequest(overrides: Partial<SchedRequest> = {}): SchedRequest {
+  return { requestId: 'req-1', model: 'm', profile: 'chat', estimatedPromptTokens: 100, ...overrides };
+}
+
+/** A `random` that returns the given values in turn, cycling. */
+export function sequence(...values: number[]): () => number {
+  let i = 0;
+  return () => values[i++ % values.length];
+}
+
+/** A seeded PRNG (mulberry32) for reproducible sampling tests. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function scoredOf(totals: number[]): ScoredEndpoint[] {
+  return totals.map((total, i) => ({ endpoint: testEndpoint(`e${i}`), total, perScorer: {} }));
+}
