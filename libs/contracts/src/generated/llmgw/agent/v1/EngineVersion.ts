@@ -1,0 +1,14 @@
+// Original file: llmgw/agent/v1/hardware.proto
+
+
+export interface EngineVersion {
+  'engine'?: (string);
+  'version'?: (string);
+  'binary'?: (string);
+}
+
+export interface EngineVersion__Output {
+  'engine': (string);
+  'version': (string);
+  'binary': (string);
+}

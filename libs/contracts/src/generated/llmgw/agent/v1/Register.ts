@@ -1,0 +1,23 @@
+// Original file: llmgw/agent/v1/agent.proto
+
+import type { NodeInfo as _llmgw_agent_v1_NodeInfo, NodeInfo__Output as _llmgw_agent_v1_NodeInfo__Output } from '../../../llmgw/agent/v1/NodeInfo';
+import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
+import type { Long } from '@grpc/proto-loader';
+
+export interface Register {
+  'node'?: (_llmgw_agent_v1_NodeInfo | null);
+  'runningShards'?: (_llmgw_agent_v1_ShardStatus)[];
+  'sessionId'?: (string);
+  'agentStartedAtMs'?: (number | string | Long);
+  'sentAtMs'?: (number | string | Long);
+  'heartbeatIntervalMs'?: (number);
+}
+
+export interface Register__Output {
+  'node': (_llmgw_agent_v1_NodeInfo__Output | null);
+  'runningShards': (_llmgw_agent_v1_ShardStatus__Output)[];
+  'sessionId': (string);
+  'agentStartedAtMs': (number);
+  'sentAtMs': (number);
+  'heartbeatIntervalMs': (number);
+}

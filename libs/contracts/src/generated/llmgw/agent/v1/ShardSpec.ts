@@ -1,0 +1,51 @@
+// Original file: llmgw/agent/v1/shard.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface ShardSpec {
+  'shardId'?: (string);
+  'replicaId'?: (string);
+  'model'?: (string);
+  'profile'?: (string);
+  'engine'?: (string);
+  'rank'?: (number);
+  'nnodes'?: (number);
+  'leaderAddr'?: (string);
+  'leaderPort'?: (number);
+  'gpuIndices'?: (number)[];
+  'hcas'?: (string)[];
+  'fabric'?: (string);
+  'httpPort'?: (number);
+  'modelPath'?: (string);
+  'args'?: (string)[];
+  'env'?: ({[key: string]: string});
+  'tensorParallel'?: (number);
+  'pipelineParallel'?: (number);
+  'startupTimeoutMs'?: (number | string | Long);
+  'launchMode'?: (string);
+  'servedModelName'?: (string);
+}
+
+export interface ShardSpec__Output {
+  'shardId': (string);
+  'replicaId': (string);
+  'model': (string);
+  'profile': (string);
+  'engine': (string);
+  'rank': (number);
+  'nnodes': (number);
+  'leaderAddr': (string);
+  'leaderPort': (number);
+  'gpuIndices': (number)[];
+  'hcas': (string)[];
+  'fabric': (string);
+  'httpPort': (number);
+  'modelPath': (string);
+  'args': (string)[];
+  'env': ({[key: string]: string});
+  'tensorParallel': (number);
+  'pipelineParallel': (number);
+  'startupTimeoutMs': (number);
+  'launchMode': (string);
+  'servedModelName': (string);
+}

@@ -1,0 +1,10 @@
+// Original file: llmgw/control/v1/control.proto
+
+
+export interface GetNodeRequest {
+  'nodeId'?: (string);
+}
+
+export interface GetNodeRequest__Output {
+  'nodeId': (string);
+}

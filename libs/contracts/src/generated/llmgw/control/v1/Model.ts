@@ -1,0 +1,28 @@
+// Original file: llmgw/control/v1/control.proto
+
+import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from '../../../llmgw/control/v1/Profile';
+import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from '../../../llmgw/control/v1/Scaling';
+
+export interface Model {
+  'name'?: (string);
+  'aliases'?: (string)[];
+  'source'?: (string);
+  'profiles'?: (_llmgw_control_v1_Profile)[];
+  'scaling'?: (_llmgw_control_v1_Scaling | null);
+  'fallbacks'?: (string)[];
+  'replicasDesired'?: (number);
+  'replicasReady'?: (number);
+  'replicasTotal'?: (number);
+}
+
+export interface Model__Output {
+  'name': (string);
+  'aliases': (string)[];
+  'source': (string);
+  'profiles': (_llmgw_control_v1_Profile__Output)[];
+  'scaling': (_llmgw_control_v1_Scaling__Output | null);
+  'fallbacks': (string)[];
+  'replicasDesired': (number);
+  'replicasReady': (number);
+  'replicasTotal': (number);
+}

@@ -1,0 +1,26 @@
+// Original file: llmgw/control/v1/control.proto
+
+export const ReplicaState = {
+  REPLICA_STATE_UNSPECIFIED: 'REPLICA_STATE_UNSPECIFIED',
+  REPLICA_STATE_STARTING: 'REPLICA_STATE_STARTING',
+  REPLICA_STATE_READY: 'REPLICA_STATE_READY',
+  REPLICA_STATE_DRAINING: 'REPLICA_STATE_DRAINING',
+  REPLICA_STATE_STOPPING: 'REPLICA_STATE_STOPPING',
+  REPLICA_STATE_FAILED: 'REPLICA_STATE_FAILED',
+} as const;
+
+export type ReplicaState =
+  | 'REPLICA_STATE_UNSPECIFIED'
+  | 0
+  | 'REPLICA_STATE_STARTING'
+  | 1
+  | 'REPLICA_STATE_READY'
+  | 2
+  | 'REPLICA_STATE_DRAINING'
+  | 3
+  | 'REPLICA_STATE_STOPPING'
+  | 4
+  | 'REPLICA_STATE_FAILED'
+  | 5
+
+export type ReplicaState__Output = typeof ReplicaState[keyof typeof ReplicaState]

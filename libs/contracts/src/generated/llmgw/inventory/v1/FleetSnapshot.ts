@@ -1,0 +1,14 @@
+// Original file: llmgw/inventory/v1/inventory.proto
+
+import type { Node as _llmgw_inventory_v1_Node, Node__Output as _llmgw_inventory_v1_Node__Output } from '../../../llmgw/inventory/v1/Node';
+import type { Long } from '@grpc/proto-loader';
+
+export interface FleetSnapshot {
+  'revision'?: (number | string | Long);
+  'nodes'?: (_llmgw_inventory_v1_Node)[];
+}
+
+export interface FleetSnapshot__Output {
+  'revision': (number);
+  'nodes': (_llmgw_inventory_v1_Node__Output)[];
+}

@@ -1,0 +1,98 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import OPTIONS from './proto-options.json';
+import { PROTO_GEN_FLAGS, PROTO_LOADER_OPTIONS, loadProto, protoPath, protoRoot, type ProtoTypes } from './index';
+
+const generator = require(join(__dirname, '../../../tools/scripts/proto-gen.cjs')) as { FLAGS: string[]; OPTIONS: unknown };
+
+describe('loader options and generator flags come from one place', () => {
+  it('the generator script passes exactly PROTO_GEN_FLAGS', () => {
+    expect(generator.FLAGS).toEqual(PROTO_GEN_FLAGS);
+    expect(generator.OPTIONS).toEqual(OPTIONS);
+  });
+
+  it('PROTO_LOADER_OPTIONS say what the flags say', () => {
+    expect(PROTO_LOADER_OPTIONS).toEqual({ keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true });
+    expect(PROTO_GEN_FLAGS).toEqual(['--longs=Number', '--enums=String', '--defaults', '--oneofs', '--grpcLib=@grpc/grpc-js']);
+  });
+});
+
+describe('loadProto', () => {
+  it.each([
+    ['llmgw/agent/v1/agent.proto', (p: any) => p.llmgw.agent.v1.AgentService, { Connect: [true, true] }],
+    ['llmgw/inventory/v1/inventory.proto', (p: any) => p.llmgw.inventory.v1.InventoryService, { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true] }],
+    ['llmgw/control/v1/control.proto', (p: any) => p.llmgw.control.v1.ControlService,
+      { ListNodes: [false, false], GetNode: [false, false], ListModels: [false, false], ListReplicas: [false, false], CordonNode: [false, false], UncordonNode: [false, false], DrainNode: [false, false], ExplainPlacement: [false, false], Logs: [false, true] }],
+  ] as const)('%s defines the service the generated types describe', (rel, pick, methods) => {
+    const svc = pick(loadProto(rel as keyof ProtoTypes));
+    expect(Object.keys(svc.service).sort()).toEqual(Object.keys(methods).sort());
+    for (const [m, [reqStream, resStream]] of Object.entries(methods)) {
+      expect([svc.service[m].requestStream, svc.service[m].responseStream]).toEqual([reqStream, resStream]);
+    }
+  });
+
+  it('decodes with the run-time options: camelCase, string enums, number longs, oneof names, absent optionals', () => {
+    const svc = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService.service.Connect;
+    const wire = svc.requestSerialize({
+      register: { node: { nodeId: 'gpu-a-01', gpus: [{ index: 0, memoryTotalMib: 81559, gpuClass: 'h100-80g' }] }, agentStartedAtMs: 1_764_000_000_123 },
+    });
+    const back = svc.requestDeserialize(wire);
+    expect(back.msg).toBe('register');
+    expect(back.register?.node?.nodeId).toBe('gpu-a-01');
+    expect(back.register?.agentStartedAtMs).toBe(1_764_000_000_123);
+    expect(back.register?.node?.gpus[0].memoryTotalMib).toBe(81559);
+    expect(back.register?.runningShards).toEqual([]);
+
+    const stats = svc.requestSerialize({ stats: { shardId: 's', waiting: 3, running: 5, kvUsage: 0 } });
+    const s = svc.requestDeserialize(stats).stats!;
+    expect(s.kvUsage).toBe(0); // present-and-zero survives
+    expect(s.blockSize).toBeUndefined(); // absent stays absent, not 0
+
+    const ctl = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService.service.Connect;
+    const ack = ctl.responseDeserialize(ctl.responseSerialize({ ack: { refId: 'x', result: 'ACK_RESULT_ACCEPTED' } }));
+    expect(ack.ack?.result).toBe('ACK_RESULT_ACCEPTED');
+    expect(ctl.responseDeserialize(ctl.responseSerialize({ ack: { refId: 'x' } })).ack?.result).toBe('ACK_RESULT_UNSPECIFIED');
+  });
+
+  it('resolves paths under the repository proto/ folder', () => {
+    expect(relative(protoRoot(), protoPath('llmgw/agent/v1/agent.proto'))).toBe(join('llmgw', 'agent', 'v1', 'agent.proto'));
+  });
+});
+
+// Every message, field, enum, service and rpc in these packages has a doc
+// comment (a `//` line directly above it, or a trailing one for fields).
+const DOCUMENTED = ['llmgw/agent/v1', 'llmgw/inventory/v1', 'llmgw/control/v1'];
+
+function undocumented(file: string): string[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const missing: string[] = [];
+  let depth = 0;
+  const stack: string[] = [];
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    const opens = (line.match(/{/g) ?? []).length;
+    const closes = (line.match(/}/g) ?? []).length;
+    const above = lines[i - 1]?.trim() ?? '';
+    const hasDoc = above.startsWith('//') || /\/\/.+$/.test(line);
+    const decl = /^(message|enum|service|rpc|oneof)\s+(\w+)/.exec(line);
+    const field = /^(?:repeated\s+|optional\s+)?(?:map<[^>]+>|[\w.]+)\s+(\w+)\s*=\s*\d+;/.exec(line);
+    const inEnum = stack[stack.length - 1] === 'enum';
+    if (decl && decl[1] !== 'oneof' && !hasDoc) missing.push(`${i + 1}: ${decl[1]} ${decl[2]}`);
+    // Fields need docs, except inside oneofs (the envelope's comment names each case) and enum values.
+    const inOneof = stack[stack.length - 1] === 'oneof';
+
+    if (field && !inEnum && !inOneof && !hasDoc) missing.push(`${i + 1}: field ${field[1]}`);
+    if (decl) stack.push(decl[1]);
+    depth += opens - closes;
+    for (let c = 0; c < closes - (decl ? opens : 0) && stack.length > depth; c++) stack.pop();
+    while (stack.length > depth) stack.pop();
+  });
+  return missing;
+}
+
+describe('proto doc comments', () => {
+  const files = DOCUMENTED.flatMap((d) => readdirSync(protoPath(d)).filter((f) => f.endsWith('.proto')).map((f) => join(d, f)));
+  it.each(files)('%s documents every message, field, enum, service and rpc', (rel) => {
+    expect(undocumented(protoPath(rel))).toEqual([]);
+  });
+});
