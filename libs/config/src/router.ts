@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { profilesConfigSchema } from '@llmgw/scheduling';
 import { duration } from './load';
+import { admissionCoreShape } from './admission-core';
+
+// queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
+const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreShape;
 
 /**
  * The router's configuration (plan §9.1 `router:` block plus the router's own
@@ -34,30 +39,23 @@ const modelSchema = z
   })
   .strict();
 
-const pickerSchema = z
-  .object({
-    type: z.string().min(1),
-    temperature: z.number().min(0).optional(),
-  })
-  .strict();
-
-const profileSchema = z
-  .object({
-    /** Scorer name → weight. */
-    scorers: z.record(z.string(), z.number().min(0)).default({}),
-    picker: pickerSchema.default({ type: 'max-score' }),
-    filters: z.array(z.string()).default([]),
-  })
-  .strict();
-
 /** The admission seam. The admission helper may extend this sub-schema. */
 export const routerAdmissionSchema = z
   .object({
     /** off: pass-through; local: in-process admission-core; remote: the admission service over gRPC. */
     mode: z.enum(['off', 'local', 'remote']).default('off'),
+    /** remote: the admission service "host:port"; a comma list names the leader and its standbys. */
     address: z.string().optional(),
     /** How long a request may wait for admission before `ttl`. */
     queue_ttl: duration().default(30_000),
+    /** remote: how often the router sends KeepAlive with its leases (well under the service's router_ttl). */
+    keepalive_interval: duration().optional(),
+    /** remote: how often a degraded router probes the service to go back to it. */
+    probe_interval: duration().optional(),
+    /** remote: deadline for Release/KeepAlive/Status calls and for connecting. */
+    call_timeout: duration().optional(),
+    /** Saturation detector, bands and queue bounds for local mode and the remote fallback (plan §9.1). */
+    ...admissionCoreShapeForRouter,
   })
   .strict();
 
@@ -68,7 +66,8 @@ export const routerTenancySchema = z
   })
   .strict();
 
-const engineOverrides = z.record(z.string(), z.string());
+/** Contract field (running, waiting, kvUsage, …) → metric name(s); null = the engine has no such metric. */
+const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]));
 
 export const routerConfigSchema = z
   .object({
@@ -109,7 +108,8 @@ export const routerConfigSchema = z
     /** Upstream connections kept per endpoint. */
     upstream_connections: z.number().int().positive().default(256),
     default_profile: z.string().default('chat'),
-    profiles: z.record(z.string(), profileSchema).default({}),
+    /** Routing profiles (plan §7.3), overlaying the built-in chat/batch/long-context/debug; see @llmgw/scheduling. */
+    profiles: profilesConfigSchema.default({}),
     prefix: z
       .object({
         session_affinity: z

@@ -1,0 +1,48 @@
+import type { RouterConfig } from '@llmgw/config';
+import type { EndpointSource } from '@llmgw/endpoints';
+
+/**
+ * Models, aliases, fallbacks and per-model routing profiles from config,
+ * plus every model the endpoint source serves (static endpoints declare
+ * their model implicitly).
+ */
+export class ModelCatalog {
+  private readonly configured = new Map<string, RouterConfig['models'][number]>();
+  private readonly aliases = new Map<string, string>();
+
+  constructor(cfg: RouterConfig, private readonly source: EndpointSource) {
+    for (const m of cfg.models) this.configured.set(m.name, m);
+    for (const m of cfg.models) for (const a of m.aliases) this.aliases.set(a, m.name);
+    for (const [a, target] of Object.entries(cfg.model_aliases)) this.aliases.set(a, target);
+  }
+
+  /** Canonical model name for a requested name or alias; undefined when unknown. */
+  resolve(name: string): string | undefined {
+    if (this.configured.has(name) || this.source.endpoints(name).length > 0) return name;
+    const target = this.aliases.get(name);
+    if (target !== undefined && (this.configured.has(target) || this.source.endpoints(target).length > 0)) return target;
+    return undefined;
+  }
+
+  /** The model followed by its fallbacks, in order, without repeats. */
+  chain(model: string): string[] {
+    const out = [model];
+    for (const f of this.configured.get(model)?.fallbacks ?? []) {
+      const r = this.resolve(f) ?? f;
+      if (!out.includes(r)) out.push(r);
+    }
+    return out;
+  }
+
+  profileOf(model: string): string | undefined {
+    return this.configured.get(model)?.routing_profile;
+  }
+
+  /** Every servable name for /v1/models: configured models, served models, aliases. */
+  list(): Array<{ id: string; aliasOf?: string }> {
+    const names = new Set<string>([...this.configured.keys(), ...this.source.models()]);
+    const out: Array<{ id: string; aliasOf?: string }> = [...names].sort().map((id) => ({ id }));
+    for (const [a, target] of [...this.aliases].sort()) if (!names.has(a) && names.has(target)) out.push({ id: a, aliasOf: target });
+    return out;
+  }
+}

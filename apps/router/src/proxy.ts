@@ -1,0 +1,203 @@
+import type { ServerResponse } from 'node:http';
+import { request, type Agent } from 'undici';
+import { codeForUpstreamStatus, LlmgwError, type ErrorCode } from '@llmgw/errors';
+import { SseUsageTap, usageFrom, type CapturedUsage } from './sse';
+
+/** Timeouts for one upstream attempt (ms; 0 = none). */
+export interface AttemptTimeouts {
+  firstToken: number;
+  total: number;
+  idle: number;
+}
+
+export interface AttemptInput {
+  url: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  stream: boolean;
+  /** Drop the usage chunk before it reaches the client (the router injected include_usage). */
+  withholdUsage: boolean;
+  agent: Agent;
+  timeouts: AttemptTimeouts;
+  /** Aborted when the client goes away. */
+  clientSignal: AbortSignal;
+  /** Extra response headers (x-llmgw-*), written with the first byte to the client. */
+  responseHeaders: () => Record<string, string>;
+  res: ServerResponse;
+}
+
+/**
+ * How one upstream attempt ended:
+ * - `retry`: nothing reached the client, and the failure is one the plan
+ *   retries (connection error, 503, 429) — try another endpoint.
+ * - `error`: nothing reached the client; send this error.
+ * - `served`: the response (or part of it) reached the client.
+ * - `client_gone`: the client disconnected; upstream was aborted.
+ */
+export type AttemptResult =
+  | { kind: 'retry'; reason: 'connect' | 'status_503' | 'status_429'; error: LlmgwError; endpointFault: true }
+  | { kind: 'error'; error: LlmgwError; endpointFault: boolean }
+  | { kind: 'served'; status: number; usage?: CapturedUsage; ttftMs?: number; complete: boolean; endpointFault: boolean }
+  | { kind: 'client_gone'; ttftMs?: number; usage?: CapturedUsage; endpointFault: false };
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function errCode(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } };
+  return err?.code ?? err?.cause?.code;
+}
+
+class AttemptAbort extends Error {
+  constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
+    super(why);
+  }
+}
+
+/** Reads at most `limit` bytes of an upstream error body. */
+async function readLimited(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of body) {
+    if (n < limit) parts.push(c);
+    n += c.length;
+  }
+  return Buffer.concat(parts).toString('utf8').slice(0, limit);
+}
+
+/** An upstream error body (OpenAI's, vLLM's, or text) normalised to a catalogue error. */
+export function normaliseUpstreamError(status: number, text: string): LlmgwError {
+  let message = text.trim().slice(0, 500) || `upstream returned HTTP ${status}`;
+  let param: string | null = null;
+  try {
+    const j = JSON.parse(text);
+    const e = j?.error ?? j;
+    if (typeof e?.message === 'string') message = e.message;
+    else if (typeof j?.detail === 'string') message = j.detail;
+    if (typeof e?.param === 'string') param = e.param;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  const code: ErrorCode = codeForUpstreamStatus(status);
+  return new LlmgwError(code, message, { param });
+}
+
+/**
+ * Sends one request to one endpoint and, if it answers well, streams the
+ * answer to the client. Nothing is written to the client before the first
+ * upstream body byte, so until then every failure can still be retried or
+ * turned into a clean error response.
+ */
+export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
+  const ac = new AbortController();
+  const abort = (why: AttemptAbort['why']) => {
+    if (!ac.signal.aborted) ac.abort(new AttemptAbort(why));
+  };
+  const onClient = () => abort('client');
+  if (inp.clientSignal.aborted) return { kind: 'client_gone', endpointFault: false };
+  inp.clientSignal.addEventListener('abort', onClient, { once: true });
+  const t0 = performance.now();
+  const total = inp.timeouts.total > 0 ? setTimeout(() => abort('total'), inp.timeouts.total) : undefined;
+  const first = inp.timeouts.firstToken > 0 ? setTimeout(() => abort('first_token'), inp.timeouts.firstToken) : undefined;
+  let idle: NodeJS.Timeout | undefined;
+  let ttftMs: number | undefined;
+  let wrote = false;
+  const res = inp.res;
+  const whyAborted = (): AttemptAbort['why'] | undefined => (ac.signal.aborted ? (ac.signal.reason as AttemptAbort).why : undefined);
+  const timeoutError = (why: string) => new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
+
+  try {
+    let up;
+    try {
+      up = await request(inp.url, { method: 'POST', headers: inp.headers, body: inp.body, dispatcher: inp.agent, signal: ac.signal });
+    } catch (e) {
+      const why = whyAborted();
+      if (why === 'client') return { kind: 'client_gone', endpointFault: false };
+      if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
+      const code = errCode(e);
+      if (code && CONNECT_CODES.has(code)) {
+        return { kind: 'retry', reason: 'connect', error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `cannot reach the engine (${code})`, { cause: e }), endpointFault: true };
+      }
+      return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }), endpointFault: true };
+    }
+
+    if (up.statusCode === 503 || up.statusCode === 429) {
+      const text = await readLimited(up.body, 4096).catch(() => '');
+      const ra = Number(up.headers['retry-after']);
+      const err = normaliseUpstreamError(up.statusCode, text);
+      const error = new LlmgwError('LLMGW_ERR_UPSTREAM_OVERLOADED', err.message, { retryAfterSeconds: Number.isFinite(ra) && ra > 0 ? ra : undefined });
+      return { kind: 'retry', reason: up.statusCode === 503 ? 'status_503' : 'status_429', error, endpointFault: true };
+    }
+    if (up.statusCode >= 400) {
+      const text = await readLimited(up.body, 16_384).catch(() => '');
+      return { kind: 'error', error: normaliseUpstreamError(up.statusCode, text), endpointFault: up.statusCode >= 500 };
+    }
+
+    const contentType = String(up.headers['content-type'] ?? (inp.stream ? 'text/event-stream' : 'application/json'));
+    const isSse = contentType.includes('text/event-stream');
+
+    if (!isSse) {
+      // Non-streaming: the whole JSON answer, then one write.
+      clearTimeout(first);
+      ttftMs = performance.now() - t0;
+      const parts: Buffer[] = [];
+      for await (const c of up.body) parts.push(c as Buffer);
+      const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      let usage: CapturedUsage | undefined;
+      if (buf.includes('"usage"')) {
+        try {
+          usage = usageFrom(JSON.parse(buf.toString('utf8')).usage);
+        } catch {
+          /* not JSON: pass through as is */
+        }
+      }
+      if (res.destroyed) return { kind: 'client_gone', ttftMs, usage, endpointFault: false };
+      res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'content-length': String(buf.length) });
+      wrote = true;
+      res.end(buf);
+      return { kind: 'served', status: up.statusCode, usage, ttftMs, complete: true, endpointFault: false };
+    }
+
+    const tap = new SseUsageTap(inp.withholdUsage);
+    if (inp.timeouts.idle > 0) {
+      idle = setTimeout(() => abort('idle'), inp.timeouts.idle);
+      idle.unref?.();
+    }
+    try {
+      for await (const c of up.body) {
+        idle?.refresh();
+        if (!wrote) {
+          clearTimeout(first);
+          ttftMs = performance.now() - t0;
+          res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+          res.flushHeaders();
+          wrote = true;
+        }
+        const out = tap.push(c as Buffer);
+        if (out && !res.destroyed) res.write(out);
+      }
+    } catch (e) {
+      const why = whyAborted();
+      if (why === 'client') return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
+      if (!wrote) {
+        if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
+        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', `upstream stream failed: ${(e as Error).message}`), endpointFault: true };
+      }
+      // Mid-stream: no retry and no status to change; end the client's stream.
+      res.destroy();
+      return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true };
+    }
+    const rest = tap.end();
+    if (!wrote) {
+      ttftMs = performance.now() - t0;
+      res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });
+      wrote = true;
+    }
+    res.end(rest || undefined);
+    return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: true, endpointFault: false };
+  } finally {
+    clearTimeout(total);
+    clearTimeout(first);
+    clearTimeout(idle);
+    inp.clientSignal.removeEventListener('abort', onClient);
+  }
+}

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SseUsageTap } from './sse';
+
+const FIX = join(__dirname, '../../../../shared/fixtures/openai/bodies');
+const fixture = (name: string) => {
+  const p = join(FIX, name);
+  try {
+    return readFileSync(p);
+  } catch {
+    return undefined;
+  }
+};
+
+function run(tap: SseUsageTap, buf: Buffer, chunkSize: number): string {
+  let out = '';
+  for (let i = 0; i < buf.length; i += chunkSize) out += tap.push(buf.subarray(i, i + chunkSize));
+  return out + tap.end();
+}
+
+const synthetic = Buffer.from(
+  'data: {"choices":[{"index":0,"delta":{"content":"hé"}}],"usage":null}\n\n' +
+    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n' +
+    'data: {"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":3}}}\n\n' +
+    'data: [DONE]\n\n',
+);
+
+describe('SseUsageTap', () => {
+  it.each([1, 3, 17, 4096])('captures usage and passes everything through when the client asked (chunks of %i bytes)', (size) => {
+    const tap = new SseUsageTap(false);
+    expect(run(tap, synthetic, size)).toBe(synthetic.toString());
+    expect(tap.usage).toEqual({ promptTokens: 7, completionTokens: 2, cachedTokens: 3 });
+    expect(tap.events).toBe(4);
+  });
+
+  it.each([1, 5, 4096])('withholds the usage-only chunk from a client that did not ask (chunks of %i bytes)', (size) => {
+    const tap = new SseUsageTap(true);
+    const out = run(tap, synthetic, size);
+    expect(out).not.toContain('prompt_tokens');
+    expect(out).toContain('"content":"hé"');
+    expect(out.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(tap.usage?.promptTokens).toBe(7);
+  });
+
+  it('strips usage riding on a content chunk instead of dropping the content', () => {
+    const tap = new SseUsageTap(true);
+    const out = run(tap, Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n'), 4096);
+    expect(out).toBe('data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n');
+    expect(tap.usage?.completionTokens).toBe(1);
+  });
+
+  it('reads the real OpenAI include_usage capture', () => {
+    const buf = fixture('chat_completions.stream.include_usage.sse');
+    expect(buf).toBeDefined();
+    const tap = new SseUsageTap(true);
+    const out = run(tap, buf!, 64);
+    expect(tap.usage).toEqual({ promptTokens: 12, completionTokens: 100, cachedTokens: 0 });
+    expect(out).not.toContain('"prompt_tokens"');
+    expect(out).toContain('[DONE]');
+  });
+});
