@@ -1,2 +1,4 @@
 export * from './load';
 export * from './router';
+export * from './admission';
+export * from './admission-core';

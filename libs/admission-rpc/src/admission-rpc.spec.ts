@@ -1,0 +1,166 @@
+import * as grpc from '@grpc/grpc-js';
+import { AdmissionController, DEFAULT_ADMISSION_CONFIG, type AcquireResult, type AdmissionRequest } from '@llmgw/admission-core';
+import { createServer, listen, shutdown } from '@llmgw/grpc';
+import { Registry } from 'prom-client';
+import { AdmissionRpcClient } from './client';
+import { createAdmissionMetrics } from './metrics';
+import { admissionServiceDefinition } from './proto';
+import { RemoteAdmission } from './remote';
+import { AdmissionRpcService } from './server';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+/** A controller whose pool "p" has batch capacity 1 and is otherwise idle: bronze gets 2 leases. */
+function controller(registry?: Registry) {
+  const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, registry ? { recorder: createAdmissionMetrics(registry) } : {});
+  ctl.updatePool('p', [{ id: 'r', waiting: 0, running: 1 }]);
+  ctl.updatePool('p', [{ id: 'r', waiting: 0, running: 0 }]);
+  return ctl;
+}
+
+async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; port?: number }) {
+  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000 });
+  const server = createServer();
+  server.addService(admissionServiceDefinition(), svc.implementation());
+  const port = await listen(server, '127.0.0.1', opts.port ?? 0);
+  svc.start();
+  return { svc, server, port, address: `127.0.0.1:${port}`, close: async () => (svc.stop(), shutdown(server, 200)) };
+}
+
+const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10, ...over });
+
+function track(p: Promise<AcquireResult>) {
+  const box: { r?: AcquireResult } = {};
+  void p.then((r) => (box.r = r));
+  return box;
+}
+
+describe('admission over gRPC', () => {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  function remote(addresses: string[], routerId: string, extra: Partial<ConstructorParameters<typeof RemoteAdmission>[0]> = {}) {
+    const local = controller();
+    const ra = new RemoteAdmission({ client: new AdmissionRpcClient({ addresses, callTimeoutMs: 500 }), local, routerId, queueTtlMs: 10_000, keepaliveIntervalMs: 100, probeIntervalMs: 100, ...extra });
+    ra.start();
+    cleanups.push(() => (local.close(), ra.close()));
+    return ra;
+  }
+
+  it('two routers share one queue: a lease held by one holds the other back until released', async () => {
+    const registry = new Registry();
+    const ctl = controller(registry);
+    const s = await serve({ ctl });
+    cleanups.push(() => s.close());
+    const a = remote([s.address], 'router-a');
+    const b = remote([s.address], 'router-b');
+    const g1 = await a.acquire(req('bronze'));
+    const g2 = await a.acquire(req('bronze'));
+    expect([g1.kind, g2.kind]).toEqual(['granted', 'granted']);
+    const waiting = track(b.acquire(req('bronze')));
+    await until(() => ctl.queued() === 1);
+    expect(waiting.r).toBeUndefined();
+    if (g1.kind === 'granted') g1.lease.release({ status: 200 });
+    await until(() => waiting.r !== undefined);
+    expect(waiting.r).toMatchObject({ kind: 'granted', pool: 'p' });
+    expect(waiting.r!.queuedMs).toBeGreaterThan(0);
+    const text = await registry.metrics();
+    expect(text).toMatch(/llmgw_admission_wait_seconds_count\{band="bronze",model="m"\} 3/);
+    expect(text).toMatch(/llmgw_pool_saturation\{pool="p",model=""\}/);
+  });
+
+  it('passes rejections through with reason and Retry-After', async () => {
+    const ctl = new AdmissionController({ ...DEFAULT_ADMISSION_CONFIG, queueCapacityPerBand: 0 });
+    ctl.updatePool('p', [{ id: 'r', waiting: 99, running: 1 }]);
+    const s = await serve({ ctl });
+    cleanups.push(() => s.close());
+    const a = remote([s.address], 'router-a');
+    const r = await a.acquire(req('gold'));
+    expect(r).toMatchObject({ kind: 'rejected', reason: 'full', retryAfterSeconds: 1 });
+  });
+
+  it('removes a queued request from the service queue when the router cancels it', async () => {
+    const ctl = controller();
+    const s = await serve({ ctl });
+    cleanups.push(() => s.close());
+    const a = remote([s.address], 'router-a');
+    await a.acquire(req('bronze'));
+    await a.acquire(req('bronze'));
+    const ac = new AbortController();
+    const p = a.acquire(req('bronze'), ac.signal);
+    await until(() => ctl.queued() === 1);
+    ac.abort();
+    expect(await p).toMatchObject({ kind: 'rejected', reason: 'client_gone' });
+    await until(() => ctl.queued() === 0);
+  });
+
+  it('releases the leases of a router that stops sending KeepAlive after router_ttl', async () => {
+    const ctl = controller();
+    const s = await serve({ ctl, routerTtlMs: 300 });
+    cleanups.push(() => s.close());
+    const client = new AdmissionRpcClient({ addresses: [s.address] });
+    cleanups.push(() => client.close());
+    const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'dead-router' };
+    expect((await client.acquire(base, 1000)).granted).toBeTruthy();
+    expect(ctl.outstandingLeases()).toBe(1);
+    // a live router keeps its lease through the same period
+    const live = remote([s.address], 'live-router');
+    const kept = await live.acquire(req('bronze'));
+    expect(kept.kind).toBe('granted');
+    await sleep(800);
+    expect(ctl.outstandingLeases()).toBe(1);
+  });
+
+  it('asks the next address when one is a standby', async () => {
+    const standby = await serve({});
+    const leader = await serve({ ctl: controller() });
+    cleanups.push(() => standby.close(), () => leader.close());
+    const a = remote([standby.address, leader.address], 'router-a');
+    expect((await a.acquire(req('bronze'))).kind).toBe('granted');
+    expect(a.isDegraded).toBe(false);
+  });
+
+  it('falls back to in-process admission while the service is down and returns when it is back', async () => {
+    const ctl = controller();
+    let s = await serve({ ctl });
+    const port = s.port;
+    const flips: boolean[] = [];
+    const a = remote([s.address], 'router-a', { onDegraded: (d) => flips.push(d) });
+    expect((await a.acquire(req('platinum'))).kind).toBe('granted');
+    await s.close();
+    const during = await a.acquire(req('platinum'));
+    expect(during.kind).toBe('granted');
+    expect(a.isDegraded).toBe(true);
+    expect(flips).toEqual([true]);
+    // still degraded: requests keep flowing locally
+    expect((await a.acquire(req('platinum'))).kind).toBe('granted');
+    const ctl2 = controller();
+    s = await serve({ ctl: ctl2, port });
+    cleanups.push(() => s.close());
+    await until(() => !a.isDegraded);
+    expect(flips).toEqual([true, false]);
+    const after = await a.acquire(req('platinum'));
+    expect(after.kind).toBe('granted');
+    expect(ctl2.outstandingLeases()).toBeGreaterThanOrEqual(2); // its own grant + the adopted one
+  });
+
+  it('answers UNAVAILABLE from a standby and Status tells who serves', async () => {
+    const standby = await serve({});
+    cleanups.push(() => standby.close());
+    const client = new AdmissionRpcClient({ addresses: [standby.address] });
+    cleanups.push(() => client.close());
+    await expect(client.acquire({ requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' }, 1000)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    expect(await client.status()).toMatchObject({ serving: false, instanceId: 'i' });
+    expect(await client.findServing()).toBeUndefined();
+  });
+});

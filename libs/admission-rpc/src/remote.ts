@@ -1,0 +1,155 @@
+import type { AcquireResult, Admission, AdmissionController, AdmissionRequest, Lease, LeaseOutcome } from '@llmgw/admission-core';
+import { AdmissionRpcClient, isUnreachable } from './client';
+import { reasonFromWire } from './wire';
+
+export interface RemoteAdmissionOptions {
+  client: AdmissionRpcClient;
+  /** The in-process fallback, fed with the router's own scraped stats. */
+  local: AdmissionController;
+  /** Stable id of this router process (KeepAlive key). */
+  routerId: string;
+  /** Longest an Acquire may wait when the request has no deadline, ms (the queue TTL). */
+  queueTtlMs: number;
+  keepaliveIntervalMs?: number;
+  probeIntervalMs?: number;
+  /** Told on every switch: true = running on the local fallback. */
+  onDegraded?: (degraded: boolean) => void;
+  log?: { info(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+/**
+ * The router's admission over gRPC (plan §7.2, issue 4). While the service
+ * answers, every router shares its queues. When it cannot be reached
+ * (UNAVAILABLE, a deadline, a broken connection) the request — and every
+ * following one — goes to the in-process controller, the router is flagged
+ * degraded, and a probe asks the service's Status every probe interval; once
+ * an instance serves again, new requests go back to it and the leases still
+ * held are re-announced with KeepAlive (the service adopts them).
+ */
+export class RemoteAdmission implements Admission {
+  private degraded = false;
+  private readonly held = new Map<string, string>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private readonly keepaliveMs: number;
+  private readonly probeMs: number;
+
+  constructor(private readonly o: RemoteAdmissionOptions) {
+    this.keepaliveMs = o.keepaliveIntervalMs ?? 3000;
+    this.probeMs = o.probeIntervalMs ?? 1000;
+  }
+
+  get isDegraded(): boolean {
+    return this.degraded;
+  }
+
+  /** Starts the KeepAlive / probe loop. */
+  start(): void {
+    this.schedule(0);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.o.client.close();
+  }
+
+  async acquire(req: AdmissionRequest, signal?: AbortSignal): Promise<AcquireResult> {
+    if (this.degraded) return this.o.local.acquire(req, signal);
+    const started = Date.now();
+    const waitMs = Math.max(100, (req.deadlineMs ?? started + this.o.queueTtlMs) - started) + 2000;
+    try {
+      const res = await this.o.client.acquire(
+        {
+          requestId: req.requestId,
+          band: req.band,
+          tenant: req.tenant,
+          model: req.model,
+          candidatePools: req.candidatePools,
+          estimatedTokens: Math.max(0, Math.round(req.estimatedTokens)),
+          deadlineUnixMs: req.deadlineMs ?? 0,
+          routerId: this.o.routerId,
+        },
+        waitMs,
+        signal,
+      );
+      if (res.granted) return this.granted(res.granted.leaseId, res.granted.pool, res.queuedMs);
+      const rj = res.rejected;
+      const reason = reasonFromWire(rj?.reason);
+      return {
+        kind: 'rejected',
+        reason,
+        queuedMs: res.queuedMs,
+        message: rj?.message || 'rejected by admission',
+        ...(rj?.retryAfterSeconds ? { retryAfterSeconds: rj.retryAfterSeconds } : {}),
+      };
+    } catch (e) {
+      if (signal?.aborted) return { kind: 'rejected', reason: 'client_gone', queuedMs: Date.now() - started, message: 'the client went away' };
+      if (!isUnreachable(e)) throw e;
+      this.setDegraded(true, (e as Error).message);
+      // Keep what is left of the request's time: the service already spent some.
+      return this.o.local.acquire(req, signal);
+    }
+  }
+
+  private granted(id: string, pool: string, queuedMs: number): AcquireResult {
+    this.held.set(id, pool);
+    let done = false;
+    const lease: Lease = {
+      id,
+      pool,
+      release: (outcome?: LeaseOutcome) => {
+        if (done) return;
+        done = true;
+        this.held.delete(id);
+        this.o.client
+          .release({ leaseId: id, routerId: this.o.routerId, status: outcome?.status ?? 0, promptTokens: outcome?.promptTokens ?? 0, completionTokens: outcome?.completionTokens ?? 0 })
+          .catch(() => undefined); // a lost release expires with this router's KeepAlive lapse or the next leader
+      },
+    };
+    return { kind: 'granted', lease, pool, queuedMs };
+  }
+
+  private setDegraded(d: boolean, why: string): void {
+    if (this.degraded === d) return;
+    this.degraded = d;
+    if (d) this.o.log?.warn({ reason: why, address: this.o.client.address }, 'admission service unreachable; using in-process admission');
+    else this.o.log?.info({ address: this.o.client.address }, 'admission service answers again; using it');
+    this.o.onDegraded?.(d);
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(d ? this.probeMs : 0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    if (this.closed) return;
+    if (this.degraded) {
+      const addr = await this.o.client.findServing().catch(() => undefined);
+      if (this.closed) return;
+      if (addr !== undefined) {
+        this.setDegraded(false, 'probe');
+        return;
+      }
+      this.schedule(this.probeMs);
+      return;
+    }
+    try {
+      await this.o.client.keepAlive(this.o.routerId, [...this.held].map(([leaseId, pool]) => ({ leaseId, pool })));
+    } catch (e) {
+      if (this.closed) return;
+      // The current address may be a standby now; another may lead.
+      const addr = await this.o.client.findServing().catch(() => undefined);
+      if (addr === undefined) {
+        this.setDegraded(true, (e as Error).message);
+        return;
+      }
+    }
+    if (!this.timer) this.schedule(this.keepaliveMs);
+  }
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { duration } from './load';
+import { staticEndpointSchema } from './router';
+import { admissionCoreShape, uniqueBands } from './admission-core';
+
+const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
+const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]));
+
+/**
+ * The admission service's configuration (`llmgw admission`). Parsed once at
+ * boot, strict, frozen.
+ */
+export const admissionServiceConfigSchema = z
+  .object({
+    /** gRPC listener "host:port"; port 0 = any free port. */
+    listen: z.string().default('127.0.0.1:7070'),
+    /** Metrics, /healthz, /readyz. */
+    admin_listen: z.string().default('127.0.0.1:9091'),
+    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** Leader-lock owner id; defaults to hostname-pid-random. */
+    instance_id: z.string().min(1).optional(),
+    /** TLS material (PEM file paths); mTLS when client_ca is set. Plaintext when absent. */
+    tls: z
+      .object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    leader: z
+      .object({
+        /** Redis holding the leader lock; absent = in-process lock (a single instance). */
+        redis_url: z.string().optional(),
+        key_prefix: z.string().default('llmgw:'),
+        name: z.string().min(1).default('admission'),
+        /** Lock lifetime without renewal: the longest a failover takes. */
+        lock_ttl: duration().default(5000),
+      })
+      .strict()
+      .default({ key_prefix: 'llmgw:', name: 'admission', lock_ttl: 5000 }),
+    /** A router silent (no KeepAlive) for this long loses all its leases. */
+    router_ttl: duration().default(15_000),
+    scrape_interval: duration().default(1000),
+    scrape_timeout: duration().default(1000),
+    endpoints: z.array(staticEndpointSchema).default([]),
+    endpoint_source: z
+      .object({
+        kind: z.enum(['static', 'redis']).default('static'),
+        redis_url: z.string().optional(),
+        key_prefix: z.string().default('llmgw:'),
+      })
+      .strict()
+      .default({ kind: 'static', key_prefix: 'llmgw:' }),
+    engine_metrics: z.partialRecord(engineKind, engineOverrides).default({}),
+    ...admissionCoreShape,
+  })
+  .strict()
+  .superRefine((c, ctx) => uniqueBands(c.bands, ctx));
+
+export type AdmissionServiceConfig = z.output<typeof admissionServiceConfigSchema>;
+export type AdmissionServiceConfigInput = z.input<typeof admissionServiceConfigSchema>;
