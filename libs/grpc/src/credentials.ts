@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { LlmgwError } from '@llmgw/errors';
 
 /** PEM material, as text or bytes. */
 export type Pem = string | Buffer;
@@ -54,4 +55,28 @@ export function clientChannelOptions(opts: { tls?: ClientTlsOptions } = {}): grp
 export function peerCommonName(call: { getAuthContext(): { sslPeerCertificate?: { subject?: { CN?: string | string[] } } } | null }): string | undefined {
   const cn = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
   return Array.isArray(cn) ? cn[0] : cn || undefined;
+}
+
+/**
+ * Refuses a call whose mTLS identity differs from the identity it claims
+ * (the inventory's check that Register.node.node_id equals the agent's
+ * certificate CN, plan §5.6). Without a client certificate (plaintext, on a
+ * trusted network) there is nothing to compare and the claim stands unless
+ * `requireCert` is set.
+ */
+export function assertPeerIdentity(call: Parameters<typeof peerCommonName>[0], claimed: string, opts: { requireCert?: boolean } = {}): void {
+  const cn = peerCommonName(call);
+  if (cn === undefined) {
+    if (opts.requireCert) throw new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'a client certificate is required');
+    return;
+  }
+  if (cn !== claimed) throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `claimed identity ${JSON.stringify(claimed)} does not match certificate CN ${JSON.stringify(cn)}`);
+}
+
+/**
+ * A generated client constructed with the right credentials and channel
+ * options for `tls` (plaintext when absent).
+ */
+export function makeClient<C>(Ctor: new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C, address: string, opts: { tls?: ClientTlsOptions; channelOptions?: grpc.ChannelOptions } = {}): C {
+  return new Ctor(address, clientCredentials(opts), { ...clientChannelOptions(opts), ...opts.channelOptions });
 }

@@ -5,3 +5,5 @@ export * from './deadline';
 export * from './server';
 export * from './unary';
 export * from './ca';
+export * from './health';
+export * from './stream';
