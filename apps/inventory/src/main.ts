@@ -5,7 +5,7 @@ export function buildCommand(): Command {
   return new Command('inventory')
     .description('Fleet-facing port: agents dial in, node/GPU/fabric/shard state, shard command relay.')
     .option('--config <file>', 'YAML config file')
-    .addHelpText('after', '\nThis role is a skeleton in this release: its wire contract is in proto/llmgw/, and its implementation lands in a later milestone (docs/roadmap.md).')
+    .addHelpText('after', '\nThis role is a skeleton in this release; it will implement these gRPC services (docs/wire-contracts.md):\n  llmgw.agent.v1.AgentService          proto/llmgw/agent/v1/agent.proto (fleet-facing port, mTLS: agents dial in)\n  llmgw.inventory.v1.InventoryService  proto/llmgw/inventory/v1/inventory.proto (called by placement-scheduler)\nIts implementation lands in a later milestone (docs/roadmap.md).')
     .exitOverride();
 }
 

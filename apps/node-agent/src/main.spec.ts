@@ -13,4 +13,11 @@ describe('llmgw node-agent', () => {
     expect(String(write.mock.calls[0][0])).toContain('not implemented');
     write.mockRestore();
   });
+  it('--help names the gRPC services it will implement', async () => {
+    let out = '';
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((c) => { out += String(c); return true; });
+    await main(['--help']);
+    write.mockRestore();
+    for (const svc of ['llmgw.agent.v1.AgentService']) expect(out).toContain(svc);
+  });
 });

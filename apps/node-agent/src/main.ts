@@ -5,7 +5,7 @@ export function buildCommand(): Command {
   return new Command('node-agent')
     .description('Runs on every GPU node: discovery, engine supervision, reports to inventory.')
     .option('--config <file>', 'YAML config file')
-    .addHelpText('after', '\nThis role is a skeleton in this release: its wire contract is in proto/llmgw/, and its implementation lands in a later milestone (docs/roadmap.md).')
+    .addHelpText('after', '\nThis role is a skeleton in this release; it will call this gRPC service (docs/wire-contracts.md):\n  llmgw.agent.v1.AgentService  proto/llmgw/agent/v1/agent.proto (dials out to inventory, mTLS, CN = node id)\nIts implementation lands in a later milestone (docs/roadmap.md).')
     .exitOverride();
 }
 
