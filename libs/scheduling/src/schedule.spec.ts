@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { BoundedLoadRing } from '@llmgw/prefix';
 import { MaxScorePicker } from './pickers/pickers';
 import { buildProfiles } from './profiles';
@@ -65,6 +66,61 @@ describe('schedule: outcomes', () => {
     const only = picked(schedule(chat, testRequest(), [eps[1]], opts()));
     expect(only.endpoint.id).toBe('stale');
   });
+});
+
+describe('schedule: invariants', () => {
+  const arbEndpoint = fc.record({
+    draining: fc.boolean(),
+    available: fc.boolean(),
+    stale: fc.boolean(),
+    inflight: fc.nat(20),
+    poolPriority: fc.constantFrom(0, 50, 100),
+    waiting: fc.nat(10),
+    running: fc.nat(16),
+    kvUsage: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+    excluded: fc.boolean(),
+  });
+
+  it.each(['chat', 'batch', 'long-context', 'debug'])(
+    'property (%s): picks a usable, non-excluded candidate whenever one exists, else no_endpoint',
+    (name) => {
+      const profile = buildProfiles(undefined).get(name)!;
+      fc.assert(
+        fc.property(
+          fc.array(arbEndpoint, { minLength: 0, maxLength: 16 }),
+          fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
+          fc.integer(),
+          (specs, sessionKey, seed) => {
+            const eps = specs.map((s, i) =>
+              testEndpoint(`e${i}`, {
+                ...s,
+                pool: `p${s.poolPriority}`,
+                stats: { waiting: s.waiting, running: s.running, kvUsage: s.kvUsage },
+              }),
+            );
+            const exclude = new Set(eps.filter((_, i) => specs[i].excluded).map((e) => e.id));
+            const usable = eps.filter((e) => !e.draining && e.available && !exclude.has(e.id));
+            const r = schedule(profile, testRequest({ sessionKey }), eps, { random: seeded(seed), exclude });
+            if (usable.length === 0) {
+              expect(r.kind).toBe('no_endpoint');
+              return;
+            }
+            const p = picked(r);
+            expect(usable).toContain(p.endpoint);
+            for (const s of p.scored) {
+              for (const v of Object.values(s.perScorer)) {
+                expect(v).toBeGreaterThanOrEqual(0);
+                expect(v).toBeLessThanOrEqual(1);
+              }
+            }
+            const removed = Object.values(p.filtered).reduce((a, b) => a + b, 0);
+            expect(removed + p.scored.length).toBe(eps.length);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
 });
 
 describe('schedule: pinned replica', () => {

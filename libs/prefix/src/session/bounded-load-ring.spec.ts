@@ -103,6 +103,26 @@ describe('BoundedLoadRing', () => {
     expect(moved).toBeLessThan(expected * 1.4);
   });
 
+  it('property: removing a member moves only the keys it owned', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 12 }),
+        fc.array(fc.string(), { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        (members, keys, which) => {
+          const gone = members[which % members.length];
+          const full = new BoundedLoadRing(members, { virtualNodes: 16 });
+          const less = new BoundedLoadRing(members.filter((m) => m !== gone), { virtualNodes: 16 });
+          for (const k of keys) {
+            const before = full.owner(k);
+            if (before !== gone) expect(less.owner(k)).toBe(before);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it.each([3, 8, 16])('spreads keys evenly over %d members (each within ±35%% of its share)', (n) => {
     const ring = new BoundedLoadRing(ids(n));
     const counts = new Map<string, number>();
