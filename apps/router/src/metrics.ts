@@ -32,6 +32,7 @@ export function createRouterMetrics(registry: Registry, src: MetricSources) {
       labelNames: ['replica'],
       ...reg,
       collect() {
+        this.reset();
         for (const [replica, s] of src.scores()) this.set({ replica }, s.total);
       },
     }),
@@ -41,6 +42,7 @@ export function createRouterMetrics(registry: Registry, src: MetricSources) {
       labelNames: ['scorer', 'replica'],
       ...reg,
       collect() {
+        this.reset();
         for (const [replica, s] of src.scores()) for (const [scorer, v] of Object.entries(s.perScorer)) this.set({ scorer, replica }, v);
       },
     }),
