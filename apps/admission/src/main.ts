@@ -1,4 +1,92 @@
-export async function main(_argv: string[]): Promise<number> {
-  process.stderr.write('llmgw admission: not implemented yet\n');
-  return 3;
+import { Command, CommanderError } from 'commander';
+import { admissionServiceConfigSchema, parseConfig, readConfigFile, type AdmissionServiceConfig } from '@llmgw/config';
+import { parseEndpointFlag } from '@llmgw/endpoints';
+import { parseListen, start } from './service';
+
+export { start, parseListen } from './service';
+export type { StartOptions, RunningAdmission } from './service';
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, v];
+}
+
+/** `llmgw admission ...` */
+export async function main(argv: string[]): Promise<number | void> {
+  const program = new Command('llmgw admission')
+    .description('The admission service: band queues, saturation, tenant fairness and leases for every router (plan §7.2). One instance leads (leader lock); others stand by.')
+    .option('-c, --config <file>', 'admission config file (YAML); see deploy/examples/admission.yaml')
+    .option('--endpoint <spec>', 'a static endpoint to scrape, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]', collect, [])
+    .option('--host <host>', 'gRPC and admin listen address')
+    .option('--port <port>', 'gRPC port (overrides listen; 0 = any free port)')
+    .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
+    .option('--redis-url <url>', 'Redis for the leader lock (without it the lock is in-process: one instance only)')
+    .option('--instance-id <id>', 'leader lock owner id (default hostname-pid-random)')
+    .option('--lock-ttl <duration>', 'leader lock TTL, e.g. 5s: the longest a failover takes')
+    .option('--router-ttl <duration>', 'a router silent this long loses its leases, e.g. 15s')
+    .option('--scrape-interval <duration>', 'engine /metrics scrape period, e.g. 1s')
+    .option('--log-level <level>', 'trace | debug | info | warn | error')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  llmgw admission --endpoint a=http://127.0.0.1:8001=llama --port 7070 --admin-port 9091
+  llmgw admission --config deploy/examples/admission.yaml --redis-url redis://127.0.0.1:6379
+
+Routers use it with (router config):
+  admission: { mode: remote, address: "127.0.0.1:7070,127.0.0.1:7071" }`,
+    )
+    .exitOverride();
+
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    throw e;
+  }
+  const o = program.opts<{
+    config?: string; endpoint: string[]; host?: string; port?: string; adminPort?: string; redisUrl?: string;
+    instanceId?: string; lockTtl?: string; routerTtl?: string; scrapeInterval?: string; logLevel?: string;
+  }>();
+
+  let cfg: AdmissionServiceConfig;
+  try {
+    const raw = (o.config ? readConfigFile(o.config) : {}) as Record<string, any>;
+    const input: Record<string, any> = { ...(raw ?? {}) };
+    if (o.endpoint.length) {
+      const flags = o.endpoint.map((f) => {
+        const e = parseEndpointFlag(f);
+        return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining };
+      });
+      input.endpoints = [...(input.endpoints ?? []), ...flags];
+    }
+    if (o.port !== undefined || o.host !== undefined) {
+      const cur = parseListen(input.listen ?? '127.0.0.1:7070');
+      input.listen = `${o.host ?? cur.host}:${o.port ?? cur.port}`;
+    }
+    if (o.adminPort !== undefined || o.host !== undefined) {
+      const cur = parseListen(input.admin_listen ?? '127.0.0.1:9091');
+      input.admin_listen = `${o.host ?? cur.host}:${o.adminPort ?? cur.port}`;
+    }
+    if (o.redisUrl || o.lockTtl) input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
+    if (o.instanceId) input.instance_id = o.instanceId;
+    if (o.routerTtl) input.router_ttl = o.routerTtl;
+    if (o.scrapeInterval) input.scrape_interval = o.scrapeInterval;
+    if (o.logLevel) input.log_level = o.logLevel;
+    cfg = parseConfig(admissionServiceConfigSchema, input, o.config ?? 'command line');
+  } catch (e) {
+    process.stderr.write(`llmgw admission: ${(e as Error).message}\n`);
+    return 2;
+  }
+
+  const running = await start({ config: cfg });
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void running.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
 }

@@ -1,24 +1,130 @@
-import type { AcquireResult, Admission, AdmissionRequest, Lease } from '@llmgw/admission-core';
-import type { RouterConfig } from '@llmgw/config';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Gauge, type Registry } from 'prom-client';
+import { AdmissionController, feedPools, type AcquireResult, type Admission, type AdmissionRequest, type Lease } from '@llmgw/admission-core';
+import { AdmissionRpcClient, RemoteAdmission, createAdmissionMetrics } from '@llmgw/admission-rpc';
+import { toAdmissionCoreConfig, type RouterConfig } from '@llmgw/config';
+import { Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
+import type { MappingOverride } from '@llmgw/engine-metrics';
 import type { Logger } from '@llmgw/observability';
-import type { Registry } from 'prom-client';
 
 /** What the router hands to its admission implementation. */
 export interface AdmissionDeps {
   log: Logger;
   /** The router's metric registry (admin port). */
   registry: Registry;
+  /**
+   * The router's endpoint source and scraper: local admission (and the remote
+   * fallback) read pool saturation from them. When absent, admission builds
+   * its own from the static endpoints in config (a second scrape loop).
+   */
+  source?: EndpointSource;
+  scraper?: Scraper;
+  /** KeepAlive key of this router process; default hostname-pid-random. */
+  routerId?: string;
 }
 
+export type RouterAdmission = Admission & {
+  readonly mode: 'off' | 'local' | 'remote';
+  /** True while remote mode runs on its in-process fallback. */
+  readonly degraded: boolean;
+  close?(): Promise<void>;
+};
+
 /**
- * The router's admission seam (plan §7.1 step 5). The router calls
- * `acquire()` before scheduling and releases the lease when the response
- * completes. This default is a pass-through: always granted at once, the pool
- * being the first candidate.
+ * The router's admission (plan §7.1 step 5, §7.2):
+ * - `off`: pass-through, granted at once, pool = first candidate;
+ * - `local`: the in-process admission-core controller, fed with the router's
+ *   own scraped stats (single-router deployments);
+ * - `remote`: the admission service over gRPC (one queue for all routers); on
+ *   UNAVAILABLE or a deadline it falls back to `local`, sets
+ *   `llmgw_admission_degraded` to 1 and probes the service until it answers.
  */
-export function createAdmission(_cfg: RouterConfig, _deps: AdmissionDeps): Admission & { close?(): Promise<void> } {
+export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterAdmission {
+  const a = cfg.admission;
+  if (a.mode === 'off') return passThrough();
+
+  const closers: Array<() => Promise<unknown> | unknown> = [];
+  const local = new AdmissionController(toAdmissionCoreConfig(a), { recorder: createAdmissionMetrics(deps.registry) });
+  closers.push(() => local.close());
+
+  let source = deps.source;
+  let scraper = deps.scraper;
+  if (!source) {
+    const own = new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e })));
+    source = own;
+    closers.push(() => own.close());
+  }
+  if (!scraper) {
+    const own = new Scraper({
+      source,
+      intervalMs: cfg.scrape_interval,
+      timeoutMs: cfg.scrape_timeout,
+      overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
+      log: deps.log,
+    });
+    scraper = own;
+    closers.push(() => own.close());
+  }
+  // The scraper has no change hook for us, so the feed runs on its own period (twice per scrape).
+  const src = source;
+  const scr = scraper;
+  let fed = new Set<string>();
+  const feed = () => {
+    fed = feedPools(local, src.all(), (id) => scr.state(id)?.stats, fed);
+  };
+  feed();
+  const timer = setInterval(feed, Math.max(50, Math.floor(cfg.scrape_interval / 2)));
+  timer.unref();
+  closers.push(() => clearInterval(timer));
+  closers.push(src.subscribe(feed));
+
+  const closeAll = async () => {
+    while (closers.length) await Promise.resolve(closers.pop()!()).catch(() => undefined);
+  };
+
+  if (a.mode === 'local') {
+    return {
+      mode: 'local',
+      degraded: false,
+      acquire: (req: AdmissionRequest, signal?: AbortSignal) => local.acquire(req, signal),
+      close: closeAll,
+    };
+  }
+
+  const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
+  const degradedGauge =
+    (deps.registry.getSingleMetric('llmgw_admission_degraded') as Gauge | undefined) ??
+    new Gauge({ name: 'llmgw_admission_degraded', help: '1 while the router runs on in-process admission because the admission service is unreachable.', registers: [deps.registry] });
+  degradedGauge.set(0);
+  const remote = new RemoteAdmission({
+    client: new AdmissionRpcClient({ addresses, callTimeoutMs: a.call_timeout }),
+    local,
+    routerId: deps.routerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    queueTtlMs: a.queue_ttl,
+    keepaliveIntervalMs: a.keepalive_interval,
+    probeIntervalMs: a.probe_interval,
+    onDegraded: (d) => degradedGauge.set(d ? 1 : 0),
+    log: deps.log,
+  });
+  remote.start();
+  closers.unshift(() => remote.close());
+  return {
+    mode: 'remote',
+    get degraded() {
+      return remote.isDegraded;
+    },
+    acquire: (req: AdmissionRequest, signal?: AbortSignal) => remote.acquire(req, signal),
+    close: closeAll,
+  };
+}
+
+function passThrough(): RouterAdmission {
   let seq = 0;
   return {
+    mode: 'off',
+    degraded: false,
     async acquire(req: AdmissionRequest): Promise<AcquireResult> {
       const pool = req.candidatePools[0] ?? 'default';
       const lease: Lease = { id: `pass-${++seq}`, pool, release: () => undefined };
