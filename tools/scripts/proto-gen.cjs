@@ -86,12 +86,134 @@ function writeBarrels(target) {
   walk(target);
 }
 
+// --- wire compatibility lock ---------------------------------------------
+// Each package folder (proto/llmgw/<service>/v1) keeps wire-lock.json: every
+// message field's number, label and type, every enum value's number and every
+// rpc's signature. Within v1 changes are additive only: a locked field may not
+// change number, type or label, a removed field's number must be `reserved`,
+// and no locked message, enum, value or rpc may disappear. proto:gen records
+// additions; proto:check fails on a breaking change or an unrecorded addition.
+// `--allow-breaking` rewrites the lock (only before a package is first released).
+
+const LOCK_NAME = 'wire-lock.json';
+
+function packageDirs() {
+  return [...new Set(listProtos(protoDir).map((p) => path.dirname(p)))].sort();
+}
+
+function describePackage(dir) {
+  const protoLoader = require('@grpc/proto-loader');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.proto')).map((f) => path.relative(protoDir, path.join(dir, f)));
+  const pkg = path.relative(protoDir, dir).split(path.sep).join('.') + '.';
+  const defs = protoLoader.loadSync(files, { includeDirs: [protoDir], keepCase: true });
+  const out = { messages: {}, enums: {}, services: {} };
+  const reserved = {};
+  for (const [name, def] of Object.entries(defs).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!name.startsWith(pkg)) continue;
+    if (def.format === 'Protocol Buffer 3 DescriptorProto') {
+      const fields = {};
+      for (const f of def.type.field) {
+        const type = f.typeName ? f.typeName.replace(/^\./, '') : f.type.replace(/^TYPE_/, '').toLowerCase();
+        fields[f.name] = `${f.number} ${f.label === 'LABEL_REPEATED' ? 'repeated ' : ''}${type}`;
+      }
+      out.messages[name] = fields;
+      reserved[name] = { ranges: def.type.reservedRange.map((r) => [r.start, r.end]), names: def.type.reservedName };
+    } else if (def.format === 'Protocol Buffer 3 EnumDescriptorProto') {
+      out.enums[name] = Object.fromEntries(def.type.value.map((v) => [v.name, v.number]));
+    } else if (def.format === undefined && typeof def === 'object') {
+      const methods = {};
+      for (const [m, d] of Object.entries(def)) {
+        if (!d || typeof d.path !== 'string') continue;
+        methods[m] = `${d.requestStream ? 'stream ' : ''}${typeName(defs, d.requestType)} -> ${d.responseStream ? 'stream ' : ''}${typeName(defs, d.responseType)}`;
+      }
+      if (Object.keys(methods).length) out.services[name] = methods;
+    }
+  }
+  return { lock: out, reserved };
+}
+
+// The fully qualified name of a method's request/response type.
+function typeName(defs, typeDef) {
+  return Object.keys(defs).find((k) => defs[k].type === typeDef.type) ?? typeDef.type.name;
+}
+
+// A field number is reserved when inside one of the message's reserved ranges
+// (protobufjs gives inclusive ends: `reserved 4;` → [4, 4]). Enum reserved
+// ranges do not survive the descriptor conversion, so enum values may never be
+// removed in v1 (document them as deprecated instead).
+const isReserved = (res, n) => !!res && res.ranges.some(([a, b]) => n >= a && n <= b);
+
+/** Breaking differences between a lock and the current protos. */
+function breakingChanges(old, now, reserved) {
+  const problems = [];
+  for (const [msg, fields] of Object.entries(old.messages ?? {})) {
+    const cur = now.messages[msg];
+    if (!cur) { problems.push(`message ${msg} was removed`); continue; }
+    const byNumber = new Map(Object.entries(cur).map(([n, d]) => [Number(d.split(' ')[0]), n]));
+    for (const [field, desc] of Object.entries(fields)) {
+      const num = Number(desc.split(' ')[0]);
+      if (cur[field] !== undefined) {
+        if (cur[field] !== desc) problems.push(`${msg}.${field} changed from "${desc}" to "${cur[field]}"`);
+      } else if (byNumber.has(num)) {
+        problems.push(`${msg}: field number ${num} (was ${field}) is reused by ${byNumber.get(num)}`);
+      } else if (!isReserved(reserved[msg], num)) {
+        problems.push(`${msg}.${field} (= ${num}) was removed without \`reserved ${num};\``);
+      }
+    }
+  }
+  for (const [en, values] of Object.entries(old.enums ?? {})) {
+    const cur = now.enums[en];
+    if (!cur) { problems.push(`enum ${en} was removed`); continue; }
+    for (const [v, num] of Object.entries(values)) {
+      if (cur[v] !== undefined && cur[v] !== num) problems.push(`${en}.${v} changed from ${num} to ${cur[v]}`);
+      if (cur[v] === undefined) problems.push(`${en}.${v} (= ${num}) was removed; enum values stay for all of v1`);
+    }
+  }
+  for (const [svc, methods] of Object.entries(old.services ?? {})) {
+    const cur = now.services[svc];
+    if (!cur) { problems.push(`service ${svc} was removed`); continue; }
+    for (const [m, sig] of Object.entries(methods)) {
+      if (cur[m] !== sig) problems.push(`${svc}.${m} changed from "${sig}" to "${cur[m] ?? '(removed)'}"`);
+    }
+  }
+  return problems;
+}
+
+const lockText = (lock) => JSON.stringify(lock, null, 2) + '\n';
+
+/** Checks (and unless `checkOnly`, records) every package's wire lock. Returns problems. */
+function syncLocks(checkOnly, allowBreaking) {
+  const problems = [];
+  for (const dir of packageDirs()) {
+    const file = path.join(dir, LOCK_NAME);
+    const rel = path.relative(root, file);
+    const { lock, reserved } = describePackage(dir);
+    const old = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+    const breaking = old && !allowBreaking ? breakingChanges(old, lock, reserved) : [];
+    problems.push(...breaking.map((b) => `${rel}: breaking change: ${b}`));
+    if (breaking.length) continue;
+    if (checkOnly) {
+      if (!old || fs.readFileSync(file, 'utf8') !== lockText(lock)) problems.push(`${rel} does not record the current protos; run \`npm run proto:gen\``);
+    } else {
+      fs.writeFileSync(file, lockText(lock));
+    }
+  }
+  return problems;
+}
+
 if (require.main !== module) {
-  module.exports = { FLAGS, flagsFor, OPTIONS };
+  module.exports = { FLAGS, flagsFor, OPTIONS, describePackage, breakingChanges };
   return;
 }
 
+const allowBreaking = process.argv.includes('--allow-breaking');
+
 if (!check) {
+  const lockProblems = syncLocks(false, allowBreaking);
+  if (lockProblems.length) {
+    console.error(`proto changes break wire compatibility (docs/wire-contracts.md):\n  ${lockProblems.join('\n  ')}`);
+    process.exit(1);
+  }
   generate(outDir);
   console.log(`generated ${listFiles(outDir).length} files into ${path.relative(root, outDir)}`);
   process.exit(0);
@@ -108,8 +230,9 @@ try {
     else if (!have.includes(f)) problems.push(`missing: ${f}`);
     else if (fs.readFileSync(path.join(tmp, f), 'utf8') !== fs.readFileSync(path.join(outDir, f), 'utf8')) problems.push(`stale: ${f}`);
   }
+  problems.push(...syncLocks(true, false));
   if (problems.length) {
-    console.error(`generated gRPC types are out of date; run \`npm run proto:gen\`:\n  ${problems.join('\n  ')}`);
+    console.error(`generated gRPC types or wire locks are out of date:\n  ${problems.join('\n  ')}`);
     process.exit(1);
   }
   console.log(`generated types are fresh (${want.length} files)`);

@@ -96,3 +96,43 @@ describe('proto doc comments', () => {
     expect(undocumented(protoPath(rel))).toEqual([]);
   });
 });
+
+describe('wire lock: v1 changes are additive only', () => {
+  const { breakingChanges, describePackage } = require(join(__dirname, '../../../tools/scripts/proto-gen.cjs')) as {
+    breakingChanges: (old: any, now: any, reserved: any) => string[];
+    describePackage: (dir: string) => { lock: any; reserved: any };
+  };
+  const base = {
+    messages: { 'p.M': { a: '1 string', b: '2 repeated uint32', c: '3 p.Other' } },
+    enums: { 'p.E': { E_UNSPECIFIED: 0, E_ONE: 1 } },
+    services: { 'p.S': { Call: 'Req -> Res' } },
+  };
+  const clone = () => JSON.parse(JSON.stringify(base));
+  const noReserved = { 'p.M': { ranges: [], names: [] } };
+
+  it.each([
+    ['adding a field, a value, an rpc, a message', (n: any) => { n.messages['p.M'].d = '4 bool'; n.enums['p.E'].E_TWO = 2; n.services['p.S'].Other = 'A -> stream B'; n.messages['p.N'] = {}; }, noReserved, []],
+    ['removing a field whose number is reserved', (n: any) => { delete n.messages['p.M'].b; }, { 'p.M': { ranges: [[2, 2]], names: [] } }, []],
+    ['removing a field without reserving it', (n: any) => { delete n.messages['p.M'].b; }, noReserved, [/p\.M\.b \(= 2\) was removed without `reserved 2;`/]],
+    ['renumbering a field', (n: any) => { n.messages['p.M'].a = '5 string'; }, noReserved, [/p\.M\.a changed from "1 string" to "5 string"/]],
+    ['changing a type', (n: any) => { n.messages['p.M'].a = '1 bytes'; }, noReserved, [/changed/]],
+    ['making a field repeated', (n: any) => { n.messages['p.M'].a = '1 repeated string'; }, noReserved, [/changed/]],
+    ['reusing a number under a new name', (n: any) => { delete n.messages['p.M'].c; n.messages['p.M'].z = '3 string'; }, noReserved, [/number 3 \(was c\) is reused by z/]],
+    ['removing an enum value', (n: any) => { delete n.enums['p.E'].E_ONE; }, noReserved, [/E_ONE \(= 1\) was removed/]],
+    ['changing an rpc to streaming', (n: any) => { n.services['p.S'].Call = 'Req -> stream Res'; }, noReserved, [/p\.S\.Call changed/]],
+    ['removing a message', (n: any) => { delete n.messages['p.M']; }, {}, [/message p\.M was removed/]],
+  ])('%s', (_what, change, reserved, want) => {
+    const now = clone();
+    change(now);
+    const got = breakingChanges(base, now, reserved);
+    expect(got).toHaveLength(want.length);
+    want.forEach((re, i) => expect(got[i]).toMatch(re));
+  });
+
+  it('describes a real package: fields with number, label and type; rpc signatures', () => {
+    const { lock } = describePackage(protoPath('llmgw/agent/v1'));
+    expect(lock.messages['llmgw.agent.v1.Gpu'].nvlink_peers).toBe('9 repeated uint32');
+    expect(lock.enums['llmgw.agent.v1.ShardState'].SHARD_STATE_FAILED).toBe(7);
+    expect(lock.services['llmgw.agent.v1.AgentService'].Connect).toBe('stream AgentMessage -> stream ControlMessage');
+  });
+});
