@@ -1,0 +1,278 @@
+import OpenAI from 'openai';
+import type { RouterConfigInput } from '@llmgw/config';
+import { start, type RunningRouter } from '../src/main';
+import { chatJson, fakeUpstream, metricValue, ok, silentLog, until, type FakeHandler, type FakeUpstream } from './helpers';
+
+const MSG = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
+
+const status =
+  (code: number, headers: Record<string, string> = {}): FakeHandler =>
+  (_req, res) => {
+    res.writeHead(code, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error: { message: `engine says ${code}`, type: 'x' } }));
+  };
+
+/** Streams one SSE event, then kills the connection. */
+const dieMidStream: FakeHandler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write('data: {"choices":[{"index":0,"delta":{"content":"par"}}]}\n\n');
+  setTimeout(() => res.socket?.destroy(), 30);
+};
+
+const sseOk: FakeHandler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end('data: {"choices":[{"index":0,"delta":{"content":"fine"}}]}\n\ndata: [DONE]\n\n');
+};
+
+describe('router reliability against fake upstreams', () => {
+  const ups: FakeUpstream[] = [];
+  let router: RunningRouter | undefined;
+
+  async function setup(n: number, cfg: Partial<RouterConfigInput> = {}, model = 'm'): Promise<{ r: RunningRouter; client: OpenAI; u: FakeUpstream[] }> {
+    const u: FakeUpstream[] = [];
+    for (let i = 0; i < n; i++) u.push(await fakeUpstream());
+    ups.push(...u);
+    router = await start({
+      log: silentLog(),
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        scrape_interval: 100,
+        stale_after: 400,
+        endpoints: u.map((x, i) => ({ name: `u${i}`, url: x.url, model })),
+        ...cfg,
+      },
+    });
+    return { r: router, client: new OpenAI({ baseURL: `${router.url}/v1`, apiKey: 'x', maxRetries: 0 }), u };
+  }
+
+  afterEach(async () => {
+    await router?.close();
+    router = undefined;
+    await Promise.all(ups.splice(0).map((u) => u.close()));
+  });
+
+  it.each([
+    ['503', status(503)],
+    ['429', status(429, { 'retry-after': '1' })],
+    ['a refused connection', null],
+  ])('retries %s on a different endpoint', async (_what, handler) => {
+    const { r, client, u } = await setup(2, { cooldown_seconds: 0 });
+    if (handler) u[0].handler = handler;
+    else await u[0].close();
+    const { response } = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
+    expect(response.headers.get('x-llmgw-replica')).toBe('u1');
+    expect(u[1].hits).toHaveLength(1);
+    if (handler) expect(u[0].hits).toHaveLength(1);
+    expect(await metricValue(r.adminUrl, 'llmgw_retries_total', { model: 'm' })).toBe(1);
+  });
+
+  it('gives up after `retries` attempts, each on a new endpoint', async () => {
+    const { client, u } = await setup(4, { retries: 2, cooldown_seconds: 0 });
+    for (const x of u) x.handler = status(503);
+    const err = await client.chat.completions.create(MSG).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(err.status).toBe(503);
+    expect(err.code).toBe('upstream_overloaded');
+    const hits = u.map((x) => x.hits.length);
+    expect(hits.reduce((a, b) => a + b)).toBe(3);
+    expect(Math.max(...hits)).toBe(1);
+  });
+
+  it('does not retry a client error (400) and normalises it', async () => {
+    const { client, u } = await setup(2, { cooldown_seconds: 0 });
+    for (const x of u) x.handler = status(400);
+    const err = await client.chat.completions.create(MSG).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.message).toContain('engine says 400');
+    expect(u[0].hits.length + u[1].hits.length).toBe(1);
+  });
+
+  it('never retries after the first byte reached the client', async () => {
+    const { client, u } = await setup(2, { cooldown_seconds: 0 });
+    u[0].handler = dieMidStream;
+    u[1].handler = sseOk;
+    const stream = await client.chat.completions.create({ ...MSG, stream: true }, { headers: { 'x-llmgw-replica': 'u0' } });
+    const got: string[] = [];
+    const err = await (async () => {
+      for await (const c of stream) got.push(c.choices[0]?.delta?.content ?? '');
+    })().catch((e) => e);
+    expect(got).toEqual(['par']);
+    expect(err).toBeDefined();
+    expect(u[1].hits).toHaveLength(0);
+  });
+
+  it('does not retry a slow first token: it answers 504', async () => {
+    const { client, u } = await setup(2, { cooldown_seconds: 0, timeouts: { first_token: 150 } });
+    u[0].handler = () => undefined; // never answers
+    const t0 = Date.now();
+    const err = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).catch((e) => e);
+    expect(err.status).toBe(504);
+    expect(err.code).toBe('upstream_timeout');
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(u[1].hits).toHaveLength(0);
+  });
+
+  it('ends a stream that goes idle between tokens', async () => {
+    const { client, u } = await setup(1, { timeouts: { idle: 150 } });
+    u[0].handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n');
+    };
+    const stream = await client.chat.completions.create({ ...MSG, stream: true });
+    const t0 = Date.now();
+    const err = await (async () => {
+      for await (const _ of stream) void _;
+    })().catch((e) => e);
+    expect(err).toBeDefined();
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it('cools an erroring endpoint down for cooldown_seconds', async () => {
+    const { client, u } = await setup(2, { cooldown_seconds: 30 });
+    u[0].handler = status(503);
+    await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } });
+    u[0].handler = ok;
+    for (let i = 0; i < 6; i++) await client.chat.completions.create(MSG);
+    expect(u[0].hits).toHaveLength(1);
+    expect(u[1].hits).toHaveLength(7);
+  });
+
+  it('opens the breaker after consecutive failures, half-opens after backoff, closes on a good probe', async () => {
+    const { r, client, u } = await setup(2, { cooldown_seconds: 0, retries: 0, breaker: { failure_threshold: 2, base_backoff: 300, max_backoff: 5000 } });
+    const health = r.core.health;
+    u[0].handler = status(500);
+    const pinned = { headers: { 'x-llmgw-replica': 'u0' } };
+    await expect(client.chat.completions.create(MSG, pinned)).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    expect(health.breaker('u0')).toBe('closed');
+    await expect(client.chat.completions.create(MSG, pinned)).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    expect(health.breaker('u0')).toBe('open');
+    expect(await metricValue(r.adminUrl, 'llmgw_endpoint_breaker_state', { replica: 'u0' })).toBe(2);
+    // Open: even a pinned request goes elsewhere.
+    const { response } = await client.chat.completions.create(MSG, pinned).withResponse();
+    expect(response.headers.get('x-llmgw-replica')).toBe('u1');
+    expect(u[0].hits).toHaveLength(2);
+    await until(() => health.breaker('u0') === 'half_open', 3000);
+    // A failed probe re-opens it with a doubled backoff.
+    await expect(client.chat.completions.create(MSG, pinned)).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    expect(health.breaker('u0')).toBe('open');
+    u[0].handler = ok;
+    const t0 = Date.now();
+    await until(() => health.breaker('u0') === 'half_open', 3000);
+    expect(Date.now() - t0).toBeGreaterThan(400);
+    const probe = await client.chat.completions.create(MSG, pinned).withResponse();
+    expect(probe.response.headers.get('x-llmgw-replica')).toBe('u0');
+    expect(health.breaker('u0')).toBe('closed');
+  });
+
+  it('trips the breaker after three failed scrapes', async () => {
+    const { r, u } = await setup(2, { breaker: { base_backoff: 60_000 } });
+    u[0].metrics = 500;
+    await until(() => r.core.health.breaker('u0') === 'open', 3000);
+    expect(r.core.scraper.state('u0')!.consecutiveFailures).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a stale endpoint loses score but stays routable', async () => {
+    const { r, client, u } = await setup(2, { breaker: { base_backoff: 1 }, profiles: { chat: { scorers: { queue: 1 } } } });
+    await until(() => r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false);
+    u[0].metrics = 503;
+    await until(() => r.core.scraper.state('u0')?.stale === true);
+    await until(async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1);
+    await until(() => r.core.health.breaker('u0') !== 'open', 2000);
+    const res = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
+    expect(res.response.headers.get('x-llmgw-replica')).toBe('u0');
+    // Unpinned, both are scored: the stale one at half the fresh one's queue score.
+    await client.chat.completions.create(MSG);
+    const q0 = await metricValue(r.adminUrl, 'llmgw_scorer_value', { scorer: 'queue', replica: 'u0' });
+    const q1 = await metricValue(r.adminUrl, 'llmgw_scorer_value', { scorer: 'queue', replica: 'u1' });
+    expect(q1).toBe(1);
+    expect(q0).toBeCloseTo(0.5);
+  });
+
+  it('keeps a session on one replica until it passes load_factor × the average', async () => {
+    const held: Array<() => void> = [];
+    const { client, u } = await setup(3, { prefix: { session_affinity: { load_factor: 2 } } });
+    for (const x of u) {
+      x.handler = (_req, res) => {
+        held.push(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(chatJson());
+        });
+      };
+    }
+    const session = { headers: { 'x-session-id': 'conversation-42' } };
+    const replicaOf = (p: Promise<{ response: Response }>) => p.then((x) => x.response.headers.get('x-llmgw-replica'));
+    // Sequential: always the same replica.
+    const seq: Array<string | null> = [];
+    for (let i = 0; i < 5; i++) {
+      const p = replicaOf(client.chat.completions.create(MSG, session).withResponse());
+      await until(() => held.length === 1);
+      held.shift()!();
+      seq.push(await p);
+    }
+    expect(new Set(seq).size).toBe(1);
+    const home = seq[0];
+    // Concurrent, 3 replicas, load_factor 2: a replica may hold ceil(2 × (total + 1) / 3) requests, so
+    // home takes the 1st and 2nd; the 3rd would put it past the bound and goes to the next replica on the ring.
+    const ps: Array<Promise<string | null>> = [];
+    for (let i = 0; i < 6; i++) {
+      ps.push(replicaOf(client.chat.completions.create(MSG, session).withResponse()));
+      await until(() => held.length === i + 1);
+    }
+    while (held.length) held.shift()!();
+    const conc = await Promise.all(ps);
+    expect(conc[0]).toBe(home);
+    expect(conc[1]).toBe(home);
+    expect(conc[2]).not.toBe(home);
+    expect(conc[3]).toBe(home);
+  });
+
+  it('falls back to the next model and says so in x-llmgw-served-model; draining endpoints get nothing', async () => {
+    const a = await fakeUpstream();
+    const b = await fakeUpstream();
+    ups.push(a, b);
+    router = await start({
+      log: silentLog(),
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        models: [{ name: 'big', fallbacks: ['small'] }, { name: 'small' }],
+        endpoints: [
+          { name: 'big-0', url: a.url, model: 'big', draining: true },
+          { name: 'small-0', url: b.url, model: 'small' },
+        ],
+      },
+    });
+    const client = new OpenAI({ baseURL: `${router.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const { response } = await client.chat.completions.create({ ...MSG, model: 'big' }).withResponse();
+    expect(response.headers.get('x-llmgw-served-model')).toBe('small');
+    expect(a.hits).toHaveLength(0);
+    expect(b.hits[0].body.model).toBe('small');
+    expect(await metricValue(router.adminUrl, 'llmgw_fallbacks_total', { model: 'big', served_model: 'small' })).toBe(1);
+  });
+
+  it('answers 503 no_endpoint when nothing can serve', async () => {
+    const { client } = await setup(1, { models: [{ name: 'm' }] }, 'm');
+    // The one endpoint starts draining:
+    (router!.core.source as any).set([{ name: 'd', url: ups[0].url, model: 'm', draining: true }]);
+    const err = await client.chat.completions.create(MSG).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(err.status).toBe(503);
+    expect(err.code).toBe('no_endpoint');
+    expect(err.headers.get('retry-after')).toBeTruthy();
+    expect(ups[0].hits).toHaveLength(0);
+  });
+
+  it('forwards traceparent and x-request-id, injects include_usage only for streams, and rewrites only the model', async () => {
+    const { client, u } = await setup(1, { model_aliases: { alias: 'm' } });
+    u[0].handler = (req, res, body) => (JSON.parse(body).stream ? sseOk(req, res, body) : ok(req, res, body));
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await client.chat.completions.create({ ...MSG, model: 'alias', temperature: 0.3, seed: 7 } as never, { headers: { traceparent: tp, 'x-request-id': 'rid-1' } });
+    const s = await client.chat.completions.create({ ...MSG, stream: true, stream_options: { include_usage: false } } as never);
+    for await (const _ of s as any) void _;
+    expect(u[0].hits[0].headers.traceparent).toBe(tp);
+    expect(u[0].hits[0].headers['x-request-id']).toBe('rid-1');
+    expect(u[0].hits[0].body).toEqual({ ...MSG, model: 'm', temperature: 0.3, seed: 7 });
+    expect(u[0].hits[1].body.stream_options).toEqual({ include_usage: true });
+  });
+});
