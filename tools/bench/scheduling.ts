@@ -30,6 +30,8 @@ interface Case {
   n: number;
   pools: number;
   session: boolean;
+  /** A retry: the first endpoint is excluded. */
+  retry?: boolean;
 }
 
 function run(c: Case): number {
@@ -44,6 +46,7 @@ function run(c: Case): number {
     sessionKey: c.session ? k : undefined,
     estimatedPromptTokens: 500,
   }));
+  const exclude = c.retry ? new Set([eps[0].id]) : undefined;
   let sink = 0;
   // Warm up the JIT and the ring cache.
   for (let i = 0; i < 2000; i++) sink += schedule(profile, reqs[i % 1000], eps, { random }).considered;
@@ -52,7 +55,7 @@ function run(c: Case): number {
     const ep = eps[i % eps.length];
     // The router's inflight counts change between decisions.
     ep.inflight = (ep.inflight + 1) % 8;
-    const r = schedule(profile, reqs[i % 1000], eps, { random });
+    const r = schedule(profile, reqs[i % 1000], eps, { random, exclude });
     if (r.kind === 'picked') sink++;
   }
   const ns = ((performance.now() - t0) * 1e6) / decisions;
@@ -65,18 +68,19 @@ for (const n of [3, 8, 16]) {
   cases.push({ profile: 'chat', n, pools: 1, session: true });
   cases.push({ profile: 'chat', n, pools: 1, session: false });
   cases.push({ profile: 'chat', n, pools: 3, session: true });
+  cases.push({ profile: 'chat', n, pools: 1, session: true, retry: true });
   cases.push({ profile: 'batch', n, pools: 1, session: false });
   cases.push({ profile: 'long-context', n, pools: 1, session: true });
 }
 
 console.log(`schedule() micro benchmark, ${decisions} decisions per case${quick ? ' (quick)' : ''}`);
-console.log('profile        endpoints pools session   ns/decision');
+console.log('profile        endpoints pools session retry   ns/decision');
 let worst = 0;
 for (const c of cases) {
   const ns = run(c);
   worst = Math.max(worst, ns);
   console.log(
-    `${c.profile.padEnd(14)} ${String(c.n).padStart(9)} ${String(c.pools).padStart(5)} ${String(c.session).padEnd(7)} ${ns.toFixed(0).padStart(13)}`,
+    `${c.profile.padEnd(14)} ${String(c.n).padStart(9)} ${String(c.pools).padStart(5)} ${String(c.session).padEnd(7)} ${String(c.retry ?? false).padEnd(5)} ${ns.toFixed(0).padStart(13)}`,
   );
 }
 console.log(`worst case: ${(worst / 1000).toFixed(2)} µs/decision (target < 20 µs)`);

@@ -301,6 +301,16 @@ describe('schedule: session affinity and cache decisions', () => {
     expect(r.endpoint.id).toBe(next);
   });
 
+  it('a retry that excludes the session replica goes to the next one on the ring', () => {
+    const owner = new BoundedLoadRing(ids).owner('conv-7')!;
+    const next = new BoundedLoadRing(ids.filter((i) => i !== owner)).owner('conv-7')!;
+    const eps = ids.map((id) => testEndpoint(id));
+    const first = picked(schedule(chat, testRequest({ sessionKey: 'conv-7' }), eps, opts()));
+    expect(first.endpoint.id).toBe(owner);
+    const retry = picked(schedule(chat, testRequest({ sessionKey: 'conv-7' }), eps, opts({ exclude: new Set([owner]) })));
+    expect(retry.endpoint.id).toBe(next);
+  });
+
   it.each([
     ['a profile without a session scorer', 'none', 'debug', 'k'],
     ['no session key', 'no_session', 'chat', undefined],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { BoundedLoadRing } from './bounded-load-ring';
-import { RingCache } from './ring-cache';
+import { RingSet } from './ring-set';
 
 const ids = (n: number, prefix = 'replica-'): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 const zero = (): number => 0;
@@ -138,25 +138,58 @@ describe('BoundedLoadRing', () => {
   });
 });
 
-describe('RingCache', () => {
-  it('builds a ring once per membership, whatever the order', () => {
-    const cache = new RingCache();
-    const r1 = cache.get(['a', 'b', 'c']);
-    expect(cache.get(['c', 'a', 'b'])).toBe(r1);
-    expect(cache.builds).toBe(1);
-    const r2 = cache.get(['a', 'b']);
-    expect(r2).not.toBe(r1);
-    expect(r2.members).toEqual(['a', 'b']);
-    expect(cache.get(['a', 'b', 'c'])).toBe(r1);
-    expect(cache.builds).toBe(2);
+describe('pick over a subset of the members', () => {
+  it('property: a ring over a superset places keys exactly like a ring over the candidates alone', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        fc.array(fc.nat(10), { minLength: 12, maxLength: 12 }),
+        fc.string(),
+        fc.double({ min: 1, max: 2, noNaN: true }),
+        (members, inSubset, loads, key, lf) => {
+          const subset = members.filter((_, i) => inSubset[i]);
+          const loadOf = (id: string): number => loads[members.indexOf(id)];
+          const big = new BoundedLoadRing(members, { virtualNodes: 16 });
+          const small = new BoundedLoadRing(subset, { virtualNodes: 16 });
+          const viaBig = big.pick(key, (id) => (subset.includes(id) ? loadOf(id) : undefined), lf);
+          expect(viaBig).toEqual(small.pick(key, loadOf, lf));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
-  it('evicts the oldest ring beyond its bound', () => {
-    const cache = new RingCache(2);
-    const r1 = cache.get(['a']);
-    cache.get(['b']);
-    cache.get(['c']);
-    expect(cache.get(['a'])).not.toBe(r1);
-    expect(cache.builds).toBe(4);
+  it('returns undefined when no member is a candidate', () => {
+    expect(new BoundedLoadRing(['a', 'b']).pick('k', () => undefined, 1.25)).toBeUndefined();
+  });
+});
+
+describe('RingSet', () => {
+  it('builds a ring per scope only when a new member appears', () => {
+    const rings = new RingSet();
+    const r1 = rings.get('m', ['a', 'b', 'c']);
+    expect(rings.get('m', ['c', 'a', 'b'])).toBe(r1);
+    expect(rings.get('m', ['a', 'b'])).toBe(r1); // a retry or a drain: same ring
+    expect(rings.builds).toBe(1);
+    const r2 = rings.get('m', ['a', 'b', 'd']);
+    expect(r2.members).toEqual(['a', 'b', 'c', 'd']);
+    expect(rings.get('other', ['a'])).not.toBe(r2);
+    expect(rings.builds).toBe(3);
+  });
+
+  it('drops departed members once they outnumber the candidates', () => {
+    const rings = new RingSet();
+    rings.get('m', ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    const r = rings.get('m', ['a']); // 7 > 2 × 1 + 4
+    expect(r.members).toEqual(['a']);
+  });
+
+  it('evicts the oldest scope beyond its bound', () => {
+    const rings = new RingSet({}, 2);
+    const r1 = rings.get('x', ['a']);
+    rings.get('y', ['a']);
+    rings.get('z', ['a']);
+    expect(rings.get('x', ['a'])).not.toBe(r1);
   });
 });

@@ -22,8 +22,9 @@ export interface BoundedLoadRingOptions {
  * "Consistent Hashing with Bounded Loads", 2016), the tier-0 session
  * affinity of plan §7.5.
  *
- * Membership is fixed at construction: build a new ring when it changes (see
- * `RingCache`). Each member owns `virtualNodes` points at `hash32("<id>#<v>")`,
+ * Membership is fixed at construction; a decision over a subset of the
+ * members passes `undefined` loads for the others (see `pick`), so a new ring
+ * is needed only when a new member appears. Each member owns `virtualNodes` points at `hash32("<id>#<v>")`,
  * which depend on the id alone, so adding or removing one member moves only
  * the keys that member gains or loses (≈ 1/N of them).
  *
@@ -51,23 +52,21 @@ export class BoundedLoadRing {
     this.members = unique;
     unique.forEach((id, i) => this.index.set(id, i));
 
+    // Points sorted as point × 2^16 + member (exact in a double): one native
+    // numeric sort, and equal points order by member, i.e. by id, so the ring
+    // is identical whatever order the members were given in.
     const n = unique.length * vnodes;
-    const pos = new Uint32Array(n);
-    const own = new Uint16Array(n);
+    const keyed = new Float64Array(n);
     for (let m = 0; m < unique.length; m++) {
-      for (let v = 0; v < vnodes; v++) {
-        pos[m * vnodes + v] = hash32(`${unique[m]}#${v}`);
-        own[m * vnodes + v] = m;
-      }
+      for (let v = 0; v < vnodes; v++) keyed[m * vnodes + v] = hash32(`${unique[m]}#${v}`) * 65536 + m;
     }
-    // Ties (same point for two members) resolve by member order, i.e. by id,
-    // so the ring is identical whatever order members were given in.
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => pos[a] - pos[b] || own[a] - own[b]);
+    keyed.sort();
     this.points = new Uint32Array(n);
     this.owners = new Uint16Array(n);
     for (let i = 0; i < n; i++) {
-      this.points[i] = pos[order[i]];
-      this.owners[i] = own[order[i]];
+      const m = keyed[i] % 65536;
+      this.owners[i] = m;
+      this.points[i] = (keyed[i] - m) / 65536;
     }
     this.loads = new Float64Array(unique.length);
     this.seen = new Uint32Array(unique.length);
@@ -96,20 +95,30 @@ export class BoundedLoadRing {
 
   /**
    * The member for `key` under bounded load. `loadOf` is read once per member
-   * per call (current requests on that member, not counting this one).
+   * per call: the member's current requests (not counting this one), or
+   * `undefined` when the member is not a candidate this time. Skipping
+   * non-candidates gives exactly the placement of a ring built over the
+   * candidates alone, so one ring serves every subset of its members.
+   * Undefined when no member is a candidate.
    */
-  pick(key: string, loadOf: (id: string) => number, loadFactor: number): RingPick | undefined {
-    const count = this.members.length;
-    if (count === 0) return undefined;
+  pick(key: string, loadOf: (id: string) => number | undefined, loadFactor: number): RingPick | undefined {
     if (!(loadFactor >= 1)) throw new RangeError(`loadFactor must be ≥ 1, got ${loadFactor}`);
+    const size = this.members.length;
+    let eligible = 0;
     let total = 0;
-    for (let m = 0; m < count; m++) {
+    for (let m = 0; m < size; m++) {
       const l = loadOf(this.members[m]);
+      if (l === undefined) {
+        this.loads[m] = Number.NaN;
+        continue;
+      }
       const v = Number.isFinite(l) && l > 0 ? l : 0;
       this.loads[m] = v;
       total += v;
+      eligible++;
     }
-    const bound = Math.ceil((loadFactor * (total + 1)) / count);
+    if (eligible === 0) return undefined;
+    const bound = Math.ceil((loadFactor * (total + 1)) / eligible);
 
     if (++this.generation === 0xffffffff) {
       this.seen.fill(0);
@@ -117,22 +126,28 @@ export class BoundedLoadRing {
     }
     const gen = this.generation;
     const start = this.locate(hash32(key));
-    const primary = this.owners[start];
-    let skipped = 0;
     const n = this.points.length;
-    for (let step = 0; step < n && skipped < count; step++) {
+    let primary = -1;
+    let skipped = 0;
+    let visited = 0;
+    for (let step = 0; step < n && visited < eligible; step++) {
       const m = this.owners[(start + step) % n];
       if (this.seen[m] === gen) continue;
       this.seen[m] = gen;
+      if (Number.isNaN(this.loads[m])) continue;
+      visited++;
+      if (primary < 0) primary = m;
       if (this.loads[m] + 1 <= bound) {
         return { id: this.members[m], primary: this.members[primary], overflow: m !== primary, skipped };
       }
       skipped++;
     }
-    // Unreachable with loadFactor ≥ 1 (the least loaded member fits); kept so a
-    // caller's inconsistent loadOf can never leave a key unplaced.
-    let best = 0;
-    for (let m = 1; m < count; m++) if (this.loads[m] < this.loads[best]) best = m;
+    // Unreachable with loadFactor ≥ 1 (the least loaded candidate fits); kept so
+    // an inconsistent loadOf can never leave a key unplaced.
+    let best = -1;
+    for (let m = 0; m < size; m++) {
+      if (!Number.isNaN(this.loads[m]) && (best < 0 || this.loads[m] < this.loads[best])) best = m;
+    }
     return { id: this.members[best], primary: this.members[primary], overflow: best !== primary, skipped };
   }
 

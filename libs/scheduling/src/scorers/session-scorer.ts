@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RingCache } from '@llmgw/prefix';
+import { RingSet } from '@llmgw/prefix';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, ScoreDetail, Scorer } from '../types';
 
@@ -24,13 +24,13 @@ export type SessionScorerParams = z.output<typeof schema>;
  */
 export class SessionScorer implements Scorer {
   readonly type = 'session-scorer';
-  private readonly rings: RingCache;
+  private readonly rings: RingSet;
 
   constructor(
     readonly name: string,
     readonly params: SessionScorerParams,
   ) {
-    this.rings = new RingCache(32, { virtualNodes: params.virtual_nodes });
+    this.rings = new RingSet({ virtualNodes: params.virtual_nodes });
   }
 
   score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
@@ -47,8 +47,9 @@ export class SessionScorer implements Scorer {
     const loads = new Map<string, number>();
     const withRunning = this.params.load === 'inflight+running';
     for (const ep of eps) loads.set(ep.id, ep.inflight + (withRunning ? (ep.stats?.running ?? 0) : 0));
-    const ring = this.rings.get(ids);
-    const pick = ring.pick(req.sessionKey, (id) => loads.get(id) ?? 0, this.params.load_factor);
+    // One ring per model, over every replica seen for it; non-candidates are skipped (undefined load).
+    const ring = this.rings.get(req.model, ids);
+    const pick = ring.pick(req.sessionKey, (id) => loads.get(id), this.params.load_factor);
     for (const ep of eps) scores.set(ep.id, ep.id === pick?.id ? 1 : 0);
     return { scores, cacheDecision: pick?.overflow ? 'session_overflow' : 'session_hit', target: pick?.id };
   }
