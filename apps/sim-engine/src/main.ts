@@ -1,4 +1,165 @@
-export async function main(_argv: string[]): Promise<number> {
-  process.stderr.write('llmgw sim-engine: not implemented yet\n');
-  return 3;
+import type { AddressInfo } from 'node:net';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { parseConfig, simEngineConfigSchema, type SimEngineConfig, type SimEngineConfigInput } from '@llmgw/config';
+import { createLogger, type Logger } from '@llmgw/observability';
+import { SimEngine } from './engine';
+import { createSimServer } from './server';
+
+export { SimEngine } from './engine';
+export type { KvEvent, KvEventBatch } from './kv-events';
+
+export interface SimEngineHandle {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  port: number;
+  config: SimEngineConfig;
+  engine: SimEngine;
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends SimEngineConfigInput {
+  /** Log destination (tests); defaults to stdout. */
+  logDestination?: NodeJS.WritableStream;
+  logger?: Logger;
+}
+
+/**
+ * Starts one sim-engine. Once it listens it logs one line
+ * `{"msg":"listening","url":"http://127.0.0.1:PORT"}` (the convention
+ * libs/testing's spawnRole waits for).
+ */
+export async function start(options: StartOptions = {}): Promise<SimEngineHandle> {
+  const { logDestination, logger, ...raw } = options;
+  const config = parseConfig(simEngineConfigSchema, raw, 'sim-engine options');
+  const log = logger ?? createLogger({ service: 'sim-engine', level: config.logLevel, destination: logDestination });
+  const engine = new SimEngine({
+    maxNumSeqs: config.maxNumSeqs,
+    numGpuBlocks: config.numGpuBlocks,
+    blockSize: config.blockSize,
+    prefixCacheBlocks: config.prefixCacheBlocks,
+    prefillTps: config.prefillTps,
+    decodeTps: config.decodeTps,
+    batchContention: config.batchContention,
+  });
+  const server = createSimServer(config, engine, log);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, models: config.models, dialect: config.dialect }, 'listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    config,
+    engine,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        engine.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function int(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new InvalidArgumentError(`${name} must be an integer`);
+    return n;
+  };
+}
+
+function float(name: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number`);
+    return n;
+  };
+}
+
+function collectModels(v: string, prev: string[] | undefined): string[] {
+  return [...(prev ?? []), ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export function buildCommand(): Command {
+  const d = simEngineConfigSchema.parse({});
+  return new Command('llmgw sim-engine')
+    .description('A fake OpenAI-compatible inference engine with vLLM-style /metrics, continuous batching, KV blocks and prefix caching.')
+    .option('--host <addr>', 'address to listen on', d.host)
+    .option('--port <n>', 'port to listen on (0 = any free port)', int('--port'), d.port)
+    .option('--model <names>', 'served model name; repeatable or comma-separated (the first labels /metrics)', collectModels)
+    .option('--max-model-len <n>', 'maximum context (prompt + max_tokens) in tokens', int('--max-model-len'), d.maxModelLen)
+    .option('--max-num-seqs <n>', 'maximum sequences in the running batch', int('--max-num-seqs'), d.maxNumSeqs)
+    .option('--num-gpu-blocks <n>', 'KV cache size in 16-token blocks', int('--num-gpu-blocks'), d.numGpuBlocks)
+    .option('--prefix-cache-blocks <n>', 'LRU capacity of the prefix cache in blocks (0 = no prefix caching)', int('--prefix-cache-blocks'), d.prefixCacheBlocks)
+    .option('--prefill-tps <n>', 'prompt tokens per second per request (0 = instantaneous)', float('--prefill-tps'), d.prefillTps)
+    .option('--decode-tps <n>', 'tokens per second of a request running alone (0 = instantaneous)', float('--decode-tps'), d.decodeTps)
+    .option('--batch-contention <x>', 'per-token latency × (1 + x × (running − 1))', float('--batch-contention'), d.batchContention)
+    .option('--fail-rate <p>', 'fraction of requests answered with HTTP 500 (seeded)', float('--fail-rate'), d.failRate)
+    .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
+    .option('--dialect <engine>', 'metric vocabulary on /metrics: vllm | sglang | llamacpp', d.dialect)
+    .option('--max-tokens-default <n>', 'tokens generated when a request sets no max_tokens', int('--max-tokens-default'), d.maxTokensDefault)
+    .option('--body-limit-bytes <n>', 'request bodies above this size get HTTP 413', int('--body-limit-bytes'), d.bodyLimitBytes)
+    .option('--embedding-dim <n>', 'dimensions of /v1/embeddings vectors', int('--embedding-dim'), d.embeddingDim)
+    .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', d.logLevel)
+    .addHelpText(
+      'after',
+      '\nZero-latency throughput settings: --prefill-tps 0 --decode-tps 0.\n' +
+        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics.',
+    )
+    .exitOverride();
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const cmd = buildCommand();
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    throw e;
+  }
+  const o = cmd.opts();
+  let handle: SimEngineHandle;
+  try {
+    handle = await start({
+      host: o.host,
+      port: o.port,
+      models: o.model,
+      maxModelLen: o.maxModelLen,
+      maxNumSeqs: o.maxNumSeqs,
+      numGpuBlocks: o.numGpuBlocks,
+      prefixCacheBlocks: o.prefixCacheBlocks,
+      prefillTps: o.prefillTps,
+      decodeTps: o.decodeTps,
+      batchContention: o.batchContention,
+      failRate: o.failRate,
+      seed: o.seed,
+      dialect: o.dialect,
+      maxTokensDefault: o.maxTokensDefault,
+      bodyLimitBytes: o.bodyLimitBytes,
+      embeddingDim: o.embeddingDim,
+      logLevel: o.logLevel,
+    });
+  } catch (e) {
+    process.stderr.write(`llmgw sim-engine: ${(e as Error).message}\n`);
+    return 2;
+  }
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void handle.close().then(() => resolve(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

@@ -2,3 +2,4 @@ export * from './load';
 export * from './router';
 export * from './admission';
 export * from './admission-core';
+export * from './sim-engine'

@@ -4,3 +4,4 @@ export * from './proto';
 export * as agentV1 from './generated/llmgw/agent/v1';
 export * as inventoryV1 from './generated/llmgw/inventory/v1';
 export * as controlV1 from './generated/llmgw/control/v1';
+export * from './openai'

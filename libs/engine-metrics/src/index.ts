@@ -1,1 +1,4 @@
 export * from './types';
+export * from './parser';
+export * from './mappings';
+export * from './extract';

@@ -1,0 +1,394 @@
+import { BlockManager } from './block-manager';
+import { KvEventBus } from './kv-events';
+import { EngineCounters, type EngineGauges } from './metrics';
+import { blockHash } from './rng';
+import { WordStream } from './tokens';
+
+/** The scheduler's knobs (a subset of the app config). */
+export interface EngineOptions {
+  maxNumSeqs: number;
+  numGpuBlocks: number;
+  blockSize: number;
+  prefixCacheBlocks: number;
+  /** Prompt tokens/s; 0 = instantaneous. */
+  prefillTps: number;
+  /** Tokens/s of a sequence running alone; 0 = instantaneous. */
+  decodeTps: number;
+  batchContention: number;
+}
+
+export interface SeqUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+/** Where a sequence's output goes (the HTTP layer). */
+export interface SeqSink {
+  /** Newly generated token texts, once per engine step; `first` on the first call. */
+  tokens(texts: string[], first: boolean): void;
+  finish(reason: 'stop' | 'length', usage: SeqUsage): void;
+}
+
+export interface SubmitRequest {
+  promptTokens: number[];
+  /** Tokens to generate at most. */
+  maxTokens: number;
+  /** finish_reason when maxTokens is reached: 'length' for an explicit limit, 'stop' for the default. */
+  limitReason: 'stop' | 'length';
+  stop?: string[];
+  /** Seeds the generated words. */
+  textSeed: number;
+  sink: SeqSink;
+}
+
+type SeqState = 'waiting' | 'prefill' | 'decode' | 'done';
+
+export class Sequence {
+  state: SeqState = 'waiting';
+  generated = 0;
+  cachedTokens = 0;
+  /** Prefix-cache entries this sequence references, in block order. */
+  shared: number[] = [];
+  /** Blocks held privately (partial blocks, uncached ones). */
+  private = 0;
+  admitted = false;
+  prefillTokens = 0;
+  nextAt = 0;
+  firstTokenAt = 0;
+  lastTokenAt = 0;
+  pending: string[] = [];
+  sentAny = false;
+  text = '';
+  readonly words: WordStream;
+  readonly promptLen: number;
+  /** Hashes of the prompt's full blocks. */
+  readonly hashes: number[];
+
+  constructor(
+    readonly id: number,
+    readonly req: SubmitRequest,
+    readonly arrivedAt: number,
+    blockSize: number,
+  ) {
+    this.words = new WordStream(req.textSeed);
+    this.promptLen = req.promptTokens.length;
+    const full = Math.floor(this.promptLen / blockSize);
+    this.hashes = new Array<number>(full);
+    let parent: number | null = null;
+    for (let i = 0; i < full; i++) {
+      parent = blockHash(parent, req.promptTokens, i * blockSize, (i + 1) * blockSize);
+      this.hashes[i] = parent;
+    }
+  }
+
+  get heldBlocks(): number {
+    return this.shared.length + this.private;
+  }
+}
+
+/**
+ * The simulated engine: a FIFO waiting queue, a running batch bounded by
+ * max_num_seqs and by KV blocks, automatic prefix caching, and one shared
+ * step loop (a single timer for the whole engine, never one per token).
+ *
+ * Timing model: a sequence's prefill takes uncached_prompt_tokens /
+ * prefill_tps; its first token comes at the end of prefill; each further token
+ * takes 1/decode_tps × (1 + batch_contention × (running − 1)).
+ */
+export class SimEngine {
+  readonly waiting: Sequence[] = [];
+  readonly running: Sequence[] = [];
+  readonly counters = new EngineCounters();
+  readonly kvEvents = new KvEventBus();
+  readonly blocks: BlockManager;
+  private nextId = 1;
+  private immediate: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = Infinity;
+  private closed = false;
+
+  constructor(readonly opts: EngineOptions) {
+    this.blocks = new BlockManager(opts.numGpuBlocks, opts.blockSize, opts.prefixCacheBlocks, this.kvEvents);
+  }
+
+  gauges(): EngineGauges {
+    return {
+      running: this.running.length,
+      waiting: this.waiting.length,
+      kvUsage: this.blocks.usage,
+      usedBlocks: this.blocks.usedBlocks,
+      numGpuBlocks: this.opts.numGpuBlocks,
+      blockSize: this.opts.blockSize,
+      maxNumSeqs: this.opts.maxNumSeqs,
+      prefixCaching: this.opts.prefixCacheBlocks > 0,
+    };
+  }
+
+  /** True when a prompt could never be scheduled, even on an empty engine. */
+  tooLargeForCache(promptTokens: number): boolean {
+    return Math.ceil((promptTokens + 1) / this.opts.blockSize) > this.opts.numGpuBlocks;
+  }
+
+  submit(req: SubmitRequest): Sequence {
+    const seq = new Sequence(this.nextId++, req, performance.now(), this.opts.blockSize);
+    this.waiting.push(seq);
+    this.kick();
+    return seq;
+  }
+
+  /** Drops a sequence (client gone): its blocks are freed at once. */
+  abort(seq: Sequence): void {
+    if (seq.state === 'done') return;
+    if (seq.state === 'waiting') {
+      const i = this.waiting.indexOf(seq);
+      if (i >= 0) this.waiting.splice(i, 1);
+    } else {
+      this.removeRunning(seq);
+      this.releaseBlocks(seq);
+    }
+    seq.state = 'done';
+    this.counters.finished.abort++;
+    this.kick();
+  }
+
+  /** Drops idle prefix-cache blocks (vLLM's /reset_prefix_cache). */
+  resetPrefixCache(): number {
+    const n = this.blocks.reset();
+    this.kvEvents.flush();
+    return n;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.immediate) clearImmediate(this.immediate);
+    if (this.timer) clearTimeout(this.timer);
+    this.immediate = undefined;
+    this.timer = undefined;
+  }
+
+  private kick(): void {
+    if (this.immediate || this.closed) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      this.step();
+    });
+  }
+
+  private itlMs(): number {
+    if (this.opts.decodeTps <= 0) return 0;
+    return (1000 / this.opts.decodeTps) * (1 + this.opts.batchContention * Math.max(0, this.running.length - 1));
+  }
+
+  /** One engine iteration: admit, advance every due sequence, deliver output, re-arm the timer. */
+  step(): void {
+    if (this.closed) return;
+    const now = performance.now();
+    for (let pass = 0; pass < 64; pass++) {
+      const admitted = this.admit(now);
+      const finished = this.advance(now);
+      if (admitted === 0 && finished === 0) break;
+      if (this.waiting.length === 0) break;
+    }
+    this.kvEvents.flush();
+    this.arm(now);
+  }
+
+  private arm(now: number): void {
+    let due = Infinity;
+    for (const s of this.running) if (s.nextAt < due) due = s.nextAt;
+    if (due === Infinity) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.timerDue = Infinity;
+      return;
+    }
+    if (due <= now) {
+      this.kick();
+      return;
+    }
+    if (this.timer && this.timerDue <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerDue = Infinity;
+      this.step();
+    }, Math.max(1, Math.ceil(due - now)));
+  }
+
+  private admit(now: number): number {
+    const bs = this.opts.blockSize;
+    let n = 0;
+    while (this.waiting.length > 0 && this.running.length < this.opts.maxNumSeqs) {
+      const seq = this.waiting[0];
+      // At least the last prompt token is always computed, as in vLLM.
+      const maxHit = Math.min(seq.hashes.length, Math.floor((seq.promptLen - 1) / bs));
+      const hits = this.blocks.lookup(seq.hashes, maxHit);
+      const ctx = seq.promptLen + seq.generated;
+      const need = Math.ceil((ctx + 1) / bs) - hits;
+      if (this.blocks.available - this.blocks.idleAmong(seq.hashes, hits) < need) break; // head-of-line blocking
+      this.waiting.shift();
+      this.blocks.acquireCached(seq.hashes, hits);
+      this.blocks.allocate(need);
+      seq.shared = seq.hashes.slice(0, hits);
+      seq.private = need;
+      if (!seq.admitted) {
+        seq.admitted = true;
+        seq.cachedTokens = hits * bs;
+        this.counters.prefixQueries += seq.promptLen;
+        this.counters.prefixHits += hits * bs;
+      }
+      seq.prefillTokens = ctx - hits * bs;
+      seq.state = 'prefill';
+      seq.nextAt = now + (this.opts.prefillTps > 0 ? (seq.prefillTokens / this.opts.prefillTps) * 1000 : 0);
+      this.running.push(seq);
+      n++;
+    }
+    return n;
+  }
+
+  /** Advances due sequences; returns how many finished or left the batch. */
+  private advance(now: number): number {
+    const bs = this.opts.blockSize;
+    let left = 0;
+    const batch = this.running.slice();
+    for (const seq of batch) {
+      if (seq.state === 'prefill') {
+        if (seq.nextAt > now) continue;
+        this.completePrefill(seq);
+        if (seq.generated === 0) {
+          this.emit(seq, now);
+          if ((seq.state as SeqState) === 'done') {
+            left++;
+            continue;
+          }
+        }
+        seq.state = 'decode';
+        seq.nextAt += this.itlMs();
+      }
+      if (seq.state !== 'decode') continue;
+      const itl = this.itlMs();
+      if (seq.nextAt < now - itl) seq.nextAt = now - itl; // no bursts after a stalled loop
+      while (seq.state === 'decode' && seq.nextAt <= now) {
+        if (Math.ceil((seq.promptLen + seq.generated + 1) / bs) > seq.heldBlocks) {
+          if (!this.growOrPreempt(seq)) break;
+        }
+        this.emit(seq, now);
+        seq.nextAt += this.itlMs();
+      }
+      this.deliver(seq);
+      if (seq.state !== 'decode') left++;
+    }
+    return left;
+  }
+
+  private completePrefill(seq: Sequence): void {
+    if (!seq.admitted || seq.generated === 0) this.counters.promptTokens += seq.promptLen;
+    const hits = seq.shared.length;
+    if (hits < seq.hashes.length) {
+      const referenced = this.blocks.insert(
+        hits > 0 ? seq.hashes[hits - 1] : null,
+        seq.hashes.slice(hits),
+        seq.req.promptTokens,
+        hits * this.opts.blockSize,
+      );
+      seq.private -= referenced.length;
+      for (const h of referenced) seq.shared.push(h);
+    }
+  }
+
+  /** Finds one more block for `seq`; preempts the newest sequence when none is free. */
+  private growOrPreempt(seq: Sequence): boolean {
+    while (!this.blocks.allocate(1)) {
+      const victim = this.running[this.running.length - 1];
+      if (victim === seq) {
+        if (this.running.length === 1) {
+          // Alone and still out of blocks: the sequence can never grow further.
+          this.finish(seq, 'length', performance.now());
+        } else {
+          this.preempt(seq);
+        }
+        return false;
+      }
+      this.preempt(victim);
+    }
+    seq.private++;
+    return true;
+  }
+
+  private preempt(seq: Sequence): void {
+    this.deliver(seq);
+    this.removeRunning(seq);
+    this.releaseBlocks(seq);
+    seq.state = 'waiting';
+    this.waiting.unshift(seq);
+    this.counters.preemptions++;
+  }
+
+  private emit(seq: Sequence, now: number): void {
+    let piece = seq.words.next();
+    seq.generated++;
+    this.counters.generationTokens++;
+    if (seq.generated === 1) {
+      seq.firstTokenAt = now;
+      this.counters.ttft.observe((now - seq.arrivedAt) / 1000);
+    } else {
+      this.counters.itl.observe((now - seq.lastTokenAt) / 1000);
+    }
+    seq.lastTokenAt = now;
+    let stopped = false;
+    const stops = seq.req.stop;
+    if (stops && stops.length > 0) {
+      const before = seq.text.length;
+      seq.text += piece;
+      for (const s of stops) {
+        if (!s) continue;
+        const at = seq.text.indexOf(s, Math.max(0, before - s.length + 1));
+        if (at >= 0) {
+          piece = at >= before ? piece.slice(0, at - before) : '';
+          stopped = true;
+          break;
+        }
+      }
+    }
+    if (piece) seq.pending.push(piece);
+    if (stopped) this.finish(seq, 'stop', now);
+    else if (seq.generated >= seq.req.maxTokens) this.finish(seq, seq.req.limitReason, now);
+  }
+
+  private deliver(seq: Sequence): void {
+    if (seq.pending.length === 0) return;
+    const texts = seq.pending;
+    seq.pending = [];
+    const first = !seq.sentAny;
+    seq.sentAny = true;
+    seq.req.sink.tokens(texts, first);
+  }
+
+  private finish(seq: Sequence, reason: 'stop' | 'length', now: number): void {
+    this.deliver(seq);
+    if (!seq.sentAny) {
+      seq.sentAny = true;
+      seq.req.sink.tokens([], true);
+    }
+    this.removeRunning(seq);
+    this.releaseBlocks(seq);
+    seq.state = 'done';
+    this.counters.finished[reason]++;
+    this.counters.e2e.observe((now - seq.arrivedAt) / 1000);
+    seq.req.sink.finish(reason, { promptTokens: seq.promptLen, completionTokens: seq.generated, cachedTokens: seq.cachedTokens });
+  }
+
+  private removeRunning(seq: Sequence): void {
+    const i = this.running.indexOf(seq);
+    if (i >= 0) this.running.splice(i, 1);
+  }
+
+  private releaseBlocks(seq: Sequence): void {
+    this.blocks.releaseCached(seq.shared);
+    this.blocks.freePrivate(seq.private);
+    seq.shared = [];
+    seq.private = 0;
+  }
+}

@@ -1,0 +1,389 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  ChatCompletionRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+  chatMaxTokens,
+  describeIssues,
+  wantsStreamUsage,
+  type Usage,
+} from '@llmgw/contracts';
+import type { SimEngineConfig } from '@llmgw/config';
+import { LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
+import type { Logger } from '@llmgw/observability';
+import type { z } from 'zod';
+import type { SeqUsage, SimEngine } from './engine';
+import { renderMetrics } from './metrics';
+import { fnv1a, mulberry32 } from './rng';
+import { renderChat, tokenize } from './tokens';
+
+/**
+ * The HTTP surface on node:http directly: the request path is a handful of
+ * branches and one JSON.parse, which keeps per-request overhead far below a
+ * framework's (the router benchmark drives 1000 req/s through three of these).
+ */
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...JSON_HEADERS, ...headers, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, e: unknown): void {
+  const { status, body, headers } = toHttpError(e);
+  if (res.headersSent) {
+    // Inside a stream an error is one `data: {"error":…}` event.
+    if (!res.writableEnded) res.end(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`);
+    return;
+  }
+  sendJson(res, status, body, headers);
+}
+
+const fail = (code: ErrorCode, message: string, param: string | null = null): LlmgwError => new LlmgwError(code, message, { param });
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(fail('LLMGW_ERR_REQUEST_TOO_LARGE', `request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(fail('LLMGW_ERR_REQUEST_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`));
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseJson<S extends z.ZodType>(raw: Buffer, schema: S): z.output<S> {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw fail('LLMGW_ERR_REQUEST_INVALID_JSON', `request body is not valid JSON: ${(e as Error).message}`);
+  }
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const { message, param } = describeIssues(r.error);
+    throw fail('LLMGW_ERR_REQUEST_INVALID', message, param);
+  }
+  return r.data;
+}
+
+function usageOf(u: SeqUsage): Usage {
+  return {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedTokens },
+  };
+}
+
+export interface SimServer {
+  server: Server;
+  engine: SimEngine;
+}
+
+export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Logger): Server {
+  const models = new Set(cfg.models);
+  const created = Math.floor(Date.now() / 1000);
+  const failRand = mulberry32(cfg.seed ^ 0x5eed);
+  let idCounter = 0;
+  const nextId = (prefix: string): string => `${prefix}-${(cfg.seed >>> 0).toString(16)}${(++idCounter).toString(16).padStart(8, '0')}`;
+
+  const checkModel = (model: string, param = 'model'): void => {
+    if (!models.has(model)) throw fail('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${model}\` does not exist.`, param);
+  };
+
+  const maybeFail = (): void => {
+    if (cfg.failRate > 0 && failRand() < cfg.failRate) throw fail('LLMGW_ERR_INTERNAL', 'simulated engine failure (--fail-rate)');
+  };
+
+  const checkLength = (promptTokens: number, maxTokens: number | undefined, what: 'messages' | 'prompt'): void => {
+    const requested = promptTokens + (maxTokens ?? 0);
+    if (promptTokens >= cfg.maxModelLen || requested > cfg.maxModelLen) {
+      throw fail(
+        'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED',
+        `This model's maximum context length is ${cfg.maxModelLen} tokens. However, you requested ${requested} tokens ` +
+          `(${promptTokens} in the ${what}, ${maxTokens ?? 0} in the completion). Please reduce the length of the ${what} or completion.`,
+        what,
+      );
+    }
+    if (engine.tooLargeForCache(promptTokens)) {
+      throw fail('LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', `the prompt (${promptTokens} tokens) needs more KV blocks than the engine has (${cfg.numGpuBlocks})`, what);
+    }
+  };
+
+  /** Generation length and finish reason for a request. */
+  const budget = (maxTokens: number | undefined, promptTokens: number): { max: number; reason: 'stop' | 'length' } => {
+    if (maxTokens !== undefined) return { max: maxTokens, reason: 'length' };
+    return { max: Math.max(1, Math.min(cfg.maxTokensDefault, cfg.maxModelLen - promptTokens)), reason: 'stop' };
+  };
+
+  const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
+
+  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ChatCompletionRequest);
+    checkModel(body.model);
+    if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
+    const maxTokens = chatMaxTokens(body);
+    if (maxTokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
+    const prompt = renderChat(body.messages);
+    const tokens = tokenize(prompt);
+    checkLength(tokens.length, maxTokens, 'messages');
+    maybeFail();
+    const id = nextId('chatcmpl');
+    const createdAt = Math.floor(Date.now() / 1000);
+    const { max, reason } = budget(maxTokens, tokens.length);
+    const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop;
+    const model = body.model;
+    if (body.stream) {
+      const withUsage = wantsStreamUsage(body);
+      const usageField = withUsage ? ',"usage":null' : '';
+      const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${createdAt},"model":${JSON.stringify(model)},"choices":[`;
+      res.writeHead(200, SSE_HEADERS);
+      res.flushHeaders();
+      const seq = engine.submit({
+        promptTokens: tokens,
+        maxTokens: max,
+        limitReason: reason,
+        stop,
+        textSeed: textSeed(prompt, body.seed),
+        sink: {
+          tokens(texts, first) {
+            let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
+            for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
+            if (out) res.write(out);
+          },
+          finish(fr, usage) {
+            let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
+            if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
+            res.end(out + 'data: [DONE]\n\n');
+          },
+        },
+      });
+      res.on('close', () => engine.abort(seq));
+      return;
+    }
+    let text = '';
+    const seq = engine.submit({
+      promptTokens: tokens,
+      maxTokens: max,
+      limitReason: reason,
+      stop,
+      textSeed: textSeed(prompt, body.seed),
+      sink: {
+        tokens(texts) {
+          for (const t of texts) text += t;
+        },
+        finish(fr, usage) {
+          sendJson(res, 200, {
+            id,
+            object: 'chat.completion',
+            created: createdAt,
+            model,
+            choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: fr }],
+            usage: usageOf(usage),
+            system_fingerprint: null,
+          });
+        },
+      },
+    });
+    res.on('close', () => engine.abort(seq));
+  }
+
+  async function completions(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), CompletionRequest);
+    checkModel(body.model);
+    if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
+    if (body.max_tokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', 'max_tokens');
+    let prompt: string;
+    let tokens: number[];
+    const p = body.prompt;
+    if (typeof p === 'string') {
+      prompt = p;
+      tokens = tokenize(p);
+    } else if (p.length === 1 && typeof p[0] === 'string') {
+      prompt = p[0];
+      tokens = tokenize(prompt);
+    } else if (p.every((x) => typeof x === 'number')) {
+      tokens = p as number[];
+      prompt = tokens.join(',');
+    } else if (p.length === 1 && Array.isArray(p[0])) {
+      tokens = p[0];
+      prompt = tokens.join(',');
+    } else {
+      throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports one prompt per request', 'prompt');
+    }
+    if (tokens.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'prompt must not be empty', 'prompt');
+    const maxTokens = body.max_tokens ?? undefined;
+    checkLength(tokens.length, maxTokens, 'prompt');
+    maybeFail();
+    const id = nextId('cmpl');
+    const createdAt = Math.floor(Date.now() / 1000);
+    const { max, reason } = budget(maxTokens, tokens.length);
+    const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop;
+    const model = body.model;
+    const echo = body.echo === true ? prompt : '';
+    if (body.stream) {
+      const withUsage = wantsStreamUsage(body);
+      const usageField = withUsage ? ',"usage":null' : '';
+      const head = `data: {"id":"${id}","object":"text_completion","created":${createdAt},"choices":[`;
+      const tail = `],"model":${JSON.stringify(model)}${usageField}}\n\n`;
+      res.writeHead(200, SSE_HEADERS);
+      res.flushHeaders();
+      let held: string | undefined = echo || undefined;
+      const seq = engine.submit({
+        promptTokens: tokens,
+        maxTokens: max,
+        limitReason: reason,
+        stop,
+        textSeed: textSeed(prompt, body.seed),
+        sink: {
+          tokens(texts) {
+            // The last text is held back so the finish_reason rides on the final token, as in the captures.
+            let out = '';
+            for (const t of texts) {
+              if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
+              held = t;
+            }
+            if (out) res.write(out);
+          },
+          finish(fr, usage) {
+            let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
+            if (withUsage) out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
+            res.end(out + 'data: [DONE]\n\n');
+          },
+        },
+      });
+      res.on('close', () => engine.abort(seq));
+      return;
+    }
+    let text = echo;
+    const seq = engine.submit({
+      promptTokens: tokens,
+      maxTokens: max,
+      limitReason: reason,
+      stop,
+      textSeed: textSeed(prompt, body.seed),
+      sink: {
+        tokens(texts) {
+          for (const t of texts) text += t;
+        },
+        finish(fr, usage) {
+          sendJson(res, 200, {
+            id,
+            object: 'text_completion',
+            created: createdAt,
+            model,
+            choices: [{ index: 0, text, logprobs: null, finish_reason: fr }],
+            usage: usageOf(usage),
+          });
+        },
+      },
+    });
+    res.on('close', () => engine.abort(seq));
+  }
+
+  async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), EmbeddingRequest);
+    checkModel(body.model);
+    const inputs: string[] = typeof body.input === 'string' ? [body.input] : (body.input as unknown[]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+    if (inputs.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must not be empty', 'input');
+    const dim = Math.min(body.dimensions ?? cfg.embeddingDim, cfg.embeddingDim);
+    let promptTokens = 0;
+    const data = inputs.map((text, index) => {
+      const n = Math.ceil(text.length / 4);
+      if (n > cfg.maxModelLen) throw fail('LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', `This model's maximum context length is ${cfg.maxModelLen} tokens. However, you requested ${n} tokens in the input.`, 'input');
+      promptTokens += n;
+      const rand = mulberry32(fnv1a(text, cfg.seed >>> 0));
+      const v = new Float32Array(dim);
+      let norm = 0;
+      for (let i = 0; i < dim; i++) {
+        v[i] = rand() * 2 - 1;
+        norm += v[i] * v[i];
+      }
+      norm = Math.sqrt(norm) || 1;
+      for (let i = 0; i < dim; i++) v[i] /= norm;
+      const embedding = body.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v);
+      return { object: 'embedding' as const, index, embedding };
+    });
+    maybeFail();
+    engine.counters.promptTokens += promptTokens;
+    sendJson(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } });
+  }
+
+  function modelsList(res: ServerResponse): void {
+    sendJson(res, 200, {
+      object: 'list',
+      data: cfg.models.map((id) => ({
+        id,
+        object: 'model',
+        created,
+        owned_by: 'vllm',
+        root: cfg.models[0],
+        parent: null,
+        max_model_len: cfg.maxModelLen,
+        permission: [],
+      })),
+    });
+  }
+
+  const ROUTES: Record<string, { methods: string[]; handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void> }> = {
+    '/v1/chat/completions': { methods: ['POST'], handle: chat },
+    '/v1/completions': { methods: ['POST'], handle: completions },
+    '/v1/embeddings': { methods: ['POST'], handle: embeddings },
+    '/v1/models': { methods: ['GET'], handle: (_q, r) => modelsList(r) },
+    '/health': { methods: ['GET'], handle: (_q, r) => void r.writeHead(200, { 'content-length': 0 }).end() },
+    '/metrics': {
+      methods: ['GET'],
+      handle: (_q, r) => {
+        const text = renderMetrics(cfg.dialect, cfg.models[0], engine.gauges(), engine.counters);
+        r.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        r.end(text);
+      },
+    },
+    '/reset_prefix_cache': {
+      methods: ['POST'],
+      handle: (_q, r) => {
+        engine.resetPrefixCache();
+        r.writeHead(200, { 'content-length': 0 }).end();
+      },
+    },
+  };
+
+  return createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q >= 0 ? url.slice(0, q) : url;
+    const route = ROUTES[path];
+    try {
+      if (!route) throw fail('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
+      if (!route.methods.includes(req.method ?? '')) throw fail('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`);
+      const r = route.handle(req, res);
+      if (r) {
+        r.catch((e: unknown) => {
+          if (!(e instanceof LlmgwError)) log.error({ err: e, path }, 'request failed');
+          sendError(res, e);
+        });
+      }
+    } catch (e) {
+      if (!(e instanceof LlmgwError)) log.error({ err: e, path }, 'request failed');
+      sendError(res, e);
+    }
+  });
+}

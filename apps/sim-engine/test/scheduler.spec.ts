@@ -1,0 +1,124 @@
+import { Engines, metricValue, postJson, scrape, sleep, timeToFirstToken, waitFor } from './helpers';
+
+const engines = new Engines();
+afterEach(() => engines.closeAll());
+
+/** A prompt of exactly `tokens` simulated tokens (4 characters each), distinct per `tag`. */
+const promptOf = (tokens: number, tag: string): string => (tag + ' ').repeat(tokens * 4).slice(0, tokens * 4);
+
+describe('automatic prefix caching', () => {
+  it.each([
+    ['chat', '/v1/chat/completions', (p: string) => ({ messages: [{ role: 'user', content: p }] })],
+    ['completions', '/v1/completions', (p: string) => ({ prompt: p })],
+  ])('%s: a repeated prompt hits the cache and its TTFT is shorter than the cold one', async (_n, path, body) => {
+    // 800 prompt tokens at 4000 tokens/s: ~200 ms cold; warm recomputes < 1 block (~4 ms).
+    const h = await engines.start({ prefillTps: 4000, decodeTps: 200, models: ['m'] });
+    const req = { model: 'm', max_tokens: 2, ...body(promptOf(800, 'abc')) };
+    const cold = await timeToFirstToken(`${h.url}${path}`, req);
+    const warm = await timeToFirstToken(`${h.url}${path}`, req);
+    const usage = (e: typeof cold) => (e.events.at(-2) as Record<string, any>).usage;
+    expect(usage(cold).prompt_tokens_details.cached_tokens).toBe(0);
+    expect(usage(warm).prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(784);
+    expect(cold.ttftMs).toBeGreaterThan(150);
+    expect(warm.ttftMs).toBeLessThan(cold.ttftMs / 3);
+    const m = await scrape(h.url);
+    expect(metricValue(m, 'vllm:prefix_cache_hits_total')).toBe(usage(warm).prompt_tokens_details.cached_tokens);
+    expect(metricValue(m, 'vllm:prefix_cache_queries_total')).toBe(usage(cold).prompt_tokens * 2);
+  });
+
+  it('a shared prefix is a partial hit; --prefix-cache-blocks 0 disables caching', async () => {
+    const on = await engines.start({ prefillTps: 0, decodeTps: 0, models: ['m'] });
+    const off = await engines.start({ prefillTps: 0, decodeTps: 0, models: ['m'], prefixCacheBlocks: 0 });
+    const base = promptOf(64, 'sys');
+    for (const h of [on, off]) {
+      await postJson(`${h.url}/v1/completions`, { model: 'm', prompt: base + promptOf(32, 'one'), max_tokens: 1 });
+    }
+    const second = async (url: string) => (await (await postJson(`${url}/v1/completions`, { model: 'm', prompt: base + promptOf(32, 'two'), max_tokens: 1 })).json()).usage;
+    expect((await second(on.url)).prompt_tokens_details.cached_tokens).toBe(64);
+    expect((await second(off.url)).prompt_tokens_details.cached_tokens).toBe(0);
+  });
+});
+
+describe('continuous batching and KV blocks', () => {
+  it('queues once blocks run out, with head-of-line blocking, and vllm:num_requests_waiting shows it', async () => {
+    // 16 blocks; a 200-token prompt needs 13 blocks (14 as it grows): a second one cannot fit.
+    const h = await engines.start({ numGpuBlocks: 16, prefillTps: 0, decodeTps: 40, batchContention: 0, models: ['m'] });
+    const big = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(200, tag), max_tokens: 10 });
+    const first = big('aaa');
+    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 2000)).toBeGreaterThanOrEqual(0);
+    const second = big('bbb');
+    // Needs one block and two are free, but FIFO keeps it behind the big one.
+    const small = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'tiny', max_tokens: 1 });
+    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 2000)).toBeGreaterThanOrEqual(0);
+    const m = await scrape(h.url);
+    expect(metricValue(m, 'vllm:num_requests_running')).toBe(1);
+    expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBeGreaterThanOrEqual(13 / 16);
+    const results = await Promise.all([first, second, small]);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    const after = await scrape(h.url);
+    expect(metricValue(after, 'vllm:num_requests_waiting')).toBe(0);
+    expect(metricValue(after, 'vllm:kv_cache_usage_perc')).toBe(0);
+  });
+
+  it('bounds the running batch by --max-num-seqs', async () => {
+    const h = await engines.start({ maxNumSeqs: 2, prefillTps: 0, decodeTps: 50, models: ['m'] });
+    const reqs = Array.from({ length: 5 }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `p${i}`, max_tokens: 10 }));
+    expect(await waitFor(async () => {
+      const m = await scrape(h.url);
+      return metricValue(m, 'vllm:num_requests_running') === 2 && metricValue(m, 'vllm:num_requests_waiting') === 3;
+    }, 2000)).toBeGreaterThanOrEqual(0);
+    expect((await Promise.all(reqs)).every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('preempts the newest sequence when a running one needs a block, and finishes both', async () => {
+    const h = await engines.start({ numGpuBlocks: 4, prefillTps: 0, decodeTps: 200, batchContention: 0, models: ['m'] });
+    const go = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(16, tag), max_tokens: 40 }).then((r) => r.json());
+    const [a, b] = await Promise.all([go('aaa'), go('bbb')]);
+    expect([a.usage.completion_tokens, b.usage.completion_tokens]).toEqual([40, 40]);
+    expect(metricValue(await scrape(h.url), 'vllm:num_preemptions_total')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('per-token latency grows with the batch (--batch-contention)', async () => {
+    const h = await engines.start({ prefillTps: 0, decodeTps: 100, batchContention: 1, models: ['m'] });
+    const timed = async (n: number) => {
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: n }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `q${i}`, max_tokens: 20 }).then((r) => r.json())));
+      return performance.now() - t0;
+    };
+    const alone = await timed(1); // 20 × 10 ms
+    const four = await timed(4); // 20 × 10 ms × (1 + 3)
+    expect(alone).toBeGreaterThan(150);
+    expect(four / alone).toBeGreaterThan(2.5);
+  });
+
+  it.each([
+    ['streaming', true],
+    ['non-streaming', false],
+  ])('a client disconnect (%s) lowers vllm:num_requests_running within 100 ms and frees its blocks', async (_n, stream) => {
+    const h = await engines.start({ prefillTps: 0, decodeTps: 20, models: ['m'] });
+    const ac = new AbortController();
+    const res = postJson(`${h.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: promptOf(100, 'zz') }], max_tokens: 1000, stream }, { signal: ac.signal });
+    res.catch(() => undefined);
+    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 2000)).toBeGreaterThanOrEqual(0);
+    await sleep(100);
+    expect(metricValue(await scrape(h.url), 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0);
+    ac.abort();
+    const elapsed = await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 0, 1000, 2);
+    expect(elapsed).toBeGreaterThanOrEqual(0);
+    expect(elapsed).toBeLessThan(100);
+    const m = await scrape(h.url);
+    expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBe(0);
+    expect(m).toMatch(/vllm:request_success_total\{finished_reason="abort"[^}]*\} 1\.0/);
+  });
+
+  it('a queued request that disconnects leaves the queue', async () => {
+    const h = await engines.start({ maxNumSeqs: 1, prefillTps: 0, decodeTps: 20, models: ['m'] });
+    const first = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'a', max_tokens: 10 });
+    const ac = new AbortController();
+    postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'b', max_tokens: 10 }, { signal: ac.signal }).catch(() => undefined);
+    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 2000)).toBeGreaterThanOrEqual(0);
+    ac.abort();
+    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 0, 1000, 2)).toBeLessThan(100);
+    expect((await first).status).toBe(200);
+  });
+});

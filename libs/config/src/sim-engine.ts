@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * sim-engine's configuration: every `llmgw sim-engine` flag, in camelCase.
+ * Parsed once at boot, strict, frozen. Throughput settings: `prefillTps: 0`
+ * and `decodeTps: 0` make prefill and decode instantaneous.
+ */
+export const simEngineConfigSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    /** 0 = any free port (the bound port is logged in the "listening" line). */
+    port: z.number().int().min(0).max(65535).default(8000),
+    /** Served model names; the first one labels the metrics. */
+    models: z.array(z.string().min(1)).min(1).default(['sim-model']),
+    maxModelLen: z.number().int().min(1).default(8192),
+    maxNumSeqs: z.number().int().min(1).default(256),
+    numGpuBlocks: z.number().int().min(1).default(8192),
+    blockSize: z.literal(16).default(16),
+    /** LRU capacity of the automatic prefix cache, in blocks; 0 disables prefix caching. */
+    prefixCacheBlocks: z.number().int().min(0).default(4096),
+    /** Prompt tokens per second per request; 0 = instantaneous prefill. */
+    prefillTps: z.number().min(0).default(8000),
+    /** Generated tokens per second of one request running alone; 0 = instantaneous decode. */
+    decodeTps: z.number().min(0).default(50),
+    /** Per-token latency grows by this fraction for every other running sequence. */
+    batchContention: z.number().min(0).default(0.02),
+    /** Fraction of requests answered with a 500 (seeded). */
+    failRate: z.number().min(0).max(1).default(0),
+    seed: z.number().int().default(0),
+    dialect: z.enum(['vllm', 'sglang', 'llamacpp']).default('vllm'),
+    /** Tokens generated when the request sets no max_tokens (finish_reason "stop"). */
+    maxTokensDefault: z.number().int().min(1).default(16),
+    /** Request bodies above this many bytes get a 413. */
+    bodyLimitBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+    /** Dimensions of /v1/embeddings vectors unless the request asks for fewer. */
+    embeddingDim: z.number().int().min(1).default(256),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .strict();
+
+export type SimEngineConfig = z.output<typeof simEngineConfigSchema>;
+export type SimEngineConfigInput = z.input<typeof simEngineConfigSchema>;

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/**
+ * Spawning any llmgw role as a real child process (`node bin/llmgw.cjs <role> …`),
+ * for integration tests and benchmarks.
+ *
+ * THE CONVENTION every server role follows: once it listens, it logs exactly
+ * one pino JSON line on stdout with `"msg":"listening"` and
+ * `"url":"http://127.0.0.1:PORT"`; a role with several ports adds
+ * `"urls":{"<name>":"http://…",…}` (url is then its main one). Roles are
+ * always started with `--port 0` (or their equivalent) so tests never bind
+ * fixed ports; the harness reads the bound port back from that line.
+ */
+
+export interface SpawnRoleOptions {
+  /** Extra environment (merged over process.env). */
+  env?: Record<string, string | undefined>;
+  /** How long to wait for the "listening" line; default 30 s (a cold tsx start is slow on 2 cores). */
+  timeoutMs?: number;
+  /** Repository root (where bin/llmgw.cjs lives); found from this file by default. */
+  repoRoot?: string;
+  /** Echo the child's stdout/stderr to this process's stderr (debugging). */
+  echo?: boolean;
+}
+
+export interface SpawnedRole {
+  url: string;
+  /** Every URL from the listening line (`urls`), with `main` = url. */
+  urls: Record<string, string>;
+  port: number;
+  pid: number;
+  proc: ChildProcess;
+  /** Output lines so far (stdout and stderr, in arrival order). */
+  output(): string[];
+  /** Sends `signal` (default SIGTERM), waits for exit (SIGKILL after 5 s); resolves to the exit code or signal. */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+/** The directory holding bin/llmgw.cjs, searched upwards from `from`. */
+export function findRepoRoot(from: string = __dirname): string {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, 'bin', 'llmgw.cjs'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`bin/llmgw.cjs not found above ${from}`);
+    dir = up;
+  }
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
+/** Spawns `llmgw <role> ...args` and resolves once the role logs its "listening" line. */
+export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOptions = {}): Promise<SpawnedRole> {
+  const root = opts.repoRoot ?? findRepoRoot();
+  const proc = spawn(process.execPath, [join(root, 'bin', 'llmgw.cjs'), role, ...args], {
+    cwd: root,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(proc);
+  const lines: string[] = [];
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exitPromise = new Promise<number | NodeJS.Signals | null>((res) => {
+    proc.once('exit', (code, signal) => {
+      exited = { code, signal };
+      live.delete(proc);
+      res(signal ?? code);
+    });
+  });
+
+  return new Promise<SpawnedRole>((resolvePromise, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      proc.kill('SIGKILL');
+      reject(new Error(`llmgw ${role}: no "listening" line within ${opts.timeoutMs ?? 30_000} ms\n${lines.slice(-20).join('\n')}`));
+    }, opts.timeoutMs ?? 30_000);
+
+    const onLine = (line: string): void => {
+      lines.push(line);
+      if (opts.echo) process.stderr.write(`[${role}] ${line}\n`);
+      if (settled || !line.startsWith('{')) return;
+      let rec: { msg?: unknown; url?: unknown; urls?: unknown };
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (rec.msg !== 'listening' || typeof rec.url !== 'string') return;
+      settled = true;
+      clearTimeout(timer);
+      const url = rec.url;
+      const urls: Record<string, string> = { main: url };
+      if (rec.urls && typeof rec.urls === 'object') Object.assign(urls, rec.urls);
+      resolvePromise({
+        url,
+        urls,
+        port: Number(new URL(url).port),
+        pid: proc.pid!,
+        proc,
+        output: () => lines.slice(),
+        async stop(signal: NodeJS.Signals = 'SIGTERM') {
+          if (exited) return exited.signal ?? exited.code;
+          proc.kill(signal);
+          const killer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+          const r = await exitPromise;
+          clearTimeout(killer);
+          return r;
+        },
+      });
+    };
+    createInterface({ input: proc.stdout! }).on('line', onLine);
+    createInterface({ input: proc.stderr! }).on('line', onLine);
+    void exitPromise.then((r) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Error(`llmgw ${role} exited (${r}) before listening\n${lines.slice(-20).join('\n')}`));
+    });
+  });
+}
