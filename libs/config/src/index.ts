@@ -3,3 +3,4 @@ export * from './router';
 export * from './admission';
 export * from './admission-core';
 export * from './sim-engine'
+export * from './accounting';

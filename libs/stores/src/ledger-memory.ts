@@ -15,7 +15,6 @@ export class MemoryUsageLedger implements UsageLedger {
   private seq = 0;
   private lastMs = 0;
   private waiters: Array<() => void> = [];
-  private closed = false;
 
   constructor(private readonly maxLen = 1_000_000) {}
 
@@ -51,7 +50,7 @@ export class MemoryUsageLedger implements UsageLedger {
   async ensureGroup(): Promise<void> {}
 
   async read(consumer: string, count: number, blockMs: number): Promise<LedgerEntry[]> {
-    if (this.cursor >= this.order.length && blockMs > 0 && !this.closed) {
+    if (this.cursor >= this.order.length && blockMs > 0) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, blockMs);
         function done() {
@@ -107,8 +106,8 @@ export class MemoryUsageLedger implements UsageLedger {
     return { length: this.log.size, pending: this.pending.size };
   }
 
+  /** Wakes blocked readers; the ledger stays usable (it is shared process-wide in embedded mode). */
   async close(): Promise<void> {
-    this.closed = true;
     const w = this.waiters;
     this.waiters = [];
     for (const f of w) f();

@@ -1,0 +1,172 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { Principal } from '@llmgw/contracts';
+import type { accountingV1 } from '@llmgw/contracts';
+import type { ApiKeyRow, AuditRow, LimitRow, Organization, Project, Team } from '@llmgw/db';
+import { LlmgwError } from '@llmgw/errors';
+import { peerCommonName, unary, type UnaryLogger } from '@llmgw/grpc';
+import type { LimitCounters } from '@llmgw/stores';
+import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
+import type { TenancyStore } from './tenancy-store';
+import type { UsageStore } from './usage-store';
+
+
+const SCOPE_TYPES: ScopeType[] = ['org', 'team', 'project', 'key'];
+
+export function scopeTypeOf(s: string): ScopeType {
+  if ((SCOPE_TYPES as string[]).includes(s)) return s as ScopeType;
+  throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `scope type must be one of ${SCOPE_TYPES.join(', ')}`);
+}
+
+const n0 = (v: number | null | undefined) => v ?? 0;
+
+export const toOrg = (o: Organization): accountingV1.Org => ({ id: o.id, name: o.name, createdAt: o.created_at });
+export const toTeam = (t: Team): accountingV1.Team => ({ id: t.id, orgId: t.org_id, name: t.name, createdAt: t.created_at });
+export const toProject = (p: Project): accountingV1.Project => ({ id: p.id, teamId: p.team_id, name: p.name, band: p.band ?? '', createdAt: p.created_at });
+export const toKey = (k: ApiKeyRow): accountingV1.ApiKey => ({
+  id: k.id, keyPrefix: k.key_prefix, name: k.name, projectId: k.project_id, band: k.band ?? '', routingProfile: k.routing_profile ?? '',
+  createdAt: k.created_at, expiresAt: n0(k.expires_at), revokedAt: n0(k.revoked_at), lastUsedAt: n0(k.last_used_at),
+});
+export const toLimit = (l: LimitRow): accountingV1.Limit => {
+  const models = l.allowed_models === null ? undefined : (JSON.parse(l.allowed_models) as string[]);
+  return {
+    scopeType: l.scope_type, scopeId: l.scope_id,
+    hasRpm: l.rpm !== null, rpm: n0(l.rpm), hasTpm: l.tpm !== null, tpm: n0(l.tpm),
+    hasBudget: l.budget_micros !== null, budgetMicros: n0(l.budget_micros), budgetPeriod: l.budget_period ?? '',
+    modelsRestricted: models !== undefined, allowedModels: models ?? [], updatedAt: l.updated_at,
+  };
+};
+export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, ts: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
+
+/** Principal → wire. */
+export function toResolved(p: Principal): accountingV1.ResolvedKey {
+  return {
+    keyId: p.keyId, keyPrefix: p.keyPrefix, projectId: p.projectId, teamId: p.teamId, orgId: p.orgId, band: p.band,
+    routingProfile: p.routingProfile ?? '', expiresAt: p.expiresAt ?? 0,
+    limits: {
+      rpm: p.limits.rpm, tpm: p.limits.tpm, budgets: p.limits.budgets,
+      modelsRestricted: p.limits.allowedModels !== undefined, allowedModels: p.limits.allowedModels ?? [],
+    },
+  };
+}
+
+/** Wire → Principal (used by the router and ctl). */
+export function fromResolved(r: accountingV1.ResolvedKey__Output): Principal {
+  const l = r.limits;
+  return {
+    keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId, band: r.band,
+    ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
+    ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+    limits: {
+      rpm: (l?.rpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
+      tpm: (l?.tpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
+      budgets: (l?.budgets ?? []).map((x) => ({ scope: x.scope, limitMicros: x.limitMicros, period: x.period as BudgetPeriod })),
+      ...(l?.modelsRestricted ? { allowedModels: [...l.allowedModels] } : {}),
+    },
+  };
+}
+
+/** Who made an admin call: `x-llmgw-actor` metadata, else the mTLS peer CN, else "anonymous". */
+export function actorOf(call: grpc.ServerUnaryCall<unknown, unknown>): string {
+  const cn = peerCommonName(call as any);
+  const claimed = call.metadata.get('x-llmgw-actor')[0];
+  const who = typeof claimed === 'string' && claimed ? claimed.slice(0, 200) : undefined;
+  if (cn) return who ? `${who} (cn=${cn})` : `cn=${cn}`;
+  return who ?? 'anonymous';
+}
+
+const clear = (v: string) => (v === '' ? undefined : v === '-' ? null : v);
+
+export interface ServiceDeps {
+  tenancy: TenancyStore;
+  usage: UsageStore;
+  counters: LimitCounters;
+  log: UnaryLogger;
+  now?: () => number;
+}
+
+export function keyResolverHandlers(d: ServiceDeps): accountingV1.KeyResolverHandlers {
+  return {
+    ResolveKey: unary({
+      log: d.log,
+      handler: async (req: accountingV1.ResolveKeyRequest__Output) => {
+        if (!/^[0-9a-f]{64}$/.test(req.keyHash)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'key_hash must be 64 lowercase hex characters');
+        return toResolved(await d.tenancy.resolve(req.keyHash));
+      },
+    }),
+  };
+}
+
+export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminHandlers {
+  const t = d.tenancy;
+  const now = d.now ?? Date.now;
+  const h = <Req, Res>(fn: (req: Req, actor: string) => Promise<Res>) =>
+    unary<Req, Res>({ log: d.log, handler: (req, ctx) => fn(req, actorOf(ctx.call)) });
+  const limitInput = (l: accountingV1.Limit__Output | null) => ({
+    ...(l?.hasRpm ? { rpm: l.rpm } : {}),
+    ...(l?.hasTpm ? { tpm: l.tpm } : {}),
+    ...(l?.hasBudget ? { budgetMicros: l.budgetMicros, budgetPeriod: (l.budgetPeriod || 'month') as BudgetPeriod } : {}),
+    ...(l?.modelsRestricted ? { allowedModels: [...l.allowedModels] } : {}),
+  });
+  return {
+    CreateOrg: h(async (r: accountingV1.CreateOrgRequest__Output, actor) => toOrg(await t.createOrg(actor, r.name))),
+    ListOrgs: h(async () => ({ orgs: (await t.listOrgs()).map(toOrg) })),
+    GetOrg: h(async (r: accountingV1.Ref__Output) => toOrg(await t.org(r.ref))),
+    RenameOrg: h(async (r: accountingV1.RenameRequest__Output, actor) => toOrg(await t.renameOrg(actor, r.ref, r.name))),
+
+    CreateTeam: h(async (r: accountingV1.CreateTeamRequest__Output, actor) => toTeam(await t.createTeam(actor, r.org, r.name))),
+    ListTeams: h(async (r: accountingV1.ListTeamsRequest__Output) => ({ teams: (await t.listTeams(r.org || undefined)).map(toTeam) })),
+    GetTeam: h(async (r: accountingV1.Ref__Output) => toTeam(await t.team(r.ref))),
+    RenameTeam: h(async (r: accountingV1.RenameRequest__Output, actor) => toTeam(await t.renameTeam(actor, r.ref, r.name))),
+
+    CreateProject: h(async (r: accountingV1.CreateProjectRequest__Output, actor) => toProject(await t.createProject(actor, r.team, r.name, r.band || undefined))),
+    ListProjects: h(async (r: accountingV1.ListProjectsRequest__Output) => ({ projects: (await t.listProjects(r.team || undefined)).map(toProject) })),
+    GetProject: h(async (r: accountingV1.Ref__Output) => toProject(await t.project(r.ref))),
+    UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor) => toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(r.band) }))),
+
+    CreateKey: h(async (r: accountingV1.CreateKeyRequest__Output, actor) => {
+      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: r.band || undefined, routingProfile: r.routingProfile || undefined, expiresAt: r.expiresAt || undefined });
+      return { key: toKey(row), secret };
+    }),
+    ListKeys: h(async (r: accountingV1.ListKeysRequest__Output) => ({ keys: (await t.listKeys(r.project || undefined, r.includeRevoked)).map(toKey) })),
+    GetKey: h(async (r: accountingV1.Ref__Output) => toKey(await t.key(r.ref))),
+    RevokeKey: h(async (r: accountingV1.Ref__Output, actor) => toKey(await t.revokeKey(actor, r.ref))),
+    UpdateKey: h(async (r: accountingV1.UpdateKeyRequest__Output, actor) =>
+      toKey(
+        await t.updateKey(actor, r.ref, {
+          name: r.name || undefined, band: clear(r.band), routingProfile: clear(r.routingProfile),
+          expiresAt: r.expiresAt === 0 ? undefined : r.expiresAt < 0 ? null : r.expiresAt,
+        }),
+      ),
+    ),
+
+    SetLimit: h(async (r: accountingV1.SetLimitRequest__Output, actor) => {
+      if (!r.scope) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'scope is required');
+      return toLimit(await t.setLimit(actor, scopeTypeOf(r.scope.scopeType), r.scope.scope, limitInput(r.limit)));
+    }),
+    GetLimit: h(async (r: accountingV1.ScopeRef__Output) => toLimit(await t.getLimit(scopeTypeOf(r.scopeType), r.scope))),
+    ListLimits: h(async () => ({ limits: (await t.listLimits()).map(toLimit) })),
+    ExplainKey: h(async (r: accountingV1.Ref__Output) => {
+      const key = await t.key(r.ref);
+      const principal = await t.principalOf(await t.chainOf(key));
+      const at = now();
+      const budgets = await Promise.all(
+        principal.limits.budgets.map(async (b) => {
+          const bounds = periodBounds(b.period, at);
+          return { scope: b.scope, period: b.period, limitMicros: b.limitMicros, spentMicros: await d.counters.budgetSpent(b.scope, bounds.start), periodEnd: bounds.end };
+        }),
+      );
+      return { key: toKey(key), resolved: toResolved(principal), budgets };
+    }),
+
+    QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
+      const groupBy = r.groupBy as '' | 'model' | 'key' | 'project' | 'hour';
+      if (!['', 'model', 'key', 'project', 'hour'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, hour or empty');
+      const scope = r.scope?.scopeType ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) } : undefined;
+      const rows = await d.usage.query({ scope, from: r.fromMs, to: r.toMs || now() + 1, groupBy });
+      return {
+        rows: rows.map((x) => ({ group: x.grp, requests: x.requests, promptTokens: x.prompt_tokens, completionTokens: x.completion_tokens, cachedTokens: x.cached_tokens, costMicros: x.cost_micros })),
+      };
+    }),
+    ListAudit: h(async (r: accountingV1.ListAuditRequest__Output) => ({ events: (await t.listAudit({ sinceMs: r.sinceMs, limit: r.limit, targetId: r.targetId || undefined })).map(toAudit) })),
+  };
+}

@@ -1,0 +1,156 @@
+import type { Database, NewUsageRow } from '@llmgw/db';
+import type { LedgerRecord, LimitCounters } from '@llmgw/stores';
+import { type BudgetPeriod, type ScopeType, periodBounds, scopeKey } from '@llmgw/tenancy';
+import { type Kysely, sql } from 'kysely';
+
+export function toUsageRow(r: LedgerRecord): NewUsageRow {
+  const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
+  const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
+  return {
+    request_id: String(r.requestId),
+    ts: int(r.ts),
+    key_id: String(r.keyId),
+    project_id: String(r.projectId ?? ''),
+    model: String(r.model ?? ''),
+    served_model: String(r.servedModel ?? r.model ?? ''),
+    pool: r.pool ?? null,
+    status: int(r.status),
+    prompt_tokens: int(r.promptTokens),
+    completion_tokens: int(r.completionTokens),
+    cached_tokens: int(r.cachedTokens),
+    ttft_ms: opt(r.ttftMs),
+    duration_ms: int(r.durationMs),
+    queue_ms: opt(r.queueMs),
+    cost_micros: int(r.costMicros),
+  };
+}
+
+/** The WHERE fragment selecting usage/rollup rows of a scope (by key or project id). */
+function scopeFilter(type: ScopeType, id: string) {
+  if (type === 'key') return sql`key_id = ${id}`;
+  if (type === 'project') return sql`project_id = ${id}`;
+  if (type === 'team') return sql`project_id in (select id from projects where team_id = ${id})`;
+  return sql`project_id in (select p.id from projects p join teams t on p.team_id = t.id where t.org_id = ${id})`;
+}
+
+/**
+ * Usage rows: idempotent batch insert, hourly rollups, retention, spend per
+ * scope (rollups plus the un-rolled tail, read in one statement so a
+ * concurrent rollup cannot double- or under-count), and usage queries.
+ */
+export class UsageStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Inserts a batch in one transaction; a request id seen before is skipped. Returns rows inserted. */
+  async insertBatch(records: LedgerRecord[], lastUsedIntervalMs: number): Promise<number> {
+    if (!records.length) return 0;
+    const rows = records.map(toUsageRow);
+    const lastUse = new Map<string, number>();
+    for (const r of rows) lastUse.set(r.key_id, Math.max(lastUse.get(r.key_id) ?? 0, r.ts));
+    return this.db.transaction().execute(async (tx) => {
+      const res = await tx.insertInto('usage').values(rows).onConflict((oc) => oc.column('request_id').doNothing()).executeTakeFirst();
+      for (const [keyId, ts] of lastUse) {
+        // At most once per interval per key, whichever accounting instance writes it.
+        await tx
+          .updateTable('api_keys')
+          .set({ last_used_at: ts })
+          .where('id', '=', keyId)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', ts - lastUsedIntervalMs)]))
+          .execute();
+      }
+      return Number(res.numInsertedOrUpdatedRows ?? 0);
+    });
+  }
+
+  /**
+   * Folds every not-yet-rolled raw row into usage_rollup (hour buckets, by
+   * key and served model) and marks it rolled, in one statement: rows
+   * inserted concurrently are left for the next run, and a crash rolls back
+   * both halves together.
+   */
+  async rollup(): Promise<number> {
+    const r = await sql<{ n: number }>`
+      with moved as (
+        update usage set rolled_up = 1 where rolled_up = 0
+        returning ts, key_id, project_id, served_model, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+      ), agg as (
+        insert into usage_rollup (hour_ts, key_id, project_id, model, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+        select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+        from moved group by (ts / 3600000) * 3600000, key_id, served_model
+        on conflict (hour_ts, key_id, model) do update set
+          requests = usage_rollup.requests + excluded.requests,
+          prompt_tokens = usage_rollup.prompt_tokens + excluded.prompt_tokens,
+          completion_tokens = usage_rollup.completion_tokens + excluded.completion_tokens,
+          cached_tokens = usage_rollup.cached_tokens + excluded.cached_tokens,
+          cost_micros = usage_rollup.cost_micros + excluded.cost_micros
+        returning 1
+      )
+      select (select count(*) from moved)::int as n`.execute(this.db);
+    return r.rows[0]?.n ?? 0;
+  }
+
+  /** Deletes raw rows older than the retention window that are already rolled up. */
+  async applyRetention(nowMs: number, retentionMs: number): Promise<number> {
+    const r = await this.db.deleteFrom('usage').where('rolled_up', '=', 1).where('ts', '<', nowMs - retentionMs).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0);
+  }
+
+  /** Micro-units a scope spent in [from, to): rollups plus the un-rolled tail. */
+  async spend(type: ScopeType, id: string, from: number, to: number): Promise<number> {
+    const f = scopeFilter(type, id);
+    const r = await sql<{ s: number }>`
+      select (
+        coalesce((select sum(cost_micros) from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}), 0) +
+        coalesce((select sum(cost_micros) from usage where rolled_up = 0 and ts >= ${from} and ts < ${to} and ${f}), 0)
+      )::bigint as s`.execute(this.db);
+    return Number(r.rows[0]?.s ?? 0);
+  }
+
+  /**
+   * Raises every budget counter to what the database says was spent this
+   * period. Idempotent (counters only go up), so it runs at start and on a
+   * timer: a restarted router, accounting or Redis keeps the budget spent.
+   */
+  async reseedBudgets(counters: LimitCounters, nowMs: number): Promise<number> {
+    const rows = await this.db.selectFrom('limits').select(['scope_type', 'scope_id', 'budget_period']).where('budget_micros', 'is not', null).execute();
+    for (const r of rows) {
+      const period = (r.budget_period ?? 'month') as BudgetPeriod;
+      const b = periodBounds(period, nowMs);
+      const spent = await this.spend(r.scope_type, r.scope_id, b.start, b.end);
+      await counters.seedBudget({ scope: scopeKey(r.scope_type, r.scope_id), periodStart: b.start, periodEnd: b.end }, spent);
+    }
+    return rows.length;
+  }
+
+  /** Usage totals in [from, to), optionally grouped; rollups plus the un-rolled tail. */
+  async query(opts: { scope?: { type: ScopeType; id: string }; from: number; to: number; groupBy: '' | 'model' | 'key' | 'project' | 'hour' }) {
+    const f = opts.scope ? scopeFilter(opts.scope.type, opts.scope.id) : sql`true`;
+    const g = {
+      '': sql`''`,
+      model: sql`model`,
+      key: sql`key_id`,
+      project: sql`project_id`,
+      hour: sql`cast(hour_ts as text)`,
+    }[opts.groupBy];
+    const r = await sql<{ grp: string; requests: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_micros: number }>`
+      with u as (
+        select hour_ts, key_id, project_id, model, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+          from usage_rollup where hour_ts >= ${opts.from} and hour_ts < ${opts.to} and ${f}
+        union all
+        select (ts / 3600000) * 3600000, key_id, project_id, served_model, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+          from usage where rolled_up = 0 and ts >= ${opts.from} and ts < ${opts.to} and ${f}
+      )
+      select ${g} as grp, sum(requests)::bigint as requests, sum(prompt_tokens)::bigint as prompt_tokens,
+        sum(completion_tokens)::bigint as completion_tokens, sum(cached_tokens)::bigint as cached_tokens, sum(cost_micros)::bigint as cost_micros
+      from u group by 1 order by 1`.execute(this.db);
+    return r.rows.map((x) => ({ ...x, requests: Number(x.requests), prompt_tokens: Number(x.prompt_tokens), completion_tokens: Number(x.completion_tokens), cached_tokens: Number(x.cached_tokens), cost_micros: Number(x.cost_micros) }));
+  }
+
+  async countByRequestIds(ids: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (!ids.length) return out;
+    const rows = await this.db.selectFrom('usage').select(['request_id']).where('request_id', 'in', ids).execute();
+    for (const r of rows) out.set(r.request_id, (out.get(r.request_id) ?? 0) + 1);
+    return out;
+  }
+}

@@ -1,0 +1,204 @@
+import type { accountingV1 } from '@llmgw/contracts';
+import { createDb, createTestDatabase, type Db } from '@llmgw/db';
+import { createLogger } from '@llmgw/observability';
+import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
+import { hashApiKey, periodBounds } from '@llmgw/tenancy';
+import { Writable } from 'node:stream';
+import { ensureDemoTenant } from '../src/bootstrap';
+import { accountingClients, call } from '../src/client';
+import { start, type RunningAccounting } from '../src/server';
+
+const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function memStores(): AccountingStores {
+  return { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
+}
+
+const baseConfig = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
+
+async function until(pred: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+const rec = (i: number, keyId: string, projectId: string, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
+  requestId: `req-${i}`, ts: Date.now(), keyId, projectId, model: 'm', servedModel: 'm', status: 200,
+  promptTokens: 10, completionTokens: 20, cachedTokens: 0, durationMs: 5, costMicros: 100, ...over,
+});
+
+describe('accounting service (PGlite, in-process stores)', () => {
+  let acc: RunningAccounting;
+  let stores: AccountingStores;
+  let c: ReturnType<typeof accountingClients>;
+  const events: KeyCacheInvalidation[] = [];
+
+  beforeAll(async () => {
+    stores = memStores();
+    await stores.keyCacheBus.subscribe((e) => events.push(e));
+    acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
+    c = accountingClients(acc.url);
+  });
+  afterAll(async () => {
+    c.close();
+    await acc.close();
+  });
+
+  const admin = <T>(m: string, req: object) => call<T>(c.admin, m, req, { actor: 'alice' });
+
+  it('builds the tree, mints a key shown once, and resolves its hash to the principal', async () => {
+    const org = await admin<accountingV1.Org__Output>('CreateOrg', { name: 'acme' });
+    expect(org.id).toMatch(/^org_/);
+    const team = await admin<accountingV1.Team__Output>('CreateTeam', { org: 'acme', name: 'ml' });
+    const proj = await admin<accountingV1.Project__Output>('CreateProject', { team: team.id, name: 'chat', band: 'silver' });
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: proj.id, name: 'k1', routingProfile: 'batch' });
+    expect(created.secret).toMatch(/^sk-llmgw-[0-9A-Za-z]+$/);
+    expect(created.key!.keyPrefix).toBe(created.secret.slice(0, 13));
+    const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: created.key!.id });
+    expect(JSON.stringify(shown)).not.toContain(created.secret);
+
+    await admin('SetLimit', { scope: { scopeType: 'org', scope: 'acme' }, limit: { hasRpm: true, rpm: 100, modelsRestricted: true, allowedModels: ['a', 'b'] } });
+    await admin('SetLimit', { scope: { scopeType: 'key', scope: created.key!.id }, limit: { hasRpm: true, rpm: 500, hasBudget: true, budgetMicros: 1000, budgetPeriod: 'day', modelsRestricted: true, allowedModels: ['b', 'c'] } });
+    const r = await call<accountingV1.ResolvedKey__Output>(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
+    expect(r).toMatchObject({ keyId: created.key!.id, projectId: proj.id, teamId: team.id, orgId: org.id, band: 'silver', routingProfile: 'batch' });
+    expect(r.limits!.rpm.map((x) => [x.scope, x.limit])).toEqual([[`key:${created.key!.id}`, 500], [`org:${org.id}`, 100]]);
+    expect(r.limits!.budgets).toEqual([{ scope: `key:${created.key!.id}`, limitMicros: 1000, period: 'day' }]);
+    expect(r.limits!.modelsRestricted).toBe(true);
+    expect(r.limits!.allowedModels).toEqual(['b']);
+  });
+
+  it.each([
+    ['an unknown hash', 'f'.repeat(64), 'LLMGW_ERR_NOT_FOUND'],
+    ['a malformed hash', 'xyz', 'LLMGW_ERR_INVALID_ARGUMENT'],
+  ])('ResolveKey refuses %s', async (_n, keyHash, code) => {
+    await expect(call(c.resolver, 'ResolveKey', { keyHash })).rejects.toMatchObject({ code });
+  });
+
+  it('revocation is a soft delete, refuses the key, publishes an invalidation and is audited', async () => {
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k2' });
+    const hash = hashApiKey(created.secret);
+    await call(c.resolver, 'ResolveKey', { keyHash: hash });
+    events.length = 0;
+    const revoked = await admin<accountingV1.ApiKey__Output>('RevokeKey', { ref: created.key!.id });
+    expect(revoked.revokedAt).toBeGreaterThan(0);
+    expect(events).toContainEqual({ scopeType: 'key', scopeId: created.key!.id });
+    await expect(call(c.resolver, 'ResolveKey', { keyHash: hash })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    const listed = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat', includeRevoked: true });
+    expect(listed.keys.map((k) => k.id)).toContain(created.key!.id);
+    const active = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat' });
+    expect(active.keys.map((k) => k.id)).not.toContain(created.key!.id);
+    const audit = await admin<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: created.key!.id });
+    expect(audit.events.map((e) => [e.action, e.actor])).toEqual([['key.revoke', 'alice'], ['key.create', 'alice']]);
+    expect(audit.events.map((e) => e.details).join()).not.toContain(created.secret);
+  });
+
+  it('an expired key does not resolve', async () => {
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAt: Date.now() + 150 });
+    await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
+    await sleep(200);
+    await expect(call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+  });
+
+  it.each([
+    ['a duplicate org name', 'CreateOrg', { name: 'acme' }, 'LLMGW_ERR_ALREADY_EXISTS'],
+    ['a team in an unknown org', 'CreateTeam', { org: 'nope', name: 'x' }, 'LLMGW_ERR_NOT_FOUND'],
+    ['an empty name', 'CreateOrg', { name: '' }, 'LLMGW_ERR_INVALID_ARGUMENT'],
+    ['a bad scope type', 'GetLimit', { scopeType: 'galaxy', scope: 'x' }, 'LLMGW_ERR_INVALID_ARGUMENT'],
+    ['a negative limit', 'SetLimit', { scope: { scopeType: 'org', scope: 'acme' }, limit: { hasRpm: true, rpm: -1 } }, 'LLMGW_ERR_INVALID_ARGUMENT'],
+    ['a key expiring in the past', 'CreateKey', { project: 'chat', name: 'old', expiresAt: 1 }, 'LLMGW_ERR_INVALID_ARGUMENT'],
+  ])('refuses %s', async (_n, method, req, code) => {
+    await expect(admin(method, req)).rejects.toMatchObject({ code });
+  });
+
+  it('writes ledger records once each (duplicates skipped), acks them, and answers usage queries', async () => {
+    const keys = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat' });
+    const k = keys.keys[0];
+    for (let i = 0; i < 30; i++) await stores.ledger.append(rec(i, k.id, k.projectId));
+    for (let i = 0; i < 5; i++) await stores.ledger.append(rec(i, k.id, k.projectId)); // re-delivered
+    await until(async () => (await stores.ledger.depth()).length === 0);
+    const ids = Array.from({ length: 30 }, (_, i) => `req-${i}`);
+    const counts = await acc.usage.countByRequestIds(ids);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(counts.size).toBe(30);
+    const q = await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'model' });
+    expect(q.rows).toEqual([{ group: 'm', requests: 30, promptTokens: 300, completionTokens: 600, cachedTokens: 0, costMicros: 3000 }]);
+    const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id });
+    expect(shown.lastUsedAt).toBeGreaterThan(0);
+  });
+
+  it('rollups keep totals and spend identical, and retention only deletes rolled rows', async () => {
+    const keys = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat' });
+    const k = keys.keys[0];
+    const day = periodBounds('day', Date.now());
+    const before = await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end);
+    expect(before).toBe(3000);
+    await acc.rollupNow();
+    expect(await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end)).toBe(3000);
+    expect(await acc.usage.spend('key', k.id, day.start, day.end)).toBe(3000);
+    await stores.ledger.append(rec(100, k.id, k.projectId));
+    await until(async () => (await acc.usage.countByRequestIds(['req-100'])).size === 1);
+    expect(await acc.usage.spend('team', (await acc.tenancy.team('ml')).id, day.start, day.end)).toBe(3100);
+    expect(await acc.usage.applyRetention(Date.now() + 10_000, 1)).toBe(30);
+    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3100);
+    await acc.rollupNow();
+    expect(await acc.usage.rollup()).toBe(0);
+    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3100);
+  });
+
+  it('the demo bootstrap is idempotent and shows the key once', async () => {
+    const a = await ensureDemoTenant(acc.tenancy);
+    expect(a.secret).toMatch(/^sk-llmgw-/);
+    const b = await ensureDemoTenant(acc.tenancy);
+    expect(b.secret).toBeUndefined();
+    expect(b.keyId).toBe(a.keyId);
+    await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(a.secret!) });
+  });
+
+  it('serves /healthz, /readyz and the ingestion metrics on the admin port', async () => {
+    expect((await fetch(`${acc.adminUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${acc.adminUrl}/readyz`)).status).toBe(200);
+    const m = await (await fetch(`${acc.adminUrl}/metrics`)).text();
+    for (const name of ['llmgw_usage_stream_depth', 'llmgw_usage_batch_size', 'llmgw_usage_insert_seconds', 'llmgw_usage_records_total']) expect(m).toContain(name);
+    expect(m).toMatch(/llmgw_usage_records_total\{result="duplicate",service="accounting"\} 5/);
+  });
+});
+
+describe.each([
+  ['pglite', async () => ({ url: 'pglite:memory', drop: async () => {} })],
+  ['postgres', () => createTestDatabase()],
+])('restart keeps the budget spent (%s)', (_name, makeDb) => {
+  it('reseeds budget counters from rollups plus the un-rolled tail, idempotently', async () => {
+    const t = await makeDb();
+    const db: Db = await createDb(t.url);
+    try {
+      const stores1 = memStores();
+      const acc1 = await start({ config: { ...baseConfig, database_url: t.url }, stores: stores1, db, log: quiet });
+      const org = await acc1.tenancy.createOrg('t', 'o');
+      const team = await acc1.tenancy.createTeam('t', org.id, 't');
+      const proj = await acc1.tenancy.createProject('t', team.id, 'p');
+      const { row: key } = await acc1.tenancy.createKey('t', proj.id, { name: 'k' });
+      await acc1.tenancy.setLimit('t', 'team', team.id, { budgetMicros: 10_000, budgetPeriod: 'month' });
+      for (let i = 0; i < 10; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
+      await until(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 10 }, (_, i) => `req-${i}`))).size === 10);
+      await acc1.rollupNow();
+      for (let i = 10; i < 15; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
+      await until(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 15 }, (_, i) => `req-${i}`))).size === 15);
+      await acc1.close();
+
+      // A fresh process: empty counters, same database.
+      const stores2 = memStores();
+      const acc2 = await start({ config: { ...baseConfig, database_url: t.url }, stores: stores2, db, log: quiet });
+      const month = periodBounds('month', Date.now());
+      expect(await stores2.counters.budgetSpent(`team:${team.id}`, month.start)).toBe(4500);
+      await acc2.usage.reseedBudgets(stores2.counters, Date.now());
+      expect(await stores2.counters.budgetSpent(`team:${team.id}`, month.start)).toBe(4500);
+      await acc2.close();
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { duration } from './load';
+
+/**
+ * The accounting service's configuration (`llmgw accounting`, plan §7.9).
+ * Parsed once at boot, strict, frozen.
+ */
+export const accountingConfigSchema = z
+  .object({
+    /** gRPC listener (KeyResolver + TenancyAdmin), "host:port"; port 0 = any free port. */
+    listen: z.string().default('127.0.0.1:7072'),
+    /** Metrics, /healthz, /readyz. */
+    admin_listen: z.string().default('127.0.0.1:9094'),
+    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** `postgres://…`, `pglite:memory` or `pglite:<dir>` (embedded). */
+    database_url: z.string().min(1).default('pglite:memory'),
+    /** Redis for counters, the usage stream and key-cache invalidation; absent = in-process stores. */
+    redis_url: z.string().optional(),
+    /** Prefix of every Redis key, shared with the routers. */
+    key_prefix: z.string().default('llmgw:'),
+    /** TLS material (PEM file paths); mTLS when client_ca is set. Plaintext when absent. */
+    tls: z
+      .object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    ingest: z
+      .object({
+        /** Consumer name in the usage stream's group; stable across restarts so a restart resumes its own pending records. */
+        consumer: z.string().min(1).optional(),
+        /** Flush a batch at least this often… */
+        batch_interval: duration().default(200),
+        /** …or when it holds this many records. */
+        batch_size: z.number().int().positive().max(5000).default(500),
+        /** Records another consumer took and has not acknowledged for this long are claimed (it died). */
+        claim_idle: duration().default(30_000),
+        /** Approximate bound on the usage stream (XADD MAXLEN ~). */
+        stream_max_len: z.number().int().positive().default(1_000_000),
+      })
+      .strict()
+      .default({ batch_interval: 200, batch_size: 500, claim_idle: 30_000, stream_max_len: 1_000_000 }),
+    /** How often raw usage rows are folded into hourly rollups. */
+    rollup_interval: duration().default(60_000),
+    /** Raw usage rows older than this (and already rolled up) are deleted. */
+    raw_retention: duration().default(30 * 86_400_000),
+    /** api_keys.last_used_at is written at most this often per key. */
+    last_used_interval: duration().default(60_000),
+    /** Budget counters are raised to the database's figures at start and this often after. */
+    reseed_interval: duration().default(60_000),
+  })
+  .strict();
+
+export type AccountingConfig = z.output<typeof accountingConfigSchema>;
+export type AccountingConfigInput = z.input<typeof accountingConfigSchema>;

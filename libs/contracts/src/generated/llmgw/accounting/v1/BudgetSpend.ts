@@ -1,0 +1,19 @@
+// Original file: llmgw/accounting/v1/accounting.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface BudgetSpend {
+  'scope'?: (string);
+  'period'?: (string);
+  'limitMicros'?: (number | string | Long);
+  'spentMicros'?: (number | string | Long);
+  'periodEnd'?: (number | string | Long);
+}
+
+export interface BudgetSpend__Output {
+  'scope': (string);
+  'period': (string);
+  'limitMicros': (number);
+  'spentMicros': (number);
+  'periodEnd': (number);
+}

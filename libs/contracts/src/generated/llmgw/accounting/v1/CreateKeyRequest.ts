@@ -1,0 +1,19 @@
+// Original file: llmgw/accounting/v1/accounting.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface CreateKeyRequest {
+  'project'?: (string);
+  'name'?: (string);
+  'band'?: (string);
+  'routingProfile'?: (string);
+  'expiresAt'?: (number | string | Long);
+}
+
+export interface CreateKeyRequest__Output {
+  'project': (string);
+  'name': (string);
+  'band': (string);
+  'routingProfile': (string);
+  'expiresAt': (number);
+}

@@ -1,0 +1,19 @@
+// Original file: llmgw/accounting/v1/accounting.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface UpdateKeyRequest {
+  'ref'?: (string);
+  'name'?: (string);
+  'band'?: (string);
+  'routingProfile'?: (string);
+  'expiresAt'?: (number | string | Long);
+}
+
+export interface UpdateKeyRequest__Output {
+  'ref': (string);
+  'name': (string);
+  'band': (string);
+  'routingProfile': (string);
+  'expiresAt': (number);
+}
