@@ -2,5 +2,5 @@ export * from './load';
 export * from './router';
 export * from './admission';
 export * from './admission-core';
-export * from './sim-engine'
 export * from './accounting';
+export * from './sim-engine';

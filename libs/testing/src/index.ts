@@ -1,2 +1,2 @@
 export {};
-export * from './process'
+export * from './process';
