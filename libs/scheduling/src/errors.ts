@@ -7,7 +7,6 @@ import type { z } from 'zod';
  * never on the request path.
  */
 export class SchedulingConfigError extends Error {
-  readonly code = 'LLMGW_SCHEDULING_CONFIG';
   constructor(readonly issues: readonly string[]) {
     super(`invalid scheduling configuration:\n  - ${issues.join('\n  - ')}`);
     this.name = 'SchedulingConfigError';
