@@ -1,0 +1,65 @@
+import { SimEngine, type SeqSink, type SeqUsage } from './engine';
+import type { KvEventBatch } from './kv-events';
+
+function run(engine: SimEngine, prompt: number[], maxTokens: number): Promise<{ texts: string[]; reason: string; usage: SeqUsage }> {
+  return new Promise((resolve) => {
+    const texts: string[] = [];
+    const sink: SeqSink = {
+      tokens: (t) => texts.push(...t),
+      finish: (reason, usage) => resolve({ texts, reason, usage }),
+    };
+    engine.submit({ promptTokens: prompt, maxTokens, limitReason: 'length', textSeed: 1, sink });
+  });
+}
+
+const zero = { maxNumSeqs: 8, numGpuBlocks: 64, blockSize: 16, prefixCacheBlocks: 32, prefillTps: 0, decodeTps: 0, batchContention: 0 };
+const prompt = (seed: number, n: number) => Array.from({ length: n }, (_, i) => seed * 100000 + i);
+
+describe('SimEngine', () => {
+  let engine: SimEngine;
+  afterEach(() => engine.close());
+
+  it('emits vLLM-shaped KV event batches: stored on first prefill, nothing new on a hit, cleared on reset', async () => {
+    engine = new SimEngine(zero);
+    const batches: KvEventBatch[] = [];
+    engine.kvEvents.subscribe((b) => batches.push(b));
+    const p = prompt(1, 40); // 2 full blocks + 8 tokens
+    const first = await run(engine, p, 3);
+    expect(first.usage).toEqual({ promptTokens: 40, completionTokens: 3, cachedTokens: 0 });
+    expect(batches).toHaveLength(1);
+    const [stored] = batches[0].events;
+    expect(batches[0]).toMatchObject({ seq: 0, data_parallel_rank: 0, ts: expect.any(Number) });
+    expect(stored).toMatchObject({ type: 'BlockStored', parent_block_hash: null, block_size: 16, medium: 'GPU', lora_name: null, lora_id: null });
+    if (stored.type !== 'BlockStored') throw new Error('unreachable');
+    expect(stored.block_hashes).toHaveLength(2);
+    expect(stored.token_ids).toEqual(p.slice(0, 32));
+    const second = await run(engine, p, 3);
+    expect(second.usage.cachedTokens).toBe(32);
+    expect(batches).toHaveLength(1);
+    // an extension stores only the new block, chained to the cached one
+    await run(engine, [...p.slice(0, 32), ...prompt(2, 20)], 1);
+    const ext = batches[1].events[0];
+    expect(ext).toMatchObject({ type: 'BlockStored', parent_block_hash: stored.block_hashes[1] });
+    engine.resetPrefixCache();
+    expect(batches.at(-1)).toMatchObject({ seq: 2, events: [{ type: 'AllBlocksCleared' }] });
+    expect((await run(engine, p, 1)).usage.cachedTokens).toBe(0);
+  });
+
+  it('keeps block accounting balanced over many requests', async () => {
+    engine = new SimEngine({ ...zero, numGpuBlocks: 20, maxNumSeqs: 3 });
+    const done = await Promise.all(Array.from({ length: 30 }, (_, i) => run(engine, prompt(i % 5, 20 + (i % 7) * 9), 5 + (i % 11))));
+    expect(done.every((d) => d.usage.completionTokens === d.texts.length)).toBe(true);
+    expect(engine.running).toHaveLength(0);
+    expect(engine.waiting).toHaveLength(0);
+    expect(engine.blocks.usedBlocks).toBe(0);
+    expect(engine.counters.finished.length).toBe(30);
+  });
+
+  it('finishes with "length" a sequence that alone outgrows the pool instead of deadlocking', async () => {
+    engine = new SimEngine({ ...zero, numGpuBlocks: 3 });
+    const r = await run(engine, prompt(1, 20), 100);
+    expect(r.reason).toBe('length');
+    expect(r.usage.completionTokens).toBeLessThan(100);
+    expect(engine.blocks.usedBlocks).toBe(0);
+  });
+});
