@@ -26,6 +26,13 @@ async function openssl(args: string[]): Promise<void> {
   }
 }
 
+// Names go into openssl's -subj, where '/' and '=' have meaning; node ids and
+// service names never need them.
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+function checkName(what: string, v: string): void {
+  if (!SAFE_NAME.test(v)) throw new Error(`${what} ${JSON.stringify(v)} must match ${SAFE_NAME}`);
+}
+
 const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 /**
@@ -33,6 +40,7 @@ const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '
  * Its key should live on one machine; its certificate is trusted everywhere.
  */
 export async function initCa(opts: { dir: string; commonName?: string; days?: number }): Promise<CertFiles> {
+  checkName('CA common name', opts.commonName ?? 'llmgw-ca');
   await mkdir(opts.dir, { recursive: true });
   const f = { certPath: join(opts.dir, 'ca.crt'), keyPath: join(opts.dir, 'ca.key') };
   await openssl(['req', '-x509', ...KEY_ARGS, '-keyout', f.keyPath, '-out', f.certPath, '-days', String(opts.days ?? 3650),
@@ -65,6 +73,9 @@ export interface IssueOptions {
 
 /** Issues a leaf certificate signed by `ca` (serverAuth or clientAuth). */
 export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
+  checkName('common name', opts.commonName);
+  checkName('file name', opts.name);
+  for (const n of opts.sans ?? []) if (!isIP(n) && !/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(n)) throw new Error(`SAN ${JSON.stringify(n)} is neither an IP nor a DNS name`);
   if (opts.usage === 'server' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
   await mkdir(opts.dir, { recursive: true });
   const f = { certPath: join(opts.dir, `${opts.name}.crt`), keyPath: join(opts.dir, `${opts.name}.key`) };

@@ -7,3 +7,4 @@ export * from './unary';
 export * from './ca';
 export * from './health';
 export * from './stream';
+export * from './client';
