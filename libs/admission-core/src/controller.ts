@@ -86,6 +86,7 @@ interface PoolState {
 interface LeaseState {
   state: PoolState;
   released: boolean;
+  adopted?: boolean;
 }
 
 /**
@@ -113,6 +114,10 @@ export class AdmissionController implements Admission {
   private dispatching = false;
   private dispatchAgain = false;
   private closed = false;
+  /** Prefix of the ids this controller hands out; an id with it is never adopted. */
+  private readonly ownPrefix: string | undefined;
+  /** Adopted ids already released, so a KeepAlive racing a Release cannot resurrect one. */
+  private readonly releasedAdopted = new Set<string>();
 
   constructor(readonly config: AdmissionCoreConfig, deps: AdmissionControllerDeps = {}) {
     validateAdmissionConfig(config);
@@ -120,6 +125,7 @@ export class AdmissionController implements Admission {
     this.rec = deps.recorder ?? noopRecorder;
     const prefix = Math.random().toString(36).slice(2, 10);
     let n = 0;
+    this.ownPrefix = deps.newLeaseId ? undefined : `${prefix}-`;
     this.newLeaseId = deps.newLeaseId ?? (() => `${prefix}-${++n}`);
     this.bands = [...config.bands]
       .sort((a, b) => b.priority - a.priority)
@@ -233,6 +239,10 @@ export class AdmissionController implements Admission {
     if (!l || l.released) return false;
     l.released = true;
     this.leases.delete(leaseId);
+    if (l.adopted) {
+      this.releasedAdopted.add(leaseId);
+      if (this.releasedAdopted.size > 100_000) this.releasedAdopted.delete(this.releasedAdopted.values().next().value as string);
+    }
     l.state.outstanding = Math.max(0, l.state.outstanding - 1);
     this.recordSaturation(l.state);
     this.dispatch();
@@ -250,10 +260,12 @@ export class AdmissionController implements Admission {
    * failover does not forget load already dispatched. False when known.
    */
   adopt(leaseId: string, pool: string, model = ''): boolean {
-    if (this.leases.has(leaseId)) return false;
+    if (this.leases.has(leaseId) || this.releasedAdopted.has(leaseId)) return false;
+    // One of ours that is not outstanding was released already (a KeepAlive raced its Release).
+    if (this.ownPrefix !== undefined && leaseId.startsWith(this.ownPrefix)) return false;
     const st = this.lookup(model, pool) ?? this.poolState(pool, model);
     st.outstanding++;
-    this.leases.set(leaseId, { state: st, released: false });
+    this.leases.set(leaseId, { state: st, released: false, adopted: true });
     this.recordSaturation(st);
     return true;
   }

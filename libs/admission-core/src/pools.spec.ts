@@ -27,6 +27,16 @@ describe('feedPools', () => {
     expect(await held).toMatchObject({ kind: 'rejected' });
   });
 
+  it('never adopts a released lease it granted itself', async () => {
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
+    feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a' }], () => ({ waiting: 0, running: 0 }));
+    const r = await ctl.acquire(req('a'));
+    if (r.kind !== 'granted') throw new Error('not granted');
+    r.lease.release();
+    expect(ctl.adopt(r.lease.id, 'p', 'a')).toBe(false);
+    expect(ctl.outstandingLeases()).toBe(0);
+  });
+
   it('adopts leases granted elsewhere so a failover keeps the outstanding count', () => {
     const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
     feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a' }], () => ({ waiting: 0, running: 0 }));
@@ -35,6 +45,9 @@ describe('feedPools', () => {
     expect(ctl.adopt('old-0', 'p', 'a')).toBe(false);
     expect(ctl.saturation('p', 'a')).toBeGreaterThan(before);
     expect(ctl.release('old-3')).toBe(true);
+    expect(ctl.outstandingLeases()).toBe(8);
+    // a KeepAlive racing the Release cannot bring a released lease back, nor one of our own
+    expect(ctl.adopt('old-3', 'p', 'a')).toBe(false);
     expect(ctl.outstandingLeases()).toBe(8);
   });
 });
