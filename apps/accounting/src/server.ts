@@ -189,7 +189,8 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
 
     const url = `${reachable(gl.host)}:${port}`;
     const adminUrl = `http://${reachable(al.host)}:${(admin.address() as AddressInfo).port}`;
-    log.info({ url, adminUrl, database: db.displayUrl, redis: Boolean(cfg.redis_url || opts.stores) }, 'listening');
+    // spawnRole's convention: `url` is a URL; the gRPC address is its host:port.
+    log.info({ url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, database: db.displayUrl, redis: Boolean(cfg.redis_url) }, 'listening');
 
     let closed = false;
     return {

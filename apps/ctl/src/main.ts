@@ -1,4 +1,81 @@
-export async function main(_argv: string[]): Promise<number> {
-  process.stderr.write('llmgw ctl: not implemented yet\n');
-  return 3;
+import { Command, CommanderError } from 'commander';
+import { isLlmgwError } from '@llmgw/errors';
+import { hostname, userInfo } from 'node:os';
+import { COMMAND_MODULES } from './commands';
+import { UsageError } from './format';
+import { CtlContext, type CtlBoot, type CtlIO } from './context';
+
+export { CtlContext } from './context';
+export type { CtlIO, CtlBoot } from './context';
+
+function bootFromEnv(): CtlBoot {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no passwd entry (containers)
+  }
+  return { accountingAddr: process.env.LLMGW_ACCOUNTING_ADDR || undefined, actor: `${process.env.USER || user}@${hostname()}` };
+}
+
+/** Builds the `llmgw ctl` program (exported for tests and for the help reference). */
+export function buildProgram(ctx: CtlContext): Command {
+  const program = new Command('llmgw ctl')
+    .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit, over the admin gRPC APIs.')
+    .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else 127.0.0.1:7072)')
+    .option('--actor <name>', 'who to record in the audit log (default $USER@host)')
+    .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
+    .option('--json', 'print JSON instead of text')
+    .configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) })
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  llmgw ctl org create acme
+  llmgw ctl team create ml --org acme
+  llmgw ctl project create chat --team ml --band gold
+  llmgw ctl key create --project chat --name ci-bot          # prints the key ONCE
+  llmgw ctl limit set team ml --rpm 600 --budget 100 --period day
+  llmgw ctl key show ci-bot --json
+  llmgw ctl key revoke key_abc123`,
+    );
+  for (const register of COMMAND_MODULES) register(program, ctx);
+  return program;
+}
+
+/** `llmgw ctl ...`; exit 0 ok, 1 a failed call, 2 bad usage. */
+export async function main(argv: string[], io: CtlIO = { stdout: process.stdout, stderr: process.stderr }, boot: CtlBoot = bootFromEnv()): Promise<number> {
+  const ctx = new CtlContext(io, boot);
+  const program = buildProgram(ctx);
+  const json = argv.includes('--json');
+  try {
+    if (!argv.length) {
+      program.outputHelp();
+      return 2;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof UsageError) {
+      if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: e.message } }, null, 2) + '\n');
+      io.stderr.write(`llmgw ctl: ${e.message}\n`);
+      return 2;
+    }
+    if (isLlmgwError(e)) {
+      let message = e.message;
+      if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
+        message = `cannot reach accounting at ${ctx.accountingAddress ?? '?'} (${e.message}); is it running? Set --accounting or LLMGW_ACCOUNTING_ADDR`;
+      }
+      if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message } }, null, 2) + '\n');
+      io.stderr.write(`llmgw ctl: ${message}\n`);
+      return 1;
+    }
+    io.stderr.write(`llmgw ctl: ${(e as Error)?.stack ?? e}\n`);
+    return 1;
+  } finally {
+    ctx.close();
+  }
 }

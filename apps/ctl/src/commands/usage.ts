@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { parseDurationMs } from '@llmgw/config';
+import type { accountingV1 } from '@llmgw/contracts';
+import type { CtlContext } from '../context';
+import { table, time, units, usage as usageError } from '../format';
+import { withJson } from './shared';
+
+/** `ctl usage` and `ctl audit`. */
+export function registerUsage(program: Command, ctx: CtlContext): void {
+  withJson(
+    program
+      .command('usage')
+      .description('usage totals from the ledger (hourly rollups plus the not-yet-rolled tail)')
+      .option('--scope <type:ref>', 'org:<ref> | team:<ref> | project:<ref> | key:<ref>')
+      .option('--since <duration>', 'how far back, e.g. 24h, 7d', '24h')
+      .option('--by <group>', 'group rows by model | key | project | hour'),
+  ).action(async (o: { scope?: string; since: string; by?: string }, cmd: Command) => {
+    let scope: { scopeType: string; scope: string } | undefined;
+    if (o.scope) {
+      const m = /^(org|team|project|key):(.+)$/.exec(o.scope);
+      if (!m) throw usageError('--scope must look like team:ml or key:key_abc');
+      scope = { scopeType: m[1], scope: m[2] };
+    }
+    let since: number;
+    try {
+      since = parseDurationMs(o.since);
+    } catch (e) {
+      throw usageError((e as Error).message);
+    }
+    const r = await ctx.accounting(cmd).call<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope, fromMs: Date.now() - since, groupBy: o.by ?? '' });
+    ctx.out(cmd, r.rows, () =>
+      table([(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'], r.rows.map((x) => [
+        o.by === 'hour' ? time(Number(x.group)) : x.group || 'total', x.requests, x.promptTokens, x.completionTokens, x.cachedTokens, units(x.costMicros),
+      ])),
+    );
+  });
+  withJson(
+    program
+      .command('audit')
+      .description('the audit log of tenancy changes: who, what, when (newest first)')
+      .option('--target <id>', 'only changes to this object id')
+      .option('--limit <n>', 'at most this many events', '50'),
+  ).action(async (o: { target?: string; limit: string }, cmd: Command) => {
+    const r = await ctx.accounting(cmd).call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: o.target ?? '', limit: Number(o.limit) || 50 });
+    ctx.out(cmd, r.events, () => table(['WHEN', 'WHO', 'WHAT', 'TARGET', 'DETAILS'], r.events.map((e) => [time(e.ts), e.actor, e.action, `${e.targetType}:${e.targetId}`, e.details])));
+  });
+}
