@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, parseConfig, readConfigFile, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
 import { parseEndpointFlag, type EndpointSource } from '@llmgw/endpoints';
 import { createLogger, type Logger } from '@llmgw/observability';
+import { SchedulingConfigError } from '@llmgw/scheduling';
 import { createRouter, type RouterCore } from './router';
 
 export interface StartOptions {
@@ -138,7 +139,16 @@ Then:
     return 2;
   }
 
-  const running = await start({ config: cfg });
+  let running: RunningRouter;
+  try {
+    running = await start({ config: cfg });
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof SchedulingConfigError) {
+      process.stderr.write(`llmgw router: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

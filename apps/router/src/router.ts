@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { Agent } from 'undici';
 import type { ZodType } from 'zod';
 import type { Lease } from '@llmgw/admission-core';
-import type { RouterConfig } from '@llmgw/config';
+import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, type Principal } from '@llmgw/contracts';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
@@ -58,7 +58,15 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const profiles = buildProfiles(cfg.profiles as never, undefined, {
     scorerParams: { session: { load_factor: cfg.prefix.session_affinity.load_factor } },
   });
-  if (!profiles.has(cfg.default_profile)) throw new Error(`default_profile "${cfg.default_profile}" is not a routing profile (have: ${[...profiles.keys()].join(', ')})`);
+  const bandNames = (cfg.admission.bands ?? DEFAULT_BAND_CONFIGS).map((b) => b.name);
+  if (!bandNames.includes(cfg.default_band)) throw new ConfigError('router config', [`default_band: "${cfg.default_band}" is not a band (have: ${bandNames.join(', ')})`]);
+  if (!profiles.has(cfg.default_profile)) throw new ConfigError('router config', [`default_profile: "${cfg.default_profile}" is not a routing profile (have: ${[...profiles.keys()].join(', ')})`]);
+
+  const issues: string[] = [];
+  for (const m of cfg.models) {
+    if (m.routing_profile !== undefined && !profiles.has(m.routing_profile)) issues.push(`models.${m.name}.routing_profile: no profile "${m.routing_profile}"`);
+  }
+  if (issues.length) throw new ConfigError('router config', issues);
 
   const source =
     deps.source ??
@@ -92,7 +100,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   });
 
   const catalog = new ModelCatalog(cfg, source);
-  const admission = createAdmission(cfg, { log, registry });
+  const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy = createTenancy(cfg, { log, registry }) as PinAwareTenancy;
   const agent = new Agent({
     connections: cfg.upstream_connections,
@@ -184,7 +192,6 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     const res = reply.raw;
     const raw = req.raw as IncomingMessage;
     const reqId = requestIdFrom(raw.headers['x-request-id']);
-    const rlog = log.child({ reqId });
     const ac = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) ac.abort();
@@ -229,7 +236,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       if (model === undefined) throw new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${requested}\` does not exist.`, { param: 'model' });
 
       const band = principal ? principal.band : headerOf(raw, 'x-llmgw-band') ?? cfg.default_band;
-      if (!cfg.bands.includes(band)) throw new LlmgwError('LLMGW_ERR_BAND_UNKNOWN', `unknown priority band "${band}" (have: ${cfg.bands.join(', ')})`);
+      if (!bandNames.includes(band)) throw new LlmgwError('LLMGW_ERR_BAND_UNKNOWN', `unknown priority band "${band}" (have: ${bandNames.join(', ')})`);
       profileName = headerOf(raw, 'x-llmgw-profile') ?? principal?.routingProfile ?? catalog.profileOf(model) ?? cfg.default_profile;
       const profile: RoutingProfile | undefined = profiles.get(profileName);
       if (!profile) throw new LlmgwError('LLMGW_ERR_PROFILE_UNKNOWN', `unknown routing profile "${profileName}" (have: ${[...profiles.keys()].join(', ')})`);
@@ -355,7 +362,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         if (result.kind === 'retry') {
           lastError = result.error;
           metrics.retries.inc({ model: servedModel, reason: result.reason });
-          rlog.debug({ endpoint: ep.id, reason: result.reason, attempt: attempts }, 'upstream attempt failed; retrying elsewhere');
+          log.debug({ reqId, endpoint: ep.id, reason: result.reason, attempt: attempts }, 'upstream attempt failed; retrying elsewhere');
           continue;
         }
         break;
@@ -381,7 +388,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         res.destroy();
       } else {
         status = sendError(res, e, reqId);
-        if (status >= 500) rlog.warn({ model, endpoint, err: (e as Error).message }, 'request failed');
+        if (status >= 500) log.warn({ reqId, model, endpoint, err: (e as Error).message }, 'request failed');
       }
     } finally {
       const durationMs = performance.now() - started;
@@ -406,8 +413,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         durationMs: Math.round(durationMs),
         queueMs,
       });
-      rlog.info(
+      log.info(
         {
+          reqId,
           model,
           servedModel,
           endpoint,

@@ -123,8 +123,8 @@ export const routerConfigSchema = z
       })
       .strict()
       .default({ session_affinity: { enabled: true, header: 'x-session-id', load_factor: 1.25 } }),
+    /** Band of a request without `x-llmgw-band` (and without auth); must be one of `admission.bands`. */
     default_band: z.string().default('gold'),
-    bands: z.array(z.string().min(1)).default(['platinum', 'gold', 'silver', 'bronze']),
     tenant_header: z.string().default('x-llmgw-tenant'),
     admission: routerAdmissionSchema.default({ mode: 'off', queue_ttl: 30_000 }),
     tenancy: routerTenancySchema.default({ enabled: false }),
