@@ -44,7 +44,9 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
   const server = createSimServer(config, engine, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => {
+    // A deep accept backlog: benchmarks open ~1000 connections at once, and a
+    // dropped SYN costs a 1 s retransmit.
+    server.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -52,7 +54,10 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  log.info({ url, models: config.models, dialect: config.dialect }, 'listening');
+  // The listening line is the readiness signal (spawnRole waits for it), so it
+  // is written at any level but "silent".
+  const announce = config.logLevel === 'silent' ? log : log.child({}, { level: 'info' });
+  announce.info({ url, models: config.models, dialect: config.dialect }, 'listening');
   let closing: Promise<void> | undefined;
   return {
     url,
