@@ -66,6 +66,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
+    // A client gone mid-body must not leave the promise (and its buffers) pending.
+    req.on('close', () => {
+      if (!req.complete) reject(fail('LLMGW_ERR_REQUEST_INVALID', 'client closed the connection before the body was complete'));
+    });
   });
 }
 
