@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { parsePrometheusText, parseValue } from './parser';
 
 describe('parsePrometheusText', () => {
@@ -83,5 +84,23 @@ describe('parsePrometheusText', () => {
     ['1.2.3', undefined],
   ])('parseValue(%j) = %p', (s, v) => {
     expect(parseValue(s)).toBe(v);
+  });
+});
+
+describe('parsePrometheusText on arbitrary input', () => {
+  const line = fc.oneof(
+    fc.string(),
+    fc.constantFrom('# TYPE x histogram', '# HELP x \\n', 'x_bucket{le="+Inf"} 1', 'x{a="\\"} 1', 'x{', '{}', ' 1', 'x 1 2', '\r', '\x1b[0m'),
+  );
+  it('never throws, and every non-blank, non-comment line is a sample or junk', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
+        const text = lines.join('\n');
+        const p = parsePrometheusText(text);
+        const data = text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').split('\n').map((l) => l.replace(/\r$/, '').trim()).filter((l) => l !== '' && !l.startsWith('#'));
+        expect(p.samples.length + p.junk.filter((j) => !j.text.trim().startsWith('#')).length).toBe(data.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
