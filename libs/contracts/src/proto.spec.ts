@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import OPTIONS from './proto-options.json';
-import { PROTO_GEN_FLAGS, PROTO_LOADER_OPTIONS, loadProto, protoPath, protoRoot, type ProtoTypes } from './index';
+import { PROTO_GEN_FLAGS, PROTO_LOADER_OPTIONS, agentV1, controlV1, loadProto, protoPath, protoRoot, type ProtoTypes } from './index';
 
 const generator = require(join(__dirname, '../../../tools/scripts/proto-gen.cjs')) as { FLAGS: string[]; OPTIONS: unknown };
 
@@ -52,6 +52,11 @@ describe('loadProto', () => {
     const ack = ctl.responseDeserialize(ctl.responseSerialize({ ack: { refId: 'x', result: 'ACK_RESULT_ACCEPTED' } }));
     expect(ack.ack?.result).toBe('ACK_RESULT_ACCEPTED');
     expect(ctl.responseDeserialize(ctl.responseSerialize({ ack: { refId: 'x' } })).ack?.result).toBe('ACK_RESULT_UNSPECIFIED');
+  });
+
+  it('re-exports generated enum values at run time through the package namespaces', () => {
+    expect(agentV1.ShardState.SHARD_STATE_READY).toBe('SHARD_STATE_READY');
+    expect(controlV1.RejectReason.REJECT_REASON_GPU_CLASS).toBe('REJECT_REASON_GPU_CLASS');
   });
 
   it('resolves paths under the repository proto/ folder', () => {
