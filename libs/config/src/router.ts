@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { profilesConfigSchema } from '@llmgw/scheduling';
 import { duration } from './load';
+import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
@@ -59,12 +60,8 @@ export const routerAdmissionSchema = z
   })
   .strict();
 
-/** The tenancy seam (auth, limits, usage); the accounting helper may extend this sub-schema. */
-export const routerTenancySchema = z
-  .object({
-    enabled: z.boolean().default(false),
-  })
-  .strict();
+/** The tenancy seam (auth, limits, usage): defined in router-tenancy.ts by the accounting helper. */
+export { routerTenancySchema } from './router-tenancy';
 
 /** Contract field (running, waiting, kvUsage, …) → metric name(s); null = the engine has no such metric. */
 const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]));
@@ -127,7 +124,7 @@ export const routerConfigSchema = z
     default_band: z.string().default('gold'),
     tenant_header: z.string().default('x-llmgw-tenant'),
     admission: routerAdmissionSchema.default({ mode: 'off', queue_ttl: 30_000 }),
-    tenancy: routerTenancySchema.default({ enabled: false }),
+    tenancy: routerTenancySchema.prefault({}),
     models: z.array(modelSchema).default([]),
     /** Extra alias → model names (also settable with --model-alias a=b). */
     model_aliases: z.record(z.string(), z.string()).default({}),

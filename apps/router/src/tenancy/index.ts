@@ -3,6 +3,7 @@ import type { Principal, UsageRecord } from '@llmgw/contracts';
 import type { Logger } from '@llmgw/observability';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { createEnabledTenancy } from './enabled';
 
 /** A quota reservation taken before the request runs; settled exactly once. */
 export interface Reservation {
@@ -36,8 +37,14 @@ export interface TenancyDeps {
   registry: Registry;
 }
 
+/** Tenancy as configured: the enabled implementation (enabled.ts) or the no-op one. */
+export function createTenancy(cfg: RouterConfig, deps: TenancyDeps): TenancyHooks {
+  if (cfg.tenancy.enabled) return createEnabledTenancy(cfg, deps);
+  return createDisabledTenancy();
+}
+
 /** The disabled implementation: no auth, no limits, usage dropped. */
-export function createTenancy(_cfg: RouterConfig, _deps: TenancyDeps): TenancyHooks {
+export function createDisabledTenancy(): TenancyHooks {
   let seq = 0;
   return {
     enabled: false,

@@ -1,0 +1,314 @@
+import type { RouterConfig } from '@llmgw/config';
+import type { Principal, UsageRecord } from '@llmgw/contracts';
+import { LlmgwError, isLlmgwError, toHttpError } from '@llmgw/errors';
+import { requestIdFrom } from '@llmgw/observability';
+import {
+  type AccountingStores,
+  type CounterReservation,
+  type LedgerRecord,
+  type LimitCounters,
+  MemoryLimitCounters,
+  inProcessAccountingStores,
+  redisAccountingStores,
+} from '@llmgw/stores';
+import {
+  type ModelPrice,
+  bearerToken,
+  costMicros,
+  effectiveLimits,
+  hashApiKey,
+  isFree,
+  isModelAllowed,
+  periodBounds,
+} from '@llmgw/tenancy';
+import type { FastifyInstance } from 'fastify';
+import Redis from 'ioredis';
+import { Counter, Gauge } from 'prom-client';
+import { DurableEnds } from './durable-end';
+import { KeyCache } from './key-cache';
+import { ResolverClient, principalFromWire } from './resolver-client';
+import type { Reservation, TenancyDeps, TenancyHooks } from './index';
+
+interface HeldReservation extends Reservation {
+  principal: Principal;
+  counters: LimitCounters;
+  inner: CounterReservation;
+  /** The reserved model was free: budgets were not reserved and are not charged. */
+  free: boolean;
+}
+
+/** Seams for tests: stores and resolver instead of what config describes, and a clock. */
+export interface TenancyOverrides {
+  stores?: AccountingStores;
+  resolve?: (keyHash: string) => Promise<Principal>;
+  now?: () => number;
+}
+
+const LIMIT_CODES = { rpm: 'LLMGW_ERR_RATE_LIMIT_RPM', tpm: 'LLMGW_ERR_RATE_LIMIT_TPM', budget: 'LLMGW_ERR_BUDGET_EXCEEDED' } as const;
+
+/**
+ * Tenancy on (plan §7.9): bearer key → SHA-256 → in-memory cache (read
+ * through to accounting on a miss, dropped on invalidation); one counter
+ * call (a single Lua script on Redis) checks and reserves RPM, TPM and
+ * budgets along the chain; settle on completion; usage records appended to
+ * the ledger. Without Redis, the process-wide in-process stores are used.
+ */
+export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over: TenancyOverrides = {}): TenancyHooks & { allowReplicaPin(p: Principal): boolean; ready: Promise<void> } {
+  const t = cfg.tenancy;
+  const log = deps.log;
+  const now = over.now ?? Date.now;
+  let redis: Redis | undefined;
+  let stores = over.stores;
+  if (!stores) {
+    if (t.redis_url) {
+      redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+      redis.on('error', (e) => log.warn({ err: e.message }, 'tenancy redis error'));
+      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len });
+    } else {
+      stores = inProcessAccountingStores(t.embedded_stores);
+    }
+  }
+  const s = stores;
+  // Redis down: single-router behaviour with local counters, flagged as degraded.
+  const local = new MemoryLimitCounters();
+  const cache = new KeyCache(t.cache_ttl, t.negative_cache_ttl);
+  const inflight = new Map<string, Promise<Principal | null>>();
+  const ends = new DurableEnds();
+  const resolver = over.resolve ? undefined : t.accounting_address ? new ResolverClient(t.accounting_address, t.accounting_tls) : undefined;
+  if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
+  const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolve(hash, t.resolve_timeout), cfg.default_band));
+
+  const cacheCounter = new Counter({ name: 'llmgw_key_cache_total', help: 'API key lookups by result (hit, miss, negative, stale).', labelNames: ['result'], registers: [deps.registry] });
+  const rejected = new Counter({ name: 'llmgw_tenancy_rejected_total', help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).', labelNames: ['reason'], registers: [deps.registry] });
+  const fallbacks = new Counter({ name: 'llmgw_budget_fallback_total', help: 'Requests served by the budget fallback model.', registers: [deps.registry] });
+  const degraded = new Gauge({ name: 'llmgw_tenancy_degraded', help: '1 while limits are counted locally because Redis is unreachable (per-router, not shared).', registers: [deps.registry] });
+  const buffered: LedgerRecord[] = [];
+  new Gauge({ name: 'llmgw_usage_ledger_buffered', help: 'Usage records held in memory because the ledger was unreachable.', registers: [deps.registry], collect() { this.set(buffered.length); } });
+  const dropped = new Counter({ name: 'llmgw_usage_ledger_dropped_total', help: 'Usage records dropped because the in-memory buffer was full.', registers: [deps.registry] });
+
+  const ready = (async () => {
+    try {
+      await s.keyCacheBus.subscribe((ev) => {
+        const n = cache.invalidate(ev);
+        if (n) log.debug({ ev, dropped: n }, 'key cache invalidated');
+      });
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'key-cache invalidation subscription failed; relying on cache_ttl');
+    }
+  })();
+
+  const priceOf = (model: string): ModelPrice | undefined => {
+    const p = t.prices[model] ?? t.default_price;
+    return p ? { promptPerMTok: p.prompt_per_mtok, completionPerMTok: p.completion_per_mtok } : undefined;
+  };
+
+  async function lookup(hash: string): Promise<Principal | null> {
+    const at = now();
+    const c = cache.get(hash, at);
+    if (c?.fresh) {
+      cacheCounter.inc({ result: c.principal ? 'hit' : 'negative' });
+      return c.principal;
+    }
+    let p = inflight.get(hash);
+    if (!p) {
+      p = (async () => {
+        try {
+          const principal = await resolveWire(hash);
+          cache.set(hash, principal, now());
+          return principal;
+        } catch (e) {
+          if (isLlmgwError(e) && e.code === 'LLMGW_ERR_NOT_FOUND') {
+            cache.set(hash, null, now());
+            return null;
+          }
+          // Accounting unreachable: known keys keep working from the (stale) cache.
+          if (c?.principal) {
+            cacheCounter.inc({ result: 'stale' });
+            return c.principal;
+          }
+          throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'cannot verify the API key right now (accounting unreachable)', { retryAfterSeconds: 1, cause: e });
+        } finally {
+          inflight.delete(hash);
+        }
+      })();
+      inflight.set(hash, p);
+      cacheCounter.inc({ result: 'miss' });
+    }
+    return p;
+  }
+
+  async function authenticate(authorization: string | undefined): Promise<Principal> {
+    const token = bearerToken(authorization);
+    if (!token) {
+      rejected.inc({ reason: 'auth' });
+      throw new LlmgwError('LLMGW_ERR_AUTH_MISSING', 'You didn\'t provide an API key. Send "Authorization: Bearer sk-llmgw-…".');
+    }
+    await ready;
+    const p = await lookup(hashApiKey(token));
+    if (!p || (p.expiresAt !== undefined && p.expiresAt <= now())) {
+      rejected.inc({ reason: 'auth' });
+      throw new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'Incorrect API key provided (unknown, revoked or expired).');
+    }
+    return p;
+  }
+
+  async function reserveOn(counters: LimitCounters, p: Principal, model: string, tokens: number, at: number) {
+    const price = priceOf(model);
+    const free = isFree(price);
+    // Upper bound: every estimated token at the dearer of the two prices.
+    const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
+    const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
+    const r = await counters.reserve({ nowMs: at, rpm: p.limits.rpm, tpm: p.limits.tpm, tokens, budgets, micros });
+    return { r, free };
+  }
+
+  async function reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean }> {
+    const at = now();
+    let counters: LimitCounters = s.counters;
+    let attempt;
+    try {
+      attempt = await reserveOn(counters, p, model, tokens, at);
+      degraded.set(0);
+    } catch (e) {
+      degraded.set(1);
+      log.warn({ err: (e as Error).message }, 'shared limit counters unreachable; counting locally');
+      counters = local;
+      attempt = await reserveOn(counters, p, model, tokens, at);
+    }
+    if (attempt.r.ok) return { counters, model, inner: attempt.r.reservation, free: attempt.free };
+    const no = attempt.r;
+    const fb = t.budget_fallback_model;
+    if (no.kind === 'budget' && fb && fb !== model && isFree(priceOf(fb)) && isModelAllowed(p.limits, fb)) {
+      const again = await reserveOn(counters, p, fb, tokens, at);
+      if (again.r.ok) {
+        fallbacks.inc();
+        return { counters, model: fb, inner: again.r.reservation, free: true };
+      }
+    }
+    rejected.inc({ reason: no.kind });
+    const what = no.kind === 'budget' ? `the ${no.scope} budget of ${no.limit} micro-units is spent for this period` : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
+    throw new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)) });
+  }
+
+  let pending = 0;
+  async function flushBuffer(): Promise<void> {
+    while (buffered.length) {
+      await s.ledger.append(buffered[0]);
+      buffered.shift();
+    }
+  }
+  const retryTimer = setInterval(() => {
+    if (buffered.length) void flushBuffer().catch(() => {});
+  }, 1000);
+  retryTimer.unref();
+
+  return {
+    enabled: true,
+    ready,
+    authenticate,
+
+    async reserve(p, model, estimatedTokens) {
+      if (!p) throw new LlmgwError('LLMGW_ERR_AUTH_MISSING', 'an API key is required');
+      if (!isModelAllowed(p.limits, model)) {
+        rejected.inc({ reason: 'model' });
+        throw new LlmgwError('LLMGW_ERR_MODEL_NOT_ALLOWED', `This key may not use the model \`${model}\`.`, { param: 'model' });
+      }
+      const r = await reserveWithFallback(p, model, Math.max(0, Math.ceil(estimatedTokens)));
+      const held: HeldReservation = { id: `${p.keyId}:${now()}:${Math.random().toString(36).slice(2)}`, model: r.model, principal: p, counters: r.counters, inner: r.inner, free: r.free };
+      return held;
+    },
+
+    settle(res, usage) {
+      const h = res as HeldReservation;
+      if (!h.inner) return;
+      const tokens = usage ? usage.promptTokens + usage.completionTokens : 0;
+      const micros = usage && !h.free ? costMicros(priceOf(usage.model), usage.promptTokens, usage.completionTokens) : 0;
+      void h.counters.settle(h.inner, { tokens, micros }, now()).catch((e) => log.warn({ err: (e as Error).message }, 'settling a reservation failed'));
+    },
+
+    recordUsage(rec: UsageRecord) {
+      if (rec.keyId === 'anonymous') {
+        ends.release(rec.requestId);
+        return;
+      }
+      const full: LedgerRecord = { ...rec, costMicros: costMicros(priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) };
+      pending++;
+      s.ledger.append(full).then(
+        () => {
+          pending--;
+          ends.release(rec.requestId);
+        },
+        (e) => {
+          pending--;
+          if (buffered.length >= t.ledger_buffer) dropped.inc();
+          else buffered.push(full);
+          log.warn({ err: (e as Error).message, buffered: buffered.length }, 'usage ledger unreachable; record kept in memory');
+          ends.release(rec.requestId);
+        },
+      );
+    },
+
+    allowReplicaPin() {
+      return t.allow_replica_pin;
+    },
+
+    registerRoutes(app: FastifyInstance) {
+      if (t.durable_usage) {
+        app.addHook('onRequest', async (req, reply) => {
+          if (req.method !== 'POST' || !req.url.startsWith('/v1/')) return;
+          // Fix the request id now (the router reuses x-request-id) so the held end can be matched to its record.
+          const id = requestIdFrom(req.raw.headers['x-request-id'] as string | undefined);
+          req.raw.headers['x-request-id'] = id;
+          ends.track(id, reply.raw);
+        });
+      }
+      app.get('/me', async (req, reply) => {
+        try {
+          const p = await authenticate(req.headers.authorization);
+          const at = now();
+          const scopes = [...new Set([...p.limits.rpm, ...p.limits.tpm].map((x) => x.scope))];
+          const windows = Object.fromEntries(await Promise.all(scopes.map(async (sc) => [sc, await s.counters.windowUsage(sc, at).catch(() => undefined)] as const)));
+          const budgets = await Promise.all(
+            p.limits.budgets.map(async (b) => {
+              const pe = periodStartEnd(b.period, at);
+              return { scope: b.scope, period: b.period, limit_micros: b.limitMicros, spent_micros: await s.counters.budgetSpent(b.scope, pe.periodStart).catch(() => null), resets_at: new Date(pe.periodEnd).toISOString() };
+            }),
+          );
+          const eff = effectiveLimits(p.limits);
+          return reply.send({
+            object: 'llmgw.key',
+            key_id: p.keyId, key_prefix: p.keyPrefix, project_id: p.projectId, team_id: p.teamId, org_id: p.orgId,
+            band: p.band, routing_profile: p.routingProfile ?? null, expires_at: p.expiresAt ? new Date(p.expiresAt).toISOString() : null,
+            allowed_models: p.limits.allowedModels ?? null,
+            effective: { rpm: eff.rpm ?? null, tpm: eff.tpm ?? null, budget_micros_per_day: eff.budgetMicrosPerDay ?? null, budget_micros_per_month: eff.budgetMicrosPerMonth ?? null },
+            limits: {
+              rpm: p.limits.rpm.map((x) => ({ scope: x.scope, limit: x.limit, used: windows[x.scope]?.requests ?? null })),
+              tpm: p.limits.tpm.map((x) => ({ scope: x.scope, limit: x.limit, used: windows[x.scope]?.tokens ?? null })),
+            },
+            budgets,
+          });
+        } catch (e) {
+          const h = toHttpError(e);
+          return reply.code(h.status).headers(h.headers).send(h.body);
+        }
+      });
+    },
+
+    async close() {
+      clearInterval(retryTimer);
+      for (let i = 0; i < 50 && pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await flushBuffer().catch((e) => log.warn({ err: (e as Error).message, lost: buffered.length }, 'usage records could not be written to the ledger at shutdown'));
+      resolver?.close();
+      if (!over.stores && redis) {
+        await s.keyCacheBus.close().catch(() => {});
+        await s.ledger.close().catch(() => {});
+        await redis.quit().catch(() => redis!.disconnect());
+      }
+    },
+  };
+}
+
+function periodStartEnd(period: 'day' | 'month', at: number): { periodStart: number; periodEnd: number } {
+  const b = periodBounds(period, at);
+  return { periodStart: b.start, periodEnd: b.end };
+}

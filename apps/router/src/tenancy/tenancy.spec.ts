@@ -1,0 +1,236 @@
+import { routerConfigSchema, parseConfig, type RouterConfigInput } from '@llmgw/config';
+import type { Principal } from '@llmgw/contracts';
+import { LlmgwError } from '@llmgw/errors';
+import { createLogger, createRegistry } from '@llmgw/observability';
+import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
+import { hashApiKey, mintApiKey } from '@llmgw/tenancy';
+import Fastify from 'fastify';
+import { Writable } from 'node:stream';
+import { createEnabledTenancy, type TenancyOverrides } from './enabled';
+import { KeyCache } from './key-cache';
+import { createTenancy } from './index';
+
+const log = createLogger({ service: 'router-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const principal = (over: Partial<Principal> = {}): Principal => ({
+  keyId: 'k1', keyPrefix: 'sk-llmgw-abcd', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [] }, ...over,
+});
+
+function setup(tenancy: Partial<RouterConfigInput['tenancy']> = {}, over: Partial<TenancyOverrides> & { principal?: Principal } = {}) {
+  const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
+  const key = mintApiKey();
+  const calls: string[] = [];
+  let current: Principal | null = over.principal ?? principal();
+  const resolve = async (h: string) => {
+    calls.push(h);
+    if (h !== key.hash || !current) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'no');
+    return current;
+  };
+  const cfg = parseConfig(routerConfigSchema, { tenancy: { enabled: true, ...tenancy } });
+  const hooks = createEnabledTenancy(cfg, { log, registry: createRegistry('router') }, { stores, resolve, ...over });
+  return { hooks, stores, key, calls, setPrincipal: (p: Principal | null) => (current = p) };
+}
+
+describe('router tenancy', () => {
+  it('is a no-op when disabled', async () => {
+    const t = createTenancy(parseConfig(routerConfigSchema, {}), { log, registry: createRegistry('router') });
+    expect(t.enabled).toBe(false);
+    expect(await t.authenticate(undefined)).toBeUndefined();
+  });
+
+  it('refuses to start enabled without an accounting address', () => {
+    expect(() => createTenancy(parseConfig(routerConfigSchema, { tenancy: { enabled: true } }), { log, registry: createRegistry('router') })).toThrow(/accounting_address/);
+  });
+
+  it.each([
+    [undefined, 'LLMGW_ERR_AUTH_MISSING'],
+    ['Basic xyz', 'LLMGW_ERR_AUTH_MISSING'],
+    ['Bearer sk-llmgw-unknown', 'LLMGW_ERR_AUTH_INVALID'],
+  ])('authenticate(%j) → %s', async (header, code) => {
+    const { hooks } = setup();
+    await expect(hooks.authenticate(header)).rejects.toMatchObject({ code });
+  });
+
+  it('resolves a key once, then serves it from the cache; an invalidation on its chain drops it', async () => {
+    const { hooks, key, calls, stores } = setup();
+    const p = await hooks.authenticate(`Bearer ${key.key}`);
+    expect(p?.keyId).toBe('k1');
+    await hooks.authenticate(`Bearer ${key.key}`);
+    await hooks.authenticate(`Bearer ${key.key}`);
+    expect(calls).toHaveLength(1);
+    await stores.keyCacheBus.publish({ scopeType: 'team', scopeId: 'other' });
+    await hooks.authenticate(`Bearer ${key.key}`);
+    expect(calls).toHaveLength(1);
+    await stores.keyCacheBus.publish({ scopeType: 'team', scopeId: 't1' });
+    await hooks.authenticate(`Bearer ${key.key}`);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('refuses a revoked key as soon as its invalidation arrives', async () => {
+    const { hooks, key, stores, setPrincipal } = setup();
+    await hooks.authenticate(`Bearer ${key.key}`);
+    setPrincipal(null);
+    await stores.keyCacheBus.publish({ scopeType: 'key', scopeId: 'k1' });
+    await expect(hooks.authenticate(`Bearer ${key.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_AUTH_INVALID' });
+  });
+
+  it('refuses an expired key even from the cache', async () => {
+    const { hooks, key } = setup({}, { principal: principal({ expiresAt: Date.now() + 100 }) });
+    await hooks.authenticate(`Bearer ${key.key}`);
+    await sleep(150);
+    await expect(hooks.authenticate(`Bearer ${key.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_AUTH_INVALID' });
+  });
+
+  it('keeps known keys working from the cache while accounting is down, and says 503 for unknown ones', async () => {
+    let up = true;
+    const key = mintApiKey();
+    const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
+    const cfg = parseConfig(routerConfigSchema, { tenancy: { enabled: true, cache_ttl: 50 } });
+    const hooks = createEnabledTenancy(cfg, { log, registry: createRegistry('router') }, {
+      stores,
+      resolve: async () => {
+        if (!up) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
+        return principal();
+      },
+    });
+    await hooks.authenticate(`Bearer ${key.key}`);
+    up = false;
+    await sleep(80);
+    expect((await hooks.authenticate(`Bearer ${key.key}`))?.keyId).toBe('k1');
+    await expect(hooks.authenticate(`Bearer ${mintApiKey().key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+  });
+
+  it('enforces the allowlist with 403', async () => {
+    const { hooks } = setup();
+    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: ['a'] } }), 'b', 10)).rejects.toMatchObject({ code: 'LLMGW_ERR_MODEL_NOT_ALLOWED' });
+    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: [] } }), 'a', 10)).rejects.toMatchObject({ code: 'LLMGW_ERR_MODEL_NOT_ALLOWED' });
+  });
+
+  it('answers 429 with Retry-After when RPM is spent', async () => {
+    const { hooks } = setup();
+    const p = principal({ limits: { rpm: [{ scope: 'key:k1', limit: 2 }], tpm: [], budgets: [] } });
+    await hooks.reserve(p, 'm', 1);
+    await hooks.reserve(p, 'm', 1);
+    const e = await hooks.reserve(p, 'm', 1).catch((x) => x);
+    expect(e).toMatchObject({ code: 'LLMGW_ERR_RATE_LIMIT_RPM' });
+    expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(e.retryAfterSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it('reserves TPM as the estimate and settles it to the engine\'s figure', async () => {
+    const { hooks, stores } = setup();
+    const p = principal({ limits: { rpm: [], tpm: [{ scope: 'key:k1', limit: 1000 }], budgets: [] } });
+    const r = await hooks.reserve(p, 'm', 900);
+    await expect(hooks.reserve(p, 'm', 200)).rejects.toMatchObject({ code: 'LLMGW_ERR_RATE_LIMIT_TPM' });
+    hooks.settle(r, { promptTokens: 50, completionTokens: 50, model: 'm' });
+    await sleep(10);
+    expect((await stores.counters.windowUsage('key:k1', Date.now())).tokens).toBe(100);
+    await hooks.reserve(p, 'm', 800);
+  });
+
+  it('charges budgets at the configured price and never lets concurrent requests overspend', async () => {
+    const { hooks, stores } = setup({ prices: { m: { prompt_per_mtok: 2, completion_per_mtok: 4 } } });
+    const p = principal({ limits: { rpm: [], tpm: [], budgets: [{ scope: 'org:o1', limitMicros: 10_000, period: 'month' }] } });
+    const results = await Promise.allSettled(Array.from({ length: 40 }, () => hooks.reserve(p, 'm', 100)));
+    // Each reserves 100 tokens × 4 = 400 micro-units; 10 000 / 400 = 25.
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(25);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'LLMGW_ERR_BUDGET_EXCEEDED' });
+    for (const r of results) if (r.status === 'fulfilled') hooks.settle(r.value, { promptTokens: 10, completionTokens: 10, model: 'm' });
+    await sleep(20);
+    const { periodBounds } = await import('@llmgw/tenancy');
+    expect(await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)).toBe(25 * 60);
+  });
+
+  it('serves the zero-priced fallback model when the budget is spent', async () => {
+    const { hooks } = setup({ prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } }, budget_fallback_model: 'small' });
+    const p = principal({ limits: { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 150_000, period: 'day' }] } });
+    expect((await hooks.reserve(p, 'big', 100)).model).toBe('big');
+    expect((await hooks.reserve(p, 'big', 100)).model).toBe('small');
+    expect((await hooks.reserve(p, 'small', 100)).model).toBe('small');
+  });
+
+  it('appends a priced usage record per request to the ledger', async () => {
+    const { hooks, stores } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 3 } } });
+    hooks.recordUsage({ requestId: 'r1', ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 10, completionTokens: 10, cachedTokens: 0, durationMs: 1 });
+    hooks.recordUsage({ requestId: 'r2', ts: 1, keyId: 'anonymous', projectId: 'anonymous', model: 'm', servedModel: 'm', status: 401, promptTokens: 0, completionTokens: 0, cachedTokens: 0, durationMs: 1 });
+    await sleep(10);
+    const got = await stores.ledger.read('c', 10, 0);
+    expect(got.map((e) => [e.record.requestId, e.record.costMicros])).toEqual([['r1', 40]]);
+  });
+
+  it('GET /me shows the key its limits, window usage and spend', async () => {
+    const p = principal({ limits: { rpm: [{ scope: 'key:k1', limit: 5 }], tpm: [], budgets: [{ scope: 'team:t1', limitMicros: 1000, period: 'day' }], allowedModels: ['m'] } });
+    const { hooks, key } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 1 } } }, { principal: p });
+    await hooks.reserve(p, 'm', 100);
+    const app = Fastify();
+    hooks.registerRoutes!(app);
+    const res = await app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${key.key}` } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ key_id: 'k1', band: 'gold', allowed_models: ['m'], effective: { rpm: 5 }, limits: { rpm: [{ scope: 'key:k1', limit: 5, used: 1 }] } });
+    expect(body.budgets[0]).toMatchObject({ scope: 'team:t1', limit_micros: 1000, spent_micros: 100 });
+    const anon = await app.inject({ method: 'GET', url: '/me' });
+    expect(anon.statusCode).toBe(401);
+    expect(anon.json().error.code).toBe('missing_api_key');
+    await app.close();
+  });
+
+  it('holds a response\'s end until its usage record is in the ledger', async () => {
+    const { hooks, stores } = setup();
+    let releaseAppend!: () => void;
+    const gate = new Promise<void>((r) => (releaseAppend = r));
+    const append = stores.ledger.append.bind(stores.ledger);
+    stores.ledger.append = async (rec) => {
+      await gate;
+      return append(rec);
+    };
+    const app = Fastify();
+    // Routes first, then tenancy's hooks: the order the router uses.
+    app.post('/v1/chat/completions', (req, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.end('{"ok":true}');
+      hooks.recordUsage({ requestId: String(req.headers['x-request-id']), ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 1, completionTokens: 1, cachedTokens: 0, durationMs: 1 });
+    });
+    hooks.registerRoutes!(app);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1/chat/completions`;
+    let done = false;
+    const p = fetch(url, { method: 'POST', body: '{}' }).then(async (r) => {
+      done = true;
+      return r.text();
+    });
+    await sleep(150);
+    expect(done).toBe(false);
+    releaseAppend();
+    expect(await p).toBe('{"ok":true}');
+    expect((await stores.ledger.depth()).length).toBe(1);
+    await app.close();
+  });
+});
+
+describe('key cache', () => {
+  it.each([
+    ['key', 'k1', true],
+    ['project', 'p1', true],
+    ['team', 't1', true],
+    ['org', 'o1', true],
+    ['org', 'o2', false],
+    ['all', '', true],
+  ] as const)('invalidation %s:%s drops the entry = %s', (scopeType, scopeId, dropped) => {
+    const c = new KeyCache(60_000, 1000);
+    c.set(hashApiKey('x'), principal(), 0);
+    expect(c.invalidate({ scopeType, scopeId }) === 1).toBe(dropped);
+  });
+
+  it('expires negative entries sooner than positive ones', () => {
+    const c = new KeyCache(60_000, 1000);
+    c.set('a', principal(), 0);
+    c.set('b', null, 0);
+    expect(c.get('a', 2000)?.fresh).toBe(true);
+    expect(c.get('b', 2000)?.fresh).toBe(false);
+  });
+});

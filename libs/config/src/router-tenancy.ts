@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { duration } from './load';
+
+/** Budget units per million tokens for one model (plan §7.9.4); both zero = free (exempt from budgets). */
+export const modelPriceSchema = z
+  .object({
+    prompt_per_mtok: z.number().min(0).default(0),
+    completion_per_mtok: z.number().min(0).default(0),
+  })
+  .strict();
+
+/**
+ * The router's tenancy block (plan §7.9): auth, limits, budgets, prices and
+ * the usage ledger. Off by default (no auth, no limits).
+ */
+export const routerTenancySchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** Accounting's KeyResolver gRPC address "host:port" (read-through on a key-cache miss). */
+    accounting_address: z.string().optional(),
+    /** PEM paths for mTLS to accounting; plaintext when absent. */
+    accounting_tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional() }).strict().optional(),
+    /** Redis shared by every router for counters, the usage stream and invalidation; absent = in-process (one router). */
+    redis_url: z.string().optional(),
+    key_prefix: z.string().default('llmgw:'),
+    /** Name of the process-wide in-process store set (embedded mode: the same name as accounting's). */
+    embedded_stores: z.string().default('default'),
+    /** Safety-net lifetime of a cached key (pub/sub invalidation is the normal path). */
+    cache_ttl: duration().default(300_000),
+    /** How long an unknown key's refusal is cached. */
+    negative_cache_ttl: duration().default(5_000),
+    /** Deadline of a ResolveKey call on a cache miss. */
+    resolve_timeout: duration().default(2_000),
+    /** Model → price; models absent here use default_price. */
+    prices: z.record(z.string(), modelPriceSchema).default({}),
+    default_price: modelPriceSchema.optional(),
+    /** A zero-priced model served instead when a budget is spent (plan §7.7); absent = answer 429. */
+    budget_fallback_model: z.string().optional(),
+    /** Whether an authenticated key may pin a replica with x-llmgw-replica. */
+    allow_replica_pin: z.boolean().default(true),
+    /** Usage records kept in memory while the ledger (Redis) is unreachable. */
+    ledger_buffer: z.number().int().positive().default(100_000),
+    /** Approximate bound on the usage stream (XADD MAXLEN ~). */
+    stream_max_len: z.number().int().positive().default(1_000_000),
+    /** Hold each response's last bytes until its usage record is in the ledger (no record lost to a kill). */
+    durable_usage: z.boolean().default(true),
+  })
+  .strict();
+
+export type RouterTenancyConfig = z.output<typeof routerTenancySchema>;
