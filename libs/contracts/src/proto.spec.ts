@@ -95,6 +95,24 @@ function undocumented(file: string): string[] {
   return missing;
 }
 
+describe('proto style', () => {
+  const { describePackage } = require(join(__dirname, '../../../tools/scripts/proto-gen.cjs')) as { describePackage: (dir: string) => { lock: any } };
+  const snake = (n: string) => n.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  it.each(DOCUMENTED)('%s: enums start at <ENUM>_UNSPECIFIED = 0 and prefix every value; times are int64 *_ms', (dir) => {
+    const { lock } = describePackage(protoPath(dir));
+    for (const [name, values] of Object.entries<Record<string, number>>(lock.enums)) {
+      const prefix = snake(name.split('.').pop()!);
+      expect([name, Object.entries(values).find(([, n]) => n === 0)?.[0]]).toEqual([name, `${prefix}_UNSPECIFIED`]);
+      for (const v of Object.keys(values)) expect(v.startsWith(`${prefix}_`) ? v : `${name}.${v}`).toBe(v);
+    }
+    for (const [msg, fields] of Object.entries<Record<string, string>>(lock.messages)) {
+      for (const [f, desc] of Object.entries(fields)) {
+        if (/_at_ms$|^at_ms$|_since_ms$|^since_ms$/.test(f)) expect(`${msg}.${f}: ${desc.split(' ').slice(1).join(' ')}`).toBe(`${msg}.${f}: int64`);
+      }
+    }
+  });
+});
+
 describe('proto doc comments', () => {
   const files = DOCUMENTED.flatMap((d) => readdirSync(protoPath(d)).filter((f) => f.endsWith('.proto')).map((f) => join(d, f)));
   it.each(files)('%s documents every message, field, enum, service and rpc', (rel) => {
