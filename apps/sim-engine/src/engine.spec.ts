@@ -63,3 +63,16 @@ describe('SimEngine', () => {
     expect(engine.blocks.usedBlocks).toBe(0);
   });
 });
+
+describe('SimEngine at zero latency', () => {
+  it('drains a queue far longer than one step handles (no stall after the pass limit)', async () => {
+    const engine = new SimEngine({ ...zero, maxNumSeqs: 1 });
+    try {
+      const done = await Promise.all(Array.from({ length: 300 }, (_, i) => run(engine, prompt(i, 5), 2)));
+      expect(done).toHaveLength(300);
+      expect(engine.waiting).toHaveLength(0);
+    } finally {
+      engine.close();
+    }
+  });
+});

@@ -184,14 +184,16 @@ export class SimEngine {
   step(): void {
     if (this.closed) return;
     const now = performance.now();
-    for (let pass = 0; pass < 64; pass++) {
+    let pass = 0;
+    for (; pass < 64; pass++) {
       const admitted = this.admit(now);
       const finished = this.advance(now);
-      if (admitted === 0 && finished === 0) break;
-      if (this.waiting.length === 0) break;
+      if ((admitted === 0 && finished === 0) || this.waiting.length === 0) break;
     }
     this.kvEvents.flush();
-    this.arm(now);
+    // Out of passes with work left: yield to I/O, then continue.
+    if (pass === 64) this.kick();
+    else this.arm(now);
   }
 
   private arm(now: number): void {
