@@ -101,6 +101,7 @@ export function buildCommand(): Command {
     .description('A fake OpenAI-compatible inference engine with vLLM-style /metrics, continuous batching, KV blocks and prefix caching.')
     .option('--host <addr>', 'address to listen on', d.host)
     .option('--port <n>', 'port to listen on (0 = any free port)', int('--port'), d.port)
+    .option('--listen <[host]:port>', 'host and port in one (":8001" = --host 127.0.0.1 --port 8001); overrides both')
     .option('--model <names>', 'served model name; repeatable or comma-separated (the first labels /metrics)', collectModels)
     .option('--max-model-len <n>', 'maximum context (prompt + max_tokens) in tokens', int('--max-model-len'), d.maxModelLen)
     .option('--max-num-seqs <n>', 'maximum sequences in the running batch', int('--max-num-seqs'), d.maxNumSeqs)
@@ -133,6 +134,15 @@ export async function main(argv: string[]): Promise<number> {
     throw e;
   }
   const o = cmd.opts();
+  if (o.listen !== undefined) {
+    const m = /^(.*):(\d+)$/.exec(String(o.listen));
+    if (!m) {
+      process.stderr.write(`llmgw sim-engine: --listen must be [host]:port, got "${o.listen}"\n`);
+      return 2;
+    }
+    o.host = m[1].replace(/^\[(.*)\]$/, '$1') || o.host;
+    o.port = Number(m[2]);
+  }
   let handle: SimEngineHandle;
   try {
     handle = await start({

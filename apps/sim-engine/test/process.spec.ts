@@ -22,7 +22,14 @@ describe('spawnRole runs sim-engine as a real child process', () => {
     expect(await role.stop()).toBe(0);
   }, 60_000);
 
+  it('--listen takes host and port in one', async () => {
+    role = await spawnRole('sim-engine', ['--listen', '127.0.0.1:0']);
+    expect(role.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${role.url}/health`)).status).toBe(200);
+  }, 60_000);
+
   it.each([
+    ['a malformed --listen', ['--listen', 'nowhere']],
     ['a bad flag value', ['--port', '0', '--dialect', 'tgi']],
     ['an unknown flag', ['--port', '0', '--nope']],
   ])('rejects %s: the process exits before listening', async (_n, args) => {
