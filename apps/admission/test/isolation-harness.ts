@@ -1,0 +1,234 @@
+/**
+ * The phase 1.5 exit criterion as a runnable experiment (plan §11): real
+ * sim-engine processes, the admission service and a router (all spawned as
+ * processes via bin/llmgw.cjs), a bronze flood saturating the engines, and
+ * platinum requests whose TTFT is measured idle and under the flood — once
+ * with admission on (router → remote admission service) and once with it off.
+ * Used by apps/admission/test/priority-isolation.spec.ts (CI size) and
+ * tools/bench/priority-isolation.ts (full size).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+
+export interface IsolationOptions {
+  engines: number;
+  /** Sim settings: small batch, slow enough decode that a flood saturates it. */
+  maxNumSeqs: number;
+  decodeTps: number;
+  prefillTps: number;
+  /** Concurrent bronze requests kept in flight by the flood. */
+  bronzeConcurrency: number;
+  /** Bronze max_tokens is drawn uniformly from this range (desynchronises completions). */
+  bronzeTokens: [number, number];
+  /** Platinum samples per phase, sent one after another. */
+  platinumSamples: number;
+  /** Gap between platinum arrivals, ms. */
+  platinumGapMs: number;
+  /** Prompt size of platinum requests, characters (~4 per token): sets the idle TTFT. */
+  platinumPromptChars: number;
+  /** Flood warm-up before measuring (batch capacity learning, queues filling), ms. */
+  warmupMs: number;
+  scrapeIntervalMs: number;
+  log?: (line: string) => void;
+}
+
+export interface PhaseResult {
+  idleP50: number;
+  idleP99: number;
+  loadedP50: number;
+  loadedP99: number;
+  /** loadedP99 / idleP99. */
+  ratio: number;
+  bronzeCompleted: number;
+  bronzeRejected: number;
+}
+
+export const CI_OPTIONS: IsolationOptions = {
+  engines: 2,
+  maxNumSeqs: 32,
+  decodeTps: 50,
+  prefillTps: 1000,
+  bronzeConcurrency: 240,
+  bronzeTokens: [16, 48],
+  platinumSamples: 16,
+  platinumGapMs: 150,
+  platinumPromptChars: 2000,
+  warmupMs: 6000,
+  scrapeIntervalMs: 200,
+};
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+
+const words = (chars: number, seed: number) => {
+  let s = '';
+  let i = seed;
+  while (s.length < chars) s += `w${(i = (i * 7919 + 13) % 100_003)} `;
+  return s.slice(0, chars);
+};
+
+/** Starts the engines once; phases start their own admission service and router. */
+export class IsolationRig {
+  engines: SpawnedRole[] = [];
+  private dir = mkdtempSync(join(tmpdir(), 'llmgw-iso-'));
+  private agent = new Agent({ connections: 2048, pipelining: 0 });
+
+  constructor(readonly o: IsolationOptions) {}
+
+  async startEngines(): Promise<void> {
+    const { o } = this;
+    this.engines = await Promise.all(
+      Array.from({ length: o.engines }, (_x, i) =>
+        spawnRole('sim-engine', [
+          '--port', '0', '--model', 'iso', '--max-num-seqs', String(o.maxNumSeqs), '--decode-tps', String(o.decodeTps),
+          '--prefill-tps', String(o.prefillTps), '--batch-contention', '0', '--prefix-cache-blocks', '0', '--num-gpu-blocks', '100000',
+          '--seed', String(i + 1),
+        ]),
+      ),
+    );
+  }
+
+  private endpoints() {
+    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p' }));
+  }
+
+  /** Starts admission (when on) and a router; returns the router URL and a stop function. */
+  async startStack(admission: boolean): Promise<{ url: string; routerAdmin: string; admissionAdmin?: string; stop: () => Promise<void> }> {
+    const stops: Array<() => Promise<unknown>> = [];
+    let adm: SpawnedRole | undefined;
+    const scrape = `${this.o.scrapeIntervalMs}ms`;
+    if (admission) {
+      const f = join(this.dir, 'admission.yaml');
+      writeFileSync(f, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: scrape, log_level: 'info', endpoints: this.endpoints() }));
+      adm = await spawnRole('admission', ['--config', f]);
+      stops.push(() => adm!.stop());
+    }
+    const rf = join(this.dir, `router-${admission ? 'on' : 'off'}.yaml`);
+    const grpc = adm ? new URL(adm.urls.grpc).host : undefined;
+    writeFileSync(
+      rf,
+      JSON.stringify({
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        log_level: 'info',
+        scrape_interval: scrape,
+        retries: 0,
+        endpoints: this.endpoints(),
+        admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s' } : { mode: 'off' },
+      }),
+    );
+    const router = await spawnRole('router', ['--config', rf]);
+    stops.push(() => router.stop());
+    return { url: router.url, routerAdmin: router.urls.admin, admissionAdmin: adm?.urls.admin, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+  }
+
+  /** One streamed platinum request; returns ms to the first content token. */
+  async platinumTtft(url: string, seed: number): Promise<number> {
+    const t0 = performance.now();
+    const res = await request(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/json', 'x-llmgw-band': 'platinum', 'x-llmgw-tenant': 'interactive' },
+      body: JSON.stringify({ model: 'iso', stream: true, max_tokens: 2, messages: [{ role: 'user', content: words(this.o.platinumPromptChars, seed) }] }),
+    });
+    if (res.statusCode !== 200) throw new Error(`platinum got HTTP ${res.statusCode}: ${await res.body.text()}`);
+    let ttft: number | undefined;
+    let buf = '';
+    for await (const chunk of res.body) {
+      if (ttft !== undefined) continue;
+      buf += chunk.toString();
+      if (/"content":"[^"]/.test(buf)) ttft = performance.now() - t0;
+    }
+    if (ttft === undefined) throw new Error('platinum stream had no content');
+    return ttft;
+  }
+
+  /** Platinum arrivals every `platinumGapMs` (open loop, like interactive users); their TTFTs. */
+  async platinumSeries(url: string): Promise<number[]> {
+    const all: Array<Promise<number>> = [];
+    for (let i = 0; i < this.o.platinumSamples; i++) {
+      all.push(this.platinumTtft(url, i * 31 + 7));
+      await new Promise((r) => setTimeout(r, this.o.platinumGapMs));
+    }
+    return Promise.all(all);
+  }
+
+  /** Keeps `bronzeConcurrency` non-streamed bronze requests in flight until stopped. */
+  flood(url: string): { stop: () => Promise<{ completed: number; rejected: number }> } {
+    let running = true;
+    let completed = 0;
+    let rejected = 0;
+    let seq = 0;
+    const [lo, hi] = this.o.bronzeTokens;
+    const worker = async () => {
+      while (running) {
+        const n = seq++;
+        try {
+          const res = await request(`${url}/v1/chat/completions`, {
+            method: 'POST',
+            dispatcher: this.agent,
+            headers: { 'content-type': 'application/json', 'x-llmgw-band': 'bronze', 'x-llmgw-tenant': `batch-${n % 3}` },
+            body: JSON.stringify({ model: 'iso', max_tokens: lo + (n % (hi - lo + 1)), messages: [{ role: 'user', content: words(200, n) }] }),
+          });
+          await res.body.dump();
+          if (res.statusCode === 200) completed++;
+          else {
+            rejected++;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        } catch {
+          rejected++;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+    };
+    const workers = Array.from({ length: this.o.bronzeConcurrency }, worker);
+    return {
+      stop: async () => {
+        running = false;
+        await Promise.all(workers);
+        return { completed, rejected };
+      },
+    };
+  }
+
+  /** Idle platinum series, then the same under the bronze flood. */
+  async phase(admission: boolean): Promise<PhaseResult> {
+    const stack = await this.startStack(admission);
+    try {
+      // Warm the path (connections, JIT) before measuring idle.
+      await this.platinumTtft(stack.url, 1);
+      await this.platinumTtft(stack.url, 2);
+      await new Promise((r) => setTimeout(r, this.o.scrapeIntervalMs * 3));
+      const idle = await this.platinumSeries(stack.url);
+      const f = this.flood(stack.url);
+      await new Promise((r) => setTimeout(r, this.o.warmupMs));
+      const loaded = await this.platinumSeries(stack.url);
+      const b = await f.stop();
+      const r: PhaseResult = {
+        idleP50: pct(idle, 50),
+        idleP99: pct(idle, 99),
+        loadedP50: pct(loaded, 50),
+        loadedP99: pct(loaded, 99),
+        ratio: pct(loaded, 99) / pct(idle, 99),
+        bronzeCompleted: b.completed,
+        bronzeRejected: b.rejected,
+      };
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} rejected ${r.bronzeRejected}`);
+      return r;
+    } finally {
+      await stack.stop();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.engines.map((e) => e.stop()));
+    await this.agent.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

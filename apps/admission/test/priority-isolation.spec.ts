@@ -1,0 +1,34 @@
+import { CI_OPTIONS, IsolationRig, type PhaseResult } from './isolation-harness';
+
+/**
+ * The phase 1.5 exit criterion (plan §11), CI-sized: real sim-engine
+ * processes saturated by a bronze flood, a router in front of them, and
+ * platinum TTFT p99 compared with its idle value — with the admission service
+ * on (must stay under 1.5×) and off (must show the collapse, > 3×).
+ * Full size: tools/bench/priority-isolation.ts.
+ */
+describe('priority isolation (phase 1.5 exit criterion)', () => {
+  const lines: string[] = [];
+  const rig = new IsolationRig({ ...CI_OPTIONS, log: (l) => lines.push(l) });
+  let on: PhaseResult;
+  let off: PhaseResult;
+
+  beforeAll(async () => {
+    await rig.startEngines();
+    on = await rig.phase(true);
+    off = await rig.phase(false);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }, 150_000);
+
+  afterAll(() => rig.close());
+
+  it('keeps platinum TTFT p99 under 1.5x its idle value while bronze saturates the engines', () => {
+    expect(on.bronzeCompleted).toBeGreaterThan(0);
+    expect(on.ratio).toBeLessThan(1.5);
+  });
+
+  it('shows the collapse with admission off', () => {
+    expect(off.ratio).toBeGreaterThan(3);
+    expect(off.loadedP99).toBeGreaterThan(2 * on.loadedP99);
+  });
+});
