@@ -27,6 +27,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed || res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { ...JSON_HEADERS, ...headers, 'content-length': Buffer.byteLength(text) });
   res.end(text);
@@ -95,11 +96,6 @@ function usageOf(u: SeqUsage): Usage {
     total_tokens: u.promptTokens + u.completionTokens,
     prompt_tokens_details: { cached_tokens: u.cachedTokens },
   };
-}
-
-export interface SimServer {
-  server: Server;
-  engine: SimEngine;
 }
 
 export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Logger): Server {
@@ -171,12 +167,12 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
           tokens(texts, first) {
             let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
             for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
-            if (out) res.write(out);
+            if (out && !res.destroyed) res.write(out);
           },
           finish(fr, usage) {
             let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
             if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
-            res.end(out + 'data: [DONE]\n\n');
+            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
           },
         },
       });
@@ -265,12 +261,12 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
               if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
               held = t;
             }
-            if (out) res.write(out);
+            if (out && !res.destroyed) res.write(out);
           },
           finish(fr, usage) {
             let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
             if (withUsage) out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
-            res.end(out + 'data: [DONE]\n\n');
+            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
           },
         },
       });
