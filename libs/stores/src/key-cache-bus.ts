@@ -53,7 +53,9 @@ export class RedisKeyCacheBus implements KeyCacheBus {
 
   async subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void> {
     if (!this.sub) {
-      const sub = this.redis.duplicate();
+      // Queue the SUBSCRIBE until connected, whatever the parent's offline-queue setting.
+      const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+      sub.on('error', () => {});
       this.sub = sub;
       sub.on('message', (_ch: string, msg: string) => {
         let ev: KeyCacheInvalidation;

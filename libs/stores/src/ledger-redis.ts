@@ -53,7 +53,10 @@ export class RedisUsageLedger implements UsageLedger {
   }
 
   private readerConn(): Redis {
-    if (!this.reader) this.reader = this.redis.duplicate();
+    if (!this.reader) {
+      this.reader = this.redis.duplicate({ enableOfflineQueue: true });
+      this.reader.on('error', () => {});
+    }
     return this.reader;
   }
 

@@ -87,6 +87,17 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   const dropped = new Counter({ name: 'llmgw_usage_ledger_dropped_total', help: 'Usage records dropped because the in-memory buffer was full.', registers: [deps.registry] });
 
   const ready = (async () => {
+    if (redis && redis.status !== 'ready') {
+      // The first requests should count on the shared counters, not fall back to local ones.
+      const r = redis;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 2000);
+        r.once('ready', () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
     try {
       await s.keyCacheBus.subscribe((ev) => {
         const n = cache.invalidate(ev);

@@ -1,0 +1,247 @@
+/**
+ * The whole tenancy path across processes: two real routers, accounting,
+ * a sim-engine, Redis and a fresh Postgres database.
+ */
+import type { accountingV1 } from '@llmgw/contracts';
+import { createTestDatabase } from '@llmgw/db';
+import { type SpawnedRole, spawnRole } from '@llmgw/testing';
+import { periodBounds } from '@llmgw/tenancy';
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { accountingClients, call } from '../src/client';
+
+jest.setTimeout(120_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const prefix = `test:${randomUUID()}:`;
+const dir = mkdtempSync(join(tmpdir(), 'llmgw-acct-'));
+
+let db: { url: string; drop(): Promise<void> };
+let redis: Redis;
+let sim: SpawnedRole;
+let acct: SpawnedRole;
+let acctPort: number;
+const routers: SpawnedRole[] = [];
+let clients: ReturnType<typeof accountingClients>;
+let projectId: string;
+let teamId: string;
+
+const acctArgs = () => [
+  '--config', join(dir, 'accounting.yaml'), '--port', String(acctPort ?? 0), '--admin-port', '0',
+  '--database-url', db.url, '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'acct-1',
+];
+
+async function startAccounting(): Promise<SpawnedRole> {
+  const a = await spawnRole('accounting', acctArgs(), { timeoutMs: 60_000 });
+  acctPort = Number(new URL(a.urls.grpc).port);
+  return a;
+}
+
+const admin = <T>(m: string, req: object) => call<T>(clients.admin, m, req, { actor: 'integration-test' });
+
+async function newKey(name: string, limit?: object): Promise<{ id: string; secret: string }> {
+  const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name });
+  if (limit) await admin('SetLimit', { scope: { scopeType: 'key', scope: k.key!.id }, limit });
+  return { id: k.key!.id, secret: k.secret };
+}
+
+async function chat(router: SpawnedRole, key: string, requestId = randomUUID(), maxTokens = 8): Promise<{ status: number; id: string; retryAfter: string | null; body: any }> {
+  const res = await fetch(`${router.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify({ model: 'm', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hello there' }] }),
+  });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, id: res.headers.get('x-request-id') ?? requestId, retryAfter: res.headers.get('retry-after'), body };
+}
+
+async function sql<T = any>(q: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    return (await c.query(q, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+async function until(pred: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** The ledger is drained: nothing waiting and nothing pending in the stream. */
+async function ledgerDrained(): Promise<boolean> {
+  const len = await redis.xlen(`${prefix}usage`);
+  const pend = (await redis.xpending(`${prefix}usage`, 'accounting').catch(() => [0])) as unknown[];
+  return len === 0 && Number(pend[0] ?? 0) === 0;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  redis = new Redis({ host: '127.0.0.1', port: 6379 });
+  writeFileSync(join(dir, 'accounting.yaml'), 'ingest:\n  claim_idle: 2s\nreseed_interval: 1h\n');
+  [sim, acct] = await Promise.all([
+    spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '400', '--log-level', 'info'], { timeoutMs: 60_000 }),
+    startAccounting(),
+  ]);
+  clients = accountingClients(new URL(acct.urls.grpc).host);
+  await admin('CreateOrg', { name: 'acme' });
+  teamId = (await admin<accountingV1.Team__Output>('CreateTeam', { org: 'acme', name: 'ml' })).id;
+  projectId = (await admin<accountingV1.Project__Output>('CreateProject', { team: teamId, name: 'chat' })).id;
+
+  writeFileSync(
+    join(dir, 'router.yaml'),
+    [
+      'tenancy:',
+      '  enabled: true',
+      `  accounting_address: "127.0.0.1:${acctPort}"`,
+      '  redis_url: "redis://127.0.0.1:6379"',
+      `  key_prefix: "${prefix}"`,
+      '  prices:',
+      '    m: { prompt_per_mtok: 1, completion_per_mtok: 1 }',
+    ].join('\n') + '\n',
+  );
+  const args = ['--config', join(dir, 'router.yaml'), '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0'];
+  routers.push(...(await Promise.all([spawnRole('router', args, { timeoutMs: 60_000 }), spawnRole('router', args, { timeoutMs: 60_000 })])));
+}, 180_000);
+
+afterAll(async () => {
+  clients?.close();
+  await Promise.all([...routers, acct, sim].filter(Boolean).map((p) => p.stop().catch(() => undefined)));
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('tenancy across two routers, accounting, Redis and Postgres', () => {
+  it('authenticates: no key 401, a good key 200', async () => {
+    const k = await newKey('basic');
+    const none = await fetch(`${routers[0].url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","messages":[]}' });
+    expect(none.status).toBe(401);
+    expect((await none.json()).error.code).toBe('missing_api_key');
+    expect((await chat(routers[0], 'sk-llmgw-' + 'x'.repeat(43))).status).toBe(401);
+    expect((await chat(routers[0], k.secret)).status).toBe(200);
+    expect((await chat(routers[1], k.secret)).status).toBe(200);
+  });
+
+  it('a key limited to N rpm gets N (±1) accepted across both routers', async () => {
+    const N = 12;
+    const k = await newKey('rpm', { hasRpm: true, rpm: N });
+    const results = await Promise.all(Array.from({ length: 3 * N }, (_, i) => chat(routers[i % 2], k.secret)));
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(N - 1);
+    expect(ok).toBeLessThanOrEqual(N + 1);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused.length).toBe(results.length - ok);
+    expect(refused[0].body.error.code).toBe('rate_limit_exceeded');
+    expect(Number(refused[0].retryAfter)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a budget is never exceeded under concurrent requests on both routers', async () => {
+    const B = 600;
+    const k = await newKey('budget', { hasBudget: true, budgetMicros: B, budgetPeriod: 'day' });
+    let ok = 0;
+    let refused = 0;
+    for (let wave = 0; wave < 5; wave++) {
+      const rs = await Promise.all(Array.from({ length: 16 }, (_, i) => chat(routers[i % 2], k.secret)));
+      ok += rs.filter((r) => r.status === 200).length;
+      refused += rs.filter((r) => r.status === 429 && r.body.error.type === 'insufficient_quota').length;
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(ok).toBeGreaterThan(0);
+    await until(async () => (await sql(`select count(*)::int as n from usage where key_id = $1 and status = 200`, [k.id]))[0].n === ok, 10_000, 'usage rows');
+    const [{ spent }] = await sql(`select coalesce(sum(cost_micros), 0)::bigint as spent from usage where key_id = $1`, [k.id]);
+    expect(Number(spent)).toBeGreaterThan(0);
+    expect(Number(spent)).toBeLessThanOrEqual(B);
+  });
+
+  it('a revoked key is refused within a second on every router', async () => {
+    const k = await newKey('revoke-me');
+    expect((await chat(routers[0], k.secret)).status).toBe(200);
+    expect((await chat(routers[1], k.secret)).status).toBe(200);
+    const t0 = Date.now();
+    await admin('RevokeKey', { ref: k.id });
+    const refusedAfter = await Promise.all(
+      routers.map(async (r) => {
+        for (;;) {
+          const res = await chat(r, k.secret);
+          if (res.status === 401) return Date.now() - t0;
+          if (Date.now() - t0 > 5000) return Infinity;
+          await sleep(25);
+        }
+      }),
+    );
+    for (const ms of refusedAfter) expect(ms).toBeLessThan(1000);
+  });
+
+  it('a restart keeps the budget spent (counters reseeded from Postgres)', async () => {
+    const k = await newKey('reseed', { hasBudget: true, budgetMicros: 150, budgetPeriod: 'day' });
+    for (let i = 0; i < 20; i++) {
+      const r = await chat(routers[i % 2], k.secret);
+      if (r.status === 429) break;
+    }
+    expect((await chat(routers[0], k.secret)).status).toBe(429);
+    await until(ledgerDrained, 10_000, 'the ledger to drain');
+    await acct.stop('SIGTERM');
+    // Lose every counter, as a Redis restart would.
+    const counterKeys = await redis.keys(`${prefix}budget:*`);
+    expect(counterKeys.length).toBeGreaterThan(0);
+    await redis.del(...counterKeys);
+    acct = await startAccounting();
+    const [{ spent }] = await sql(`select coalesce(sum(cost_micros), 0)::bigint as spent from usage where key_id = $1`, [k.id]);
+    const day = periodBounds('day', Date.now());
+    expect(Number(await redis.get(`${prefix}budget:{key:${k.id}}:${day.start}`))).toBe(Number(spent));
+    const after = await chat(routers[1], k.secret);
+    expect(after.status).toBe(429);
+    expect(after.body.error.type).toBe('insufficient_quota');
+  });
+
+  it('SIGKILL of a router and of accounting mid-load loses no usage record', async () => {
+    const k = await newKey('load');
+    const ok: string[] = [];
+    let stop = false;
+    const worker = async (r: SpawnedRole) => {
+      while (!stop) {
+        try {
+          const res = await chat(r, k.secret, randomUUID(), 16);
+          if (res.status === 200) ok.push(res.id);
+        } catch {
+          // the killed router: connection refused or reset
+          await sleep(20);
+        }
+      }
+    };
+    const workers = routers.flatMap((r) => Array.from({ length: 6 }, () => worker(r)));
+    await sleep(1500);
+    await routers[0].stop('SIGKILL');
+    await sleep(500);
+    await acct.stop('SIGKILL');
+    await sleep(1500);
+    stop = true;
+    await Promise.all(workers);
+    expect(ok.length).toBeGreaterThan(50);
+    acct = await startAccounting();
+    await until(ledgerDrained, 20_000, 'the ledger to drain after the restart');
+    const rows = await sql<{ request_id: string; n: number }>(`select request_id, count(*)::int as n from usage where request_id = any($1) group by request_id`, [ok]);
+    const byId = new Map(rows.map((r) => [r.request_id, r.n]));
+    const missing = ok.filter((id) => !byId.has(id));
+    expect(missing).toEqual([]);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+  });
+});
