@@ -124,6 +124,21 @@ describe('wire shape matches the OpenAI captures', () => {
     for (const e of ours.slice(0, -2)) expect((e as Record<string, any>).usage).toBeNull();
   });
 
+  it.each([
+    ['chat', '/v1/chat/completions', 'chat_completion.json', { messages: [{ role: 'user', content: 'hi' }] }],
+    ['completions', '/v1/completions', 'completion.json', { prompt: 'hi' }],
+  ])('%s, non-streaming: the captured response keys, choice keys and usage keys', async (_n, path, fixture, body) => {
+    const { h } = await client();
+    const ours = await (await postJson(`${h.url}${path}`, { model: 'llama', max_tokens: 3, ...body })).json();
+    const theirs = JSON.parse(readFileSync(join(fixtures, fixture), 'utf8'));
+    const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => !['service_tier', 'annotations', 'completion_tokens_details'].includes(k)).sort();
+    expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
+    expect(keys(ours.choices[0])).toEqual(expect.arrayContaining(keys(theirs.choices[0])));
+    if (theirs.choices[0].message) expect(keys(ours.choices[0].message)).toEqual(expect.arrayContaining(keys(theirs.choices[0].message)));
+    expect(keys(ours.usage)).toEqual(expect.arrayContaining(keys(theirs.usage)));
+    expect(ours.object).toBe(theirs.object);
+  });
+
   it('a stream without include_usage has no usage chunk and no usage field', async () => {
     const { h } = await client();
     const ev = sseEvents(await (await postJson(`${h.url}/v1/chat/completions`, { model: 'llama', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
