@@ -155,7 +155,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       e = new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
     }
     const h = toHttpError(e);
-    void reply.code(h.status).headers(h.headers).send(h.body);
+    void reply.code(h.status).headers({ ...h.headers, 'x-request-id': requestIdFrom(req.headers['x-request-id']) }).send(h.body);
   });
   client.setNotFoundHandler((req, reply) => {
     const h = toHttpError(new LlmgwError('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${req.url}`));
