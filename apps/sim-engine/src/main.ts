@@ -102,7 +102,7 @@ export function buildCommand(): Command {
     .option('--host <addr>', 'address to listen on', d.host)
     .option('--port <n>', 'port to listen on (0 = any free port)', int('--port'), d.port)
     .option('--listen <[host]:port>', 'host and port in one (":8001" = --host 127.0.0.1 --port 8001); overrides both')
-    .option('--model <names>', 'served model name; repeatable or comma-separated (the first labels /metrics)', collectModels)
+    .option('--model <names>', `served model name; repeatable or comma-separated; the first labels /metrics (default: ${d.models.join(',')})`, collectModels)
     .option('--max-model-len <n>', 'maximum context (prompt + max_tokens) in tokens', int('--max-model-len'), d.maxModelLen)
     .option('--max-num-seqs <n>', 'maximum sequences in the running batch', int('--max-num-seqs'), d.maxNumSeqs)
     .option('--num-gpu-blocks <n>', 'KV cache size in 16-token blocks', int('--num-gpu-blocks'), d.numGpuBlocks)
