@@ -107,6 +107,12 @@ export async function start(opts: StartOptions): Promise<RunningAdmission> {
         const redis = new Redis(cfg.leader.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
         redis.on('error', (e) => log.debug({ err: e.message }, 'leader lock redis error'));
         closers.push(() => redis.quit().catch(() => redis.disconnect()));
+        // Without the offline queue a command before "ready" fails: wait (bounded) so a
+        // healthy start elects at once; an unreachable Redis just leaves us standing by.
+        await new Promise<void>((res) => {
+          const t = setTimeout(res, 2000);
+          redis.once('ready', () => (clearTimeout(t), res()));
+        });
         lock = new RedisLeaderLock(redis, cfg.leader.key_prefix);
       } else {
         lock = new MemoryLeaderLock();

@@ -96,7 +96,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
   if (addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
   const degradedGauge =
     (deps.registry.getSingleMetric('llmgw_admission_degraded') as Gauge | undefined) ??
-    new Gauge({ name: 'llmgw_admission_degraded', help: '1 while the router runs on in-process admission because the admission service is unreachable.', registers: [deps.registry] });
+    new Gauge({ name: 'llmgw_admission_degraded', help: 'Whether the router runs on in-process admission because the admission service is unreachable (1) or uses the service (0).', registers: [deps.registry] });
   degradedGauge.set(0);
   const remote = new RemoteAdmission({
     client: new AdmissionRpcClient({ addresses, callTimeoutMs: a.call_timeout }),

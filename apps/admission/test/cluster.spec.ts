@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { request } from 'undici';
+import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+
+/**
+ * The admission service as deployed: real processes (sim-engine, admission
+ * instances, routers) talking gRPC and HTTP. Two routers share one queue; the
+ * standby takes over when the leader is killed; a router falls back to
+ * in-process admission while the service is down and returns to it after.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'llmgw-adm-'));
+const prefix = `test:${randomUUID()}:`;
+const procs: SpawnedRole[] = [];
+let engine: SpawnedRole;
+let n = 0;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(f: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function file(obj: unknown): string {
+  const f = join(dir, `cfg-${++n}.yaml`);
+  writeFileSync(f, JSON.stringify(obj));
+  return f;
+}
+
+const endpoints = () => [{ name: 'e0', url: engine.url, model: 'm', pool: 'p' }];
+
+async function admission(extra: Record<string, unknown> = {}, args: string[] = []): Promise<SpawnedRole> {
+  const p = await spawnRole('admission', ['--config', file({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: '200ms', endpoints: endpoints(), ...extra }), ...args]);
+  procs.push(p);
+  return p;
+}
+
+const grpcOf = (p: SpawnedRole) => new URL(p.urls.grpc).host;
+
+async function router(addresses: string[]): Promise<SpawnedRole> {
+  const p = await spawnRole('router', [
+    '--config',
+    file({
+      listen: '127.0.0.1:0',
+      admin_listen: '127.0.0.1:0',
+      scrape_interval: '200ms',
+      retries: 0,
+      endpoints: endpoints(),
+      admission: { mode: 'remote', address: addresses.join(','), queue_ttl: '20s', probe_interval: '200ms', keepalive_interval: '300ms', call_timeout: '500ms' },
+    }),
+  ]);
+  procs.push(p);
+  return p;
+}
+
+async function chat(r: SpawnedRole, band: string, maxTokens = 2, tenant = 't') {
+  const res = await request(`${r.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-llmgw-band': band, 'x-llmgw-tenant': tenant },
+    body: JSON.stringify({ model: 'm', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hello there' }] }),
+  });
+  const body = (await res.body.json()) as any;
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+async function metric(base: string, re: RegExp): Promise<number | undefined> {
+  const text = await (await request(`${base}/metrics`)).body.text();
+  const m = re.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function readyz(p: SpawnedRole): Promise<number> {
+  const res = await request(`${p.urls.admin}/readyz`);
+  await res.body.dump();
+  return res.statusCode;
+}
+
+beforeAll(async () => {
+  engine = await spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--max-num-seqs', '2', '--decode-tps', '20', '--prefill-tps', '0', '--batch-contention', '0']);
+  procs.push(engine);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+  const redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('admission service with real routers', () => {
+  it('two routers share one queue: a bronze flood through one fills the queue the other sees; platinum still passes', async () => {
+    const adm = await admission({ bands: [
+      { name: 'platinum', priority: 400, saturation_ceiling: 1.0 },
+      { name: 'gold', priority: 300, saturation_ceiling: 0.85 },
+      { name: 'silver', priority: 200, saturation_ceiling: 0.6 },
+      { name: 'bronze', priority: 100, saturation_ceiling: 0.3, queue_capacity: 3 },
+    ] });
+    const [a, b] = await Promise.all([router([grpcOf(adm)]), router([grpcOf(adm)])]);
+    // 2 slots, each bronze request ~1 s: router A's flood leaves 3 queued in the service.
+    const flood = Array.from({ length: 8 }, (_x, i) => chat(a, 'bronze', 20, `a${i % 2}`));
+    await until(() => metric(adm.urls.admin, /llmgw_admission_queue_depth\{[^}]*band="bronze",model="m"[^}]*\} (\d+)/).then((v) => (v ?? 0) >= 3), 10_000, 'bronze queue to fill');
+    const viaB = await chat(b, 'bronze', 2, 'b');
+    expect(viaB.status).toBe(503);
+    expect(viaB.body.error.code).toBe('queue_full');
+    expect(Number(viaB.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const plat = await chat(b, 'platinum');
+    expect(plat.status).toBe(200);
+    const results = await Promise.all(flood);
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(5);
+    // the queued ones waited in the service and say so
+    expect(Math.max(...results.map((r) => Number(r.headers['x-llmgw-queue-ms'] ?? 0)))).toBeGreaterThan(200);
+    await Promise.all([a.stop(), b.stop(), adm.stop()]);
+  }, 60_000);
+
+  it('fails over to the standby when the leader is killed; the router keeps serving and ends up on the new leader', async () => {
+    const leader = { redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, lock_ttl: '1s' };
+    const first = await admission({ leader, instance_id: 'adm-1' });
+    expect(await readyz(first)).toBe(200);
+    const second = await admission({ leader, instance_id: 'adm-2' });
+    expect(await readyz(second)).toBe(503);
+    const r = await router([grpcOf(first), grpcOf(second)]);
+    expect((await chat(r, 'gold')).status).toBe(200);
+    await first.stop('SIGKILL');
+    // requests keep being served during the gap (fallback) ...
+    expect((await chat(r, 'gold')).status).toBe(200);
+    // ... the standby takes over once the lock lapses ...
+    await until(async () => (await readyz(second)) === 200, 8_000, 'standby to take over');
+    // ... and the router goes back to the service, now the new leader.
+    await until(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 8_000, 'router to leave degraded mode');
+    const before = (await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/)) ?? 0;
+    expect((await chat(r, 'gold')).status).toBe(200);
+    const after = await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/);
+    expect(after).toBe(before + 1);
+    await Promise.all([r.stop(), second.stop()]);
+  }, 60_000);
+
+  it('falls back to in-process admission while the service is down, then returns when it is back', async () => {
+    const adm = await admission();
+    const port = new URL(adm.urls.grpc).port;
+    const r = await router([grpcOf(adm)]);
+    expect((await chat(r, 'silver')).status).toBe(200);
+    expect(await metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m)).toBe(0);
+    await adm.stop('SIGKILL');
+    expect((await chat(r, 'silver')).status).toBe(200);
+    expect(await metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m)).toBe(1);
+    const again = await admission({}, ['--port', port]);
+    await until(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 8_000, 'router to return to the service');
+    expect((await chat(r, 'silver')).status).toBe(200);
+    expect(await metric(again.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="silver",model="m"[^}]*\} (\d+)/)).toBe(1);
+    await Promise.all([r.stop(), again.stop()]);
+  }, 60_000);
+});
