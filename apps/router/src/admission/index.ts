@@ -43,6 +43,8 @@ export type RouterAdmission = Admission & {
 export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterAdmission {
   const a = cfg.admission;
   if (a.mode === 'off') return passThrough();
+  const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (a.mode === 'remote' && addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
 
   const closers: Array<() => Promise<unknown> | unknown> = [];
   const local = new AdmissionController(toAdmissionCoreConfig(a), { recorder: createAdmissionMetrics(deps.registry) });
@@ -92,8 +94,6 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
     };
   }
 
-  const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
   const degradedGauge =
     (deps.registry.getSingleMetric('llmgw_admission_degraded') as Gauge | undefined) ??
     new Gauge({ name: 'llmgw_admission_degraded', help: 'Whether the router runs on in-process admission because the admission service is unreachable (1) or uses the service (0).', registers: [deps.registry] });

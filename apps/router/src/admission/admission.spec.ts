@@ -1,0 +1,80 @@
+import { AdmissionController, DEFAULT_ADMISSION_CONFIG, type AcquireResult } from '@llmgw/admission-core';
+import { AdmissionRpcService, admissionServiceDefinition } from '@llmgw/admission-rpc';
+import { parseConfig, routerConfigSchema, type RouterConfigInput } from '@llmgw/config';
+import { StaticEndpointSource, type Scraper } from '@llmgw/endpoints';
+import { createServer, listen, shutdown } from '@llmgw/grpc';
+import { createLogger } from '@llmgw/observability';
+import { Registry } from 'prom-client';
+import { PassThrough } from 'node:stream';
+import { createAdmission } from './index';
+
+const log = createLogger({ service: 'router', destination: new PassThrough(), level: 'silent' });
+const req = (band: string) => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10 });
+const endpoints = [{ name: 'e0', url: 'http://127.0.0.1:9', model: 'm', pool: 'p' }];
+const cfg = (admission: RouterConfigInput['admission']) => parseConfig(routerConfigSchema, { endpoints, admission, scrape_interval: '100ms' });
+/** A scraper stand-in: one replica with 4 running, nothing waiting. */
+const scraper = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 0, running: 4 } }) } as unknown as Scraper;
+
+const degraded = async (r: Registry) => /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m.exec(await r.metrics())?.[1];
+
+describe('router createAdmission', () => {
+  const closers: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    while (closers.length) await closers.pop()!();
+  });
+
+  it('off: grants at once with the first candidate pool', async () => {
+    const a = createAdmission(cfg({ mode: 'off' }), { log, registry: new Registry() });
+    expect(a.mode).toBe('off');
+    expect(await a.acquire({ ...req('bronze'), candidatePools: ['x', 'y'] })).toMatchObject({ kind: 'granted', pool: 'x', queuedMs: 0 });
+  });
+
+  it('local: queues by band using the router scraper state and releases wake the queue', async () => {
+    const registry = new Registry();
+    const source = new StaticEndpointSource(endpoints);
+    const a = createAdmission(cfg({ mode: 'local' }), { log, registry, source, scraper });
+    closers.push(() => a.close?.());
+    // learned capacity 4 → bronze gets capacity + 1 = 5 leases
+    const leases: AcquireResult[] = [];
+    for (let i = 0; i < 5; i++) leases.push(await a.acquire(req('bronze')));
+    expect(leases.every((l) => l.kind === 'granted')).toBe(true);
+    let sixth: AcquireResult | undefined;
+    void a.acquire(req('bronze')).then((r) => (sixth = r));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sixth).toBeUndefined();
+    expect((await a.acquire(req('platinum'))).kind).toBe('granted');
+    if (leases[0].kind === 'granted') leases[0].lease.release({ status: 200 });
+    await new Promise((r) => setTimeout(r, 20));
+    // the platinum lease still counts, so bronze stays held until a second release
+    if (leases[1].kind === 'granted') leases[1].lease.release({ status: 200 });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sixth).toMatchObject({ kind: 'granted' });
+    expect(await registry.metrics()).toMatch(/llmgw_admission_wait_seconds_count\{[^}]*band="bronze"/);
+  });
+
+  it('remote: uses the service, and the in-process fallback with llmgw_admission_degraded 1 when it is unreachable', async () => {
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
+    ctl.updatePool('p', [{ id: 'e0', waiting: 0, running: 0 }], 'm');
+    const svc = new AdmissionRpcService({ controller: () => ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: 60_000 });
+    const server = createServer();
+    server.addService(admissionServiceDefinition(), svc.implementation());
+    const port = await listen(server, '127.0.0.1', 0);
+    closers.push(() => shutdown(server, 100));
+
+    const registry = new Registry();
+    const a = createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '300ms' }), { log, registry, source: new StaticEndpointSource(endpoints), scraper });
+    closers.push(() => a.close?.());
+    expect(await a.acquire(req('gold'))).toMatchObject({ kind: 'granted', pool: 'p' });
+    expect(ctl.outstandingLeases()).toBe(1);
+    expect(await degraded(registry)).toBe('0');
+
+    const down = createAdmission(cfg({ mode: 'remote', address: '127.0.0.1:1', probe_interval: '100ms', call_timeout: '300ms' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper });
+    closers.push(() => down.close?.());
+    expect(await down.acquire(req('gold'))).toMatchObject({ kind: 'granted', pool: 'p' });
+    expect(down.degraded).toBe(true);
+  });
+
+  it('rejects remote mode without an address at boot', () => {
+    expect(() => createAdmission(cfg({ mode: 'remote' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper })).toThrow(/address/);
+  });
+});
