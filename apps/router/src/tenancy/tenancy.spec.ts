@@ -3,7 +3,7 @@ import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { createLogger, createRegistry } from '@llmgw/observability';
 import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
-import { hashApiKey, mintApiKey } from '@llmgw/tenancy';
+import { hashApiKey, mintApiKey, periodBounds } from '@llmgw/tenancy';
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
 import { createEnabledTenancy, type TenancyOverrides } from './enabled';
@@ -140,7 +140,6 @@ describe('router tenancy', () => {
     expect(refused.reason).toMatchObject({ code: 'LLMGW_ERR_BUDGET_EXCEEDED' });
     for (const r of results) if (r.status === 'fulfilled') hooks.settle(r.value, { promptTokens: 10, completionTokens: 10, model: 'm' });
     await sleep(20);
-    const { periodBounds } = await import('@llmgw/tenancy');
     expect(await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)).toBe(25 * 60);
   });
 
