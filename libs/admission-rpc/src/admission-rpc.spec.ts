@@ -26,8 +26,8 @@ function controller(registry?: Registry) {
   return ctl;
 }
 
-async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; port?: number }) {
-  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000 });
+async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number }) {
+  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs });
   const server = createServer();
   server.addService(admissionServiceDefinition(), svc.implementation());
   const port = await listen(server, '127.0.0.1', opts.port ?? 0);
@@ -119,6 +119,26 @@ describe('admission over gRPC', () => {
     expect(kept.kind).toBe('granted');
     await sleep(800);
     expect(ctl.outstandingLeases()).toBe(1);
+  });
+
+  it('releases a lease whose Release was lost once KeepAlive stops listing it', async () => {
+    const ctl = controller();
+    const s = await serve({ ctl, reconcileAfterMs: 200 });
+    cleanups.push(() => s.close());
+    const client = new AdmissionRpcClient({ addresses: [s.address] });
+    cleanups.push(() => client.close());
+    const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r1' };
+    const kept = (await client.acquire(base, 1000)).granted!;
+    const lost = (await client.acquire(base, 1000)).granted!;
+    expect(ctl.outstandingLeases()).toBe(2);
+    // young leases are not touched even if unlisted (their answer may still be in flight)
+    await client.keepAlive('r1', [{ leaseId: kept.leaseId, pool: 'p' }]);
+    expect(ctl.outstandingLeases()).toBe(2);
+    await sleep(250);
+    await client.keepAlive('r1', [{ leaseId: kept.leaseId, pool: 'p' }]);
+    expect(ctl.outstandingLeases()).toBe(1);
+    expect(ctl.hasLease(kept.leaseId)).toBe(true);
+    expect(ctl.hasLease(lost.leaseId)).toBe(false);
   });
 
   it('asks the next address when one is a standby', async () => {

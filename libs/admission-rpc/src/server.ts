@@ -24,13 +24,20 @@ export interface AdmissionRpcServiceOptions {
   fencingToken: () => number | undefined;
   /** A router silent for this long loses all its leases. */
   routerTtlMs: number;
+  /**
+   * A lease the router's KeepAlive no longer lists is released once it is at
+   * least this old (its Release was lost); younger ones may still be on their
+   * way to the router. Default 10 s.
+   */
+  reconcileAfterMs?: number;
   log?: RpcLogger;
   now?: () => number;
 }
 
 interface RouterState {
   lastSeen: number;
-  leases: Set<string>;
+  /** Lease id → when it was granted (or adopted) here. */
+  leases: Map<string, number>;
 }
 
 const unavailable = (msg: string): Partial<grpc.StatusObject> => ({ code: grpc.status.UNAVAILABLE, details: msg });
@@ -77,7 +84,7 @@ export class AdmissionRpcService {
     let n = 0;
     for (const [id, r] of this.routers) {
       if (r.lastSeen > cutoff) continue;
-      for (const l of r.leases) {
+      for (const l of r.leases.keys()) {
         this.leaseRouter.delete(l);
         if (ctl?.release(l)) n++;
       }
@@ -89,7 +96,7 @@ export class AdmissionRpcService {
 
   private touch(routerId: string): RouterState {
     let r = this.routers.get(routerId);
-    if (!r) this.routers.set(routerId, (r = { lastSeen: this.now(), leases: new Set() }));
+    if (!r) this.routers.set(routerId, (r = { lastSeen: this.now(), leases: new Map() }));
     r.lastSeen = this.now();
     return r;
   }
@@ -116,16 +123,27 @@ export class AdmissionRpcService {
         if (!routerId) return cb(invalid('router_id is required'));
         const r = this.touch(routerId);
         let adopted = 0;
+        const listed = new Set<string>();
         for (const l of leases) {
-          if (!ctl.hasLease(l.leaseId)) {
+          listed.add(l.leaseId);
+          if (ctl.adopt(l.leaseId, l.pool)) {
             // Granted by a previous leader: count it here so failover keeps the load.
-            ctl.adopt(l.leaseId, l.pool);
             adopted++;
+            r.leases.set(l.leaseId, this.now());
+            this.leaseRouter.set(l.leaseId, routerId);
           }
-          r.leases.add(l.leaseId);
-          this.leaseRouter.set(l.leaseId, routerId);
+        }
+        // Leases the router no longer holds: their Release was lost on the way.
+        const cutoff = this.now() - (this.o.reconcileAfterMs ?? 10_000);
+        let dropped = 0;
+        for (const [id, at] of r.leases) {
+          if (listed.has(id) || at > cutoff) continue;
+          r.leases.delete(id);
+          this.leaseRouter.delete(id);
+          if (ctl.release(id)) dropped++;
         }
         if (adopted) this.o.log?.info({ router: routerId, adopted }, 'adopted leases from a previous leader');
+        if (dropped) this.o.log?.warn({ router: routerId, dropped }, 'released leases the router no longer holds (lost Release)');
         cb(null, { known: r.leases.size, routerTtlMs: this.o.routerTtlMs });
       },
       status: (_call: grpc.ServerUnaryCall<unknown, StatusResponseWire>, cb: grpc.sendUnaryData<StatusResponseWire>) => {
@@ -173,7 +191,7 @@ export class AdmissionRpcService {
             r.lease.release();
             return;
           }
-          this.touch(routerId).leases.add(r.lease.id);
+          this.touch(routerId).leases.set(r.lease.id, this.now());
           this.leaseRouter.set(r.lease.id, routerId);
           cb(null, { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) });
         } else {
