@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import { accountingConfigSchema, parseConfig, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import { createServer, listen, shutdown } from '@llmgw/grpc';
@@ -149,14 +148,10 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     server.addService(pkg.KeyResolver.service, keyResolverHandlers(deps));
     server.addService(pkg.TenancyAdmin.service, tenancyAdminHandlers(deps));
     const gl = parseListen(cfg.listen);
-    const creds = cfg.tls
-      ? grpc.ServerCredentials.createSsl(
-          cfg.tls.client_ca ? readFileSync(cfg.tls.client_ca) : null,
-          [{ cert_chain: readFileSync(cfg.tls.cert), private_key: readFileSync(cfg.tls.key) }],
-          Boolean(cfg.tls.client_ca),
-        )
+    const tls = cfg.tls
+      ? { cert: readFileSync(cfg.tls.cert), key: readFileSync(cfg.tls.key), ...(cfg.tls.client_ca ? { ca: readFileSync(cfg.tls.client_ca), requireClientCert: true } : {}) }
       : undefined;
-    const port = await listen(server, gl.host, gl.port, creds ? { credentials: creds } : {});
+    const port = await listen(server, gl.host, gl.port, { tls });
     closers.push(() => shutdown(server, 3000));
 
     const admin: HttpServer = createHttpServer((req, res) => {

@@ -1,8 +1,13 @@
+import * as grpc from '@grpc/grpc-js';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, createTestDatabase, type Db } from '@llmgw/db';
+import { clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ensureDemoTenant } from '../src/bootstrap';
 import { accountingClients, call } from '../src/client';
@@ -199,6 +204,40 @@ describe.each([
     } finally {
       await db.close();
       await t.drop();
+    }
+  });
+});
+
+describe('accounting over mTLS', () => {
+  it('refuses clients without a certificate and records the certificate CN as the audit actor', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmgw-acct-tls-'));
+    try {
+      const ca = await initCa({ dir: join(dir, 'ca') });
+      const srv = await issueCert({ ca, dir, name: 'accounting', commonName: 'accounting', sans: ['127.0.0.1', 'localhost'], usage: 'server' });
+      const cli = await readCertFiles(await issueCert({ ca, dir, name: 'ops', commonName: 'ops-alice', usage: 'client' }));
+      const caPem = (await readCertFiles(ca)).cert;
+      const acc = await start({
+        config: { ...baseConfig, database_url: 'pglite:memory', tls: { cert: srv.certPath, key: srv.keyPath, client_ca: ca.certPath } },
+        stores: memStores(),
+        log: quiet,
+      });
+      try {
+        const good = accountingClients(acc.url, clientCredentials({ tls: { ca: caPem, ...cli } }));
+        const org = await call<accountingV1.Org__Output>(good.admin, 'CreateOrg', { name: 'tls-org' });
+        const audit = await call<accountingV1.ListAuditResponse__Output>(good.admin, 'ListAudit', { targetId: org.id });
+        expect(audit.events[0].actor).toBe('cn=ops-alice');
+        good.close();
+        const anon = accountingClients(acc.url, clientCredentials({ tls: { ca: caPem } }));
+        await expect(call(anon.admin, 'ListOrgs', {}, { deadlineMs: 3000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+        anon.close();
+        const plain = accountingClients(acc.url, grpc.credentials.createInsecure());
+        await expect(call(plain.admin, 'ListOrgs', {}, { deadlineMs: 3000 })).rejects.toBeDefined();
+        plain.close();
+      } finally {
+        await acc.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { type AccountingProto, PROTO_LOADER_OPTIONS, type accountingV1, protoRoot } from '@llmgw/contracts';
-import { fromGrpcError } from '@llmgw/grpc';
+import { clientCredentials, fromGrpcError } from '@llmgw/grpc';
+
+import { readFileSync } from 'node:fs';
 
 const PROTO = 'llmgw/accounting/v1/accounting.proto';
 
@@ -16,10 +18,20 @@ export function normaliseAddress(addr: string): string {
   return addr.replace(/^(grpc|http|https):\/\//, '').replace(/\/+$/, '');
 }
 
-export function accountingAdmin(address: string, opts: { actor: string; timeoutMs: number; creds?: grpc.ChannelCredentials }): AccountingAdmin {
+/** PEM files for TLS to the admin APIs; cert+key = mTLS (the audit log then records the certificate's CN). */
+export interface CtlTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+export function accountingAdmin(address: string, opts: { actor: string; timeoutMs: number; tls?: CtlTls }): AccountingAdmin {
   const def = protoLoader.loadSync(PROTO, { ...PROTO_LOADER_OPTIONS, includeDirs: [protoRoot()] });
   const pkg = (grpc.loadPackageDefinition(def) as unknown as AccountingProto).llmgw.accounting.v1;
-  const client = new pkg.TenancyAdmin(normaliseAddress(address), opts.creds ?? grpc.credentials.createInsecure()) as unknown as accountingV1.TenancyAdminClient;
+  const t = opts.tls;
+  const read = (f?: string) => (f ? readFileSync(f) : undefined);
+  const creds = t && (t.ca || t.cert || t.key) ? clientCredentials({ tls: { ca: read(t.ca), cert: read(t.cert), key: read(t.key) } }) : grpc.credentials.createInsecure();
+  const client = new pkg.TenancyAdmin(normaliseAddress(address), creds) as unknown as accountingV1.TenancyAdminClient;
   return {
     call<Res>(method: string, req: object): Promise<Res> {
       const md = new grpc.Metadata();

@@ -13,6 +13,8 @@ export interface CtlBoot {
   accountingAddr?: string;
   /** $USER@host, the default audit actor. */
   actor: string;
+  /** LLMGW_TLS_CA / LLMGW_TLS_CERT / LLMGW_TLS_KEY at boot. */
+  tls?: { ca?: string; cert?: string; key?: string };
 }
 
 /**
@@ -26,7 +28,7 @@ export class CtlContext {
   constructor(readonly io: CtlIO, readonly boot: CtlBoot) {}
 
   /** Global + command options of the running command. */
-  opts(cmd: Command): { json?: boolean; accounting?: string; actor?: string; timeout?: string } {
+  opts(cmd: Command): { json?: boolean; accounting?: string; actor?: string; timeout?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string } {
     return cmd.optsWithGlobals();
   }
 
@@ -34,7 +36,8 @@ export class CtlContext {
     if (!this.acct) {
       const o = this.opts(cmd);
       const addr = o.accounting ?? this.boot.accountingAddr ?? '127.0.0.1:7072';
-      this.acct = accountingAdmin(addr, { actor: o.actor ?? this.boot.actor, timeoutMs: Number(o.timeout ?? 10_000) });
+      const tls = { ca: o.tlsCa ?? this.boot.tls?.ca, cert: o.tlsCert ?? this.boot.tls?.cert, key: o.tlsKey ?? this.boot.tls?.key };
+      this.acct = accountingAdmin(addr, { actor: o.actor ?? this.boot.actor, timeoutMs: Number(o.timeout ?? 10_000), tls });
       this.accountingAddress = addr;
     }
     return this.acct;

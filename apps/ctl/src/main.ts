@@ -15,7 +15,12 @@ function bootFromEnv(): CtlBoot {
   } catch {
     // no passwd entry (containers)
   }
-  return { accountingAddr: process.env.LLMGW_ACCOUNTING_ADDR || undefined, actor: `${process.env.USER || user}@${hostname()}` };
+  const env = process.env;
+  return {
+    accountingAddr: env.LLMGW_ACCOUNTING_ADDR || undefined,
+    actor: `${env.USER || user}@${hostname()}`,
+    tls: { ca: env.LLMGW_TLS_CA || undefined, cert: env.LLMGW_TLS_CERT || undefined, key: env.LLMGW_TLS_KEY || undefined },
+  };
 }
 
 /** Builds the `llmgw ctl` program (exported for tests and for the help reference). */
@@ -25,6 +30,9 @@ export function buildProgram(ctx: CtlContext): Command {
     .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else 127.0.0.1:7072)')
     .option('--actor <name>', 'who to record in the audit log (default $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
+    .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA')
+    .option('--tls-cert <file>', 'client certificate for mTLS (its CN is recorded in the audit log); default $LLMGW_TLS_CERT')
+    .option('--tls-key <file>', 'client key for mTLS; default $LLMGW_TLS_KEY')
     .option('--json', 'print JSON instead of text')
     .configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) })
     .exitOverride()

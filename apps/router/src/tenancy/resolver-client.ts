@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { type AccountingProto, type Principal, PROTO_LOADER_OPTIONS, type accountingV1, protoRoot } from '@llmgw/contracts';
-import { fromGrpcError } from '@llmgw/grpc';
+import { clientCredentials, fromGrpcError } from '@llmgw/grpc';
 import { readFileSync } from 'node:fs';
 
 /** Wire → Principal. */
@@ -28,9 +28,7 @@ export class ResolverClient {
   constructor(address: string, tls?: { ca: string; cert?: string; key?: string }) {
     const def = protoLoader.loadSync('llmgw/accounting/v1/accounting.proto', { ...PROTO_LOADER_OPTIONS, includeDirs: [protoRoot()] });
     const pkg = (grpc.loadPackageDefinition(def) as unknown as AccountingProto).llmgw.accounting.v1;
-    const creds = tls
-      ? grpc.credentials.createSsl(readFileSync(tls.ca), tls.key ? readFileSync(tls.key) : null, tls.cert ? readFileSync(tls.cert) : null)
-      : grpc.credentials.createInsecure();
+    const creds = clientCredentials(tls ? { tls: { ca: readFileSync(tls.ca), ...(tls.cert ? { cert: readFileSync(tls.cert) } : {}), ...(tls.key ? { key: readFileSync(tls.key) } : {}) } } : {});
     this.client = new pkg.KeyResolver(address.replace(/^(grpc|http):\/\//, ''), creds) as unknown as accountingV1.KeyResolverClient;
   }
 
