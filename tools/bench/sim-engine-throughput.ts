@@ -43,15 +43,16 @@ const chat = (maxTokens: number, stream: boolean): string =>
     ...(stream ? { stream_options: { include_usage: true } } : {}),
   });
 
-async function cannon(url: string, name: string, body: string): Promise<void> {
+async function cannon(url: string, name: string | undefined, body: string, seconds = SECONDS): Promise<void> {
   const r = await autocannon({
     url: `${url}/v1/chat/completions`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
   });
+  if (name === undefined) return; // warm-up
   const bad = r.non2xx + r.errors + r.timeouts;
   console.log(
     `${name.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   errors ${bad}`,
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
   try {
     console.log(`sim-engine throughput${quick ? ' (quick)' : ''}: ${SECONDS} s per case, ${CONNECTIONS} connections`);
     role = await spawnRole('sim-engine', ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '1024', '--log-level', 'warn']);
+    await cannon(role.url, undefined, chat(4, false), 1); // JIT warm-up, not reported
     await cannon(role.url, 'chat, max_tokens 1', chat(1, false));
     await cannon(role.url, 'chat, max_tokens 16', chat(16, false));
     await cannon(role.url, 'chat stream, max_tokens 16', chat(16, true));
