@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import type { ZodType } from 'zod';
@@ -143,7 +144,25 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     return out;
   }
 
-  const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: true });
+  // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
+  const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle' });
+  // Requests running per client socket, so that shutdown can drop idle sockets (keep-alive ones, and
+  // ones that never sent a request) at once and each busy one as soon as its last response ends.
+  const activeBySocket = new Map<Socket, number>();
+  let shuttingDown = false;
+  client.server.on('connection', (so: Socket) => {
+    activeBySocket.set(so, 0);
+    so.once('close', () => activeBySocket.delete(so));
+  });
+  client.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const so = req.socket;
+    activeBySocket.set(so, (activeBySocket.get(so) ?? 0) + 1);
+    res.once('close', () => {
+      const n = (activeBySocket.get(so) ?? 1) - 1;
+      if (activeBySocket.has(so)) activeBySocket.set(so, n);
+      if (shuttingDown && n === 0) so.destroy();
+    });
+  });
   client.removeAllContentTypeParsers();
   client.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: cfg.body_limit_bytes }, (_req, body, done) => done(null, body));
   client.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
@@ -250,11 +269,18 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
       // Fallbacks (plan §7.7): the first model in the chain with a usable endpoint serves.
       const chain = catalog.chain(model);
-      let chainIdx = chain.findIndex((m) => views(m).some((v) => !v.draining && v.available));
+      // Built once here and reused by the first scheduling decision; retries rebuild (health changed).
+      let firstViews: EndpointView[] | undefined;
+      let chainIdx = chain.findIndex((m) => {
+        const vs = views(m);
+        if (!vs.some((v) => !v.draining && v.available)) return false;
+        firstViews = vs;
+        return true;
+      });
       if (chainIdx < 0) throw new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}${chain.length > 1 ? ` or its fallbacks (${chain.slice(1).join(', ')})` : ''}`, { retryAfterSeconds: Math.max(1, cfg.cooldown_seconds) });
       servedModel = chain[chainIdx];
 
-      const usable = views(servedModel).filter((v) => !v.draining && v.available);
+      const usable = firstViews!.filter((v) => !v.draining && v.available);
       const candidatePools = [...new Map(usable.sort((a, b) => b.poolPriority - a.poolPriority).map((v) => [v.pool, v])).keys()];
       const tenant = principal?.projectId ?? headerOf(raw, cfg.tenant_header) ?? 'default';
       const acq = await admission.acquire(
@@ -302,7 +328,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       let result: AttemptResult | undefined;
 
       while (attempts <= cfg.retries) {
-        const candidates = views(servedModel);
+        const candidates = firstViews ?? views(servedModel);
+        firstViews = undefined;
         let pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, pool: restrictPool });
         if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried });
         if (pick.kind === 'no_endpoint') {
@@ -377,6 +404,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       if (result.kind === 'client_gone') {
         clientGone = true;
         status = 499;
+        res.destroy();
       } else {
         status = result.status;
       }
@@ -453,7 +481,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     health,
     registry,
     async close() {
+      // Let running requests finish for up to shutdown_grace, then cut what is left.
+      shuttingDown = true;
+      for (const [so, n] of activeBySocket) if (n === 0) so.destroy();
+      const grace = setTimeout(() => client.server.closeAllConnections(), cfg.shutdown_grace);
       await Promise.allSettled([client.close(), admin.close()]);
+      clearTimeout(grace);
       await scraper.close();
       await (admission as { close?(): Promise<void> }).close?.();
       await tenancy.close();

@@ -263,6 +263,26 @@ describe('router reliability against fake upstreams', () => {
     expect(ups[0].hits).toHaveLength(0);
   });
 
+  it('lets a running stream finish on close, within shutdown_grace', async () => {
+    const { r, client, u } = await setup(1, { shutdown_grace: 5000 });
+    u[0].handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n');
+      setTimeout(() => res.end('data: {"choices":[{"index":0,"delta":{"content":"b"}}]}\n\ndata: [DONE]\n\n'), 300);
+    };
+    const stream = await client.chat.completions.create({ ...MSG, stream: true });
+    const got: string[] = [];
+    const reading = (async () => {
+      for await (const c of stream) got.push(c.choices[0]?.delta?.content ?? '');
+    })();
+    await until(() => got.length === 1);
+    const closing = r.close();
+    await reading;
+    await closing;
+    expect(got).toEqual(['a', 'b']);
+    router = undefined;
+  });
+
   it('forwards traceparent and x-request-id, injects include_usage only for streams, and rewrites only the model', async () => {
     const { client, u } = await setup(1, { model_aliases: { alias: 'm' } });
     u[0].handler = (req, res, body) => (JSON.parse(body).stream ? sseOk(req, res, body) : ok(req, res, body));

@@ -73,6 +73,8 @@ export const routerConfigSchema = z
     /** Metrics, /healthz, /readyz. */
     admin_listen: z.string().default('127.0.0.1:9090'),
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** On shutdown, how long running requests may take to finish before their connections are cut. */
+    shutdown_grace: duration().default(10_000),
     /** Largest accepted request body, bytes. */
     body_limit_bytes: z.number().int().positive().default(4 * 1024 * 1024),
     scrape_interval: duration().default(2000),
