@@ -302,7 +302,14 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), EmbeddingRequest);
     checkModel(body.model);
-    const inputs: string[] = typeof body.input === 'string' ? [body.input] : (body.input as unknown[]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+    // A string, a list of strings, one token-id list, or a list of token-id lists.
+    const input = body.input;
+    const inputs: string[] =
+      typeof input === 'string'
+        ? [input]
+        : input.length > 0 && input.every((x) => typeof x === 'number')
+          ? [input.join(',')]
+          : (input as Array<string | number[]>).map((x) => (typeof x === 'string' ? x : x.join(',')));
     if (inputs.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must not be empty', 'input');
     const dim = Math.min(body.dimensions ?? cfg.embeddingDim, cfg.embeddingDim);
     let promptTokens = 0;

@@ -82,6 +82,17 @@ describe('the official openai client talks to sim-engine unchanged', () => {
     expect(r.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it.each<[string, unknown, number]>([
+    ['a string', 'x', 1],
+    ['strings', ['x', 'y', 'z'], 3],
+    ['one token-id list', [1, 2, 3], 1],
+    ['token-id lists', [[1, 2], [3]], 2],
+  ])('embeddings input as %s gives %d vectors', async (_n, input, n) => {
+    const { h } = await client();
+    const r = await (await postJson(`${h.url}/v1/embeddings`, { model: 'llama', input })).json();
+    expect(r.data.map((d: { index: number }) => d.index)).toEqual(Array.from({ length: n }, (_, i) => i));
+  });
+
   it('embeddings in base64 decode to the same floats', async () => {
     const { h } = await client();
     const f = await (await postJson(`${h.url}/v1/embeddings`, { model: 'llama', input: 'x', encoding_format: 'float' })).json();
