@@ -176,8 +176,14 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     const h = toHttpError(e);
     void reply.code(h.status).headers({ ...h.headers, 'x-request-id': requestIdFrom(req.headers['x-request-id']) }).send(h.body);
   });
+  const postPaths = new Set(Object.values(API).map((a) => a.path));
   client.setNotFoundHandler((req, reply) => {
-    const h = toHttpError(new LlmgwError('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${req.url}`));
+    const path = req.url.split('?')[0];
+    const e =
+      postPaths.has(path) || path === '/v1/models'
+        ? new LlmgwError('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`)
+        : new LlmgwError('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
+    const h = toHttpError(e);
     void reply.code(h.status).send(h.body);
   });
 
@@ -187,6 +193,14 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       object: 'list',
       data: catalog.list().map((m) => ({ id: m.id, object: 'model', created, owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) })),
     });
+  });
+  client.get<{ Params: { id: string } }>('/v1/models/:id', async (req, reply) => {
+    const m = catalog.list().find((x) => x.id === req.params.id);
+    if (!m) {
+      const h = toHttpError(new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${req.params.id}\` does not exist.`, { param: 'model' }));
+      return reply.code(h.status).send(h.body);
+    }
+    return reply.send({ id: m.id, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) });
   });
   for (const kind of Object.keys(API) as ApiKind[]) {
     client.post(API[kind].path, (req, reply) => handle(kind, req, reply));

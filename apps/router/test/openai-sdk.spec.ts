@@ -110,6 +110,20 @@ describe('router with sim-engines and the openai client', () => {
     expect(ids).toEqual(['llama', 'llama-latest']);
   });
 
+  it('retrieves one model, and 404s an unknown one', async () => {
+    expect(await client.models.retrieve('llama-latest')).toMatchObject({ id: 'llama-latest', object: 'model' });
+    await expect(client.models.retrieve('nope')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('answers a wrong method with 405 and an unknown path with 404, in OpenAI error JSON', async () => {
+    const get = await fetch(`${router.url}/v1/chat/completions`);
+    expect(get.status).toBe(405);
+    expect((await get.json()).error.llmgw_code).toBe('LLMGW_ERR_METHOD_NOT_ALLOWED');
+    const nope = await fetch(`${router.url}/v2/whatever`, { method: 'POST' });
+    expect(nope.status).toBe(404);
+    expect((await nope.json()).error.code).toBe('unknown_url');
+  });
+
   it.each([
     ['an unknown model', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }, OpenAI.NotFoundError, 'model_not_found'],
     ['missing messages', { model: 'llama' }, OpenAI.BadRequestError, 'invalid_value'],
