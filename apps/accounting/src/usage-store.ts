@@ -7,6 +7,7 @@ export function toUsageRow(r: LedgerRecord): NewUsageRow {
   const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
   const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
   return {
+    record_id: String(r.recordId || r.requestId),
     request_id: String(r.requestId),
     ts: int(r.ts),
     key_id: String(r.keyId),
@@ -41,14 +42,14 @@ function scopeFilter(type: ScopeType, id: string) {
 export class UsageStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Inserts a batch in one transaction; a request id seen before is skipped. Returns rows inserted. */
+  /** Inserts a batch in one transaction; a record id seen before is skipped. Returns rows inserted. */
   async insertBatch(records: LedgerRecord[], lastUsedIntervalMs: number): Promise<number> {
     if (!records.length) return 0;
     const rows = records.map(toUsageRow);
     const lastUse = new Map<string, number>();
     for (const r of rows) lastUse.set(r.key_id, Math.max(lastUse.get(r.key_id) ?? 0, r.ts));
     return this.db.transaction().execute(async (tx) => {
-      const res = await tx.insertInto('usage').values(rows).onConflict((oc) => oc.column('request_id').doNothing()).executeTakeFirst();
+      const res = await tx.insertInto('usage').values(rows).onConflict((oc) => oc.column('record_id').doNothing()).executeTakeFirst();
       for (const [keyId, ts] of lastUse) {
         // At most once per interval per key, whichever accounting instance writes it.
         await tx

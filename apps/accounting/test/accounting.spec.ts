@@ -31,7 +31,7 @@ async function until(pred: () => Promise<boolean> | boolean, timeoutMs = 5000): 
 }
 
 const rec = (i: number, keyId: string, projectId: string, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
-  requestId: `req-${i}`, ts: Date.now(), keyId, projectId, model: 'm', servedModel: 'm', status: 200,
+  recordId: `rec-${i}`, requestId: `req-${i}`, ts: Date.now(), keyId, projectId, model: 'm', servedModel: 'm', status: 200,
   promptTokens: 10, completionTokens: 20, cachedTokens: 0, durationMs: 5, costMicros: 100, ...over,
 });
 
@@ -123,13 +123,16 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const k = keys.keys[0];
     for (let i = 0; i < 30; i++) await stores.ledger.append(rec(i, k.id, k.projectId));
     for (let i = 0; i < 5; i++) await stores.ledger.append(rec(i, k.id, k.projectId)); // re-delivered
+    // A client reusing its x-request-id makes a second, distinct record.
+    await stores.ledger.append(rec(0, k.id, k.projectId, { recordId: 'rec-0-retry' }));
     await until(async () => (await stores.ledger.depth()).length === 0);
     const ids = Array.from({ length: 30 }, (_, i) => `req-${i}`);
+    await until(async () => (await acc.usage.countByRequestIds(['req-0'])).get('req-0') === 2);
     const counts = await acc.usage.countByRequestIds(ids);
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([['req-0', 2]]);
     expect(counts.size).toBe(30);
     const q = await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'model' });
-    expect(q.rows).toEqual([{ group: 'm', requests: 30, promptTokens: 300, completionTokens: 600, cachedTokens: 0, costMicros: 3000 }]);
+    expect(q.rows).toEqual([{ group: 'm', requests: 31, promptTokens: 310, completionTokens: 620, cachedTokens: 0, costMicros: 3100 }]);
     const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id });
     expect(shown.lastUsedAt).toBeGreaterThan(0);
   });
@@ -139,18 +142,18 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const k = keys.keys[0];
     const day = periodBounds('day', Date.now());
     const before = await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end);
-    expect(before).toBe(3000);
+    expect(before).toBe(3100);
     await acc.rollupNow();
-    expect(await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end)).toBe(3000);
-    expect(await acc.usage.spend('key', k.id, day.start, day.end)).toBe(3000);
+    expect(await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end)).toBe(3100);
+    expect(await acc.usage.spend('key', k.id, day.start, day.end)).toBe(3100);
     await stores.ledger.append(rec(100, k.id, k.projectId));
     await until(async () => (await acc.usage.countByRequestIds(['req-100'])).size === 1);
-    expect(await acc.usage.spend('team', (await acc.tenancy.team('ml')).id, day.start, day.end)).toBe(3100);
-    expect(await acc.usage.applyRetention(Date.now() + 10_000, 1)).toBe(30);
-    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3100);
+    expect(await acc.usage.spend('team', (await acc.tenancy.team('ml')).id, day.start, day.end)).toBe(3200);
+    expect(await acc.usage.applyRetention(Date.now() + 10_000, 1)).toBe(31);
+    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3200);
     await acc.rollupNow();
     expect(await acc.usage.rollup()).toBe(0);
-    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3100);
+    expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3200);
   });
 
   it('the demo bootstrap is idempotent and shows the key once', async () => {

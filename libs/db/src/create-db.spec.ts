@@ -80,15 +80,16 @@ describe.each(backends)('database on $name', (backend) => {
     for (const r of rows) expect(r.created_at).toBe(Number(r.id.slice(1)) + 100);
   });
 
-  it('inserts usage idempotently by request id', async () => {
+  it('inserts usage idempotently by record id', async () => {
     const rec = {
-      request_id: 'req-1', ts: 1, key_id: 'k', project_id: 'p', model: 'm', served_model: 'm', pool: null, status: 200,
+      record_id: 'rec-1', request_id: 'req-1', ts: 1, key_id: 'k', project_id: 'p', model: 'm', served_model: 'm', pool: null, status: 200,
       prompt_tokens: 1, completion_tokens: 2, cached_tokens: 0, ttft_ms: null, duration_ms: 5, queue_ms: null, cost_micros: 7,
     };
-    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('request_id').doNothing()).execute();
-    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('request_id').doNothing()).execute();
+    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('record_id').doNothing()).execute();
+    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('record_id').doNothing()).execute();
+    await h.db.db.insertInto('usage').values({ ...rec, record_id: 'rec-2' }).onConflict((oc) => oc.column('record_id').doNothing()).execute();
     const n = await h.db.db.selectFrom('usage').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-    expect(n.n).toBe(1);
+    expect(n.n).toBe(2);
   });
 });
 

@@ -102,6 +102,18 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('audit_by_ts').on('audit_log').column('ts').execute();
     },
   },
+  '0002_usage_record_id': {
+    // A client may send the same x-request-id twice (its own retries); the
+    // record id, minted per record, is what deduplicates redeliveries.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('usage').addColumn('record_id', 'text').execute();
+      await sql`update usage set record_id = request_id`.execute(db);
+      await db.schema.alterTable('usage').alterColumn('record_id', (c) => c.setNotNull()).execute();
+      await db.schema.alterTable('usage').dropConstraint('usage_pkey').execute();
+      await db.schema.alterTable('usage').addPrimaryKeyConstraint('usage_pkey', ['record_id']).execute();
+      await db.schema.createIndex('usage_by_request').on('usage').column('request_id').execute();
+    },
+  },
 };
 
 class StaticProvider implements MigrationProvider {

@@ -78,7 +78,9 @@ export interface LimitsTable {
 }
 
 export interface UsageTable {
-  /** Idempotency: a record delivered twice is inserted once. */
+  /** Idempotency: one id per record, minted by the router; a record delivered twice is inserted once. */
+  record_id: string;
+  /** The request's x-request-id (client-supplied ids may repeat, e.g. on client retries). */
   request_id: string;
   ts: number;
   key_id: string;

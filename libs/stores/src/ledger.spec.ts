@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const rec = (i: number): LedgerRecord => ({
-  requestId: `req-${i}`, ts: 1_800_000_000_000 + i, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
+  recordId: `rec-${i}`, requestId: `req-${i}`, ts: 1_800_000_000_000 + i, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
   promptTokens: i, completionTokens: 2 * i, cachedTokens: 0, durationMs: 10, costMicros: 3 * i,
 });
 

@@ -2,6 +2,8 @@ import type { UsageRecord } from '@llmgw/contracts';
 
 /** A usage record as it travels the ledger: §7.9.3 fields, the request id, and its cost. */
 export interface LedgerRecord extends UsageRecord {
+  /** Unique per record (minted by the router): the idempotency key of the insert, since request ids may repeat. */
+  recordId: string;
   /** Billable cost in integer micro-units, priced by the router (plan §7.9.4). */
   costMicros: number;
 }
@@ -43,6 +45,7 @@ export function decodeLedgerRecord(json: string): LedgerRecord | undefined {
   try {
     const r = JSON.parse(json) as LedgerRecord;
     if (typeof r?.requestId !== 'string' || typeof r.keyId !== 'string' || typeof r.ts !== 'number') return undefined;
+    if (typeof r.recordId !== 'string' || !r.recordId) r.recordId = r.requestId;
     return r;
   } catch {
     return undefined;

@@ -23,6 +23,7 @@ import {
 } from '@llmgw/tenancy';
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
@@ -242,7 +243,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         ends.release(rec.requestId);
         return;
       }
-      const full: LedgerRecord = { ...rec, costMicros: costMicros(priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) };
+      const full: LedgerRecord = { ...rec, recordId: randomUUID(), costMicros: costMicros(priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) };
       pending++;
       s.ledger.append(full).then(
         () => {

@@ -6,6 +6,7 @@ import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUs
 import { hashApiKey, mintApiKey, periodBounds } from '@llmgw/tenancy';
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
+import { DurableEnds } from './durable-end';
 import { createEnabledTenancy, type TenancyOverrides } from './enabled';
 import { KeyCache } from './key-cache';
 import { createTenancy } from './index';
@@ -231,5 +232,40 @@ describe('key cache', () => {
     c.set('b', null, 0);
     expect(c.get('a', 2000)?.fresh).toBe(true);
     expect(c.get('b', 2000)?.fresh).toBe(false);
+  });
+});
+
+describe('durable ends', () => {
+  function fakeRes() {
+    const ended: unknown[] = [];
+    const res: any = { end: (...a: unknown[]) => (ended.push(a), res), once: () => res };
+    return { res, ended };
+  }
+
+  it('holds each end until its record is released, in arrival order for a repeated id', async () => {
+    const d = new DurableEnds();
+    const a = fakeRes();
+    const b = fakeRes();
+    d.track('same', a.res);
+    d.track('same', b.res);
+    a.res.end('A');
+    b.res.end('B');
+    expect(a.ended).toEqual([]);
+    expect(b.ended).toEqual([]);
+    d.release('same');
+    expect(a.ended).toEqual([['A']]);
+    expect(b.ended).toEqual([]);
+    d.release('same');
+    expect(b.ended).toEqual([['B']]);
+    expect(d.size).toBe(0);
+  });
+
+  it('lets an end through immediately once its record is already in', async () => {
+    const d = new DurableEnds();
+    const a = fakeRes();
+    d.track('x', a.res);
+    d.release('x');
+    a.res.end('A');
+    expect(a.ended).toEqual([['A']]);
   });
 });
