@@ -53,6 +53,7 @@ export class Sequence {
   /** Blocks held privately (partial blocks, uncached ones). */
   private = 0;
   admitted = false;
+  promptCounted = false;
   prefillTokens = 0;
   nextAt = 0;
   firstTokenAt = 0;
@@ -286,7 +287,11 @@ export class SimEngine {
   }
 
   private completePrefill(seq: Sequence): void {
-    if (!seq.admitted || seq.generated === 0) this.counters.promptTokens += seq.promptLen;
+    // Once per request: recomputation after a preemption is not new prompt work served.
+    if (!seq.promptCounted) {
+      seq.promptCounted = true;
+      this.counters.promptTokens += seq.promptLen;
+    }
     const hits = seq.shared.length;
     if (hits < seq.hashes.length) {
       const referenced = this.blocks.insert(
