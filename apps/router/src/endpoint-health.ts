@@ -122,6 +122,11 @@ export class EndpointHealth {
     else if (e.breaker === 'half_open' && !e.probeInFlight) this.open(id, e);
   }
 
+  /** Endpoint ids with any state kept. */
+  known(): string[] {
+    return [...this.entries.keys()];
+  }
+
   forget(id: string): void {
     this.entries.delete(id);
   }

@@ -75,6 +75,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
       : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
 
+  const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
+  const metrics = createRouterMetrics(registry, {
+    inflight: () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]),
+    scores: () => lastScores.entries(),
+    endpointCacheStale: () => Date.now() - source.lastRefreshMs() > cfg.endpoint_cache_max_age,
+  });
   const health = new EndpointHealth({
     cooldownMs: cfg.cooldown_seconds * 1000,
     failureThreshold: cfg.breaker.failure_threshold,
@@ -87,6 +93,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     log[to === 'open' ? 'warn' : 'info']({ endpoint: id, from, to }, 'endpoint breaker');
   };
 
+  const scraped = new Set<string>();
   const scraper = new Scraper({
     source,
     intervalMs: cfg.scrape_interval,
@@ -96,6 +103,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     log,
     onScrape: (ep, s) => {
       health.scrapeFailures(ep.id, s.consecutiveFailures);
+      scraped.add(ep.id);
       metrics.stale.set({ replica: ep.id }, s.stale ? 1 : 0);
     },
   });
@@ -113,11 +121,17 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     bodyTimeout: 0,
   });
 
-  const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
-  const metrics = createRouterMetrics(registry, {
-    inflight: () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]),
-    scores: () => lastScores.entries(),
-    endpointCacheStale: () => Date.now() - source.lastRefreshMs() > cfg.endpoint_cache_max_age,
+  // Forget what we kept about endpoints that left the source (scores, health, per-replica series).
+  const unsubscribe = source.subscribe(() => {
+    const live = new Set(source.all().map((e) => e.id));
+    for (const id of new Set([...lastScores.keys(), ...health.known(), ...scraped])) {
+      if (live.has(id) || health.inflight(id) > 0) continue;
+      lastScores.delete(id);
+      health.forget(id);
+      scraped.delete(id);
+      metrics.stale.remove({ replica: id });
+      metrics.breaker.remove({ replica: id });
+    }
   });
 
   function views(model: string): EndpointView[] {
@@ -501,6 +515,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       const grace = setTimeout(() => client.server.closeAllConnections(), cfg.shutdown_grace);
       await Promise.allSettled([client.close(), admin.close()]);
       clearTimeout(grace);
+      unsubscribe();
       await scraper.close();
       await (admission as { close?(): Promise<void> }).close?.();
       await tenancy.close();

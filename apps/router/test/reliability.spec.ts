@@ -263,6 +263,18 @@ describe('router reliability against fake upstreams', () => {
     expect(ups[0].hits).toHaveLength(0);
   });
 
+  it('forgets an endpoint that leaves the source: no more requests, no more series', async () => {
+    const { r, client, u } = await setup(2);
+    await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } });
+    const text = async () => (await fetch(`${r.adminUrl}/metrics`)).text();
+    await until(async () => (await text()).includes('llmgw_endpoint_metrics_stale{replica="u0"'));
+    (r.core.source as unknown as { set(l: unknown[]): void }).set([{ name: 'u1', url: u[1].url, model: 'm' }]);
+    const after = await text();
+    expect(after).not.toMatch(/replica="u0"/);
+    const { response } = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
+    expect(response.headers.get('x-llmgw-replica')).toBe('u1');
+  });
+
   it('lets a running stream finish on close, within shutdown_grace', async () => {
     const { r, client, u } = await setup(1, { shutdown_grace: 5000 });
     u[0].handler = (_req, res) => {
