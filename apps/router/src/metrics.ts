@@ -14,7 +14,7 @@ export function createRouterMetrics(registry: Registry, src: MetricSources) {
   return {
     requests: new Counter({ name: 'llmgw_requests_total', help: 'Client requests by served model, pool and HTTP status.', labelNames: ['model', 'pool', 'status'], ...reg }),
     duration: new Histogram({ name: 'llmgw_request_duration_seconds', help: 'Request duration, arrival to last byte.', labelNames: ['model', 'pool'], buckets: LATENCY_BUCKETS, ...reg }),
-    ttft: new Histogram({ name: 'llmgw_ttft_seconds', help: 'Time to first token (first upstream body byte), from arrival.', labelNames: ['model', 'pool'], buckets: LATENCY_BUCKETS, ...reg }),
+    ttft: new Histogram({ name: 'llmgw_ttft_seconds', help: 'Time to first token: request arrival to the first response byte from the engine that served.', labelNames: ['model', 'pool'], buckets: LATENCY_BUCKETS, ...reg }),
     tokens: new Counter({ name: 'llmgw_tokens_total', help: 'Tokens by model and direction, from the engine usage report.', labelNames: ['model', 'direction'], ...reg }),
     inflight: new Gauge({
       name: 'llmgw_endpoint_inflight',

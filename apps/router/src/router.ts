@@ -354,6 +354,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       let lastError: LlmgwError | undefined;
       const restrictPool = cfg.admission.mode !== 'off' ? lease.pool : undefined;
       let result: AttemptResult | undefined;
+      let attemptStarted = started;
 
       while (attempts <= cfg.retries) {
         const candidates = firstViews ?? views(servedModel);
@@ -385,6 +386,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
           bodyFor = servedModel;
         }
         attempts++;
+        attemptStarted = performance.now();
         health.begin(ep.id);
         const served = servedModel;
         const epPool = ep.pool;
@@ -427,7 +429,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         throw lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}`, { retryAfterSeconds: Math.max(1, cfg.cooldown_seconds) });
       }
       if (result.kind === 'error') throw result.error;
-      ttftMs = result.ttftMs;
+      // Time to first token as the client sees it: arrival → first byte of the attempt that served.
+      ttftMs = result.ttftMs === undefined ? undefined : attemptStarted - started + result.ttftMs;
       usage = result.usage;
       if (result.kind === 'client_gone') {
         clientGone = true;
