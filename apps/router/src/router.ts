@@ -10,7 +10,7 @@ import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
-import { buildProfiles, schedule, type EndpointView, type RoutingProfile, type SchedRequest } from '@llmgw/scheduling';
+import { buildProfiles, saturatedByLoad, schedule, type EndpointView, type RoutingProfile, type SchedRequest } from '@llmgw/scheduling';
 import { createAdmission } from './admission';
 import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
@@ -75,6 +75,11 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
       : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
 
+  // Stage-1 pool spillover uses admission's thresholds, so both agree on "saturated".
+  const poolSaturated = saturatedByLoad({
+    targetWaitingPerReplica: cfg.admission.target_waiting_per_replica ?? 4,
+    kvCeiling: cfg.admission.kv_ceiling ?? 0.9,
+  });
   const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
   const metrics = createRouterMetrics(registry, {
     inflight: () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]),
@@ -359,8 +364,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       while (attempts <= cfg.retries) {
         const candidates = firstViews ?? views(servedModel);
         firstViews = undefined;
-        let pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, pool: restrictPool });
-        if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried });
+        let pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, pool: restrictPool, poolSaturated });
+        if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, poolSaturated });
         if (pick.kind === 'no_endpoint') {
           metrics.scheduleFailures.inc({ model: servedModel, reason: pick.reason });
           // Nothing left for this model: move down the fallback chain.

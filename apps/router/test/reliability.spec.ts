@@ -275,6 +275,34 @@ describe('router reliability against fake upstreams', () => {
     expect(response.headers.get('x-llmgw-replica')).toBe('u1');
   });
 
+  it('prefers the highest-priority pool and spills to the next only while it is saturated', async () => {
+    const a = await fakeUpstream();
+    const b = await fakeUpstream();
+    ups.push(a, b);
+    a.metrics = 'vllm:num_requests_running 8\nvllm:num_requests_waiting 40\nvllm:kv_cache_usage_perc 0.5\n';
+    router = await start({
+      log: silentLog(),
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        scrape_interval: 100,
+        endpoints: [
+          { name: 'h100-0', url: a.url, model: 'm', pool: 'h100', priority: 100 },
+          { name: 'a100-0', url: b.url, model: 'm', pool: 'a100', priority: 50 },
+        ],
+      },
+    });
+    const r = router;
+    const client = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const pool = async () => (await client.chat.completions.create(MSG).withResponse()).response.headers.get('x-llmgw-pool');
+    await until(() => r.core.scraper.state('h100-0')?.stats?.waiting === 40);
+    expect(await pool()).toBe('a100');
+    a.metrics = 'vllm:num_requests_running 1\nvllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.1\n';
+    await until(() => r.core.scraper.state('h100-0')?.stats?.waiting === 0);
+    expect(await pool()).toBe('h100');
+    expect(await pool()).toBe('h100');
+  });
+
   it('lets a running stream finish on close, within shutdown_grace', async () => {
     const { r, client, u } = await setup(1, { shutdown_grace: 5000 });
     u[0].handler = (_req, res) => {
