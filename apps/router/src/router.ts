@@ -355,7 +355,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
       const tried = new Set<string>();
       let bodyFor = '';
-      let upstreamBody = Buffer.alloc(0);
+      let upstreamBody: Buffer = Buffer.alloc(0);
       let lastError: LlmgwError | undefined;
       const restrictPool = cfg.admission.mode !== 'off' ? lease.pool : undefined;
       let result: AttemptResult | undefined;
@@ -386,8 +386,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         pool = ep.pool;
         tried.add(ep.id);
         if (bodyFor !== servedModel) {
-          body.model = servedModel;
-          upstreamBody = Buffer.from(JSON.stringify(body));
+          // The client's bytes go out as they came unless the model or stream_options must change.
+          if (servedModel === requested && !withhold) upstreamBody = buf;
+          else {
+            body.model = servedModel;
+            upstreamBody = Buffer.from(JSON.stringify(body));
+          }
           bodyFor = servedModel;
         }
         attempts++;

@@ -48,7 +48,7 @@ export type FakeHandler = (req: http.IncomingMessage, res: http.ServerResponse, 
 export interface FakeUpstream {
   url: string;
   /** Requests to inference paths, in order. */
-  hits: Array<{ path: string; body: any; headers: http.IncomingHttpHeaders }>;
+  hits: Array<{ path: string; body: any; raw: string; headers: http.IncomingHttpHeaders }>;
   handler: FakeHandler;
   /** /metrics answer (status 200 with this text, or a status number to fail). */
   metrics: string | number;
@@ -87,7 +87,7 @@ export async function fakeUpstream(handler: FakeHandler = ok): Promise<FakeUpstr
       } catch {
         body = text;
       }
-      f.hits.push({ path: req.url ?? '', body, headers: req.headers });
+      f.hits.push({ path: req.url ?? '', body, raw: text, headers: req.headers });
       f.handler(req, res, text);
     });
   });

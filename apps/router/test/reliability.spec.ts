@@ -335,4 +335,11 @@ describe('router reliability against fake upstreams', () => {
     expect(u[0].hits[0].body).toEqual({ ...MSG, model: 'm', temperature: 0.3, seed: 7 });
     expect(u[0].hits[1].body.stream_options).toEqual({ include_usage: true });
   });
+
+  it('forwards the client bytes unchanged when nothing needs rewriting (big integers survive)', async () => {
+    const { u, r } = await setup(1);
+    const raw = '{"model":"m","messages":[{"role":"user","content":"x"}],"x_vendor_id":12345678901234567890,"temperature":1.0}';
+    await fetch(`${r.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });
+    expect(u[0].hits[0].raw).toBe(raw);
+  });
 });
