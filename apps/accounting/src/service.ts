@@ -19,12 +19,12 @@ export function scopeTypeOf(s: string): ScopeType {
 
 const n0 = (v: number | null | undefined) => v ?? 0;
 
-export const toOrg = (o: Organization): accountingV1.Org => ({ id: o.id, name: o.name, createdAt: o.created_at });
-export const toTeam = (t: Team): accountingV1.Team => ({ id: t.id, orgId: t.org_id, name: t.name, createdAt: t.created_at });
-export const toProject = (p: Project): accountingV1.Project => ({ id: p.id, teamId: p.team_id, name: p.name, band: p.band ?? '', createdAt: p.created_at });
+export const toOrg = (o: Organization): accountingV1.Org => ({ id: o.id, name: o.name, createdAtMs: o.created_at });
+export const toTeam = (t: Team): accountingV1.Team => ({ id: t.id, orgId: t.org_id, name: t.name, createdAtMs: t.created_at });
+export const toProject = (p: Project): accountingV1.Project => ({ id: p.id, teamId: p.team_id, name: p.name, band: p.band ?? '', createdAtMs: p.created_at });
 export const toKey = (k: ApiKeyRow): accountingV1.ApiKey => ({
   id: k.id, keyPrefix: k.key_prefix, name: k.name, projectId: k.project_id, band: k.band ?? '', routingProfile: k.routing_profile ?? '',
-  createdAt: k.created_at, expiresAt: n0(k.expires_at), revokedAt: n0(k.revoked_at), lastUsedAt: n0(k.last_used_at),
+  createdAtMs: k.created_at, expiresAtMs: n0(k.expires_at), revokedAtMs: n0(k.revoked_at), lastUsedAtMs: n0(k.last_used_at),
 });
 export const toLimit = (l: LimitRow): accountingV1.Limit => {
   const models = l.allowed_models === null ? undefined : (JSON.parse(l.allowed_models) as string[]);
@@ -32,16 +32,16 @@ export const toLimit = (l: LimitRow): accountingV1.Limit => {
     scopeType: l.scope_type, scopeId: l.scope_id,
     hasRpm: l.rpm !== null, rpm: n0(l.rpm), hasTpm: l.tpm !== null, tpm: n0(l.tpm),
     hasBudget: l.budget_micros !== null, budgetMicros: n0(l.budget_micros), budgetPeriod: l.budget_period ?? '',
-    modelsRestricted: models !== undefined, allowedModels: models ?? [], updatedAt: l.updated_at,
+    modelsRestricted: models !== undefined, allowedModels: models ?? [], updatedAtMs: l.updated_at,
   };
 };
-export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, ts: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
+export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, atMs: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
 
 /** Principal → wire. */
 export function toResolved(p: Principal): accountingV1.ResolvedKey {
   return {
     keyId: p.keyId, keyPrefix: p.keyPrefix, projectId: p.projectId, teamId: p.teamId, orgId: p.orgId, band: p.band,
-    routingProfile: p.routingProfile ?? '', expiresAt: p.expiresAt ?? 0,
+    routingProfile: p.routingProfile ?? '', expiresAtMs: p.expiresAt ?? 0,
     limits: {
       rpm: p.limits.rpm, tpm: p.limits.tpm, budgets: p.limits.budgets,
       modelsRestricted: p.limits.allowedModels !== undefined, allowedModels: p.limits.allowedModels ?? [],
@@ -55,7 +55,7 @@ export function fromResolved(r: accountingV1.ResolvedKey__Output): Principal {
   return {
     keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId, band: r.band,
     ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
-    ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+    ...(r.expiresAtMs ? { expiresAt: r.expiresAtMs } : {}),
     limits: {
       rpm: (l?.rpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
       tpm: (l?.tpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
@@ -124,7 +124,7 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor) => toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(r.band) }))),
 
     CreateKey: h(async (r: accountingV1.CreateKeyRequest__Output, actor) => {
-      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: r.band || undefined, routingProfile: r.routingProfile || undefined, expiresAt: r.expiresAt || undefined });
+      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: r.band || undefined, routingProfile: r.routingProfile || undefined, expiresAt: r.expiresAtMs || undefined });
       return { key: toKey(row), secret };
     }),
     ListKeys: h(async (r: accountingV1.ListKeysRequest__Output) => ({ keys: (await t.listKeys(r.project || undefined, r.includeRevoked)).map(toKey) })),
@@ -134,7 +134,7 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
       toKey(
         await t.updateKey(actor, r.ref, {
           name: r.name || undefined, band: clear(r.band), routingProfile: clear(r.routingProfile),
-          expiresAt: r.expiresAt === 0 ? undefined : r.expiresAt < 0 ? null : r.expiresAt,
+          expiresAt: r.expiresAtMs === 0 ? undefined : r.expiresAtMs < 0 ? null : r.expiresAtMs,
         }),
       ),
     ),
@@ -150,12 +150,13 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
       const principal = await t.principalOf(await t.chainOf(key));
       const at = now();
       const budgets = await Promise.all(
-        principal.limits.budgets.map(async (b) => {
+        principal.limits.budgets.map(async (b): Promise<accountingV1.BudgetSpend> => {
           const bounds = periodBounds(b.period, at);
-          return { scope: b.scope, period: b.period, limitMicros: b.limitMicros, spentMicros: await d.counters.budgetSpent(b.scope, bounds.start), periodEnd: bounds.end };
+          return { scope: b.scope, period: b.period, limitMicros: b.limitMicros, spentMicros: await d.counters.budgetSpent(b.scope, bounds.start), periodEndMs: bounds.end };
         }),
       );
-      return { key: toKey(key), resolved: toResolved(principal), budgets };
+      const report: accountingV1.KeyReport = { key: toKey(key), resolved: toResolved(principal), budgets };
+      return report;
     }),
 
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {

@@ -88,7 +88,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     await call(c.resolver, 'ResolveKey', { keyHash: hash });
     events.length = 0;
     const revoked = await admin<accountingV1.ApiKey__Output>('RevokeKey', { ref: created.key!.id });
-    expect(revoked.revokedAt).toBeGreaterThan(0);
+    expect(revoked.revokedAtMs).toBeGreaterThan(0);
     expect(events).toContainEqual({ scopeType: 'key', scopeId: created.key!.id });
     await expect(call(c.resolver, 'ResolveKey', { keyHash: hash })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     const listed = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat', includeRevoked: true });
@@ -101,7 +101,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
   });
 
   it('an expired key does not resolve', async () => {
-    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAt: Date.now() + 150 });
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAtMs: Date.now() + 150 });
     await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
     await sleep(200);
     await expect(call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
@@ -113,7 +113,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     ['an empty name', 'CreateOrg', { name: '' }, 'LLMGW_ERR_INVALID_ARGUMENT'],
     ['a bad scope type', 'GetLimit', { scopeType: 'galaxy', scope: 'x' }, 'LLMGW_ERR_INVALID_ARGUMENT'],
     ['a negative limit', 'SetLimit', { scope: { scopeType: 'org', scope: 'acme' }, limit: { hasRpm: true, rpm: -1 } }, 'LLMGW_ERR_INVALID_ARGUMENT'],
-    ['a key expiring in the past', 'CreateKey', { project: 'chat', name: 'old', expiresAt: 1 }, 'LLMGW_ERR_INVALID_ARGUMENT'],
+    ['a key expiring in the past', 'CreateKey', { project: 'chat', name: 'old', expiresAtMs: 1 }, 'LLMGW_ERR_INVALID_ARGUMENT'],
   ])('refuses %s', async (_n, method, req, code) => {
     await expect(admin(method, req)).rejects.toMatchObject({ code });
   });
@@ -134,7 +134,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const q = await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'model' });
     expect(q.rows).toEqual([{ group: 'm', requests: 31, promptTokens: 310, completionTokens: 620, cachedTokens: 0, costMicros: 3100 }]);
     const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id });
-    expect(shown.lastUsedAt).toBeGreaterThan(0);
+    expect(shown.lastUsedAtMs).toBeGreaterThan(0);
   });
 
   it('rollups keep totals and spend identical, and retention only deletes rolled rows', async () => {

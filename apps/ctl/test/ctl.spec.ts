@@ -122,7 +122,7 @@ describe('llmgw ctl', () => {
 });
 
 describe('limit flag merging', () => {
-  const cur = { scopeType: 'org', scopeId: 'o', hasRpm: true, rpm: 5, hasTpm: false, tpm: 0, hasBudget: true, budgetMicros: 7, budgetPeriod: 'day', modelsRestricted: false, allowedModels: [], updatedAt: 1 };
+  const cur = { scopeType: 'org', scopeId: 'o', hasRpm: true, rpm: 5, hasTpm: false, tpm: 0, hasBudget: true, budgetMicros: 7, budgetPeriod: 'day', modelsRestricted: false, allowedModels: [], updatedAtMs: 1 };
   it.each([
     [{ tpm: '9' }, { hasRpm: true, rpm: 5, hasTpm: true, tpm: 9, hasBudget: true }],
     [{ rpm: 'none' }, { hasRpm: false, hasBudget: true }],

@@ -4,7 +4,7 @@ import type { CtlContext } from '../context';
 import { fields, parseExpiry, table, time, units, usage } from '../format';
 import { withJson } from './shared';
 
-const keyRow = (k: accountingV1.ApiKey__Output) => [k.id, k.keyPrefix + '…', k.name, k.projectId, k.band || '-', k.revokedAt ? `revoked ${time(k.revokedAt)}` : k.expiresAt && k.expiresAt <= Date.now() ? 'expired' : 'active', time(k.lastUsedAt)];
+const keyRow = (k: accountingV1.ApiKey__Output) => [k.id, k.keyPrefix + '…', k.name, k.projectId, k.band || '-', k.revokedAtMs ? `revoked ${time(k.revokedAtMs)}` : k.expiresAtMs && k.expiresAtMs <= Date.now() ? 'expired' : 'active', time(k.lastUsedAtMs)];
 const KEY_HEADER = ['ID', 'PREFIX', 'NAME', 'PROJECT', 'BAND', 'STATE', 'LAST USED'];
 
 /** `ctl key …` */
@@ -21,7 +21,7 @@ export function registerKey(program: Command, ctx: CtlContext): void {
       .option('--expires <when>', 'expiry: a date (2026-12-31) or a duration from now (30d)'),
   ).action(async (o: { project: string; name: string; band?: string; profile?: string; expires?: string }, cmd: Command) => {
     const expiresAt = o.expires ? parseExpiry(o.expires) : 0;
-    const r = await ctx.accounting(cmd).call<accountingV1.CreatedKey__Output>('CreateKey', { project: o.project, name: o.name, band: o.band ?? '', routingProfile: o.profile ?? '', expiresAt });
+    const r = await ctx.accounting(cmd).call<accountingV1.CreatedKey__Output>('CreateKey', { project: o.project, name: o.name, band: o.band ?? '', routingProfile: o.profile ?? '', expiresAtMs: expiresAt });
     ctx.warn('WARNING: this is the only time the key is shown. Store it now; llmgw keeps only its hash.');
     ctx.out(cmd, { ...r.key, secret: r.secret }, () => [r.secret, '', fields({ id: r.key!.id, name: r.key!.name, project: r.key!.projectId, prefix: r.key!.keyPrefix })].join('\n'));
   });
@@ -39,21 +39,21 @@ export function registerKey(program: Command, ctx: CtlContext): void {
         [
           fields({
             id: k.id, name: k.name, prefix: k.keyPrefix + '…', project: k.projectId, team: r.resolved!.teamId, org: r.resolved!.orgId,
-            band: r.resolved!.band || '(router default)', profile: k.routingProfile || '-', created: time(k.createdAt), expires: k.expiresAt ? time(k.expiresAt) : 'never',
-            revoked: k.revokedAt ? time(k.revokedAt) : 'no', 'last used': time(k.lastUsedAt),
+            band: r.resolved!.band || '(router default)', profile: k.routingProfile || '-', created: time(k.createdAtMs), expires: k.expiresAtMs ? time(k.expiresAtMs) : 'never',
+            revoked: k.revokedAtMs ? time(k.revokedAtMs) : 'no', 'last used': time(k.lastUsedAtMs),
             models: l.modelsRestricted ? `[${l.allowedModels.join(', ')}]` : 'all',
           }),
           '',
           table(['LIMIT', 'SCOPE', 'VALUE'], [...l.rpm.map((x) => ['rpm', x.scope, x.limit]), ...l.tpm.map((x) => ['tpm', x.scope, x.limit])]),
           '',
-          table(['BUDGET', 'SCOPE', 'SPENT', 'LIMIT', 'RESETS'], r.budgets.map((b) => [b.period, b.scope, units(b.spentMicros), units(b.limitMicros), time(b.periodEnd)])),
+          table(['BUDGET', 'SCOPE', 'SPENT', 'LIMIT', 'RESETS'], r.budgets.map((b) => [b.period, b.scope, units(b.spentMicros), units(b.limitMicros), time(b.periodEndMs)])),
         ].join('\n'),
       );
     });
   withJson(key.command('revoke <key>').description('revoke a key (soft delete): refused by every router within a second'))
     .action(async (ref: string, _o, cmd: Command) => {
       const k = await ctx.accounting(cmd).call<accountingV1.ApiKey__Output>('RevokeKey', { ref });
-      ctx.out(cmd, k, () => `revoked ${k.keyPrefix}… (${k.id}) at ${time(k.revokedAt)}`);
+      ctx.out(cmd, k, () => `revoked ${k.keyPrefix}… (${k.id}) at ${time(k.revokedAtMs)}`);
     });
   withJson(
     key
@@ -66,7 +66,7 @@ export function registerKey(program: Command, ctx: CtlContext): void {
   ).action(async (ref: string, o: { name?: string; band?: string; profile?: string; expires?: string }, cmd: Command) => {
     if (!o.name && o.band === undefined && o.profile === undefined && o.expires === undefined) throw usage('nothing to set: pass --name, --band, --profile or --expires');
     const expiresAt = o.expires === undefined ? 0 : o.expires === 'never' ? -1 : parseExpiry(o.expires);
-    const k = await ctx.accounting(cmd).call<accountingV1.ApiKey__Output>('UpdateKey', { ref, name: o.name ?? '', band: o.band ?? '', routingProfile: o.profile ?? '', expiresAt });
+    const k = await ctx.accounting(cmd).call<accountingV1.ApiKey__Output>('UpdateKey', { ref, name: o.name ?? '', band: o.band ?? '', routingProfile: o.profile ?? '', expiresAtMs: expiresAt });
     ctx.out(cmd, k, () => table(KEY_HEADER, [keyRow(k)]));
   });
 }

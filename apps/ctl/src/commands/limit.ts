@@ -84,7 +84,7 @@ export function registerLimit(program: Command, ctx: CtlContext): void {
       ctx.out(cmd, r.limits, () =>
         table(['SCOPE', 'ID', 'RPM', 'TPM', 'BUDGET', 'MODELS', 'UPDATED'], r.limits.map((l) => [
           l.scopeType, l.scopeId, l.hasRpm ? l.rpm : '-', l.hasTpm ? l.tpm : '-', l.hasBudget ? `${units(l.budgetMicros)}/${l.budgetPeriod}` : '-',
-          l.modelsRestricted ? `[${l.allowedModels.join(',')}]` : 'all', time(l.updatedAt),
+          l.modelsRestricted ? `[${l.allowedModels.join(',')}]` : 'all', time(l.updatedAtMs),
         ])),
       );
     });

@@ -15,7 +15,7 @@ export function registerOrg(program: Command, ctx: CtlContext): void {
   withJson(org.command('list').description('list organizations'))
     .action(async (_o, cmd: Command) => {
       const r = await ctx.accounting(cmd).call<accountingV1.ListOrgsResponse__Output>('ListOrgs', {});
-      ctx.out(cmd, r.orgs, () => table(['ID', 'NAME', 'CREATED'], r.orgs.map((x) => [x.id, x.name, time(x.createdAt)])));
+      ctx.out(cmd, r.orgs, () => table(['ID', 'NAME', 'CREATED'], r.orgs.map((x) => [x.id, x.name, time(x.createdAtMs)])));
     });
   withJson(org.command('show <org>').description('show an organization (id or name), its teams and its limits'))
     .action(async (ref: string, _o, cmd: Command) => {
@@ -24,7 +24,7 @@ export function registerOrg(program: Command, ctx: CtlContext): void {
       const teams = await a.call<accountingV1.ListTeamsResponse__Output>('ListTeams', { org: o.id });
       const limit = await a.call<accountingV1.Limit__Output>('GetLimit', { scopeType: 'org', scope: o.id });
       ctx.out(cmd, { ...o, teams: teams.teams, limit }, () =>
-        [fields({ id: o.id, name: o.name, created: time(o.createdAt), limits: limitSummary(limit) }), '', table(['TEAM', 'NAME'], teams.teams.map((t) => [t.id, t.name]))].join('\n'),
+        [fields({ id: o.id, name: o.name, created: time(o.createdAtMs), limits: limitSummary(limit) }), '', table(['TEAM', 'NAME'], teams.teams.map((t) => [t.id, t.name]))].join('\n'),
       );
     });
   withJson(org.command('set <org>').description('rename an organization').requiredOption('--name <name>', 'new name'))
@@ -45,7 +45,7 @@ export function registerTeam(program: Command, ctx: CtlContext): void {
   withJson(team.command('list').description('list teams').option('--org <org>', 'only this organization'))
     .action(async (o: { org?: string }, cmd: Command) => {
       const r = await ctx.accounting(cmd).call<accountingV1.ListTeamsResponse__Output>('ListTeams', { org: o.org ?? '' });
-      ctx.out(cmd, r.teams, () => table(['ID', 'NAME', 'ORG', 'CREATED'], r.teams.map((x) => [x.id, x.name, x.orgId, time(x.createdAt)])));
+      ctx.out(cmd, r.teams, () => table(['ID', 'NAME', 'ORG', 'CREATED'], r.teams.map((x) => [x.id, x.name, x.orgId, time(x.createdAtMs)])));
     });
   withJson(team.command('show <team>').description('show a team, its projects and its limits'))
     .action(async (ref: string, _o, cmd: Command) => {
@@ -54,7 +54,7 @@ export function registerTeam(program: Command, ctx: CtlContext): void {
       const projects = await a.call<accountingV1.ListProjectsResponse__Output>('ListProjects', { team: t.id });
       const limit = await a.call<accountingV1.Limit__Output>('GetLimit', { scopeType: 'team', scope: t.id });
       ctx.out(cmd, { ...t, projects: projects.projects, limit }, () =>
-        [fields({ id: t.id, name: t.name, org: t.orgId, created: time(t.createdAt), limits: limitSummary(limit) }), '', table(['PROJECT', 'NAME'], projects.projects.map((p) => [p.id, p.name]))].join('\n'),
+        [fields({ id: t.id, name: t.name, org: t.orgId, created: time(t.createdAtMs), limits: limitSummary(limit) }), '', table(['PROJECT', 'NAME'], projects.projects.map((p) => [p.id, p.name]))].join('\n'),
       );
     });
   withJson(team.command('set <team>').description('rename a team').requiredOption('--name <name>', 'new name'))
@@ -80,7 +80,7 @@ export function registerProject(program: Command, ctx: CtlContext): void {
   withJson(project.command('list').description('list projects').option('--team <team>', 'only this team'))
     .action(async (o: { team?: string }, cmd: Command) => {
       const r = await ctx.accounting(cmd).call<accountingV1.ListProjectsResponse__Output>('ListProjects', { team: o.team ?? '' });
-      ctx.out(cmd, r.projects, () => table(['ID', 'NAME', 'TEAM', 'BAND', 'CREATED'], r.projects.map((x) => [x.id, x.name, x.teamId, x.band || '-', time(x.createdAt)])));
+      ctx.out(cmd, r.projects, () => table(['ID', 'NAME', 'TEAM', 'BAND', 'CREATED'], r.projects.map((x) => [x.id, x.name, x.teamId, x.band || '-', time(x.createdAtMs)])));
     });
   withJson(project.command('show <project>').description('show a project, its keys and its limits'))
     .action(async (ref: string, _o, cmd: Command) => {
@@ -89,7 +89,7 @@ export function registerProject(program: Command, ctx: CtlContext): void {
       const keys = await a.call<accountingV1.ListKeysResponse__Output>('ListKeys', { project: p.id });
       const limit = await a.call<accountingV1.Limit__Output>('GetLimit', { scopeType: 'project', scope: p.id });
       ctx.out(cmd, { ...p, keys: keys.keys, limit }, () =>
-        [fields({ id: p.id, name: p.name, team: p.teamId, band: p.band || '-', created: time(p.createdAt), limits: limitSummary(limit) }), '', table(['KEY', 'PREFIX', 'NAME'], keys.keys.map((k) => [k.id, k.keyPrefix + '…', k.name]))].join('\n'),
+        [fields({ id: p.id, name: p.name, team: p.teamId, band: p.band || '-', created: time(p.createdAtMs), limits: limitSummary(limit) }), '', table(['KEY', 'PREFIX', 'NAME'], keys.keys.map((k) => [k.id, k.keyPrefix + '…', k.name]))].join('\n'),
       );
     });
   withJson(

@@ -42,6 +42,6 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
       .option('--limit <n>', 'at most this many events', '50'),
   ).action(async (o: { target?: string; limit: string }, cmd: Command) => {
     const r = await ctx.accounting(cmd).call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: o.target ?? '', limit: Number(o.limit) || 50 });
-    ctx.out(cmd, r.events, () => table(['WHEN', 'WHO', 'WHAT', 'TARGET', 'DETAILS'], r.events.map((e) => [time(e.ts), e.actor, e.action, `${e.targetType}:${e.targetId}`, e.details])));
+    ctx.out(cmd, r.events, () => table(['WHEN', 'WHO', 'WHAT', 'TARGET', 'DETAILS'], r.events.map((e) => [time(e.atMs), e.actor, e.action, `${e.targetType}:${e.targetId}`, e.details])));
   });
 }

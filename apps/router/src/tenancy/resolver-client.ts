@@ -11,7 +11,7 @@ export function principalFromWire(r: accountingV1.ResolvedKey__Output, defaultBa
     keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId,
     band: r.band || defaultBand,
     ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
-    ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+    ...(r.expiresAtMs ? { expiresAt: r.expiresAtMs } : {}),
     limits: {
       rpm: (l?.rpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
       tpm: (l?.tpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),

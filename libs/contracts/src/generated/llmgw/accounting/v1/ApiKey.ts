@@ -9,10 +9,10 @@ export interface ApiKey {
   'projectId'?: (string);
   'band'?: (string);
   'routingProfile'?: (string);
-  'createdAt'?: (number | string | Long);
-  'expiresAt'?: (number | string | Long);
-  'revokedAt'?: (number | string | Long);
-  'lastUsedAt'?: (number | string | Long);
+  'createdAtMs'?: (number | string | Long);
+  'expiresAtMs'?: (number | string | Long);
+  'revokedAtMs'?: (number | string | Long);
+  'lastUsedAtMs'?: (number | string | Long);
 }
 
 export interface ApiKey__Output {
@@ -22,8 +22,8 @@ export interface ApiKey__Output {
   'projectId': (string);
   'band': (string);
   'routingProfile': (string);
-  'createdAt': (number);
-  'expiresAt': (number);
-  'revokedAt': (number);
-  'lastUsedAt': (number);
+  'createdAtMs': (number);
+  'expiresAtMs': (number);
+  'revokedAtMs': (number);
+  'lastUsedAtMs': (number);
 }

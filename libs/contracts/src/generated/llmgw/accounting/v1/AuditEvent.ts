@@ -4,7 +4,7 @@ import type { Long } from '@grpc/proto-loader';
 
 export interface AuditEvent {
   'id'?: (number | string | Long);
-  'ts'?: (number | string | Long);
+  'atMs'?: (number | string | Long);
   'actor'?: (string);
   'action'?: (string);
   'targetType'?: (string);
@@ -14,7 +14,7 @@ export interface AuditEvent {
 
 export interface AuditEvent__Output {
   'id': (number);
-  'ts': (number);
+  'atMs': (number);
   'actor': (string);
   'action': (string);
   'targetType': (string);

@@ -7,7 +7,7 @@ export interface BudgetSpend {
   'period'?: (string);
   'limitMicros'?: (number | string | Long);
   'spentMicros'?: (number | string | Long);
-  'periodEnd'?: (number | string | Long);
+  'periodEndMs'?: (number | string | Long);
 }
 
 export interface BudgetSpend__Output {
@@ -15,5 +15,5 @@ export interface BudgetSpend__Output {
   'period': (string);
   'limitMicros': (number);
   'spentMicros': (number);
-  'periodEnd': (number);
+  'periodEndMs': (number);
 }

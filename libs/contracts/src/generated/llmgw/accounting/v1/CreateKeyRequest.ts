@@ -7,7 +7,7 @@ export interface CreateKeyRequest {
   'name'?: (string);
   'band'?: (string);
   'routingProfile'?: (string);
-  'expiresAt'?: (number | string | Long);
+  'expiresAtMs'?: (number | string | Long);
 }
 
 export interface CreateKeyRequest__Output {
@@ -15,5 +15,5 @@ export interface CreateKeyRequest__Output {
   'name': (string);
   'band': (string);
   'routingProfile': (string);
-  'expiresAt': (number);
+  'expiresAtMs': (number);
 }

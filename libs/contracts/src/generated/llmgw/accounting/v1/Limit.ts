@@ -14,7 +14,7 @@ export interface Limit {
   'budgetPeriod'?: (string);
   'modelsRestricted'?: (boolean);
   'allowedModels'?: (string)[];
-  'updatedAt'?: (number | string | Long);
+  'updatedAtMs'?: (number | string | Long);
 }
 
 export interface Limit__Output {
@@ -29,5 +29,5 @@ export interface Limit__Output {
   'budgetPeriod': (string);
   'modelsRestricted': (boolean);
   'allowedModels': (string)[];
-  'updatedAt': (number);
+  'updatedAtMs': (number);
 }

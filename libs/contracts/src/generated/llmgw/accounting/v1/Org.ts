@@ -5,11 +5,11 @@ import type { Long } from '@grpc/proto-loader';
 export interface Org {
   'id'?: (string);
   'name'?: (string);
-  'createdAt'?: (number | string | Long);
+  'createdAtMs'?: (number | string | Long);
 }
 
 export interface Org__Output {
   'id': (string);
   'name': (string);
-  'createdAt': (number);
+  'createdAtMs': (number);
 }

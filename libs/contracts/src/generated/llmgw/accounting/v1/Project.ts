@@ -7,7 +7,7 @@ export interface Project {
   'teamId'?: (string);
   'name'?: (string);
   'band'?: (string);
-  'createdAt'?: (number | string | Long);
+  'createdAtMs'?: (number | string | Long);
 }
 
 export interface Project__Output {
@@ -15,5 +15,5 @@ export interface Project__Output {
   'teamId': (string);
   'name': (string);
   'band': (string);
-  'createdAt': (number);
+  'createdAtMs': (number);
 }

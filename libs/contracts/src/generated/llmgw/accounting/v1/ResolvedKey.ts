@@ -11,7 +11,7 @@ export interface ResolvedKey {
   'orgId'?: (string);
   'band'?: (string);
   'routingProfile'?: (string);
-  'expiresAt'?: (number | string | Long);
+  'expiresAtMs'?: (number | string | Long);
   'limits'?: (_llmgw_accounting_v1_ResolvedLimits | null);
 }
 
@@ -23,6 +23,6 @@ export interface ResolvedKey__Output {
   'orgId': (string);
   'band': (string);
   'routingProfile': (string);
-  'expiresAt': (number);
+  'expiresAtMs': (number);
   'limits': (_llmgw_accounting_v1_ResolvedLimits__Output | null);
 }

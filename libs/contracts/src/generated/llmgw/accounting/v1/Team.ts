@@ -6,12 +6,12 @@ export interface Team {
   'id'?: (string);
   'orgId'?: (string);
   'name'?: (string);
-  'createdAt'?: (number | string | Long);
+  'createdAtMs'?: (number | string | Long);
 }
 
 export interface Team__Output {
   'id': (string);
   'orgId': (string);
   'name': (string);
-  'createdAt': (number);
+  'createdAtMs': (number);
 }

@@ -7,7 +7,7 @@ export interface UpdateKeyRequest {
   'name'?: (string);
   'band'?: (string);
   'routingProfile'?: (string);
-  'expiresAt'?: (number | string | Long);
+  'expiresAtMs'?: (number | string | Long);
 }
 
 export interface UpdateKeyRequest__Output {
@@ -15,5 +15,5 @@ export interface UpdateKeyRequest__Output {
   'name': (string);
   'band': (string);
   'routingProfile': (string);
-  'expiresAt': (number);
+  'expiresAtMs': (number);
 }
