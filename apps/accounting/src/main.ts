@@ -33,7 +33,7 @@ Then manage tenancy with:  llmgw ctl --accounting 127.0.0.1:7072 org create acme
   try {
     program.parse(argv, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
   const o = program.opts<{ config?: string; host?: string; port?: string; adminPort?: string; databaseUrl?: string; redisUrl?: string; keyPrefix?: string; consumer?: string; logLevel?: string }>();
