@@ -84,6 +84,8 @@ export class UsageIngester {
         this.healthy = false;
         this.log.warn({ err: e, buffered: this.buffer.length }, 'usage ingestion failed; retrying');
         await sleep(Math.min(2000, this.opts.batchIntervalMs * 5));
+        // The stream (and its group) vanished, e.g. Redis restarted empty: make them again.
+        if (/NOGROUP/.test(String((e as Error)?.message))) await this.ledger.ensureGroup().catch(() => {});
       }
     }
   }

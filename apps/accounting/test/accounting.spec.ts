@@ -3,7 +3,8 @@ import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, createTestDatabase, type Db } from '@llmgw/db';
 import { clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
-import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
+import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores } from '@llmgw/stores';
+import Redis from 'ioredis';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -241,6 +242,27 @@ describe('accounting over mTLS', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('ingestion on Redis', () => {
+  it('recreates the consumer group when the stream disappears (Redis restarted empty)', async () => {
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    const prefix = `test:${Math.random().toString(36).slice(2)}:`;
+    const stores = redisAccountingStores(redis, prefix);
+    const acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
+    try {
+      await stores.ledger.append(rec(1, 'k', 'p', { recordId: 'a' }));
+      await until(async () => (await acc.usage.countByRequestIds(['req-1'])).size === 1);
+      await redis.del(`${prefix}usage`);
+      await stores.ledger.append(rec(2, 'k', 'p', { recordId: 'b' }));
+      await until(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 10_000);
+    } finally {
+      await acc.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
     }
   });
 });
