@@ -169,8 +169,12 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
           clearTimeout(first);
           ttftMs = performance.now() - t0;
           res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-          res.flushHeaders();
           wrote = true;
+          const out = tap.push(c as Buffer);
+          // Headers go out with the first event in one write; alone only if the chunk held no complete event.
+          if (out) res.write(out);
+          else res.flushHeaders();
+          continue;
         }
         const out = tap.push(c as Buffer);
         if (out && !res.destroyed) res.write(out);
