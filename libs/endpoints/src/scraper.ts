@@ -25,7 +25,7 @@ export interface ScrapeState {
 
 export interface ScraperOptions {
   source: EndpointSource;
-  /** Base period; each loop waits intervalMs × [0.8, 1.2) between scrapes. */
+  /** Longest period; each loop waits intervalMs × [0.75, 1) between scrapes (jitter keeps loops apart). */
   intervalMs: number;
   timeoutMs?: number;
   /** A good scrape older than this counts as stale. Default 3 × intervalMs. */
@@ -136,7 +136,7 @@ export class Scraper {
     if (this.closed) return;
     l.timer = setTimeout(() => {
       void this.scrape(l).finally(() => {
-        if (this.loops.get(l.ep.id) === l) this.schedule(l, this.opts.intervalMs * (0.8 + 0.4 * this.random()));
+        if (this.loops.get(l.ep.id) === l) this.schedule(l, this.opts.intervalMs * (0.75 + 0.25 * this.random()));
       });
     }, delayMs);
     l.timer.unref();
