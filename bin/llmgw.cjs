@@ -36,6 +36,11 @@ function load(role) {
   return require(entry);
 }
 
+// A reader that goes away (`llmgw … --help | head`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e) => { if (e && e.code === 'EPIPE') process.exit(0); throw e; });
+}
+
 async function run() {
   const [role, ...rest] = process.argv.slice(2);
   if (!role || role === '--help' || role === '-h' || role === 'help') {
