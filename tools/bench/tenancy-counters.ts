@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       await l.ensureGroup();
       for (const conc of CONCURRENCY) {
         console.log(await run(`ledger append, ${name}`, conc, async (i) => {
-          await l.append({ requestId: `r${i}`, ts: Date.now(), keyId: 'k', projectId: 'p', model: 'm', servedModel: 'm', status: 200, promptTokens: 100, completionTokens: 20, cachedTokens: 0, durationMs: 50, costMicros: 120 });
+          await l.append({ recordId: `rec${i}`, requestId: `r${i}`, ts: Date.now(), keyId: 'k', projectId: 'p', model: 'm', servedModel: 'm', status: 200, promptTokens: 100, completionTokens: 20, cachedTokens: 0, durationMs: 50, costMicros: 120 });
         }));
       }
       await l.close();
