@@ -138,6 +138,9 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     expect((await chat(routers[0], 'sk-llmgw-' + 'x'.repeat(43))).status).toBe(401);
     expect((await chat(routers[0], k.secret)).status).toBe(200);
     expect((await chat(routers[1], k.secret)).status).toBe(200);
+    const me = await fetch(`${routers[1].url}/me`, { headers: { authorization: `Bearer ${k.secret}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ key_id: k.id, project_id: projectId, team_id: teamId, band: 'gold' });
   });
 
   it('a key limited to N rpm gets N (±1) accepted across both routers', async () => {
