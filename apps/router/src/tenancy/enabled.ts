@@ -266,8 +266,10 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
 
     registerRoutes(app: FastifyInstance) {
       if (t.durable_usage) {
-        app.addHook('onRequest', async (req, reply) => {
-          if (req.method !== 'POST' || !req.url.startsWith('/v1/')) return;
+        // preHandler, not onRequest: requests refused before the handler (body too large,
+        // bad content type, unknown route) never reach recordUsage and must not be held.
+        app.addHook('preHandler', async (req, reply) => {
+          if (req.method !== 'POST' || !req.routeOptions.url?.startsWith('/v1/')) return;
           // Fix the request id now (the router reuses x-request-id) so the held end can be matched to its record.
           const id = requestIdFrom(req.raw.headers['x-request-id'] as string | undefined);
           req.raw.headers['x-request-id'] = id;

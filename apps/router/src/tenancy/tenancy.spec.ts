@@ -208,6 +208,11 @@ describe('router tenancy', () => {
     releaseAppend();
     expect(await p).toBe('{"ok":true}');
     expect((await stores.ledger.depth()).length).toBe(1);
+    // Refused before the handler: nothing to record, nothing held.
+    const t0 = Date.now();
+    expect((await fetch(`${url.replace('/v1/chat/completions', '/v1/nope')}`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-nope' }, body: 'x' })).status).toBe(415);
+    expect(Date.now() - t0).toBeLessThan(1000);
     await app.close();
   });
 });
