@@ -171,7 +171,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
     const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
     const r = await counters.reserve({ nowMs: at, rpm: p.limits.rpm, tpm: p.limits.tpm, tokens, budgets, micros });
-    return { r, free };
+    return { r, free, micros };
   }
 
   async function reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean }> {
@@ -198,7 +198,14 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       }
     }
     rejected.inc({ reason: no.kind });
-    const what = no.kind === 'budget' ? `the ${no.scope} budget of ${no.limit} micro-units is spent for this period` : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
+    const what =
+      no.kind === 'budget'
+        ? attempt.micros > no.limit
+          ? `this request's worst-case cost (${attempt.micros} micro-units for max_tokens + prompt) exceeds the ${no.scope} budget of ${no.limit}; lower max_tokens`
+          : `the ${no.scope} budget of ${no.limit} micro-units is spent for this period`
+        : no.kind === 'tpm' && tokens > no.limit
+          ? `this request's ${tokens} tokens (max_tokens + prompt estimate) exceed the ${no.scope} limit of ${no.limit} tokens per minute; lower max_tokens`
+          : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
     throw new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)) });
   }
 

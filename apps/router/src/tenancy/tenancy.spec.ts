@@ -144,6 +144,14 @@ describe('router tenancy', () => {
     expect(await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)).toBe(25 * 60);
   });
 
+  it.each([
+    ['budget', { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 100, period: 'day' as const }] }, /worst-case cost \(1000 micro-units.*lower max_tokens/],
+    ['tpm', { rpm: [], tpm: [{ scope: 'key:k1', limit: 100 }], budgets: [] }, /1000 tokens .* exceed .*lower max_tokens/],
+  ])('says so when one request can never fit (%s)', async (_n, limits, msg) => {
+    const { hooks } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 1 } } });
+    await expect(hooks.reserve(principal({ limits }), 'm', 1000)).rejects.toThrow(msg);
+  });
+
   it('serves the zero-priced fallback model when the budget is spent', async () => {
     const { hooks } = setup({ prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } }, budget_fallback_model: 'small' });
     const p = principal({ limits: { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 150_000, period: 'day' }] } });
