@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { LimitCounters, ReserveRequest } from './counters';
+import type { CounterReservation, LimitCounters, ReserveRequest } from './counters';
 import { MemoryLimitCounters } from './counters-memory';
 import { RedisLimitCounters } from './counters-redis';
 
@@ -143,4 +144,44 @@ it('two Redis clients (two routers) share one limit', async () => {
   } finally {
     other.disconnect();
   }
+});
+
+describe.each(impls)('budget property (%s)', (name, make) => {
+  type Op = { kind: 'reserve'; micros: number } | { kind: 'settle'; which: number; fraction: number } | { kind: 'release'; which: number };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('reserve' as const), micros: fc.integer({ min: 0, max: 400 }) }),
+    fc.record({ kind: fc.constant('settle' as const), which: fc.nat(50), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }),
+    fc.record({ kind: fc.constant('release' as const), which: fc.nat(50) }),
+  );
+
+  it('spent + reserved never exceeds the budget, and the counter equals what was charged', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), fc.integer({ min: 0, max: 2000 }), async (ops, limit) => {
+        const c = make();
+        const b = { scope: `key:${randomUUID()}`, limitMicros: limit, ...DAY };
+        const open: Array<{ r: CounterReservation; micros: number }> = [];
+        let charged = 0;
+        for (const o of ops) {
+          if (o.kind === 'reserve') {
+            const r = await c.reserve({ nowMs: T0, rpm: [], tpm: [], tokens: 0, budgets: [b], micros: o.micros });
+            if (r.ok) {
+              open.push({ r: r.reservation, micros: o.micros });
+              charged += o.micros;
+            } else {
+              expect(charged + o.micros).toBeGreaterThan(limit);
+            }
+          } else if (open.length) {
+            const [x] = open.splice(o.which % open.length, 1);
+            const actual = o.kind === 'settle' ? Math.floor(x.micros * o.fraction) : 0;
+            if (o.kind === 'settle') await c.settle(x.r, { tokens: 0, micros: actual }, T0);
+            else await c.release(x.r, T0);
+            charged += actual - x.micros;
+          }
+          expect(charged).toBeLessThanOrEqual(limit);
+          expect(await c.budgetSpent(b.scope, DAY.periodStart)).toBe(charged);
+        }
+      }),
+      { numRuns: name === 'memory' ? 300 : 40 },
+    );
+  });
 });
