@@ -157,6 +157,20 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3200);
   });
 
+  it('writes last_used_at at most once a minute per key', async () => {
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'lu' });
+    const k = created.key!;
+    const t1 = Date.now();
+    const lastUsed = async () => (await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id })).lastUsedAtMs;
+    await stores.ledger.append(rec(900, k.id, k.projectId, { recordId: 'lu-1', ts: t1 }));
+    await until(async () => (await lastUsed()) === t1);
+    await stores.ledger.append(rec(901, k.id, k.projectId, { recordId: 'lu-2', ts: t1 + 30_000 }));
+    await until(async () => (await acc.usage.countByRequestIds(['req-901'])).size === 1);
+    expect(await lastUsed()).toBe(t1);
+    await stores.ledger.append(rec(902, k.id, k.projectId, { recordId: 'lu-3', ts: t1 + 61_000 }));
+    await until(async () => (await lastUsed()) === t1 + 61_000);
+  });
+
   it('the demo bootstrap is idempotent and shows the key once', async () => {
     const a = await ensureDemoTenant(acc.tenancy);
     expect(a.secret).toMatch(/^sk-llmgw-/);
