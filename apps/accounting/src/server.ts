@@ -1,6 +1,6 @@
 import { accountingConfigSchema, parseConfig, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
-import { createServer, listen, shutdown } from '@llmgw/grpc';
+import { HealthService, createServer, listen, shutdown } from '@llmgw/grpc';
 import { LATENCY_BUCKETS, createLogger, createRegistry, type Logger } from '@llmgw/observability';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
 import Redis from 'ioredis';
@@ -147,12 +147,19 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     const deps = { tenancy, usage, counters: s.counters, log };
     server.addService(pkg.KeyResolver.service, keyResolverHandlers(deps));
     server.addService(pkg.TenancyAdmin.service, tenancyAdminHandlers(deps));
+    const health = new HealthService('SERVING');
+    health.set('llmgw.accounting.v1.KeyResolver', 'SERVING');
+    health.set('llmgw.accounting.v1.TenancyAdmin', 'SERVING');
+    health.addTo(server);
     const gl = parseListen(cfg.listen);
     const tls = cfg.tls
       ? { cert: readFileSync(cfg.tls.cert), key: readFileSync(cfg.tls.key), ...(cfg.tls.client_ca ? { ca: readFileSync(cfg.tls.client_ca), requireClientCert: true } : {}) }
       : undefined;
     const port = await listen(server, gl.host, gl.port, { tls });
-    closers.push(() => shutdown(server, 3000));
+    closers.push(() => {
+      health.shutdown();
+      return shutdown(server, 3000);
+    });
 
     const admin: HttpServer = createHttpServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, createTestDatabase, type Db } from '@llmgw/db';
-import { clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
+import { checkHealth, clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores } from '@llmgw/stores';
 import Redis from 'ioredis';
@@ -178,6 +178,11 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect(b.secret).toBeUndefined();
     expect(b.keyId).toBe(a.keyId);
     await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(a.secret!) });
+  });
+
+  it('answers the standard gRPC health check', async () => {
+    expect(await checkHealth(acc.url, grpc.credentials.createInsecure())).toBe('SERVING');
+    expect(await checkHealth(acc.url, grpc.credentials.createInsecure(), 'llmgw.accounting.v1.KeyResolver')).toBe('SERVING');
   });
 
   it('serves /healthz, /readyz and the ingestion metrics on the admin port', async () => {
