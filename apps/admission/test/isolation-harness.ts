@@ -44,6 +44,14 @@ export interface PhaseResult {
   ratio: number;
   bronzeCompleted: number;
   bronzeRejected: number;
+  /** Times the router fell back to in-process admission (should be 0). */
+  fallbacks: number;
+  /** Highest running-batch occupancy summed over the engines while platinum was measured, 0..1. */
+  peakOccupancy: number;
+  /** Highest engine queue (waiting, summed) while platinum was measured. */
+  peakEngineWaiting: number;
+  /** Highest bronze queue depth in the admission service while platinum was measured (0 when off). */
+  peakBronzeQueued: number;
 }
 
 export const CI_OPTIONS: IsolationOptions = {
@@ -56,7 +64,7 @@ export const CI_OPTIONS: IsolationOptions = {
   platinumSamples: 16,
   platinumGapMs: 150,
   platinumPromptChars: 2000,
-  warmupMs: 6000,
+  warmupMs: 3000,
   scrapeIntervalMs: 200,
 };
 
@@ -98,7 +106,7 @@ export class IsolationRig {
   }
 
   /** Starts admission (when on) and a router; returns the router URL and a stop function. */
-  async startStack(admission: boolean): Promise<{ url: string; routerAdmin: string; admissionAdmin?: string; stop: () => Promise<void> }> {
+  async startStack(admission: boolean): Promise<{ url: string; routerAdmin: string; admissionAdmin?: string; fallbacks: () => number; routerOutput: () => string[]; stop: () => Promise<void> }> {
     const stops: Array<() => Promise<unknown>> = [];
     let adm: SpawnedRole | undefined;
     const scrape = `${this.o.scrapeIntervalMs}ms`;
@@ -118,13 +126,23 @@ export class IsolationRig {
         log_level: 'info',
         scrape_interval: scrape,
         retries: 0,
+        // Round-robin routing over identical engines: bursts of grants (one stats update can admit
+        // dozens at once) otherwise herd onto one engine under the score-based profiles, whose inputs
+        // lag within such a burst; this test is about admission, not replica choice.
+        default_profile: 'debug',
         endpoints: this.endpoints(),
         admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s' } : { mode: 'off' },
       }),
     );
     const router = await spawnRole('router', ['--config', rf]);
     stops.push(() => router.stop());
-    return { url: router.url, routerAdmin: router.urls.admin, admissionAdmin: adm?.urls.admin, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+    return {
+      url: router.url,
+      routerAdmin: router.urls.admin,
+      admissionAdmin: adm?.urls.admin,
+      fallbacks: () => router.output().filter((l) => l.includes('using in-process admission')).length,
+      routerOutput: () => router.output(),
+      stop: async () => void (await Promise.all(stops.map((s) => s()))) };
   }
 
   /** One streamed platinum request; returns ms to the first content token. */
@@ -197,6 +215,34 @@ export class IsolationRig {
     };
   }
 
+  /** Polls engine and admission metrics every 200 ms until stopped; returns the peaks. */
+  sample(admissionAdmin?: string): { stop: () => Promise<{ peakOccupancy: number; peakEngineWaiting: number; peakBronzeQueued: number }> } {
+    const peaks = { peakOccupancy: 0, peakEngineWaiting: 0, peakBronzeQueued: 0 };
+    const num = (text: string, re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        const texts = await Promise.all(this.engines.map((e) => request(`${e.url}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text()).catch(() => '')));
+        const run = texts.reduce((n, t) => n + num(t, /^vllm:num_requests_running\{[^}]*\} (\S+)/m), 0);
+        const wait = texts.reduce((n, t) => n + num(t, /^vllm:num_requests_waiting\{[^}]*\} (\S+)/m), 0);
+        peaks.peakOccupancy = Math.max(peaks.peakOccupancy, run / (this.o.maxNumSeqs * this.engines.length));
+        peaks.peakEngineWaiting = Math.max(peaks.peakEngineWaiting, wait);
+        if (admissionAdmin) {
+          const t = await request(`${admissionAdmin}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text()).catch(() => '');
+          peaks.peakBronzeQueued = Math.max(peaks.peakBronzeQueued, num(t, /^llmgw_admission_queue_depth\{[^}]*band="bronze"[^}]*\} (\S+)/m));
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    return {
+      stop: async () => {
+        running = false;
+        await loop;
+        return peaks;
+      },
+    };
+  }
+
   /** Idle platinum series, then the same under the bronze flood. */
   async phase(admission: boolean): Promise<PhaseResult> {
     const stack = await this.startStack(admission);
@@ -208,7 +254,9 @@ export class IsolationRig {
       const idle = await this.platinumSeries(stack.url);
       const f = this.flood(stack.url);
       await new Promise((r) => setTimeout(r, this.o.warmupMs));
+      const peaks = this.sample(stack.admissionAdmin);
       const loaded = await this.platinumSeries(stack.url);
+      const p = await peaks.stop();
       const b = await f.stop();
       const r: PhaseResult = {
         idleP50: pct(idle, 50),
@@ -218,8 +266,10 @@ export class IsolationRig {
         ratio: pct(loaded, 99) / pct(idle, 99),
         bronzeCompleted: b.completed,
         bronzeRejected: b.rejected,
+        fallbacks: stack.fallbacks(),
+        ...p,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} rejected ${r.bronzeRejected}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}`);
       return r;
     } finally {
       await stack.stop();

@@ -97,6 +97,32 @@ describe('AdmissionController', () => {
     expect(third.r?.kind).toBe('granted');
   });
 
+  it('probes capacity by doubling until the engine first queues, then holds at the high-water mark', async () => {
+    const { ctl } = setup();
+    // running 4 and no queue: capacity could be more, probe up to 8 (bronze: capacity + 1 leases)
+    ctl.updatePool('a', [replica('a-0', 4)]);
+    expect(ctl.saturation('a')).toBe(0);
+    const got: AcquireResult[] = [];
+    for (let i = 0; i < 9; i++) got.push(await ctl.acquire(req('bronze')));
+    expect(got.every((g) => g.kind === 'granted')).toBe(true);
+    const tenth = track(ctl.acquire(req('bronze')));
+    await flush();
+    expect(tenth.r).toBeUndefined();
+    // one scrape with a queue is not proof (requests may just be arriving): still probing
+    ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
+    expect(ctl.saturation('a')).toBe(0.75); // max(3, 9 − 12) ÷ 4
+    ctl.updatePool('a', [replica('a-0', 2, { waiting: 0 })]);
+    expect(ctl.saturation('a')).toBe(0.75); // max(0, 9 − max(6, 4)) ÷ 4: the high-water mark holds
+    // a queue in two scrapes in a row at a batch that does not grow: capacity confirmed at 6
+    ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
+    ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
+    expect(ctl.saturation('a')).toBe(0.75); // max(2, 9 − 6) ÷ 4
+    ctl.updatePool('a', [replica('a-0', 2, { waiting: 0 })]);
+    expect(ctl.saturation('a')).toBe(0.75); // still 9 outstanding − 6
+    await flush();
+    expect(tenth.r).toBeUndefined();
+  });
+
   it('treats KV pressure as saturation', async () => {
     const { ctl } = setup();
     ctl.updatePool('a', [replica('a-0', 8, { running: 0, kvUsage: 0.85 })]);

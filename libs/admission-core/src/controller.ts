@@ -42,6 +42,19 @@ export interface AdmissionSnapshot {
   saturation: Record<string, number>;
 }
 
+/**
+ * Batch capacity used by the detector: the high-water mark of `running` once
+ * the engine has shown a lasting queue (it runs all it can), and until then twice what it
+ * runs now — a slow start that doubles per scrape instead of growing by one,
+ * so a fresh engine reaches its real batch size in a few scrapes. The probe
+ * can overshoot by at most one scrape's worth, once, until the first queue
+ * confirms the capacity.
+ */
+function capacityOf(h: { hwm: number; confirmed: boolean } | undefined, running: number): number {
+  if (!h) return running;
+  return h.confirmed ? h.hwm : Math.max(h.hwm, 2 * running);
+}
+
 const poolKey = (model: string, pool: string) => `${model}\u0000${pool}`;
 
 interface Waiter {
@@ -78,7 +91,8 @@ interface PoolState {
   /** '' for a model-agnostic pool feed. */
   model: string;
   replicas: ReplicaStats[];
-  hwm: Map<string, number>;
+  /** Per replica: high-water mark of running, and whether the engine has shown it is full. */
+  hwm: Map<string, { hwm: number; confirmed: boolean; lastWaiting: number; lastRunning: number }>;
   thresholds: SaturationThresholds;
   outstanding: number;
 }
@@ -216,7 +230,12 @@ export class AdmissionController implements Admission {
     const seen = new Set<string>();
     for (const r of replicas) {
       seen.add(r.id);
-      st.hwm.set(r.id, Math.max(st.hwm.get(r.id) ?? 0, r.running));
+      const prev = st.hwm.get(r.id);
+      // A queue that persists across two scrapes while the batch does not grow means the engine
+      // runs all it can: the high-water mark is its capacity. (One scrape can catch requests that
+      // merely arrived before the engine's next scheduling step.)
+      const full = prev !== undefined && prev.lastWaiting > 0 && r.waiting > 0 && r.running <= prev.lastRunning;
+      st.hwm.set(r.id, { hwm: Math.max(prev?.hwm ?? 0, r.running), confirmed: (prev?.confirmed ?? false) || full, lastWaiting: r.waiting, lastRunning: r.running });
     }
     for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
     st.replicas = replicas.map((r) => ({ ...r }));
@@ -343,7 +362,7 @@ export class AdmissionController implements Admission {
       running: r.running,
       kvUsage: r.kvUsage,
       inflight: r.inflight ?? 0,
-      batchCapacity: st.hwm.get(r.id) ?? r.running,
+      batchCapacity: capacityOf(st.hwm.get(r.id), r.running),
     }));
     return poolSaturation(loads, st.thresholds, st.outstanding + extra);
   }
