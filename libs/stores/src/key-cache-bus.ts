@@ -37,7 +37,11 @@ export class MemoryKeyCacheBus implements KeyCacheBus {
   }
 }
 
-/** Redis pub/sub bus. Subscribing opens a dedicated connection (a subscriber connection can do nothing else). */
+/**
+ * Redis pub/sub bus. Subscribing opens a dedicated connection (a subscriber
+ * connection can do nothing else). After that connection drops and comes
+ * back, subscribers get `{scopeType: 'all'}`, since events may have been missed.
+ */
 export class RedisKeyCacheBus implements KeyCacheBus {
   readonly channel: string;
   private sub?: Redis;
@@ -57,6 +61,13 @@ export class RedisKeyCacheBus implements KeyCacheBus {
       const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
       sub.on('error', () => {});
       this.sub = sub;
+      // Invalidations published while the connection was down are lost: after a
+      // reconnect, tell every subscriber that anything may have changed.
+      let readyBefore = false;
+      sub.on('ready', () => {
+        if (readyBefore) for (const h of this.handlers) h({ scopeType: 'all', scopeId: '' });
+        readyBefore = true;
+      });
       sub.on('message', (_ch: string, msg: string) => {
         let ev: KeyCacheInvalidation;
         try {

@@ -125,3 +125,16 @@ describe.each(buses)('KeyCacheBus contract (%s)', (_name, make) => {
     await bus.close();
   });
 });
+
+it('a Redis bus tells subscribers to drop everything after its connection comes back', async () => {
+  const bus = new RedisKeyCacheBus(redis, `${prefix}${randomUUID()}:`);
+  const got: KeyCacheInvalidation[] = [];
+  await bus.subscribe((e) => got.push(e));
+  (bus as any).sub.disconnect(true);
+  for (let i = 0; i < 100 && got.length === 0; i++) await sleep(20);
+  expect(got).toEqual([{ scopeType: 'all', scopeId: '' }]);
+  await bus.publish({ scopeType: 'key', scopeId: 'k' });
+  for (let i = 0; i < 100 && got.length < 2; i++) await sleep(20);
+  expect(got[1]).toEqual({ scopeType: 'key', scopeId: 'k' });
+  await bus.close();
+});
