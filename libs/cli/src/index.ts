@@ -1,0 +1,2 @@
+export * from './listen';
+export * from './skeleton';
