@@ -55,6 +55,12 @@ export const routerAdmissionSchema = z
     probe_interval: duration().optional(),
     /** remote: deadline for Release/KeepAlive/Status calls and for connecting. */
     call_timeout: duration().optional(),
+    /** remote: TLS to the service (PEM file paths); cert + key present → mTLS. Plaintext when absent. */
+    tls: z
+      .object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().min(1).optional() })
+      .strict()
+      .refine((t) => (t.cert === undefined) === (t.key === undefined), 'cert and key go together')
+      .optional(),
     /** Saturation detector, bands and queue bounds for local mode and the remote fallback (plan §9.1). */
     ...admissionCoreShapeForRouter,
   })

@@ -2,7 +2,10 @@ import { AdmissionController, DEFAULT_ADMISSION_CONFIG, type AcquireResult } fro
 import { AdmissionRpcService, admissionServiceDefinition } from '@llmgw/admission-rpc';
 import { parseConfig, routerConfigSchema, type RouterConfigInput } from '@llmgw/config';
 import { StaticEndpointSource, type Scraper } from '@llmgw/endpoints';
-import { createServer, listen, shutdown } from '@llmgw/grpc';
+import { createServer, initCa, issueCert, listen, readCertFiles, shutdown } from '@llmgw/grpc';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLogger } from '@llmgw/observability';
 import { Registry } from 'prom-client';
 import { PassThrough } from 'node:stream';
@@ -12,8 +15,8 @@ const log = createLogger({ service: 'router', destination: new PassThrough(), le
 const req = (band: string) => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10 });
 const endpoints = [{ name: 'e0', url: 'http://127.0.0.1:9', model: 'm', pool: 'p' }];
 const cfg = (admission: RouterConfigInput['admission']) => parseConfig(routerConfigSchema, { endpoints, admission, scrape_interval: '100ms' });
-/** A scraper stand-in: one replica with 4 running, nothing waiting. */
-const scraper = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 0, running: 4 } }) } as unknown as Scraper;
+/** A scraper stand-in: one full replica, 4 running and 1 waiting (so its capacity is known to be 4). */
+const scraper = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 1, running: 4 } }) } as unknown as Scraper;
 
 const degraded = async (r: Registry) => /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m.exec(await r.metrics())?.[1];
 
@@ -34,7 +37,9 @@ describe('router createAdmission', () => {
     const source = new StaticEndpointSource(endpoints);
     const a = createAdmission(cfg({ mode: 'local' }), { log, registry, source, scraper });
     closers.push(() => a.close?.());
-    // learned capacity 4 → bronze gets capacity + 1 = 5 leases
+    // two feeds (every scrape_interval / 2) with a lasting queue confirm capacity 4
+    await new Promise((r) => setTimeout(r, 150));
+    // bronze gets capacity + 1 = 5 leases
     const leases: AcquireResult[] = [];
     for (let i = 0; i < 5; i++) leases.push(await a.acquire(req('bronze')));
     expect(leases.every((l) => l.kind === 'granted')).toBe(true);
@@ -73,6 +78,33 @@ describe('router createAdmission', () => {
     expect(await down.acquire(req('gold'))).toMatchObject({ kind: 'granted', pool: 'p' });
     expect(down.degraded).toBe(true);
   });
+
+  it('remote over mTLS: served with the client certificate, degraded without one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmgw-adm-tls-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const ca = await initCa({ dir });
+    const srv = await issueCert({ ca, dir, name: 'admission', commonName: 'admission', sans: ['127.0.0.1'], usage: 'server' });
+    const cli = await issueCert({ ca, dir, name: 'router', commonName: 'router', usage: 'client' });
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
+    ctl.updatePool('p', [{ id: 'e0', waiting: 0, running: 0 }], 'm');
+    const svc = new AdmissionRpcService({ controller: () => ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: 60_000 });
+    const server = createServer();
+    server.addService(admissionServiceDefinition(), svc.implementation());
+    const port = await listen(server, '127.0.0.1', 0, { tls: { ...(await readCertFiles(srv)), ca: readFileSync(ca.certPath), requireClientCert: true } });
+    closers.push(() => shutdown(server, 100));
+    const mk = (tls: Record<string, string>) =>
+      createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '1s', tls: tls as any }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper });
+    const good = mk({ ca: ca.certPath, cert: cli.certPath, key: cli.keyPath });
+    closers.push(() => good.close?.());
+    expect(await good.acquire(req('gold'))).toMatchObject({ kind: 'granted' });
+    expect(good.degraded).toBe(false);
+    expect(ctl.outstandingLeases()).toBe(1);
+    const anonymous = mk({ ca: ca.certPath });
+    closers.push(() => anonymous.close?.());
+    expect(await anonymous.acquire(req('gold'))).toMatchObject({ kind: 'granted' });
+    expect(anonymous.degraded).toBe(true);
+    expect(ctl.outstandingLeases()).toBe(1);
+  }, 30_000);
 
   it('rejects remote mode without an address at boot', () => {
     expect(() => createAdmission(cfg({ mode: 'remote' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper })).toThrow(/address/);
