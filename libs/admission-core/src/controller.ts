@@ -315,6 +315,11 @@ export class AdmissionController implements Admission {
     return { queued, outstanding, saturation };
   }
 
+  /** True after `close()`: rejections from then on mean "shut down", not a queue decision. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Turns every queued request away and stops the timer; outstanding leases stay valid. */
   close(): void {
     this.closed = true;

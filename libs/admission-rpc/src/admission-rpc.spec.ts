@@ -174,6 +174,23 @@ describe('admission over gRPC', () => {
     expect(ctl2.outstandingLeases()).toBeGreaterThanOrEqual(2); // its own grant + the adopted one
   });
 
+  it('re-queues locally when the service steps down while the request waits there', async () => {
+    const ctl = controller();
+    const s = await serve({ ctl });
+    cleanups.push(() => s.close());
+    const a = remote([s.address], 'router-a');
+    await a.acquire(req('bronze'));
+    await a.acquire(req('bronze'));
+    const waiting = track(a.acquire(req('platinum', { candidatePools: ['p'] })));
+    const queued = track(a.acquire(req('bronze')));
+    await until(() => ctl.queued() === 1);
+    expect(waiting.r?.kind).toBe('granted');
+    ctl.close(); // what a leader does when it loses the lock
+    await until(() => queued.r !== undefined);
+    expect(queued.r?.kind).toBe('granted'); // by the router's in-process fallback
+    expect(a.isDegraded).toBe(true);
+  });
+
   it('answers UNAVAILABLE from a standby and Status tells who serves', async () => {
     const standby = await serve({});
     cleanups.push(() => standby.close());

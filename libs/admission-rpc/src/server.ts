@@ -194,6 +194,10 @@ export class AdmissionRpcService {
           this.touch(routerId).leases.set(r.lease.id, this.now());
           this.leaseRouter.set(r.lease.id, routerId);
           cb(null, { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) });
+        } else if (ctl.isClosed) {
+          // Leadership lost (or shutting down) while it waited: not a verdict on the request, so
+          // the router may re-queue it with the next leader or its own fallback.
+          cb(unavailable('admission instance stepped down while the request was queued'));
         } else {
           cb(null, { rejected: { reason: reasonToWire(r.reason), retryAfterSeconds: r.retryAfterSeconds ?? 0, message: r.message }, queuedMs: Math.round(r.queuedMs) });
         }
