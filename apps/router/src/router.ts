@@ -302,7 +302,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
       // Fallbacks (plan §7.7): the first model in the chain with a usable endpoint serves.
       const chain = catalog.chain(model);
-      // Built once here and reused by the first scheduling decision; retries rebuild (health changed).
+      // Used to find the serving model and its candidate pools. Scheduling rebuilds the views after
+      // admission: other requests granted while this one waited have changed inflight counts, and
+      // deciding on the old ones sends a whole granted burst to the same replica.
       let firstViews: EndpointView[] | undefined;
       let chainIdx = chain.findIndex((m) => {
         const vs = views(m);
@@ -362,8 +364,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       let attemptStarted = started;
 
       while (attempts <= cfg.retries) {
-        const candidates = firstViews ?? views(servedModel);
-        firstViews = undefined;
+        const candidates = views(servedModel);
         let pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, pool: restrictPool, poolSaturated });
         if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, poolSaturated });
         if (pick.kind === 'no_endpoint') {
