@@ -1,8 +1,9 @@
+import { overrideListen, untilSignal } from '@llmgw/cli';
 import { Command, CommanderError } from 'commander';
 import { accountingConfigSchema, parseConfig, readConfigFile, type AccountingConfig } from '@llmgw/config';
-import { parseListen, start } from './server';
+import { start } from './server';
 
-export { start, parseListen } from './server';
+export { start } from './server';
 export type { StartOptions, RunningAccounting } from './server';
 export { ensureDemoTenant, type DemoTenant } from './bootstrap';
 export { fromResolved, toResolved } from './service';
@@ -41,14 +42,8 @@ Then manage tenancy with:  llmgw ctl --accounting 127.0.0.1:7072 org create acme
   let cfg: AccountingConfig;
   try {
     const input: Record<string, any> = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
-    if (o.port !== undefined || o.host !== undefined) {
-      const cur = parseListen(input.listen ?? '127.0.0.1:7072');
-      input.listen = `${o.host ?? cur.host}:${o.port ?? cur.port}`;
-    }
-    if (o.adminPort !== undefined || o.host !== undefined) {
-      const cur = parseListen(input.admin_listen ?? '127.0.0.1:9094');
-      input.admin_listen = `${o.host ?? cur.host}:${o.adminPort ?? cur.port}`;
-    }
+    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7072', o.host, o.port);
+    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9094', o.host, o.adminPort);
     if (o.databaseUrl) input.database_url = o.databaseUrl;
     if (o.redisUrl) input.redis_url = o.redisUrl;
     if (o.keyPrefix) input.key_prefix = o.keyPrefix;
@@ -61,14 +56,6 @@ Then manage tenancy with:  llmgw ctl --accounting 127.0.0.1:7072 org create acme
   }
 
   const running = await start({ config: cfg });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void running.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(() => running.close());
   return 0;
 }

@@ -1,3 +1,4 @@
+import { parseListen, reachableHost } from '@llmgw/cli';
 import { accountingConfigSchema, parseConfig, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import { HealthService, createServer, listen, shutdown } from '@llmgw/grpc';
@@ -40,15 +41,6 @@ export interface RunningAccounting {
   close(): Promise<void>;
 }
 
-/** "host:port", ":port" or "port". */
-export function parseListen(s: string): { host: string; port: number } {
-  const m = /^(?:(.*):)?(\d+)$/.exec(s.trim());
-  if (!m) throw new Error(`"${s}" is not host:port`);
-  const host = m[1] === undefined || m[1] === '' ? '0.0.0.0' : m[1].replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(m[2]) };
-}
-
-const reachable = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
 /**
  * Starts accounting: migrates the database, raises budget counters to the
@@ -189,8 +181,8 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     });
     closers.push(() => new Promise<void>((r) => admin.close(() => r())));
 
-    const url = `${reachable(gl.host)}:${port}`;
-    const adminUrl = `http://${reachable(al.host)}:${(admin.address() as AddressInfo).port}`;
+    const url = `${reachableHost(gl.host)}:${port}`;
+    const adminUrl = `http://${reachableHost(al.host)}:${(admin.address() as AddressInfo).port}`;
     // spawnRole's convention: `url` is a URL; the gRPC address is its host:port.
     log.info({ url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, database: db.displayUrl, redis: Boolean(cfg.redis_url) }, 'listening');
 

@@ -1,9 +1,10 @@
+import { overrideListen, untilSignal } from '@llmgw/cli';
 import { Command, CommanderError } from 'commander';
 import { admissionServiceConfigSchema, parseConfig, readConfigFile, type AdmissionServiceConfig } from '@llmgw/config';
 import { parseEndpointFlag } from '@llmgw/endpoints';
-import { parseListen, start } from './service';
+import { start } from './service';
 
-export { start, parseListen } from './service';
+export { start } from './service';
 export type { StartOptions, RunningAdmission } from './service';
 
 function collect(v: string, prev: string[]): string[] {
@@ -59,14 +60,8 @@ Routers use it with (router config):
       });
       input.endpoints = [...(input.endpoints ?? []), ...flags];
     }
-    if (o.port !== undefined || o.host !== undefined) {
-      const cur = parseListen(input.listen ?? '127.0.0.1:7070');
-      input.listen = `${o.host ?? cur.host}:${o.port ?? cur.port}`;
-    }
-    if (o.adminPort !== undefined || o.host !== undefined) {
-      const cur = parseListen(input.admin_listen ?? '127.0.0.1:9091');
-      input.admin_listen = `${o.host ?? cur.host}:${o.adminPort ?? cur.port}`;
-    }
+    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7070', o.host, o.port);
+    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9091', o.host, o.adminPort);
     if (o.redisUrl || o.lockTtl) input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
     if (o.instanceId) input.instance_id = o.instanceId;
     if (o.routerTtl) input.router_ttl = o.routerTtl;
@@ -79,14 +74,6 @@ Routers use it with (router config):
   }
 
   const running = await start({ config: cfg });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void running.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(() => running.close());
   return 0;
 }

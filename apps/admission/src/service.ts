@@ -1,3 +1,4 @@
+import { parseListen, reachableHost } from '@llmgw/cli';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
@@ -37,15 +38,6 @@ export interface RunningAdmission {
   close(): Promise<void>;
 }
 
-/** "host:port", ":port" or "port" → listen options. */
-export function parseListen(s: string): { host: string; port: number } {
-  const m = /^(?:(.*):)?(\d+)$/.exec(s.trim());
-  if (!m) throw new Error(`"${s}" is not host:port`);
-  const host = m[1] === undefined || m[1] === '' ? '0.0.0.0' : m[1].replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(m[2]) };
-}
-
-const reachable = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
 
 /**
  * Starts the admission service: the leader election, the endpoint scraper
@@ -170,8 +162,8 @@ export async function start(opts: StartOptions): Promise<RunningAdmission> {
       ctl = undefined;
     });
 
-    const url = `${reachable(g.host)}:${grpcPort}`;
-    const adminUrl = `http://${reachable(a.host)}:${(admin.address() as AddressInfo).port}`;
+    const url = `${reachableHost(g.host)}:${grpcPort}`;
+    const adminUrl = `http://${reachableHost(a.host)}:${(admin.address() as AddressInfo).port}`;
     log.info({ url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, instanceId, leader: election.isLeader, endpoints: source.all().length }, 'listening');
 
     let closing: Promise<void> | undefined;

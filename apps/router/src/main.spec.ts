@@ -1,15 +1,6 @@
-import { main, parseListen } from './main';
+import { main } from './main';
 
 describe('router CLI', () => {
-  it.each([
-    [':8080', { host: '0.0.0.0', port: 8080 }],
-    ['127.0.0.1:0', { host: '127.0.0.1', port: 0 }],
-    ['9090', { host: '0.0.0.0', port: 9090 }],
-    ['[::1]:81', { host: '::1', port: 81 }],
-  ])('parseListen(%s)', (s, want) => {
-    expect(parseListen(s)).toEqual(want);
-  });
-
   it('prints help and exits 0', async () => {
     const out: string[] = [];
     const w = jest.spyOn(process.stdout, 'write').mockImplementation((s: any) => (out.push(String(s)), true));

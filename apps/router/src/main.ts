@@ -1,3 +1,4 @@
+import { overrideListen, parseListen, reachableHost, untilSignal } from '@llmgw/cli';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, parseConfig, readConfigFile, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
 import { parseEndpointFlag, type EndpointSource } from '@llmgw/endpoints';
@@ -23,18 +24,9 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
-/** "host:port", ":port" or "port" → listen options. */
-export function parseListen(s: string): { host: string; port: number } {
-  const m = /^(?:(.*):)?(\d+)$/.exec(s.trim());
-  if (!m) throw new ConfigError('listen', [`"${s}" is not host:port`]);
-  const host = m[1] === undefined || m[1] === '' ? '0.0.0.0' : m[1].replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(m[2]) };
-}
-
-function urlOf(address: string | { address: string; port: number } | null, fallbackHost: string): string {
+function urlOf(address: string | { address: string; port: number } | null, boundHost: string): string {
   if (!address || typeof address === 'string') return String(address);
-  const host = fallbackHost === '0.0.0.0' || fallbackHost === '::' ? '127.0.0.1' : address.address.includes(':') ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `http://${reachableHost(boundHost === '0.0.0.0' || boundHost === '::' ? boundHost : address.address)}:${address.port}`;
 }
 
 /** Starts the router: client API and admin listeners, scraping, everything. */
@@ -120,14 +112,8 @@ Then:
       input.model_aliases = aliases;
     }
     const host = o.host;
-    if (o.port !== undefined || host !== undefined) {
-      const cur = parseListen(input.listen ?? '127.0.0.1:8080');
-      input.listen = `${host ?? cur.host}:${o.port ?? cur.port}`;
-    }
-    if (o.adminPort !== undefined || host !== undefined) {
-      const cur = parseListen(input.admin_listen ?? '127.0.0.1:9090');
-      input.admin_listen = `${host ?? cur.host}:${o.adminPort ?? cur.port}`;
-    }
+    if (o.port !== undefined || host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:8080', host, o.port);
+    if (o.adminPort !== undefined || host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9090', host, o.adminPort);
     if (o.logLevel) input.log_level = o.logLevel;
     cfg = parseConfig(routerConfigSchema, input, o.config ?? 'command line');
   } catch (e) {
@@ -149,14 +135,6 @@ Then:
     }
     throw e;
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void running.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(() => running.close());
   return 0;
 }

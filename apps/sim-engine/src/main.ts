@@ -1,3 +1,4 @@
+import { untilSignal } from '@llmgw/cli';
 import type { AddressInfo } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseConfig, simEngineConfigSchema, type SimEngineConfig, type SimEngineConfigInput } from '@llmgw/config';
@@ -168,13 +169,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`llmgw sim-engine: ${(e as Error).message}\n`);
     return 2;
   }
-  return new Promise<number>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void handle.close().then(() => resolve(0));
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignal(() => handle.close());
+  return 0;
 }

@@ -1,4 +1,4 @@
-import { EXIT_NOT_IMPLEMENTED, parseListen, reachableHost, skeletonRole } from './index';
+import { EXIT_NOT_IMPLEMENTED, overrideListen, parseListen, reachableHost, skeletonRole, untilSignal } from './index';
 
 describe('parseListen', () => {
   it.each([
@@ -54,5 +54,29 @@ describe('skeletonRole', () => {
     err.restore();
     expect(code).not.toBe(0);
     expect(code).not.toBe(EXIT_NOT_IMPLEMENTED);
+  });
+});
+
+describe('overrideListen', () => {
+  it.each([
+    [undefined, '127.0.0.1:8080', undefined, '0', '127.0.0.1:0'],
+    ['10.0.0.1:9000', '127.0.0.1:8080', '0.0.0.0', undefined, '0.0.0.0:9000'],
+    [':7070', '127.0.0.1:7070', undefined, 7071, '0.0.0.0:7071'],
+  ])('%p over %p with host %p port %p → %p', (configured, fallback, host, port, want) => {
+    expect(overrideListen(configured, fallback, host, port)).toBe(want);
+  });
+});
+
+describe('untilSignal', () => {
+  it('closes on SIGTERM and resolves after close finishes', async () => {
+    let closed = false;
+    const done = untilSignal(async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      closed = true;
+    });
+    process.emit('SIGTERM');
+    await done;
+    expect(closed).toBe(true);
+    expect(process.listenerCount('SIGTERM')).toBe(0);
   });
 });

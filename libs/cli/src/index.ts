@@ -1,2 +1,3 @@
 export * from './listen';
 export * from './skeleton';
+export * from './signals';

@@ -13,3 +13,12 @@ export function reachableHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/**
+ * Applies `--host` / `--port` style flags over a configured listen address:
+ * each flag replaces only its own half. Returns "host:port".
+ */
+export function overrideListen(configured: string | undefined, fallback: string, host?: string, port?: string | number): string {
+  const cur = parseListen(configured ?? fallback);
+  return `${host ?? cur.host}:${port ?? cur.port}`;
+}

@@ -1,18 +1,17 @@
 import { z } from 'zod';
-import { duration } from './load';
+import { duration, listenAddress } from './load';
 
 /**
  * The accounting service's configuration (`llmgw accounting`, plan §7.9).
  * Parsed once at boot, strict, frozen.
  */
-const hostPort = () => z.string().regex(/^(?:.*:)?\d+$/, 'must be host:port, :port or port');
 
 export const accountingConfigSchema = z
   .object({
     /** gRPC listener (KeyResolver + TenancyAdmin), "host:port"; port 0 = any free port. */
-    listen: hostPort().default('127.0.0.1:7072'),
+    listen: listenAddress().default('127.0.0.1:7072'),
     /** Metrics, /healthz, /readyz. */
-    admin_listen: hostPort().default('127.0.0.1:9094'),
+    admin_listen: listenAddress().default('127.0.0.1:9094'),
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
     /** `postgres://…`, `pglite:memory` or `pglite:<dir>` (embedded). */
     database_url: z.string().min(1).default('pglite:memory'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from './load';
+import { duration, listenAddress } from './load';
 import { staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
 
@@ -13,9 +13,9 @@ const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.stri
 export const admissionServiceConfigSchema = z
   .object({
     /** gRPC listener "host:port"; port 0 = any free port. */
-    listen: z.string().default('127.0.0.1:7070'),
+    listen: listenAddress().default('127.0.0.1:7070'),
     /** Metrics, /healthz, /readyz. */
-    admin_listen: z.string().default('127.0.0.1:9091'),
+    admin_listen: listenAddress().default('127.0.0.1:9091'),
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
     /** Leader-lock owner id; defaults to hostname-pid-random. */
     instance_id: z.string().min(1).optional(),

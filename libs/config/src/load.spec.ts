@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, duration, parseConfig, parseDurationMs } from './load';
+import { ConfigError, duration, listenAddress, parseConfig, parseDurationMs } from './load';
 
 describe('config loading', () => {
   it.each([
@@ -33,5 +33,15 @@ describe('config loading', () => {
     const c = parseConfig(schema, { retries: 2, timeout: '2s', name: 'a' });
     expect(c.timeout).toBe(2000);
     expect(Object.isFrozen(c)).toBe(true);
+  });
+});
+
+describe('listenAddress', () => {
+  const schema = listenAddress();
+  it.each(['127.0.0.1:8080', ':9090', '7070', '0.0.0.0:0', '[::1]:81', 'localhost:443'])('accepts %p', (s) => {
+    expect(schema.safeParse(s).success).toBe(true);
+  });
+  it.each(['127.0.0.1:x', 'localhost', '1:99999', '', 'a b:80'])('rejects %p', (s) => {
+    expect(schema.safeParse(s).success).toBe(false);
   });
 });

@@ -34,6 +34,13 @@ export const duration = () =>
     }
   });
 
+/** A listen address: "host:port", ":port" or "port" (0 = any free port). */
+export const listenAddress = () =>
+  z
+    .string()
+    .regex(/^(?:(?:\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]*|[0-9A-Fa-f:]+):)?\d{1,5}$/, 'must be host:port, :port or port')
+    .refine((s) => Number(/(\d+)$/.exec(s)?.[1] ?? 0) <= 65535, 'port must be 0–65535');
+
 export function deepFreeze<T>(o: T): T {
   if (o && typeof o === 'object' && !Object.isFrozen(o)) {
     Object.freeze(o);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { profilesConfigSchema } from '@llmgw/scheduling';
-import { duration } from './load';
+import { duration, listenAddress } from './load';
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 
@@ -75,9 +75,9 @@ const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.stri
 export const routerConfigSchema = z
   .object({
     /** Client API listener, "host:port" (":8080" = all interfaces). */
-    listen: z.string().default('127.0.0.1:8080'),
+    listen: listenAddress().default('127.0.0.1:8080'),
     /** Metrics, /healthz, /readyz. */
-    admin_listen: z.string().default('127.0.0.1:9090'),
+    admin_listen: listenAddress().default('127.0.0.1:9090'),
     log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
     /** On shutdown, how long running requests may take to finish before their connections are cut. */
     shutdown_grace: duration().default(10_000),
