@@ -22,6 +22,8 @@ interface UpOptions {
   host: string;
   port: number;
   adminPort: number;
+  accountingPort: number;
+  admissionPort: number;
   routers: number;
   engines: number;
   model: string;
@@ -48,6 +50,8 @@ export function buildCommand(): Command {
     .option('--host <host>', 'address every listener binds to', '127.0.0.1')
     .option('--port <port>', 'client API port of the first router (the next routers take the following ports)', int('--port', 0), 8080)
     .option('--admin-port <port>', 'admin port (/metrics, /healthz) of the first router', int('--admin-port', 0), 9090)
+    .option('--accounting-port <port>', 'accounting gRPC port (where `llmgw ctl` connects by default)', int('--accounting-port', 0), 7072)
+    .option('--admission-port <port>', 'admission gRPC port', int('--admission-port', 0), 7070)
     .option('--routers <n>', 'router instances sharing one admission queue and one set of limits', int('--routers', 1), 1)
     .option('--engines <n>', 'sim-engines serving the demo model', int('--engines', 1), 2)
     .option('--model <name>', 'name of the demo model', 'demo')
@@ -62,7 +66,8 @@ export function buildCommand(): Command {
       'after',
       `
 Ports: routers on --port, --port+1, …; their admin ports on --admin-port, --admin-port+1, …;
-the sim-engines, admission and accounting take free ports and are printed at start.
+accounting on --accounting-port (7072, where \`llmgw ctl\` looks by default), admission on
+--admission-port (7070); sim-engines and the other admin ports take free ports. Port 0 = any free port.
 
 Examples:
   llmgw up
@@ -98,7 +103,7 @@ export async function up(o: UpOptions): Promise<{ close(): Promise<void>; router
         databaseUrl = `pglite:${dir}`;
       }
       const acct = await startAccounting({
-        config: { listen: `${o.host}:0`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never },
+        config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never },
       });
       closers.push(() => acct.close());
       accountingUrl = acct.url;
@@ -111,7 +116,7 @@ export async function up(o: UpOptions): Promise<{ close(): Promise<void>; router
     if (o.admission) {
       const adm = await startAdmission({
         config: {
-          listen: `${o.host}:0`,
+          listen: `${o.host}:${o.admissionPort}`,
           admin_listen: `${o.host}:0`,
           log_level: o.logLevel as never,
           endpoints,
@@ -155,8 +160,8 @@ export async function up(o: UpOptions): Promise<{ close(): Promise<void>; router
       lines.push(
         '',
         '  demo API key was created on the first start and is not shown again (only its hash is stored).',
-        `  Make another: npx llmgw ctl --accounting ${accountingUrl} key create --project <id> --name mine`,
-        `  (project ids: npx llmgw ctl --accounting ${accountingUrl} project list --team <id>), or start afresh: rm -rf ${o.dataDir}`,
+        `  Make another: npx llmgw ctl --accounting ${accountingUrl} key create --project demo --name mine`,
+        `  or start afresh: rm -rf ${o.dataDir}`,
       );
     }
     lines.push(

@@ -25,7 +25,7 @@ export interface LoggerConfig {
 /** A pino logger with `service` and `version` on every line and credentials redacted. */
 export function createLogger(cfg: LoggerConfig): Logger {
   const opts: LoggerOptions = {
-    level: cfg.level ?? process.env.LLMGW_LOG_LEVEL ?? 'info',
+    level: cfg.level ?? 'info',
     base: { service: cfg.service, version: cfg.version ?? '0.1.0' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
