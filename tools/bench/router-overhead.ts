@@ -14,6 +14,7 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/router-overhead.ts          # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/router-overhead.ts --quick  # smoke
  *   options: --rates 200,1000  --seconds N  --warmup N  --streams N
+ *   BENCH_ROUTER_ARGS='--log-level warn' passes extra flags to the measured router
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
@@ -71,6 +72,10 @@ async function load(url: string, rate: number, seconds: number, warmup: number):
   return { lat, errors, sent };
 }
 
+// Children log as in production (the router one line per request); their output is drained
+// unparsed so that reading it does not load this process, which is also the load generator.
+const QUIET = { keepOutput: false };
+
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -86,9 +91,9 @@ async function main(): Promise<void> {
   const engineArgs = ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '2000', '--log-level', 'info'];
   const procs: SpawnedRole[] = [];
   try {
-    const direct = await spawnRole('sim-engine', engineArgs);
+    const direct = await spawnRole('sim-engine', engineArgs, QUIET);
     procs.push(direct);
-    const behind = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', engineArgs)));
+    const behind = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', engineArgs, QUIET)));
     procs.push(...behind);
     const router = await spawnRole('router', [
       ...behind.flatMap((e, i) => ['--endpoint', `e${i}=${e.url}=sim`]),
@@ -96,7 +101,8 @@ async function main(): Promise<void> {
       '0',
       '--admin-port',
       '0',
-    ]);
+      ...(process.env.BENCH_ROUTER_ARGS ? process.env.BENCH_ROUTER_ARGS.split(' ') : []),
+    ], QUIET);
     procs.push(router);
     console.log(`router ${router.url} (pid ${router.pid}); direct engine ${direct.url}; 3 engines behind the router`);
 
@@ -118,9 +124,9 @@ async function main(): Promise<void> {
     let done = 0;
     let peakRss = rssBefore;
     // decode at 0 tps would finish at once: use a sim whose tokens come at a fixed pace.
-    const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', '10', '--max-num-seqs', '2000', '--batch-contention', '0', '--log-level', 'info'])));
+    const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', '10', '--max-num-seqs', '2000', '--batch-contention', '0', '--log-level', 'info'], QUIET)));
     procs.push(...slow);
-    const streamRouter = await spawnRole('router', [...slow.flatMap((e, i) => ['--endpoint', `s${i}=${e.url}=slow`]), '--port', '0', '--admin-port', '0']);
+    const streamRouter = await spawnRole('router', [...slow.flatMap((e, i) => ['--endpoint', `s${i}=${e.url}=slow`]), '--port', '0', '--admin-port', '0'], QUIET);
     procs.push(streamRouter);
     const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * 10, stream: true });
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(streamRouter.pid))), 250);

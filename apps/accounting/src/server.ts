@@ -2,7 +2,7 @@ import { parseListen, reachableHost } from '@llmgw/cli';
 import { accountingConfigSchema, parseConfig, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import { HealthService, createServer, listen, shutdown } from '@llmgw/grpc';
-import { LATENCY_BUCKETS, createLogger, createRegistry, type Logger } from '@llmgw/observability';
+import { createLogger, createRegistry, LATENCY_BUCKETS, type Logger, logListening } from '@llmgw/observability';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
 import Redis from 'ioredis';
 import { readFileSync } from 'node:fs';
@@ -184,7 +184,7 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     const url = `${reachableHost(gl.host)}:${port}`;
     const adminUrl = `http://${reachableHost(al.host)}:${(admin.address() as AddressInfo).port}`;
     // spawnRole's convention: `url` is a URL; the gRPC address is its host:port.
-    log.info({ url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, database: db.displayUrl, redis: Boolean(cfg.redis_url) }, 'listening');
+    logListening(log, { url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, database: db.displayUrl, redis: Boolean(cfg.redis_url) });
 
     let closed = false;
     return {

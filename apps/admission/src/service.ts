@@ -12,7 +12,7 @@ import { admissionServiceConfigSchema, parseConfig, toAdmissionCoreConfig, type 
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { createServer, listen, shutdown } from '@llmgw/grpc';
-import { createLogger, createRegistry, type Logger } from '@llmgw/observability';
+import { createLogger, createRegistry, type Logger, logListening } from '@llmgw/observability';
 import { LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
 
 export interface StartOptions {
@@ -164,7 +164,7 @@ export async function start(opts: StartOptions): Promise<RunningAdmission> {
 
     const url = `${reachableHost(g.host)}:${grpcPort}`;
     const adminUrl = `http://${reachableHost(a.host)}:${(admin.address() as AddressInfo).port}`;
-    log.info({ url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, instanceId, leader: election.isLeader, endpoints: source.all().length }, 'listening');
+    logListening(log, { url: `http://${url}`, urls: { grpc: `http://${url}`, admin: adminUrl }, instanceId, leader: election.isLeader, endpoints: source.all().length });
 
     let closing: Promise<void> | undefined;
     return {

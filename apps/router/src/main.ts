@@ -2,7 +2,7 @@ import { overrideListen, parseListen, reachableHost, untilSignal } from '@llmgw/
 import { Command, CommanderError } from 'commander';
 import { ConfigError, parseConfig, readConfigFile, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
 import { parseEndpointFlag, type EndpointSource } from '@llmgw/endpoints';
-import { createLogger, type Logger } from '@llmgw/observability';
+import { createLogger, type Logger, logListening } from '@llmgw/observability';
 import { SchedulingConfigError } from '@llmgw/scheduling';
 import { createRouter, type RouterCore } from './router';
 
@@ -45,7 +45,7 @@ export async function start(opts: StartOptions): Promise<RunningRouter> {
   }
   const url = urlOf(core.client.server.address(), c.host);
   const adminUrl = urlOf(core.admin.server.address(), a.host);
-  log.info({ url, urls: { client: url, admin: adminUrl }, endpoints: core.source.all().length }, 'listening');
+  logListening(log, { url, urls: { client: url, admin: adminUrl }, endpoints: core.source.all().length });
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -2,7 +2,7 @@ import { untilSignal } from '@llmgw/cli';
 import type { AddressInfo } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { parseConfig, simEngineConfigSchema, type SimEngineConfig, type SimEngineConfigInput } from '@llmgw/config';
-import { createLogger, type Logger } from '@llmgw/observability';
+import { createLogger, type Logger, logListening } from '@llmgw/observability';
 import { SimEngine } from './engine';
 import { createSimServer } from './server';
 
@@ -55,10 +55,8 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  // The listening line is the readiness signal (spawnRole waits for it), so it
-  // is written at any level but "silent".
-  const announce = config.logLevel === 'silent' ? log : log.child({}, { level: 'info' });
-  announce.info({ url, models: config.models, dialect: config.dialect }, 'listening');
+  // The listening line is the readiness signal (spawnRole waits for it).
+  logListening(log, { url, models: config.models, dialect: config.dialect });
   let closing: Promise<void> | undefined;
   return {
     url,

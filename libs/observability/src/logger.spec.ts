@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { createLogger, redactSecrets, requestIdFrom, createRegistry } from './index';
+import { createLogger, createRegistry, logListening, redactSecrets, requestIdFrom } from './index';
 
 function capture() {
   const stream = new PassThrough();
@@ -34,5 +34,24 @@ describe('logger', () => {
     const b = createRegistry('b');
     expect(a).not.toBe(b);
     expect((await a.metrics()).trim()).toBe('');
+  });
+});
+
+describe('logListening', () => {
+  it.each(['warn', 'error', 'info'])('writes the listening line at level %s', async (level) => {
+    const { stream, lines } = capture();
+    const log = createLogger({ service: 'x', level, destination: stream });
+    logListening(log, { url: 'http://127.0.0.1:1' });
+    log.info('ordinary info line');
+    await new Promise((r) => setImmediate(r));
+    expect(lines.filter((l) => l.msg === 'listening')).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:1', level: 'info' })]);
+    expect(lines.some((l) => l.msg === 'ordinary info line')).toBe(level === 'info');
+  });
+
+  it('stays quiet when silent', async () => {
+    const { stream, lines } = capture();
+    logListening(createLogger({ service: 'x', level: 'silent', destination: stream }), { url: 'u' });
+    await new Promise((r) => setImmediate(r));
+    expect(lines).toEqual([]);
   });
 });

@@ -40,3 +40,12 @@ const KEY_PATTERN = /sk-llmgw-[0-9A-Za-z]{6,}/g;
 export function redactSecrets(text: string): string {
   return text.replace(KEY_PATTERN, (k) => `${k.slice(0, 13)}…[redacted]`);
 }
+
+/**
+ * Logs the one `"msg":"listening"` line every server role writes once it is
+ * ready (supervisors and the test harness wait for it). It is written at any
+ * level but "silent", so a quiet role still says where it listens.
+ */
+export function logListening(log: Logger, fields: Record<string, unknown>): void {
+  (log.level === 'silent' ? log : log.child({}, { level: 'info' })).info(fields, 'listening');
+}

@@ -24,6 +24,12 @@ export interface SpawnRoleOptions {
   repoRoot?: string;
   /** Echo the child's stdout/stderr to this process's stderr (debugging). */
   echo?: boolean;
+  /**
+   * Keep collecting output lines after the role is ready (default true).
+   * Benchmarks pass false: the child's output is then drained unparsed, so a
+   * chatty role (a log line per request) does not load the measuring process.
+   */
+  keepOutput?: boolean;
 }
 
 export interface SpawnedRole {
@@ -96,6 +102,11 @@ export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOpti
       if (rec.msg !== 'listening' || typeof rec.url !== 'string') return;
       settled = true;
       clearTimeout(timer);
+      if (opts.keepOutput === false) {
+        for (const rl of readers) rl.close();
+        proc.stdout!.resume();
+        proc.stderr!.resume();
+      }
       const url = rec.url;
       const urls: Record<string, string> = { main: url };
       if (rec.urls && typeof rec.urls === 'object') Object.assign(urls, rec.urls);
@@ -116,8 +127,8 @@ export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOpti
         },
       });
     };
-    createInterface({ input: proc.stdout! }).on('line', onLine);
-    createInterface({ input: proc.stderr! }).on('line', onLine);
+    const readers = [createInterface({ input: proc.stdout! }), createInterface({ input: proc.stderr! })];
+    for (const rl of readers) rl.on('line', onLine);
     void exitPromise.then((r) => {
       if (settled) return;
       settled = true;
