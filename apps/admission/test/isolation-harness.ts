@@ -126,9 +126,9 @@ export class IsolationRig {
         log_level: 'info',
         scrape_interval: scrape,
         retries: 0,
-        // Round-robin routing over identical engines: bursts of grants (one stats update can admit
-        // dozens at once) otherwise herd onto one engine under the score-based profiles, whose inputs
-        // lag within such a burst; this test is about admission, not replica choice.
+        // Round-robin replica choice over identical engines keeps this test about admission alone.
+        // (Score-based profiles pass too since the router schedules each granted request on fresh
+        // inflight counts — apps/router/test/granted-burst.spec.ts — but their spread varies more.)
         default_profile: 'debug',
         endpoints: this.endpoints(),
         admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s' } : { mode: 'off' },
