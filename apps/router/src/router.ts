@@ -8,9 +8,10 @@ import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/con
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, type Principal } from '@llmgw/contracts';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
-import { LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
+import { isLlmgwError, LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
 import { buildProfiles, saturatedByLoad, schedule, type EndpointView, type RoutingProfile, type SchedRequest } from '@llmgw/scheduling';
+import { isModelAllowed } from '@llmgw/tenancy';
 import { createAdmission } from './admission';
 import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
@@ -186,7 +187,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   client.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: cfg.body_limit_bytes }, (_req, body, done) => done(null, body));
   client.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
     let e: LlmgwError;
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new LlmgwError('LLMGW_ERR_REQUEST_TOO_LARGE', `request body exceeds ${cfg.body_limit_bytes} bytes`);
+    if (isLlmgwError(err)) e = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new LlmgwError('LLMGW_ERR_REQUEST_TOO_LARGE', `request body exceeds ${cfg.body_limit_bytes} bytes`);
     else if (err.statusCode && err.statusCode < 500) e = new LlmgwError('LLMGW_ERR_REQUEST_INVALID', err.message);
     else {
       log.error({ reqId: req.headers['x-request-id'], err }, 'unhandled router error');
@@ -206,15 +208,23 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     void reply.code(h.status).send(h.body);
   });
 
-  client.get('/v1/models', async (_req, reply) => {
+  // With auth on, listing models needs a key like every other API call, and a key sees only the
+  // models its allowlist lets it use (an alias counts as the model it names).
+  async function visibleModels(authorization: string | undefined) {
+    const principal = await tenancy.authenticate(authorization);
+    const all = catalog.list();
+    return principal ? all.filter((m) => isModelAllowed(principal.limits, m.aliasOf ?? m.id)) : all;
+  }
+  client.get('/v1/models', async (req, reply) => {
     const created = Math.floor(Date.now() / 1000);
+    const models = await visibleModels(req.headers.authorization);
     return reply.send({
       object: 'list',
-      data: catalog.list().map((m) => ({ id: m.id, object: 'model', created, owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) })),
+      data: models.map((m) => ({ id: m.id, object: 'model', created, owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) })),
     });
   });
   client.get<{ Params: { id: string } }>('/v1/models/:id', async (req, reply) => {
-    const m = catalog.list().find((x) => x.id === req.params.id);
+    const m = (await visibleModels(req.headers.authorization)).find((x) => x.id === req.params.id);
     if (!m) {
       const h = toHttpError(new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${req.params.id}\` does not exist.`, { param: 'model' }));
       return reply.code(h.status).send(h.body);

@@ -54,6 +54,9 @@ describe('a burst of grants', () => {
   });
 
   it('is spread across replicas, not herded onto one', async () => {
+    // Both replicas scraped, so they differ in nothing but what this burst does to them.
+    const fresh = async (replica: string) => (await fetch(`${router.adminUrl}/metrics`).then((r) => r.text())).split('\n').some((l) => l.startsWith('llmgw_endpoint_metrics_stale{') && l.includes(`replica="${replica}"`) && l.endsWith(' 0'));
+    await until(async () => (await fresh('r0')) && (await fresh('r1')), 10_000, 50);
     const N = 12;
     const responses = Array.from({ length: N }, () =>
       fetch(`${router.url}/v1/chat/completions`, {
