@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import type { EngineKind } from '@llmgw/engine-metrics';
 import type { Logger } from '@llmgw/observability';
-import { groupByModel, normaliseEndpoint } from './static-source';
-import type { EndpointInfo, EndpointSource } from './types';
+import { CachedEndpointList } from './endpoint-list';
+import { normaliseEndpoint } from './static-source';
+import type { EndpointInfo } from './types';
 
 /**
  * The Redis layout of the published endpoint set (docs/router.md):
@@ -52,11 +53,7 @@ export interface RedisEndpointSourceOptions {
 }
 
 /** Endpoints published in Redis by the control plane, cached locally. */
-export class RedisEndpointSource implements EndpointSource {
-  private list: readonly EndpointInfo[] = [];
-  private byModel = new Map<string, EndpointInfo[]>();
-  private readonly subs = new Set<() => void>();
-  private refreshedAt = 0;
+export class RedisEndpointSource extends CachedEndpointList {
   private readonly keys: ReturnType<typeof endpointKeys>;
   private readonly cmd: Redis;
   private readonly sub: Redis;
@@ -66,6 +63,7 @@ export class RedisEndpointSource implements EndpointSource {
   private again = false;
 
   private constructor(private readonly opts: RedisEndpointSourceOptions) {
+    super();
     this.keys = endpointKeys(opts.keyPrefix ?? 'llmgw:');
     const ro = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
     this.cmd = new Redis(opts.url, ro);
@@ -132,38 +130,14 @@ export class RedisEndpointSource implements EndpointSource {
       else this.opts.log?.warn({ endpoint: id }, 'endpoint source: ignoring an invalid endpoint entry');
     }
     list.sort((a, b) => a.id.localeCompare(b.id));
-    this.refreshedAt = Date.now();
-    if (sameList(list, this.list)) return;
-    this.list = Object.freeze(list);
-    this.byModel = groupByModel(list);
-    for (const cb of this.subs) cb();
+    if (sameList(list, this.all())) this.touch();
+    else this.replace(list, true);
   }
 
-  endpoints(model: string): readonly EndpointInfo[] {
-    return this.byModel.get(model) ?? [];
-  }
-
-  all(): readonly EndpointInfo[] {
-    return this.list;
-  }
-
-  models(): string[] {
-    return [...this.byModel.keys()];
-  }
-
-  subscribe(cb: () => void): () => void {
-    this.subs.add(cb);
-    return () => this.subs.delete(cb);
-  }
-
-  lastRefreshMs(): number {
-    return this.refreshedAt;
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    this.subs.clear();
+    await super.close();
     await this.loading?.catch(() => undefined);
     this.cmd.disconnect();
     this.sub.disconnect();

@@ -1,5 +1,8 @@
 import type { EngineKind } from '@llmgw/engine-metrics';
-import type { EndpointInfo, EndpointSource } from './types';
+import { CachedEndpointList } from './endpoint-list';
+import type { EndpointInfo } from './types';
+
+export { groupByModel } from './endpoint-list';
 
 const ENGINES: readonly EngineKind[] = ['vllm', 'sglang', 'llamacpp'];
 
@@ -87,65 +90,23 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
  * Endpoints from the config file and `--endpoint` flags. Fixed at start;
  * `set()` replaces the list (tests, config reload) and notifies subscribers.
  */
-export class StaticEndpointSource implements EndpointSource {
-  private list: readonly EndpointInfo[] = [];
-  private byModel = new Map<string, EndpointInfo[]>();
-  private readonly subs = new Set<() => void>();
-  private refreshedAt = Date.now();
-
+export class StaticEndpointSource extends CachedEndpointList {
   constructor(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo> = []) {
-    this.apply(endpoints);
+    super();
+    this.replace(normaliseAll(endpoints), false);
   }
 
   set(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo>): void {
-    this.apply(endpoints);
-    for (const cb of this.subs) cb();
-  }
-
-  private apply(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo>): void {
-    const seen = new Set<string>();
-    const list = endpoints.map((e) => normaliseEndpoint(e as StaticEndpointInput));
-    for (const e of list) {
-      if (seen.has(e.id)) throw new Error(`duplicate endpoint name "${e.id}"`);
-      seen.add(e.id);
-    }
-    this.list = Object.freeze(list);
-    this.byModel = groupByModel(list);
-    this.refreshedAt = Date.now();
-  }
-
-  endpoints(model: string): readonly EndpointInfo[] {
-    return this.byModel.get(model) ?? [];
-  }
-
-  all(): readonly EndpointInfo[] {
-    return this.list;
-  }
-
-  models(): string[] {
-    return [...this.byModel.keys()];
-  }
-
-  subscribe(cb: () => void): () => void {
-    this.subs.add(cb);
-    return () => this.subs.delete(cb);
-  }
-
-  lastRefreshMs(): number {
-    return this.refreshedAt;
-  }
-
-  async close(): Promise<void> {
-    this.subs.clear();
+    this.replace(normaliseAll(endpoints), true);
   }
 }
 
-export function groupByModel(list: readonly EndpointInfo[]): Map<string, EndpointInfo[]> {
-  const m = new Map<string, EndpointInfo[]>();
+function normaliseAll(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInfo>): EndpointInfo[] {
+  const seen = new Set<string>();
+  const list = endpoints.map((e) => normaliseEndpoint(e as StaticEndpointInput));
   for (const e of list) {
-    const arr = m.get(e.model);
-    if (arr) arr.push(e);
-    else m.set(e.model, [e]);
+    if (seen.has(e.id)) throw new Error(`duplicate endpoint name "${e.id}"`);
+    seen.add(e.id);
   }
-  return m;
+  return list;
 }
