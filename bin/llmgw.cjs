@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The one `llmgw` executable. It dispatches to every role; each role lives in
 // its own app (apps/<role>/src/main.ts, exporting `main(argv)`), so every
-// service also builds and deploys on its own. Built bundles under dist/ are
-// used when present; otherwise the TypeScript sources run through tsx.
+// service also builds and deploys on its own. The TypeScript sources run
+// through tsx; a built bundle (dist/apps/<role>/main.js, `nx build <role>`)
+// is used where the sources are absent, or always with LLMGW_PREFER_DIST=1,
+// so that a stale build never shadows the code being edited.
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
@@ -28,11 +30,12 @@ function usage(out) {
 }
 
 function load(role) {
-  const built = path.join(root, 'dist', 'apps', role === 'up' ? 'up' : role, 'main.js');
-  if (fs.existsSync(built)) return require(built);
+  const built = path.join(root, 'dist', 'apps', role, 'main.js');
+  const entry = role === 'up' ? path.join(root, 'bin', 'up.ts') : path.join(root, 'apps', role, 'src', 'main.ts');
+  const preferBuilt = process.env.LLMGW_PREFER_DIST === '1' || !fs.existsSync(entry);
+  if (preferBuilt && fs.existsSync(built)) return require(built);
   process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');
   require('tsx/cjs');
-  const entry = role === 'up' ? path.join(root, 'bin', 'up.ts') : path.join(root, 'apps', role, 'src', 'main.ts');
   return require(entry);
 }
 
