@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { createLogger, createRegistry, logListening, redactSecrets, requestIdFrom } from './index';
+import { createLogger, createRegistry, logListening, redactSecrets, requestIdFrom, scrubSecrets } from './index';
 
 function capture() {
   const stream = new PassThrough();
@@ -55,3 +55,21 @@ describe('logListening', () => {
     expect(lines).toEqual([]);
   });
 });
+
+describe('scrubSecrets', () => {
+  it.each([
+    [{ headers: { Authorization: 'Bearer x', 'x-api-key': 'y', accept: '*/*' } }, { headers: { Authorization: '[redacted]', 'x-api-key': '[redacted]', accept: '*/*' } }],
+    [{ cfg: { tls: { key: '/etc/k.pem' }, password: 'p' }, n: 1 }, { cfg: { tls: { key: '[redacted]' }, password: '[redacted]' }, n: 1 }],
+    [{ apiKey: 'k', token: null }, { apiKey: '[redacted]', token: null }],
+  ])('censors %j', (input, want) => {
+    const before = JSON.stringify(input);
+    expect(scrubSecrets(input)).toEqual(want);
+    expect(JSON.stringify(input)).toBe(before);
+  });
+
+  it('returns the same object when there is nothing to hide', () => {
+    const o = { reqId: 'r', model: 'm', timings: { ttft: 1 } };
+    expect(scrubSecrets(o)).toBe(o);
+  });
+});
+

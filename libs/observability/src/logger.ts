@@ -3,16 +3,43 @@ import pino, { type Logger, type LoggerOptions } from 'pino';
 export type { Logger };
 
 /**
- * Paths redacted on every log line: credentials must never reach a log, even
- * at debug level. Keys are matched wherever they appear in a logged request
- * or header object.
+ * Field names whose values never reach a log, even at debug level: matched
+ * case-insensitively wherever they appear in a logged object, down to
+ * MAX_DEPTH levels (a request, its headers, a config block). Child-logger
+ * bindings are not scrubbed: bind identifiers (reqId, model), never requests.
  */
-export const REDACT_PATHS = [
-  'authorization', 'Authorization', '*.authorization', '*.Authorization',
-  'headers.authorization', 'req.headers.authorization', 'request.headers.authorization',
-  'headers["x-api-key"]', '*.headers["x-api-key"]', 'apiKey', '*.apiKey', 'api_key', '*.api_key',
-  'key', '*.key', 'secret', '*.secret', 'password', '*.password', 'token', '*.token',
-];
+export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
+  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key',
+  'apikey', 'api_key', 'key', 'secret', 'password', 'token',
+]);
+const MAX_DEPTH = 4;
+const CENSOR = '[redacted]';
+
+/**
+ * Returns `obj` with every sensitive field censored. Copy-on-write: an object
+ * with nothing to hide is returned as it is, so the common log line allocates
+ * nothing here (path-based redaction parsed its path list on every call and
+ * was the router's largest source of garbage).
+ */
+export function scrubSecrets<T>(obj: T, depth = 0): T {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || obj instanceof Error || depth > MAX_DEPTH) return obj;
+  let out: Record<string, unknown> | undefined;
+  const src = obj as Record<string, unknown>;
+  for (const k in src) {
+    const v = src[k];
+    let nv = v;
+    if (SENSITIVE_FIELDS.has(k.toLowerCase())) {
+      if (v !== undefined && v !== null) nv = CENSOR;
+    } else if (v !== null && typeof v === 'object') {
+      nv = scrubSecrets(v, depth + 1);
+    }
+    if (nv !== v) {
+      out ??= { ...src };
+      out[k] = nv;
+    }
+  }
+  return (out ?? obj) as T;
+}
 
 export interface LoggerConfig {
   service: string;
@@ -27,9 +54,8 @@ export function createLogger(cfg: LoggerConfig): Logger {
   const opts: LoggerOptions = {
     level: cfg.level ?? 'info',
     base: { service: cfg.service, version: cfg.version ?? '0.1.0' },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: (o) => scrubSecrets(o) },
   };
   return cfg.destination ? pino(opts, cfg.destination as any) : pino(opts);
 }
