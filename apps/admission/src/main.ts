@@ -1,7 +1,7 @@
 import { overrideListen, untilSignal } from '@llmgw/cli';
 import { Command, CommanderError } from 'commander';
 import { admissionServiceConfigSchema, parseConfig, readConfigFile, type AdmissionServiceConfig } from '@llmgw/config';
-import { parseEndpointFlag } from '@llmgw/endpoints';
+import { endpointFlagsToConfig } from '@llmgw/endpoints';
 import { start } from './service';
 
 export { start } from './service';
@@ -54,11 +54,7 @@ Routers use it with (router config):
     const raw = (o.config ? readConfigFile(o.config) : {}) as Record<string, any>;
     const input: Record<string, any> = { ...(raw ?? {}) };
     if (o.endpoint.length) {
-      const flags = o.endpoint.map((f) => {
-        const e = parseEndpointFlag(f);
-        return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining };
-      });
-      input.endpoints = [...(input.endpoints ?? []), ...flags];
+      input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
     }
     if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7070', o.host, o.port);
     if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9091', o.host, o.adminPort);

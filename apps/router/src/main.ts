@@ -1,7 +1,7 @@
 import { overrideListen, parseListen, reachableHost, untilSignal } from '@llmgw/cli';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, parseConfig, readConfigFile, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
-import { parseEndpointFlag, type EndpointSource } from '@llmgw/endpoints';
+import { endpointFlagsToConfig, type EndpointSource } from '@llmgw/endpoints';
 import { createLogger, type Logger, logListening } from '@llmgw/observability';
 import { SchedulingConfigError } from '@llmgw/scheduling';
 import { createRouter, type RouterCore } from './router';
@@ -96,11 +96,7 @@ Then:
     const raw = (o.config ? readConfigFile(o.config) : {}) as Record<string, any>;
     const input: Record<string, any> = { ...(raw ?? {}) };
     if (o.endpoint.length) {
-      const flags = o.endpoint.map((f) => {
-        const e = parseEndpointFlag(f);
-        return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining };
-      });
-      input.endpoints = [...(input.endpoints ?? []), ...flags];
+      input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
     }
     if (o.modelAlias.length) {
       const aliases: Record<string, string> = { ...(input.model_aliases ?? {}) };

@@ -1,4 +1,4 @@
-import { parseEndpointFlag, StaticEndpointSource } from './static-source';
+import { endpointFlagsToConfig, parseEndpointFlag, StaticEndpointSource } from './static-source';
 
 describe('parseEndpointFlag', () => {
   it.each([
@@ -33,5 +33,18 @@ describe('StaticEndpointSource', () => {
     expect(n).toBe(1);
     expect(s.models()).toEqual(['m3']);
     expect(() => s.set([{ name: 'z', url: 'http://h:9', model: 'm3' }, { name: 'z', url: 'http://h:8', model: 'm3' }])).toThrow(/duplicate/);
+  });
+});
+
+describe('endpointFlagsToConfig', () => {
+  it('turns --endpoint flags into config entries with defaults filled in', () => {
+    expect(endpointFlagsToConfig(['a=http://127.0.0.1:8001=llama', 'b=http://h:2=llama,engine=sglang,pool=h100,weight=50,priority=7,draining'])).toEqual([
+      { name: 'a', url: 'http://127.0.0.1:8001', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false },
+      { name: 'b', url: 'http://h:2', model: 'llama', engine: 'sglang', pool: 'h100', weight: 50, priority: 7, draining: true },
+    ]);
+  });
+
+  it('reports a bad flag', () => {
+    expect(() => endpointFlagsToConfig(['nonsense'])).toThrow(/expected name=url=model/);
   });
 });

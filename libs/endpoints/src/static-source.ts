@@ -39,6 +39,14 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
  * flag. The URL may itself contain `=` only in its query, so the first `=`
  * ends the name and the last `=` before the first `,` starts the model.
  */
+/** `--endpoint` flags as entries of a config file's `endpoints` list (what the config schemas take). */
+export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id'>>> {
+  return flags.map((f) => {
+    const e = parseEndpointFlag(f);
+    return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining };
+  });
+}
+
 export function parseEndpointFlag(flag: string): EndpointInfo {
   const [head, ...opts] = flag.split(',');
   const first = head.indexOf('=');
