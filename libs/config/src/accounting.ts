@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration, listenAddress } from './load';
+import { duration, listenAddress, logLevel } from './load';
 
 /**
  * The accounting service's configuration (`llmgw accounting`, plan §7.9).
@@ -12,7 +12,7 @@ export const accountingConfigSchema = z
     listen: listenAddress().default('127.0.0.1:7072'),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9094'),
-    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    log_level: logLevel(),
     /** `postgres://…`, `pglite:memory` or `pglite:<dir>` (embedded). */
     database_url: z.string().min(1).default('pglite:memory'),
     /** Redis for counters, the usage stream and key-cache invalidation; absent = in-process stores. */

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { duration, listenAddress } from './load';
+import { duration, engineMetricOverrides, listenAddress, logLevel } from './load';
 import { staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
 
-const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
-const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]));
 
 /**
  * The admission service's configuration (`llmgw admission`). Parsed once at
@@ -16,7 +14,7 @@ export const admissionServiceConfigSchema = z
     listen: listenAddress().default('127.0.0.1:7070'),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9091'),
-    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    log_level: logLevel(),
     /** Leader-lock owner id; defaults to hostname-pid-random. */
     instance_id: z.string().min(1).optional(),
     /** TLS material (PEM file paths); mTLS when client_ca is set. Plaintext when absent. */
@@ -48,7 +46,7 @@ export const admissionServiceConfigSchema = z
       })
       .strict()
       .default({ kind: 'static', key_prefix: 'llmgw:' }),
-    engine_metrics: z.partialRecord(engineKind, engineOverrides).default({}),
+    engine_metrics: engineMetricOverrides(),
     ...admissionCoreShape,
   })
   .strict()

@@ -41,6 +41,18 @@ export const listenAddress = () =>
     .regex(/^(?:(?:\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]*|[0-9A-Fa-f:]+):)?\d{1,5}$/, 'must be host:port, :port or port')
     .refine((s) => Number(/(\d+)$/.exec(s)?.[1] ?? 0) <= 65535, 'port must be 0–65535');
 
+/** Every service's `log_level`. */
+export const logLevel = () => z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info');
+
+export const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
+
+/**
+ * `engine_metrics`: per engine, contract field (running, waiting, kvUsage, …)
+ * → metric name(s); null = the engine has no such metric.
+ */
+export const engineMetricOverrides = () =>
+  z.partialRecord(engineKind, z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]))).default({});
+
 export function deepFreeze<T>(o: T): T {
   if (o && typeof o === 'object' && !Object.isFrozen(o)) {
     Object.freeze(o);

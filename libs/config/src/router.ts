@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { profilesConfigSchema } from '@llmgw/scheduling';
-import { duration, listenAddress } from './load';
+import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } from './load';
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 
@@ -12,7 +12,6 @@ const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreSh
  * listeners, models and static endpoints). Parsed once at boot, strict, frozen.
  */
 
-const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
 
 /** One statically configured endpoint (the same facts as an `--endpoint` flag). */
 export const staticEndpointSchema = z
@@ -69,8 +68,6 @@ export const routerAdmissionSchema = z
 /** The tenancy seam (auth, limits, usage): defined in router-tenancy.ts by the accounting helper. */
 export { routerTenancySchema } from './router-tenancy';
 
-/** Contract field (running, waiting, kvUsage, …) → metric name(s); null = the engine has no such metric. */
-const engineOverrides = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]));
 
 export const routerConfigSchema = z
   .object({
@@ -78,7 +75,7 @@ export const routerConfigSchema = z
     listen: listenAddress().default('127.0.0.1:8080'),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9090'),
-    log_level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    log_level: logLevel(),
     /** On shutdown, how long running requests may take to finish before their connections are cut. */
     shutdown_grace: duration().default(10_000),
     /** Largest accepted request body, bytes. */
@@ -146,7 +143,7 @@ export const routerConfigSchema = z
       .strict()
       .default({ kind: 'static', key_prefix: 'llmgw:' }),
     /** Per-engine metric name overrides: engine → contract field → metric name. */
-    engine_metrics: z.partialRecord(engineKind, engineOverrides).default({}),
+    engine_metrics: engineMetricOverrides(),
   })
   .strict();
 
