@@ -1,4 +1,5 @@
 /** Small deterministic helpers: a seeded PRNG and fast non-cryptographic hashes. */
+import { fmix32 } from '@llmgw/prefix';
 
 /** mulberry32: a seeded PRNG returning floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -31,14 +32,6 @@ function mix32(h: number, k: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /**
  * A chained block hash: hash(parent, tokens) as a non-negative safe integer
