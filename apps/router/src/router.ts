@@ -2,34 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
-import type { ZodType } from 'zod';
-import type { Lease } from '@llmgw/admission-core';
 import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
-import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, type Principal } from '@llmgw/contracts';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
-import { isLlmgwError, LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
+import { isLlmgwError, LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
-import { buildProfiles, saturatedByLoad, schedule, type EndpointView, type RoutingProfile, type SchedRequest } from '@llmgw/scheduling';
+import { buildProfiles, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
 import { createAdmission } from './admission';
 import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
-import { createRouterMetrics, type RouterMetrics } from './metrics';
-import { attempt, type AttemptResult } from './proxy';
-import type { CapturedUsage } from './sse';
+import { createRouterMetrics } from './metrics';
+import { admit, API, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, type ApiKind, type PinAwareTenancy, type RouterState } from './stages';
 import { createTenancy, type TenancyHooks } from './tenancy';
-
-type ApiKind = 'chat' | 'completions' | 'embeddings';
-
-const API: Record<ApiKind, { path: string; schema: ZodType; streams: boolean }> = {
-  chat: { path: '/v1/chat/completions', schema: ChatCompletionRequest, streams: true },
-  completions: { path: '/v1/completions', schema: CompletionRequest, streams: true },
-  embeddings: { path: '/v1/embeddings', schema: EmbeddingRequest, streams: false },
-};
-
-/** A tenancy implementation may scope `x-llmgw-replica` pinning to some keys. */
-type PinAwareTenancy = TenancyHooks & { allowReplicaPin?(p: Principal): boolean };
 
 export interface RouterDeps {
   log: Logger;
@@ -38,6 +23,8 @@ export interface RouterDeps {
   registry?: Registry;
   /** Uniform [0,1) for pickers (tests). */
   random?: () => number;
+  /** Overrides the tenancy built from config (tests). */
+  tenancy?: TenancyHooks;
 }
 
 export interface RouterCore {
@@ -47,6 +34,8 @@ export interface RouterCore {
   scraper: Scraper;
   health: EndpointHealth;
   registry: Registry;
+  /** What the request stages share (stages/context.ts). */
+  state: RouterState;
   close(): Promise<void>;
 }
 
@@ -116,7 +105,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
   const catalog = new ModelCatalog(cfg, source);
   const admission = createAdmission(cfg, { log, registry, source, scraper });
-  const tenancy = createTenancy(cfg, { log, registry }) as PinAwareTenancy;
+  const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
   const agent = new Agent({
     connections: cfg.upstream_connections,
     keepAliveTimeout: 60_000,
@@ -163,6 +152,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     }
     return out;
   }
+
+  const state: RouterState = { cfg, log, profiles, bandNames, catalog, tenancy, admission, metrics, health, agent, random, poolSaturated, lastScores, views };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
   const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle' });
@@ -236,282 +227,24 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   }
   tenancy.registerRoutes?.(client);
 
-  function sendError(res: ServerResponse, e: unknown, reqId: string): number {
-    const h = toHttpError(e);
-    if (res.headersSent || res.destroyed) {
-      res.destroy();
-      return h.status;
-    }
-    const body = JSON.stringify(h.body);
-    res.writeHead(h.status, { ...h.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': reqId });
-    res.end(body);
-    return h.status;
-  }
-
   async function handle(kind: ApiKind, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.hijack();
-    const started = performance.now();
     const res = reply.raw;
-    const raw = req.raw as IncomingMessage;
-    const reqId = requestIdFrom(raw.headers['x-request-id']);
-    const ac = new AbortController();
+    const c = new RequestContext(kind, requestIdFrom(req.raw.headers['x-request-id']), req.raw as IncomingMessage, res);
     res.on('close', () => {
-      if (!res.writableFinished) ac.abort();
+      if (!res.writableFinished) c.abort.abort();
     });
-
-    let status = 0;
-    let model: string | undefined;
-    let servedModel: string | undefined;
-    let pool: string | undefined;
-    let endpoint: string | undefined;
-    let decision = 'none';
-    let profileName: string | undefined;
-    let queueMs: number | undefined;
-    let ttftMs: number | undefined;
-    let usage: CapturedUsage | undefined;
-    let attempts = 0;
-    let lease: Lease | undefined;
-    let principal: Principal | undefined;
-    let reservation: Awaited<ReturnType<TenancyHooks['reserve']>> | undefined;
-    let clientGone = false;
-
     try {
-      principal = await tenancy.authenticate(raw.headers.authorization);
-
-      const buf = req.body as Buffer | undefined;
-      if (!buf || buf.length === 0) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID', 'the request body is empty; send a JSON object');
-      let body: Record<string, any>;
-      try {
-        body = JSON.parse(buf.toString('utf8'));
-      } catch (e) {
-        throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID_JSON', `the request body is not valid JSON: ${(e as Error).message}`);
-      }
-      const parsed = API[kind].schema.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const param = issue.path.map(String).join('.') || null;
-        throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID', param ? `${param}: ${issue.message}` : issue.message, { param });
-      }
-
-      const requested: string = body.model;
-      model = catalog.resolve(requested);
-      if (model === undefined) throw new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${requested}\` does not exist.`, { param: 'model' });
-
-      const band = principal ? principal.band : headerOf(raw, 'x-llmgw-band') ?? cfg.default_band;
-      if (!bandNames.includes(band)) throw new LlmgwError('LLMGW_ERR_BAND_UNKNOWN', `unknown priority band "${band}" (have: ${bandNames.join(', ')})`);
-      profileName = headerOf(raw, 'x-llmgw-profile') ?? principal?.routingProfile ?? catalog.profileOf(model) ?? cfg.default_profile;
-      const profile: RoutingProfile | undefined = profiles.get(profileName);
-      if (!profile) throw new LlmgwError('LLMGW_ERR_PROFILE_UNKNOWN', `unknown routing profile "${profileName}" (have: ${[...profiles.keys()].join(', ')})`);
-
-      const maxTokens: number | undefined = body.max_tokens ?? body.max_completion_tokens ?? undefined;
-      const estimatedPromptTokens = Math.ceil(buf.length / 4);
-      const estimatedTokens = estimatedPromptTokens + (maxTokens ?? 0);
-
-      reservation = await tenancy.reserve(principal, model, estimatedTokens);
-      model = reservation.model;
-
-      // Fallbacks (plan §7.7): the first model in the chain with a usable endpoint serves.
-      const chain = catalog.chain(model);
-      // Used to find the serving model and its candidate pools. Scheduling rebuilds the views after
-      // admission: other requests granted while this one waited have changed inflight counts, and
-      // deciding on the old ones sends a whole granted burst to the same replica.
-      let firstViews: EndpointView[] | undefined;
-      let chainIdx = chain.findIndex((m) => {
-        const vs = views(m);
-        if (!vs.some((v) => !v.draining && v.available)) return false;
-        firstViews = vs;
-        return true;
-      });
-      if (chainIdx < 0) throw new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}${chain.length > 1 ? ` or its fallbacks (${chain.slice(1).join(', ')})` : ''}`, { retryAfterSeconds: Math.max(1, cfg.cooldown_seconds) });
-      servedModel = chain[chainIdx];
-
-      const usable = firstViews!.filter((v) => !v.draining && v.available);
-      const candidatePools = [...new Map(usable.sort((a, b) => b.poolPriority - a.poolPriority).map((v) => [v.pool, v])).keys()];
-      const tenant = principal?.projectId ?? headerOf(raw, cfg.tenant_header) ?? 'default';
-      const acq = await admission.acquire(
-        { requestId: reqId, band, tenant, model: servedModel, candidatePools, estimatedTokens, deadlineMs: Date.now() + cfg.admission.queue_ttl },
-        ac.signal,
-      );
-      queueMs = acq.queuedMs;
-      if (acq.kind === 'rejected') {
-        if (acq.reason === 'client_gone') {
-          clientGone = true;
-          throw new LlmgwError('LLMGW_ERR_ADMISSION_CANCELLED', acq.message);
-        }
-        const code: ErrorCode = acq.reason === 'ttl' ? 'LLMGW_ERR_ADMISSION_TTL' : acq.reason === 'displaced' ? 'LLMGW_ERR_ADMISSION_DISPLACED' : 'LLMGW_ERR_ADMISSION_QUEUE_FULL';
-        throw new LlmgwError(code, acq.message, { retryAfterSeconds: acq.retryAfterSeconds ?? (acq.reason === 'ttl' ? undefined : 1) });
-      }
-      lease = acq.lease;
-
-      const wantsStream = API[kind].streams && body.stream === true;
-      let withhold = false;
-      if (wantsStream && cfg.inject_usage && body.stream_options?.include_usage !== true) {
-        body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-        withhold = true;
-      }
-      const pinAllowed = !tenancy.enabled || (principal !== undefined && tenancy.allowReplicaPin?.(principal) === true);
-      const sched: SchedRequest = {
-        requestId: reqId,
-        model: servedModel,
-        profile: profile.name,
-        sessionKey: cfg.prefix.session_affinity.enabled ? (headerOf(raw, cfg.prefix.session_affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
-        estimatedPromptTokens,
-        maxTokens,
-        pinnedReplica: pinAllowed ? headerOf(raw, 'x-llmgw-replica') : undefined,
-      };
-      const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': reqId };
-      const tp = headerOf(raw, 'traceparent');
-      if (tp) upstreamHeaders.traceparent = tp;
-      const ts = headerOf(raw, 'tracestate');
-      if (ts) upstreamHeaders.tracestate = ts;
-
-      const tried = new Set<string>();
-      let bodyFor = '';
-      let upstreamBody: Buffer = Buffer.alloc(0);
-      let lastError: LlmgwError | undefined;
-      const restrictPool = cfg.admission.mode !== 'off' ? lease.pool : undefined;
-      let result: AttemptResult | undefined;
-      let attemptStarted = started;
-
-      while (attempts <= cfg.retries) {
-        const candidates = views(servedModel);
-        let pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, pool: restrictPool, poolSaturated });
-        if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model: servedModel }, candidates, { random, exclude: tried, poolSaturated });
-        if (pick.kind === 'no_endpoint') {
-          metrics.scheduleFailures.inc({ model: servedModel, reason: pick.reason });
-          // Nothing left for this model: move down the fallback chain.
-          const next = chain.findIndex((m, i) => i > chainIdx && views(m).some((v) => !v.draining && v.available && !tried.has(v.id)));
-          if (next < 0) break;
-          chainIdx = next;
-          servedModel = chain[next];
-          continue;
-        }
-        metrics.considered.observe({ model: servedModel }, pick.considered);
-        for (const [f, n] of Object.entries(pick.filtered)) if (n > 0) metrics.filtered.inc({ model: servedModel, filter: f }, n);
-        for (const s of pick.scored) lastScores.set(s.endpoint.id, { total: s.total, perScorer: s.perScorer });
-        decision = pick.cacheDecision;
-        metrics.cacheDecision.inc({ model: servedModel, decision });
-
-        const ep = pick.endpoint;
-        endpoint = ep.id;
-        pool = ep.pool;
-        tried.add(ep.id);
-        if (bodyFor !== servedModel) {
-          // The client's bytes go out as they came unless the model or stream_options must change.
-          if (servedModel === requested && !withhold) upstreamBody = buf;
-          else {
-            body.model = servedModel;
-            upstreamBody = Buffer.from(JSON.stringify(body));
-          }
-          bodyFor = servedModel;
-        }
-        attempts++;
-        attemptStarted = performance.now();
-        health.begin(ep.id);
-        const served = servedModel;
-        const epPool = ep.pool;
-        try {
-          result = await attempt({
-            url: `${ep.url}${API[kind].path}`,
-            body: upstreamBody,
-            headers: upstreamHeaders,
-            stream: wantsStream,
-            withholdUsage: withhold,
-            agent,
-            timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: wantsStream ? cfg.timeouts.idle : 0 },
-            clientSignal: ac.signal,
-            res,
-            responseHeaders: () => ({
-              'x-request-id': reqId,
-              'x-llmgw-replica': ep.id,
-              'x-llmgw-pool': epPool,
-              'x-llmgw-served-model': served,
-              'x-llmgw-queue-ms': String(Math.round(queueMs ?? 0)),
-              'x-llmgw-cache-decision': decision,
-            }),
-          });
-        } finally {
-          health.end(ep.id);
-        }
-        if (result.endpointFault) health.failure(ep.id);
-        else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);
-
-        if (result.kind === 'retry') {
-          lastError = result.error;
-          metrics.retries.inc({ model: servedModel, reason: result.reason });
-          log.debug({ reqId, endpoint: ep.id, reason: result.reason, attempt: attempts }, 'upstream attempt failed; retrying elsewhere');
-          continue;
-        }
-        break;
-      }
-
-      if (!result || result.kind === 'retry') {
-        throw lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}`, { retryAfterSeconds: Math.max(1, cfg.cooldown_seconds) });
-      }
-      if (result.kind === 'error') throw result.error;
-      // Time to first token as the client sees it: arrival → first byte of the attempt that served.
-      ttftMs = result.ttftMs === undefined ? undefined : attemptStarted - started + result.ttftMs;
-      usage = result.usage;
-      if (result.kind === 'client_gone') {
-        clientGone = true;
-        status = 499;
-        res.destroy();
-      } else {
-        status = result.status;
-      }
-      if (servedModel !== model) metrics.fallbacks.inc({ model, served_model: servedModel });
+      await authenticate(state, c);
+      parse(c, req.body as Buffer | undefined);
+      resolveModel(state, c);
+      await reserveQuota(state, c);
+      await admit(state, c);
+      await attemptUpstream(state, c);
     } catch (e) {
-      if (clientGone || ac.signal.aborted) {
-        status = 499;
-        clientGone = true;
-        res.destroy();
-      } else {
-        status = sendError(res, e, reqId);
-        if (status >= 500) log.warn({ reqId, model, endpoint, err: (e as Error).message }, 'request failed');
-      }
+      fail(state, c, e);
     } finally {
-      const durationMs = performance.now() - started;
-      lease?.release({ status, promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens });
-      if (reservation) tenancy.settle(reservation, usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, model: servedModel ?? reservation.model } : undefined);
-      const labelModel = servedModel ?? model ?? 'unknown';
-      const labelPool = pool ?? 'none';
-      recordMetrics(metrics, labelModel, labelPool, status, durationMs, ttftMs, usage);
-      tenancy.recordUsage({
-        requestId: reqId,
-        ts: Date.now(),
-        keyId: principal?.keyId ?? 'anonymous',
-        projectId: principal?.projectId ?? 'anonymous',
-        model: model ?? 'unknown',
-        servedModel: servedModel ?? model ?? 'unknown',
-        pool,
-        status,
-        promptTokens: usage?.promptTokens ?? 0,
-        completionTokens: usage?.completionTokens ?? 0,
-        cachedTokens: usage?.cachedTokens ?? 0,
-        ttftMs: ttftMs === undefined ? undefined : Math.round(ttftMs),
-        durationMs: Math.round(durationMs),
-        queueMs,
-      });
-      log.info(
-        {
-          reqId,
-          model,
-          servedModel,
-          endpoint,
-          pool,
-          status,
-          profile: profileName,
-          decision,
-          attempts,
-          queueMs,
-          ttftMs: ttftMs === undefined ? undefined : round1(ttftMs),
-          durationMs: round1(durationMs),
-          promptTokens: usage?.promptTokens,
-          completionTokens: usage?.completionTokens,
-          clientGone: clientGone || undefined,
-        },
-        'request completed',
-      );
+      finish(state, c);
     }
   }
 
@@ -531,6 +264,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     scraper,
     health,
     registry,
+    state,
     async close() {
       // Let running requests finish for up to shutdown_grace, then cut what is left.
       shuttingDown = true;
@@ -546,24 +280,4 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       await agent.close().catch(() => undefined);
     },
   };
-}
-
-function headerOf(raw: IncomingMessage, name: string): string | undefined {
-  const v = raw.headers[name.toLowerCase()];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === undefined || s === '' ? undefined : s;
-}
-
-function round1(n: number): number {
-  return Math.round(n * 10) / 10;
-}
-
-function recordMetrics(m: RouterMetrics, model: string, pool: string, status: number, durationMs: number, ttftMs: number | undefined, usage: CapturedUsage | undefined): void {
-  m.requests.inc({ model, pool, status: String(status) });
-  m.duration.observe({ model, pool }, durationMs / 1000);
-  if (ttftMs !== undefined) m.ttft.observe({ model, pool }, ttftMs / 1000);
-  if (usage) {
-    m.tokens.inc({ model, direction: 'prompt' }, usage.promptTokens);
-    m.tokens.inc({ model, direction: 'completion' }, usage.completionTokens);
-  }
 }

@@ -31,11 +31,16 @@ import { ResolverClient, principalFromWire } from './resolver-client';
 import type { Reservation, TenancyDeps, TenancyHooks } from './index';
 
 interface HeldReservation extends Reservation {
+  model: string;
   principal: Principal;
   counters: LimitCounters;
   inner: CounterReservation;
-  /** The reserved model was free: budgets were not reserved and are not charged. */
+  /** The reserved model was free: `inner` holds no budgets. */
   free: boolean;
+  /** The token estimate reserved (a budget hold taken later is sized from it). */
+  tokens: number;
+  /** Budgets reserved when a free reservation moved to a paid fallback (rebind). */
+  budgetHold?: CounterReservation;
 }
 
 /** Seams for tests: stores and resolver instead of what config describes, and a clock. */
@@ -164,14 +169,28 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     return p;
   }
 
-  async function reserveOn(counters: LimitCounters, p: Principal, model: string, tokens: number, at: number) {
+  /** Reserves on the key's scopes; `budgetsOnly` leaves RPM and TPM alone (they are already held). */
+  async function reserveOn(counters: LimitCounters, p: Principal, model: string, tokens: number, at: number, budgetsOnly = false) {
     const price = priceOf(model);
     const free = isFree(price);
     // Upper bound: every estimated token at the dearer of the two prices.
     const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
     const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
-    const r = await counters.reserve({ nowMs: at, rpm: p.limits.rpm, tpm: p.limits.tpm, tokens, budgets, micros });
+    const r = await counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros });
     return { r, free, micros };
+  }
+
+  function limitError(no: Extract<Awaited<ReturnType<LimitCounters['reserve']>>, { ok: false }>, micros: number, tokens: number): LlmgwError {
+    rejected.inc({ reason: no.kind });
+    const what =
+      no.kind === 'budget'
+        ? micros > no.limit
+          ? `this request's worst-case cost (${micros} micro-units for max_tokens + prompt) exceeds the ${no.scope} budget of ${no.limit}; lower max_tokens`
+          : `the ${no.scope} budget of ${no.limit} micro-units is spent for this period`
+        : no.kind === 'tpm' && tokens > no.limit
+          ? `this request's ${tokens} tokens (max_tokens + prompt estimate) exceed the ${no.scope} limit of ${no.limit} tokens per minute; lower max_tokens`
+          : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
+    return new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)) });
   }
 
   async function reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean }> {
@@ -197,16 +216,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         return { counters, model: fb, inner: again.r.reservation, free: true };
       }
     }
-    rejected.inc({ reason: no.kind });
-    const what =
-      no.kind === 'budget'
-        ? attempt.micros > no.limit
-          ? `this request's worst-case cost (${attempt.micros} micro-units for max_tokens + prompt) exceeds the ${no.scope} budget of ${no.limit}; lower max_tokens`
-          : `the ${no.scope} budget of ${no.limit} micro-units is spent for this period`
-        : no.kind === 'tpm' && tokens > no.limit
-          ? `this request's ${tokens} tokens (max_tokens + prompt estimate) exceed the ${no.scope} limit of ${no.limit} tokens per minute; lower max_tokens`
-          : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
-    throw new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)) });
+    throw limitError(no, attempt.micros, tokens);
   }
 
   let pending = 0;
@@ -233,16 +243,42 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         throw new LlmgwError('LLMGW_ERR_MODEL_NOT_ALLOWED', `This key may not use the model \`${model}\`.`, { param: 'model' });
       }
       const r = await reserveWithFallback(p, model, Math.max(0, Math.ceil(estimatedTokens)));
-      const held: HeldReservation = { id: `${p.keyId}:${now()}:${Math.random().toString(36).slice(2)}`, model: r.model, principal: p, counters: r.counters, inner: r.inner, free: r.free };
+      const held: HeldReservation = { id: `${p.keyId}:${now()}:${Math.random().toString(36).slice(2)}`, model: r.model, principal: p, counters: r.counters, inner: r.inner, free: r.free, tokens: Math.max(0, Math.ceil(estimatedTokens)) };
       return held;
+    },
+
+    async rebind(res, model) {
+      const h = res as HeldReservation;
+      if (h.model === model) return h;
+      const p = h.principal;
+      if (!isModelAllowed(p.limits, model)) {
+        rejected.inc({ reason: 'model' });
+        throw new LlmgwError('LLMGW_ERR_MODEL_NOT_ALLOWED', `This key may not use the fallback model \`${model}\`.`, { param: 'model' });
+      }
+      // A reservation made for a free model holds no budgets: a paid fallback must reserve them
+      // now (and is refused when they are spent), or it would be served without being charged.
+      if (h.free && !h.budgetHold && !isFree(priceOf(model))) {
+        const again = await reserveOn(h.counters, p, model, h.tokens, now(), true);
+        if (!again.r.ok) throw limitError(again.r, again.micros, h.tokens);
+        h.budgetHold = again.r.reservation;
+      }
+      h.model = model;
+      return h;
     },
 
     settle(res, usage) {
       const h = res as HeldReservation;
       if (!h.inner) return;
       const tokens = usage ? usage.promptTokens + usage.completionTokens : 0;
-      const micros = usage && !h.free ? costMicros(priceOf(usage.model), usage.promptTokens, usage.completionTokens) : 0;
-      void h.counters.settle(h.inner, { tokens, micros }, now()).catch((e) => log.warn({ err: (e as Error).message }, 'settling a reservation failed'));
+      // Charged at the price of the model that served (free models cost 0).
+      const micros = usage ? costMicros(priceOf(usage.model), usage.promptTokens, usage.completionTokens) : 0;
+      const warn = (e: unknown) => log.warn({ err: (e as Error).message }, 'settling a reservation failed');
+      if (h.budgetHold) {
+        void h.counters.settle(h.inner, { tokens, micros: 0 }, now()).catch(warn);
+        void h.counters.settle(h.budgetHold, { tokens: 0, micros }, now()).catch(warn);
+      } else {
+        void h.counters.settle(h.inner, { tokens, micros }, now()).catch(warn);
+      }
     },
 
     recordUsage(rec: UsageRecord) {

@@ -23,6 +23,13 @@ export interface TenancyHooks {
   authenticate(authorization: string | undefined): Promise<Principal | undefined>;
   /** Checks allowlist, RPM/TPM and budget along the chain and reserves; throws LlmgwError (429 + Retry-After, 403). May return a budget-fallback model. */
   reserve(p: Principal | undefined, model: string, estimatedTokens: number): Promise<Reservation>;
+  /**
+   * Moves the reservation to another model the request is about to be served by (an
+   * availability fallback, plan §7.7): refuses (throws LlmgwError 403/429) when the key may not
+   * use it or cannot pay for it, and otherwise returns the reservation to settle, charging
+   * the budgets at that model's price. Absent: fallbacks are not re-checked.
+   */
+  rebind?(r: Reservation, model: string): Promise<Reservation>;
   /** Settles the reservation against real usage (always called once per reserve). */
   settle(r: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined): void;
   /** Appends the usage record to the ledger (never blocks the response). */
@@ -53,6 +60,9 @@ export function createDisabledTenancy(): TenancyHooks {
     },
     async reserve(_p, model) {
       return { id: `r-${++seq}`, model };
+    },
+    async rebind(r, model) {
+      return { id: r.id, model };
     },
     settle() {},
     recordUsage() {},

@@ -1,0 +1,103 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Principal } from '@llmgw/contracts';
+import { LlmgwError } from '@llmgw/errors';
+import type { RouterCore } from '../router';
+import type { Reservation, TenancyHooks } from '../tenancy';
+import { stageRouter } from './testing';
+
+// The attempt stage runs behind the others, so it is driven through the client app (inject):
+// retries on another endpoint, fallbacks down the chain, and the tenancy re-check before a fallback.
+const principal: Principal = { keyId: 'k', keyPrefix: 'sk-llmgw-x', projectId: 'p', teamId: 't', orgId: 'o', band: 'gold', limits: { rpm: [], tpm: [], budgets: [] } };
+
+/** Tenancy that accepts every key and refuses to rebind to the models named in `refuse`. */
+function scriptedTenancy(refuse: Set<string>) {
+  const rebinds: Array<[string, string]> = [];
+  const settled: Array<{ reservation: string; usageModel?: string }> = [];
+  const hooks: TenancyHooks = {
+    enabled: true,
+    authenticate: async () => principal,
+    reserve: async (_p, model) => ({ id: 'r1', model }),
+    async rebind(r: Reservation, model: string) {
+      rebinds.push([r.model, model]);
+      if (refuse.has(model)) throw new LlmgwError('LLMGW_ERR_BUDGET_EXCEEDED', `no budget for ${model}`);
+      return { id: r.id, model };
+    },
+    settle: (r, u) => settled.push({ reservation: r.model, usageModel: u?.model }),
+    recordUsage: () => undefined,
+    close: async () => undefined,
+  };
+  return { hooks, rebinds, settled };
+}
+
+async function engine(status: number): Promise<{ url: string; hits: number; close(): Promise<void> }> {
+  const e: { url: string; hits: number; close(): Promise<void> } = { url: '', hits: 0, close: async () => undefined };
+  const srv = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/metrics') return void res.end('vllm:num_requests_running 0\nvllm:num_requests_waiting 0\n');
+      e.hits++;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(status === 200 ? JSON.stringify({ id: 'x', object: 'chat.completion', choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }) : '{"error":{"message":"busy"}}');
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  e.url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  e.close = () => new Promise<void>((r) => (srv.closeAllConnections(), srv.close(() => r())));
+  return e;
+}
+
+describe('stage: attempt', () => {
+  let busy: Awaited<ReturnType<typeof engine>>;
+  let good: Awaited<ReturnType<typeof engine>>;
+  let core: RouterCore;
+  let t: ReturnType<typeof scriptedTenancy>;
+  beforeAll(async () => {
+    busy = await engine(503);
+    good = await engine(200);
+    t = scriptedTenancy(new Set(['refused']));
+    core = await stageRouter(
+      {
+        retries: 3,
+        models: [{ name: 'm', fallbacks: ['refused', 'f'] }, { name: 'refused' }, { name: 'f' }, { name: 'r', fallbacks: ['refused'] }],
+        endpoints: [
+          { name: 'busy', url: busy.url, model: 'm' },
+          { name: 'ok', url: good.url, model: 'refused' },
+          { name: 'f1', url: good.url, model: 'f' },
+          { name: 'r1', url: busy.url, model: 'r' },
+        ],
+      },
+      t.hooks,
+    );
+  });
+  afterAll(async () => {
+    await core.close();
+    await busy.close();
+    await good.close();
+  });
+  beforeEach(() => {
+    t.rebinds.length = 0;
+    t.settled.length = 0;
+    busy.hits = 0;
+    good.hits = 0;
+  });
+
+  const post = (model: string) =>
+    core.client.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, payload: { model, messages: [{ role: 'user', content: 'x' }] } });
+
+  it('retries a 503 elsewhere, skips a fallback tenancy refuses, and serves the next one', async () => {
+    const res = await post('m');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-llmgw-served-model']).toBe('f');
+    expect(busy.hits).toBe(1);
+    expect(t.rebinds).toEqual([['m', 'refused'], ['m', 'f']]);
+    expect(t.settled).toEqual([{ reservation: 'f', usageModel: 'f' }]);
+  });
+
+  it('answers with the refusal when it was the last thing in the chain', async () => {
+    const res = await post('r');
+    expect(res.statusCode).toBe(429);
+    expect(res.json().error.llmgw_code).toBe('LLMGW_ERR_BUDGET_EXCEEDED');
+    expect(good.hits).toBe(0);
+  });
+});

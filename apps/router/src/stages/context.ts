@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Agent } from 'undici';
+import type { ZodType } from 'zod';
+import type { Lease } from '@llmgw/admission-core';
+import type { RouterConfig } from '@llmgw/config';
+import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, type Principal } from '@llmgw/contracts';
+import type { Logger } from '@llmgw/observability';
+import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
+import type { RouterAdmission } from '../admission';
+import type { ModelCatalog } from '../catalog';
+import type { EndpointHealth } from '../endpoint-health';
+import type { RouterMetrics } from '../metrics';
+import type { CapturedUsage } from '../sse';
+import type { Reservation, TenancyHooks } from '../tenancy';
+
+/** The inference APIs the router serves, each with its path, request schema and whether it may stream. */
+export type ApiKind = 'chat' | 'completions' | 'embeddings';
+
+export const API: Record<ApiKind, { path: string; schema: ZodType; streams: boolean }> = {
+  chat: { path: '/v1/chat/completions', schema: ChatCompletionRequest, streams: true },
+  completions: { path: '/v1/completions', schema: CompletionRequest, streams: true },
+  embeddings: { path: '/v1/embeddings', schema: EmbeddingRequest, streams: false },
+};
+
+/** A tenancy implementation may scope `x-llmgw-replica` pinning to some keys. */
+export type PinAwareTenancy = TenancyHooks & { allowReplicaPin?(p: Principal): boolean };
+
+/**
+ * What every stage reads: built once per router by createRouter, shared by
+ * all requests. Stages never keep per-request state here.
+ */
+export interface RouterState {
+  readonly cfg: RouterConfig;
+  readonly log: Logger;
+  readonly profiles: ReadonlyMap<string, RoutingProfile>;
+  readonly bandNames: readonly string[];
+  readonly catalog: ModelCatalog;
+  readonly tenancy: PinAwareTenancy;
+  readonly admission: RouterAdmission;
+  readonly metrics: RouterMetrics;
+  readonly health: EndpointHealth;
+  readonly agent: Agent;
+  readonly random: () => number;
+  readonly poolSaturated: NonNullable<Parameters<typeof schedule>[3]>['poolSaturated'];
+  /** Last score per replica, exported as gauges. */
+  readonly lastScores: Map<string, { total: number; perScorer: Record<string, number> }>;
+  /** Scheduling views of the endpoints serving `model`, built fresh on each call. */
+  views(model: string): EndpointView[];
+}
+
+/**
+ * One request's state as it moves through the stages, in order:
+ * authenticate → parse → resolve model → reserve quota → admit → attempt → finish.
+ * Each stage fills in its part; `finish` reads whatever was reached.
+ */
+export class RequestContext {
+  readonly started = performance.now();
+  readonly abort = new AbortController();
+
+  // authenticate
+  principal?: Principal;
+  // parse
+  buf: Buffer = Buffer.alloc(0);
+  body: Record<string, any> = {};
+  // resolve model
+  /** The model name as the client sent it. */
+  requested?: string;
+  /** Canonical model; after reserve, the model the reservation is for (a budget fallback may change it). */
+  model?: string;
+  band = '';
+  profile?: RoutingProfile;
+  profileName?: string;
+  maxTokens?: number;
+  estimatedPromptTokens = 0;
+  estimatedTokens = 0;
+  // reserve
+  reservation?: Reservation;
+  /** `model` then its fallbacks the key may use (plan §7.7). */
+  chain: string[] = [];
+  // admit
+  chainIdx = -1;
+  /** The model being served (a fallback when the chain moved on). */
+  servedModel?: string;
+  lease?: Lease;
+  queueMs?: number;
+  // attempt
+  pool?: string;
+  endpoint?: string;
+  decision = 'none';
+  attempts = 0;
+  ttftMs?: number;
+  usage?: CapturedUsage;
+  // finish
+  status = 0;
+  clientGone = false;
+
+  constructor(
+    readonly kind: ApiKind,
+    readonly reqId: string,
+    readonly raw: IncomingMessage,
+    readonly res: ServerResponse,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** A request header, first value, undefined when absent or empty. */
+  header(name: string): string | undefined {
+    const v = this.raw.headers[name.toLowerCase()];
+    const s = Array.isArray(v) ? v[0] : v;
+    return s === undefined || s === '' ? undefined : s;
+  }
+}

@@ -1,0 +1,94 @@
+import type { ServerResponse } from 'node:http';
+import { LlmgwError } from '@llmgw/errors';
+import type { RouterCore } from '../router';
+import type { TenancyHooks } from '../tenancy';
+import { fail, finish } from './finish';
+import { contextOf, stageRouter } from './testing';
+
+function fakeRes() {
+  const out: { status?: number; headers?: Record<string, string>; body?: string; destroyed: boolean } = { destroyed: false };
+  const res = {
+    headersSent: false,
+    destroyed: false,
+    writeHead(status: number, headers: Record<string, string>) {
+      out.status = status;
+      out.headers = headers;
+      this.headersSent = true;
+    },
+    end(body: string) {
+      out.body = body;
+    },
+    destroy() {
+      out.destroyed = true;
+    },
+  };
+  return { res: res as unknown as ServerResponse, out };
+}
+
+describe('stage: finish', () => {
+  let core: RouterCore;
+  const calls: string[] = [];
+  const records: unknown[] = [];
+  beforeAll(async () => {
+    const tenancy: TenancyHooks = {
+      enabled: false,
+      authenticate: async () => undefined,
+      reserve: async (_p, model) => ({ id: 'r', model }),
+      settle: (r, u) => calls.push(`settle ${r.model} ${u ? `${u.model}:${u.promptTokens}+${u.completionTokens}` : 'none'}`),
+      recordUsage: (rec) => records.push(rec),
+      close: async () => undefined,
+    };
+    core = await stageRouter({ endpoints: [{ name: 'a', url: 'http://127.0.0.1:9', model: 'm' }] }, tenancy);
+  });
+  afterAll(() => core.close());
+  beforeEach(() => {
+    calls.length = 0;
+    records.length = 0;
+  });
+
+  it('releases the lease, settles at the served model, records usage and counts the request', async () => {
+    const c = contextOf('chat');
+    c.model = 'm';
+    c.servedModel = 'f';
+    c.pool = 'p';
+    c.status = 200;
+    c.reservation = { id: 'r', model: 'm' };
+    c.usage = { promptTokens: 5, completionTokens: 7, cachedTokens: 0 };
+    c.lease = { id: 'l', pool: 'p', release: (o) => calls.push(`release ${o?.status} ${o?.promptTokens}+${o?.completionTokens}`) };
+    finish(core.state, c);
+    expect(calls).toEqual(['release 200 5+7', 'settle m f:5+7']);
+    expect(records).toEqual([expect.objectContaining({ requestId: 'req-test', model: 'm', servedModel: 'f', status: 200, promptTokens: 5, completionTokens: 7 })]);
+    const metrics = await core.registry.metrics();
+    expect(metrics).toMatch(/^llmgw_requests_total\{model="f",pool="p",status="200"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^llmgw_tokens_total\{model="f",direction="completion"[^}]*\} 7$/m);
+  });
+
+  it('settles a reservation with no usage when the request failed before an engine answered', () => {
+    const c = contextOf('chat');
+    c.model = 'm';
+    c.reservation = { id: 'r', model: 'm' };
+    c.status = 502;
+    finish(core.state, c);
+    expect(calls).toEqual(['settle m none']);
+  });
+
+  it('answers a failure in OpenAI error JSON with the request id', () => {
+    const { res, out } = fakeRes();
+    const c = contextOf('chat');
+    Object.assign(c, { res });
+    fail(core.state, c, new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', 'no such model', { param: 'model' }));
+    expect(c.status).toBe(404);
+    expect(out.headers?.['x-request-id']).toBe('req-test');
+    expect(JSON.parse(out.body!).error).toMatchObject({ code: 'model_not_found', param: 'model' });
+  });
+
+  it('records 499 and cuts the connection when the client went away', () => {
+    const { res, out } = fakeRes();
+    const c = contextOf('chat');
+    Object.assign(c, { res });
+    c.abort.abort();
+    fail(core.state, c, new Error('aborted'));
+    expect(c.status).toBe(499);
+    expect(out.destroyed).toBe(true);
+  });
+});

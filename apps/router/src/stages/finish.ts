@@ -1,0 +1,98 @@
+import type { ServerResponse } from 'node:http';
+import { toHttpError } from '@llmgw/errors';
+import type { RouterMetrics } from '../metrics';
+import type { CapturedUsage } from '../sse';
+import type { RequestContext, RouterState } from './context';
+
+/**
+ * Writes an error as OpenAI's error JSON; when the response has already
+ * started (mid-stream) the connection is cut instead. Returns the status.
+ */
+export function sendError(res: ServerResponse, e: unknown, reqId: string): number {
+  const h = toHttpError(e);
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return h.status;
+  }
+  const body = JSON.stringify(h.body);
+  res.writeHead(h.status, { ...h.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': reqId });
+  res.end(body);
+  return h.status;
+}
+
+/** A stage threw: answer the client with the error, or note that it is gone. */
+export function fail(s: RouterState, c: RequestContext, e: unknown): void {
+  if (c.clientGone || c.signal.aborted) {
+    c.status = 499;
+    c.clientGone = true;
+    c.res.destroy();
+    return;
+  }
+  c.status = sendError(c.res, e, c.reqId);
+  if (c.status >= 500) s.log.warn({ reqId: c.reqId, model: c.model, endpoint: c.endpoint, err: (e as Error).message }, 'request failed');
+}
+
+/**
+ * Stage 7, finish (always runs, once): the admission lease is released, the
+ * quota reservation settled against the engine's usage report, the usage
+ * record appended to the ledger, metrics counted and one log line written.
+ */
+export function finish(s: RouterState, c: RequestContext): void {
+  const durationMs = performance.now() - c.started;
+  const usage = c.usage;
+  c.lease?.release({ status: c.status, promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens });
+  if (c.reservation) {
+    s.tenancy.settle(c.reservation, usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, model: c.servedModel ?? c.reservation.model } : undefined);
+  }
+  recordMetrics(s.metrics, c.servedModel ?? c.model ?? 'unknown', c.pool ?? 'none', c.status, durationMs, c.ttftMs, usage);
+  s.tenancy.recordUsage({
+    requestId: c.reqId,
+    ts: Date.now(),
+    keyId: c.principal?.keyId ?? 'anonymous',
+    projectId: c.principal?.projectId ?? 'anonymous',
+    model: c.model ?? 'unknown',
+    servedModel: c.servedModel ?? c.model ?? 'unknown',
+    pool: c.pool,
+    status: c.status,
+    promptTokens: usage?.promptTokens ?? 0,
+    completionTokens: usage?.completionTokens ?? 0,
+    cachedTokens: usage?.cachedTokens ?? 0,
+    ttftMs: c.ttftMs === undefined ? undefined : Math.round(c.ttftMs),
+    durationMs: Math.round(durationMs),
+    queueMs: c.queueMs,
+  });
+  s.log.info(
+    {
+      reqId: c.reqId,
+      model: c.model,
+      servedModel: c.servedModel,
+      endpoint: c.endpoint,
+      pool: c.pool,
+      status: c.status,
+      profile: c.profileName,
+      decision: c.decision,
+      attempts: c.attempts,
+      queueMs: c.queueMs,
+      ttftMs: c.ttftMs === undefined ? undefined : round1(c.ttftMs),
+      durationMs: round1(durationMs),
+      promptTokens: usage?.promptTokens,
+      completionTokens: usage?.completionTokens,
+      clientGone: c.clientGone || undefined,
+    },
+    'request completed',
+  );
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function recordMetrics(m: RouterMetrics, model: string, pool: string, status: number, durationMs: number, ttftMs: number | undefined, usage: CapturedUsage | undefined): void {
+  m.requests.inc({ model, pool, status: String(status) });
+  m.duration.observe({ model, pool }, durationMs / 1000);
+  if (ttftMs !== undefined) m.ttft.observe({ model, pool }, ttftMs / 1000);
+  if (usage) {
+    m.tokens.inc({ model, direction: 'prompt' }, usage.promptTokens);
+    m.tokens.inc({ model, direction: 'completion' }, usage.completionTokens);
+  }
+}
