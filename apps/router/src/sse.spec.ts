@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SseUsageTap } from './sse';
 
-const FIX = join(__dirname, '../../../../shared/fixtures/openai/bodies');
+const FIX = join(__dirname, '../../../fixtures/openai');
 const fixture = (name: string) => {
   const p = join(FIX, name);
   try {
