@@ -29,6 +29,7 @@ export interface ProtoGrpcType {
         Hca: MessageTypeDefinition<_llmgw_agent_v1_Hca, _llmgw_agent_v1_Hca__Output>
         HcaPort: MessageTypeDefinition<_llmgw_agent_v1_HcaPort, _llmgw_agent_v1_HcaPort__Output>
         LinkLayer: EnumTypeDefinition
+        MigMode: EnumTypeDefinition
         NodeInfo: MessageTypeDefinition<_llmgw_agent_v1_NodeInfo, _llmgw_agent_v1_NodeInfo__Output>
         NvlinkGroup: MessageTypeDefinition<_llmgw_agent_v1_NvlinkGroup, _llmgw_agent_v1_NvlinkGroup__Output>
         PortState: EnumTypeDefinition

@@ -72,6 +72,7 @@ export interface ProtoGrpcType {
         LogsReply: MessageTypeDefinition<_llmgw_agent_v1_LogsReply, _llmgw_agent_v1_LogsReply__Output>
         LogsRequest: MessageTypeDefinition<_llmgw_agent_v1_LogsRequest, _llmgw_agent_v1_LogsRequest__Output>
         LoraState: MessageTypeDefinition<_llmgw_agent_v1_LoraState, _llmgw_agent_v1_LoraState__Output>
+        MigMode: EnumTypeDefinition
         NodeInfo: MessageTypeDefinition<_llmgw_agent_v1_NodeInfo, _llmgw_agent_v1_NodeInfo__Output>
         NvlinkGroup: MessageTypeDefinition<_llmgw_agent_v1_NvlinkGroup, _llmgw_agent_v1_NvlinkGroup__Output>
         PortState: EnumTypeDefinition

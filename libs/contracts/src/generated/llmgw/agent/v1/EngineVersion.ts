@@ -5,10 +5,12 @@ export interface EngineVersion {
   'engine'?: (string);
   'version'?: (string);
   'binary'?: (string);
+  'error'?: (string);
 }
 
 export interface EngineVersion__Output {
   'engine': (string);
   'version': (string);
   'binary': (string);
+  'error': (string);
 }

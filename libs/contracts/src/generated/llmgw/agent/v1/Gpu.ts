@@ -1,5 +1,6 @@
 // Original file: llmgw/agent/v1/hardware.proto
 
+import type { MigMode as _llmgw_agent_v1_MigMode, MigMode__Output as _llmgw_agent_v1_MigMode__Output } from '../../../llmgw/agent/v1/MigMode';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Gpu {
@@ -12,6 +13,10 @@ export interface Gpu {
   'computeCapability'?: (string);
   'gpuClass'?: (string);
   'nvlinkPeers'?: (number)[];
+  'migMode'?: (_llmgw_agent_v1_MigMode);
+  'eccEnabled'?: (boolean);
+  'eccSupported'?: (boolean);
+  'driverVersion'?: (string);
 }
 
 export interface Gpu__Output {
@@ -24,4 +29,8 @@ export interface Gpu__Output {
   'computeCapability': (string);
   'gpuClass': (string);
   'nvlinkPeers': (number)[];
+  'migMode': (_llmgw_agent_v1_MigMode__Output);
+  'eccEnabled': (boolean);
+  'eccSupported': (boolean);
+  'driverVersion': (string);
 }

@@ -13,6 +13,8 @@ export interface GpuHealthReport {
   'xidErrorsTotal'?: (number | string | Long);
   'eccUncorrectedTotal'?: (number | string | Long);
   'reasons'?: (string)[];
+  'clocksEventReasons'?: (string);
+  'powerDrawWatts'?: (number | string);
 }
 
 export interface GpuHealthReport__Output {
@@ -25,4 +27,6 @@ export interface GpuHealthReport__Output {
   'xidErrorsTotal': (number);
   'eccUncorrectedTotal': (number);
   'reasons': (string)[];
+  'clocksEventReasons': (string);
+  'powerDrawWatts': (number);
 }

@@ -20,6 +20,11 @@ export interface NodeInfo {
   'cpuCores'?: (number);
   'memoryTotalMib'?: (number | string | Long);
   'simulated'?: (boolean);
+  'diskFreeMib'?: (number | string | Long);
+  'diskTotalMib'?: (number | string | Long);
+  'modelCacheDir'?: (string);
+  'cpuModel'?: (string);
+  'discoveryWarnings'?: (string)[];
 }
 
 export interface NodeInfo__Output {
@@ -35,4 +40,9 @@ export interface NodeInfo__Output {
   'cpuCores': (number);
   'memoryTotalMib': (number);
   'simulated': (boolean);
+  'diskFreeMib': (number);
+  'diskTotalMib': (number);
+  'modelCacheDir': (string);
+  'cpuModel': (string);
+  'discoveryWarnings': (string)[];
 }

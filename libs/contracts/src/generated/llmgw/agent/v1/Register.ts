@@ -2,6 +2,7 @@
 
 import type { NodeInfo as _llmgw_agent_v1_NodeInfo, NodeInfo__Output as _llmgw_agent_v1_NodeInfo__Output } from '../../../llmgw/agent/v1/NodeInfo';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
+import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthReport__Output as _llmgw_agent_v1_GpuHealthReport__Output } from '../../../llmgw/agent/v1/GpuHealthReport';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Register {
@@ -11,6 +12,7 @@ export interface Register {
   'agentStartedAtMs'?: (number | string | Long);
   'sentAtMs'?: (number | string | Long);
   'heartbeatIntervalMs'?: (number);
+  'gpuHealth'?: (_llmgw_agent_v1_GpuHealthReport)[];
 }
 
 export interface Register__Output {
@@ -20,4 +22,5 @@ export interface Register__Output {
   'agentStartedAtMs': (number);
   'sentAtMs': (number);
   'heartbeatIntervalMs': (number);
+  'gpuHealth': (_llmgw_agent_v1_GpuHealthReport__Output)[];
 }

@@ -16,6 +16,8 @@ export interface ShardStatus {
   'endpoint'?: (string);
   'spec'?: (_llmgw_agent_v1_ShardSpec | null);
   'adopted'?: (boolean);
+  'pgid'?: (number);
+  'restarts'?: (number);
 }
 
 export interface ShardStatus__Output {
@@ -30,4 +32,6 @@ export interface ShardStatus__Output {
   'endpoint': (string);
   'spec': (_llmgw_agent_v1_ShardSpec__Output | null);
   'adopted': (boolean);
+  'pgid': (number);
+  'restarts': (number);
 }

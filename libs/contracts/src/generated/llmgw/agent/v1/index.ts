@@ -22,6 +22,7 @@ export * from './LogStream';
 export * from './LogsReply';
 export * from './LogsRequest';
 export * from './LoraState';
+export * from './MigMode';
 export * from './NodeInfo';
 export * from './NvlinkGroup';
 export * from './PortState';

@@ -1,0 +1,4 @@
+export * from './proto';
+export * from './backoff';
+export * from './server';
+export * from './client';
