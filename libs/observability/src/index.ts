@@ -1,3 +1,5 @@
 export * from './logger';
 export * from './metrics';
 export * from './request-id';
+export * from './tracing';
+export * from './version';

@@ -1,4 +1,6 @@
+import { trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { PACKAGE_VERSION } from './version';
 
 export type { Logger };
 
@@ -43,18 +45,37 @@ export function scrubSecrets<T>(obj: T, depth = 0): T {
 
 export interface LoggerConfig {
   service: string;
+  /** Defaults to the llmgw package version. */
   version?: string;
+  /** Which process of the service wrote the line (hostname-pid-random); omitted when absent. */
+  instanceId?: string;
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
 }
 
-/** A pino logger with `service` and `version` on every line and credentials redacted. */
+/**
+ * The active span's trace id, for log lines. Without a registered OpenTelemetry
+ * SDK there is never an active span and this returns the shared empty object.
+ */
+const NO_FIELDS = Object.freeze({});
+function traceFields(): object {
+  const sc = trace.getActiveSpan()?.spanContext();
+  return sc ? { traceId: sc.traceId, spanId: sc.spanId } : NO_FIELDS;
+}
+
+/**
+ * A pino logger with `service`, `version` (and `instance` when given) on every
+ * line, the active trace id when there is one, and credentials redacted.
+ */
 export function createLogger(cfg: LoggerConfig): Logger {
   const opts: LoggerOptions = {
     level: cfg.level ?? 'info',
-    base: { service: cfg.service, version: cfg.version ?? '0.1.0' },
+    base: { service: cfg.service, version: cfg.version ?? PACKAGE_VERSION, ...(cfg.instanceId ? { instance: cfg.instanceId } : {}) },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceFields,
+    // pino's default merge assigns into the mixin's object; the shared empty one stays untouched.
+    mixinMergeStrategy: (merge, mixin) => (mixin === NO_FIELDS ? merge : Object.assign(mixin, merge)),
     formatters: { level: (label) => ({ level: label }), log: (o) => scrubSecrets(o) },
   };
   return cfg.destination ? pino(opts, cfg.destination as any) : pino(opts);
@@ -74,4 +95,19 @@ export function redactSecrets(text: string): string {
  */
 export function logListening(log: Logger, fields: Record<string, unknown>): void {
   (log.level === 'silent' ? log : log.child({}, { level: 'info' })).info(fields, 'listening');
+}
+
+/** What identifies one request in every line logged about it (and across services, via gRPC metadata). */
+export interface RequestLogFields {
+  reqId: string;
+  keyId?: string;
+  projectId?: string;
+}
+
+/** The child logger for one request: request id, and the key and project once authenticated. */
+export function requestLogger(log: Logger, f: RequestLogFields): Logger {
+  const b: Record<string, string> = { reqId: f.reqId };
+  if (f.keyId) b.keyId = f.keyId;
+  if (f.projectId) b.projectId = f.projectId;
+  return log.child(b);
 }

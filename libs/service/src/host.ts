@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import { hostname } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import type { Server as GrpcServer } from '@grpc/grpc-js';
+import type { z } from 'zod';
+import { untilSignal } from '@llmgw/cli';
+import { ConfigError, parseConfig } from '@llmgw/config';
+import { createLogger, createRegistry, logListening, PACKAGE_VERSION, requestLogger, type Logger, type Registry, type RequestLogFields } from '@llmgw/observability';
+import { createAdminApp, type ReadinessCheck, type Readiness } from './admin';
+import { listenGrpc, listenHttp, serverTls, type Listener, type TlsFiles } from './listen';
+import { Shutdown, type CloseStep } from './shutdown';
+import { installTracing, otlpFromEnv } from './tracing';
+
+/** What the host needs to know from a service's parsed config. */
+export interface HostSettings {
+  log_level?: string;
+  /** Where the admin app listens; absent = the service has no admin listener. */
+  admin_listen?: string;
+  /** Longest an ordered shutdown may take before what is left is cut (ms). */
+  drain_deadline?: number;
+  /** Stable identity of this process (leader locks use it too); generated when absent. */
+  instance_id?: string;
+}
+
+/**
+ * A service: its name, its config schema, how to read the host's settings
+ * from that config, and `start`, which builds the service with what the
+ * host hands it and returns whatever its callers (tests, `llmgw up`) need.
+ */
+export interface ServiceDefinition<S extends z.ZodType, H> {
+  name: string;
+  schema: S;
+  settings(config: z.output<S>): HostSettings;
+  start(ctx: ServiceContext<z.output<S>>): Promise<H>;
+}
+
+/** Identity function that keeps the types of a definition. */
+export function defineService<S extends z.ZodType, H>(def: ServiceDefinition<S, H>): ServiceDefinition<S, H> {
+  return def;
+}
+
+/** What `start` gets: everything but its domain. */
+export interface ServiceContext<C> {
+  readonly name: string;
+  readonly version: string;
+  readonly instanceId: string;
+  /** Parsed, validated and deeply frozen, once. */
+  readonly config: C;
+  readonly log: Logger;
+  /** The one metrics registry of this service (/metrics). */
+  readonly registry: Registry;
+  /** The admin app, to add service-specific admin routes before it listens. */
+  readonly admin: FastifyInstance;
+  /** The child logger for one request. */
+  requestLog(fields: RequestLogFields): Logger;
+  /** Sets what /readyz answers. Until it is called /readyz says "starting". */
+  readiness(check: ReadinessCheck): void;
+  /**
+   * Registers a shutdown step. Steps run in reverse order (last registered
+   * first), after listeners registered later have stopped accepting work.
+   */
+  onClose(step: string, fn: CloseStep): void;
+  /** Listens an HTTP server or fastify app; it stops accepting first on shutdown. Returns its URL. */
+  listenHttp(name: string, target: HttpServer | FastifyInstance, address: string, opts?: { backlog?: number }): Promise<string>;
+  /** Binds a gRPC server (TLS/mTLS from a config `tls` block). Returns "host:port". */
+  listenGrpc(name: string, server: GrpcServer, address: string, tls?: TlsFiles): Promise<string>;
+  /** Extra fields for the one "listening" line the host writes once `start` returns. */
+  describe(fields: Record<string, unknown>): void;
+}
+
+export interface StartServiceOptions {
+  /** Raw config to parse, or an already parsed (frozen) one. */
+  config: unknown;
+  /** Named in config errors: the file or "command line". */
+  configSource?: string;
+  /** Use this logger (tests capture lines); otherwise one is made from log_level. */
+  log?: Logger;
+  logDestination?: NodeJS.WritableStream;
+  /** Read once at start (OTEL_EXPORTER_OTLP_*); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningService<H, C = unknown> {
+  readonly name: string;
+  readonly instanceId: string;
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly config: C;
+  /** The service's own handle, as `start` returned it. */
+  readonly service: H;
+  /** The first listener's URL (the one spawnRole and `llmgw up` report). */
+  readonly url?: string;
+  /** Every listener by name, the admin one as "admin". */
+  readonly urls: Readonly<Record<string, string>>;
+  readonly adminUrl?: string;
+  /** The admin app (tests: `admin.inject`). */
+  readonly admin: FastifyInstance;
+  /** What /readyz would answer now. */
+  ready(): Promise<Readiness>;
+  /** Ordered shutdown within the drain deadline; idempotent. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DRAIN_DEADLINE_MS = 10_000;
+
+/** "host-pid-random": unique per process, readable in logs. */
+export function newInstanceId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Starts a service: config parsed once, logger, registry, tracing, `start`,
+ * admin app on its listener, the "listening" line. On failure everything
+ * started so far is stopped and the error rethrown (ConfigError for config).
+ */
+export async function startService<S extends z.ZodType, H>(def: ServiceDefinition<S, H>, opts: StartServiceOptions): Promise<RunningService<H, z.output<S>>> {
+  const config = (Object.isFrozen(opts.config) ? opts.config : parseConfig(def.schema, opts.config, opts.configSource ?? `${def.name} options`)) as z.output<S>;
+  const settings = def.settings(config);
+  const instanceId = settings.instance_id ?? newInstanceId();
+  const version = PACKAGE_VERSION;
+  const log = opts.log ?? createLogger({ service: def.name, version, instanceId, level: settings.log_level, destination: opts.logDestination });
+  const registry = createRegistry(def.name, { defaultMetrics: true });
+  const drainMs = settings.drain_deadline ?? DEFAULT_DRAIN_DEADLINE_MS;
+
+  const shutdown = new Shutdown(log);
+  let check: ReadinessCheck | undefined;
+  const admin = createAdminApp({
+    registry,
+    identity: { service: def.name, version, instance: instanceId },
+    readiness: () => check,
+    draining: () => shutdown.started,
+  });
+  // The admin app closes after every step, so /readyz says "draining" throughout.
+  const closeAll = async () => {
+    await shutdown.run(drainMs);
+    await admin.close().catch(() => undefined);
+  };
+
+  const exporter = otlpFromEnv(opts.env ?? process.env);
+  if (exporter) {
+    const release = installTracing({ serviceName: def.name, serviceVersion: version, serviceInstanceId: instanceId, spanProcessors: [exporter] });
+    shutdown.add('tracing', () => release());
+  }
+
+  const urls: Record<string, string> = {};
+  const described: Record<string, unknown> = {};
+  const ctx: ServiceContext<z.output<S>> = {
+    name: def.name,
+    version,
+    instanceId,
+    config,
+    log,
+    registry,
+    admin,
+    requestLog: (f) => requestLogger(log, f),
+    readiness: (c) => void (check = c),
+    onClose: (step, fn) => shutdown.add(step, fn),
+    async listenHttp(name, target, address, o) {
+      const l = await listenHttp(target, address, o);
+      register(name, l);
+      return l.url;
+    },
+    async listenGrpc(name, server, address, tls) {
+      const l = await listenGrpc(server, address, serverTls(tls));
+      register(name, l);
+      return `${l.url.slice('http://'.length)}`;
+    },
+    describe: (fields) => void Object.assign(described, fields),
+  };
+  function register(name: string, l: Listener): void {
+    urls[name] = l.url;
+    shutdown.add(`listener ${name}`, (signal) => l.close(signal));
+  }
+
+  let service: H;
+  let adminUrl: string | undefined;
+  let url: string | undefined;
+  try {
+    service = await def.start(ctx);
+    if (settings.admin_listen !== undefined) {
+      adminUrl = (await listenHttp(admin, settings.admin_listen)).url;
+      urls.admin = adminUrl;
+    }
+    url = Object.entries(urls).find(([k]) => k !== 'admin')?.[1] ?? adminUrl;
+    logListening(log, { url, urls: { ...urls }, ...described });
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    name: def.name,
+    instanceId,
+    log,
+    registry,
+    config,
+    service,
+    url,
+    urls: Object.freeze({ ...urls }),
+    adminUrl,
+    admin,
+    async ready() {
+      if (shutdown.started) return { ready: false, status: 'draining' };
+      return check ? check() : { ready: false, status: 'starting' };
+    },
+    close: () => (closing ??= closeAll()),
+  };
+}
+
+/**
+ * `llmgw <role>`: starts the service, waits for SIGTERM or SIGINT, shuts down
+ * in order, and returns the exit status: 0 after a clean stop, 2 when the
+ * config is invalid (the message on stderr). A second signal during the drain
+ * ends the process at once (Node's default once our handler is gone).
+ */
+export async function runService<S extends z.ZodType, H>(def: ServiceDefinition<S, H>, opts: StartServiceOptions & { configErrors?: Array<new (...a: any[]) => Error> }): Promise<number> {
+  let running: RunningService<H, z.output<S>>;
+  try {
+    running = await startService(def, opts);
+  } catch (e) {
+    if (e instanceof ConfigError || opts.configErrors?.some((k) => e instanceof k)) {
+      process.stderr.write(`llmgw ${def.name}: ${(e as Error).message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  await untilSignal(() => running.close());
+  return 0;
+}

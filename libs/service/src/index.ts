@@ -1,0 +1,6 @@
+export * from './admin';
+export * from './host';
+export * from './listen';
+export * from './profile';
+export * from './shutdown';
+export * from './tracing';
