@@ -1,0 +1,220 @@
+import { AgentStreamClient, type AgentSend, type AgentStreamState } from '@llmgw/agent-rpc';
+import type { agentV1 } from '@llmgw/contracts';
+import { createLogger, type Logger } from '@llmgw/observability';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { AgentConfig } from './config';
+import { discover, queryGpus, type Discovery } from './discovery/discover';
+import { rowToHealth } from './discovery/nvidia-smi';
+import { enginesFromConfig } from './engines/adapters';
+import { checkEngine, type EngineCheck } from './engines/check';
+import type { Engine, EngineKind, NodeContext } from './engines/engine';
+import { LogRing } from './supervisor/log-ring';
+import { Supervisor } from './supervisor/supervisor';
+
+export const AGENT_VERSION = '0.1.0';
+
+/** Largest text per LogsReply chunk (LogsReply documents 64 KiB). */
+const CHUNK_BYTES = 64 * 1024;
+
+export interface StartAgentOptions {
+  /** Extra destination for the agent's own log lines (tests); stdout otherwise. */
+  logDestination?: NodeJS.WritableStream;
+  /** Stream state changes (tests, `llmgw up`). */
+  onStreamState?: (state: AgentStreamState) => void;
+}
+
+/** A running agent. `close()` leaves engines running: the next agent re-adopts them. */
+export interface AgentHandle {
+  config: AgentConfig;
+  discovery: Discovery;
+  supervisor: Supervisor;
+  stream: AgentStreamClient;
+  engineChecks: EngineCheck[];
+  log: Logger;
+  /** Stops every engine (for `--stop-engines-on-exit` and tests). */
+  stopEngines(graceMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A pino destination that also keeps the last lines for LOG_SOURCE_AGENT requests. */
+function teeToRing(ring: LogRing, out: NodeJS.WritableStream): Writable {
+  return new Writable({
+    write(chunk, _enc, cb) {
+      const text = String(chunk);
+      for (const line of text.split('\n')) if (line) ring.push('LOG_STREAM_STDOUT', line, Date.now());
+      out.write(chunk, cb);
+    },
+  });
+}
+
+/** Reads TLS material named in agent.yaml; a missing file is a clear error at boot. */
+function loadTls(cfg: AgentConfig) {
+  if (!cfg.tls) return undefined;
+  const read = (what: string, p: string) => {
+    try {
+      return readFileSync(p);
+    } catch (e) {
+      throw new Error(`tls.${what}: cannot read ${p}: ${(e as Error).message}`);
+    }
+  };
+  return { ca: read('ca', cfg.tls.ca), cert: read('cert', cfg.tls.cert), key: read('key', cfg.tls.key), serverName: cfg.tls.server_name };
+}
+
+/**
+ * Starts the agent from a frozen config: discovery, engine checks,
+ * re-adoption of engines a previous agent left running, then the stream to
+ * inventory (Register, heartbeats, shard status, engine stats, commands).
+ */
+export async function startAgent(config: AgentConfig, opts: StartAgentOptions = {}): Promise<AgentHandle> {
+  if (!config.server) throw new Error('server is required (agent.yaml `server:` or --server host:port)');
+  const ring = new LogRing(config.log_ring_lines);
+  const log = createLogger({ service: 'node-agent', version: AGENT_VERSION, level: config.log_level, destination: teeToRing(ring, opts.logDestination ?? process.stdout) });
+  const tls = loadTls(config);
+
+  const discovery = await discover({
+    nodeId: config.node_id, nvidiaSmi: config.nvidia_smi, sysfsRoot: config.sysfs_root, fakeGpus: config.fake_gpus, fabrics: config.fabrics,
+    fabricPrefixes: config.fabric_prefixes, gpuClass: config.gpu_class, modelCacheDir: config.model_cache_dir ?? join(config.work_dir, 'models'),
+    mgmtInterface: config.mgmt_interface, labels: config.labels, agentVersion: AGENT_VERSION,
+  });
+  if (config.mgmt_addr) discovery.node.mgmtAddr = config.mgmt_addr;
+  for (const w of discovery.warnings) log.warn({ warning: w }, 'discovery');
+  log.info({ nodeId: discovery.node.nodeId, gpus: discovery.node.gpus.length, fabrics: discovery.node.fabrics.map((f) => f.fabric), simulated: discovery.node.simulated }, 'discovered node');
+
+  const engines = enginesFromConfig(config.engines);
+  const engineChecks = await Promise.all([...engines.values()].map((e) => checkEngine(e)));
+  for (const c of engineChecks) (c.error ? log.warn.bind(log) : log.info.bind(log))({ engine: c.engine, version: c.version, binary: c.binary, error: c.error || undefined }, 'engine-check');
+  const checkByKind = new Map<EngineKind, EngineCheck>(engineChecks.map((c) => [c.engine, c]));
+  discovery.node.versions!.engines = engineChecks.map((c) => ({ engine: c.engine, version: c.version, binary: c.resolved ?? c.binary, error: c.error }));
+
+  const node: NodeContext = {
+    mgmtAddr: discovery.node.mgmtAddr, mgmtInterface: config.mgmt_interface, fabrics: discovery.node.fabrics,
+    gpuIndices: discovery.node.gpus.map((g) => g.index), bindHost: config.engine_bind_host,
+  };
+  let send: AgentSend = () => false;
+  const supervisor = new Supervisor({
+    workDir: config.work_dir, engines, node, logRingLines: config.log_ring_lines, log,
+    timings: {
+      healthIntervalMs: config.health_interval, stopGraceMs: config.stop_grace, drainTimeoutMs: config.drain_timeout, startupTimeoutMs: config.startup_timeout,
+      maxRestarts: config.max_restarts, restartBackoffMs: config.restart_backoff, restartBackoffMaxMs: config.restart_backoff_max,
+    },
+    // The check made at boot answers the first launch; a failed one is re-run (the engine may have been installed since).
+    preflight: async (e: Engine) => {
+      const first = checkByKind.get(e.kind);
+      checkByKind.delete(e.kind);
+      return (first && !first.error ? first : await checkEngine(e)).error;
+    },
+    onStatus: (s) => { send({ shard: s }); },
+  });
+  const adoption = supervisor.adopt();
+  for (const p of adoption.problems) log.warn({ problem: p }, 'unreadable shard record');
+  if (adoption.adopted.length || adoption.failed.length) log.info(adoption, 're-adopted engines from the state directory');
+
+  let gpuHealth = discovery.gpuHealth;
+  const refreshHealth = async () => {
+    if (discovery.node.simulated || !discovery.node.gpus.length) return;
+    const q = await queryGpus(config.nvidia_smi, 10_000);
+    const used = supervisor.gpusInUse();
+    if (q.rows.length) gpuHealth = q.rows.map((r) => {
+      const h = rowToHealth(r);
+      // Memory on a GPU our shards run on is theirs; on any other GPU it is foreign.
+      return used.has(h.index) ? rowToHealth(r, h.memoryUsedMib) : h;
+    });
+  };
+
+  const onCommand = (m: agentV1.ControlMessage__Output, reply: AgentSend) => {
+    const ack = (refId: string, shardId: string, o: { result: agentV1.Ack['result']; errorCode?: string; message?: string }) =>
+      reply({ ack: { refId, shardId, result: o.result, errorCode: o.errorCode ?? '', message: o.message ?? '' } });
+    switch (m.msg) {
+      case 'start': {
+        const spec = m.start!.spec;
+        if (!spec) return ack(m.start!.commandId, '', { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'StartShard.spec is required' });
+        log.info({ shardId: spec.shardId, engine: spec.engine, model: spec.model, commandId: m.start!.commandId }, 'StartShard');
+        return ack(m.start!.commandId, spec.shardId, supervisor.start(spec));
+      }
+      case 'stop':
+        log.info({ shardId: m.stop!.shardId, reason: m.stop!.reason, commandId: m.stop!.commandId }, 'StopShard');
+        return ack(m.stop!.commandId, m.stop!.shardId, supervisor.stop(m.stop!.shardId, m.stop!.graceMs, m.stop!.reason));
+      case 'drain':
+        log.info({ shardId: m.drain!.shardId, reason: m.drain!.reason, commandId: m.drain!.commandId }, 'DrainShard');
+        return ack(m.drain!.commandId, m.drain!.shardId, supervisor.drain(m.drain!.shardId, m.drain!.timeoutMs, m.drain!.reason));
+      case 'logs':
+        return answerLogs(m.logs!, reply);
+      default:
+        return;
+    }
+  };
+
+  const answerLogs = (req: agentV1.LogsRequest__Output, reply: AgentSend) => {
+    const tail = Math.min(req.tailLines || 100, config.log_ring_lines);
+    const since = Number(req.sinceMs) || 0;
+    let got: ReturnType<LogRing['read']> | undefined;
+    if (req.source === 'LOG_SOURCE_AGENT') got = ring.read(tail, since);
+    else if (req.source === 'LOG_SOURCE_SHARD') got = supervisor.logs(req.shardId, tail, since);
+    if (!got) {
+      const [code, msg] = req.source === 'LOG_SOURCE_SHARD' ? ['LLMGW_ERR_NOT_FOUND', `shard ${req.shardId} is not known here`] : ['LLMGW_ERR_INVALID_ARGUMENT', 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD'];
+      reply({ logs: { requestId: req.requestId, seq: 0, lines: [], eof: true, errorCode: code, errorMessage: msg } });
+      return;
+    }
+    let seq = 0;
+    let chunk: agentV1.LogLine__Output[] = [];
+    let bytes = 0;
+    const flush = (eof: boolean) => {
+      reply({ logs: { requestId: req.requestId, seq: seq++, lines: chunk, eof, truncated: eof && got!.truncated } });
+      chunk = [];
+      bytes = 0;
+    };
+    for (const l of got.lines) {
+      if (bytes + l.text.length > CHUNK_BYTES && chunk.length) flush(false);
+      chunk.push(l);
+      bytes += l.text.length;
+    }
+    flush(true);
+  };
+
+  const stream = new AgentStreamClient({
+    address: config.server,
+    tls,
+    heartbeatIntervalMs: config.heartbeat_interval,
+    register: () => ({ node: discovery.node, runningShards: supervisor.running(), gpuHealth }),
+    heartbeat: () => {
+      void refreshHealth();
+      return { gpus: gpuHealth, shards: supervisor.list() };
+    },
+    onCommand,
+    log,
+    onState: (s, info) => {
+      if (s === 'registered') log.info({ server: config.server, sessionId: stream.sessionId }, 'registered with inventory');
+      else if (s === 'disconnected') log.warn({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
+      opts.onStreamState?.(s);
+    },
+  });
+  send = stream.send;
+  stream.start();
+
+  let scraping = false;
+  const statsTimer = setInterval(() => {
+    if (scraping || stream.state !== 'registered') return;
+    scraping = true;
+    supervisor.scrape().then(
+      (all) => { for (const s of all) send({ stats: s }); },
+      () => {},
+    ).finally(() => { scraping = false; });
+  }, config.stats_interval);
+
+  let closing: Promise<void> | undefined;
+  return {
+    config, discovery, supervisor, stream, engineChecks, log,
+    stopEngines: (graceMs) => supervisor.stopAll(graceMs ?? config.stop_grace),
+    close() {
+      closing ??= (async () => {
+        clearInterval(statsTimer);
+        supervisor.close();
+        await stream.close();
+        log.info({ engines: supervisor.running().length }, 'agent stopped; engines keep running');
+      })();
+      return closing;
+    },
+  };
+}
