@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CtlContext } from '../context';
+import { registerCert } from './cert';
 import { registerKey } from './key';
 import { registerLimit } from './limit';
 import { registerOrg, registerProject, registerTeam } from './tenancy-tree';
@@ -10,4 +11,4 @@ import { registerUsage } from './usage';
  * group on the program; later rounds add `nodes`, `models`, `replicas`,
  * `cordon`, `drain`, `explain-placement` and `logs` here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerCert];

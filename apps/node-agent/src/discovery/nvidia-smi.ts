@@ -192,7 +192,6 @@ export interface TopoGpu {
   numaNode: number;
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
