@@ -3,8 +3,7 @@ import { z } from 'zod';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-], at most 63, starting alphanumeric');
 const hcaName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an HCA device name such as mlx5_0');
-const gidPrefix = z.string().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){3}$/, 'must be four zero-padded lower-case hex groups, e.g. fe80:0000:0000:00a1')
-  .refine((p) => p !== 'fe80:0000:0000:0000', "OpenSM's default prefix fe80:0000:0000:0000 is the same on every fabric and cannot identify one");
+const gidPrefix = z.string().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){3}$/, 'must be four zero-padded lower-case hex groups, e.g. fe80:0000:0000:00a1');
 
 /** agent.yaml (plan §9.2) — every key snake_case; parsed once at boot, strict, frozen. */
 export const agentConfigSchema = z
@@ -25,7 +24,8 @@ export const agentConfigSchema = z
     /** Explicit fabric labels (recommended, plan §5.2). */
     fabrics: z.array(z.object({ name, hcas: z.array(hcaName).min(1) }).strict()).default([]),
     /** GID subnet prefix → fabric, for fabrics whose subnet managers set unique prefixes. */
-    fabric_prefixes: z.record(gidPrefix, name).default({}),
+    fabric_prefixes: z.record(gidPrefix, name).default({})
+      .refine((m) => !('fe80:0000:0000:0000' in m), "OpenSM's default prefix fe80:0000:0000:0000 is the same on every fabric and cannot identify one"),
     /** Engine HTTP and dist-init ports are taken from this range. */
     port_range: z.tuple([z.number().int().min(1).max(65535), z.number().int().min(1).max(65535)]).default([20000, 20999])
       .refine(([a, b]) => a <= b, 'port_range must be [low, high]'),

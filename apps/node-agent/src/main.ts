@@ -84,7 +84,7 @@ function formatChecks(checks: EngineCheck[]): string {
   return checks.map((c) => `${c.engine.padEnd(9)} ${c.error ? 'FAIL' : 'ok  '}  ${c.resolved ?? c.binary}${c.version ? `  version ${c.version}` : ''}${c.error ? `\n          ${c.error}` : ''}`).join('\n') + '\n';
 }
 
-export function buildCommand(io: Io = { out: process.stdout, err: process.stderr }): Command {
+export function buildCommand(io: Io = { out: process.stdout, err: process.stderr }, result: { exitCode: number } = { exitCode: 0 }): Command {
   const root = new Command('node-agent')
     .description('The agent on every GPU node: discovers GPUs, InfiniBand fabrics, CPU, memory and disk; launches and supervises engines; reports to inventory over mTLS (llmgw.agent.v1.AgentService, proto/llmgw/agent/v1/agent.proto).')
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
@@ -130,13 +130,14 @@ export function buildCommand(io: Io = { out: process.stdout, err: process.stderr
       const cfg = configFrom(o);
       const checks = await Promise.all([...enginesFromConfig(cfg.engines).values()].map((e) => checkEngine(e)));
       io.out.write(o.json ? JSON.stringify({ engines: checks }, null, 2) + '\n' : formatChecks(checks));
-      if (checks.some((c) => c.error)) process.exitCode = 1;
+      if (checks.some((c) => c.error)) result.exitCode = 1;
     });
   return root;
 }
 
 export async function main(argv: string[], io: Io = { out: process.stdout, err: process.stderr }): Promise<number> {
-  const cmd = buildCommand(io);
+  const result = { exitCode: 0 };
+  const cmd = buildCommand(io, result);
   try {
     await cmd.parseAsync(argv, { from: 'user' });
   } catch (e) {
@@ -148,5 +149,5 @@ export async function main(argv: string[], io: Io = { out: process.stdout, err: 
     io.err.write(`llmgw node-agent: ${(e as Error).message}\n`);
     return 1;
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  return result.exitCode;
 }
