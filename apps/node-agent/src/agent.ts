@@ -112,9 +112,11 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
   if (adoption.adopted.length || adoption.failed.length) log.info(adoption, 're-adopted engines from the state directory');
 
   let gpuHealth = discovery.gpuHealth;
+  let refreshing = false;
   const refreshHealth = async () => {
-    if (discovery.node.simulated || !discovery.node.gpus.length) return;
-    const q = await queryGpus(config.nvidia_smi, 10_000);
+    if (refreshing || discovery.node.simulated || !discovery.node.gpus.length) return;
+    refreshing = true;
+    const q = await queryGpus(config.nvidia_smi, 10_000).finally(() => { refreshing = false; });
     const used = supervisor.gpusInUse();
     if (q.rows.length) gpuHealth = q.rows.map((r) => {
       const h = rowToHealth(r);
