@@ -19,7 +19,14 @@ export const AGENT_VERSION = '0.1.0';
 const CHUNK_BYTES = 64 * 1024;
 
 export interface StartAgentOptions {
-  /** Extra destination for the agent's own log lines (tests); stdout otherwise. */
+  /**
+   * The logger (the service host's). Its lines should also reach `agentLog`
+   * (see `teeToRing`) for LOG_SOURCE_AGENT requests. Without it the agent
+   * makes its own, writing to `logDestination` (stdout) and the ring.
+   */
+  log?: Logger;
+  /** The ring of the agent's own log lines. */
+  agentLog?: LogRing;
   logDestination?: NodeJS.WritableStream;
   /** Stream state changes (tests, `llmgw up`). */
   onStreamState?: (state: AgentStreamState) => void;
@@ -39,7 +46,7 @@ export interface AgentHandle {
 }
 
 /** A pino destination that also keeps the last lines for LOG_SOURCE_AGENT requests. */
-function teeToRing(ring: LogRing, out: NodeJS.WritableStream): Writable {
+export function teeToRing(ring: LogRing, out: NodeJS.WritableStream): Writable {
   return new Writable({
     write(chunk, _enc, cb) {
       const text = String(chunk);
@@ -69,8 +76,8 @@ function loadTls(cfg: AgentConfig) {
  */
 export async function startAgent(config: AgentConfig, opts: StartAgentOptions = {}): Promise<AgentHandle> {
   if (!config.server) throw new Error('server is required (agent.yaml `server:` or --server host:port)');
-  const ring = new LogRing(config.log_ring_lines);
-  const log = createLogger({ service: 'node-agent', version: AGENT_VERSION, level: config.log_level, destination: teeToRing(ring, opts.logDestination ?? process.stdout) });
+  const ring = opts.agentLog ?? new LogRing(config.log_ring_lines);
+  const log = opts.log ?? createLogger({ service: 'node-agent', version: AGENT_VERSION, level: config.log_level, destination: teeToRing(ring, opts.logDestination ?? process.stdout) });
   const tls = loadTls(config);
 
   const discovery = await discover({

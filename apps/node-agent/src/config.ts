@@ -1,4 +1,4 @@
-import { duration, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
+import { duration, listenAddress, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
 import { z } from 'zod';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-], at most 63, starting alphanumeric');
@@ -65,6 +65,12 @@ export const agentConfigSchema = z
     /** Lines of engine output kept per shard for `llmgw ctl logs`. */
     log_ring_lines: z.number().int().min(10).max(100_000).default(2_000),
     log_level: logLevel(),
+    /** The admin app (/metrics, /healthz, /readyz); none when absent. */
+    admin_listen: listenAddress().optional(),
+    /** Longest the agent's own shutdown may take. */
+    drain_deadline: duration().default(10_000),
+    /** Stop every engine when the agent exits (default: leave them for the next agent to adopt). */
+    stop_engines_on_exit: z.boolean().default(false),
   })
   .strict();
 

@@ -1,16 +1,19 @@
-import { untilSignal } from '@llmgw/cli';
 import { ConfigError } from '@llmgw/config';
+import { runService } from '@llmgw/service';
 import { Command, CommanderError } from 'commander';
 import { join } from 'node:path';
-import { AGENT_VERSION, startAgent } from './agent';
+import { AGENT_VERSION, teeToRing } from './agent';
 import { loadAgentConfig, parseAgentConfig, type AgentConfig } from './config';
 import { discover, type Discovery } from './discovery/discover';
 import { enginesFromConfig } from './engines/adapters';
 import { checkEngine, type EngineCheck } from './engines/check';
+import { nodeAgentService } from './service';
+import { LogRing } from './supervisor/log-ring';
 
 export { startAgent, AGENT_VERSION, type AgentHandle, type StartAgentOptions } from './agent';
 export { agentConfigSchema, parseAgentConfig, loadAgentConfig, type AgentConfig, type AgentConfigInput } from './config';
 export { discover, type Discovery } from './discovery/discover';
+export { nodeAgentService } from './service';
 
 interface Io {
   out: NodeJS.WritableStream;
@@ -27,6 +30,8 @@ function configFrom(o: Record<string, any>): AgentConfig {
   if (o.nvidiaSmi !== undefined) overrides.nvidia_smi = o.nvidiaSmi;
   if (o.sysfsRoot !== undefined) overrides.sysfs_root = o.sysfsRoot;
   if (o.logLevel !== undefined) overrides.log_level = o.logLevel;
+  if (o.stopEnginesOnExit) overrides.stop_engines_on_exit = true;
+  if (o.adminListen !== undefined) overrides.admin_listen = o.adminListen;
   return o.config ? loadAgentConfig(o.config, overrides) : parseAgentConfig(overrides, 'command line');
 }
 
@@ -102,14 +107,12 @@ export function buildCommand(io: Io = { out: process.stdout, err: process.stderr
   common(root.command('run', { isDefault: true }).description('run the agent: discovery, then the stream to inventory (the default)'))
     .option('--server <host:port>', "inventory's fleet-facing address")
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent')
+    .option('--admin-listen <[host]:port>', 'the admin app: /metrics, /healthz, /readyz')
     .option('--stop-engines-on-exit', 'stop every engine when the agent exits (default: leave them for the next agent to adopt)')
     .action(async (o) => {
       const cfg = configFrom(o);
-      const agent = await startAgent(cfg);
-      await untilSignal(async () => {
-        if (o.stopEnginesOnExit) await agent.stopEngines();
-        await agent.close();
-      });
+      const ring = new LogRing(cfg.log_ring_lines);
+      result.exitCode = await runService(nodeAgentService({ agentLog: ring }), { config: cfg, logDestination: teeToRing(ring, process.stdout) });
     });
 
   common(root.command('discover').description('print what this machine has: GPUs, HCAs and fabrics, CPU, memory, NUMA, disk'))

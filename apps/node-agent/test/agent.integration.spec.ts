@@ -104,6 +104,7 @@ describe('node-agent against a test inventory over mTLS', () => {
       health_interval: '100ms',
       stop_grace: '5s',
       log_level: 'info',
+      admin_listen: '127.0.0.1:0',
     };
     const p = join(dir, `${name}.yaml`);
     writeFileSync(p, stringify(cfg));
@@ -167,6 +168,19 @@ describe('node-agent against a test inventory over mTLS', () => {
     await expect(s1.logs({ source: 'LOG_SOURCE_SHARD', shardId: 'nope', tailLines: 5 })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     await waitFor('engine stats', () => stats.find((x) => x.shardId === 'keep-r0' && !x.error && Number(x.requestsFinishedTotal) >= 1));
     await waitFor('a heartbeat listing both shards', () => beats.find((b) => b.shards.filter((s) => s.state === 'SHARD_STATE_READY').length === 2));
+
+    // Started through the service host: one listening line naming the admin app, /readyz = registered, agent metrics.
+    const listening = first.out.join('').split('\n').filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l));
+    expect(listening).toHaveLength(1);
+    expect(listening[0]).toMatchObject({ service: 'node-agent', nodeId: 'node-a', gpus: 2, simulated: true });
+    const adminUrl = listening[0].urls.admin as string;
+    const readyz = await fetch(`${adminUrl}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(await readyz.json()).toMatchObject({ stream: 'registered', shards: 2 });
+    const metrics = await (await fetch(`${adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/llmgw_agent_shards\{state="ready",service="node-agent"\} 2/);
+    expect(metrics).toMatch(/llmgw_agent_stream_registered\{service="node-agent"\} 1/);
+    expect(metrics).toMatch(/llmgw_agent_gpus\{gpu_class="h100-80g",service="node-agent"\} 2/);
 
     await expect(s1.drainShard('gone-r0', { reason: 'scale down' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
     await expect(s1.drainShard('gone-r0')).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
