@@ -90,7 +90,7 @@ function formatChecks(checks: EngineCheck[]): string {
 }
 
 export function buildCommand(io: Io = { out: process.stdout, err: process.stderr }, result: { exitCode: number } = { exitCode: 0 }): Command {
-  const root = new Command('node-agent')
+  const root = new Command('llmgw node-agent')
     .description('The agent on every GPU node: discovers GPUs, InfiniBand fabrics, CPU, memory and disk; launches and supervises engines; reports to inventory over mTLS (llmgw.agent.v1.AgentService, proto/llmgw/agent/v1/agent.proto).')
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
     .exitOverride();
