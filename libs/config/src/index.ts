@@ -4,3 +4,4 @@ export * from './admission';
 export * from './admission-core';
 export * from './accounting';
 export * from './sim-engine';
+export * from './catalog';

@@ -52,6 +52,8 @@ import type { ProfileExplanation as _llmgw_control_v1_ProfileExplanation, Profil
 import type { Replica as _llmgw_control_v1_Replica, Replica__Output as _llmgw_control_v1_Replica__Output } from './llmgw/control/v1/Replica';
 import type { ReplicaShard as _llmgw_control_v1_ReplicaShard, ReplicaShard__Output as _llmgw_control_v1_ReplicaShard__Output } from './llmgw/control/v1/ReplicaShard';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from './llmgw/control/v1/Scaling';
+import type { SetModelTargetRequest as _llmgw_control_v1_SetModelTargetRequest, SetModelTargetRequest__Output as _llmgw_control_v1_SetModelTargetRequest__Output } from './llmgw/control/v1/SetModelTargetRequest';
+import type { SetModelTargetResponse as _llmgw_control_v1_SetModelTargetResponse, SetModelTargetResponse__Output as _llmgw_control_v1_SetModelTargetResponse__Output } from './llmgw/control/v1/SetModelTargetResponse';
 import type { ShardAssignment as _llmgw_control_v1_ShardAssignment, ShardAssignment__Output as _llmgw_control_v1_ShardAssignment__Output } from './llmgw/control/v1/ShardAssignment';
 import type { UncordonNodeRequest as _llmgw_control_v1_UncordonNodeRequest, UncordonNodeRequest__Output as _llmgw_control_v1_UncordonNodeRequest__Output } from './llmgw/control/v1/UncordonNodeRequest';
 
@@ -130,6 +132,8 @@ export interface ProtoGrpcType {
         ReplicaShard: MessageTypeDefinition<_llmgw_control_v1_ReplicaShard, _llmgw_control_v1_ReplicaShard__Output>
         ReplicaState: EnumTypeDefinition
         Scaling: MessageTypeDefinition<_llmgw_control_v1_Scaling, _llmgw_control_v1_Scaling__Output>
+        SetModelTargetRequest: MessageTypeDefinition<_llmgw_control_v1_SetModelTargetRequest, _llmgw_control_v1_SetModelTargetRequest__Output>
+        SetModelTargetResponse: MessageTypeDefinition<_llmgw_control_v1_SetModelTargetResponse, _llmgw_control_v1_SetModelTargetResponse__Output>
         ShardAssignment: MessageTypeDefinition<_llmgw_control_v1_ShardAssignment, _llmgw_control_v1_ShardAssignment__Output>
         UncordonNodeRequest: MessageTypeDefinition<_llmgw_control_v1_UncordonNodeRequest, _llmgw_control_v1_UncordonNodeRequest__Output>
       }

@@ -17,6 +17,8 @@ import type { LogsReply as _llmgw_agent_v1_LogsReply, LogsReply__Output as _llmg
 import type { LogsRequest as _llmgw_control_v1_LogsRequest, LogsRequest__Output as _llmgw_control_v1_LogsRequest__Output } from '../../../llmgw/control/v1/LogsRequest';
 import type { Node as _llmgw_control_v1_Node, Node__Output as _llmgw_control_v1_Node__Output } from '../../../llmgw/control/v1/Node';
 import type { NodeAdminResponse as _llmgw_control_v1_NodeAdminResponse, NodeAdminResponse__Output as _llmgw_control_v1_NodeAdminResponse__Output } from '../../../llmgw/control/v1/NodeAdminResponse';
+import type { SetModelTargetRequest as _llmgw_control_v1_SetModelTargetRequest, SetModelTargetRequest__Output as _llmgw_control_v1_SetModelTargetRequest__Output } from '../../../llmgw/control/v1/SetModelTargetRequest';
+import type { SetModelTargetResponse as _llmgw_control_v1_SetModelTargetResponse, SetModelTargetResponse__Output as _llmgw_control_v1_SetModelTargetResponse__Output } from '../../../llmgw/control/v1/SetModelTargetResponse';
 import type { UncordonNodeRequest as _llmgw_control_v1_UncordonNodeRequest, UncordonNodeRequest__Output as _llmgw_control_v1_UncordonNodeRequest__Output } from '../../../llmgw/control/v1/UncordonNodeRequest';
 
 export interface ControlServiceClient extends grpc.Client {
@@ -88,6 +90,15 @@ export interface ControlServiceClient extends grpc.Client {
   logs(argument: _llmgw_control_v1_LogsRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_llmgw_agent_v1_LogsReply__Output>;
   logs(argument: _llmgw_control_v1_LogsRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_llmgw_agent_v1_LogsReply__Output>;
   
+  SetModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  SetModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  SetModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  SetModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  
   UncordonNode(argument: _llmgw_control_v1_UncordonNodeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_NodeAdminResponse__Output>): grpc.ClientUnaryCall;
   UncordonNode(argument: _llmgw_control_v1_UncordonNodeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_NodeAdminResponse__Output>): grpc.ClientUnaryCall;
   UncordonNode(argument: _llmgw_control_v1_UncordonNodeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_NodeAdminResponse__Output>): grpc.ClientUnaryCall;
@@ -116,6 +127,8 @@ export interface ControlServiceHandlers extends grpc.UntypedServiceImplementatio
   
   Logs: grpc.handleServerStreamingCall<_llmgw_control_v1_LogsRequest__Output, _llmgw_agent_v1_LogsReply>;
   
+  SetModelTarget: grpc.handleUnaryCall<_llmgw_control_v1_SetModelTargetRequest__Output, _llmgw_control_v1_SetModelTargetResponse>;
+  
   UncordonNode: grpc.handleUnaryCall<_llmgw_control_v1_UncordonNodeRequest__Output, _llmgw_control_v1_NodeAdminResponse>;
   
 }
@@ -129,5 +142,6 @@ export interface ControlServiceDefinition extends grpc.ServiceDefinition {
   ListNodes: MethodDefinition<_llmgw_control_v1_ListNodesRequest, _llmgw_control_v1_ListNodesResponse, _llmgw_control_v1_ListNodesRequest__Output, _llmgw_control_v1_ListNodesResponse__Output>
   ListReplicas: MethodDefinition<_llmgw_control_v1_ListReplicasRequest, _llmgw_control_v1_ListReplicasResponse, _llmgw_control_v1_ListReplicasRequest__Output, _llmgw_control_v1_ListReplicasResponse__Output>
   Logs: MethodDefinition<_llmgw_control_v1_LogsRequest, _llmgw_agent_v1_LogsReply, _llmgw_control_v1_LogsRequest__Output, _llmgw_agent_v1_LogsReply__Output>
+  SetModelTarget: MethodDefinition<_llmgw_control_v1_SetModelTargetRequest, _llmgw_control_v1_SetModelTargetResponse, _llmgw_control_v1_SetModelTargetRequest__Output, _llmgw_control_v1_SetModelTargetResponse__Output>
   UncordonNode: MethodDefinition<_llmgw_control_v1_UncordonNodeRequest, _llmgw_control_v1_NodeAdminResponse, _llmgw_control_v1_UncordonNodeRequest__Output, _llmgw_control_v1_NodeAdminResponse__Output>
 }

@@ -2,6 +2,7 @@
 
 import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from '../../../llmgw/control/v1/Profile';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from '../../../llmgw/control/v1/Scaling';
+import type { Long } from '@grpc/proto-loader';
 
 export interface Model {
   'name'?: (string);
@@ -13,6 +14,9 @@ export interface Model {
   'replicasDesired'?: (number);
   'replicasReady'?: (number);
   'replicasTotal'?: (number);
+  'scalingOverridden'?: (boolean);
+  'scalingMode'?: (string);
+  'lastDemandMs'?: (number | string | Long);
 }
 
 export interface Model__Output {
@@ -25,4 +29,7 @@ export interface Model__Output {
   'replicasDesired': (number);
   'replicasReady': (number);
   'replicasTotal': (number);
+  'scalingOverridden': (boolean);
+  'scalingMode': (string);
+  'lastDemandMs': (number);
 }

@@ -27,5 +27,7 @@ export * from './Replica';
 export * from './ReplicaShard';
 export * from './ReplicaState';
 export * from './Scaling';
+export * from './SetModelTargetRequest';
+export * from './SetModelTargetResponse';
 export * from './ShardAssignment';
 export * from './UncordonNodeRequest';

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { ConfigError } from './load';
+import { loadCatalogFile, parseCatalog } from './catalog';
+
+const base = {
+  name: 'llama-3.3-70b',
+  source: '/models/Llama-3.3-70B-Instruct',
+  scaling: { min: 2, max: 6 },
+  profiles: [
+    { name: 'a100-tp8', gpu_class: 'a100-80g', engine: 'vllm', tp: 8, priority: 50 },
+    { name: 'h100-tp4-fp8', gpu_class: 'h100-80g', engine: 'vllm', tp: 4, priority: 100, args: ['--quantization', 'fp8'] },
+  ],
+};
+
+function issues(raw: unknown): string[] {
+  try {
+    parseCatalog(raw, 'catalog.yaml');
+  } catch (e) {
+    if (e instanceof ConfigError) return e.issues;
+    throw e;
+  }
+  return [];
+}
+
+describe('catalog', () => {
+  it('loads plan §9.1 models with defaults, profiles by priority, durations in ms', () => {
+    const c = parseCatalog({
+      models: [
+        { ...base, aliases: ['llama'], fallbacks: ['deepseek-large'], routing_profile: 'chat', slo: { ttft_p99: '2s', tpot_p99: '50ms' } },
+        {
+          name: 'deepseek-large',
+          source: '/models/DeepSeek-V3',
+          scaling: { min: 1, max: 2 },
+          profiles: [{ name: 'h100-2node', gpu_class: 'h100-80g', engine: 'sglang', tp: 16, nodes: 2, gpus_per_node: 8, startup_timeout: '40m' }],
+        },
+      ],
+    });
+    const m = c.byName.get('llama')!;
+    expect(m.name).toBe('llama-3.3-70b');
+    expect(m.profiles.map((p) => p.name)).toEqual(['h100-tp4-fp8', 'a100-tp8']);
+    expect(m.profiles[0]).toMatchObject({ gpusPerNode: 4, nodes: 1, pp: 1, weight: 100, startupTimeoutMs: 1_200_000 });
+    expect(m.routingProfile).toBe('chat');
+    expect(c.slo.get('llama-3.3-70b')).toEqual({ ttftP99Ms: 2000, tpotP99Ms: 50 });
+    expect(c.byName.get('deepseek-large')!.profiles[0]).toMatchObject({ gpusPerNode: 8, nodes: 2, startupTimeoutMs: 2_400_000 });
+    expect(Object.isFrozen(m)).toBe(true);
+  });
+
+  it.each<[string, unknown, { min: number; max: number }]>([
+    ['no scaling stanza → off (0/0)', undefined, { min: 0, max: 0 }],
+    ['min 0 max 0 → off', { min: 0, max: 0 }, { min: 0, max: 0 }],
+    ['min 0 max 1 → on demand', { min: 0, max: 1 }, { min: 0, max: 1 }],
+    ['{min: 2} → exactly two (max defaults to min)', { min: 2 }, { min: 2, max: 2 }],
+    ['{min: 0} → off, never silently on demand', { min: 0 }, { min: 0, max: 0 }],
+  ])('scaling: %s', (_t, scaling, want) => {
+    const c = parseCatalog({ models: [{ ...base, scaling }] });
+    expect(c.models[0].scaling).toMatchObject(want);
+  });
+
+  it.each<[string, (m: Record<string, unknown>) => unknown, string]>([
+    ['an unknown engine', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'tgi' }] }), 'invalid configuration in catalog.yaml:\n  - models[0] (llama-3.3-70b).profiles[0] (a100-tp8).engine: Invalid option'],
+    ['a misspelt key', (m) => ({ ...m, profiles: [{ ...base.profiles[0], gpus_per_nod: 8 }] }), 'models[0] (llama-3.3-70b).profiles[0] (a100-tp8): Unrecognized key'],
+    ['tp × pp ≠ gpus × nodes', (m) => ({ ...m, profiles: [{ ...base.profiles[0], tp: 8, gpus_per_node: 4 }] }), 'tp × pp (8 × 1 = 8) must equal gpus_per_node × nodes (4 × 1 = 4)'],
+    ['llama.cpp across nodes', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', tp: 2, nodes: 2 }] }), 'engine llamacpp cannot span nodes'],
+    ['max below min', (m) => ({ ...m, scaling: { min: 3, max: 1 } }), 'models[0] (llama-3.3-70b).scaling.max: 1 is below min 3'],
+    ['a bad duration', (m) => ({ ...m, scaling: { min: 0, max: 1, idle_timeout: 'soon' } }), 'scaling.idle_timeout: invalid duration "soon"'],
+    ['a fallback that does not exist', (m) => ({ ...m, fallbacks: ['qwen'] }), 'fallbacks[0]: "qwen" is not a model in the catalog'],
+    ['a duplicate profile', (m) => ({ ...m, profiles: [base.profiles[0], base.profiles[0]] }), 'profiles[1] (a100-tp8).name: duplicate profile name'],
+    ['no profiles', (m) => ({ ...m, profiles: [] }), 'models[0] (llama-3.3-70b).profiles: a model needs at least one profile'],
+    ['launch_mode on sglang', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'sglang', launch_mode: 'ray' }] }), 'launch_mode is a vllm setting'],
+  ])('rejects %s, naming file, model and field', (_t, mutate, want) => {
+    let msg = '';
+    try {
+      parseCatalog({ models: [mutate(base)] }, 'catalog.yaml');
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toContain(want);
+  });
+
+  it('rejects a name or alias used twice, and reports every problem at once', () => {
+    const got = issues({ models: [{ ...base, aliases: ['llama'] }, { ...base, name: 'llama', scaling: { min: 2, max: 1 } }] });
+    expect(got).toEqual([
+      'models[1] (llama): name or alias "llama" is already used by models[0] (llama-3.3-70b)',
+      'models[1] (llama).scaling.max: 1 is below min 2',
+    ]);
+  });
+});
+
+describe('deploy/examples/catalog.yaml', () => {
+  it('loads: always-on, multi-node, on-demand and off models', () => {
+    const c = loadCatalogFile(join(__dirname, '../../../deploy/examples/catalog.yaml'));
+    expect(c.models.map((m) => [m.name, m.scaling.min, m.scaling.max])).toEqual([
+      ['llama-3.3-70b', 2, 6],
+      ['deepseek-large', 1, 2],
+      ['qwen2.5-32b', 0, 1],
+      ['llama-3.1-405b', 0, 0],
+    ]);
+    expect(c.byName.get('llama')!.profiles[0].name).toBe('h100-tp4-fp8');
+    expect(c.byName.get('qwen2.5-32b')!.scaling.idleTimeoutMs).toBe(900_000);
+  });
+});

@@ -1,0 +1,167 @@
+import { ENGINE_NAMES, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
+import { z } from 'zod';
+import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
+
+/**
+ * The model catalog (plan §6.1, §9.1 `models:`): the source of truth for what
+ * the placement-scheduler runs. A YAML file with one key, `models`. Reference:
+ * docs/placement.md; commented example: deploy/examples/catalog.yaml.
+ */
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+const modelName = () => z.string().regex(NAME, 'must be 1–128 characters of letters, digits and . _ : / - (starting with a letter or digit)');
+
+const profileSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -'),
+    /** The GPU class every shard needs ("h100-80g"), as agents derive it (plan §5.1). */
+    gpu_class: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'must be a GPU class such as h100-80g'),
+    engine: z.enum(ENGINE_NAMES as [EngineName, ...EngineName[]]),
+    tp: z.number().int().min(1).max(512).default(1),
+    pp: z.number().int().min(1).max(64).default(1),
+    /** Default: tp × pp / nodes. */
+    gpus_per_node: z.number().int().min(1).max(64).optional(),
+    /** > 1: every node in one fabric with ACTIVE HCAs. */
+    nodes: z.number().int().min(1).max(64).default(1),
+    /** Higher is tried first. */
+    priority: z.number().int().default(0),
+    /** Capacity weight for the router. */
+    weight: z.number().int().min(1).default(100),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are [A-Za-z_][A-Za-z0-9_]*'), z.string()).default({}),
+    startup_timeout: duration().default(20 * 60_000),
+    /** vLLM only: "mp" or "ray". */
+    launch_mode: z.enum(['mp', 'ray']).optional(),
+  })
+  .strict();
+
+const scalingSchema = z
+  .object({
+    min: z.number().int().min(0).default(0),
+    /** Default: min (so `{min: 2}` is exactly two, and `{min: 0}` is off). */
+    max: z.number().int().min(0).optional(),
+    /** Replicas above min stop after this long without requests; 0 = never. */
+    idle_timeout: duration().default(15 * 60_000),
+    target_waiting_per_replica: z.number().min(0).default(0),
+  })
+  .strict();
+
+const modelSchema = z
+  .object({
+    name: modelName(),
+    aliases: z.array(modelName()).default([]),
+    /** Weights path or hub id, passed to the engine. */
+    source: z.string().min(1),
+    /** Absent: off (configured, never started). min 0 max 0: off. min 0 max ≥ 1: on demand. */
+    scaling: scalingSchema.optional(),
+    fallbacks: z.array(modelName()).default([]),
+    routing_profile: z.string().min(1).optional(),
+    /** The SLO `ctl bench` measures capacity against. */
+    slo: z.object({ ttft_p99: duration().optional(), tpot_p99: duration().optional() }).strict().optional(),
+    profiles: z.array(profileSchema).min(1, 'a model needs at least one profile'),
+  })
+  .strict();
+
+export const catalogSchema = z.object({ models: z.array(modelSchema).default([]) }).strict();
+export type CatalogInput = z.input<typeof catalogSchema>;
+
+/** A validated catalog: models in file order, plus name/alias lookup. */
+export interface Catalog {
+  readonly models: readonly Model[];
+  /** Model by name or alias. */
+  readonly byName: ReadonlyMap<string, Model>;
+  /** The SLO per model name, when given. */
+  readonly slo: ReadonlyMap<string, { ttftP99Ms?: number; tpotP99Ms?: number }>;
+}
+
+/** "models[2] (llama-3.3-70b).profiles[0] (h100).tp" from a zod path and the raw input. */
+function describePath(raw: unknown, path: readonly PropertyKey[]): string {
+  let out = '';
+  let cur: unknown = raw;
+  for (const k of path) {
+    const next = cur && typeof cur === 'object' ? (cur as Record<PropertyKey, unknown>)[k as string] : undefined;
+    if (typeof k === 'number') {
+      out += `[${k}]`;
+      const nm = next && typeof next === 'object' ? (next as Record<string, unknown>).name : undefined;
+      if (typeof nm === 'string') out += ` (${nm})`;
+    } else out += out ? `.${String(k)}` : String(k);
+    cur = next;
+  }
+  return out || '(root)';
+}
+
+/**
+ * Validates a parsed catalog; every problem is reported at once, each naming
+ * the file, the model and the field. The result is frozen.
+ */
+export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
+  const r = catalogSchema.safeParse(raw ?? {});
+  if (!r.success) throw new ConfigError(source, r.error.issues.map((i) => `${describePath(raw, i.path)}: ${i.message}`));
+  const issues: string[] = [];
+  const models: Model[] = [];
+  const byName = new Map<string, Model>();
+  const slo = new Map<string, { ttftP99Ms?: number; tpotP99Ms?: number }>();
+  const claimed = new Map<string, string>();
+  r.data.models.forEach((m, mi) => {
+    const at = `models[${mi}] (${m.name})`;
+    for (const n of [m.name, ...m.aliases]) {
+      const prev = claimed.get(n);
+      if (prev !== undefined) issues.push(`${at}: name or alias "${n}" is already used by ${prev}`);
+      else claimed.set(n, at);
+    }
+    const seen = new Set<string>();
+    const profiles: Profile[] = m.profiles.map((p, pi) => {
+      const pat = `${at}.profiles[${pi}] (${p.name})`;
+      if (seen.has(p.name)) issues.push(`${pat}.name: duplicate profile name within the model`);
+      seen.add(p.name);
+      const gpn = p.gpus_per_node ?? (p.tp * p.pp) / p.nodes;
+      if (!Number.isInteger(gpn)) issues.push(`${pat}.gpus_per_node: tp × pp (${p.tp * p.pp}) does not divide over ${p.nodes} nodes; set gpus_per_node`);
+      const prof: Profile = {
+        name: p.name,
+        gpuClass: p.gpu_class,
+        engine: p.engine,
+        tp: p.tp,
+        pp: p.pp,
+        gpusPerNode: Number.isInteger(gpn) ? gpn : Math.ceil(gpn),
+        nodes: p.nodes,
+        args: p.args,
+        env: p.env,
+        weight: p.weight,
+        priority: p.priority,
+        startupTimeoutMs: p.startup_timeout,
+        ...(p.launch_mode ? { launchMode: p.launch_mode } : {}),
+      };
+      if (Number.isInteger(gpn)) for (const e of validateProfileShape(prof)) issues.push(`${pat}: ${e}`);
+      return prof;
+    });
+    const s = m.scaling;
+    const min = s?.min ?? 0;
+    const max = s ? (s.max ?? s.min) : 0;
+    if (max < min) issues.push(`${at}.scaling.max: ${max} is below min ${min}`);
+    if (m.fallbacks.includes(m.name)) issues.push(`${at}.fallbacks: a model cannot fall back to itself`);
+    const model: Model = {
+      name: m.name,
+      aliases: m.aliases,
+      source: m.source,
+      profiles: profiles.sort((a, b) => b.priority - a.priority),
+      scaling: { min, max, idleTimeoutMs: s?.idle_timeout ?? 0, targetWaitingPerReplica: s?.target_waiting_per_replica ?? 0 },
+      fallbacks: m.fallbacks,
+      ...(m.routing_profile ? { routingProfile: m.routing_profile } : {}),
+    };
+    models.push(model);
+    if (m.slo) slo.set(m.name, { ttftP99Ms: m.slo.ttft_p99, tpotP99Ms: m.slo.tpot_p99 });
+  });
+  models.forEach((m, mi) => {
+    m.fallbacks.forEach((f, fi) => {
+      if (!claimed.has(f)) issues.push(`models[${mi}] (${m.name}).fallbacks[${fi}]: "${f}" is not a model in the catalog`);
+    });
+  });
+  if (issues.length) throw new ConfigError(source, issues);
+  for (const m of models) for (const n of [m.name, ...m.aliases]) byName.set(n, m);
+  return deepFreeze({ models, byName, slo });
+}
+
+/** Reads and validates a catalog file. */
+export function loadCatalogFile(path: string): Catalog {
+  return parseCatalog(readConfigFile(path), path);
+}

@@ -1,0 +1,290 @@
+import { makeModel, SimFleet, type NodeSpec } from '../testing';
+import type { Model } from '../types';
+import { Reconciler, type ReconcilerOptions } from './reconciler';
+import type { PublishedEndpoint } from './types';
+
+class Harness {
+  t = 1_000_000;
+  token: number | undefined = 1;
+  ids = 0;
+  published: PublishedEndpoint[][] = [];
+  catalog: Model[];
+  readonly rec: Reconciler;
+  constructor(
+    readonly fleet: SimFleet,
+    models: Model[],
+    opts: Partial<ReconcilerOptions> = {},
+  ) {
+    this.catalog = models;
+    this.rec = new Reconciler({
+      catalog: () => this.catalog,
+      sink: fleet,
+      publisher: { publish: async (l) => void this.published.push([...l]) },
+      fencingToken: () => this.token,
+      now: () => this.t,
+      newReplicaId: (m) => `${m}-${String(++this.ids).padStart(4, '0')}`,
+      drainTimeoutMs: 10_000,
+      reportGraceMs: 5_000,
+      backoffBaseMs: 1_000,
+      ...opts,
+    });
+  }
+  pass() {
+    return this.rec.reconcile(this.fleet.view());
+  }
+  advance(ms: number) {
+    this.t += ms;
+  }
+  get endpoints() {
+    return this.published.at(-1) ?? [];
+  }
+  starts() {
+    return this.fleet.commands.filter((c) => c.kind === 'start');
+  }
+}
+
+const fourNodesTwoFabrics: NodeSpec[] = [
+  { id: 'a1', fabrics: ['ib-a'] },
+  { id: 'a2', fabrics: ['ib-a'] },
+  { id: 'b1', fabrics: ['ib-b'] },
+  { id: 'b2', fabrics: ['ib-b'] },
+];
+const big = makeModel('big', [{ tp: 16, nodes: 2, gpusPerNode: 8 }], { min: 1, max: 2 });
+const small = makeModel('small', [{ tp: 2 }], { min: 2, max: 4 });
+
+describe('Reconciler: missing replicas', () => {
+  it('places a 2-node replica inside one fabric, starting workers before rank 0, and publishes it once Ready', async () => {
+    const h = new Harness(new SimFleet(fourNodesTwoFabrics), [big]);
+    const r = await h.pass();
+    expect(r.placed).toBe(1);
+    const starts = h.starts();
+    expect(starts.map((c) => c.shardId)).toEqual(['big-0001-r1', 'big-0001-r0']);
+    const specs = [...h.fleet.shards.values()].map((s) => s.spec!);
+    expect(new Set(specs.map((s) => s.fabric))).toEqual(new Set(['ib-a']));
+    const leaderNode = h.fleet.shards.get('big-0001-r0')!.nodeId;
+    expect(specs.every((s) => s.nnodes === 2 && s.leaderPort > 0 && s.leaderAddr === h.fleet.nodes.get(leaderNode)!.mgmtAddr)).toBe(true);
+    expect(h.endpoints).toEqual([]);
+    h.fleet.readyAll();
+    await h.pass();
+    expect(h.endpoints).toEqual([expect.objectContaining({ id: 'big-0001', model: 'big', pool: 'h100-80g/ib-a', fabric: 'ib-a', gpuClass: 'h100-80g', engine: 'vllm', draining: false })]);
+    expect(h.rec.replicaViews()[0].state).toBe('ready');
+  });
+
+  it('spreads replicas and never gives a GPU twice; a pass with nothing to do sends nothing', async () => {
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [small]);
+    await h.pass();
+    const specs = [...h.fleet.shards.values()].map((s) => s.spec!);
+    expect(specs.map((s) => s.shardId.slice(0, 10) + '@' + h.fleet.shards.get(s.shardId)!.nodeId)).toEqual(['small-0001@n1', 'small-0002@n2']);
+    const n = h.fleet.commands.length;
+    await h.pass();
+    expect(h.fleet.commands.length).toBe(n);
+  });
+
+  it('says why a model cannot be placed', async () => {
+    const h = new Harness(new SimFleet([{ id: 'n1', gpuClass: 'a100-80g' }]), [small]);
+    const r = await h.pass();
+    expect(r.unschedulable).toEqual(['small']);
+    expect(h.rec.lastExplanation('small')!.profiles[0].reason).toBe('gpu-class');
+  });
+});
+
+describe('Reconciler: failures', () => {
+  it('stops the whole replica when one shard fails and re-places it after the backoff', async () => {
+    const h = new Harness(new SimFleet(fourNodesTwoFabrics), [big]);
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    h.fleet.setState('big-0001-r1', 'failed', 'NCCL timeout');
+    const r = await h.pass();
+    expect(r.failed).toBe(1);
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.shardId)).toEqual(['big-0001-r0']);
+    expect(h.endpoints).toEqual([]);
+    expect(r.placed).toBe(0);
+    h.advance(1_000);
+    const r2 = await h.pass();
+    expect(r2.placed).toBe(1);
+    expect(h.rec.replicaViews().map((v) => v.id)).toEqual(['big-0002']);
+  });
+
+  it('treats a lost node’s replicas as failed and rebuilds them within one fabric on the survivors', async () => {
+    const h = new Harness(new SimFleet([...fourNodesTwoFabrics, { id: 'b3', fabrics: ['ib-b'] }]), [big]);
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    const first = h.rec.replicaViews()[0];
+    const lostNode = first.shards[1].nodeId;
+    h.fleet.lose(lostNode);
+    await h.pass();
+    h.advance(1_000);
+    await h.pass();
+    const next = h.rec.replicaViews().find((v) => v.id !== first.id)!;
+    const fabrics = next.shards.map((s) => h.fleet.nodes.get(s.nodeId)!.fabrics[0].name);
+    expect(new Set(fabrics).size).toBe(1);
+    expect(next.shards.map((s) => s.nodeId)).not.toContain(lostNode);
+    // The survivor of the old replica was told to stop; the lost node was not sent anything.
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.nodeId)).toEqual([first.shards[0].nodeId]);
+  });
+
+  it('fails a replica that never becomes Ready within the startup timeout', async () => {
+    const m = makeModel('slow', [{ tp: 1, startupTimeoutMs: 60_000 }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [m]);
+    await h.pass();
+    h.advance(64_999);
+    expect((await h.pass()).failed).toBe(0);
+    h.advance(2);
+    expect((await h.pass()).failed).toBe(1);
+  });
+
+  it('doubles the backoff per consecutive failure', async () => {
+    const m = makeModel('crashy', [{ tp: 1 }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [m]);
+    const crash = async () => {
+      await h.pass();
+      const id = h.rec.replicaViews().find((v) => v.state === 'starting')!.shards[0].shardId;
+      h.fleet.setState(id, 'failed');
+      await h.pass();
+    };
+    await crash();
+    h.advance(1_000);
+    await crash();
+    h.advance(1_999);
+    expect((await h.pass()).placed).toBe(0);
+    h.advance(1);
+    expect((await h.pass()).placed).toBe(1);
+  });
+});
+
+describe('Reconciler: excess and drains', () => {
+  it('withdraws an excess replica from routers before draining it, then stops it', async () => {
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [small]);
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    expect(h.endpoints.map((e) => e.id)).toEqual(['small-0001', 'small-0002']);
+    h.rec.setTarget('small', { min: 1, max: 1 });
+    const before = h.published.length;
+    await h.pass();
+    expect(h.published[before].map((e) => e.id)).toEqual(['small-0001']);
+    expect(h.fleet.commands.at(-1)).toMatchObject({ kind: 'drain', shardId: 'small-0002-r0' });
+    h.advance(9_999);
+    await h.pass();
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop')).toEqual([]);
+    h.advance(1);
+    await h.pass();
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.shardId)).toEqual(['small-0002-r0']);
+    await h.pass();
+    expect(h.rec.replicaViews().map((v) => v.id)).toEqual(['small-0001']);
+  });
+
+  it('moves replicas off a draining node one at a time, each replacement Ready before the old one drains', async () => {
+    const m = makeModel('m', [{ tp: 4 }], { min: 2, max: 2 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [m]);
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    // both replicas landed on different nodes (spread); put one more node in and drain n1
+    h.fleet.addNode({ id: 'n3' });
+    h.fleet.setNode('n1', { cordoned: true, draining: true });
+    await h.pass();
+    const views = h.rec.replicaViews();
+    const replacement = views.find((v) => v.state === 'starting')!;
+    expect(replacement.shards[0].nodeId).not.toBe('n1');
+    const old = views.find((v) => v.shards[0].nodeId === 'n1')!;
+    expect(old.state).toBe('ready');
+    expect(h.endpoints.map((e) => e.id)).toContain(old.id);
+    h.fleet.readyAll();
+    await h.pass();
+    expect(h.rec.replicaViews().find((v) => v.id === old.id)!.state).toBe('draining');
+    expect(h.endpoints.map((e) => e.id)).not.toContain(old.id);
+    expect(h.endpoints).toHaveLength(2);
+  });
+});
+
+describe('Reconciler: restarts and leadership', () => {
+  it('adopts the replicas a restarted scheduler finds running: nothing started twice, orphans stopped after one pass', async () => {
+    const fleet = new SimFleet(fourNodesTwoFabrics);
+    const h1 = new Harness(fleet, [big, small]);
+    await h1.pass();
+    fleet.readyAll();
+    await h1.pass();
+    const running = h1.rec.replicaViews().map((v) => v.id);
+    fleet.put('a1', undefined, 'ready', 'mystery-r0', 'mystery');
+    const startsBefore = h1.starts().length;
+    const h2 = new Harness(fleet, [big, small]);
+    h2.ids = 1000;
+    const r = await h2.pass();
+    expect(r.adopted).toBe(running.length);
+    expect(r.placed).toBe(0);
+    expect(h2.starts().length).toBe(startsBefore);
+    expect(h2.rec.replicaViews().map((v) => [v.id, v.state, v.adopted])).toEqual(running.map((id) => [id, 'ready', true]));
+    expect(h2.endpoints.map((e) => e.id).sort()).toEqual([...running].sort());
+    expect(r.orphansStopped).toBe(0);
+    const r2 = await h2.pass();
+    expect(r2.orphansStopped).toBe(1);
+    expect(fleet.commands.at(-1)).toMatchObject({ kind: 'stop', shardId: 'mystery-r0' });
+  });
+
+  it('fails an adopted replica with a rank missing, and replaces it', async () => {
+    const fleet = new SimFleet(fourNodesTwoFabrics);
+    const h1 = new Harness(fleet, [big]);
+    await h1.pass();
+    fleet.readyAll();
+    await h1.pass();
+    fleet.shards.delete('big-0001-r1');
+    const h2 = new Harness(fleet, [big]);
+    h2.ids = 1000;
+    const r = await h2.pass();
+    expect(r.adopted).toBe(1);
+    expect(r.failed).toBe(0);
+    expect(h2.rec.replicaViews()[0].message).toContain('1 of 2 shards missing');
+    expect(fleet.commands.at(-1)).toMatchObject({ kind: 'stop', shardId: 'big-0001-r0' });
+  });
+
+  it('does nothing without the lock, and carries the fencing token on every command', async () => {
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [small]);
+    h.token = undefined;
+    expect((await h.pass()).leader).toBe(false);
+    expect(h.fleet.commands).toEqual([]);
+    h.token = 7;
+    await h.pass();
+    expect(h.fleet.commands.length).toBeGreaterThan(0);
+    expect(h.fleet.commands.every((c) => c.token === 7)).toBe(true);
+  });
+
+  it('a deposed leader’s commands are refused by a sink that has seen a newer token', async () => {
+    const fleet = new SimFleet([{ id: 'n1' }, { id: 'n2' }]);
+    const newer = new Harness(fleet, [small]);
+    newer.token = 9;
+    await newer.pass();
+    const old = new Harness(fleet, [makeModel('other', [{ tp: 1 }], { min: 1, max: 1 })]);
+    old.token = 8;
+    await old.pass();
+    expect(fleet.commands.filter((c) => c.token === 8)).toEqual([]);
+    expect(old.rec.replicaViews()[0].state).toBe('stopping');
+  });
+});
+
+describe('Reconciler: on demand', () => {
+  const od = makeModel('od', [{ tp: 1 }], { min: 0, max: 1, idleTimeoutMs: 60_000 });
+  const off = makeModel('off', [{ tp: 1 }], { min: 0, max: 0 });
+
+  it('starts nothing until asked; a request starts one replica; use keeps it; idle drains it', async () => {
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [od, off]);
+    expect((await h.pass()).placed).toBe(0);
+    h.rec.noteDemand('off', h.t);
+    expect((await h.pass()).placed).toBe(0);
+    h.rec.noteDemand('od', h.t);
+    expect((await h.pass()).placed).toBe(1);
+    h.fleet.readyAll();
+    await h.pass();
+    h.advance(50_000);
+    h.rec.noteDemand('od', h.t);
+    h.advance(50_000);
+    await h.pass();
+    expect(h.rec.replicaViews()[0].state).toBe('ready');
+    h.advance(10_000);
+    const r = await h.pass();
+    expect(r.drained).toBe(1);
+    expect(h.endpoints).toEqual([]);
+  });
+});

@@ -1,0 +1,615 @@
+import { ENGINE_RULES } from '../engines';
+import { Fleet } from '../fleet';
+import { addToFootprint, domainOf, explain, place } from '../place';
+import { EMPTY_FOOTPRINT, scalingMode, type Explanation, type Model, type ModelFootprint, type PlacementDecision, type Profile, type Scaling } from '../types';
+import {
+  TERMINAL_SHARD_STATES,
+  type EndpointPublisher,
+  type FleetView,
+  type PublishedEndpoint,
+  type ReconcilerNode,
+  type ReplicaStateName,
+  type ReplicaView,
+  type ShardCommandSink,
+  type ShardLaunchSpec,
+  type ShardReport,
+  type ShardStateName,
+} from './types';
+
+/** What the reconciler logs through (a pino logger fits). */
+export interface ReconcilerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface ReconcilerOptions {
+  /** The catalog, current at each pass. */
+  catalog: () => readonly Model[];
+  sink: ShardCommandSink;
+  publisher: EndpointPublisher;
+  /** The fencing token while this process is the leader; undefined makes every pass a no-op. */
+  fencingToken: () => number | undefined;
+  now: () => number;
+  /** Replica id generator; must never repeat across processes (random bytes). */
+  newReplicaId: (model: string) => string;
+  log?: ReconcilerLog;
+  /** Engine HTTP and rendezvous ports are chosen per node from this range (inclusive). */
+  portRange?: readonly [number, number];
+  /** A placed shard the agent has not reported after this long is treated as failed, ms. */
+  reportGraceMs?: number;
+  /** How long a draining replica may finish its requests before it is stopped, ms. */
+  drainTimeoutMs?: number;
+  /** First re-placement delay after a failure, doubled per consecutive failure up to backoffMaxMs. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Called with the outcome of every pass (metrics). */
+  onPass?: (r: PassResult) => void;
+}
+
+export interface PassResult {
+  readonly leader: boolean;
+  readonly placed: number;
+  readonly failed: number;
+  readonly drained: number;
+  readonly stopped: number;
+  readonly orphansStopped: number;
+  readonly adopted: number;
+  readonly unschedulable: readonly string[];
+}
+
+interface ShardRec {
+  spec: ShardLaunchSpec;
+  nodeId: string;
+  state: ShardStateName | 'unreported';
+  message: string;
+  endpoint: string;
+  /** When StartShard was sent (or the shard adopted). */
+  sinceMs: number;
+  stopSent: boolean;
+}
+
+interface ReplicaRec {
+  id: string;
+  model: string;
+  profile: Profile;
+  fabric: string;
+  gpuClass: string;
+  pool: string;
+  state: ReplicaStateName;
+  shards: ShardRec[];
+  createdAtMs: number;
+  readyAtMs: number;
+  adopted: boolean;
+  message: string;
+  drainStartedAtMs: number;
+  /** Being moved off a draining node: a replacement is placed first. */
+  evacuating: boolean;
+}
+
+interface Backoff {
+  failures: number;
+  notBeforeMs: number;
+}
+
+const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] };
+
+/** The engines' metric vocabulary: sim-engine speaks vLLM's names. */
+const METRICS_ENGINE: Record<string, PublishedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
+
+/**
+ * Plan §6.3: compares desired replicas (catalog scaling, operator targets,
+ * on-demand use) with actual ones (what the fleet reports) and closes the
+ * gap through shard commands. Pure apart from the injected sink, publisher
+ * and clock; one pass at a time.
+ *
+ * Replica state lives only here and in the fleet: a new leader (or a
+ * restarted one) rebuilds it from the shards agents report, adopting those
+ * whose spec names a catalog model, so nothing is started twice; a shard
+ * nothing claims for two consecutive passes is stopped (plan §6.5).
+ */
+export class Reconciler {
+  private readonly replicas = new Map<string, ReplicaRec>();
+  private readonly backoff = new Map<string, Backoff>();
+  private readonly lastDemand = new Map<string, number>();
+  private readonly targets = new Map<string, { min: number; max: number }>();
+  private readonly explanations = new Map<string, Explanation>();
+  private unclaimedLastPass = new Set<string>();
+  private ledBy: number | undefined;
+  private published = '';
+  private running: Promise<PassResult> | undefined;
+  private again = false;
+  private view: FleetView = { nodes: [], shards: [] };
+  private readonly o: Required<Omit<ReconcilerOptions, 'log' | 'onPass'>> & Pick<ReconcilerOptions, 'log' | 'onPass'>;
+
+  constructor(opts: ReconcilerOptions) {
+    this.o = {
+      portRange: [20000, 20999],
+      reportGraceMs: 30_000,
+      drainTimeoutMs: 30_000,
+      backoffBaseMs: 2_000,
+      backoffMaxMs: 120_000,
+      ...opts,
+    };
+  }
+
+  // ---- inputs besides the fleet ----
+
+  /** A request arrived for `model` (on demand: starts it, and use keeps it alive). */
+  noteDemand(model: string, atMs = this.o.now()): void {
+    if ((this.lastDemand.get(model) ?? -Infinity) < atMs) this.lastDemand.set(model, atMs);
+  }
+
+  /** An operator override of the catalog's min/max (`ctl model target`); undefined clears it. */
+  setTarget(model: string, t: { min: number; max: number } | undefined): void {
+    if (t) this.targets.set(model, t);
+    else this.targets.delete(model);
+  }
+
+  target(model: string): { min: number; max: number } | undefined {
+    return this.targets.get(model);
+  }
+
+  /** The scaling in force: the catalog's, with an operator target's min/max over it. */
+  scalingOf(m: Model): Scaling {
+    const t = this.targets.get(m.name);
+    return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
+  }
+
+  /** Replicas wanted now (plan §6.3, upstream notes on on-demand loading). */
+  desired(m: Model, now = this.o.now()): number {
+    const s = this.scalingOf(m);
+    const mode = scalingMode(s);
+    if (mode === 'off') return 0;
+    const last = this.lastDemand.get(m.name);
+    const inUse = last !== undefined && (s.idleTimeoutMs === 0 || now - last < s.idleTimeoutMs);
+    return Math.min(s.max, Math.max(s.min, inUse ? 1 : 0));
+  }
+
+  // ---- what ctl reads ----
+
+  replicaViews(): ReplicaView[] {
+    return [...this.replicas.values()]
+      .map((r) => ({
+        id: r.id,
+        model: r.model,
+        profile: r.profile,
+        fabric: r.fabric,
+        gpuClass: r.gpuClass,
+        pool: r.pool,
+        state: r.state,
+        endpoint: r.shards[0]?.endpoint ?? '',
+        shards: r.shards.map((s) => ({ shardId: s.spec.shardId, nodeId: s.nodeId, rank: s.spec.rank, gpuIndices: s.spec.gpuIndices, state: s.state, message: s.message })),
+        createdAtMs: r.createdAtMs,
+        readyAtMs: r.readyAtMs,
+        adopted: r.adopted,
+        message: r.message,
+      }))
+      .sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : a.id < b.id ? -1 : 1));
+  }
+
+  /** Why the model's last placement attempt failed; undefined when it did not. */
+  lastExplanation(model: string): Explanation | undefined {
+    return this.explanations.get(model);
+  }
+
+  /** What placement would do for one more replica of `m` now (`ctl explain-placement`). */
+  explain(m: Model, profile?: string): Explanation {
+    const { fleet, footprints } = this.fleetNow();
+    const fp = footprints.get(m.name) ?? EMPTY_FOOTPRINT;
+    const live = this.liveOf(m.name).length;
+    return explain(fleet, m, { footprint: fp, all: true, profile, atMax: live >= this.scalingOf(m).max && this.scalingOf(m).max > 0 });
+  }
+
+  // ---- the pass ----
+
+  /** Runs a pass against the latest fleet; concurrent calls coalesce into one more pass. */
+  reconcile(view?: FleetView): Promise<PassResult> {
+    if (view) this.view = view;
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      let r: PassResult;
+      do {
+        this.again = false;
+        r = await this.pass();
+        this.o.onPass?.(r);
+      } while (this.again);
+      return r;
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<PassResult> {
+    const token = this.o.fencingToken();
+    if (token === undefined) {
+      if (this.ledBy !== undefined) this.forget();
+      return NOT_LEADER;
+    }
+    if (this.ledBy !== token) {
+      // A new term: what a previous term believed may be stale; rebuild from the fleet.
+      this.forget();
+      this.ledBy = token;
+    }
+    const now = this.o.now();
+    const view = this.view;
+    const nodes = new Map(view.nodes.map((n) => [n.id, n]));
+    const reports = new Map<string, ShardReport>();
+    for (const s of view.shards) reports.set(s.shardId, s);
+    const models = new Map<string, Model>();
+    for (const m of this.o.catalog()) models.set(m.name, m);
+    const res = { placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] as string[] };
+
+    // 1. Claim: shards of known replicas; adopt whole replicas from specs; the rest are orphans.
+    const claimed = new Set<string>();
+    for (const r of this.replicas.values()) for (const s of r.shards) claimed.add(s.spec.shardId);
+    const adoptable = new Map<string, ShardReport[]>();
+    for (const rep of view.shards) {
+      if (claimed.has(rep.shardId) || TERMINAL_SHARD_STATES.has(rep.state)) continue;
+      const m = rep.spec ? models.get(rep.spec.model) : undefined;
+      const p = m?.profiles.find((x) => x.name === rep.spec!.profile);
+      if (rep.spec && p && !this.replicas.has(rep.replicaId)) {
+        const l = adoptable.get(rep.replicaId) ?? [];
+        l.push(rep);
+        adoptable.set(rep.replicaId, l);
+      }
+    }
+    for (const [rid, reps] of adoptable) {
+      this.adopt(rid, reps, models.get(reps[0].spec!.model)!, now);
+      for (const rep of reps) claimed.add(rep.shardId);
+      res.adopted++;
+    }
+    const unclaimed = new Set<string>();
+    for (const rep of view.shards) {
+      if (claimed.has(rep.shardId) || TERMINAL_SHARD_STATES.has(rep.state)) continue;
+      if (this.unclaimedLastPass.has(rep.shardId)) {
+        this.o.log?.warn({ shard: rep.shardId, node: rep.nodeId }, 'stopping an orphan shard no replica claims');
+        await this.send(() => this.o.sink.stop(rep.nodeId, rep.shardId, 'orphan: no replica claims it', token), rep.shardId);
+        res.orphansStopped++;
+      } else unclaimed.add(rep.shardId);
+    }
+    this.unclaimedLastPass = unclaimed;
+
+    // 2. Update replicas from reports; fail what must fail.
+    for (const r of this.replicas.values()) {
+      let fail: string | undefined;
+      for (const s of r.shards) {
+        const node = nodes.get(s.nodeId);
+        const rep = reports.get(s.spec.shardId);
+        if (rep) {
+          s.state = rep.state;
+          s.message = rep.message;
+          if (rep.endpoint) s.endpoint = rep.endpoint;
+        }
+        if (r.state === 'stopping' || r.state === 'failed') continue;
+        if (!node || node.condition === 'lost') fail ??= `node ${s.nodeId} lost`;
+        else if (rep?.state === 'failed') fail ??= `shard ${s.spec.shardId} failed${rep.message ? `: ${rep.message}` : ''}`;
+        else if (rep?.state === 'stopped' && r.state !== 'draining') fail ??= `shard ${s.spec.shardId} stopped unexpectedly`;
+        else if (!rep && now - s.sinceMs >= this.o.reportGraceMs && node.condition === 'ready') fail ??= `shard ${s.spec.shardId} is not reported by ${s.nodeId}`;
+      }
+      if (!fail && r.state === 'starting' && now - r.createdAtMs > r.profile.startupTimeoutMs + this.o.reportGraceMs) {
+        fail = `not ready within the profile's startup timeout (${Math.round(r.profile.startupTimeoutMs / 1000)} s)`;
+      }
+      if (fail) {
+        r.state = 'failed';
+        r.message = fail;
+        res.failed++;
+        const b = this.backoff.get(r.model) ?? { failures: 0, notBeforeMs: 0 };
+        const delay = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** b.failures);
+        this.backoff.set(r.model, { failures: b.failures + 1, notBeforeMs: now + delay });
+        this.o.log?.warn({ replica: r.id, model: r.model, reason: fail, retryInMs: delay }, 'replica failed; stopping it whole');
+        continue;
+      }
+      if (r.state === 'starting' && r.shards.every((s) => s.state === 'ready') && r.shards[0].endpoint) {
+        r.state = 'ready';
+        r.readyAtMs = now;
+        this.backoff.delete(r.model);
+        this.o.log?.info({ replica: r.id, model: r.model, endpoint: r.shards[0].endpoint }, 'replica ready');
+      }
+    }
+
+    // 3. Node drains: move one replica per draining node at a time, replacement first.
+    for (const n of view.nodes) {
+      if (!n.draining) continue;
+      const here = [...this.replicas.values()].filter((r) => r.shards.some((s) => s.nodeId === n.id) && (r.state === 'ready' || r.state === 'starting'));
+      if (here.some((r) => r.evacuating)) continue;
+      const next = here.sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+      if (next) {
+        next.evacuating = true;
+        this.o.log?.info({ replica: next.id, node: n.id }, 'moving a replica off a draining node');
+      }
+    }
+
+    // 4. Desired against actual. Replicas of models gone from the catalog drain.
+    for (const r of this.replicas.values()) {
+      if (!models.has(r.model) && (r.state === 'ready' || r.state === 'starting')) {
+        await this.startDrain(r, 'model removed from the catalog', now, token);
+        res.drained++;
+      }
+    }
+    for (const m of models.values()) {
+      const want = this.desired(m, now);
+      const live = this.liveOf(m.name);
+      const evacuating = [...this.replicas.values()].filter((r) => r.model === m.name && r.evacuating && (r.state === 'ready' || r.state === 'starting'));
+      // An evacuating replica drains once the model has its wanted count Ready without it.
+      const readyLive = live.filter((r) => r.state === 'ready').length;
+      for (const r of evacuating) {
+        if (readyLive >= want || want === 0) {
+          await this.startDrain(r, `node drain`, now, token);
+          res.drained++;
+        }
+      }
+      if (live.length > want) {
+        const victims = [...live].sort((a, b) => stateRank(a.state) - stateRank(b.state) || b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1)).slice(0, live.length - want);
+        for (const r of victims) {
+          await this.startDrain(r, want === 0 ? 'idle or switched off' : 'excess replica', now, token);
+          res.drained++;
+        }
+      } else if (live.length < want) {
+        const b = this.backoff.get(m.name);
+        if (b && now < b.notBeforeMs) continue;
+        const { fleet, footprints } = this.fleetNow();
+        let fp = footprints.get(m.name) ?? EMPTY_FOOTPRINT;
+        for (let i = live.length; i < want; i++) {
+          const p = place(fleet, m, { footprint: fp });
+          if (!p.ok) {
+            this.explanations.set(m.name, p.explanation);
+            res.unschedulable.push(m.name);
+            this.o.log?.warn({ model: m.name, missing: want - i }, 'model unschedulable; see explain-placement');
+            break;
+          }
+          this.explanations.delete(m.name);
+          fleet.assign(p.decision);
+          fp = addToFootprint(fp, p.decision, fleet);
+          await this.launch(m, p.decision, nodes, now, token);
+          res.placed++;
+        }
+      }
+    }
+
+    // 5. Drains past their time, failed replicas: stop every shard. Then forget what is gone.
+    for (const r of this.replicas.values()) {
+      if (r.state === 'draining' && (now - r.drainStartedAtMs >= this.o.drainTimeoutMs || r.shards[0].state === 'stopped')) r.state = 'stopping';
+      if (r.state === 'failed') r.state = 'stopping';
+      if (r.state !== 'stopping') continue;
+      for (const s of r.shards) {
+        if (s.stopSent) continue;
+        const node = nodes.get(s.nodeId);
+        if (!node || node.condition === 'lost' || TERMINAL_SHARD_STATES.has(s.state as ShardStateName)) {
+          s.stopSent = true;
+          continue;
+        }
+        s.stopSent = await this.send(() => this.o.sink.stop(s.nodeId, s.spec.shardId, r.message || 'replica stopped', token), s.spec.shardId);
+        if (s.stopSent) res.stopped++;
+      }
+      const gone = r.shards.every((s) => {
+        const rep = reports.get(s.spec.shardId);
+        const node = nodes.get(s.nodeId);
+        return !node || node.condition === 'lost' || !rep || TERMINAL_SHARD_STATES.has(rep.state);
+      });
+      if (gone && r.shards.every((s) => s.stopSent)) this.replicas.delete(r.id);
+    }
+
+    // 6. Publish Ready replicas; draining ones have already left the list.
+    await this.publish();
+    return { leader: true, ...res };
+  }
+
+  // ---- helpers ----
+
+  private forget(): void {
+    this.replicas.clear();
+    this.unclaimedLastPass = new Set();
+    this.ledBy = undefined;
+  }
+
+  private liveOf(model: string): ReplicaRec[] {
+    return [...this.replicas.values()].filter((r) => r.model === model && !r.evacuating && (r.state === 'starting' || r.state === 'ready'));
+  }
+
+  /** The fleet with every GPU held by a replica or a reported live shard taken, and each model's footprint. */
+  private fleetNow(): { fleet: Fleet; footprints: Map<string, ModelFootprint> } {
+    const alloc = new Map<string, Set<number>>();
+    const take = (node: string, gpus: readonly number[]) => {
+      const s = alloc.get(node) ?? new Set<number>();
+      for (const g of gpus) s.add(g);
+      alloc.set(node, s);
+    };
+    for (const r of this.replicas.values()) for (const s of r.shards) take(s.nodeId, s.spec.gpuIndices);
+    for (const rep of this.view.shards) if (rep.spec && !TERMINAL_SHARD_STATES.has(rep.state)) take(rep.nodeId, rep.spec.gpuIndices);
+    const fleet = new Fleet(this.view.nodes.map((n) => (n.draining && !n.cordoned ? { ...n, cordoned: true } : n)), alloc);
+    const footprints = new Map<string, ModelFootprint>();
+    for (const r of this.replicas.values()) {
+      if (r.state !== 'starting' && r.state !== 'ready') continue;
+      const fp = footprints.get(r.model) ?? EMPTY_FOOTPRINT;
+      const nodes = new Set(fp.nodes);
+      const fabrics = new Set(fp.fabrics);
+      for (const s of r.shards) {
+        nodes.add(s.nodeId);
+        const n = fleet.node(s.nodeId);
+        if (!r.fabric && n) fabrics.add(domainOf(n));
+      }
+      if (r.fabric) fabrics.add(r.fabric);
+      footprints.set(r.model, { replicas: fp.replicas + 1, nodes, fabrics });
+    }
+    return { fleet, footprints };
+  }
+
+  /** Ports on a node nobody uses: ours and every reported shard's. */
+  private freePorts(nodeId: string, n: number, taken: Set<number>): number[] {
+    for (const r of this.replicas.values()) for (const s of r.shards) if (s.nodeId === nodeId) taken.add(s.spec.httpPort).add(s.spec.leaderPort);
+    for (const rep of this.view.shards) if (rep.nodeId === nodeId && rep.spec) taken.add(rep.spec.httpPort).add(rep.spec.leaderPort);
+    const out: number[] = [];
+    for (let p = this.o.portRange[0]; p <= this.o.portRange[1] && out.length < n; p++) if (!taken.has(p)) out.push(p);
+    if (out.length < n) throw new Error(`no free port left on ${nodeId} in ${this.o.portRange.join('-')}`);
+    for (const p of out) taken.add(p);
+    return out;
+  }
+
+  private async launch(m: Model, d: PlacementDecision, nodes: Map<string, ReconcilerNode>, now: number, token: number): Promise<void> {
+    const id = this.o.newReplicaId(m.name);
+    const p = d.profile;
+    const leader = nodes.get(d.shards[0].nodeId)!;
+    const taken = new Map<string, Set<number>>();
+    const portsOf = (node: string, n: number) => {
+      const t = taken.get(node) ?? new Set<number>();
+      taken.set(node, t);
+      return this.freePorts(node, n, t);
+    };
+    const [httpPort, leaderPort] = portsOf(leader.id, d.shards.length > 1 ? 2 : 1);
+    const shards: ShardRec[] = d.shards.map((s) => {
+      const spec: ShardLaunchSpec = {
+        shardId: `${id}-r${s.rank}`,
+        replicaId: id,
+        model: m.name,
+        profile: p.name,
+        engine: p.engine,
+        rank: s.rank,
+        nnodes: d.shards.length,
+        leaderAddr: leader.mgmtAddr,
+        leaderPort: d.shards.length > 1 ? leaderPort : 0,
+        gpuIndices: s.gpuIndices,
+        hcas: s.hcas,
+        fabric: d.fabric,
+        httpPort: s.rank === 0 ? httpPort : portsOf(s.nodeId, 1)[0],
+        modelPath: m.source,
+        args: p.args,
+        env: p.env,
+        tp: p.tp,
+        pp: p.pp,
+        startupTimeoutMs: p.startupTimeoutMs,
+        ...(p.launchMode ? { launchMode: p.launchMode } : {}),
+        servedModelName: m.name,
+      };
+      return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false };
+    });
+    const r: ReplicaRec = {
+      id,
+      model: m.name,
+      profile: p,
+      fabric: d.fabric,
+      gpuClass: d.gpuClass,
+      pool: d.pool,
+      state: 'starting',
+      shards,
+      createdAtMs: now,
+      readyAtMs: 0,
+      adopted: false,
+      message: '',
+      drainStartedAtMs: 0,
+      evacuating: false,
+    };
+    this.replicas.set(id, r);
+    this.o.log?.info({ replica: id, model: m.name, profile: p.name, fabric: d.fabric || undefined, nodes: d.shards.map((s) => s.nodeId) }, 'placing a replica');
+    const order = ENGINE_RULES[p.engine].startOrder === 'workers-first' ? [...shards.slice(1), shards[0]] : shards;
+    for (const s of order) {
+      try {
+        await this.o.sink.start(s.nodeId, s.spec, token);
+      } catch (e) {
+        r.state = 'failed';
+        r.message = `StartShard ${s.spec.shardId} on ${s.nodeId} failed: ${(e as Error).message}`;
+        const b = this.backoff.get(m.name) ?? { failures: 0, notBeforeMs: 0 };
+        this.backoff.set(m.name, { failures: b.failures + 1, notBeforeMs: now + Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** b.failures) });
+        this.o.log?.warn({ replica: id, err: (e as Error).message }, 'start failed; the replica will be stopped and re-placed');
+        return;
+      }
+    }
+  }
+
+  private adopt(id: string, reps: ShardReport[], m: Model, now: number): void {
+    const specs = reps.map((r) => r.spec!).sort((a, b) => a.rank - b.rank);
+    const p = m.profiles.find((x) => x.name === specs[0].profile)!;
+    const nn = specs[0].nnodes;
+    const shards: ShardRec[] = [];
+    for (let rank = 0; rank < nn; rank++) {
+      const rep = reps.find((r) => r.spec!.rank === rank);
+      if (rep) shards.push({ spec: rep.spec!, nodeId: rep.nodeId, state: rep.state, message: rep.message, endpoint: rep.endpoint, sinceMs: now, stopSent: false });
+    }
+    const missing = nn - shards.length;
+    const ready = !missing && shards.every((s) => s.state === 'ready') && !!shards[0].endpoint;
+    const fabric = specs[0].fabric;
+    this.replicas.set(id, {
+      id,
+      model: m.name,
+      profile: p,
+      fabric,
+      gpuClass: p.gpuClass,
+      pool: fabric ? `${p.gpuClass}/${fabric}` : p.gpuClass,
+      state: missing ? 'failed' : ready ? 'ready' : 'starting',
+      shards,
+      createdAtMs: now,
+      readyAtMs: ready ? now : 0,
+      adopted: true,
+      message: missing ? `adopted with ${missing} of ${nn} shards missing` : 'adopted from the fleet',
+      drainStartedAtMs: 0,
+      evacuating: false,
+    });
+    this.o.log?.info({ replica: id, model: m.name, shards: shards.length, of: nn }, 'adopted a replica the fleet reports');
+  }
+
+  private async startDrain(r: ReplicaRec, why: string, now: number, token: number): Promise<void> {
+    r.evacuating = false;
+    if (r.state !== 'ready') {
+      r.state = 'stopping';
+      r.message = why;
+      return;
+    }
+    r.state = 'draining';
+    r.message = why;
+    r.drainStartedAtMs = now;
+    // Withdraw from routers before the engine is told, so no new request lands on it.
+    await this.publish();
+    const s = r.shards[0];
+    await this.send(() => this.o.sink.drain(s.nodeId, s.spec.shardId, why, this.o.drainTimeoutMs, token), s.spec.shardId);
+    this.o.log?.info({ replica: r.id, model: r.model, reason: why }, 'draining a replica');
+  }
+
+  /** Runs one command; false (logged) when it failed, so the next pass retries it. */
+  private async send(fn: () => Promise<void>, shardId: string): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      this.o.log?.warn({ shard: shardId, err: (e as Error).message }, 'shard command failed; retrying next pass');
+      return false;
+    }
+  }
+
+  /** The published set: Ready replicas that are not draining. */
+  endpoints(): PublishedEndpoint[] {
+    const out: PublishedEndpoint[] = [];
+    for (const r of this.replicas.values()) {
+      if (r.state !== 'ready') continue;
+      out.push({
+        id: r.id,
+        url: r.shards[0].endpoint,
+        model: r.model,
+        engine: METRICS_ENGINE[r.profile.engine],
+        pool: r.pool,
+        priority: r.profile.priority,
+        weight: r.profile.weight,
+        draining: false,
+        fabric: r.fabric,
+        gpuClass: r.gpuClass,
+      });
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  private async publish(): Promise<void> {
+    const list = this.endpoints();
+    const key = JSON.stringify(list);
+    if (key === this.published) return;
+    try {
+      await this.o.publisher.publish(list);
+      this.published = key;
+    } catch (e) {
+      this.o.log?.warn({ err: (e as Error).message }, 'endpoint publication failed; retrying next pass');
+    }
+  }
+}
+
+const stateRank = (s: ReplicaStateName) => (s === 'starting' ? 0 : 1);

@@ -1,0 +1,132 @@
+import type { EngineName, FleetNode, Profile } from '../types';
+
+/** A shard's state as the agent reports it (plan §5.4). */
+export type ShardStateName = 'pending' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
+
+export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stopped', 'failed']);
+
+/**
+ * Everything an agent needs to launch one shard (the placement-scheduler's
+ * side of agent.v1.ShardSpec). Built by the reconciler, echoed back by the
+ * agent in every report that carries a spec.
+ */
+export interface ShardLaunchSpec {
+  /** "<replica_id>-r<rank>": the idempotency key of every command. */
+  readonly shardId: string;
+  readonly replicaId: string;
+  readonly model: string;
+  readonly profile: string;
+  readonly engine: EngineName;
+  readonly rank: number;
+  readonly nnodes: number;
+  /** Rank 0's management address. */
+  readonly leaderAddr: string;
+  /** Rank 0's rendezvous port; 0 for single-node replicas. */
+  readonly leaderPort: number;
+  readonly gpuIndices: readonly number[];
+  /** The chosen fabric's HCAs; empty for single-node. */
+  readonly hcas: readonly string[];
+  /** Empty for single-node. */
+  readonly fabric: string;
+  readonly httpPort: number;
+  /** Catalog `source`. */
+  readonly modelPath: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly tp: number;
+  readonly pp: number;
+  readonly startupTimeoutMs: number;
+  readonly launchMode?: 'mp' | 'ray';
+  /** The name the engine serves (the catalog model name). */
+  readonly servedModelName: string;
+}
+
+/** One shard as a node reports it (inventory's view of the fleet). */
+export interface ShardReport {
+  readonly nodeId: string;
+  readonly shardId: string;
+  readonly replicaId: string;
+  readonly state: ShardStateName;
+  readonly message: string;
+  /** Rank 0's HTTP base URL once it has one. */
+  readonly endpoint: string;
+  /** The spec it runs with, when the agent sent it (always at registration). */
+  readonly spec?: ShardLaunchSpec;
+  /** Adopted by the agent from a previous agent process. */
+  readonly adopted: boolean;
+}
+
+/** A node plus the operator's drain intent. */
+export interface ReconcilerNode extends FleetNode {
+  /** Cordoned and its replicas are to be moved away, one at a time. */
+  readonly draining: boolean;
+}
+
+/** The actual state: inventory's fleet at one moment. */
+export interface FleetView {
+  readonly nodes: readonly ReconcilerNode[];
+  readonly shards: readonly ShardReport[];
+}
+
+/**
+ * Where shard commands go (inventory's SendShardCommand). Every command
+ * carries the caller's fencing token so inventory can refuse a deposed
+ * leader's. A rejected or undeliverable command throws.
+ */
+export interface ShardCommandSink {
+  start(nodeId: string, spec: ShardLaunchSpec, fencingToken: number): Promise<void>;
+  drain(nodeId: string, shardId: string, reason: string, timeoutMs: number, fencingToken: number): Promise<void>;
+  stop(nodeId: string, shardId: string, reason: string, fencingToken: number): Promise<void>;
+}
+
+/**
+ * One Ready replica as routers and admission see it (the Redis endpoint
+ * source). `fabric` and `gpuClass` are extra fields readers may ignore.
+ */
+export interface PublishedEndpoint {
+  readonly id: string;
+  readonly url: string;
+  readonly model: string;
+  /** The metric vocabulary to scrape with; sim shards speak vLLM's. */
+  readonly engine: 'vllm' | 'sglang' | 'llamacpp';
+  readonly pool: string;
+  readonly priority: number;
+  readonly weight: number;
+  readonly draining: boolean;
+  readonly fabric: string;
+  readonly gpuClass: string;
+}
+
+/** Where Ready replicas are published; called with the whole set whenever it changes. */
+export interface EndpointPublisher {
+  publish(endpoints: readonly PublishedEndpoint[]): Promise<void>;
+}
+
+export type ReplicaStateName = 'starting' | 'ready' | 'draining' | 'stopping' | 'failed';
+
+export interface ReplicaShardView {
+  readonly shardId: string;
+  readonly nodeId: string;
+  readonly rank: number;
+  readonly gpuIndices: readonly number[];
+  /** 'unreported' until the agent first reports it. */
+  readonly state: ShardStateName | 'unreported';
+  readonly message: string;
+}
+
+/** A replica as ctl shows it. */
+export interface ReplicaView {
+  readonly id: string;
+  readonly model: string;
+  readonly profile: Profile;
+  readonly fabric: string;
+  readonly gpuClass: string;
+  readonly pool: string;
+  readonly state: ReplicaStateName;
+  readonly endpoint: string;
+  readonly shards: readonly ReplicaShardView[];
+  readonly createdAtMs: number;
+  readonly readyAtMs: number;
+  readonly adopted: boolean;
+  readonly message: string;
+}

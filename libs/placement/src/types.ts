@@ -1,0 +1,220 @@
+/**
+ * The placement domain (plan §2, §6.1, §6.2): the fleet as placement sees it,
+ * the catalog, and what a placement decision and its explanation look like.
+ * Plain readonly data; the placement-scheduler maps the wire types of
+ * inventory and the YAML catalog into these.
+ */
+
+/** Engine kinds a profile can name. `sim` is llmgw's simulated engine. */
+export type EngineName = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
+export const ENGINE_NAMES: readonly EngineName[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+
+/** A node's connectivity as inventory reports it. Operator intent is separate (`FleetNode.cordoned`). */
+export type NodeCondition = 'ready' | 'unreachable' | 'lost';
+
+export type GpuHealthState = 'ok' | 'degraded' | 'failed';
+
+/** One GPU of a node. */
+export interface FleetGpu {
+  /** The driver index (CUDA_VISIBLE_DEVICES value); unique per node. */
+  readonly index: number;
+  /** "h100-80g": every GPU of one replica has the same class. */
+  readonly gpuClass: string;
+  /** "major.minor" ("9.0"); empty when unknown (then validations needing it fail). */
+  readonly computeCapability: string;
+  /** NUMA node; -1 when unknown. */
+  readonly numaNode: number;
+  /** A failed GPU is never placed on; a degraded one only when nothing better is free. */
+  readonly health: GpuHealthState;
+}
+
+/** One HCA and whether any of its ports is ACTIVE. */
+export interface FleetHca {
+  readonly name: string;
+  /** NUMA node of the adapter; -1 when unknown. */
+  readonly numaNode: number;
+  readonly active: boolean;
+}
+
+/** A node's attachment to one fabric (a node may attach to several; a replica uses one). */
+export interface FleetFabric {
+  /** Fabric name ("ib-a"). */
+  readonly name: string;
+  /** HCA names on this fabric (FleetHca.name). */
+  readonly hcas: readonly string[];
+  /** False when the agent could not determine the fabric (plan §5.2 case 3): never multi-node. */
+  readonly known: boolean;
+}
+
+/** One node as placement sees it. */
+export interface FleetNode {
+  readonly id: string;
+  /** Management address engines are reached on and NCCL bootstraps over. */
+  readonly mgmtAddr: string;
+  readonly condition: NodeCondition;
+  /** Cordoned (or draining) by an operator: no new shard lands here; what runs stays. */
+  readonly cordoned: boolean;
+  /** Ordered by index. */
+  readonly gpus: readonly FleetGpu[];
+  readonly hcas: readonly FleetHca[];
+  /** Empty: no IB, single-node placement only. */
+  readonly fabrics: readonly FleetFabric[];
+  /** GPU index sets fully connected by NVLink; empty when none or unknown. */
+  readonly nvlinkGroups: readonly (readonly number[])[];
+  /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
+  readonly engines: readonly EngineName[] | 'any';
+}
+
+/** GPUs already held on each node (by running or starting shards), by node id. */
+export type Allocation = ReadonlyMap<string, ReadonlySet<number>>;
+
+/**
+ * Scaling bounds (upstream notes): min 0 max 0, or no `scaling` stanza, is
+ * off; min 0 max ≥ 1 is on demand; min ≥ 1 keeps min replicas running.
+ */
+export interface Scaling {
+  readonly min: number;
+  readonly max: number;
+  /** Replicas above `min` stop after this long without requests, ms; 0 = never. */
+  readonly idleTimeoutMs: number;
+  /** Autoscaler target for engine-queued requests per replica; 0 = unset. */
+  readonly targetWaitingPerReplica: number;
+}
+
+export type ScalingMode = 'off' | 'on-demand' | 'always-on';
+
+export function scalingMode(s: Scaling): ScalingMode {
+  if (s.min > 0) return 'always-on';
+  return s.max > 0 ? 'on-demand' : 'off';
+}
+
+/** How a model runs on one GPU class (plan §6.1 Profile). */
+export interface Profile {
+  /** Unique within the model. */
+  readonly name: string;
+  readonly gpuClass: string;
+  readonly engine: EngineName;
+  readonly tp: number;
+  readonly pp: number;
+  readonly gpusPerNode: number;
+  /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
+  readonly nodes: number;
+  /** Extra engine arguments, verbatim. */
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Capacity weight the router uses. */
+  readonly weight: number;
+  /** Higher is tried first. */
+  readonly priority: number;
+  /** STARTING+LOADING longer than this fails the replica, ms. */
+  readonly startupTimeoutMs: number;
+  /** vLLM multi-node launch path ("mp" | "ray"); undefined = the engine's default. */
+  readonly launchMode?: 'mp' | 'ray';
+}
+
+/** One catalog model (plan §6.1 Model). */
+export interface Model {
+  /** What clients send as `model`. */
+  readonly name: string;
+  readonly aliases: readonly string[];
+  /** Weights path or hub id. */
+  readonly source: string;
+  /** Highest priority first (ties keep catalog order). */
+  readonly profiles: readonly Profile[];
+  readonly scaling: Scaling;
+  /** Other catalog model names, tried in order when this one has no endpoint. */
+  readonly fallbacks: readonly string[];
+  /** The router's routing profile for this model; undefined = the router's default. */
+  readonly routingProfile?: string;
+}
+
+/** Why a candidate node or pool was not used: the first hard constraint that failed (plan §6.2). */
+export type RejectReason =
+  | 'none'
+  | 'gpu-class'
+  | 'insufficient-gpus'
+  | 'node-not-ready'
+  | 'node-cordoned'
+  | 'no-fabric'
+  | 'hca-not-active'
+  | 'engine-validation'
+  | 'engine-missing'
+  | 'not-enough-nodes'
+  | 'at-max-replicas';
+
+export interface NodeCandidate {
+  readonly nodeId: string;
+  readonly reason: RejectReason;
+  readonly detail: string;
+  /** Free healthy GPUs of the profile's class. */
+  readonly freeGpus: number;
+  /** Placement score among eligible nodes (higher preferred); 0 when rejected. */
+  readonly score: number;
+}
+
+export interface PoolCandidate {
+  /** "<gpu_class>" or "<gpu_class>/<fabric>". */
+  readonly pool: string;
+  readonly gpuClass: string;
+  /** Empty for single-node profiles. */
+  readonly fabric: string;
+  readonly reason: RejectReason;
+  readonly detail: string;
+  /** Ordered: eligible by score, then rejected by node id. */
+  readonly nodes: readonly NodeCandidate[];
+}
+
+export interface ProfileExplanation {
+  readonly profile: string;
+  readonly priority: number;
+  readonly gpuClass: string;
+  readonly nodes: number;
+  readonly gpusPerNode: number;
+  /** In the order tried. */
+  readonly pools: readonly PoolCandidate[];
+  /** Set when a profile-level constraint rejected it before any pool. */
+  readonly reason: RejectReason;
+  readonly detail: string;
+}
+
+/** Where one shard goes. */
+export interface ShardPlacement {
+  readonly nodeId: string;
+  /** 0 = leader. */
+  readonly rank: number;
+  readonly gpuIndices: readonly number[];
+  /** HCAs of the chosen fabric on that node (NUMA-near first); empty for single-node. */
+  readonly hcas: readonly string[];
+}
+
+export interface PlacementDecision {
+  readonly model: string;
+  readonly profile: Profile;
+  /** Empty for single-node replicas. */
+  readonly fabric: string;
+  readonly gpuClass: string;
+  /** "<gpu_class>" or "<gpu_class>/<fabric>": what the router sees as the endpoint's pool. */
+  readonly pool: string;
+  /** Ordered by rank. */
+  readonly shards: readonly ShardPlacement[];
+}
+
+export interface Explanation {
+  readonly model: string;
+  readonly schedulable: boolean;
+  readonly decision?: PlacementDecision;
+  /** Every profile considered, in priority order. */
+  readonly profiles: readonly ProfileExplanation[];
+}
+
+/** Where a model's existing replicas run: spreading prefers nodes and fabrics absent here. */
+export interface ModelFootprint {
+  /** Live (not stopping) replicas of the model. */
+  readonly replicas: number;
+  /** Node ids hosting a shard of the model. */
+  readonly nodes: ReadonlySet<string>;
+  /** Fabrics (or "node:<id>" for replicas on IB-less nodes) hosting one. */
+  readonly fabrics: ReadonlySet<string>;
+}
+
+export const EMPTY_FOOTPRINT: ModelFootprint = { replicas: 0, nodes: new Set(), fabrics: new Set() };
