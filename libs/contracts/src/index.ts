@@ -7,3 +7,4 @@ export * as controlV1 from './generated/llmgw/control/v1';
 export * as accountingV1 from './generated/llmgw/accounting/v1';
 export type { ProtoGrpcType as AccountingProto } from './generated/accounting';
 export * from './openai';
+export * from './model-catalog';

@@ -139,6 +139,11 @@ export class Reconciler {
     if ((this.lastDemand.get(model) ?? -Infinity) < atMs) this.lastDemand.set(model, atMs);
   }
 
+  /** When a request last asked for `model` (unix ms), if ever. */
+  lastDemandOf(model: string): number | undefined {
+    return this.lastDemand.get(model);
+  }
+
   /** An operator override of the catalog's min/max (`ctl model target`); undefined clears it. */
   setTarget(model: string, t: { min: number; max: number } | undefined): void {
     if (t) this.targets.set(model, t);

@@ -1,0 +1,141 @@
+import type { agentV1 } from '@llmgw/contracts';
+import {
+  ENGINE_NAMES,
+  type EngineName,
+  type FleetView,
+  type GpuHealthState,
+  type ReconcilerNode,
+  type ShardLaunchSpec,
+  type ShardReport,
+  type ShardStateName,
+} from '@llmgw/placement';
+
+/**
+ * What the scheduler reads of one inventory node (inventory.v1.Node__Output,
+ * typed structurally so it holds across additive proto changes).
+ */
+export interface InventoryNodeLike {
+  info: agentV1.NodeInfo__Output | null;
+  connectivity: string;
+  gpuHealth: readonly agentV1.GpuHealthReport__Output[];
+  shards: readonly agentV1.ShardStatus__Output[];
+  /** inventory.v1.NodeIntent: NODE_INTENT_NONE | _CORDONED | _DRAINING. */
+  intent?: string;
+}
+
+const SHARD_STATES: Record<string, ShardStateName> = {
+  SHARD_STATE_PENDING: 'pending',
+  SHARD_STATE_STARTING: 'starting',
+  SHARD_STATE_LOADING: 'loading',
+  SHARD_STATE_READY: 'ready',
+  SHARD_STATE_DRAINING: 'draining',
+  SHARD_STATE_STOPPED: 'stopped',
+  SHARD_STATE_FAILED: 'failed',
+};
+
+const HEALTH: Record<string, GpuHealthState> = { GPU_HEALTH_OK: 'ok', GPU_HEALTH_DEGRADED: 'degraded', GPU_HEALTH_FAILED: 'failed' };
+
+const isEngine = (e: string): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e);
+
+/** agent.v1.ShardSpec → the reconciler's spec; undefined when it cannot be one of ours (unknown engine). */
+export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): ShardLaunchSpec | undefined {
+  if (!s || !s.shardId || !isEngine(s.engine)) return undefined;
+  return {
+    shardId: s.shardId,
+    replicaId: s.replicaId,
+    model: s.model,
+    profile: s.profile,
+    engine: s.engine,
+    rank: s.rank,
+    nnodes: Math.max(1, s.nnodes),
+    leaderAddr: s.leaderAddr,
+    leaderPort: s.leaderPort,
+    gpuIndices: s.gpuIndices,
+    hcas: s.hcas,
+    fabric: s.fabric,
+    httpPort: s.httpPort,
+    modelPath: s.modelPath,
+    args: s.args,
+    env: s.env,
+    tp: s.tensorParallel,
+    pp: s.pipelineParallel,
+    startupTimeoutMs: s.startupTimeoutMs,
+    ...(s.launchMode === 'mp' || s.launchMode === 'ray' ? { launchMode: s.launchMode } : {}),
+    servedModelName: s.servedModelName,
+  };
+}
+
+/** The reconciler's spec → agent.v1.ShardSpec. */
+export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
+  return {
+    shardId: s.shardId,
+    replicaId: s.replicaId,
+    model: s.model,
+    profile: s.profile,
+    engine: s.engine,
+    rank: s.rank,
+    nnodes: s.nnodes,
+    leaderAddr: s.leaderAddr,
+    leaderPort: s.leaderPort,
+    gpuIndices: [...s.gpuIndices],
+    hcas: [...s.hcas],
+    fabric: s.fabric,
+    httpPort: s.httpPort,
+    modelPath: s.modelPath,
+    args: [...s.args],
+    env: { ...s.env },
+    tensorParallel: s.tp,
+    pipelineParallel: s.pp,
+    startupTimeoutMs: s.startupTimeoutMs,
+    launchMode: s.launchMode ?? '',
+    servedModelName: s.servedModelName,
+  };
+}
+
+/** One inventory node → the placement view of it, or undefined without NodeInfo. */
+export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
+  const info = n.info;
+  if (!info?.nodeId) return undefined;
+  const health = new Map(n.gpuHealth.map((h) => [h.index, HEALTH[h.health] ?? 'ok']));
+  const engines = info.simulated ? ('any' as const) : (info.versions?.engines ?? []).map((e) => e.engine).filter(isEngine);
+  return {
+    id: info.nodeId,
+    mgmtAddr: info.mgmtAddr || info.hostname,
+    condition: n.connectivity === 'CONNECTIVITY_CONNECTED' ? 'ready' : n.connectivity === 'CONNECTIVITY_LOST' ? 'lost' : 'unreachable',
+    cordoned: n.intent === 'NODE_INTENT_CORDONED' || n.intent === 'NODE_INTENT_DRAINING',
+    draining: n.intent === 'NODE_INTENT_DRAINING',
+    gpus: info.gpus.map((g) => ({ index: g.index, gpuClass: g.gpuClass, computeCapability: g.computeCapability, numaNode: g.numaNode, health: health.get(g.index) ?? 'ok' })),
+    hcas: info.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, active: h.ports.some((p) => p.state === 'PORT_STATE_ACTIVE') })),
+    fabrics: info.fabrics.map((f) => ({ name: f.fabric, hcas: f.hcas, known: f.source !== 'FABRIC_SOURCE_UNKNOWN' && f.fabric !== '' && f.fabric !== 'unknown' })),
+    nvlinkGroups: (info.topology?.nvlinkGroups ?? []).map((g) => g.gpuIndices),
+    engines,
+  };
+}
+
+/** One reported shard → the reconciler's report. */
+export function shardFromWire(nodeId: string, s: agentV1.ShardStatus__Output): ShardReport {
+  const spec = specFromWire(s.spec);
+  return {
+    nodeId,
+    shardId: s.shardId,
+    replicaId: s.replicaId || spec?.replicaId || '',
+    state: SHARD_STATES[s.state] ?? 'pending',
+    message: s.message,
+    endpoint: s.endpoint,
+    ...(spec ? { spec } : {}),
+    adopted: s.adopted,
+  };
+}
+
+/** Inventory's fleet → the reconciler's FleetView. */
+export function fleetFromWire(nodes: Iterable<InventoryNodeLike>): FleetView {
+  const out: ReconcilerNode[] = [];
+  const shards: ShardReport[] = [];
+  for (const n of nodes) {
+    const node = nodeFromWire(n);
+    if (!node) continue;
+    out.push(node);
+    for (const s of n.shards) shards.push(shardFromWire(node.id, s));
+  }
+  return { nodes: out, shards };
+}

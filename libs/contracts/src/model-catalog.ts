@@ -1,0 +1,44 @@
+/**
+ * The catalog facts routers need, and on-demand use signals, shared through
+ * Redis between the placement-scheduler (writer of the catalog view, reader
+ * of demand) and routers (readers of the catalog view, writers of demand).
+ * Upstream notes, "On-demand loading".
+ *
+ * - `<prefix>models:catalog` — HASH; field = a model name *or alias*, value =
+ *   the JSON of one {@link CatalogEntry}. Replaced whole by the scheduler's
+ *   leader whenever the catalog (or an operator target) changes.
+ * - `<prefix>models:demand` — HASH; field = canonical model name, value =
+ *   unix ms of the latest request routers saw for it (on-demand models).
+ * - `<prefix>models:demand` — also a pub/sub channel; the payload is the
+ *   canonical model name, published when a request finds no replica, so the
+ *   scheduler starts one at once instead of at its next pass.
+ */
+export const MODEL_CATALOG_SCHEMA_VERSION = 1;
+
+export function modelCatalogKeys(prefix: string) {
+  return { catalog: `${prefix}models:catalog`, demand: `${prefix}models:demand`, demandChannel: `${prefix}models:demand` };
+}
+
+/** How a catalogued model is run (docs/placement.md "Scaling"). */
+export type CatalogMode = 'off' | 'on-demand' | 'always-on';
+
+/** One catalog name as routers see it. */
+export interface CatalogEntry {
+  readonly v: typeof MODEL_CATALOG_SCHEMA_VERSION;
+  /** The canonical model name (the entry's own name, or what the alias resolves to). */
+  readonly model: string;
+  readonly mode: CatalogMode;
+  /** Seconds a client should wait before retrying while the model loads (Retry-After). */
+  readonly retryAfterS: number;
+}
+
+/** Parses one hash value; undefined when invalid or of another schema version. */
+export function decodeCatalogEntry(json: string): CatalogEntry | undefined {
+  try {
+    const o = JSON.parse(json) as Partial<CatalogEntry>;
+    if (o.v !== MODEL_CATALOG_SCHEMA_VERSION || typeof o.model !== 'string' || !['off', 'on-demand', 'always-on'].includes(o.mode as string)) return undefined;
+    return { v: o.v, model: o.model, mode: o.mode as CatalogMode, retryAfterS: typeof o.retryAfterS === 'number' && o.retryAfterS > 0 ? o.retryAfterS : 10 };
+  } catch {
+    return undefined;
+  }
+}
