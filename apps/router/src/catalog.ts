@@ -10,7 +10,11 @@ export class ModelCatalog {
   private readonly configured = new Map<string, RouterConfig['models'][number]>();
   private readonly aliases = new Map<string, string>();
 
-  constructor(cfg: RouterConfig, private readonly source: EndpointSource) {
+  /**
+   * `placement`: the catalog view the placement-scheduler publishes (on-demand
+   * models are catalogued before they have any endpoint).
+   */
+  constructor(cfg: RouterConfig, private readonly source: EndpointSource, private readonly placement?: { resolve(name: string): string | undefined }) {
     for (const m of cfg.models) this.configured.set(m.name, m);
     for (const m of cfg.models) for (const a of m.aliases) this.aliases.set(a, m.name);
     for (const [a, target] of Object.entries(cfg.model_aliases)) this.aliases.set(a, target);
@@ -21,7 +25,7 @@ export class ModelCatalog {
     if (this.configured.has(name) || this.source.endpoints(name).length > 0) return name;
     const target = this.aliases.get(name);
     if (target !== undefined && (this.configured.has(target) || this.source.endpoints(target).length > 0)) return target;
-    return undefined;
+    return this.placement?.resolve(name);
   }
 
   /** The model followed by its fallbacks, in order, without repeats. */

@@ -14,6 +14,7 @@ import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
 import { createRouterMetrics } from './metrics';
 import { admit, API, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, type ApiKind, type PinAwareTenancy, type RouterState } from './stages';
+import { OnDemand } from './on-demand';
 import { createTenancy, type TenancyHooks } from './tenancy';
 
 export interface RouterDeps {
@@ -25,6 +26,8 @@ export interface RouterDeps {
   random?: () => number;
   /** Overrides the tenancy built from config (tests). */
   tenancy?: TenancyHooks;
+  /** Overrides the on-demand catalog view built from a Redis endpoint source (tests). */
+  onDemand?: OnDemand;
 }
 
 export interface RouterCore {
@@ -103,7 +106,18 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     },
   });
 
-  const catalog = new ModelCatalog(cfg, source);
+  const onDemand =
+    deps.onDemand ??
+    (cfg.endpoint_source.kind === 'redis'
+      ? await OnDemand.open({
+          url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379',
+          keyPrefix: cfg.endpoint_source.key_prefix,
+          holdMs: cfg.endpoint_source.on_demand_hold,
+          subscribe: (cb) => source.subscribe(cb),
+          log,
+        })
+      : undefined);
+  const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
   const agent = new Agent({
@@ -153,7 +167,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     return out;
   }
 
-  const state: RouterState = { cfg, log, profiles, bandNames, catalog, tenancy, admission, metrics, health, agent, random, poolSaturated, lastScores, views };
+  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, metrics, health, agent, random, poolSaturated, lastScores, views };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
   const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle' });
@@ -277,6 +291,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       await (admission as { close?(): Promise<void> }).close?.();
       await tenancy.close();
       if (!deps.source) await source.close();
+      if (!deps.onDemand) await onDemand?.close();
       await agent.close().catch(() => undefined);
     },
   };

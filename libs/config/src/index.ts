@@ -5,3 +5,4 @@ export * from './admission-core';
 export * from './accounting';
 export * from './sim-engine';
 export * from './catalog';
+export * from './placement-scheduler';

@@ -139,9 +139,11 @@ export const routerConfigSchema = z
         kind: z.enum(['static', 'redis']).default('static'),
         redis_url: z.string().optional(),
         key_prefix: z.string().default('llmgw:'),
+        /** With kind redis: how long a request for an on-demand model with no replica waits before 503 model_loading. */
+        on_demand_hold: duration().default(2000),
       })
       .strict()
-      .default({ kind: 'static', key_prefix: 'llmgw:' }),
+      .default({ kind: 'static', key_prefix: 'llmgw:', on_demand_hold: 2000 }),
     /** Per-engine metric name overrides: engine → contract field → metric name. */
     engine_metrics: engineMetricOverrides(),
   })

@@ -14,18 +14,27 @@ export async function admit(s: RouterState, c: RequestContext): Promise<void> {
   // Used only to find the serving model and its candidate pools: scheduling rebuilds the views
   // after admission, because requests granted while this one waited changed the inflight counts.
   let firstViews: EndpointView[] | undefined;
-  c.chainIdx = c.chain.findIndex((m) => {
-    const vs = s.views(m);
-    if (!vs.some((v) => !v.draining && v.available)) return false;
-    firstViews = vs;
-    return true;
-  });
+  const find = () =>
+    c.chain.findIndex((m) => {
+      const vs = s.views(m);
+      if (!vs.some((v) => !v.draining && v.available)) return false;
+      firstViews = vs;
+      return true;
+    });
+  c.chainIdx = find();
+  // On demand: the model itself has no replica yet. Ask for one; with no fallback to serve
+  // meanwhile, hold briefly for it (throws model_loading when it does not come up in time).
+  if (c.chainIdx !== 0 && s.onDemand?.isOnDemand(model)) {
+    if (c.chainIdx > 0) s.onDemand.touch(model, true);
+    else if (await s.onDemand.hold(model, () => s.views(model).some((v) => !v.draining && v.available), c.signal)) c.chainIdx = find();
+  }
   if (c.chainIdx < 0) {
     throw new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}${c.chain.length > 1 ? ` or its fallbacks (${c.chain.slice(1).join(', ')})` : ''}`, {
       retryAfterSeconds: Math.max(1, s.cfg.cooldown_seconds),
     });
   }
   c.servedModel = c.chain[c.chainIdx];
+  s.onDemand?.touch(c.servedModel);
 
   const usable = firstViews!.filter((v) => !v.draining && v.available);
   const candidatePools = [...new Map(usable.sort((a, b) => b.poolPriority - a.poolPriority).map((v) => [v.pool, v])).keys()];

@@ -8,6 +8,7 @@ import type { Logger } from '@llmgw/observability';
 import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
 import type { RouterAdmission } from '../admission';
 import type { ModelCatalog } from '../catalog';
+import type { OnDemand } from '../on-demand';
 import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 import type { CapturedUsage } from '../sse';
@@ -35,6 +36,8 @@ export interface RouterState {
   readonly profiles: ReadonlyMap<string, RoutingProfile>;
   readonly bandNames: readonly string[];
   readonly catalog: ModelCatalog;
+  /** On-demand loading (with a Redis endpoint source): hold, then model_loading. */
+  readonly onDemand?: OnDemand;
   readonly tenancy: PinAwareTenancy;
   readonly admission: RouterAdmission;
   readonly metrics: RouterMetrics;
