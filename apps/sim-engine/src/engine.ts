@@ -15,7 +15,16 @@ export interface EngineOptions {
   /** Tokens/s of a sequence running alone; 0 = instantaneous. */
   decodeTps: number;
   batchContention: number;
+  /**
+   * vLLM's `--scheduling-policy`: `fcfs` serves the waiting queue in arrival
+   * order and preempts the newest running sequence; `priority` serves it by
+   * (priority, arrival) — lower value first — and preempts the running
+   * sequence with the highest (priority, arrival). Default `fcfs`.
+   */
+  schedulingPolicy?: SchedulingPolicy;
 }
+
+export type SchedulingPolicy = 'fcfs' | 'priority';
 
 export interface SeqUsage {
   promptTokens: number;
@@ -39,6 +48,8 @@ export interface SubmitRequest {
   stop?: string[];
   /** Seeds the generated words. */
   textSeed: number;
+  /** vLLM's request `priority`: lower is served first under the `priority` policy (default 0). */
+  priority?: number;
   sink: SeqSink;
 }
 
@@ -65,6 +76,7 @@ export class Sequence {
   readonly promptLen: number;
   /** Hashes of the prompt's full blocks. */
   readonly hashes: number[];
+  readonly priority: number;
 
   constructor(
     readonly id: number,
@@ -74,6 +86,7 @@ export class Sequence {
   ) {
     this.words = new WordStream(req.textSeed);
     this.promptLen = req.promptTokens.length;
+    this.priority = req.priority ?? 0;
     const full = Math.floor(this.promptLen / blockSize);
     this.hashes = new Array<number>(full);
     let parent: number | null = null;
@@ -89,7 +102,17 @@ export class Sequence {
 }
 
 /**
- * The simulated engine: a FIFO waiting queue, a running batch bounded by
+ * Scheduling order under the `priority` policy, as vLLM's `Request.__lt__`:
+ * priority, then arrival, then id (ids grow with arrival, so equal priorities
+ * are first come, first served).
+ */
+export function priorityOrder(a: Sequence, b: Sequence): number {
+  return a.priority - b.priority || a.arrivedAt - b.arrivedAt || a.id - b.id;
+}
+
+/**
+ * The simulated engine: a waiting queue (FIFO, or ordered by request priority
+ * under `schedulingPolicy: 'priority'`), a running batch bounded by
  * max_num_seqs and by KV blocks, automatic prefix caching, and one shared
  * step loop (a single timer for the whole engine, never one per token).
  *
@@ -131,11 +154,28 @@ export class SimEngine {
     return Math.ceil((promptTokens + 1) / this.opts.blockSize) > this.opts.numGpuBlocks;
   }
 
+  get policy(): SchedulingPolicy {
+    return this.opts.schedulingPolicy ?? 'fcfs';
+  }
+
   submit(req: SubmitRequest): Sequence {
     const seq = new Sequence(this.nextId++, req, performance.now(), this.opts.blockSize);
-    this.waiting.push(seq);
+    if (this.policy === 'priority') this.enqueueByPriority(seq);
+    else this.waiting.push(seq);
     this.kick();
     return seq;
+  }
+
+  /** Inserts into the waiting queue at its (priority, arrival, id) place; after equals. */
+  private enqueueByPriority(seq: Sequence): void {
+    let lo = 0;
+    let hi = this.waiting.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (priorityOrder(this.waiting[mid], seq) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.waiting.splice(lo, 0, seq);
   }
 
   /** Drops a sequence (client gone): its blocks are freed at once. */
@@ -305,10 +345,23 @@ export class SimEngine {
     }
   }
 
-  /** Finds one more block for `seq`; preempts the newest sequence when none is free. */
+  /**
+   * The sequence to preempt when a running one needs a block and none is
+   * free: the newest under `fcfs`; under `priority` the one with the highest
+   * (priority, arrival) — the lowest priority, newest among equals — as in
+   * vLLM's scheduler.
+   */
+  private victim(): Sequence {
+    if (this.policy === 'fcfs') return this.running[this.running.length - 1];
+    let v = this.running[0];
+    for (const s of this.running) if (priorityOrder(s, v) > 0) v = s;
+    return v;
+  }
+
+  /** Finds one more block for `seq`; preempts a victim (see `victim`) when none is free. */
   private growOrPreempt(seq: Sequence): boolean {
     while (!this.blocks.allocate(1)) {
-      const victim = this.running[this.running.length - 1];
+      const victim = this.victim();
       if (victim === seq) {
         if (this.running.length === 1) {
           // Alone and still out of blocks: the sequence can never grow further.
@@ -329,7 +382,10 @@ export class SimEngine {
     this.removeRunning(seq);
     this.releaseBlocks(seq);
     seq.state = 'waiting';
-    this.waiting.unshift(seq);
+    // vLLM puts a preempted request back at the head of an FCFS queue, and at its
+    // (priority, arrival) place in a priority queue.
+    if (this.policy === 'priority') this.enqueueByPriority(seq);
+    else this.waiting.unshift(seq);
     this.counters.preemptions++;
   }
 

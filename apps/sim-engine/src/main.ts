@@ -41,6 +41,7 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
     prefillTps: config.prefillTps,
     decodeTps: config.decodeTps,
     batchContention: config.batchContention,
+    schedulingPolicy: config.schedulingPolicy,
   });
   const server = createSimServer(config, engine, log);
   await new Promise<void>((resolve, reject) => {
@@ -109,6 +110,7 @@ export function buildCommand(): Command {
     .option('--prefill-tps <n>', 'prompt tokens per second per request (0 = instantaneous)', float('--prefill-tps'), d.prefillTps)
     .option('--decode-tps <n>', 'tokens per second of a request running alone (0 = instantaneous)', float('--decode-tps'), d.decodeTps)
     .option('--batch-contention <x>', 'per-token latency × (1 + x × (running − 1))', float('--batch-contention'), d.batchContention)
+    .option('--scheduling-policy <policy>', 'fcfs | priority (as vLLM: request `priority`, lower first, ties by arrival; preempts the lowest priority)', d.schedulingPolicy)
     .option('--fail-rate <p>', 'fraction of requests answered with HTTP 500 (seeded)', float('--fail-rate'), d.failRate)
     .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
     .option('--dialect <engine>', 'metric vocabulary on /metrics: vllm | sglang | llamacpp', d.dialect)
@@ -155,6 +157,7 @@ export async function main(argv: string[]): Promise<number> {
       prefillTps: o.prefillTps,
       decodeTps: o.decodeTps,
       batchContention: o.batchContention,
+      schedulingPolicy: o.schedulingPolicy,
       failRate: o.failRate,
       seed: o.seed,
       dialect: o.dialect,

@@ -134,12 +134,28 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     return { max: Math.max(1, Math.min(cfg.maxTokensDefault, cfg.maxModelLen - promptTokens)), reason: 'stop' };
   };
 
+  /**
+   * vLLM's request `priority` (an integer, default 0). As in vLLM, a
+   * non-default priority on an engine not started with
+   * `--scheduling-policy priority` is a 400.
+   */
+  const priorityOf = (body: object): number => {
+    const p = (body as { priority?: unknown }).priority;
+    if (p === undefined || p === null) return 0;
+    if (typeof p !== 'number' || !Number.isSafeInteger(p)) throw fail('LLMGW_ERR_REQUEST_INVALID', 'priority must be an integer', 'priority');
+    if (p !== 0 && engine.policy !== 'priority') {
+      throw fail('LLMGW_ERR_REQUEST_INVALID', `Got priority ${p} but priority scheduling is not enabled (--scheduling-policy priority).`, 'priority');
+    }
+    return p;
+  };
+
   const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ChatCompletionRequest);
     checkModel(body.model);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
+    const priority = priorityOf(body);
     const maxTokens = chatMaxTokens(body);
     if (maxTokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
     const prompt = renderChat(body.messages);
@@ -163,6 +179,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
         limitReason: reason,
         stop,
         textSeed: textSeed(prompt, body.seed),
+        priority,
         sink: {
           tokens(texts, first) {
             let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
@@ -186,6 +203,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       limitReason: reason,
       stop,
       textSeed: textSeed(prompt, body.seed),
+      priority,
       sink: {
         tokens(texts) {
           for (const t of texts) text += t;
@@ -211,6 +229,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     checkModel(body.model);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     if (body.max_tokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', 'max_tokens');
+    const priority = priorityOf(body);
     let prompt: string;
     let tokens: number[];
     const p = body.prompt;
@@ -253,6 +272,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
         limitReason: reason,
         stop,
         textSeed: textSeed(prompt, body.seed),
+        priority,
         sink: {
           tokens(texts) {
             // The last text is held back so the finish_reason rides on the final token, as in the captures.
@@ -280,6 +300,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       limitReason: reason,
       stop,
       textSeed: textSeed(prompt, body.seed),
+      priority,
       sink: {
         tokens(texts) {
           for (const t of texts) text += t;

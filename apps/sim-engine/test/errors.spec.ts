@@ -60,3 +60,24 @@ describe('bad input gets OpenAI error JSON with the right status, never a crash'
     expect((await res.json()).error.type).toBe('server_error');
   });
 });
+
+describe('request priority (vLLM: a non-default priority needs --scheduling-policy priority)', () => {
+  it.each<[string, 'fcfs' | 'priority', unknown, number]>([
+    ['priority 0 on fcfs', 'fcfs', 0, 200],
+    ['priority 3 on fcfs', 'fcfs', 3, 400],
+    ['priority -2 on priority', 'priority', -2, 200],
+    ['priority 1.5', 'priority', 1.5, 400],
+    ['priority "high"', 'priority', 'high', 400],
+  ])('%s → %d', async (_name, policy, priority, status) => {
+    const h = await engines.start({ models: ['m'], decodeTps: 0, prefillTps: 0, schedulingPolicy: policy });
+    for (const [path, body] of [
+      ['/v1/chat/completions', chat({ priority, max_tokens: 1 })],
+      ['/v1/completions', { model: 'm', prompt: 'hi', priority, max_tokens: 1 }],
+    ] as const) {
+      const res = await postJson(`${h.url}${path}`, body);
+      const json = await res.json();
+      expect(res.status).toBe(status);
+      if (status === 400) expect(json.error).toMatchObject({ type: 'invalid_request_error', param: 'priority' });
+    }
+  });
+});

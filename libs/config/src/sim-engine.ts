@@ -24,6 +24,8 @@ export const simEngineConfigSchema = z
     decodeTps: z.number().min(0).default(50),
     /** Per-token latency grows by this fraction for every other running sequence. */
     batchContention: z.number().min(0).default(0.02),
+    /** vLLM's --scheduling-policy: fcfs (arrival order) or priority (request `priority`, lower first, ties by arrival). */
+    schedulingPolicy: z.enum(['fcfs', 'priority']).default('fcfs'),
     /** Fraction of requests answered with a 500 (seeded). */
     failRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().default(0),
