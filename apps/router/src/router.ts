@@ -9,6 +9,7 @@ import { isLlmgwError, LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
 import { buildProfiles, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
+import { EnginePriority } from './admission/engine-priority';
 import { createAdmission } from './admission';
 import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
@@ -167,7 +168,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     return out;
   }
 
-  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, metrics, health, agent, random, poolSaturated, lastScores, views };
+  const enginePriority = new EnginePriority(cfg.admission.bands ?? DEFAULT_BAND_CONFIGS, source);
+  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, metrics, health, agent, random, poolSaturated, lastScores, views };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
   const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle' });
@@ -288,6 +290,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       clearTimeout(grace);
       unsubscribe();
       await scraper.close();
+      enginePriority.close();
       await (admission as { close?(): Promise<void> }).close?.();
       await tenancy.close();
       if (!deps.source) await source.close();

@@ -26,6 +26,8 @@ export const staticEndpointSchema = z
     /** Pool priority: higher is preferred. */
     priority: z.number().int().default(0),
     draining: z.boolean().default(false),
+    /** The engine's --scheduling-policy; `priority` makes the router send the band as the request's `priority`. */
+    scheduling_policy: z.enum(['fcfs', 'priority']).default('fcfs'),
   })
   .strict();
 

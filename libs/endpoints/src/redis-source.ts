@@ -39,6 +39,7 @@ export function decodeEndpoint(id: string, json: string): EndpointInfo | undefin
       priority: typeof o.priority === 'number' ? o.priority : undefined,
       weight: typeof o.weight === 'number' && o.weight > 0 ? o.weight : undefined,
       draining: o.draining === true,
+      scheduling_policy: o.scheduling_policy === 'priority' ? 'priority' : undefined,
     });
   } catch {
     return undefined;

@@ -4,7 +4,8 @@ describe('parseEndpointFlag', () => {
   it.each([
     ['a=http://127.0.0.1:8000=llama', { id: 'a', url: 'http://127.0.0.1:8000', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false }],
     ['b=http://h:1/=m,engine=sglang,pool=h100,weight=50,priority=7', { id: 'b', url: 'http://h:1', model: 'm', engine: 'sglang', pool: 'h100', weight: 50, priority: 7 }],
-    ['c=https://x.example/v=q=m,engine=llamacpp', { id: 'c', url: 'https://x.example/v=q', model: 'm', engine: 'llamacpp' }],
+    ['c=https://x.example/v=q=m,engine=llamacpp', { id: 'c', url: 'https://x.example/v=q', model: 'm', engine: 'llamacpp', schedulingPolicy: 'fcfs' }],
+    ['d=http://h:1=m,scheduling_policy=priority', { id: 'd', schedulingPolicy: 'priority' }],
   ])('%s', (flag, want) => {
     expect(parseEndpointFlag(flag)).toMatchObject(want);
   });
@@ -16,6 +17,7 @@ describe('parseEndpointFlag', () => {
     ['bad weight', 'a=http://h:1=m,weight=-1'],
     ['bad priority', 'a=http://h:1=m,priority=1.5'],
     ['unknown option', 'a=http://h:1=m,colour=red'],
+    ['bad scheduling policy', 'a=http://h:1=m,scheduling_policy=lifo'],
   ])('rejects %s', (_what, flag) => {
     expect(() => parseEndpointFlag(flag)).toThrow(/--endpoint/);
   });
@@ -39,8 +41,8 @@ describe('StaticEndpointSource', () => {
 describe('endpointFlagsToConfig', () => {
   it('turns --endpoint flags into config entries with defaults filled in', () => {
     expect(endpointFlagsToConfig(['a=http://127.0.0.1:8001=llama', 'b=http://h:2=llama,engine=sglang,pool=h100,weight=50,priority=7,draining'])).toEqual([
-      { name: 'a', url: 'http://127.0.0.1:8001', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false },
-      { name: 'b', url: 'http://h:2', model: 'llama', engine: 'sglang', pool: 'h100', weight: 50, priority: 7, draining: true },
+      { name: 'a', url: 'http://127.0.0.1:8001', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false, scheduling_policy: 'fcfs' },
+      { name: 'b', url: 'http://h:2', model: 'llama', engine: 'sglang', pool: 'h100', weight: 50, priority: 7, draining: true, scheduling_policy: 'fcfs' },
     ]);
   });
 

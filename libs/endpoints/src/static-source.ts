@@ -1,6 +1,6 @@
 import type { EngineKind } from '@llmgw/engine-metrics';
 import { CachedEndpointList } from './endpoint-list';
-import type { EndpointInfo } from './types';
+import type { EndpointInfo, SchedulingPolicy } from './types';
 
 export { groupByModel } from './endpoint-list';
 
@@ -17,7 +17,11 @@ export interface StaticEndpointInput {
   weight?: number;
   priority?: number;
   draining?: boolean;
+  /** The engine's --scheduling-policy (config key `scheduling_policy`). */
+  scheduling_policy?: SchedulingPolicy;
 }
+
+const POLICIES: readonly SchedulingPolicy[] = ['fcfs', 'priority'];
 
 export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
   const id = e.id ?? e.name;
@@ -31,11 +35,12 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
     priority: e.priority ?? 0,
     weight: e.weight ?? 100,
     draining: e.draining ?? false,
+    schedulingPolicy: e.scheduling_policy ?? 'fcfs',
   });
 }
 
 /**
- * Parses one `--endpoint name=url=model[,engine=E][,pool=P][,weight=W][,priority=N]`
+ * Parses one `--endpoint name=url=model[,engine=E][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority]`
  * flag. The URL may itself contain `=` only in its query, so the first `=`
  * ends the name and the last `=` before the first `,` starts the model.
  */
@@ -43,7 +48,7 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
 export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id'>>> {
   return flags.map((f) => {
     const e = parseEndpointFlag(f);
-    return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining };
+    return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining, scheduling_policy: e.schedulingPolicy ?? 'fcfs' };
   });
 }
 
@@ -52,7 +57,7 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
   const first = head.indexOf('=');
   const last = head.lastIndexOf('=');
   if (first <= 0 || last === first || last === head.length - 1) {
-    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]`);
+    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority]`);
   }
   const name = head.slice(0, first);
   const url = head.slice(first + 1, last);
@@ -84,6 +89,10 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
         input.priority = p;
         break;
       }
+      case 'scheduling_policy':
+        if (!POLICIES.includes(v as SchedulingPolicy)) throw new Error(`--endpoint "${flag}": scheduling_policy must be one of ${POLICIES.join(', ')}`);
+        input.scheduling_policy = v as SchedulingPolicy;
+        break;
       case 'draining':
         input.draining = v === '' || v === 'true';
         break;

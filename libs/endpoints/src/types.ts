@@ -21,7 +21,17 @@ export interface EndpointInfo {
   readonly weight: number;
   /** A draining replica gets no new requests; running ones finish. */
   readonly draining: boolean;
+  /**
+   * The engine's own scheduling policy (vLLM's `--scheduling-policy`).
+   * `priority`: the router sends each request's band as the body's `priority`
+   * (top band 0, then 1, 2, …), so the engine's waiting queue and preemption
+   * follow the bands. Absent = `fcfs`: no `priority` is sent.
+   */
+  readonly schedulingPolicy?: SchedulingPolicy;
 }
+
+/** vLLM's `--scheduling-policy` values. */
+export type SchedulingPolicy = 'fcfs' | 'priority';
 
 /**
  * Where the router (and admission) learn which endpoints exist (plan §6.4).

@@ -90,14 +90,17 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.endpoint = ep.id;
     c.pool = ep.pool;
     tried.add(ep.id);
-    if (bodyFor !== model) {
-      // The client's bytes go out as they came unless the model or stream_options must change.
-      if (model === c.requested && !withhold) upstreamBody = c.buf;
+    const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
+    const bodyKey = enginePrio === undefined ? model : `${model}\u0000${enginePrio}`;
+    if (bodyFor !== bodyKey) {
+      // The client's bytes go out as they came unless the model, stream_options or engine priority must change.
+      const prioChanged = s.enginePriority?.apply(body, ep.id, c.band) ?? false;
+      if (model === c.requested && !withhold && !prioChanged) upstreamBody = c.buf;
       else {
         body.model = model;
         upstreamBody = Buffer.from(JSON.stringify(body));
       }
-      bodyFor = model;
+      bodyFor = bodyKey;
     }
     c.attempts++;
     attemptStarted = performance.now();

@@ -13,6 +13,7 @@ import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy';
+import type { EnginePriority } from '../admission/engine-priority';
 
 /** The inference APIs the router serves, each with its path, request schema and whether it may stream. */
 export type ApiKind = 'chat' | 'completions' | 'embeddings';
@@ -40,6 +41,8 @@ export interface RouterState {
   readonly onDemand?: OnDemand;
   readonly tenancy: PinAwareTenancy;
   readonly admission: RouterAdmission;
+  /** Band → vLLM request `priority` for endpoints with `scheduling_policy: priority` (apps/router/src/admission). */
+  readonly enginePriority?: EnginePriority;
   readonly metrics: RouterMetrics;
   readonly health: EndpointHealth;
   readonly agent: Agent;
