@@ -122,7 +122,7 @@ export async function start(opts: StartOptions): Promise<RunningAdmission> {
       ttlMs: cfg.leader.lock_ttl,
       onElected: (token) => {
         svc.reset();
-        ctl = new AdmissionController(core, { recorder });
+        ctl = new AdmissionController(core, { recorder, log });
         fed = new Set();
         feed();
         leaderGauge.set(1);

@@ -36,6 +36,12 @@ export interface AdmissionCoreConfig extends SaturationThresholds {
    */
   totalQueueCapacity?: number;
   bands: BandConfig[];
+  /**
+   * Batch slots per replica (with a confirmed capacity) that a band below the
+   * top leaves free when it borrows beyond its share: what the next
+   * higher-band request finds free. Default 1.
+   */
+  slotHeadroomPerReplica?: number;
   /** Per-model threshold overrides (plan §7.2.1: both thresholds per model). */
   models?: Record<string, Partial<SaturationThresholds>>;
 }
@@ -74,5 +80,8 @@ export function validateAdmissionConfig(c: AdmissionCoreConfig): void {
   if (!(c.kvCeiling > 0)) problems.push('kv_ceiling must be > 0');
   if (!(c.queueTtlMs > 0)) problems.push('queue_ttl must be > 0');
   if (!(c.queueCapacityPerBand >= 0)) problems.push('queue_capacity_per_band must be >= 0');
+  if (c.slotHeadroomPerReplica !== undefined && !(Number.isInteger(c.slotHeadroomPerReplica) && c.slotHeadroomPerReplica >= 0)) {
+    problems.push('slot_headroom_per_replica must be an integer >= 0');
+  }
   if (problems.length) throw new Error(`invalid admission config: ${problems.join('; ')}`);
 }

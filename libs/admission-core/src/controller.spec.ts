@@ -116,9 +116,11 @@ describe('AdmissionController', () => {
     // a queue in two scrapes in a row at a batch that does not grow: capacity confirmed at 6
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
-    expect(ctl.saturation('a')).toBe(0.75); // max(2, 9 − 6) ÷ 4
+    // confirmed: every slot is in use (slots 1) and max(2, 9 − 6) ÷ 4 queued
+    expect(ctl.saturationParts('a')).toMatchObject({ slots: 1, queue: 0.75, capacity: 6, used: 6 });
+    expect(ctl.saturation('a')).toBe(1);
     ctl.updatePool('a', [replica('a-0', 2, { waiting: 0 })]);
-    expect(ctl.saturation('a')).toBe(0.75); // still 9 outstanding − 6
+    expect(ctl.saturationParts('a')).toMatchObject({ slots: 1, queue: 0.75 }); // still 9 outstanding − 6
     await flush();
     expect(tenth.r).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from './clock';
 import { validateAdmissionConfig, type AdmissionCoreConfig, type BandConfig } from './config';
 import { noopRecorder, type AdmissionRecorder } from './recorder';
-import { poolSaturation } from './saturation';
+import { bandVerdict, poolSaturationParts, type BandVerdict, type SaturationParts } from './saturation';
 import type {
   AcquireResult,
   Admission,
@@ -28,9 +28,18 @@ export interface ReplicaStats {
   inflight?: number;
 }
 
+/** Where lease decisions are explained (a pino logger fits). */
+export interface DecisionLog {
+  debug(obj: object, msg: string): void;
+  /** When present and false for 'debug', decisions are not even formatted. */
+  isLevelEnabled?(level: string): boolean;
+}
+
 export interface AdmissionControllerDeps {
   clock?: Clock;
   recorder?: AdmissionRecorder;
+  /** One debug line per lease decision: band, pool, saturation parts, ceiling, rule. */
+  log?: DecisionLog;
   /** Lease ids; defaults to a random prefix plus a counter. */
   newLeaseId?: () => string;
 }
@@ -53,6 +62,12 @@ export interface AdmissionSnapshot {
 function capacityOf(h: { hwm: number; confirmed: boolean } | undefined, running: number): number {
   if (!h) return running;
   return h.confirmed ? h.hwm : Math.max(h.hwm, 2 * running);
+}
+
+/** Scraped running/waiting less the releases seen since that scrape, spread over the replicas. */
+function afterReleases(r: ReplicaStats, released: number): { running: number; waiting: number } {
+  const fromRunning = Math.min(r.running, released);
+  return { running: r.running - fromRunning, waiting: Math.max(0, r.waiting - (released - fromRunning)) };
 }
 
 const poolKey = (model: string, pool: string) => `${model}\u0000${pool}`;
@@ -95,10 +110,15 @@ interface PoolState {
   hwm: Map<string, { hwm: number; confirmed: boolean; lastWaiting: number; lastRunning: number }>;
   thresholds: SaturationThresholds;
   outstanding: number;
+  /** Outstanding leases per band name (adopted ones, whose band is unknown, under ''). */
+  byBand: Map<string, number>;
+  /** Leases released since the last scrape was fed: that scrape still shows them running. */
+  releasedSinceFeed: number;
 }
 
 interface LeaseState {
   state: PoolState;
+  band: string;
   released: boolean;
   adopted?: boolean;
 }
@@ -130,6 +150,8 @@ export class AdmissionController implements Admission {
   private closed = false;
   /** Prefix of the ids this controller hands out; an id with it is never adopted. */
   private readonly ownPrefix: string | undefined;
+  private readonly log: DecisionLog | undefined;
+  private readonly headroom: number;
   /** Adopted ids already released, so a KeepAlive racing a Release cannot resurrect one. */
   private readonly releasedAdopted = new Set<string>();
 
@@ -137,6 +159,8 @@ export class AdmissionController implements Admission {
     validateAdmissionConfig(config);
     this.clock = deps.clock ?? systemClock;
     this.rec = deps.recorder ?? noopRecorder;
+    this.log = deps.log;
+    this.headroom = config.slotHeadroomPerReplica ?? 1;
     const prefix = Math.random().toString(36).slice(2, 10);
     let n = 0;
     this.ownPrefix = deps.newLeaseId ? undefined : `${prefix}-`;
@@ -168,7 +192,7 @@ export class AdmissionController implements Admission {
 
     // Fast path: nothing of this band is waiting, so granting now cannot jump a queue.
     if (band.size === 0) {
-      const pool = this.pickPool(band, req);
+      const pool = this.pickPool(band, req, true);
       if (pool !== undefined) return Promise.resolve(this.grant(band, req, pool, now));
     }
 
@@ -239,6 +263,7 @@ export class AdmissionController implements Admission {
     }
     for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
     st.replicas = replicas.map((r) => ({ ...r }));
+    st.releasedSinceFeed = 0;
     this.recordSaturation(st);
     this.dispatch();
   }
@@ -263,6 +288,8 @@ export class AdmissionController implements Admission {
       if (this.releasedAdopted.size > 100_000) this.releasedAdopted.delete(this.releasedAdopted.values().next().value as string);
     }
     l.state.outstanding = Math.max(0, l.state.outstanding - 1);
+    this.countBand(l.state, l.band, -1);
+    if (!l.adopted) l.state.releasedSinceFeed++;
     this.recordSaturation(l.state);
     this.dispatch();
     return true;
@@ -272,6 +299,12 @@ export class AdmissionController implements Admission {
   saturation(pool: string, model = ''): number {
     const st = this.lookup(model, pool);
     return st ? this.sat(st, 0) : Number.POSITIVE_INFINITY;
+  }
+
+  /** The components of a pool's saturation now (slots, queue, kv), counting outstanding leases. */
+  saturationParts(pool: string, model = ''): SaturationParts | undefined {
+    const st = this.lookup(model, pool);
+    return st ? this.parts(st, 0) : undefined;
   }
 
   /**
@@ -284,7 +317,8 @@ export class AdmissionController implements Admission {
     if (this.ownPrefix !== undefined && leaseId.startsWith(this.ownPrefix)) return false;
     const st = this.lookup(model, pool) ?? this.poolState(pool, model);
     st.outstanding++;
-    this.leases.set(leaseId, { state: st, released: false, adopted: true });
+    this.countBand(st, '', 1);
+    this.leases.set(leaseId, { state: st, band: '', released: false, adopted: true });
     this.recordSaturation(st);
     return true;
   }
@@ -349,7 +383,7 @@ export class AdmissionController implements Admission {
     const k = poolKey(model, pool);
     let st = this.pools.get(k);
     if (!st) {
-      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0 };
+      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0 };
       this.pools.set(k, st);
     }
     return st;
@@ -360,33 +394,101 @@ export class AdmissionController implements Admission {
     return this.pools.get(poolKey(model, pool)) ?? this.pools.get(poolKey('', pool));
   }
 
-  /** Saturation with `extra` more leases than are outstanding. */
+  /** Saturation components with `extra` more leases than are outstanding. */
+  private parts(st: PoolState, extra: number): SaturationParts {
+    const n = st.replicas.length;
+    const released = n > 0 ? st.releasedSinceFeed / n : 0;
+    const loads: ReplicaLoad[] = st.replicas.map((r) => {
+      const h = st.hwm.get(r.id);
+      return {
+        ...afterReleases(r, released),
+        kvUsage: r.kvUsage,
+        inflight: r.inflight ?? 0,
+        batchCapacity: capacityOf(h, r.running),
+        capacityConfirmed: h?.confirmed ?? false,
+      };
+    });
+    return poolSaturationParts(loads, st.thresholds, st.outstanding + extra);
+  }
+
   private sat(st: PoolState, extra: number): number {
-    const loads: ReplicaLoad[] = st.replicas.map((r) => ({
-      waiting: r.waiting,
-      running: r.running,
-      kvUsage: r.kvUsage,
-      inflight: r.inflight ?? 0,
-      batchCapacity: capacityOf(st.hwm.get(r.id), r.running),
-    }));
-    return poolSaturation(loads, st.thresholds, st.outstanding + extra);
+    return this.parts(st, extra).total;
   }
 
   private recordSaturation(st: PoolState): void {
-    const s = this.sat(st, 0);
-    this.rec.poolSaturation(st.pool, Number.isFinite(s) ? s : 1e9, st.model);
+    const p = this.parts(st, 0);
+    this.rec.poolSaturation(st.pool, Number.isFinite(p.total) ? p.total : 1e9, st.model, p);
+  }
+
+  private countBand(st: PoolState, band: string, d: number): void {
+    const n = (st.byBand.get(band) ?? 0) + d;
+    if (n > 0) st.byBand.set(band, n);
+    else st.byBand.delete(band);
+  }
+
+  /** A band above `band` has a lease outstanding in the pool or a request queued anywhere. */
+  private higherDemand(band: BandState, st: PoolState): boolean {
+    for (const b of this.bands) {
+      if (b === band) return false;
+      if (b.size > 0 || (st.byBand.get(b.cfg.name) ?? 0) > 0) return true;
+    }
+    return false;
+  }
+
+  private verdict(band: BandState, st: PoolState): { v: BandVerdict; after: SaturationParts; higher: boolean } {
+    const after = this.parts(st, 1);
+    const higher = this.higherDemand(band, st);
+    const v = bandVerdict(after, {
+      ceiling: band.cfg.saturationCeiling,
+      top: band === this.bands[0],
+      higherDemand: higher,
+      headroomPerReplica: this.headroom,
+    });
+    return { v, after, higher };
+  }
+
+  private explain(band: BandState, req: AdmissionRequest, pool: string, d: { v: BandVerdict; after: SaturationParts; higher: boolean }): void {
+    if (!this.log || this.log.isLevelEnabled?.('debug') === false) return;
+    const a = d.after;
+    const r3 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : x);
+    this.log.debug(
+      {
+        requestId: req.requestId,
+        band: band.cfg.name,
+        pool,
+        model: req.model,
+        decision: d.v.admit ? 'admit' : 'hold',
+        rule: d.v.rule,
+        ceiling: band.cfg.saturationCeiling,
+        saturation: { total: r3(a.total), slots: r3(a.slots), queue: r3(a.queue), kv: r3(a.kv) },
+        slotsUsed: r3(a.used),
+        slotCapacity: a.capacity,
+        slotLimit: Number.isFinite(d.v.slotLimit) ? r3(d.v.slotLimit) : null,
+        higherDemand: d.higher,
+      },
+      'admission decision',
+    );
   }
 
   /**
    * The first candidate pool that stays within the band's ceiling once this
    * request is counted (spillover, plan §7.3); a band above 1 never waits.
    */
-  private pickPool(band: BandState, req: AdmissionRequest): string | undefined {
+  private pickPool(band: BandState, req: AdmissionRequest, arriving = false): string | undefined {
     const ceiling = band.cfg.saturationCeiling;
+    let firstHold: { pool: string; d: ReturnType<AdmissionController['verdict']> } | undefined;
     for (const p of req.candidatePools) {
       const st = this.lookup(req.model, p);
-      if (st && this.sat(st, 1) <= ceiling) return p;
+      if (!st) continue;
+      const d = this.verdict(band, st);
+      if (d.v.admit) {
+        this.explain(band, req, p, d);
+        return p;
+      }
+      firstHold ??= { pool: p, d };
     }
+    // A hold is explained once, when the request arrives (dispatch re-checks queued heads often).
+    if (arriving && firstHold && ceiling <= 1) this.explain(band, req, firstHold.pool, firstHold.d);
     if (ceiling > 1) {
       // Never wait: the least saturated candidate, else the first.
       let best: string | undefined;
@@ -408,8 +510,9 @@ export class AdmissionController implements Admission {
     const queuedMs = Math.max(0, this.clock.now() - enqueuedAt);
     const st = this.lookup(req.model, pool) ?? this.poolState(pool, req.model);
     st.outstanding++;
+    this.countBand(st, band.cfg.name, 1);
     const id = this.newLeaseId();
-    this.leases.set(id, { state: st, released: false });
+    this.leases.set(id, { state: st, band: band.cfg.name, released: false });
     const lease: Lease = { id, pool, release: (o?: LeaseOutcome) => void this.release(id, o) };
     band.ewmaWaitMs = band.ewmaWaitMs * 0.8 + queuedMs * 0.2;
     this.rec.waitSeconds(band.cfg.name, req.model, queuedMs / 1000);

@@ -58,6 +58,12 @@ export interface ReplicaLoad {
   inflight: number;
   /** Learned batch capacity: high-water mark of observed `running`. */
   batchCapacity: number;
+  /**
+   * The engine has shown a lasting queue at this batch size, so
+   * `batchCapacity` is its real slot count and the slot component of
+   * saturation applies. Absent = not known (only queue and KV count).
+   */
+  capacityConfirmed?: boolean;
 }
 
 export interface SaturationThresholds {

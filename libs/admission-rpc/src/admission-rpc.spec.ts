@@ -76,7 +76,7 @@ describe('admission over gRPC', () => {
     expect(waiting.r!.queuedMs).toBeGreaterThan(0);
     const text = await registry.metrics();
     expect(text).toMatch(/llmgw_admission_wait_seconds_count\{band="bronze",model="m"\} 3/);
-    expect(text).toMatch(/llmgw_pool_saturation\{pool="p",model=""\}/);
+    for (const c of ['total', 'slots', 'queue', 'kv']) expect(text).toMatch(new RegExp(`llmgw_pool_saturation\\{pool="p",model="",component="${c}"\\}`));
   });
 
   it('passes rejections through with reason and Retry-After', async () => {
@@ -186,7 +186,7 @@ describe('admission over gRPC', () => {
     await a.acquire(req('bronze'));
     const waiting = track(a.acquire(req('platinum', { candidatePools: ['p'] })));
     const queued = track(a.acquire(req('bronze')));
-    await until(() => ctl.queued() === 1);
+    await until(() => ctl.queued() === 1 && waiting.r !== undefined);
     expect(waiting.r?.kind).toBe('granted');
     ctl.close(); // what a leader does when it loses the lock
     await until(() => queued.r !== undefined);

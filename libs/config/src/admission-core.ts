@@ -50,6 +50,8 @@ export const admissionCoreShape = {
   queue_capacity_per_band: z.number().int().min(0).optional(),
   /** Bound over all bands; reaching it displaces the newest request of the lowest band. */
   total_queue_capacity: z.number().int().min(0).optional(),
+  /** Batch slots per replica a band below the top leaves free when it borrows beyond its share. */
+  slot_headroom_per_replica: z.number().int().min(0).optional(),
   bands: z.array(bandConfigSchema).min(1).optional(),
   /** Per-model threshold overrides. */
   models: z
@@ -66,6 +68,7 @@ type CoreInput = {
   queue_ttl?: number;
   queue_capacity_per_band?: number;
   total_queue_capacity?: number;
+  slot_headroom_per_replica?: number;
   bands?: Array<z.output<typeof bandConfigSchema>>;
   models?: Record<string, { target_waiting_per_replica?: number; kv_ceiling?: number }>;
 };
@@ -92,6 +95,7 @@ export function toAdmissionCoreConfig(c: CoreInput): AdmissionCoreConfig {
     queueTtlMs: c.queue_ttl ?? 30_000,
     queueCapacityPerBand: c.queue_capacity_per_band ?? 2000,
     ...(c.total_queue_capacity !== undefined ? { totalQueueCapacity: c.total_queue_capacity } : {}),
+    slotHeadroomPerReplica: c.slot_headroom_per_replica ?? 1,
     bands,
     models,
   };

@@ -58,7 +58,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
       : undefined;
 
   const closers: Array<() => Promise<unknown> | unknown> = [];
-  const local = new AdmissionController(toAdmissionCoreConfig(a), { recorder: createAdmissionMetrics(deps.registry) });
+  const local = new AdmissionController(toAdmissionCoreConfig(a), { recorder: createAdmissionMetrics(deps.registry), log: deps.log });
   closers.push(() => local.close());
 
   let source = deps.source;
