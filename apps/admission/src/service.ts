@@ -111,7 +111,7 @@ export async function start(opts: StartOptions): Promise<RunningAdmission> {
       }
     }
 
-    const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, log });
+    const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, creditTtlMs: cfg.credit_ttl, creditMax: cfg.credit_max, log });
     svc.start();
     closers.push(() => svc.stop());
 

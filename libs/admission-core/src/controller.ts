@@ -114,6 +114,24 @@ interface PoolState {
   byBand: Map<string, number>;
   /** Leases released since the last scrape was fed: that scrape still shows them running. */
   releasedSinceFeed: number;
+  /** Slots reserved by router credits: Σ max(limit, in use) over the credits in this pool. */
+  creditReserved: number;
+}
+
+/** A router's credit in one pool (see `credit`). */
+interface CreditState {
+  st: PoolState;
+  limit: number;
+  inUse: number;
+  expiresAt: number;
+}
+
+/** What `credit` answers. */
+export interface CreditGrant {
+  /** Requests the router may have admitted on its own at once in this pool (0 = ask for each one). */
+  limit: number;
+  /** Unix ms after which the router must not use the credit without a renewal. */
+  expiresAt: number;
 }
 
 interface LeaseState {
@@ -154,6 +172,10 @@ export class AdmissionController implements Admission {
   private readonly headroom: number;
   /** Adopted ids already released, so a KeepAlive racing a Release cannot resurrect one. */
   private readonly releasedAdopted = new Set<string>();
+  /** Router credits by `routerId \0 model \0 pool`. */
+  private readonly credits = new Map<string, CreditState>();
+  private creditTimer: unknown;
+  private creditTimerAt = Number.POSITIVE_INFINITY;
 
   constructor(readonly config: AdmissionCoreConfig, deps: AdmissionControllerDeps = {}) {
     validateAdmissionConfig(config);
@@ -328,6 +350,65 @@ export class AdmissionController implements Admission {
     return this.leases.has(leaseId);
   }
 
+  /**
+   * Grants (or renews) a router's credit in a pool: a number of requests it
+   * may admit on its own, without asking, until `expiresAt`. `inUse` is how
+   * many it has admitted that way and not finished; they stay counted even
+   * when the new limit is lower (the router then admits none on its own until
+   * it is under the limit again), and they are adopted after a failover.
+   *
+   * The credit is half of what the *lowest* band could still be admitted to
+   * the pool now (the slots, queue and KV rule counting every lease and every
+   * other router's credit), split by this half-rule between routers as they
+   * renew; it is 0 while any request is queued here (the queue has something
+   * to decide) and shrinks to 0 as the pool approaches the lowest ceiling.
+   * Every credit counts as outstanding leases, so the global bound holds.
+   */
+  credit(routerId: string, model: string, pool: string, inUse: number, ttlMs: number, maxLimit = 256): CreditGrant {
+    const now = this.clock.now();
+    this.expireCredits(now);
+    const key = `${routerId}\u0000${model}\u0000${pool}`;
+    const st = this.lookup(model, pool) ?? this.poolState(pool, model);
+    const old = this.credits.get(key);
+    if (old) old.st.creditReserved -= Math.max(old.limit, old.inUse);
+    inUse = Math.max(0, Math.floor(inUse));
+    let limit = 0;
+    let headroom = 0;
+    if (!this.closed && this.totalQueued === 0 && maxLimit > 0) {
+      headroom = this.lowestBandHeadroom(st, 2 * maxLimit);
+      limit = Math.min(maxLimit, Math.floor(headroom / 2));
+    }
+    const c: CreditState = { st, limit, inUse, expiresAt: now + ttlMs };
+    this.credits.set(key, c);
+    st.creditReserved += Math.max(limit, inUse);
+    if (c.limit === 0 && c.inUse === 0) {
+      this.credits.delete(key);
+    } else this.armCreditTimer(c.expiresAt);
+    if (this.log && this.log.isLevelEnabled?.('debug') !== false) {
+      const p = this.parts(st, 0);
+      this.log.debug({ routerId, pool, model, limit, inUse, lowestBandHeadroom: headroom, queued: this.totalQueued, saturation: { total: p.total, slots: p.slots, queue: p.queue, kv: p.kv } }, 'admission credit');
+    }
+    this.recordSaturation(st);
+    this.dispatch();
+    return { limit, expiresAt: c.expiresAt };
+  }
+
+  /** Drops every credit of a router (it went silent); what it had in use is released with them. */
+  dropCredits(routerId: string): void {
+    for (const [k, c] of this.credits) {
+      if (!k.startsWith(`${routerId}\u0000`)) continue;
+      c.st.creditReserved -= Math.max(c.limit, c.inUse);
+      this.credits.delete(k);
+      this.recordSaturation(c.st);
+    }
+    this.dispatch();
+  }
+
+  /** Slots reserved by credits in a pool (tests, snapshot). */
+  creditReserved(pool: string, model = ''): number {
+    return this.lookup(model, pool)?.creditReserved ?? 0;
+  }
+
   outstandingLeases(): number {
     return this.leases.size;
   }
@@ -359,6 +440,8 @@ export class AdmissionController implements Admission {
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.timer = undefined;
+    if (this.creditTimer !== undefined) this.clock.clearTimer(this.creditTimer);
+    this.creditTimer = undefined;
     for (const b of this.bands) {
       for (const f of [...b.flows.values()]) {
         for (const w of [...f.queue]) {
@@ -383,7 +466,7 @@ export class AdmissionController implements Admission {
     const k = poolKey(model, pool);
     let st = this.pools.get(k);
     if (!st) {
-      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0 };
+      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0, creditReserved: 0 };
       this.pools.set(k, st);
     }
     return st;
@@ -408,7 +491,56 @@ export class AdmissionController implements Admission {
         capacityConfirmed: h?.confirmed ?? false,
       };
     });
-    return poolSaturationParts(loads, st.thresholds, st.outstanding + extra);
+    return poolSaturationParts(loads, st.thresholds, st.outstanding + st.creditReserved + extra);
+  }
+
+  /** How many more requests of the lowest band the pool would admit now (at most `cap`). */
+  private lowestBandHeadroom(st: PoolState, cap: number): number {
+    const band = this.bands[this.bands.length - 1];
+    if (band.cfg.saturationCeiling > 1) return cap;
+    const admits = (k: number) =>
+      bandVerdict(this.parts(st, k), {
+        ceiling: band.cfg.saturationCeiling,
+        top: band === this.bands[0],
+        higherDemand: this.higherDemand(band, st),
+        headroomPerReplica: this.headroom,
+      }).admit;
+    if (!admits(1)) return 0;
+    // Admission is monotone in k: the largest k that still admits, by bisection.
+    let lo = 1;
+    let hi = cap;
+    if (admits(hi)) return hi;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      if (admits(mid)) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private expireCredits(now: number): void {
+    for (const [k, c] of this.credits) {
+      if (c.expiresAt > now) continue;
+      c.st.creditReserved -= Math.max(c.limit, c.inUse);
+      this.credits.delete(k);
+      this.recordSaturation(c.st);
+    }
+  }
+
+  private armCreditTimer(at: number): void {
+    if (at >= this.creditTimerAt) return;
+    if (this.creditTimer !== undefined) this.clock.clearTimer(this.creditTimer);
+    this.creditTimerAt = at;
+    this.creditTimer = this.clock.setTimer(() => {
+      this.creditTimer = undefined;
+      this.creditTimerAt = Number.POSITIVE_INFINITY;
+      const now = this.clock.now();
+      this.expireCredits(now);
+      let next = Number.POSITIVE_INFINITY;
+      for (const c of this.credits.values()) next = Math.min(next, c.expiresAt);
+      if (Number.isFinite(next)) this.armCreditTimer(next);
+      this.dispatch();
+    }, Math.max(0, at - this.clock.now()));
   }
 
   private sat(st: PoolState, extra: number): number {

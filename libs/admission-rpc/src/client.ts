@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import type { CreditLimit, CreditUse } from './credits';
 import { admissionClientConstructor } from './proto';
 import type {
   AcquireRequestWire,
@@ -85,6 +86,11 @@ export class AdmissionRpcClient {
 
   keepAlive(routerId: string, leases: HeldLeaseWire[]): Promise<KeepAliveResponseWire> {
     return this.unaryOn(this.current, 'keepAlive', { routerId, leases }, this.timeout);
+  }
+
+  /** Renews this router's credits (the `Credit` RPC) at the current address. */
+  credit(routerId: string, uses: CreditUse[]): Promise<{ grants: CreditLimit[]; ttlMs: number; fencingToken: number }> {
+    return this.unaryOn(this.current, 'credit', { routerId, uses }, this.timeout);
   }
 
   status(i = this.current): Promise<StatusResponseWire> {

@@ -4,3 +4,4 @@ export * from './metrics';
 export * from './server';
 export * from './client';
 export * from './remote';
+export * from './credits';

@@ -1,5 +1,6 @@
 import type { AcquireResult, Admission, AdmissionController, AdmissionRequest, Lease, LeaseOutcome } from '@llmgw/admission-core';
 import { AdmissionRpcClient, isUnreachable } from './client';
+import { CreditBook } from './credits';
 import { reasonFromWire } from './wire';
 
 export interface RemoteAdmissionOptions {
@@ -14,7 +15,12 @@ export interface RemoteAdmissionOptions {
   probeIntervalMs?: number;
   /** Told on every switch: true = running on the local fallback. */
   onDegraded?: (degraded: boolean) => void;
-  log?: { info(o: object, m: string): void; warn(o: object, m: string): void };
+  /**
+   * How often to renew credits with the service, ms; 0 or absent = no
+   * credits (every request asks with Acquire).
+   */
+  creditIntervalMs?: number;
+  log?: { info(o: object, m: string): void; warn(o: object, m: string): void; debug?(o: object, m: string): void };
 }
 
 /**
@@ -33,10 +39,20 @@ export class RemoteAdmission implements Admission {
   private closed = false;
   private readonly keepaliveMs: number;
   private readonly probeMs: number;
+  /** Per (model, pool) credit from the service: requests admitted here without a round trip. */
+  readonly credits: CreditBook | undefined;
+  private creditSeq = 0;
 
   constructor(private readonly o: RemoteAdmissionOptions) {
     this.keepaliveMs = o.keepaliveIntervalMs ?? 3000;
     this.probeMs = o.probeIntervalMs ?? 1000;
+    if (o.creditIntervalMs && o.creditIntervalMs > 0) {
+      this.credits = new CreditBook({
+        renew: (uses) => o.client.credit(o.routerId, uses),
+        intervalMs: o.creditIntervalMs,
+        log: { debug: (x, m) => o.log?.debug?.(x, m), warn: (x, m) => o.log?.warn(x, m) },
+      });
+    }
   }
 
   get isDegraded(): boolean {
@@ -46,16 +62,21 @@ export class RemoteAdmission implements Admission {
   /** Starts the KeepAlive / probe loop. */
   start(): void {
     this.schedule(0);
+    this.credits?.start();
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.credits?.close();
     if (this.timer) clearTimeout(this.timer);
     this.o.client.close();
   }
 
   async acquire(req: AdmissionRequest, signal?: AbortSignal): Promise<AcquireResult> {
     if (this.degraded) return this.o.local.acquire(req, signal);
+    // Far below every ceiling the service has lent this router credit: admit here, no round trip.
+    const first = req.candidatePools[0];
+    if (first !== undefined && this.credits?.take(req.model, first)) return this.onCredit(req.model, first);
     const started = Date.now();
     const waitMs = Math.max(100, (req.deadlineMs ?? started + this.o.queueTtlMs) - started) + 2000;
     try {
@@ -92,6 +113,20 @@ export class RemoteAdmission implements Admission {
     }
   }
 
+  private onCredit(model: string, pool: string): AcquireResult {
+    let done = false;
+    const lease: Lease = {
+      id: `credit-${++this.creditSeq}`,
+      pool,
+      release: () => {
+        if (done) return;
+        done = true;
+        this.credits?.put(model, pool);
+      },
+    };
+    return { kind: 'granted', lease, pool, queuedMs: 0 };
+  }
+
   private granted(id: string, pool: string, queuedMs: number): AcquireResult {
     this.held.set(id, pool);
     let done = false;
@@ -113,6 +148,7 @@ export class RemoteAdmission implements Admission {
   private setDegraded(d: boolean, why: string): void {
     if (this.degraded === d) return;
     this.degraded = d;
+    if (d) this.credits?.revoke();
     if (d) this.o.log?.warn({ reason: why, address: this.o.client.address }, 'admission service unreachable; using in-process admission');
     else this.o.log?.info({ address: this.o.client.address }, 'admission service answers again; using it');
     this.o.onDegraded?.(d);

@@ -9,6 +9,7 @@ import type {
   StatusResponseWire,
 } from './wire';
 import { reasonToWire } from './wire';
+import type { CreditLimit, CreditUse } from './credits';
 
 /** A minimal logger shape (pino fits). */
 export interface RpcLogger {
@@ -32,6 +33,10 @@ export interface AdmissionRpcServiceOptions {
   reconcileAfterMs?: number;
   log?: RpcLogger;
   now?: () => number;
+  /** How long a router's credit stays reserved after a renewal, ms (default 1500). */
+  creditTtlMs?: number;
+  /** Largest credit per router and pool; 0 turns credits off (every request asks). Default 256. */
+  creditMax?: number;
 }
 
 interface RouterState {
@@ -89,6 +94,7 @@ export class AdmissionRpcService {
         if (ctl?.release(l)) n++;
       }
       this.routers.delete(id);
+      ctl?.dropCredits(id);
       if (r.leases.size) this.o.log?.warn({ router: id, leases: r.leases.size }, 'router silent past router_ttl; its leases were released');
     }
     return n;
@@ -145,6 +151,23 @@ export class AdmissionRpcService {
         if (adopted) this.o.log?.info({ router: routerId, adopted }, 'adopted leases from a previous leader');
         if (dropped) this.o.log?.warn({ router: routerId, dropped }, 'released leases the router no longer holds (lost Release)');
         cb(null, { known: r.leases.size, routerTtlMs: this.o.routerTtlMs });
+      },
+      credit: (
+        call: grpc.ServerUnaryCall<{ routerId: string; uses: CreditUse[] }, unknown>,
+        cb: grpc.sendUnaryData<{ grants: CreditLimit[]; ttlMs: number; fencingToken: number }>,
+      ) => {
+        const ctl = this.o.controller();
+        if (!ctl) return cb(unavailable('standby: not the admission leader'));
+        const { routerId, uses } = call.request;
+        if (!routerId) return cb(invalid('router_id is required'));
+        if (uses.length > 10_000) return cb(invalid(`too many credit uses in one call (${uses.length} > 10000)`));
+        const bad = uses.find((u) => !u.pool);
+        if (bad) return cb(invalid(`credit use for model "${bad.model}" has no pool`));
+        this.touch(routerId);
+        const ttlMs = this.o.creditTtlMs ?? 1500;
+        const max = this.o.creditMax ?? 256;
+        const grants = uses.map((u) => ({ model: u.model, pool: u.pool, limit: ctl.credit(routerId, u.model, u.pool, u.inUse, ttlMs, max).limit }));
+        cb(null, { grants, ttlMs, fencingToken: this.o.fencingToken() ?? 0 });
       },
       status: (_call: grpc.ServerUnaryCall<unknown, StatusResponseWire>, cb: grpc.sendUnaryData<StatusResponseWire>) => {
         const ctl = this.o.controller();

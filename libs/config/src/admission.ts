@@ -35,6 +35,10 @@ export const admissionServiceConfigSchema = z
       .default({ key_prefix: 'llmgw:', name: 'admission', lock_ttl: 5000 }),
     /** A router silent (no KeepAlive) for this long loses all its leases. */
     router_ttl: duration().default(15_000),
+    /** How long a router's credit stays reserved after each renewal (routers use it for half of that). */
+    credit_ttl: duration().default(1500),
+    /** Largest credit per router and pool (requests admitted without a round trip); 0 = no credits. */
+    credit_max: z.number().int().min(0).default(256),
     scrape_interval: duration().default(1000),
     scrape_timeout: duration().default(1000),
     endpoints: z.array(staticEndpointSchema).default([]),

@@ -54,6 +54,8 @@ export const routerAdmissionSchema = z
     keepalive_interval: duration().optional(),
     /** remote: how often a degraded router probes the service to go back to it. */
     probe_interval: duration().optional(),
+    /** remote: how often the router renews its credits (requests it admits without a round trip); 0 = no credits. */
+    credit_interval: duration().default(250),
     /** remote: deadline for Release/KeepAlive/Status calls and for connecting. */
     call_timeout: duration().optional(),
     /** remote: TLS to the service (PEM file paths); cert + key present → mTLS. Plaintext when absent. */
@@ -130,7 +132,7 @@ export const routerConfigSchema = z
     /** Band of a request without `x-llmgw-band` (and without auth); must be one of `admission.bands`. */
     default_band: z.string().default('gold'),
     tenant_header: z.string().default('x-llmgw-tenant'),
-    admission: routerAdmissionSchema.default({ mode: 'off', queue_ttl: 30_000 }),
+    admission: routerAdmissionSchema.default({ mode: 'off', queue_ttl: 30_000, credit_interval: 250 }),
     tenancy: routerTenancySchema.prefault({}),
     models: z.array(modelSchema).default([]),
     /** Extra alias → model names (also settable with --model-alias a=b). */

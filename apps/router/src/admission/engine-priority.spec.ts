@@ -54,6 +54,11 @@ describe('the router sends the band as priority to endpoints configured with sch
   const stub = (name: string) =>
     new Promise<string>((resolve) => {
       const s = createServer((req, res) => {
+        if (req.method !== 'POST') {
+          // the router's scraper asks for /metrics: nothing to report
+          res.writeHead(404).end();
+          return;
+        }
         let raw = '';
         req.on('data', (c) => (raw += c));
         req.on('end', () => {

@@ -116,6 +116,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
     queueTtlMs: a.queue_ttl,
     keepaliveIntervalMs: a.keepalive_interval,
     probeIntervalMs: a.probe_interval,
+    creditIntervalMs: a.credit_interval,
     onDegraded: (d) => degradedGauge.set(d ? 1 : 0),
     log: deps.log,
   });

@@ -4,6 +4,10 @@ import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-load
 import type { AcquireRequest as _llmgw_admission_v1_AcquireRequest, AcquireRequest__Output as _llmgw_admission_v1_AcquireRequest__Output } from './llmgw/admission/v1/AcquireRequest';
 import type { AcquireResponse as _llmgw_admission_v1_AcquireResponse, AcquireResponse__Output as _llmgw_admission_v1_AcquireResponse__Output } from './llmgw/admission/v1/AcquireResponse';
 import type { AdmissionClient as _llmgw_admission_v1_AdmissionClient, AdmissionDefinition as _llmgw_admission_v1_AdmissionDefinition } from './llmgw/admission/v1/Admission';
+import type { CreditGrant as _llmgw_admission_v1_CreditGrant, CreditGrant__Output as _llmgw_admission_v1_CreditGrant__Output } from './llmgw/admission/v1/CreditGrant';
+import type { CreditRequest as _llmgw_admission_v1_CreditRequest, CreditRequest__Output as _llmgw_admission_v1_CreditRequest__Output } from './llmgw/admission/v1/CreditRequest';
+import type { CreditResponse as _llmgw_admission_v1_CreditResponse, CreditResponse__Output as _llmgw_admission_v1_CreditResponse__Output } from './llmgw/admission/v1/CreditResponse';
+import type { CreditUse as _llmgw_admission_v1_CreditUse, CreditUse__Output as _llmgw_admission_v1_CreditUse__Output } from './llmgw/admission/v1/CreditUse';
 import type { Granted as _llmgw_admission_v1_Granted, Granted__Output as _llmgw_admission_v1_Granted__Output } from './llmgw/admission/v1/Granted';
 import type { HeldLease as _llmgw_admission_v1_HeldLease, HeldLease__Output as _llmgw_admission_v1_HeldLease__Output } from './llmgw/admission/v1/HeldLease';
 import type { KeepAliveRequest as _llmgw_admission_v1_KeepAliveRequest, KeepAliveRequest__Output as _llmgw_admission_v1_KeepAliveRequest__Output } from './llmgw/admission/v1/KeepAliveRequest';
@@ -25,6 +29,10 @@ export interface ProtoGrpcType {
         AcquireRequest: MessageTypeDefinition<_llmgw_admission_v1_AcquireRequest, _llmgw_admission_v1_AcquireRequest__Output>
         AcquireResponse: MessageTypeDefinition<_llmgw_admission_v1_AcquireResponse, _llmgw_admission_v1_AcquireResponse__Output>
         Admission: SubtypeConstructor<typeof grpc.Client, _llmgw_admission_v1_AdmissionClient> & { service: _llmgw_admission_v1_AdmissionDefinition }
+        CreditGrant: MessageTypeDefinition<_llmgw_admission_v1_CreditGrant, _llmgw_admission_v1_CreditGrant__Output>
+        CreditRequest: MessageTypeDefinition<_llmgw_admission_v1_CreditRequest, _llmgw_admission_v1_CreditRequest__Output>
+        CreditResponse: MessageTypeDefinition<_llmgw_admission_v1_CreditResponse, _llmgw_admission_v1_CreditResponse__Output>
+        CreditUse: MessageTypeDefinition<_llmgw_admission_v1_CreditUse, _llmgw_admission_v1_CreditUse__Output>
         Granted: MessageTypeDefinition<_llmgw_admission_v1_Granted, _llmgw_admission_v1_Granted__Output>
         HeldLease: MessageTypeDefinition<_llmgw_admission_v1_HeldLease, _llmgw_admission_v1_HeldLease__Output>
         KeepAliveRequest: MessageTypeDefinition<_llmgw_admission_v1_KeepAliveRequest, _llmgw_admission_v1_KeepAliveRequest__Output>

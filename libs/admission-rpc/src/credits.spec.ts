@@ -1,0 +1,148 @@
+import { AdmissionController, DEFAULT_ADMISSION_CONFIG, type AcquireResult, type AdmissionRequest } from '@llmgw/admission-core';
+import { createServer, listen, shutdown } from '@llmgw/grpc';
+import { AdmissionRpcClient } from './client';
+import { CreditBook } from './credits';
+import { admissionServiceDefinition } from './proto';
+import { RemoteAdmission } from './remote';
+import { AdmissionRpcService } from './server';
+
+async function until(cond: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Pool "p": two replicas of 8 slots, capacity confirmed, idle — the lowest band may borrow 14. */
+function controller() {
+  const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
+  const full = [{ id: 'a', waiting: 2, running: 8 }, { id: 'b', waiting: 2, running: 8 }];
+  ctl.updatePool('p', full);
+  ctl.updatePool('p', full);
+  ctl.updatePool('p', [{ id: 'a', waiting: 0, running: 0 }, { id: 'b', waiting: 0, running: 0 }]);
+  return ctl;
+}
+
+const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10, ...over });
+
+describe('credits over gRPC', () => {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  async function serve(ctl: () => AdmissionController | undefined, fencing: () => number = () => 1, creditMax?: number) {
+    const svc = new AdmissionRpcService({ controller: ctl, instanceId: 'i', fencingToken: fencing, routerTtlMs: 60_000, creditTtlMs: 2000, creditMax });
+    const server = createServer();
+    server.addService(admissionServiceDefinition(), svc.implementation());
+    const port = await listen(server, '127.0.0.1', 0);
+    cleanups.push(() => shutdown(server, 200));
+    return `127.0.0.1:${port}`;
+  }
+
+  function router(address: string, id: string, creditIntervalMs = 50) {
+    const client = new AdmissionRpcClient({ addresses: [address], callTimeoutMs: 500 });
+    const local = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
+    const r = new RemoteAdmission({ client, local, routerId: id, queueTtlMs: 5000, keepaliveIntervalMs: 60_000, creditIntervalMs });
+    r.start();
+    cleanups.push(() => r.close());
+    return r;
+  }
+
+  it('admits on credit with no Acquire while far below every ceiling; the service counts the credit', async () => {
+    const ctl = controller();
+    const a = router(await serve(() => ctl), 'A');
+    // The first request for a pool asks (and makes the router ask for credit).
+    const first = await a.acquire(req('bronze'));
+    expect(first).toMatchObject({ kind: 'granted', pool: 'p' });
+    expect(ctl.outstandingLeases()).toBe(1);
+    await until(() => (a.credits?.state('m', 'p')?.limit ?? 0) > 0);
+    // (14 − 1 outstanding) / 2 = 6
+    expect(a.credits?.state('m', 'p')).toMatchObject({ limit: 6, inUse: 0, usable: true });
+    expect(ctl.creditReserved('p', 'm')).toBe(6);
+    const onCredit: AcquireResult[] = [];
+    for (let i = 0; i < 6; i++) onCredit.push(await a.acquire(req('platinum')));
+    expect(onCredit.every((g) => g.kind === 'granted' && g.lease.id.startsWith('credit-'))).toBe(true);
+    expect(ctl.outstandingLeases()).toBe(1); // no Acquire reached the service
+    // credit used up: the seventh asks
+    const seventh = await a.acquire(req('platinum'));
+    expect(seventh.kind === 'granted' && !seventh.lease.id.startsWith('credit-')).toBe(true);
+    expect(ctl.outstandingLeases()).toBe(2);
+    for (const g of onCredit) if (g.kind === 'granted') g.lease.release();
+    expect(a.credits?.state('m', 'p')?.inUse).toBe(0);
+  });
+
+  it('shrinks the credit to 0 while a request is queued, so the queue decides', async () => {
+    const ctl = controller();
+    const a = router(await serve(() => ctl), 'A');
+    await a.acquire(req('bronze'));
+    await until(() => (a.credits?.state('m', 'p')?.limit ?? 0) > 0);
+    // fill the pool past the lowest band's reach through the exact path and queue one
+    const held: Array<Promise<AcquireResult>> = [];
+    for (let i = 0; i < 8; i++) held.push(ctl.acquire(req('bronze', { requestId: `x${i}` })));
+    await until(() => ctl.queued() > 0);
+    await until(() => a.credits?.state('m', 'p')?.limit === 0);
+    const r = await Promise.race([a.acquire(req('platinum')), new Promise<'waiting'>((res) => setTimeout(() => res('waiting'), 200))]);
+    expect(r === 'waiting' || (r.kind === 'granted' && !r.lease.id.startsWith('credit-'))).toBe(true);
+    ctl.close();
+    await Promise.all(held);
+  });
+
+  it('revokes the credit when the leader changes (another fencing token) or the service stops serving', async () => {
+    const ctl = controller();
+    let current: AdmissionController | undefined = ctl;
+    let token = 1;
+    const a = router(await serve(() => current, () => token), 'A');
+    await a.acquire(req('bronze'));
+    await until(() => (a.credits?.state('m', 'p')?.limit ?? 0) > 0);
+    expect((await a.acquire(req('gold'))).kind).toBe('granted'); // one on credit, in use
+    // a new leader: fresh controller, new token; it hears of the request in use and reserves it
+    const next = controller();
+    current = next;
+    token = 2;
+    await until(() => next.creditReserved('p', 'm') >= 1);
+    expect(a.credits?.state('m', 'p')?.inUse).toBe(1);
+    // standby: renewals fail, the credit is revoked at once
+    current = undefined;
+    await until(() => a.credits?.state('m', 'p')?.usable === false);
+    expect(a.credits?.state('m', 'p')?.limit).toBe(0);
+  });
+
+  it('credit_max 0 turns credits off', async () => {
+    const ctl = controller();
+    const a = router(await serve(() => ctl, () => 1, 0), 'A');
+    await a.acquire(req('bronze'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.credits?.state('m', 'p')?.limit).toBe(0);
+    expect(ctl.creditReserved('p', 'm')).toBe(0);
+  });
+});
+
+describe('CreditBook', () => {
+  it('stops using a credit half-way through its TTL without a renewal', async () => {
+    let t = 0;
+    let answer = true;
+    const book = new CreditBook({
+      renew: async (uses) => {
+        if (!answer) throw new Error('down');
+        return { grants: uses.map((u) => ({ ...u, limit: 2 })), ttlMs: 1000, fencingToken: 7 };
+      },
+      intervalMs: 1_000_000,
+      now: () => t,
+    });
+    expect(book.take('m', 'p')).toBe(false); // first sight
+    await book.renewNow();
+    expect(book.take('m', 'p')).toBe(true);
+    t = 499;
+    expect(book.take('m', 'p')).toBe(true);
+    expect(book.take('m', 'p')).toBe(false); // limit 2 in use
+    book.put('m', 'p');
+    t = 501;
+    expect(book.take('m', 'p')).toBe(false); // past ttl / 2
+    answer = false;
+    await book.renewNow();
+    expect(book.state('m', 'p')).toMatchObject({ limit: 0, inUse: 1, usable: false });
+    book.close();
+  });
+});
