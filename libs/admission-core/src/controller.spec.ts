@@ -113,8 +113,11 @@ describe('AdmissionController', () => {
     expect(ctl.saturation('a')).toBe(0.75); // max(3, 9 − 12) ÷ 4
     ctl.updatePool('a', [replica('a-0', 2, { waiting: 0 })]);
     expect(ctl.saturation('a')).toBe(0.75); // max(0, 9 − max(6, 4)) ÷ 4: the high-water mark holds
-    // a queue in two scrapes in a row at a batch that does not grow: capacity confirmed at 6
+    // a queue in two scrapes in a row is still not proof (a starved engine shows one at any batch) ...
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
+    ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
+    expect(ctl.saturationParts('a')).toMatchObject({ capacity: 0 });
+    // ... three in a row at a steady batch at its high-water mark is: capacity confirmed at 6
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
     // confirmed: every slot is in use (slots 1) and max(2, 9 − 6) ÷ 4 queued
     expect(ctl.saturationParts('a')).toMatchObject({ slots: 1, queue: 0.75, capacity: 6, used: 6 });

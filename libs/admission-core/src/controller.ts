@@ -70,6 +70,9 @@ function afterReleases(r: ReplicaStats, released: number): { running: number; wa
   return { running: r.running - fromRunning, waiting: Math.max(0, r.waiting - (released - fromRunning)) };
 }
 
+/** Scrapes in a row with a queue at a steady, maximal batch that confirm a replica's capacity. */
+export const CONFIRM_SCRAPES = 3;
+
 const poolKey = (model: string, pool: string) => `${model}\u0000${pool}`;
 
 interface Waiter {
@@ -107,7 +110,7 @@ interface PoolState {
   model: string;
   replicas: ReplicaStats[];
   /** Per replica: high-water mark of running, and whether the engine has shown it is full. */
-  hwm: Map<string, { hwm: number; confirmed: boolean; lastWaiting: number; lastRunning: number }>;
+  hwm: Map<string, { hwm: number; confirmed: boolean; lastWaiting: number; lastRunning: number; queuedScrapes: number }>;
   thresholds: SaturationThresholds;
   outstanding: number;
   /** Outstanding leases per band name (adopted ones, whose band is unknown, under ''). */
@@ -277,11 +280,20 @@ export class AdmissionController implements Admission {
     for (const r of replicas) {
       seen.add(r.id);
       const prev = st.hwm.get(r.id);
-      // A queue that persists across two scrapes while the batch does not grow means the engine
-      // runs all it can: the high-water mark is its capacity. (One scrape can catch requests that
-      // merely arrived before the engine's next scheduling step.)
-      const full = prev !== undefined && prev.lastWaiting > 0 && r.waiting > 0 && r.running <= prev.lastRunning;
-      st.hwm.set(r.id, { hwm: Math.max(prev?.hwm ?? 0, r.running), confirmed: (prev?.confirmed ?? false) || full, lastWaiting: r.waiting, lastRunning: r.running });
+      // A queue that persists across scrapes while the batch holds steady at its high-water mark means
+      // the engine runs all it can: that mark is its capacity. (A scrape or two can catch requests that
+      // merely arrived before the engine's next scheduling step — a CPU-starved engine shows such a
+      // queue at any batch size — so it takes CONFIRM_SCRAPES in a row.)
+      const hwm = Math.max(prev?.hwm ?? 0, r.running);
+      const steady = prev !== undefined && prev.queuedScrapes > 0 && r.running === prev.lastRunning && r.running === hwm;
+      const queuedScrapes = r.waiting > 0 ? (steady ? prev.queuedScrapes + 1 : 1) : 0;
+      st.hwm.set(r.id, {
+        hwm,
+        confirmed: (prev?.confirmed ?? false) || queuedScrapes >= CONFIRM_SCRAPES,
+        lastWaiting: r.waiting,
+        lastRunning: r.running,
+        queuedScrapes,
+      });
     }
     for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
     st.replicas = replicas.map((r) => ({ ...r }));

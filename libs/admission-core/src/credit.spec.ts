@@ -13,6 +13,7 @@ function setup() {
   const full = [{ id: 'e0', running: 8, waiting: 2 }, { id: 'e1', running: 8, waiting: 2 }];
   ctl.updatePool('p', full, 'm');
   ctl.updatePool('p', full, 'm');
+  ctl.updatePool('p', full, 'm');
   ctl.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');
   return { clock, ctl, lines };
 }

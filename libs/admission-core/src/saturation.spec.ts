@@ -98,8 +98,9 @@ describe('property: a band never pushes the pool past its own ceiling by its own
         fc.integer({ min: 1, max: 60 }),
         async (reps, name, higherLeases, attempts) => {
           const ctl = new AdmissionController(cfg, { clock: new ManualClock() });
-          // Two scrapes with a queue at a batch that does not grow: every capacity is confirmed.
+          // Three scrapes with a queue at a steady batch: every capacity is confirmed.
           const full: ReplicaStats[] = reps.map((r, i) => ({ id: `r${i}`, running: r.cap, waiting: 1 }));
+          ctl.updatePool('p', full);
           ctl.updatePool('p', full);
           ctl.updatePool('p', full);
           ctl.updatePool('p', reps.map((r, i) => ({ id: `r${i}`, running: Math.floor(r.runningFrac * r.cap), waiting: r.waiting, ...(r.kv !== undefined ? { kvUsage: r.kv } : {}) })));
@@ -138,9 +139,10 @@ describe('property: a band never pushes the pool past its own ceiling by its own
 describe('the controller applies the slot rule and explains each decision', () => {
   const cfg: AdmissionCoreConfig = { targetWaitingPerReplica: 4, kvCeiling: 0.9, queueTtlMs: 60_000, queueCapacityPerBand: 1000, bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'] };
   const req = (band: string, i: number) => ({ requestId: `${band}-${i}`, band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1 });
-  /** Two replicas of 8 slots, capacity confirmed (a lasting queue at 8), then idle. */
+  /** Two replicas of 8 slots, capacity confirmed (a lasting queue at 8: three scrapes), then idle. */
   function pool(ctl: AdmissionController) {
     const full = [{ id: 'e0', running: 8, waiting: 2 }, { id: 'e1', running: 8, waiting: 2 }];
+    ctl.updatePool('p', full, 'm');
     ctl.updatePool('p', full, 'm');
     ctl.updatePool('p', full, 'm');
     ctl.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');

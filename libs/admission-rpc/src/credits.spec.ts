@@ -20,6 +20,7 @@ function controller() {
   const full = [{ id: 'a', waiting: 2, running: 8 }, { id: 'b', waiting: 2, running: 8 }];
   ctl.updatePool('p', full);
   ctl.updatePool('p', full);
+  ctl.updatePool('p', full);
   ctl.updatePool('p', [{ id: 'a', waiting: 0, running: 0 }, { id: 'b', waiting: 0, running: 0 }]);
   return ctl;
 }

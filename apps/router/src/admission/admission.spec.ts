@@ -40,7 +40,7 @@ describe('router createAdmission', () => {
     const live = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats }) } as unknown as Scraper;
     const a = createAdmission(cfg({ mode: 'local' }), { log, registry, source, scraper: live });
     closers.push(() => a.close?.());
-    await new Promise((r) => setTimeout(r, 150)); // feeds run every scrape_interval / 2
+    await new Promise((r) => setTimeout(r, 400)); // feeds run every scrape_interval / 2; three in a row confirm
     stats.waiting = 0;
     stats.running = 0;
     await new Promise((r) => setTimeout(r, 150));
