@@ -1,25 +1,31 @@
 /**
- * Phase 1.5 exit criterion at full size (plan §11): 500 concurrent bronze
- * requests saturate sim-engines while platinum TTFT p99 is measured against
+ * Priority isolation on real processes (plan §11 phase 1.5; issue 13): a
+ * bronze flood saturates sim-engines while platinum TTFT is measured against
  * its idle value, with admission on (router → admission service) and off.
  *
- *   npx tsx --tsconfig tsconfig.base.json tools/bench/priority-isolation.ts          # full: 500 bronze
- *   npx tsx --tsconfig tsconfig.base.json tools/bench/priority-isolation.ts --quick  # CI size
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/priority-isolation.ts          # large batch: 3 × 32 slots, 500 bronze
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/priority-isolation.ts --quick  # CI size of the large-batch shape
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/priority-isolation.ts --slots  # slot-limited: 2 × 8 slots, 320 bronze, short prompts
  */
-import { CI_OPTIONS, IsolationRig, type IsolationOptions } from '../../apps/admission/test/isolation-harness';
+import { CI_OPTIONS, IsolationRig, SLOT_OPTIONS, type IsolationOptions } from '../../apps/admission/test/isolation-harness';
 
 async function run(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  const o: IsolationOptions = quick
-    ? { ...CI_OPTIONS, log: (l) => console.log(l) }
-    : { ...CI_OPTIONS, engines: 3, maxNumSeqs: 32, bronzeConcurrency: 500, platinumSamples: 100, warmupMs: 8000, log: (l) => console.log(l) };
-  console.log(`priority isolation (${quick ? 'quick' : 'full'}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs}, decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples`);
+  const slots = process.argv.includes('--slots');
+  const log = (l: string) => console.log(l);
+  const o: IsolationOptions = slots
+    ? { ...SLOT_OPTIONS, platinumSamples: 100, log }
+    : quick
+      ? { ...CI_OPTIONS, log }
+      : { ...CI_OPTIONS, engines: 3, maxNumSeqs: 32, bronzeConcurrency: 500, platinumSamples: 100, warmupMs: 8000, log };
+  const shape = slots ? 'slot-limited' : quick ? 'quick' : 'full';
+  console.log(`priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs}, decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`);
   const rig = new IsolationRig(o);
   await rig.startEngines();
   try {
     const on = await rig.phase(true);
     const off = await rig.phase(false);
-    console.log(`platinum TTFT p99 under load / idle: admission on ${on.ratio.toFixed(2)}x (criterion < 1.5x), admission off ${off.ratio.toFixed(2)}x`);
+    console.log(`platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x`);
   } finally {
     await rig.close();
   }

@@ -32,17 +32,31 @@ export interface IsolationOptions {
   /** Flood warm-up before measuring (batch capacity learning, queues filling), ms. */
   warmupMs: number;
   scrapeIntervalMs: number;
+  /**
+   * The router's replica choice: `round-robin` (the `debug` profile) or
+   * `least-inflight` (max-score on the inflight scorer: a platinum request goes
+   * to the replica with a free slot).
+   */
+  replicaChoice?: 'round-robin' | 'least-inflight';
+  /** Router credits with admission on (default true); false = every request an Acquire. */
+  credits?: boolean;
   log?: (line: string) => void;
 }
 
 export interface PhaseResult {
   idleP50: number;
+  idleP90: number;
   idleP99: number;
   loadedP50: number;
+  loadedP90: number;
   loadedP99: number;
   /** loadedP99 / idleP99. */
   ratio: number;
+  /** loadedP90 / idleP90. */
+  ratio90: number;
   bronzeCompleted: number;
+  /** Bronze requests completed while platinum was being measured (no starvation when > 0). */
+  bronzeCompletedWhileMeasured: number;
   bronzeRejected: number;
   /** Times the router fell back to in-process admission (should be 0). */
   fallbacks: number;
@@ -53,6 +67,27 @@ export interface PhaseResult {
   /** Highest bronze queue depth in the admission service while platinum was measured (0 when off). */
   peakBronzeQueued: number;
 }
+
+/**
+ * Slot-limited engines (issue 13): two sim-engines with 8 batch slots each,
+ * a closed-loop flood of 20 × their 16 slots in bronze, and short platinum
+ * prompts (about 50 tokens, idle TTFT some tens of ms) that show any wait for a
+ * slot. The router picks the least-loaded replica.
+ */
+export const SLOT_OPTIONS: IsolationOptions = {
+  engines: 2,
+  maxNumSeqs: 8,
+  decodeTps: 50,
+  prefillTps: 1000,
+  bronzeConcurrency: 320,
+  bronzeTokens: [16, 48],
+  platinumSamples: 30,
+  platinumGapMs: 150,
+  platinumPromptChars: 200,
+  warmupMs: 4000,
+  scrapeIntervalMs: 200,
+  replicaChoice: 'least-inflight',
+};
 
 export const CI_OPTIONS: IsolationOptions = {
   engines: 2,
@@ -129,9 +164,11 @@ export class IsolationRig {
         // Round-robin replica choice over identical engines keeps this test about admission alone.
         // (Score-based profiles pass too since the router schedules each granted request on fresh
         // inflight counts — apps/router/test/granted-burst.spec.ts — but their spread varies more.)
-        default_profile: 'debug',
+        // With few slots per engine a request must go where a slot is free: least inflight.
+        default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug',
+        profiles: { 'least-inflight': { scorers: { inflight: 1 }, picker: { type: 'max-score' } } },
         endpoints: this.endpoints(),
-        admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s' } : { mode: 'off' },
+        admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s', ...(this.o.credits === false ? { credit_interval: '0s' } : {}) } : { mode: 'off' },
       }),
     );
     const router = await spawnRole('router', ['--config', rf]);
@@ -177,9 +214,11 @@ export class IsolationRig {
   }
 
   /** Keeps `bronzeConcurrency` non-streamed bronze requests in flight until stopped. */
-  flood(url: string): { stop: () => Promise<{ completed: number; rejected: number }> } {
+  flood(url: string): { completed: () => number; stop: () => Promise<{ completed: number; rejected: number }> } {
     let running = true;
     let completed = 0;
+    // Stopping cancels what is still queued or running, so a phase does not wait for the backlog to drain.
+    const cancel = new AbortController();
     let rejected = 0;
     let seq = 0;
     const [lo, hi] = this.o.bronzeTokens;
@@ -190,6 +229,7 @@ export class IsolationRig {
           const res = await request(`${url}/v1/chat/completions`, {
             method: 'POST',
             dispatcher: this.agent,
+            signal: cancel.signal,
             headers: { 'content-type': 'application/json', 'x-llmgw-band': 'bronze', 'x-llmgw-tenant': `batch-${n % 3}` },
             body: JSON.stringify({ model: 'iso', max_tokens: lo + (n % (hi - lo + 1)), messages: [{ role: 'user', content: words(200, n) }] }),
           });
@@ -200,6 +240,7 @@ export class IsolationRig {
             await new Promise((r) => setTimeout(r, 50));
           }
         } catch {
+          if (!running) return;
           rejected++;
           await new Promise((r) => setTimeout(r, 50));
         }
@@ -207,10 +248,13 @@ export class IsolationRig {
     };
     const workers = Array.from({ length: this.o.bronzeConcurrency }, worker);
     return {
+      completed: () => completed,
       stop: async () => {
         running = false;
+        const done = { completed, rejected };
+        cancel.abort();
         await Promise.all(workers);
-        return { completed, rejected };
+        return done;
       },
     };
   }
@@ -255,21 +299,27 @@ export class IsolationRig {
       const f = this.flood(stack.url);
       await new Promise((r) => setTimeout(r, this.o.warmupMs));
       const peaks = this.sample(stack.admissionAdmin);
+      const bronzeBefore = f.completed();
       const loaded = await this.platinumSeries(stack.url);
+      const bronzeWhile = f.completed() - bronzeBefore;
       const p = await peaks.stop();
       const b = await f.stop();
       const r: PhaseResult = {
         idleP50: pct(idle, 50),
+        idleP90: pct(idle, 90),
         idleP99: pct(idle, 99),
         loadedP50: pct(loaded, 50),
+        loadedP90: pct(loaded, 90),
         loadedP99: pct(loaded, 99),
         ratio: pct(loaded, 99) / pct(idle, 99),
+        ratio90: pct(loaded, 90) / pct(idle, 90),
         bronzeCompleted: b.completed,
+        bronzeCompletedWhileMeasured: bronzeWhile,
         bronzeRejected: b.rejected,
         fallbacks: stack.fallbacks(),
         ...p,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}`);
       return r;
     } finally {
       await stack.stop();

@@ -7,20 +7,25 @@ import { CI_OPTIONS, IsolationRig, type PhaseResult } from './isolation-harness'
  * on (must stay under 1.5×) and off (must show the collapse, > 3×).
  * Full size: tools/bench/priority-isolation.ts.
  */
-describe('priority isolation (phase 1.5 exit criterion)', () => {
+// Wall-clock ratios on real processes: meaningful only on a machine that is not shared with other
+// load, so they run when asked (LLMGW_TIMING_TESTS=1) and in tools/bench/priority-isolation.ts.
+const timing = process.env.LLMGW_TIMING_TESTS === '1' ? describe : describe.skip;
+
+timing('priority isolation (phase 1.5 exit criterion)', () => {
   const lines: string[] = [];
-  const rig = new IsolationRig({ ...CI_OPTIONS, log: (l) => lines.push(l) });
+  let rig: IsolationRig;
   let on: PhaseResult;
   let off: PhaseResult;
 
   beforeAll(async () => {
+    rig = new IsolationRig({ ...CI_OPTIONS, log: (l) => lines.push(l) });
     await rig.startEngines();
     on = await rig.phase(true);
     off = await rig.phase(false);
     process.stdout.write(`${lines.join('\n')}\n`);
   }, 150_000);
 
-  afterAll(() => rig.close());
+  afterAll(() => rig?.close());
 
   it('keeps platinum TTFT p99 under 1.5x its idle value while bronze saturates the engines', () => {
     // the engines were saturated and bronze was being held at the gateway ...
