@@ -96,6 +96,7 @@ export interface ProtoGrpcType {
         ListNodesRequest: MessageTypeDefinition<_llmgw_inventory_v1_ListNodesRequest, _llmgw_inventory_v1_ListNodesRequest__Output>
         ListNodesResponse: MessageTypeDefinition<_llmgw_inventory_v1_ListNodesResponse, _llmgw_inventory_v1_ListNodesResponse__Output>
         Node: MessageTypeDefinition<_llmgw_inventory_v1_Node, _llmgw_inventory_v1_Node__Output>
+        NodeIntent: EnumTypeDefinition
         NodeRemoved: MessageTypeDefinition<_llmgw_inventory_v1_NodeRemoved, _llmgw_inventory_v1_NodeRemoved__Output>
         ShardChanged: MessageTypeDefinition<_llmgw_inventory_v1_ShardChanged, _llmgw_inventory_v1_ShardChanged__Output>
         ShardCommandRequest: MessageTypeDefinition<_llmgw_inventory_v1_ShardCommandRequest, _llmgw_inventory_v1_ShardCommandRequest__Output>

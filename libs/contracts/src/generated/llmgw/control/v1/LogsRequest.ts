@@ -9,6 +9,9 @@ export interface LogsRequest {
   'shardId'?: (string);
   'tailLines'?: (number);
   'sinceMs'?: (number | string | Long);
+  'replicaId'?: (string);
+  'rank'?: (number);
+  'rankSet'?: (boolean);
 }
 
 export interface LogsRequest__Output {
@@ -17,4 +20,7 @@ export interface LogsRequest__Output {
   'shardId': (string);
   'tailLines': (number);
   'sinceMs': (number);
+  'replicaId': (string);
+  'rank': (number);
+  'rankSet': (boolean);
 }

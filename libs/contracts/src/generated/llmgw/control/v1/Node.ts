@@ -5,6 +5,7 @@ import type { NodeState as _llmgw_control_v1_NodeState, NodeState__Output as _ll
 import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthReport__Output as _llmgw_agent_v1_GpuHealthReport__Output } from '../../../llmgw/agent/v1/GpuHealthReport';
 import type { GpuAllocation as _llmgw_control_v1_GpuAllocation, GpuAllocation__Output as _llmgw_control_v1_GpuAllocation__Output } from '../../../llmgw/control/v1/GpuAllocation';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
+import type { EngineStats as _llmgw_agent_v1_EngineStats, EngineStats__Output as _llmgw_agent_v1_EngineStats__Output } from '../../../llmgw/agent/v1/EngineStats';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Node {
@@ -15,6 +16,9 @@ export interface Node {
   'gpuHealth'?: (_llmgw_agent_v1_GpuHealthReport)[];
   'allocations'?: (_llmgw_control_v1_GpuAllocation)[];
   'shards'?: (_llmgw_agent_v1_ShardStatus)[];
+  'engineStats'?: (_llmgw_agent_v1_EngineStats)[];
+  'stateSinceMs'?: (number | string | Long);
+  'heartbeatIntervalMs'?: (number);
 }
 
 export interface Node__Output {
@@ -25,4 +29,7 @@ export interface Node__Output {
   'gpuHealth': (_llmgw_agent_v1_GpuHealthReport__Output)[];
   'allocations': (_llmgw_control_v1_GpuAllocation__Output)[];
   'shards': (_llmgw_agent_v1_ShardStatus__Output)[];
+  'engineStats': (_llmgw_agent_v1_EngineStats__Output)[];
+  'stateSinceMs': (number);
+  'heartbeatIntervalMs': (number);
 }

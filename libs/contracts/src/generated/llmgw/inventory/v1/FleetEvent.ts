@@ -15,6 +15,7 @@ export interface FleetEvent {
   'nodeRemoved'?: (_llmgw_inventory_v1_NodeRemoved | null);
   'shardChanged'?: (_llmgw_inventory_v1_ShardChanged | null);
   'stats'?: (_llmgw_inventory_v1_StatsReported | null);
+  'epoch'?: (string);
   'event'?: "snapshot"|"nodeChanged"|"nodeRemoved"|"shardChanged"|"stats";
 }
 
@@ -26,5 +27,6 @@ export interface FleetEvent__Output {
   'nodeRemoved'?: (_llmgw_inventory_v1_NodeRemoved__Output | null);
   'shardChanged'?: (_llmgw_inventory_v1_ShardChanged__Output | null);
   'stats'?: (_llmgw_inventory_v1_StatsReported__Output | null);
+  'epoch': (string);
   'event'?: "snapshot"|"nodeChanged"|"nodeRemoved"|"shardChanged"|"stats";
 }

@@ -6,9 +6,11 @@ import type { Long } from '@grpc/proto-loader';
 export interface ListNodesResponse {
   'revision'?: (number | string | Long);
   'nodes'?: (_llmgw_inventory_v1_Node)[];
+  'epoch'?: (string);
 }
 
 export interface ListNodesResponse__Output {
   'revision': (number);
   'nodes': (_llmgw_inventory_v1_Node__Output)[];
+  'epoch': (string);
 }

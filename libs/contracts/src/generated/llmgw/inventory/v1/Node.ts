@@ -4,6 +4,7 @@ import type { NodeInfo as _llmgw_agent_v1_NodeInfo, NodeInfo__Output as _llmgw_a
 import type { Connectivity as _llmgw_inventory_v1_Connectivity, Connectivity__Output as _llmgw_inventory_v1_Connectivity__Output } from '../../../llmgw/inventory/v1/Connectivity';
 import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthReport__Output as _llmgw_agent_v1_GpuHealthReport__Output } from '../../../llmgw/agent/v1/GpuHealthReport';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
+import type { NodeIntent as _llmgw_inventory_v1_NodeIntent, NodeIntent__Output as _llmgw_inventory_v1_NodeIntent__Output } from '../../../llmgw/inventory/v1/NodeIntent';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Node {
@@ -15,6 +16,13 @@ export interface Node {
   'peerCn'?: (string);
   'gpuHealth'?: (_llmgw_agent_v1_GpuHealthReport)[];
   'shards'?: (_llmgw_agent_v1_ShardStatus)[];
+  'intent'?: (_llmgw_inventory_v1_NodeIntent);
+  'intentReason'?: (string);
+  'intentSinceMs'?: (number | string | Long);
+  'connectivityReason'?: (string);
+  'connectivitySinceMs'?: (number | string | Long);
+  'instanceId'?: (string);
+  'heartbeatIntervalMs'?: (number);
 }
 
 export interface Node__Output {
@@ -26,4 +34,11 @@ export interface Node__Output {
   'peerCn': (string);
   'gpuHealth': (_llmgw_agent_v1_GpuHealthReport__Output)[];
   'shards': (_llmgw_agent_v1_ShardStatus__Output)[];
+  'intent': (_llmgw_inventory_v1_NodeIntent__Output);
+  'intentReason': (string);
+  'intentSinceMs': (number);
+  'connectivityReason': (string);
+  'connectivitySinceMs': (number);
+  'instanceId': (string);
+  'heartbeatIntervalMs': (number);
 }

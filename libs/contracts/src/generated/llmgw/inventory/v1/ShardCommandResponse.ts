@@ -4,8 +4,10 @@ import type { Ack as _llmgw_agent_v1_Ack, Ack__Output as _llmgw_agent_v1_Ack__Ou
 
 export interface ShardCommandResponse {
   'ack'?: (_llmgw_agent_v1_Ack | null);
+  'replayed'?: (boolean);
 }
 
 export interface ShardCommandResponse__Output {
   'ack': (_llmgw_agent_v1_Ack__Output | null);
+  'replayed': (boolean);
 }

@@ -7,6 +7,7 @@ export * from './InventoryService';
 export * from './ListNodesRequest';
 export * from './ListNodesResponse';
 export * from './Node';
+export * from './NodeIntent';
 export * from './NodeRemoved';
 export * from './ShardChanged';
 export * from './ShardCommandRequest';
