@@ -5,13 +5,7 @@ describe('llmgw inventory', () => {
     expect(buildCommand().helpInformation()).toContain('Usage: inventory');
   });
 
-  it('exits 3 (not implemented) instead of pretending to run', async () => {
-    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    await expect(main([])).resolves.toBe(3);
-    write.mockRestore();
-  });
-
-  it.each(['llmgw.agent.v1.AgentService', 'llmgw.inventory.v1.InventoryService'])('--help mentions %s', async (svc) => {
+  it.each(['llmgw.agent.v1.AgentService', 'llmgw.inventory.v1.InventoryService', 'llmgw.control.v1.ControlService'])('--help mentions %s', async (svc) => {
     let out = '';
     const write = jest.spyOn(process.stdout, 'write').mockImplementation((c) => {
       out += String(c);
@@ -19,6 +13,17 @@ describe('llmgw inventory', () => {
     });
     await main(['--help']);
     write.mockRestore();
-    expect(out).toContain(svc);
+    expect(out.replace(/\s+/g, ' ')).toContain(svc);
+  });
+
+  it('refuses to start a fleet port without mTLS unless told it is a lab (exit 2, the reason on stderr)', async () => {
+    let err = '';
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((c) => {
+      err += String(c);
+      return true;
+    });
+    await expect(main(['--port', '0'])).resolves.toBe(2);
+    write.mockRestore();
+    expect(err).toContain('agent_tls: the fleet port needs mTLS');
   });
 });

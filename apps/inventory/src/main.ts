@@ -1,7 +1,76 @@
-import { skeletonRole } from '@llmgw/cli';
+import { overrideListen, untilSignal } from '@llmgw/cli';
+import { inventoryConfigSchema, parseConfig, readConfigFile, type InventoryConfig } from '@llmgw/config';
+import { Command, CommanderError } from 'commander';
+import { start } from './service';
 
-/** `llmgw inventory`: Fleet-facing port: agents dial in, node/GPU/fabric/shard state, shard command relay. A skeleton in this release (docs/roadmap.md). */
-export const { buildCommand, main } = skeletonRole('inventory', 'Fleet-facing port: agents dial in, node/GPU/fabric/shard state, shard command relay.', [
-  { service: 'llmgw.agent.v1.AgentService', where: 'proto/llmgw/agent/v1/agent.proto (serves the fleet-facing port, mTLS: agents dial in)' },
-  { service: 'llmgw.inventory.v1.InventoryService', where: 'proto/llmgw/inventory/v1/inventory.proto (serves placement-scheduler)' },
-]);
+export { start } from './service';
+export type { StartOptions, RunningInventory } from './service';
+
+/** Builds the `llmgw inventory` command line (exported for tests and the help reference). */
+export function buildCommand(): Command {
+  return new Command('inventory')
+    .description(
+      'The fleet-facing port (plan §5.6, §6.5): node agents dial in over mTLS (llmgw.agent.v1.AgentService, CN = node id); ' +
+        'node, GPU, fabric and shard state is rebuilt from what they report; llmgw.inventory.v1.InventoryService serves the ' +
+        'placement-scheduler (watch, commands, logs) and the node half of llmgw.control.v1.ControlService serves `llmgw ctl`.',
+    )
+    .option('-c, --config <file>', 'inventory config file (YAML); see deploy/examples/inventory.yaml')
+    .option('--host <host>', 'internal gRPC and admin listen host')
+    .option('--port <port>', 'internal gRPC port: InventoryService + ControlService (overrides listen; 0 = any)')
+    .option('--agent-listen <addr>', 'fleet-facing port for agents, host:port (overrides agent_listen)')
+    .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
+    .option('--redis-url <url>', 'Redis for several instances and durable cordon/drain intent (without it: one in-process instance)')
+    .option('--instance-id <id>', 'this instance\'s id (default hostname-pid-random)')
+    .option('--agent-cert <file>', 'fleet port server certificate (PEM)')
+    .option('--agent-key <file>', 'fleet port server key (PEM)')
+    .option('--agent-ca <file>', 'CA that signs node certificates: mTLS, CN must equal the node id')
+    .option('--insecure-agents', 'accept agents in plaintext without certificates (one-machine labs only)')
+    .option('--lost-after <duration>', 'unseen this long → Lost, e.g. 60s')
+    .option('--log-level <level>', 'trace | debug | info | warn | error')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  llmgw inventory --agent-cert inv.crt --agent-key inv.key --agent-ca ca.crt --redis-url redis://127.0.0.1:6379
+  llmgw inventory --insecure-agents --port 7074 --agent-listen 127.0.0.1:7443
+
+Agents dial agent_listen (default :7443); the placement-scheduler and \`llmgw ctl --control\` use listen (default 127.0.0.1:7074).`,
+    )
+    .exitOverride();
+}
+
+/** `llmgw inventory ...` */
+export async function main(argv: string[]): Promise<number | void> {
+  const program = buildCommand();
+  program.configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    throw e;
+  }
+  const o = program.opts<{
+    config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; instanceId?: string;
+    agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
+  }>();
+  let cfg: InventoryConfig;
+  try {
+    const input: Record<string, any> = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
+    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7074', o.host, o.port);
+    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
+    if (o.agentListen) input.agent_listen = o.agentListen;
+    if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
+    if (o.instanceId) input.instance_id = o.instanceId;
+    if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
+    if (o.insecureAgents) input.insecure_agents = true;
+    if (o.lostAfter) input.lost_after = o.lostAfter;
+    if (o.logLevel) input.log_level = o.logLevel;
+    cfg = parseConfig(inventoryConfigSchema, input, o.config ?? 'command line');
+  } catch (e) {
+    process.stderr.write(`llmgw inventory: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const running = await start({ config: cfg });
+  await untilSignal(() => running.close());
+  return 0;
+}

@@ -6,3 +6,4 @@ export * from './accounting';
 export * from './sim-engine';
 export * from './catalog';
 export * from './placement-scheduler';
+export * from './inventory';

@@ -8,3 +8,4 @@ export * as accountingV1 from './generated/llmgw/accounting/v1';
 export type { ProtoGrpcType as AccountingProto } from './generated/accounting';
 export * from './openai';
 export * from './model-catalog';
+export * from './endpoint-stats';

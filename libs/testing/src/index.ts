@@ -1,2 +1,3 @@
 export {};
 export * from './process';
+export * from './sim-agent';

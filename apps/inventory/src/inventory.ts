@@ -1,0 +1,712 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { agentV1, controlV1, inventoryV1 } from '@llmgw/contracts';
+import { LlmgwError, isLlmgwError } from '@llmgw/errors';
+import { endStreamWithError, peerCommonName } from '@llmgw/grpc';
+import {
+  mergeShardStatus, toControlNode, type Actor, type ControlNode, type FleetNode, type InventoryBackend, type LogsReply,
+  type NodeAdminBackend, type NodeAdminResponse, type WatchSink,
+} from '@llmgw/inventory-rpc';
+import type { Logger } from '@llmgw/observability';
+import { randomUUID } from 'node:crypto';
+import type { FenceStore } from './fence';
+import type { EventBody, FleetStore, Mutation } from './fleet-store';
+import type { IntentStore, NodeIntentRecord } from './intent-store';
+import { NO_METRICS, type InventoryMetrics } from './metrics';
+
+type AgentCall = grpc.ServerDuplexStream<agentV1.AgentMessage__Output, agentV1.ControlMessage>;
+type Ack = agentV1.Ack__Output;
+type CommandKind = 'start' | 'stop' | 'drain';
+
+const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
+/**
+ * Other inventory instances, reached through Redis (cluster.ts). Absent for
+ * a single instance.
+ */
+export interface Peers {
+  /** Whether the instance still announces itself. */
+  isAlive(instanceId: string): boolean;
+  /** Relays a command to the instance holding the node's stream. */
+  sendCommand(owner: string, req: inventoryV1.ShardCommandRequest__Output, deadlineMs: number): Promise<inventoryV1.ShardCommandResponse>;
+  /** Relays a log request to the instance holding the node's stream. */
+  fetchLogs(owner: string, req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void>;
+  /** Last-seen times other instances published. */
+  seen(nodeId: string): number | undefined;
+  /** Queues this instance's last-seen time of a node for publication. */
+  noteSeen(nodeId: string, ms: number): void;
+  /** Fans engine stats out to the other instances' watchers. */
+  publishStats(nodeId: string, stats: agentV1.EngineStats__Output): void;
+}
+
+export interface InventoryOptions {
+  instanceId: string;
+  store: FleetStore;
+  intents: IntentStore;
+  fence: FenceStore;
+  log: Logger;
+  metrics?: InventoryMetrics;
+  peers?: Peers;
+  /** Where engine stats go for routers and admission (Redis endpoint stats). */
+  onLocalStats?: (nodeId: string, stats: agentV1.EngineStats__Output) => void;
+  clock?: () => number;
+  /** Require a client certificate whose CN equals the node id (mTLS on the fleet port). */
+  requirePeerCert: boolean;
+  /** Heartbeats missed before Unreachable (3). */
+  missedHeartbeats: number;
+  /** Unseen this long → Lost (60 s). */
+  lostAfterMs: number;
+  /** Lost this long → forgotten (NodeRemoved). */
+  forgetAfterMs: number;
+  /** The longest a command waits for its Ack (also capped by the caller's deadline). */
+  commandTimeoutMs: number;
+  /** How long a finished command's Ack is kept for idempotent repeats. */
+  commandRecordTtlMs: number;
+  /** A stream that sends nothing (no register) this long is closed. */
+  registerTimeoutMs?: number;
+}
+
+interface PendingAck {
+  resolve(a: Ack): void;
+  reject(e: Error): void;
+}
+
+interface PendingLogs {
+  chunk(c: agentV1.LogsReply__Output): void;
+  fail(e: Error): void;
+}
+
+/** One agent stream on this instance. */
+class AgentSession {
+  nodeId = '';
+  sessionId = '';
+  registered = false;
+  closed = false;
+  chain: Promise<void> = Promise.resolve();
+  readonly acks = new Map<string, PendingAck>();
+  readonly logs = new Map<string, PendingLogs>();
+  registerTimer?: NodeJS.Timeout;
+  constructor(readonly call: AgentCall, readonly peerCn: string | undefined) {}
+
+  send(m: agentV1.ControlMessage): void {
+    if (this.closed) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `the stream of node ${this.nodeId} is closed`);
+    this.call.write(m);
+  }
+}
+
+const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly agentV1.GpuHealthReport__Output[]) =>
+  a.length === b.length && a.every((x, i) => x.index === b[i].index && x.health === b[i].health && x.reasons.join('\n') === b[i].reasons.join('\n'));
+
+/**
+ * The inventory (plan §5.6, §6.5): node, GPU and shard state rebuilt from
+ * what agents report, liveness (Unreachable after missed heartbeats, Lost
+ * later, forgotten at last), operator intent, the watch, and the command and
+ * log relays. Serves both InventoryService and the node half of
+ * ControlService.
+ */
+export class Inventory implements InventoryBackend {
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly seenAt = new Map<string, number>();
+  private readonly stats = new Map<string, Map<string, agentV1.EngineStats__Output>>();
+  private readonly statsListeners = new Set<(nodeId: string, s: agentV1.EngineStats__Output) => void>();
+  private readonly inflight = new Map<string, Promise<Ack>>();
+  private readonly finished = new Map<string, { ack: Ack; at: number }>();
+  private readonly clock: () => number;
+  private readonly metrics: InventoryMetrics;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
+  private watchers = 0;
+
+  constructor(private readonly o: InventoryOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.metrics = o.metrics ?? NO_METRICS;
+  }
+
+  get instanceId(): string {
+    return this.o.instanceId;
+  }
+
+  watcherCount(): number {
+    return this.watchers;
+  }
+
+  /** Nodes as served: records with the freshest last-seen time known. */
+  nodes(): FleetNode[] {
+    return this.o.store.mirror.all().map((n) => this.withSeen(n));
+  }
+
+  node(nodeId: string): FleetNode | undefined {
+    const n = this.o.store.mirror.get(nodeId);
+    return n && this.withSeen(n);
+  }
+
+  private lastSeen(n: FleetNode): number {
+    const id = n.info!.nodeId;
+    return Math.max(n.lastSeenMs, this.seenAt.get(id) ?? 0, this.o.peers?.seen(id) ?? 0);
+  }
+
+  private withSeen(n: FleetNode): FleetNode {
+    const t = this.lastSeen(n);
+    return t === n.lastSeenMs ? n : { ...n, lastSeenMs: t };
+  }
+
+  // ---- the agent stream -------------------------------------------------
+
+  /** The AgentService.Connect handler. */
+  connect(call: AgentCall): void {
+    const s = new AgentSession(call, peerCommonName(call));
+    s.registerTimer = setTimeout(() => {
+      if (!s.registered) this.endSession(s, new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', 'no register message within the registration timeout'));
+    }, this.o.registerTimeoutMs ?? 30_000);
+    s.registerTimer.unref();
+    call.on('data', (m: agentV1.AgentMessage__Output) => {
+      s.chain = s.chain
+        .then(() => this.onMessage(s, m))
+        .catch((e) => {
+          if (!isLlmgwError(e)) this.o.log.error({ err: e, node: s.nodeId }, 'agent message handling failed');
+          this.endSession(s, e);
+        });
+    });
+    call.on('end', () => {
+      this.streamClosed(s, 'the agent ended the stream');
+      call.end();
+    });
+    call.on('error', (e) => this.streamClosed(s, `stream error: ${e.message}`));
+    call.on('cancelled', () => this.streamClosed(s, 'the stream was cancelled'));
+  }
+
+  private endSession(s: AgentSession, e: unknown): void {
+    if (s.closed) return;
+    endStreamWithError(s.call, e);
+    this.streamClosed(s, (e as Error).message);
+  }
+
+  private async onMessage(s: AgentSession, m: agentV1.AgentMessage__Output): Promise<void> {
+    if (s.closed) return;
+    if (!s.registered) {
+      if (m.msg !== 'register' || !m.register) {
+        this.metrics.registerRefused('not_register');
+        throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on a stream must be register, got ${m.msg ?? 'nothing'}`);
+      }
+      return this.register(s, m.register);
+    }
+    const now = this.clock();
+    this.touch(s.nodeId, now);
+    switch (m.msg) {
+      case 'heartbeat':
+        return this.heartbeat(s, m.heartbeat!, now);
+      case 'shard':
+        return this.shardStatus(s, m.shard!, now);
+      case 'stats':
+        return this.acceptStats(s.nodeId, m.stats!, true);
+      case 'ack': {
+        const p = s.acks.get(m.ack!.refId);
+        if (p) {
+          s.acks.delete(m.ack!.refId);
+          p.resolve(m.ack!);
+        } else this.o.log.debug({ node: s.nodeId, ref: m.ack!.refId }, 'ack for no pending command (answered after its timeout?)');
+        return;
+      }
+      case 'logs': {
+        const p = s.logs.get(m.logs!.requestId);
+        if (p) p.chunk(m.logs!);
+        return;
+      }
+      case 'register':
+        throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', 'register may only be sent once per stream');
+      default:
+        return;
+    }
+  }
+
+  private touch(nodeId: string, now: number): void {
+    this.seenAt.set(nodeId, now);
+    this.o.peers?.noteSeen(nodeId, now);
+  }
+
+  private async register(s: AgentSession, r: agentV1.Register__Output): Promise<void> {
+    const nodeId = r.node?.nodeId ?? '';
+    if (!NODE_ID.test(nodeId)) {
+      this.metrics.registerRefused('invalid');
+      throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `register: node_id ${JSON.stringify(nodeId)} is not a valid node id ([A-Za-z0-9._-], up to 253 characters)`);
+    }
+    if (s.peerCn === undefined && this.o.requirePeerCert) {
+      this.metrics.registerRefused('no_certificate');
+      this.o.log.warn({ claimed: nodeId }, 'agent stream refused: no client certificate');
+      throw new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'a client certificate is required');
+    }
+    if (s.peerCn !== undefined && s.peerCn !== nodeId) {
+      this.metrics.registerRefused('cn_mismatch');
+      this.o.log.warn({ claimed: nodeId, cn: s.peerCn, peer: s.call.getPeer() }, 'agent stream refused: the node id it claims differs from its certificate CN');
+      throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `node id ${JSON.stringify(nodeId)} does not match the certificate CN ${JSON.stringify(s.peerCn)}`);
+    }
+    if (s.registerTimer) clearTimeout(s.registerTimer);
+    const now = this.clock();
+    const old = this.sessions.get(nodeId);
+    s.nodeId = nodeId;
+    s.sessionId = r.sessionId || randomUUID();
+    s.registered = true;
+    this.sessions.set(nodeId, s);
+    if (old && old !== s) this.endSession(old, new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'replaced by a newer stream of the same node'));
+    const intent = await this.o.intents.get(nodeId);
+    const hb = r.heartbeatIntervalMs > 0 ? Math.min(Math.max(r.heartbeatIntervalMs, 50), 600_000) : 5000;
+    const skew = r.sentAtMs ? now - r.sentAtMs : 0;
+    const node: FleetNode = {
+      info: r.node!,
+      connectivity: 'CONNECTIVITY_CONNECTED',
+      connectivityReason: `registered (session ${s.sessionId})`,
+      connectivitySinceMs: now,
+      lastSeenMs: now,
+      registeredAtMs: now,
+      sessionId: s.sessionId,
+      peerCn: s.peerCn ?? '',
+      gpuHealth: [],
+      shards: r.runningShards.reduce<agentV1.ShardStatus__Output[]>((acc, sh) => mergeShardStatus(acc, sh), []),
+      ...intentFields(intent),
+      instanceId: this.o.instanceId,
+      heartbeatIntervalMs: hb,
+    };
+    this.touch(nodeId, now);
+    await this.o.store.update(nodeId, () => ({ node, events: [{ nodeChanged: node }] }));
+    if (s.closed) return;
+    this.metrics.agentConnected(nodeId, true);
+    this.o.log.info({ node: nodeId, session: s.sessionId, shards: node.shards.length, gpus: r.node!.gpus.length, clockSkewMs: skew }, 'agent registered');
+    s.send({ ack: { refId: s.sessionId, result: 'ACK_RESULT_ACCEPTED', message: `registered with inventory ${this.o.instanceId}` } });
+  }
+
+  /** Marks a record connected and owned by this session, if it is not already. */
+  private ownFields(s: AgentSession, cur: FleetNode, now: number, why: string): Partial<FleetNode> {
+    if (cur.connectivity === 'CONNECTIVITY_CONNECTED' && cur.instanceId === this.o.instanceId && cur.sessionId === s.sessionId) return {};
+    return { connectivity: 'CONNECTIVITY_CONNECTED', connectivityReason: why, connectivitySinceMs: now, instanceId: this.o.instanceId, sessionId: s.sessionId };
+  }
+
+  private async heartbeat(s: AgentSession, hb: agentV1.Heartbeat__Output, now: number): Promise<void> {
+    const cur = this.o.store.mirror.get(s.nodeId);
+    if (!cur) return;
+    const own = this.ownFields(s, cur, now, 'heartbeats resumed');
+    const healthChanged = !sameHealth(cur.gpuHealth, hb.gpus);
+    const shardsChanged = hb.shards.some((h) => cur.shards.find((c) => c.shardId === h.shardId)?.state !== h.state) || cur.shards.some((c) => !hb.shards.find((h) => h.shardId === c.shardId));
+    if (!Object.keys(own).length && !healthChanged && !shardsChanged) {
+      if (hb.gpus.length) this.refreshHealthQuietly(cur, hb.gpus);
+      return;
+    }
+    await this.o.store.update(s.nodeId, (c) => {
+      if (!c || s.closed) return null;
+      const events: EventBody[] = [];
+      let shards = c.shards.filter((x) => hb.shards.some((h) => h.shardId === x.shardId));
+      const removed = shards.length !== c.shards.length;
+      const changes: agentV1.ShardStatus__Output[] = [];
+      for (const h of hb.shards) {
+        const known = shards.find((x) => x.shardId === h.shardId);
+        if (known?.state === h.state) continue;
+        shards = mergeShardStatus(shards, h);
+        changes.push(shards.find((x) => x.shardId === h.shardId)!);
+      }
+      const ownNow = this.ownFields(s, c, now, 'heartbeats resumed');
+      const node: FleetNode = { ...c, ...ownNow, gpuHealth: hb.gpus, shards, lastSeenMs: now };
+      if (removed || Object.keys(ownNow).length || !sameHealth(c.gpuHealth, hb.gpus)) events.push({ nodeChanged: node });
+      else for (const st of changes) events.push({ shardChanged: { nodeId: s.nodeId, status: st } });
+      return events.length ? { node, events } : null;
+    });
+  }
+
+  /**
+   * Utilisation and memory figures change every heartbeat; they are kept
+   * current for ListNodes without an event (the watch carries changes of
+   * health, not every sample).
+   */
+  private refreshHealthQuietly(cur: FleetNode, gpus: agentV1.GpuHealthReport__Output[]): void {
+    (cur as { gpuHealth: agentV1.GpuHealthReport__Output[] }).gpuHealth = gpus;
+  }
+
+  private async shardStatus(s: AgentSession, st: agentV1.ShardStatus__Output, now: number): Promise<void> {
+    if (!st.shardId) return;
+    await this.o.store.update(s.nodeId, (c) => {
+      if (!c || s.closed) return null;
+      const shards = mergeShardStatus(c.shards, st);
+      const merged = shards.find((x) => x.shardId === st.shardId)!;
+      const own = this.ownFields(s, c, now, 'shard status received');
+      const node: FleetNode = { ...c, ...own, shards, lastSeenMs: now };
+      const events: EventBody[] = Object.keys(own).length ? [{ nodeChanged: node }] : [{ shardChanged: { nodeId: s.nodeId, status: merged } }];
+      return { node, events };
+    });
+    if (st.state === 'SHARD_STATE_STOPPED' || st.state === 'SHARD_STATE_FAILED') this.stats.get(s.nodeId)?.delete(st.shardId);
+  }
+
+  /** Engine stats from a local agent (fromAgent) or from another instance. */
+  acceptStats(nodeId: string, st: agentV1.EngineStats__Output, fromAgent: boolean): void {
+    if (!st.shardId) return;
+    let m = this.stats.get(nodeId);
+    if (!m) this.stats.set(nodeId, (m = new Map()));
+    m.set(st.shardId, st);
+    for (const l of this.statsListeners) l(nodeId, st);
+    if (fromAgent) {
+      this.o.onLocalStats?.(nodeId, st);
+      this.o.peers?.publishStats(nodeId, st);
+    }
+  }
+
+  private streamClosed(s: AgentSession, reason: string): void {
+    if (s.closed) return;
+    s.closed = true;
+    if (s.registerTimer) clearTimeout(s.registerTimer);
+    const err = new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${s.nodeId || '?'}: ${reason}`);
+    for (const p of s.acks.values()) p.reject(err);
+    s.acks.clear();
+    for (const p of s.logs.values()) p.fail(err);
+    s.logs.clear();
+    if (!s.registered || this.sessions.get(s.nodeId) !== s) return;
+    this.sessions.delete(s.nodeId);
+    this.metrics.agentConnected(s.nodeId, false);
+    this.o.log.info({ node: s.nodeId, session: s.sessionId, reason }, 'agent stream closed');
+    const now = this.clock();
+    void this.o.store
+      .update(s.nodeId, (c) => {
+        if (!c || c.sessionId !== s.sessionId || c.instanceId !== this.o.instanceId || c.connectivity !== 'CONNECTIVITY_CONNECTED') return null;
+        const node: FleetNode = { ...c, connectivity: 'CONNECTIVITY_UNREACHABLE', connectivityReason: `stream closed: ${reason}`, connectivitySinceMs: now };
+        return { node, events: [{ nodeChanged: node }] };
+      })
+      .catch((e) => this.o.log.warn({ err: (e as Error).message, node: s.nodeId }, 'could not record a closed stream'));
+  }
+
+  // ---- liveness ---------------------------------------------------------
+
+  /** Starts the periodic liveness sweep. */
+  startSweeper(intervalMs: number): void {
+    this.sweepTimer = setInterval(() => void this.sweep(), intervalMs);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * One pass: Connected nodes unseen for `missedHeartbeats` intervals become
+   * Unreachable, nodes unseen for `lostAfterMs` become Lost, Lost nodes
+   * unseen for `forgetAfterMs` are forgotten. Each transition is a
+   * conditional update, so several instances sweeping make it once.
+   */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const now = this.clock();
+      for (const n of this.o.store.mirror.all()) {
+        const id = n.info!.nodeId;
+        const seen = this.lastSeen(n);
+        const age = now - seen;
+        const hb = n.heartbeatIntervalMs || 5000;
+        const limit = this.o.missedHeartbeats * hb;
+        let next: Mutation | null = null;
+        const decide = (c: FleetNode | undefined): Mutation | null => {
+          if (!c) return null;
+          if (c.connectivity === 'CONNECTIVITY_CONNECTED' && age > limit) {
+            const node: FleetNode = { ...c, connectivity: 'CONNECTIVITY_UNREACHABLE', connectivityReason: `${this.o.missedHeartbeats} heartbeats missed (last seen ${age} ms ago, interval ${hb} ms)`, connectivitySinceMs: now, lastSeenMs: Math.max(c.lastSeenMs, seen) };
+            return { node, events: [{ nodeChanged: node }] };
+          }
+          if (c.connectivity === 'CONNECTIVITY_UNREACHABLE' && age > this.o.lostAfterMs) {
+            const node: FleetNode = { ...c, connectivity: 'CONNECTIVITY_LOST', connectivityReason: `unseen for more than ${this.o.lostAfterMs} ms (last seen ${age} ms ago); its shards count as failed`, connectivitySinceMs: now, lastSeenMs: Math.max(c.lastSeenMs, seen) };
+            return { node, events: [{ nodeChanged: node }] };
+          }
+          if (c.connectivity === 'CONNECTIVITY_LOST' && age > this.o.forgetAfterMs) return { node: null, events: [{ nodeRemoved: { nodeId: id } }] };
+          return null;
+        };
+        next = decide(n);
+        if (!next) continue;
+        const local = this.sessions.get(id);
+        if (local && next.node?.connectivity === 'CONNECTIVITY_UNREACHABLE') this.o.log.warn({ node: id, age }, 'agent stream open but heartbeats stopped');
+        try {
+          const changed = await this.o.store.update(id, decide);
+          if (changed) {
+            const after = this.o.store.mirror.get(id);
+            this.o.log.warn({ node: id, connectivity: after?.connectivity ?? 'forgotten', reason: after?.connectivityReason }, 'node connectivity changed');
+            if (!after) {
+              this.metrics.agentForgotten(id);
+              this.stats.delete(id);
+              this.seenAt.delete(id);
+            }
+          }
+        } catch (e) {
+          this.o.log.warn({ err: (e as Error).message, node: id }, 'liveness update failed');
+        }
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  // ---- InventoryService -------------------------------------------------
+
+  listNodes(): inventoryV1.ListNodesResponse {
+    const m = this.o.store.mirror;
+    return { revision: m.revision, epoch: m.epoch, nodes: this.nodes() };
+  }
+
+  watch(req: inventoryV1.WatchFleetRequest__Output, sink: WatchSink): () => void {
+    const m = this.o.store.mirror;
+    const replay = req.resumeEpoch ? m.replayAfter(req.resumeAfterRevision, req.resumeEpoch) : undefined;
+    if (replay) for (const ev of replay) sink.push(ev);
+    else sink.push(m.snapshot(this.clock()));
+    const unsub = m.subscribe((ev) => sink.push(ev));
+    let unsubStats = () => undefined as unknown;
+    if (req.includeStats) {
+      const l = (nodeId: string, stats: agentV1.EngineStats__Output) => sink.push({ revision: m.revision, epoch: m.epoch, atMs: this.clock(), event: 'stats', stats: { nodeId, stats } });
+      this.statsListeners.add(l);
+      unsubStats = () => this.statsListeners.delete(l);
+    }
+    this.watchers++;
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.watchers--;
+      unsub();
+      unsubStats();
+    };
+  }
+
+  async sendShardCommand(req: inventoryV1.ShardCommandRequest__Output, ctx: { deadlineMs: number; signal?: AbortSignal }): Promise<inventoryV1.ShardCommandResponse> {
+    const kind = req.command as CommandKind;
+    if (!(await this.o.fence.admit(req.fencingToken))) {
+      this.metrics.commandFailed(kind, 'stale_fencing_token');
+      throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `fencing token ${req.fencingToken} is older than one already seen: this sender is no longer the leader`);
+    }
+    const node = this.o.store.mirror.get(req.nodeId);
+    if (!node) {
+      this.metrics.commandFailed(kind, 'unknown_node');
+      throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${req.nodeId} is not in the inventory`);
+    }
+    if (this.sessions.has(req.nodeId)) return this.relayLocal(req, ctx.deadlineMs);
+    const owner = node.instanceId;
+    if (this.o.peers && owner && owner !== this.o.instanceId) {
+      const started = this.clock();
+      try {
+        const res = await this.o.peers.sendCommand(owner, req, Math.min(ctx.deadlineMs, this.o.commandTimeoutMs + 1000));
+        this.metrics.command(kind, 'routed', (this.clock() - started) / 1000);
+        return res;
+      } catch (e) {
+        this.metrics.commandFailed(kind, 'route');
+        throw e;
+      }
+    }
+    this.metrics.commandFailed(kind, 'not_connected');
+    throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream (${node.connectivity.replace('CONNECTIVITY_', '').toLowerCase()}: ${node.connectivityReason})`);
+  }
+
+  /**
+   * Sends a command on this instance's stream to the node and waits for its
+   * Ack. Idempotent by command_id: a repeat while in flight joins it, a
+   * repeat after an Ack gets that Ack (replayed). No Ack before the timeout
+   * → DEADLINE_EXCEEDED (the command is reported failed; a retry sends it
+   * again, which the agent treats idempotently by shard_id).
+   */
+  async relayLocal(req: inventoryV1.ShardCommandRequest__Output, deadlineMs: number): Promise<inventoryV1.ShardCommandResponse> {
+    const kind = req.command as CommandKind;
+    const cmd = req[kind]! as { commandId: string };
+    const id = cmd.commandId;
+    this.expireRecords();
+    const done = this.finished.get(id);
+    if (done) return { ack: done.ack, replayed: true };
+    const running = this.inflight.get(id);
+    if (running) return { ack: await running, replayed: false };
+    const started = this.clock();
+    const timeout = Math.max(1, Math.min(deadlineMs, this.o.commandTimeoutMs));
+    const p = this.awaitAck(req.nodeId, id, kind, req, timeout);
+    this.inflight.set(id, p);
+    try {
+      const ack = await p;
+      this.finished.set(id, { ack, at: this.clock() });
+      const result = ack.result.replace('ACK_RESULT_', '').toLowerCase();
+      this.metrics.command(kind, result, (this.clock() - started) / 1000);
+      if (ack.result === 'ACK_RESULT_REJECTED') this.metrics.commandFailed(kind, 'rejected');
+      return { ack, replayed: false };
+    } catch (e) {
+      const reason = isLlmgwError(e) && e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED' ? 'timeout' : 'disconnected';
+      this.metrics.commandFailed(kind, reason);
+      this.metrics.command(kind, reason, (this.clock() - started) / 1000);
+      this.o.log.warn({ node: req.nodeId, command: kind, commandId: id, reason, err: (e as Error).message }, 'shard command failed');
+      throw e;
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+
+  private awaitAck(nodeId: string, id: string, kind: CommandKind, req: inventoryV1.ShardCommandRequest__Output, timeoutMs: number): Promise<Ack> {
+    const s = this.sessions.get(nodeId);
+    if (!s) return Promise.reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${nodeId} has no live agent stream on this instance`));
+    return new Promise<Ack>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        s.acks.delete(id);
+        reject(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${nodeId} did not acknowledge ${kind} ${id} within ${timeoutMs} ms; the command is reported failed`));
+      }, timeoutMs);
+      s.acks.set(id, {
+        resolve: (a) => (clearTimeout(timer), resolve(a)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+      try {
+        s.send({ [kind]: req[kind] } as agentV1.ControlMessage);
+      } catch (e) {
+        s.acks.delete(id);
+        clearTimeout(timer);
+        reject(e);
+      }
+    });
+  }
+
+  private expireRecords(): void {
+    const cutoff = this.clock() - this.o.commandRecordTtlMs;
+    for (const [id, r] of this.finished) {
+      if (r.at >= cutoff) break;
+      this.finished.delete(id);
+    }
+  }
+
+  async fetchLogs(req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const node = this.o.store.mirror.get(req.nodeId);
+    if (!node) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${req.nodeId} is not in the inventory`);
+    if (this.sessions.has(req.nodeId)) return this.fetchLogsLocal(req, write, signal);
+    const owner = node.instanceId;
+    if (this.o.peers && owner && owner !== this.o.instanceId) return this.o.peers.fetchLogs(owner, req, write, signal, this.o.commandTimeoutMs);
+    throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream; its logs cannot be read`);
+  }
+
+  /** Asks the local agent for logs and streams its chunks until eof (or a chunk gap longer than the command timeout). */
+  fetchLogsLocal(req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
+    const s = this.sessions.get(req.nodeId);
+    if (!s) return Promise.reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream on this instance`));
+    const requestId = req.request?.requestId || randomUUID();
+    return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout;
+      let writing = Promise.resolve();
+      const finish = (e?: Error) => {
+        clearTimeout(timer);
+        s.logs.delete(requestId);
+        signal.removeEventListener('abort', onAbort);
+        writing.then(() => (e ? reject(e) : resolve()), reject);
+      };
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${req.nodeId} sent no log chunk within ${this.o.commandTimeoutMs} ms`)), this.o.commandTimeoutMs);
+      };
+      const onAbort = () => finish();
+      signal.addEventListener('abort', onAbort, { once: true });
+      s.logs.set(requestId, {
+        chunk: (c) => {
+          arm();
+          writing = writing.then(() => write(c));
+          if (c.eof) finish();
+        },
+        fail: (e) => finish(e),
+      });
+      arm();
+      try {
+        s.send({ logs: { ...req.request!, requestId } });
+      } catch (e) {
+        finish(e as Error);
+      }
+    });
+  }
+
+  // ---- ControlService node half ------------------------------------------
+
+  private controlNode(n: FleetNode): ControlNode {
+    const id = n.info!.nodeId;
+    return toControlNode(this.withSeen(n), [...(this.stats.get(id)?.values() ?? [])]);
+  }
+
+  async listNodes_(): Promise<ControlNode[]> {
+    return this.o.store.mirror.all().map((n) => this.controlNode(n));
+  }
+
+  async getNode(nodeId: string): Promise<ControlNode> {
+    const n = this.o.store.mirror.get(nodeId);
+    if (!n) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
+    return this.controlNode(n);
+  }
+
+  cordon(nodeId: string, reason: string, actor: Actor): Promise<NodeAdminResponse> {
+    return this.setIntent(nodeId, 'NODE_INTENT_CORDONED', reason, actor);
+  }
+
+  uncordon(nodeId: string, actor: Actor): Promise<NodeAdminResponse> {
+    return this.setIntent(nodeId, 'NODE_INTENT_NONE', '', actor);
+  }
+
+  drain(nodeId: string, reason: string, _replicaDrainTimeoutMs: number, actor: Actor): Promise<NodeAdminResponse> {
+    return this.setIntent(nodeId, 'NODE_INTENT_DRAINING', reason, actor);
+  }
+
+  /**
+   * Records operator intent: persisted first (it must survive a restart),
+   * then applied to the node and announced as a node change. Repeating the
+   * current intent changes nothing (changed = false).
+   */
+  private async setIntent(nodeId: string, intent: inventoryV1.NodeIntent__Output, reason: string, actor: Actor): Promise<NodeAdminResponse> {
+    if (!this.o.store.mirror.get(nodeId)) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
+    const now = this.clock();
+    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_NONE' ? undefined : { intent, reason, sinceMs: now, actor };
+    const prev = await this.o.intents.get(nodeId);
+    const same = prev?.intent === rec?.intent && (prev?.reason ?? '') === (rec?.reason ?? '');
+    if (!same) await this.o.intents.set(nodeId, rec);
+    const changed = await this.o.store.update(nodeId, (c) => {
+      if (!c || (c.intent === intent && c.intentReason === reason)) return null;
+      const node: FleetNode = { ...c, ...intentFields(rec) };
+      return { node, events: [{ nodeChanged: node }] };
+    });
+    if (changed) this.o.log.info({ node: nodeId, intent, reason, actor }, 'node intent changed');
+    const n = this.o.store.mirror.get(nodeId)!;
+    const replicaIds = intent === 'NODE_INTENT_DRAINING' ? [...new Set(n.shards.filter((s) => s.state !== 'SHARD_STATE_STOPPED' && s.state !== 'SHARD_STATE_FAILED').map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort() : [];
+    return { node: this.controlNode(n), changed, replicaIds };
+  }
+
+  /**
+   * `ctl logs`: the agent's log, a shard's output, or a replica's (its
+   * leader, or the shard of a given rank), wherever it runs.
+   */
+  async logs(req: controlV1.LogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
+    let nodeId = req.nodeId;
+    let shardId = req.shardId;
+    if (req.source === 'LOG_SOURCE_SHARD') {
+      const found = this.findShard(shardId, req.replicaId, req.rankSet ? req.rank : undefined, nodeId);
+      if (!found) {
+        const what = shardId ? `shard ${shardId}` : `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`;
+        throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no node reports ${what}`);
+      }
+      nodeId = found.nodeId;
+      shardId = found.shardId;
+    }
+    await this.fetchLogs({ nodeId, request: { requestId: randomUUID(), source: req.source, shardId, tailLines: req.tailLines, sinceMs: req.sinceMs } }, write, signal);
+  }
+
+  private findShard(shardId: string, replicaId: string, rank: number | undefined, nodeId: string): { nodeId: string; shardId: string } | undefined {
+    const candidates: Array<{ nodeId: string; s: agentV1.ShardStatus__Output }> = [];
+    for (const n of this.o.store.mirror.all()) {
+      if (nodeId && n.info!.nodeId !== nodeId) continue;
+      for (const s of n.shards) {
+        if (shardId ? s.shardId === shardId : (s.replicaId || s.spec?.replicaId) === replicaId) candidates.push({ nodeId: n.info!.nodeId, s });
+      }
+    }
+    if (shardId) return candidates[0] && { nodeId: candidates[0].nodeId, shardId };
+    const want = rank ?? 0;
+    const c = candidates.find((x) => (x.s.spec?.rank ?? 0) === want) ?? (rank === undefined ? candidates[0] : undefined);
+    return c && { nodeId: c.nodeId, shardId: c.s.shardId };
+  }
+
+  /** Closes every agent stream (the agents reconnect elsewhere) and stops the sweeper. */
+  close(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    for (const s of [...this.sessions.values()]) this.endSession(s, new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory is shutting down; reconnect'));
+  }
+}
+
+function intentFields(rec: NodeIntentRecord | undefined): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs'> {
+  return rec ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs } : { intent: 'NODE_INTENT_NONE', intentReason: '', intentSinceMs: 0 };
+}
+
+/** The NodeAdminBackend view of an Inventory (its listNodes name is taken by InventoryService's). */
+export function nodeAdmin(inv: Inventory): NodeAdminBackend {
+  return {
+    listNodes: () => inv.listNodes_(),
+    getNode: (id) => inv.getNode(id),
+    cordon: (id, r, a) => inv.cordon(id, r, a),
+    uncordon: (id, a) => inv.uncordon(id, a),
+    drain: (id, r, t, a) => inv.drain(id, r, t, a),
+    logs: (req, w, s) => inv.logs(req, w, s),
+  };
+}

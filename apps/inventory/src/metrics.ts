@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { nodeState, type FleetNode } from '@llmgw/inventory-rpc';
+import { LATENCY_BUCKETS } from '@llmgw/observability';
+
+const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+
+/** Free GPUs of a node that can take work: connected, no intent, healthy, held by no live shard. */
+export function freeGpus(n: FleetNode): number {
+  if (nodeState(n).state !== 'NODE_STATE_READY') return 0;
+  const held = new Set<number>();
+  for (const s of n.shards) if (!TERMINAL.has(s.state)) for (const g of s.spec?.gpuIndices ?? []) held.add(g);
+  const failed = new Set(n.gpuHealth.filter((h) => h.health === 'GPU_HEALTH_FAILED').map((h) => h.index));
+  return (n.info?.gpus ?? []).filter((g) => !held.has(g.index) && !failed.has(g.index)).length;
+}
+
+export interface InventoryMetrics {
+  agentConnected(nodeId: string, connected: boolean): void;
+  agentForgotten(nodeId: string): void;
+  command(kind: string, result: string, seconds: number): void;
+  commandFailed(kind: string, reason: string): void;
+  registerRefused(reason: string): void;
+}
+
+/**
+ * Plan §8's inventory metrics on `registry`. Fleet-wide gauges (nodes by
+ * state, free GPUs) are computed at scrape time from `fleet()`; every
+ * instance reports the whole fleet, so aggregate them with max, not sum.
+ */
+export function createInventoryMetrics(registry: Registry, fleet: () => FleetNode[], watchers: () => number): InventoryMetrics {
+  const connected = new Gauge({ name: 'llmgw_agent_connected', help: '1 while the node agent holds a registered stream to this inventory instance.', labelNames: ['node'], registers: [registry] });
+  new Gauge({
+    name: 'llmgw_gpu_free',
+    help: 'GPUs free for placement: on Ready, uncordoned nodes, healthy and held by no live shard.',
+    labelNames: ['gpu_class', 'fabric'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const sums = new Map<string, { gpu_class: string; fabric: string; n: number }>();
+      for (const n of fleet()) {
+        const free = freeGpus(n);
+        const gpuClass = n.info?.gpus[0]?.gpuClass || 'none';
+        const fabric = n.info?.fabrics[0]?.fabric || 'none';
+        const k = `${gpuClass}\0${fabric}`;
+        const e = sums.get(k) ?? { gpu_class: gpuClass, fabric, n: 0 };
+        e.n += free;
+        sums.set(k, e);
+      }
+      for (const e of sums.values()) this.set({ gpu_class: e.gpu_class, fabric: e.fabric }, e.n);
+    },
+  });
+  new Gauge({
+    name: 'llmgw_inventory_nodes',
+    help: 'Nodes known to inventory, by state (Ready, Cordoned, Draining, Unreachable, Lost).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const counts: Record<string, number> = { ready: 0, cordoned: 0, draining: 0, unreachable: 0, lost: 0 };
+      for (const n of fleet()) counts[nodeState(n).state.replace('NODE_STATE_', '').toLowerCase()]++;
+      for (const [state, v] of Object.entries(counts)) this.set({ state }, v);
+    },
+  });
+  new Gauge({ name: 'llmgw_inventory_watchers', help: 'Open WatchFleet streams on this instance.', registers: [registry], collect() { this.set(watchers()); } });
+  const duration = new Histogram({ name: 'llmgw_inventory_command_duration_seconds', help: 'Shard command relay time, from the request to the agent\'s Ack.', labelNames: ['command', 'result'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const failures = new Counter({ name: 'llmgw_inventory_command_failures_total', help: 'Shard commands that did not get an accepting Ack.', labelNames: ['command', 'reason'], registers: [registry] });
+  const refused = new Counter({ name: 'llmgw_inventory_register_refused_total', help: 'Agent streams refused at registration.', labelNames: ['reason'], registers: [registry] });
+  return {
+    agentConnected: (node, c) => connected.set({ node }, c ? 1 : 0),
+    agentForgotten: (node) => connected.remove({ node }),
+    command: (command, result, s) => duration.observe({ command, result }, s),
+    commandFailed: (command, reason) => failures.inc({ command, reason }),
+    registerRefused: (reason) => refused.inc({ reason }),
+  };
+}
+
+/** A recorder that records nothing (tests that do not look). */
+export const NO_METRICS: InventoryMetrics = { agentConnected: () => undefined, agentForgotten: () => undefined, command: () => undefined, commandFailed: () => undefined, registerRefused: () => undefined };

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { duration, listenAddress, logLevel } from './load';
+
+const tlsFiles = z
+  .object({
+    /** PEM certificate file (server). */
+    cert: z.string().min(1),
+    /** PEM private key file (mode 0600). */
+    key: z.string().min(1),
+    /** CA bundle that signs client certificates; set = mTLS, every client must present one. */
+    client_ca: z.string().min(1).optional(),
+  })
+  .strict();
+
+/**
+ * The inventory's configuration (`llmgw inventory`, docs/inventory.md).
+ * Parsed once at boot, strict, frozen.
+ */
+export const inventoryConfigSchema = z
+  .object({
+    /** Fleet-facing gRPC port (AgentService): node agents dial in here. */
+    agent_listen: listenAddress().default('0.0.0.0:7443'),
+    /** Internal gRPC port: InventoryService (placement-scheduler) and the node half of ControlService (ctl). */
+    listen: listenAddress().default('127.0.0.1:7074'),
+    /** Metrics, /healthz, /readyz. */
+    admin_listen: listenAddress().default('127.0.0.1:9095'),
+    log_level: logLevel(),
+    /** This instance's id (command routing, llmgw_agent_connected); default hostname-pid-random. */
+    instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
+    /** mTLS of the fleet port: the server certificate and the CA that signs node certificates (CN = node id). */
+    agent_tls: tlsFiles.optional(),
+    /** Accept agents in plaintext without certificates (a lab or `llmgw up` on one machine only). */
+    insecure_agents: z.boolean().default(false),
+    /** TLS (mTLS with client_ca) of the internal port; plaintext when absent. */
+    tls: tlsFiles.optional(),
+    /** Heartbeats missed before a node is Unreachable (plan §5.6: 3). */
+    missed_heartbeats: z.number().int().min(1).max(100).default(3),
+    /** A node unseen this long is Lost; its shards count as failed (plan §5.6: 60 s). */
+    lost_after: duration().default(60_000),
+    /** A Lost node unseen this long is forgotten (NodeRemoved). */
+    forget_after: duration().default(86_400_000),
+    /** Liveness check period. */
+    sweep_interval: duration().default(1000),
+    /** The longest a shard command waits for the agent's Ack. */
+    command_timeout: duration().default(10_000),
+    /** How long an acknowledged command id is remembered for idempotent repeats. */
+    command_record_ttl: duration().default(600_000),
+    /** Events kept for resumed watches (per instance, and in the Redis stream). */
+    watch_history: z.number().int().min(100).max(10_000_000).default(100_000),
+    /** Shared state for several instances and durable cordon/drain intent; absent = one in-process instance. */
+    redis: z
+      .object({
+        url: z.string().min(1),
+        key_prefix: z.string().default('llmgw:'),
+        /** An instance silent this long is presumed dead (its nodes' commands are refused, not queued). */
+        instance_ttl: duration().default(5000),
+      })
+      .strict()
+      .optional(),
+    /** Engine stats published to Redis for routers and admission (`<prefix>endpoint-stats:<replica>`). */
+    engine_stats: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** A key expires this long after the agent's last scrape was written. */
+        ttl: duration().default(10_000),
+      })
+      .strict()
+      .default({ enabled: true, ttl: 10_000 }),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (!c.agent_tls && !c.insecure_agents) ctx.addIssue({ code: 'custom', path: ['agent_tls'], message: 'the fleet port needs mTLS (agent_tls with client_ca); set insecure_agents: true only for a lab on one machine' });
+    if (c.agent_tls && !c.agent_tls.client_ca && !c.insecure_agents) ctx.addIssue({ code: 'custom', path: ['agent_tls', 'client_ca'], message: 'required: agents prove their node id with a client certificate (plan §5.6)' });
+  });
+
+export type InventoryConfig = z.output<typeof inventoryConfigSchema>;
+export type InventoryConfigInput = z.input<typeof inventoryConfigSchema>;

@@ -1,0 +1,123 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { agentV1, controlV1 } from '@llmgw/contracts';
+import { serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { z } from 'zod';
+import type { FleetNode } from './fleet-view';
+
+export type ControlNode = controlV1.Node;
+export type NodeAdminResponse = controlV1.NodeAdminResponse;
+export type LogsReply = agentV1.LogsReply;
+
+/** Shards in these states hold no GPU. */
+const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+
+/**
+ * A node's combined state (plan §6.1): connectivity first (Lost, then
+ * Unreachable), then operator intent (Draining, Cordoned), else Ready; with
+ * the reason and time of the part that decided it.
+ */
+export function nodeState(n: FleetNode): { state: controlV1.NodeState__Output; reason: string; sinceMs: number } {
+  if (n.connectivity === 'CONNECTIVITY_LOST') return { state: 'NODE_STATE_LOST', reason: n.connectivityReason, sinceMs: n.connectivitySinceMs };
+  if (n.connectivity !== 'CONNECTIVITY_CONNECTED') return { state: 'NODE_STATE_UNREACHABLE', reason: n.connectivityReason, sinceMs: n.connectivitySinceMs };
+  if (n.intent === 'NODE_INTENT_DRAINING') return { state: 'NODE_STATE_DRAINING', reason: n.intentReason, sinceMs: n.intentSinceMs };
+  if (n.intent === 'NODE_INTENT_CORDONED') return { state: 'NODE_STATE_CORDONED', reason: n.intentReason, sinceMs: n.intentSinceMs };
+  return { state: 'NODE_STATE_READY', reason: n.connectivityReason, sinceMs: n.connectivitySinceMs };
+}
+
+/** GPUs held by live shards, from the specs the agent reported. */
+export function gpuAllocations(shards: readonly agentV1.ShardStatus__Output[]): controlV1.GpuAllocation[] {
+  const out: controlV1.GpuAllocation[] = [];
+  for (const s of shards) {
+    if (TERMINAL.has(s.state) || !s.spec) continue;
+    for (const gpuIndex of s.spec.gpuIndices) out.push({ gpuIndex, shardId: s.shardId, replicaId: s.replicaId || s.spec.replicaId, model: s.spec.model });
+  }
+  return out.sort((a, b) => (a.gpuIndex ?? 0) - (b.gpuIndex ?? 0));
+}
+
+/** Inventory's view of a node → the ControlService's (what ctl shows). */
+export function toControlNode(n: FleetNode, engineStats: readonly agentV1.EngineStats__Output[] = []): ControlNode {
+  const st = nodeState(n);
+  return {
+    info: n.info,
+    state: st.state,
+    stateReason: st.reason,
+    stateSinceMs: st.sinceMs,
+    lastSeenMs: n.lastSeenMs,
+    gpuHealth: n.gpuHealth,
+    allocations: gpuAllocations(n.shards),
+    shards: n.shards,
+    engineStats: [...engineStats],
+    heartbeatIntervalMs: n.heartbeatIntervalMs,
+  };
+}
+
+/** Who asked (the mTLS CN of the caller, else "anonymous"), for logs and intent records. */
+export type Actor = string;
+
+/**
+ * The node half of the ControlService (ListNodes, GetNode, Cordon/Uncordon/
+ * Drain, Logs). Inventory implements it over its own state; the
+ * placement-scheduler mounts a forwarding one (`RemoteNodeAdmin`) or its own.
+ * Errors are LlmgwErrors (LLMGW_ERR_NOT_FOUND for an unknown node, …).
+ */
+export interface NodeAdminBackend {
+  listNodes(): Promise<ControlNode[]>;
+  getNode(nodeId: string): Promise<ControlNode>;
+  cordon(nodeId: string, reason: string, actor: Actor): Promise<NodeAdminResponse>;
+  uncordon(nodeId: string, actor: Actor): Promise<NodeAdminResponse>;
+  drain(nodeId: string, reason: string, replicaDrainTimeoutMs: number, actor: Actor): Promise<NodeAdminResponse>;
+  /** Streams the log chunks (the last with eof); returns when done or when `signal` aborts. */
+  logs(req: controlV1.LogsRequest__Output, write: (chunk: LogsReply) => Promise<void>, signal: AbortSignal, actor: Actor): Promise<void>;
+}
+
+const nodeId = z.string().trim().min(1, 'node_id is required').max(253);
+const reason = z.string().max(1024, 'reason is at most 1024 characters');
+const cordonSchema = z.object({ nodeId, reason }).passthrough();
+const uncordonSchema = z.object({ nodeId }).passthrough();
+const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0) }).passthrough();
+const getSchema = z.object({ nodeId }).passthrough();
+const logsSchema = z
+  .object({
+    nodeId: z.string(),
+    source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD']),
+    shardId: z.string(),
+    replicaId: z.string(),
+    tailLines: z.number().int().min(0).max(100_000),
+    sinceMs: z.number().int().min(0),
+  })
+  .passthrough()
+  .superRefine((r, ctx) => {
+    if (r.source === 'LOG_SOURCE_AGENT' && !r.nodeId) ctx.addIssue({ code: 'custom', path: ['nodeId'], message: 'node_id is required for the agent log' });
+    if (r.source === 'LOG_SOURCE_SHARD' && !r.shardId && !r.replicaId) ctx.addIssue({ code: 'custom', path: ['shardId'], message: 'shard_id or replica_id is required for a shard log' });
+  });
+
+/** The caller's identity: the client certificate CN on mTLS, else "anonymous". */
+export function actorOf(call: { getAuthContext(): { sslPeerCertificate?: { subject?: { CN?: string | string[] } } } | null }): Actor {
+  const cn = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
+  return (Array.isArray(cn) ? cn[0] : cn) || 'anonymous';
+}
+
+export type ControlNodeHandlers = Pick<controlV1.ControlServiceHandlers, 'ListNodes' | 'GetNode' | 'CordonNode' | 'UncordonNode' | 'DrainNode' | 'Logs'>;
+
+/**
+ * grpc-js handlers for the node half of llmgw.control.v1.ControlService over
+ * a backend: validated input (INVALID_ARGUMENT listing every problem),
+ * thrown LlmgwErrors as their catalogue statuses. Spread them into the
+ * service implementation next to the model half (or alone: grpc-js answers
+ * UNIMPLEMENTED for the methods left out).
+ */
+export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: UnaryLogger } = {}): ControlNodeHandlers {
+  const log = opts.log;
+  return {
+    ListNodes: unary({ log, handler: async () => ({ nodes: await backend.listNodes() }) }),
+    GetNode: unary({ log, schema: getSchema, handler: (r) => backend.getNode(r.nodeId) }),
+    CordonNode: unary({ log, schema: cordonSchema, handler: (r, ctx) => backend.cordon(r.nodeId, r.reason, actorOf(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)) }),
+    UncordonNode: unary({ log, schema: uncordonSchema, handler: (r, ctx) => backend.uncordon(r.nodeId, actorOf(ctx.call)) }),
+    DrainNode: unary({ log, schema: drainSchema, handler: (r, ctx) => backend.drain(r.nodeId, r.reason, r.replicaDrainTimeoutMs, actorOf(ctx.call)) }),
+    Logs: serverStream({
+      log,
+      schema: logsSchema as unknown as z.ZodType<controlV1.LogsRequest__Output>,
+      handler: (r, ctx) => backend.logs(r, ctx.write, ctx.signal, actorOf(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)),
+    }),
+  };
+}

@@ -1,0 +1,59 @@
+import type { agentV1, inventoryV1 } from '@llmgw/contracts';
+
+export type FleetNode = inventoryV1.Node__Output;
+export type FleetEvent = inventoryV1.FleetEvent__Output;
+export type ShardStatus = agentV1.ShardStatus__Output;
+
+/**
+ * A shard list with one status merged in: replaces the entry with the same
+ * shard_id (keeping the earlier spec when the new status omits it, as
+ * agents do after the first report) or appends it. Inventory and every
+ * watch consumer apply shard changes with this one function, so their views
+ * cannot drift apart.
+ */
+export function mergeShardStatus(shards: readonly ShardStatus[], status: ShardStatus): ShardStatus[] {
+  const i = shards.findIndex((s) => s.shardId === status.shardId);
+  if (i < 0) return [...shards, status];
+  const merged = status.spec ? status : { ...status, spec: shards[i].spec };
+  return [...shards.slice(0, i), merged, ...shards.slice(i + 1)];
+}
+
+/**
+ * The fleet as a watch consumer sees it: apply every FleetEvent of a
+ * WatchFleet stream, in order, and `nodes` equals inventory's state at
+ * `revision`. A snapshot replaces everything; stats events change nothing.
+ */
+export class FleetView {
+  readonly nodes = new Map<string, FleetNode>();
+  revision = 0;
+  epoch = '';
+
+  apply(ev: FleetEvent): void {
+    switch (ev.event) {
+      case 'snapshot':
+        this.nodes.clear();
+        for (const n of ev.snapshot!.nodes) this.nodes.set(n.info!.nodeId, n);
+        break;
+      case 'nodeChanged':
+        this.nodes.set(ev.nodeChanged!.info!.nodeId, ev.nodeChanged!);
+        break;
+      case 'nodeRemoved':
+        this.nodes.delete(ev.nodeRemoved!.nodeId);
+        break;
+      case 'shardChanged': {
+        const n = this.nodes.get(ev.shardChanged!.nodeId);
+        if (n) this.nodes.set(n.info!.nodeId, { ...n, shards: mergeShardStatus(n.shards, ev.shardChanged!.status!) });
+        break;
+      }
+      case 'stats':
+        return;
+    }
+    this.revision = ev.revision;
+    this.epoch = ev.epoch;
+  }
+
+  /** Nodes ordered by id. */
+  list(): FleetNode[] {
+    return [...this.nodes.values()].sort((a, b) => a.info!.nodeId.localeCompare(b.info!.nodeId));
+  }
+}

@@ -1,0 +1,114 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { agentV1, inventoryV1 } from '@llmgw/contracts';
+import { LlmgwError } from '@llmgw/errors';
+import { endStreamWithError, remainingMs, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { z } from 'zod';
+
+/** What a watch gets: events pushed synchronously, in order. */
+export interface WatchSink {
+  push(ev: inventoryV1.FleetEvent): void;
+}
+
+/**
+ * Inventory's side of llmgw.inventory.v1.InventoryService. `watch` must, in
+ * one synchronous step, push either the replay after the requested revision
+ * or a snapshot, and register the sink for every later event — so nothing
+ * falls between the two. It returns the unsubscribe function.
+ */
+export interface InventoryBackend {
+  listNodes(): inventoryV1.ListNodesResponse;
+  watch(req: inventoryV1.WatchFleetRequest__Output, sink: WatchSink): () => void;
+  sendShardCommand(req: inventoryV1.ShardCommandRequest__Output, ctx: { deadlineMs: number; signal: AbortSignal; requestId: string }): Promise<inventoryV1.ShardCommandResponse>;
+  fetchLogs(req: inventoryV1.FetchLogsRequest__Output, write: (chunk: agentV1.LogsReply) => Promise<void>, signal: AbortSignal): Promise<void>;
+}
+
+export interface InventoryHandlerOptions {
+  log?: UnaryLogger;
+  /** A watcher this many events behind is ended with RESOURCE_EXHAUSTED (it resumes). Default 50000. */
+  maxWatchQueue?: number;
+}
+
+const idSchema = z.string().trim().min(1).max(200);
+const commandSchema = z
+  .object({ nodeId: idSchema, command: z.enum(['start', 'stop', 'drain'], { message: 'one of start, stop, drain is required' }), fencingToken: z.number().int().min(0) })
+  .passthrough()
+  .superRefine((r: any, ctx) => {
+    const c = r[r.command];
+    const cmdId = c?.commandId;
+    if (typeof cmdId !== 'string' || !cmdId) ctx.addIssue({ code: 'custom', path: [r.command, 'commandId'], message: 'command_id is required' });
+    const shardId = r.command === 'start' ? c?.spec?.shardId : c?.shardId;
+    if (typeof shardId !== 'string' || !shardId) ctx.addIssue({ code: 'custom', path: [r.command, r.command === 'start' ? 'spec.shardId' : 'shardId'], message: 'shard_id is required' });
+  });
+const logsSchema = z
+  .object({
+    nodeId: idSchema,
+    request: z.object({ source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD'], { message: 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD' }), shardId: z.string() }).passthrough(),
+  })
+  .passthrough()
+  .superRefine((r, ctx) => {
+    if (r.request.source === 'LOG_SOURCE_SHARD' && !r.request.shardId) ctx.addIssue({ code: 'custom', path: ['request', 'shardId'], message: 'shard_id is required for a shard log' });
+  });
+
+/**
+ * grpc-js handlers for llmgw.inventory.v1.InventoryService over a backend:
+ * validated requests (INVALID_ARGUMENT listing every issue), the call's
+ * deadline handed to command relays, and watches fed through a bounded
+ * queue that honours transport backpressure.
+ */
+export function inventoryServiceHandlers(backend: InventoryBackend, opts: InventoryHandlerOptions = {}): inventoryV1.InventoryServiceHandlers {
+  const maxQueue = opts.maxWatchQueue ?? 50_000;
+  return {
+    ListNodes: unary({ log: opts.log, handler: () => backend.listNodes() }),
+    SendShardCommand: unary({
+      log: opts.log,
+      schema: commandSchema as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,
+      handler: (r, ctx) => backend.sendShardCommand(r, { deadlineMs: remainingMs(ctx.call), signal: ctx.signal, requestId: ctx.requestId }),
+    }),
+    FetchLogs: serverStream({
+      log: opts.log,
+      schema: logsSchema as unknown as z.ZodType<inventoryV1.FetchLogsRequest__Output>,
+      handler: (r, ctx) => backend.fetchLogs(r, ctx.write, ctx.signal),
+    }),
+    WatchFleet: (call: grpc.ServerWritableStream<inventoryV1.WatchFleetRequest__Output, inventoryV1.FleetEvent>) => {
+      const queue: inventoryV1.FleetEvent[] = [];
+      let waiting = false;
+      let done = false;
+      const finish = (err?: unknown) => {
+        if (done) return;
+        done = true;
+        unsubscribe();
+        queue.length = 0;
+        if (err) endStreamWithError(call, err);
+      };
+      const pump = () => {
+        while (!done && queue.length) {
+          const ok = call.write(queue.shift()!);
+          if (!ok) {
+            waiting = true;
+            call.once('drain', () => {
+              waiting = false;
+              pump();
+            });
+            return;
+          }
+        }
+      };
+      const sink: WatchSink = {
+        push(ev) {
+          if (done) return;
+          queue.push(ev);
+          if (queue.length > maxQueue) return finish(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `watcher fell ${maxQueue} events behind; resume from the last revision applied`));
+          if (!waiting) pump();
+        },
+      };
+      let unsubscribe: () => void = () => undefined;
+      call.on('cancelled', () => finish());
+      call.on('close', () => finish());
+      try {
+        unsubscribe = backend.watch(call.request, sink);
+      } catch (e) {
+        finish(e);
+      }
+    },
+  };
+}
