@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, controlV1, inventoryV1 } from '@llmgw/contracts';
+import { agentConnectHandler, type AgentSession } from '@llmgw/agent-rpc';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
-import { endStreamWithError, peerCommonName } from '@llmgw/grpc';
 import {
   mergeShardStatus, toControlNode, type Actor, type ControlNode, type FleetNode, type InventoryBackend, type LogsReply,
   type NodeAdminBackend, type NodeAdminResponse, type WatchSink,
@@ -13,11 +13,8 @@ import type { EventBody, FleetStore, Mutation } from './fleet-store';
 import type { IntentStore, NodeIntentRecord } from './intent-store';
 import { NO_METRICS, type InventoryMetrics } from './metrics';
 
-type AgentCall = grpc.ServerDuplexStream<agentV1.AgentMessage__Output, agentV1.ControlMessage>;
 type Ack = agentV1.Ack__Output;
 type CommandKind = 'start' | 'stop' | 'drain';
-
-const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
 /**
  * Other inventory instances, reached through Redis (cluster.ts). Absent for
@@ -61,36 +58,15 @@ export interface InventoryOptions {
   commandTimeoutMs: number;
   /** How long a finished command's Ack is kept for idempotent repeats. */
   commandRecordTtlMs: number;
-  /** A stream that sends nothing (no register) this long is closed. */
-  registerTimeoutMs?: number;
 }
 
-interface PendingAck {
-  resolve(a: Ack): void;
-  reject(e: Error): void;
-}
+const LOG_CHUNK_LINES = 500;
 
-interface PendingLogs {
-  chunk(c: agentV1.LogsReply__Output): void;
-  fail(e: Error): void;
-}
-
-/** One agent stream on this instance. */
-class AgentSession {
-  nodeId = '';
-  sessionId = '';
-  registered = false;
-  closed = false;
-  chain: Promise<void> = Promise.resolve();
-  readonly acks = new Map<string, PendingAck>();
-  readonly logs = new Map<string, PendingLogs>();
-  registerTimer?: NodeJS.Timeout;
-  constructor(readonly call: AgentCall, readonly peerCn: string | undefined) {}
-
-  send(m: agentV1.ControlMessage): void {
-    if (this.closed) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `the stream of node ${this.nodeId} is closed`);
-    this.call.write(m);
-  }
+/** A timeout or disconnect of a relayed command, said as what it means for the caller. */
+function reportedFailed(e: unknown, kind: string, id: string): unknown {
+  if (!isLlmgwError(e)) return e;
+  if (e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') return new LlmgwError(e.code, `${e.message}; ${kind} ${id} is reported failed`);
+  return e;
 }
 
 const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly agentV1.GpuHealthReport__Output[]) =>
@@ -105,6 +81,7 @@ const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly a
  */
 export class Inventory implements InventoryBackend {
   private readonly sessions = new Map<string, AgentSession>();
+  private readonly chains = new WeakMap<AgentSession, Promise<void>>();
   private readonly seenAt = new Map<string, number>();
   private readonly stats = new Map<string, Map<string, agentV1.EngineStats__Output>>();
   private readonly statsListeners = new Set<(nodeId: string, s: agentV1.EngineStats__Output) => void>();
@@ -151,71 +128,39 @@ export class Inventory implements InventoryBackend {
 
   // ---- the agent stream -------------------------------------------------
 
-  /** The AgentService.Connect handler. */
-  connect(call: AgentCall): void {
-    const s = new AgentSession(call, peerCommonName(call));
-    s.registerTimer = setTimeout(() => {
-      if (!s.registered) this.endSession(s, new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', 'no register message within the registration timeout'));
-    }, this.o.registerTimeoutMs ?? 30_000);
-    s.registerTimer.unref();
-    call.on('data', (m: agentV1.AgentMessage__Output) => {
-      s.chain = s.chain
-        .then(() => this.onMessage(s, m))
-        .catch((e) => {
-          if (!isLlmgwError(e)) this.o.log.error({ err: e, node: s.nodeId }, 'agent message handling failed');
-          this.endSession(s, e);
-        });
+  /**
+   * The AgentService.Connect handler (libs/agent-rpc does the protocol:
+   * Register first and well formed, CN = node id, Acks and log replies
+   * matched to their requests). Messages of one stream are applied in
+   * order, each after the previous one's commit.
+   */
+  connectHandler(): grpc.handleBidiStreamingCall<agentV1.AgentMessage__Output, agentV1.ControlMessage> {
+    return agentConnectHandler({
+      requireCert: this.o.requirePeerCert,
+      commandTimeoutMs: this.o.commandTimeoutMs,
+      log: this.o.log,
+      now: this.clock,
+      onRegister: (s) => this.register(s),
+      onHeartbeat: (s, hb) => this.serially(s, () => this.heartbeat(s, hb)),
+      onShardStatus: (s, st) => this.serially(s, () => this.shardStatus(s, st)),
+      onStats: (s, st) => {
+        this.touch(s.nodeId, this.clock());
+        this.acceptStats(s.nodeId, st, true);
+      },
+      onClose: (s, err) => this.streamClosed(s, err?.message ?? 'closed'),
+      onRefused: (err, claimed, cn) => {
+        this.metrics.registerRefused(err.code === 'LLMGW_ERR_PERMISSION_DENIED' ? 'cn_mismatch' : err.code === 'LLMGW_ERR_AUTH_INVALID' ? 'no_certificate' : 'invalid');
+        if (err.code === 'LLMGW_ERR_PERMISSION_DENIED') this.o.log.warn({ claimed, cn }, 'agent stream refused: the node id it claims differs from its certificate CN');
+      },
     });
-    call.on('end', () => {
-      this.streamClosed(s, 'the agent ended the stream');
-      call.end();
-    });
-    call.on('error', (e) => this.streamClosed(s, `stream error: ${e.message}`));
-    call.on('cancelled', () => this.streamClosed(s, 'the stream was cancelled'));
   }
 
-  private endSession(s: AgentSession, e: unknown): void {
-    if (s.closed) return;
-    endStreamWithError(s.call, e);
-    this.streamClosed(s, (e as Error).message);
-  }
-
-  private async onMessage(s: AgentSession, m: agentV1.AgentMessage__Output): Promise<void> {
-    if (s.closed) return;
-    if (!s.registered) {
-      if (m.msg !== 'register' || !m.register) {
-        this.metrics.registerRefused('not_register');
-        throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on a stream must be register, got ${m.msg ?? 'nothing'}`);
-      }
-      return this.register(s, m.register);
-    }
-    const now = this.clock();
-    this.touch(s.nodeId, now);
-    switch (m.msg) {
-      case 'heartbeat':
-        return this.heartbeat(s, m.heartbeat!, now);
-      case 'shard':
-        return this.shardStatus(s, m.shard!, now);
-      case 'stats':
-        return this.acceptStats(s.nodeId, m.stats!, true);
-      case 'ack': {
-        const p = s.acks.get(m.ack!.refId);
-        if (p) {
-          s.acks.delete(m.ack!.refId);
-          p.resolve(m.ack!);
-        } else this.o.log.debug({ node: s.nodeId, ref: m.ack!.refId }, 'ack for no pending command (answered after its timeout?)');
-        return;
-      }
-      case 'logs': {
-        const p = s.logs.get(m.logs!.requestId);
-        if (p) p.chunk(m.logs!);
-        return;
-      }
-      case 'register':
-        throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', 'register may only be sent once per stream');
-      default:
-        return;
-    }
+  private serially(s: AgentSession, step: () => Promise<void>): void {
+    const next = (this.chains.get(s) ?? Promise.resolve()).then(step).catch((e) => {
+      this.o.log.warn({ err: (e as Error).message, node: s.nodeId }, 'applying an agent message failed; closing the stream so the agent re-registers');
+      s.close(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory could not record the node state; reconnect'));
+    });
+    this.chains.set(s, next);
   }
 
   private touch(nodeId: string, now: number): void {
@@ -223,33 +168,12 @@ export class Inventory implements InventoryBackend {
     this.o.peers?.noteSeen(nodeId, now);
   }
 
-  private async register(s: AgentSession, r: agentV1.Register__Output): Promise<void> {
-    const nodeId = r.node?.nodeId ?? '';
-    if (!NODE_ID.test(nodeId)) {
-      this.metrics.registerRefused('invalid');
-      throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `register: node_id ${JSON.stringify(nodeId)} is not a valid node id ([A-Za-z0-9._-], up to 253 characters)`);
-    }
-    if (s.peerCn === undefined && this.o.requirePeerCert) {
-      this.metrics.registerRefused('no_certificate');
-      this.o.log.warn({ claimed: nodeId }, 'agent stream refused: no client certificate');
-      throw new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'a client certificate is required');
-    }
-    if (s.peerCn !== undefined && s.peerCn !== nodeId) {
-      this.metrics.registerRefused('cn_mismatch');
-      this.o.log.warn({ claimed: nodeId, cn: s.peerCn, peer: s.call.getPeer() }, 'agent stream refused: the node id it claims differs from its certificate CN');
-      throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `node id ${JSON.stringify(nodeId)} does not match the certificate CN ${JSON.stringify(s.peerCn)}`);
-    }
-    if (s.registerTimer) clearTimeout(s.registerTimer);
+  private async register(s: AgentSession): Promise<void> {
+    const r = s.register;
+    const nodeId = s.nodeId;
     const now = this.clock();
-    const old = this.sessions.get(nodeId);
-    s.nodeId = nodeId;
-    s.sessionId = r.sessionId || randomUUID();
-    s.registered = true;
-    this.sessions.set(nodeId, s);
-    if (old && old !== s) this.endSession(old, new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'replaced by a newer stream of the same node'));
     const intent = await this.o.intents.get(nodeId);
     const hb = r.heartbeatIntervalMs > 0 ? Math.min(Math.max(r.heartbeatIntervalMs, 50), 600_000) : 5000;
-    const skew = r.sentAtMs ? now - r.sentAtMs : 0;
     const node: FleetNode = {
       info: r.node!,
       connectivity: 'CONNECTIVITY_CONNECTED',
@@ -258,8 +182,8 @@ export class Inventory implements InventoryBackend {
       lastSeenMs: now,
       registeredAtMs: now,
       sessionId: s.sessionId,
-      peerCn: s.peerCn ?? '',
-      gpuHealth: [],
+      peerCn: s.peerCommonName ?? '',
+      gpuHealth: r.gpuHealth ?? [],
       shards: r.runningShards.reduce<agentV1.ShardStatus__Output[]>((acc, sh) => mergeShardStatus(acc, sh), []),
       ...intentFields(intent),
       instanceId: this.o.instanceId,
@@ -267,10 +191,11 @@ export class Inventory implements InventoryBackend {
     };
     this.touch(nodeId, now);
     await this.o.store.update(nodeId, () => ({ node, events: [{ nodeChanged: node }] }));
-    if (s.closed) return;
+    const old = this.sessions.get(nodeId);
+    this.sessions.set(nodeId, s);
+    if (old && old !== s) old.close(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'replaced by a newer stream of the same node'));
     this.metrics.agentConnected(nodeId, true);
-    this.o.log.info({ node: nodeId, session: s.sessionId, shards: node.shards.length, gpus: r.node!.gpus.length, clockSkewMs: skew }, 'agent registered');
-    s.send({ ack: { refId: s.sessionId, result: 'ACK_RESULT_ACCEPTED', message: `registered with inventory ${this.o.instanceId}` } });
+    this.o.log.info({ node: nodeId, session: s.sessionId, shards: node.shards.length, gpus: r.node!.gpus.length, clockSkewMs: r.sentAtMs ? now - r.sentAtMs : 0 }, 'agent registered');
   }
 
   /** Marks a record connected and owned by this session, if it is not already. */
@@ -279,7 +204,9 @@ export class Inventory implements InventoryBackend {
     return { connectivity: 'CONNECTIVITY_CONNECTED', connectivityReason: why, connectivitySinceMs: now, instanceId: this.o.instanceId, sessionId: s.sessionId };
   }
 
-  private async heartbeat(s: AgentSession, hb: agentV1.Heartbeat__Output, now: number): Promise<void> {
+  private async heartbeat(s: AgentSession, hb: agentV1.Heartbeat__Output): Promise<void> {
+    const now = this.clock();
+    this.touch(s.nodeId, now);
     const cur = this.o.store.mirror.get(s.nodeId);
     if (!cur) return;
     const own = this.ownFields(s, cur, now, 'heartbeats resumed');
@@ -318,7 +245,9 @@ export class Inventory implements InventoryBackend {
     (cur as { gpuHealth: agentV1.GpuHealthReport__Output[] }).gpuHealth = gpus;
   }
 
-  private async shardStatus(s: AgentSession, st: agentV1.ShardStatus__Output, now: number): Promise<void> {
+  private async shardStatus(s: AgentSession, st: agentV1.ShardStatus__Output): Promise<void> {
+    const now = this.clock();
+    this.touch(s.nodeId, now);
     if (!st.shardId) return;
     await this.o.store.update(s.nodeId, (c) => {
       if (!c || s.closed) return null;
@@ -346,16 +275,9 @@ export class Inventory implements InventoryBackend {
   }
 
   private streamClosed(s: AgentSession, reason: string): void {
-    if (s.closed) return;
-    s.closed = true;
-    if (s.registerTimer) clearTimeout(s.registerTimer);
-    const err = new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${s.nodeId || '?'}: ${reason}`);
-    for (const p of s.acks.values()) p.reject(err);
-    s.acks.clear();
-    for (const p of s.logs.values()) p.fail(err);
-    s.logs.clear();
-    if (!s.registered || this.sessions.get(s.nodeId) !== s) return;
+    if (this.sessions.get(s.nodeId) !== s) return;
     this.sessions.delete(s.nodeId);
+    this.chains.delete(s);
     this.metrics.agentConnected(s.nodeId, false);
     this.o.log.info({ node: s.nodeId, session: s.sessionId, reason }, 'agent stream closed');
     const now = this.clock();
@@ -530,23 +452,19 @@ export class Inventory implements InventoryBackend {
   private awaitAck(nodeId: string, id: string, kind: CommandKind, req: inventoryV1.ShardCommandRequest__Output, timeoutMs: number): Promise<Ack> {
     const s = this.sessions.get(nodeId);
     if (!s) return Promise.reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${nodeId} has no live agent stream on this instance`));
-    return new Promise<Ack>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        s.acks.delete(id);
-        reject(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${nodeId} did not acknowledge ${kind} ${id} within ${timeoutMs} ms; the command is reported failed`));
-      }, timeoutMs);
-      s.acks.set(id, {
-        resolve: (a) => (clearTimeout(timer), resolve(a)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      try {
-        s.send({ [kind]: req[kind] } as agentV1.ControlMessage);
-      } catch (e) {
-        s.acks.delete(id);
-        clearTimeout(timer);
-        reject(e);
-      }
+    const sent =
+      kind === 'start'
+        ? s.startShard(req.start!.spec!, { commandId: id })
+        : kind === 'stop'
+          ? s.stopShard(req.stop!.shardId, { commandId: id, graceMs: req.stop!.graceMs, reason: req.stop!.reason })
+          : s.drainShard(req.drain!.shardId, { commandId: id, timeoutMs: req.drain!.timeoutMs, reason: req.drain!.reason });
+    // The session times out at the command timeout; a caller's shorter deadline wins.
+    if (timeoutMs >= this.o.commandTimeoutMs) return sent.catch((e) => Promise.reject(reportedFailed(e, kind, id)));
+    let timer: NodeJS.Timeout;
+    const deadline = new Promise<never>((_r, reject) => {
+      timer = setTimeout(() => reject(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${nodeId} did not acknowledge ${kind} ${id} within ${timeoutMs} ms; the command is reported failed`)), timeoutMs);
     });
+    return Promise.race([sent.catch((e) => Promise.reject(reportedFailed(e, kind, id))), deadline]).finally(() => clearTimeout(timer));
   }
 
   private expireRecords(): void {
@@ -566,41 +484,23 @@ export class Inventory implements InventoryBackend {
     throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream; its logs cannot be read`);
   }
 
-  /** Asks the local agent for logs and streams its chunks until eof (or a chunk gap longer than the command timeout). */
-  fetchLogsLocal(req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
+  /**
+   * Asks the local agent for logs and relays them in chunks of at most
+   * LOG_CHUNK_LINES lines, the last with eof (the agent's ring is read whole
+   * before the first chunk goes out).
+   */
+  async fetchLogsLocal(req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
     const s = this.sessions.get(req.nodeId);
-    if (!s) return Promise.reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream on this instance`));
+    if (!s) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream on this instance`);
     const requestId = req.request?.requestId || randomUUID();
-    return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout;
-      let writing = Promise.resolve();
-      const finish = (e?: Error) => {
-        clearTimeout(timer);
-        s.logs.delete(requestId);
-        signal.removeEventListener('abort', onAbort);
-        writing.then(() => (e ? reject(e) : resolve()), reject);
-      };
-      const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => finish(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${req.nodeId} sent no log chunk within ${this.o.commandTimeoutMs} ms`)), this.o.commandTimeoutMs);
-      };
-      const onAbort = () => finish();
-      signal.addEventListener('abort', onAbort, { once: true });
-      s.logs.set(requestId, {
-        chunk: (c) => {
-          arm();
-          writing = writing.then(() => write(c));
-          if (c.eof) finish();
-        },
-        fail: (e) => finish(e),
-      });
-      arm();
-      try {
-        s.send({ logs: { ...req.request!, requestId } });
-      } catch (e) {
-        finish(e as Error);
-      }
-    });
+    const { requestId: _ignored, ...what } = req.request!;
+    const res = await s.logs(what);
+    let seq = 0;
+    for (let i = 0; i === 0 || i < res.lines.length; i += LOG_CHUNK_LINES) {
+      if (signal.aborted) return;
+      const lines = res.lines.slice(i, i + LOG_CHUNK_LINES);
+      await write({ requestId, seq: seq++, lines, eof: i + LOG_CHUNK_LINES >= res.lines.length, truncated: res.truncated });
+    }
   }
 
   // ---- ControlService node half ------------------------------------------
@@ -691,7 +591,7 @@ export class Inventory implements InventoryBackend {
   /** Closes every agent stream (the agents reconnect elsewhere) and stops the sweeper. */
   close(): void {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    for (const s of [...this.sessions.values()]) this.endSession(s, new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory is shutting down; reconnect'));
+    for (const s of [...this.sessions.values()]) s.close(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory is shutting down; reconnect'));
   }
 }
 

@@ -1,5 +1,6 @@
 import { parseListen, reachableHost } from '@llmgw/cli';
-import { agentV1, loadProto } from '@llmgw/contracts';
+import { agentServiceDefinition } from '@llmgw/agent-rpc';
+import type { agentV1 } from '@llmgw/contracts';
 import { inventoryConfigSchema, parseConfig, type InventoryConfig, type InventoryConfigInput } from '@llmgw/config';
 import { HealthService, createServer, listen, shutdown } from '@llmgw/grpc';
 import { controlNodeHandlers, controlServiceDefinition, inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
@@ -39,8 +40,6 @@ export interface RunningInventory {
   registry: Registry;
   close(): Promise<void>;
 }
-
-type AgentServiceDef = { service: import('@grpc/grpc-js').ServiceDefinition };
 
 function tlsOf(t: InventoryConfig['tls']) {
   if (!t) return undefined;
@@ -136,8 +135,7 @@ export async function start(opts: StartOptions): Promise<RunningInventory> {
     // Fleet-facing port: AgentService only.
     const agentHealth = new HealthService('SERVING');
     const fleet = createServer({ 'grpc.max_concurrent_streams': 100 });
-    const agentService = (loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as AgentServiceDef).service;
-    fleet.addService(agentService, { Connect: (call: Parameters<Inventory['connect']>[0]) => inventory.connect(call) } as agentV1.AgentServiceHandlers);
+    fleet.addService(agentServiceDefinition(), { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers);
     agentHealth.set('llmgw.agent.v1.AgentService', 'SERVING');
     agentHealth.addTo(fleet);
     const al = parseListen(cfg.agent_listen);

@@ -31,6 +31,12 @@ export interface AgentStreamEvents {
   onStats?(session: AgentSession, stats: agentV1.EngineStats__Output): void;
   /** The stream ended (agent gone, refused, or closed by `session.close`). Not called for refused Registers. */
   onClose?(session: AgentSession, err?: LlmgwError): void;
+  /**
+   * A stream was refused before or at Register (not register first, invalid,
+   * CN ≠ node id, or onRegister threw): `claimed` is the node id it claimed,
+   * `peerCn` its certificate CN. For metrics and audit.
+   */
+  onRefused?(err: LlmgwError, claimed: string | undefined, peerCn: string | undefined): void;
 }
 
 export interface AgentConnectOptions extends AgentStreamEvents {
@@ -209,6 +215,7 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
   const now = opts.now ?? Date.now;
   return (call: Duplex) => {
     let session: AgentSession | undefined;
+    let claimed: string | undefined;
     let failed = false;
     // Messages are handled one at a time, in order, even when onRegister is async.
     let chain: Promise<void> = Promise.resolve();
@@ -217,7 +224,8 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
       failed = true;
       const err = isLlmgwError(e) ? e : new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
       if (!isLlmgwError(e)) opts.log?.error({ err: e, nodeId: session?.nodeId }, 'agent stream handler failed');
-      else opts.log?.warn({ code: err.code, msg: err.message, nodeId: session?.nodeId }, 'agent stream refused');
+      else opts.log?.warn({ code: err.code, msg: err.message, nodeId: session?.nodeId ?? claimed, peerCn: session ? undefined : peerCommonName(call) }, session ? 'agent stream ended by an error' : 'agent stream refused');
+      if (!session) opts.onRefused?.(err, claimed, peerCommonName(call));
       endStreamWithError(call, err);
       session?.finish(err);
     };
@@ -225,6 +233,7 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
       if (failed) return;
       if (!session) {
         if (m.msg !== 'register' || !m.register) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on an agent stream must be register, got ${m.msg ?? 'nothing'}`);
+        claimed = m.register.node?.nodeId;
         validateRegister(m.register);
         assertPeerIdentity(call, m.register.node!.nodeId, { requireCert: opts.requireCert });
         const s = new AgentSession(m.register, call, timeout, now, (ss, err) => opts.onClose?.(ss, err));

@@ -3,7 +3,7 @@ import { FleetView, mergeShardStatus } from './fleet-view';
 import { gpuAllocations, nodeState, toControlNode } from './control-nodes';
 
 const base = (over: Partial<FleetNode> = {}): FleetNode => ({
-  info: { nodeId: 'n', hostname: 'n', mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true },
+  info: { nodeId: 'n', hostname: 'n', mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true, diskFreeMib: 0, diskTotalMib: 0, modelCacheDir: '', cpuModel: '', discoveryWarnings: [] },
   connectivity: 'CONNECTIVITY_CONNECTED', connectivityReason: 'registered', connectivitySinceMs: 10, lastSeenMs: 0, registeredAtMs: 0, sessionId: 's', peerCn: '', gpuHealth: [], shards: [],
   intent: 'NODE_INTENT_NONE', intentReason: '', intentSinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000, ...over,
 });
