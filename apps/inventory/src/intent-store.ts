@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 
 /** Operator intent on one node, as persisted. */
 export interface NodeIntentRecord {
-  intent: Exclude<inventoryV1.NodeIntent__Output, 'NODE_INTENT_NONE'>;
+  intent: Exclude<inventoryV1.NodeIntent__Output, 'NODE_INTENT_UNSPECIFIED'>;
   reason: string;
   sinceMs: number;
   /** Who set it (the caller's certificate CN). */

@@ -525,7 +525,7 @@ export class Inventory implements InventoryBackend {
   }
 
   uncordon(nodeId: string, actor: Actor): Promise<NodeAdminResponse> {
-    return this.setIntent(nodeId, 'NODE_INTENT_NONE', '', actor);
+    return this.setIntent(nodeId, 'NODE_INTENT_UNSPECIFIED', '', actor);
   }
 
   drain(nodeId: string, reason: string, _replicaDrainTimeoutMs: number, actor: Actor): Promise<NodeAdminResponse> {
@@ -540,7 +540,7 @@ export class Inventory implements InventoryBackend {
   private async setIntent(nodeId: string, intent: inventoryV1.NodeIntent__Output, reason: string, actor: Actor): Promise<NodeAdminResponse> {
     if (!this.o.store.mirror.get(nodeId)) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
     const now = this.clock();
-    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_NONE' ? undefined : { intent, reason, sinceMs: now, actor };
+    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_UNSPECIFIED' ? undefined : { intent, reason, sinceMs: now, actor };
     const prev = await this.o.intents.get(nodeId);
     const same = prev?.intent === rec?.intent && (prev?.reason ?? '') === (rec?.reason ?? '');
     if (!same) await this.o.intents.set(nodeId, rec);
@@ -596,7 +596,7 @@ export class Inventory implements InventoryBackend {
 }
 
 function intentFields(rec: NodeIntentRecord | undefined): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs'> {
-  return rec ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs } : { intent: 'NODE_INTENT_NONE', intentReason: '', intentSinceMs: 0 };
+  return rec ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs } : { intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0 };
 }
 
 /** The NodeAdminBackend view of an Inventory (its listNodes name is taken by InventoryService's). */

@@ -1,13 +1,13 @@
 // Original file: llmgw/inventory/v1/inventory.proto
 
 export const NodeIntent = {
-  NODE_INTENT_NONE: 'NODE_INTENT_NONE',
+  NODE_INTENT_UNSPECIFIED: 'NODE_INTENT_UNSPECIFIED',
   NODE_INTENT_CORDONED: 'NODE_INTENT_CORDONED',
   NODE_INTENT_DRAINING: 'NODE_INTENT_DRAINING',
 } as const;
 
 export type NodeIntent =
-  | 'NODE_INTENT_NONE'
+  | 'NODE_INTENT_UNSPECIFIED'
   | 0
   | 'NODE_INTENT_CORDONED'
   | 1
