@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { type AccountingAdmin, accountingAdmin } from './accounting-client';
+import { ControlClient } from '@llmgw/inventory-rpc';
+import { readFileSync } from 'node:fs';
+import { type AccountingAdmin, accountingAdmin, normaliseAddress } from './accounting-client';
 
 /** Where ctl writes; tests pass their own. */
 export interface CtlIO {
@@ -11,6 +13,8 @@ export interface CtlIO {
 export interface CtlBoot {
   /** LLMGW_ACCOUNTING_ADDR at boot. */
   accountingAddr?: string;
+  /** LLMGW_CONTROL_ADDR at boot: the control admin API (inventory, or the placement-scheduler). */
+  controlAddr?: string;
   /** $USER@host, the default audit actor. */
   actor: string;
   /** LLMGW_TLS_CA / LLMGW_TLS_CERT / LLMGW_TLS_KEY at boot. */
@@ -24,11 +28,12 @@ export interface CtlBoot {
  */
 export class CtlContext {
   private acct?: AccountingAdmin;
+  private ctl?: ControlClient;
 
   constructor(readonly io: CtlIO, readonly boot: CtlBoot) {}
 
   /** Global + command options of the running command. */
-  opts(cmd: Command): { json?: boolean; accounting?: string; actor?: string; timeout?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string } {
+  opts(cmd: Command): { json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string } {
     return cmd.optsWithGlobals();
   }
 
@@ -39,12 +44,35 @@ export class CtlContext {
       const tls = { ca: o.tlsCa ?? this.boot.tls?.ca, cert: o.tlsCert ?? this.boot.tls?.cert, key: o.tlsKey ?? this.boot.tls?.key };
       this.acct = accountingAdmin(addr, { actor: o.actor ?? this.boot.actor, timeoutMs: Number(o.timeout ?? 10_000), tls });
       this.accountingAddress = addr;
+      this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting or LLMGW_ACCOUNTING_ADDR`;
     }
     return this.acct;
   }
 
   /** The address in use (for error hints). */
   accountingAddress?: string;
+
+  /**
+   * The ControlService client (nodes, cordon, drain, logs, top; the
+   * placement-scheduler adds models and replicas on the same API).
+   */
+  control(cmd: Command): ControlClient {
+    if (!this.ctl) {
+      const o = this.opts(cmd);
+      const addr = normaliseAddress(o.control ?? this.boot.controlAddr ?? '127.0.0.1:7074');
+      const read = (f?: string) => (f ? readFileSync(f) : undefined);
+      const ca = o.tlsCa ?? this.boot.tls?.ca;
+      const cert = o.tlsCert ?? this.boot.tls?.cert;
+      const key = o.tlsKey ?? this.boot.tls?.key;
+      const tls = ca || cert || key ? { ca: read(ca), cert: read(cert), key: read(key) } : undefined;
+      this.ctl = new ControlClient({ address: addr, tls, callTimeoutMs: Number(o.timeout ?? 10_000) });
+      this.unreachableHint = `cannot reach the control API at ${addr}; is inventory (or the placement-scheduler) running? Set --control or LLMGW_CONTROL_ADDR`;
+    }
+    return this.ctl;
+  }
+
+  /** What to say when the service last opened cannot be reached. */
+  unreachableHint?: string;
 
   /** Prints `data` as JSON with --json, else runs `human`. */
   out(cmd: Command, data: unknown, human: () => string): void {
@@ -58,5 +86,6 @@ export class CtlContext {
 
   close(): void {
     this.acct?.close();
+    this.ctl?.close();
   }
 }

@@ -18,6 +18,7 @@ function bootFromEnv(): CtlBoot {
   const env = process.env;
   return {
     accountingAddr: env.LLMGW_ACCOUNTING_ADDR || undefined,
+    controlAddr: env.LLMGW_CONTROL_ADDR || undefined,
     actor: `${env.USER || user}@${hostname()}`,
     tls: { ca: env.LLMGW_TLS_CA || undefined, cert: env.LLMGW_TLS_CERT || undefined, key: env.LLMGW_TLS_KEY || undefined },
   };
@@ -26,8 +27,9 @@ function bootFromEnv(): CtlBoot {
 /** Builds the `llmgw ctl` program (exported for tests and for the help reference). */
 export function buildProgram(ctx: CtlContext): Command {
   const program = new Command('llmgw ctl')
-    .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit, over the admin gRPC APIs.')
+    .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit; the fleet (nodes, cordon, drain, logs, top); over the admin gRPC APIs.')
     .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else 127.0.0.1:7072)')
+    .option('--control <addr>', 'control admin gRPC address host:port: inventory or the placement-scheduler (default $LLMGW_CONTROL_ADDR, else 127.0.0.1:7074)')
     .option('--actor <name>', 'who to record in the audit log (default $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
     .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA')
@@ -47,7 +49,11 @@ Examples:
   llmgw ctl key create --project chat --name ci-bot          # prints the key ONCE
   llmgw ctl limit set team ml --rpm 600 --budget 100 --period day
   llmgw ctl key show ci-bot --json
-  llmgw ctl key revoke key_abc123`,
+  llmgw ctl key revoke key_abc123
+  llmgw ctl nodes                                            # the fleet (--control or LLMGW_CONTROL_ADDR)
+  llmgw ctl cordon gpu-a-01 --reason "bad fan"
+  llmgw ctl logs llama-8b-7f3a --tail 200 -f
+  llmgw ctl top`,
     );
   for (const register of COMMAND_MODULES) register(program, ctx);
   return program;
@@ -75,7 +81,7 @@ export async function main(argv: string[], io: CtlIO = { stdout: process.stdout,
     if (isLlmgwError(e)) {
       let message = e.message;
       if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
-        message = `cannot reach accounting at ${ctx.accountingAddress ?? '?'} (${e.message}); is it running? Set --accounting or LLMGW_ACCOUNTING_ADDR`;
+        message = `${ctx.unreachableHint ?? 'cannot reach the service'} (${e.message})`;
       }
       if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message } }, null, 2) + '\n');
       io.stderr.write(`llmgw ctl: ${message}\n`);

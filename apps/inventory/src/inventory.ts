@@ -563,9 +563,10 @@ export class Inventory implements InventoryBackend {
     let nodeId = req.nodeId;
     let shardId = req.shardId;
     if (req.source === 'LOG_SOURCE_SHARD') {
-      const found = this.findShard(shardId, req.replicaId, req.rankSet ? req.rank : undefined, nodeId);
+      // A name may be a shard or a replica (ctl cannot tell): the shard first.
+      const found = (shardId ? this.findShard(shardId, '', undefined, nodeId) : undefined) ?? (req.replicaId ? this.findShard('', req.replicaId, req.rankSet ? req.rank : undefined, nodeId) : undefined);
       if (!found) {
-        const what = shardId ? `shard ${shardId}` : `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`;
+        const what = [shardId && `shard ${shardId}`, req.replicaId && `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`].filter(Boolean).join(' or ');
         throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no node reports ${what}`);
       }
       nodeId = found.nodeId;

@@ -5,10 +5,13 @@ import { registerKey } from './key';
 import { registerLimit } from './limit';
 import { registerOrg, registerProject, registerTeam } from './tenancy-tree';
 import { registerUsage } from './usage';
+import { registerNodes } from './nodes';
+import { registerLogs } from './logs';
+import { registerTop } from './top';
 
 /**
  * The command modules, in help order. Each registers its sibling command
- * group on the program; later rounds add `nodes`, `models`, `replicas`,
- * `cordon`, `drain`, `explain-placement` and `logs` here.
+ * group on the program; the model verbs (`models`, `replicas`,
+ * `explain-placement`) join them here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerCert];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerCert];
