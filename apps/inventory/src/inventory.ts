@@ -82,6 +82,7 @@ const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly a
 export class Inventory implements InventoryBackend {
   private readonly sessions = new Map<string, AgentSession>();
   private readonly chains = new WeakMap<AgentSession, Promise<void>>();
+  private readonly sinks = new Set<WatchSink>();
   private readonly seenAt = new Map<string, number>();
   private readonly stats = new Map<string, Map<string, agentV1.EngineStats__Output>>();
   private readonly statsListeners = new Set<(nodeId: string, s: agentV1.EngineStats__Output) => void>();
@@ -104,6 +105,11 @@ export class Inventory implements InventoryBackend {
 
   watcherCount(): number {
     return this.watchers;
+  }
+
+  /** Agents holding a stream to this instance. */
+  localAgents(): number {
+    return this.sessions.size;
   }
 
   /** Nodes as served: records with the freshest last-seen time known. */
@@ -373,10 +379,12 @@ export class Inventory implements InventoryBackend {
       unsubStats = () => this.statsListeners.delete(l);
     }
     this.watchers++;
+    this.sinks.add(sink);
     let open = true;
     return () => {
       if (!open) return;
       open = false;
+      this.sinks.delete(sink);
       this.watchers--;
       unsub();
       unsubStats();
@@ -587,6 +595,11 @@ export class Inventory implements InventoryBackend {
     const want = rank ?? 0;
     const c = candidates.find((x) => (x.s.spec?.rank ?? 0) === want) ?? (rank === undefined ? candidates[0] : undefined);
     return c && { nodeId: c.nodeId, shardId: c.s.shardId };
+  }
+
+  /** Ends every watch (callers resume on another instance, or here after a restart). */
+  endWatches(): void {
+    for (const s of [...this.sinks]) s.end?.(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory is shutting down; resume the watch'));
   }
 
   /** Closes every agent stream (the agents reconnect elsewhere) and stops the sweeper. */

@@ -1,10 +1,11 @@
-import { overrideListen, untilSignal } from '@llmgw/cli';
-import { inventoryConfigSchema, parseConfig, readConfigFile, type InventoryConfig } from '@llmgw/config';
+import { overrideListen } from '@llmgw/cli';
+import { readConfigFile } from '@llmgw/config';
+import { runService } from '@llmgw/service';
 import { Command, CommanderError } from 'commander';
-import { start } from './service';
+import { inventoryService } from './service';
 
-export { start } from './service';
-export type { StartOptions, RunningInventory } from './service';
+export { start, inventoryService } from './service';
+export type { StartOptions, RunningInventory, InventoryHandle } from './service';
 
 /** Builds the `llmgw inventory` command line (exported for tests and the help reference). */
 export function buildCommand(): Command {
@@ -53,9 +54,9 @@ export async function main(argv: string[]): Promise<number | void> {
     config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; instanceId?: string;
     agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
   }>();
-  let cfg: InventoryConfig;
+  let input: Record<string, any>;
   try {
-    const input: Record<string, any> = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
+    input = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
     if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7074', o.host, o.port);
     if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
     if (o.agentListen) input.agent_listen = o.agentListen;
@@ -65,12 +66,9 @@ export async function main(argv: string[]): Promise<number | void> {
     if (o.insecureAgents) input.insecure_agents = true;
     if (o.lostAfter) input.lost_after = o.lostAfter;
     if (o.logLevel) input.log_level = o.logLevel;
-    cfg = parseConfig(inventoryConfigSchema, input, o.config ?? 'command line');
   } catch (e) {
     process.stderr.write(`llmgw inventory: ${(e as Error).message}\n`);
     return 2;
   }
-  const running = await start({ config: cfg });
-  await untilSignal(() => running.close());
-  return 0;
+  return runService(inventoryService(), { config: input, configSource: o.config ?? 'command line' });
 }

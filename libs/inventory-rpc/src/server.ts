@@ -7,6 +7,8 @@ import { z } from 'zod';
 /** What a watch gets: events pushed synchronously, in order. */
 export interface WatchSink {
   push(ev: inventoryV1.FleetEvent): void;
+  /** Ends the watch with an error status (e.g. UNAVAILABLE on shutdown: the caller resumes elsewhere). */
+  end?(err: unknown): void;
 }
 
 /**
@@ -100,6 +102,7 @@ export function inventoryServiceHandlers(backend: InventoryBackend, opts: Invent
           if (queue.length > maxQueue) return finish(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `watcher fell ${maxQueue} events behind; resume from the last revision applied`));
           if (!waiting) pump();
         },
+        end: (err) => finish(err),
       };
       let unsubscribe: () => void = () => undefined;
       call.on('cancelled', () => finish());
