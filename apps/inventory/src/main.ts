@@ -21,6 +21,7 @@ export function buildCommand(): Command {
     .option('--agent-listen <addr>', 'fleet-facing port for agents, host:port (overrides agent_listen)')
     .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
     .option('--redis-url <url>', 'Redis for several instances and durable cordon/drain intent (without it: one in-process instance)')
+    .option('--redis-prefix <prefix>', 'Redis key prefix (default llmgw:)')
     .option('--instance-id <id>', 'this instance\'s id (default hostname-pid-random)')
     .option('--agent-cert <file>', 'fleet port server certificate (PEM)')
     .option('--agent-key <file>', 'fleet port server key (PEM)')
@@ -51,7 +52,7 @@ export async function main(argv: string[]): Promise<number | void> {
     throw e;
   }
   const o = program.opts<{
-    config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; instanceId?: string;
+    config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; redisPrefix?: string; instanceId?: string;
     agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
   }>();
   let input: Record<string, any>;
@@ -61,6 +62,7 @@ export async function main(argv: string[]): Promise<number | void> {
     if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
     if (o.agentListen) input.agent_listen = o.agentListen;
     if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
+    if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
     if (o.instanceId) input.instance_id = o.instanceId;
     if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
     if (o.insecureAgents) input.insecure_agents = true;
