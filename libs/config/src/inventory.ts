@@ -25,8 +25,6 @@ export const inventoryConfigSchema = z
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9095'),
     log_level: logLevel(),
-    /** Longest an ordered shutdown may take (agents and watchers are told to go elsewhere first). */
-    drain_deadline: duration().default(10_000),
     /** This instance's id (command routing, llmgw_agent_connected); default hostname-pid-random. */
     instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
     /** mTLS of the fleet port: the server certificate and the CA that signs node certificates (CN = node id). */
