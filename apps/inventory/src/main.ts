@@ -15,7 +15,7 @@ export function buildCommand(): Command {
         'node, GPU, fabric and shard state is rebuilt from what they report; llmgw.inventory.v1.InventoryService serves the ' +
         'placement-scheduler (watch, commands, logs) and the node half of llmgw.control.v1.ControlService serves `llmgw ctl`.',
     )
-    .option('-c, --config <file>', 'inventory config file (YAML); see deploy/examples/inventory.yaml')
+    .option('-c, --config <file>', 'inventory config file (YAML); see docs/inventory.md')
     .option('--host <host>', 'internal gRPC and admin listen host')
     .option('--port <port>', 'internal gRPC port: InventoryService + ControlService (overrides listen; 0 = any)')
     .option('--agent-listen <addr>', 'fleet-facing port for agents, host:port (overrides agent_listen)')
