@@ -148,6 +148,14 @@ describe('inventory over mTLS (one in-process instance)', () => {
     }
   });
 
+  it('refuses a command whose leader fencing token is older than one already seen', async () => {
+    const ok = await client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-1', shardId: 'old-r0' }, fencingToken: 7 });
+    expect(ok.ack!.result).toBe('ACK_RESULT_ACCEPTED');
+    await expect(client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-2', shardId: 'old-r0' }, fencingToken: 6 })).rejects.toMatchObject({ code: 'LLMGW_ERR_FAILED_PRECONDITION', message: expect.stringContaining('no longer the leader') });
+    // Unfenced (operator) commands still pass.
+    expect((await client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-3', shardId: 'old-r0' } })).ack!.result).toBe('ACK_RESULT_ALREADY_DONE');
+  });
+
   it('marks an agent whose heartbeats stop Unreachable, then Lost, and Ready again when they resume', async () => {
     const a = await agent('gpu-sleepy');
     await a.start();
