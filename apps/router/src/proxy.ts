@@ -64,20 +64,27 @@ async function readLimited(body: AsyncIterable<Buffer>, limit: number): Promise<
   return Buffer.concat(parts).toString('utf8').slice(0, limit);
 }
 
+const CONTEXT_LENGTH_RE = /maximum context length|context length exceeded|longer than the model's context length/i;
+
 /** An upstream error body (OpenAI's, vLLM's, or text) normalised to a catalogue error. */
 export function normaliseUpstreamError(status: number, text: string): LlmgwError {
   let message = text.trim().slice(0, 500) || `upstream returned HTTP ${status}`;
   let param: string | null = null;
+  let engineCode: unknown;
   try {
     const j = JSON.parse(text);
     const e = j?.error ?? j;
     if (typeof e?.message === 'string') message = e.message;
     else if (typeof j?.detail === 'string') message = j.detail;
     if (typeof e?.param === 'string') param = e.param;
+    engineCode = e?.code;
   } catch {
     /* not JSON: keep the text */
   }
-  const code: ErrorCode = codeForUpstreamStatus(status);
+  let code: ErrorCode = codeForUpstreamStatus(status);
+  // A prompt too long for the model keeps its meaning: OpenAI and sim-engine say so in `code`,
+  // vLLM (code: 400) and SGLang only in the message.
+  if (status === 400 && (engineCode === 'context_length_exceeded' || CONTEXT_LENGTH_RE.test(message))) code = 'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED';
   return new LlmgwError(code, message, { param });
 }
 

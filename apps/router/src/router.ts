@@ -5,7 +5,7 @@ import { Agent } from 'undici';
 import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
-import { isLlmgwError, LlmgwError, toHttpError } from '@llmgw/errors';
+import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
 import { buildProfiles, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
@@ -13,6 +13,7 @@ import { EnginePriority } from './admission/engine-priority';
 import { createAdmission } from './admission';
 import { ModelCatalog } from './catalog';
 import { EndpointHealth } from './endpoint-health';
+import { clientErrorHandler, installClientHttp } from './http';
 import { createRouterMetrics } from './metrics';
 import { admit, API, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, type ApiKind, type PinAwareTenancy, type RouterState } from './stages';
 import { OnDemand } from './on-demand';
@@ -172,7 +173,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, metrics, health, agent, random, poolSaturated, lastScores, views };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
-  const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle' });
+  const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle', clientErrorHandler });
   // Requests running per client socket, so that shutdown can drop idle sockets (keep-alive ones, and
   // ones that never sent a request) at once and each busy one as soon as its last response ends.
   const activeBySocket = new Map<Socket, number>();
@@ -190,29 +191,17 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       if (shuttingDown && n === 0) so.destroy();
     });
   });
-  client.removeAllContentTypeParsers();
-  client.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: cfg.body_limit_bytes }, (_req, body, done) => done(null, body));
-  client.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
-    let e: LlmgwError;
-    if (isLlmgwError(err)) e = err;
-    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new LlmgwError('LLMGW_ERR_REQUEST_TOO_LARGE', `request body exceeds ${cfg.body_limit_bytes} bytes`);
-    else if (err.statusCode && err.statusCode < 500) e = new LlmgwError('LLMGW_ERR_REQUEST_INVALID', err.message);
-    else {
-      log.error({ reqId: req.headers['x-request-id'], err }, 'unhandled router error');
-      e = new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
-    }
-    const h = toHttpError(e);
-    void reply.code(h.status).headers({ ...h.headers, 'x-request-id': requestIdFrom(req.headers['x-request-id']) }).send(h.body);
-  });
-  const postPaths = new Set(Object.values(API).map((a) => a.path));
-  client.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    const e =
-      postPaths.has(path) || path === '/v1/models'
-        ? new LlmgwError('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`)
-        : new LlmgwError('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
-    const h = toHttpError(e);
-    void reply.code(h.status).send(h.body);
+  const enabledKinds = (Object.keys(API) as ApiKind[]).filter((k) => !API[k].passthrough || cfg.passthrough_routes.includes(API[k].path as never));
+  const disabledPaths = new Map(
+    (Object.keys(API) as ApiKind[]).filter((k) => !enabledKinds.includes(k)).map((k) => [API[k].path, `${API[k].path} is not enabled on this gateway (router config passthrough_routes).`] as const),
+  );
+  installClientHttp(client, {
+    bodyLimit: cfg.body_limit_bytes,
+    discardLimit: cfg.body_discard_limit_bytes,
+    log,
+    knownPaths: () => [...enabledKinds.map((k) => API[k].path), '/v1/models'],
+    disabledPaths,
+    authenticate: (authorization) => tenancy.authenticate(authorization),
   });
 
   // With auth on, listing models needs a key like every other API call, and a key sees only the
@@ -238,7 +227,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     }
     return reply.send({ id: m.id, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) });
   });
-  for (const kind of Object.keys(API) as ApiKind[]) {
+  for (const kind of enabledKinds) {
     client.post(API[kind].path, (req, reply) => handle(kind, req, reply));
   }
   tenancy.registerRoutes?.(client);
@@ -252,7 +241,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     });
     try {
       await authenticate(state, c);
-      parse(c, req.body as Buffer | undefined);
+      parse(state, c, req.body as Buffer | undefined);
       resolveModel(state, c);
       await reserveQuota(state, c);
       await admit(state, c);

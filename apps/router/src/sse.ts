@@ -10,18 +10,20 @@ export interface CapturedUsage {
 const USAGE_RE = /"usage"\s*:\s*\{/;
 const BOUNDARY_RE = /\r?\n\r?\n/g;
 
+/** OpenAI's `usage` object: chat/completions/embeddings names, or the Responses API's (input/output tokens). */
 export function usageFrom(u: any): CapturedUsage | undefined {
   if (!u || typeof u !== 'object') return undefined;
   return {
-    promptTokens: Number(u.prompt_tokens) || 0,
-    completionTokens: Number(u.completion_tokens) || 0,
-    cachedTokens: Number(u.prompt_tokens_details?.cached_tokens) || 0,
+    promptTokens: Number(u.prompt_tokens ?? u.input_tokens) || 0,
+    completionTokens: Number(u.completion_tokens ?? u.output_tokens) || 0,
+    cachedTokens: Number((u.prompt_tokens_details ?? u.input_tokens_details)?.cached_tokens) || 0,
   };
 }
 
 /**
  * Passes an upstream SSE byte stream through event by event, parsing only
- * events that carry a non-null `usage` object: their usage is captured, and
+ * events that carry a non-null `usage` object (chat and completions chunks,
+ * and the Responses API's `response.completed`): their usage is captured, and
  * when `withhold` is set (the router injected include_usage for a client that
  * did not ask) a usage-only chunk is dropped and a usage field on a content
  * chunk is removed. Everything else is forwarded as the engine wrote it.
@@ -88,7 +90,8 @@ export class SseUsageTap {
     } catch {
       return ev;
     }
-    const u = usageFrom(obj?.usage);
+    // The Responses API reports usage inside the response object of its final `response.completed` event.
+    const u = usageFrom(obj?.usage ?? obj?.response?.usage);
     if (u) this.usage = u;
     if (!this.withhold) return ev;
     if (Array.isArray(obj.choices) && obj.choices.length === 0) return '';

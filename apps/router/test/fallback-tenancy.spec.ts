@@ -1,38 +1,16 @@
-import type { Principal } from '@llmgw/contracts';
-import { LlmgwError } from '@llmgw/errors';
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type AccountingStores } from '@llmgw/stores';
-import { hashApiKey, periodBounds } from '@llmgw/tenancy';
+import { periodBounds } from '@llmgw/tenancy';
 import { start, type RunningRouter } from '../src/main';
 import { fakeUpstream, silentLog, until, type FakeUpstream } from './helpers';
+import { keyWith, testTenancy } from './tenancy-with-keys';
 
 // Availability fallbacks (plan §7.7) under tenancy: a fallback is served only "if the key
 // permits it" — on its allowlist, and charged to its budgets at its own price. The real
 // tenancy implementation runs on in-process stores; only the key resolver is replaced.
 // Each test uses its own key (the router caches what a key resolves to).
-const mockKeys = new Map<string, Principal>();
 const mockStores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
-jest.mock('../src/tenancy', () => {
-  const actual = jest.requireActual('../src/tenancy');
-  const { createEnabledTenancy } = jest.requireActual('../src/tenancy/enabled');
-  return {
-    ...actual,
-    createTenancy: (cfg: never, deps: never) =>
-      createEnabledTenancy(cfg, deps, {
-        stores: mockStores,
-        resolve: async (h: string) => {
-          const p = mockKeys.get(h);
-          if (!p) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'no such key');
-          return p;
-        },
-      }),
-  };
-});
-/** A new key with these limits; returns the bearer token. */
-function keyWith(limits: Partial<Principal['limits']>): string {
-  const key = `sk-llmgw-fallback-${mockKeys.size}`;
-  mockKeys.set(hashApiKey(key), { keyId: `k-fb-${mockKeys.size}`, keyPrefix: 'sk-llmgw-fall', projectId: 'p', teamId: 't', orgId: 'o', band: 'gold', limits: { rpm: [], tpm: [], budgets: [], ...limits } });
-  return key;
-}
+testTenancy.stores = mockStores;
+jest.mock('../src/tenancy', () => jest.requireActual('./tenancy-with-keys').tenancyModule());
 
 const PAID = { prompt_per_mtok: 1000, completion_per_mtok: 1000 };
 const FREE = { prompt_per_mtok: 0, completion_per_mtok: 0 };

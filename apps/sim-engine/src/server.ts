@@ -3,9 +3,13 @@ import {
   ChatCompletionRequest,
   CompletionRequest,
   EmbeddingRequest,
+  ResponsesRequest,
   chatMaxTokens,
   describeIssues,
   wantsStreamUsage,
+  type ChatMessage,
+  type ResponseObject,
+  type ResponsesUsage,
   type Usage,
 } from '@llmgw/contracts';
 import type { SimEngineConfig } from '@llmgw/config';
@@ -96,6 +100,34 @@ function usageOf(u: SeqUsage): Usage {
     total_tokens: u.promptTokens + u.completionTokens,
     prompt_tokens_details: { cached_tokens: u.cachedTokens },
   };
+}
+
+function responsesUsageOf(u: SeqUsage): ResponsesUsage {
+  return {
+    input_tokens: u.promptTokens,
+    input_tokens_details: { cached_tokens: u.cachedTokens },
+    output_tokens: u.completionTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u.promptTokens + u.completionTokens,
+  };
+}
+
+/** Responses API input (a string, or message items with string or input_text parts) as chat messages. */
+function responsesMessages(body: ResponsesRequest): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (body.instructions) out.push({ role: 'system', content: body.instructions });
+  const input = body.input;
+  if (typeof input === 'string') out.push({ role: 'user', content: input });
+  else if (Array.isArray(input)) {
+    for (const item of input as Array<Record<string, unknown>>) {
+      if (item.type !== undefined && item.type !== 'message') continue;
+      const role = typeof item.role === 'string' ? item.role : 'user';
+      const c = item.content;
+      const content = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('') : '';
+      out.push({ role: role as ChatMessage['role'], content });
+    }
+  }
+  return out;
 }
 
 export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Logger): Server {
@@ -320,6 +352,99 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     res.on('close', () => engine.abort(seq));
   }
 
+  /** POST /v1/responses as vLLM answers it: one message item; streamed as `event:`/`data:` pairs ending in response.completed (no [DONE]). */
+  async function responses(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ResponsesRequest);
+    checkModel(body.model);
+    const messages = responsesMessages(body);
+    if (messages.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must contain at least one message', 'input');
+    const maxTokens = body.max_output_tokens ?? undefined;
+    const prompt = renderChat(messages);
+    const tokens = tokenize(prompt);
+    checkLength(tokens.length, maxTokens, 'messages');
+    maybeFail();
+    const id = nextId('resp');
+    const msgId = nextId('msg');
+    const createdAt = Math.floor(Date.now() / 1000);
+    const { max, reason } = budget(maxTokens, tokens.length);
+    const model = body.model;
+    const responseObject = (status: ResponseObject['status'], text: string | undefined, usage: ResponsesUsage | null, incomplete: boolean): ResponseObject => ({
+      id,
+      object: 'response',
+      created_at: createdAt,
+      status,
+      model,
+      instructions: body.instructions ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      output: text === undefined ? [] : [{ type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }],
+      incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+      parallel_tool_calls: true,
+      temperature: body.temperature ?? 1,
+      top_p: body.top_p ?? 1,
+      tool_choice: body.tool_choice ?? 'auto',
+      tools: body.tools ?? [],
+      usage,
+    });
+    if (body.stream) {
+      let seqNo = 0;
+      const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seqNo++, ...data })}\n\n`;
+      const item = { output_index: 0, item_id: msgId, content_index: 0 };
+      let text = '';
+      res.writeHead(200, SSE_HEADERS);
+      res.write(
+        ev('response.created', { response: responseObject('in_progress', undefined, null, false) }) +
+          ev('response.in_progress', { response: responseObject('in_progress', undefined, null, false) }) +
+          ev('response.output_item.added', { output_index: 0, item: { type: 'message', id: msgId, status: 'in_progress', role: 'assistant', content: [] } }) +
+          ev('response.content_part.added', { ...item, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+      );
+      const seq = engine.submit({
+        promptTokens: tokens,
+        maxTokens: max,
+        limitReason: reason,
+        textSeed: textSeed(prompt, undefined),
+        sink: {
+          tokens(texts) {
+            let out = '';
+            for (const t of texts) {
+              text += t;
+              out += ev('response.output_text.delta', { ...item, delta: t, logprobs: [] });
+            }
+            if (out && !res.destroyed) res.write(out);
+          },
+          finish(fr, usage) {
+            const part = { type: 'output_text', text, annotations: [] };
+            const incomplete = fr === 'length';
+            const out =
+              ev('response.output_text.done', { ...item, text, logprobs: [] }) +
+              ev('response.content_part.done', { ...item, part }) +
+              ev('response.output_item.done', { output_index: 0, item: { type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [part] } }) +
+              ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete) });
+            if (!res.destroyed) res.end(out);
+          },
+        },
+      });
+      res.on('close', () => engine.abort(seq));
+      return;
+    }
+    let text = '';
+    const seq = engine.submit({
+      promptTokens: tokens,
+      maxTokens: max,
+      limitReason: reason,
+      textSeed: textSeed(prompt, undefined),
+      sink: {
+        tokens(texts) {
+          for (const t of texts) text += t;
+        },
+        finish(fr, usage) {
+          const incomplete = fr === 'length';
+          sendJson(res, 200, responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete));
+        },
+      },
+    });
+    res.on('close', () => engine.abort(seq));
+  }
+
   async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), EmbeddingRequest);
     checkModel(body.model);
@@ -375,6 +500,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     '/v1/chat/completions': { methods: ['POST'], handle: chat },
     '/v1/completions': { methods: ['POST'], handle: completions },
     '/v1/embeddings': { methods: ['POST'], handle: embeddings },
+    '/v1/responses': { methods: ['POST'], handle: responses },
     '/v1/models': { methods: ['GET'], handle: (_q, r) => modelsList(r) },
     '/health': { methods: ['GET'], handle: (_q, r) => void r.writeHead(200, { 'content-length': 0 }).end() },
     '/metrics': {

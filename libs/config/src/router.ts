@@ -84,6 +84,18 @@ export const routerConfigSchema = z
     shutdown_grace: duration().default(10_000),
     /** Largest accepted request body, bytes. */
     body_limit_bytes: z.number().int().positive().default(4 * 1024 * 1024),
+    /**
+     * A body over body_limit_bytes is still read (and dropped) up to this many bytes, so that a
+     * client still sending sees its 413 instead of a reset connection; beyond it the connection is cut.
+     */
+    body_discard_limit_bytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /** Deepest JSON nesting (arrays and objects) accepted in a request body; deeper is refused before parsing. */
+    json_max_depth: z.number().int().min(2).max(10_000).default(128),
+    /**
+     * Engine routes besides the OpenAI ones that are passed through with auth, limits and routing
+     * (the body must name a `model`). A route not listed answers 404 saying it is disabled here.
+     */
+    passthrough_routes: z.array(z.enum(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize'])).default(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize']),
     scrape_interval: duration().default(2000),
     scrape_timeout: duration().default(1000),
     /** A scrape older than this marks the endpoint stale, even before one fails. */

@@ -16,8 +16,11 @@ const tokenLimit = z.number().int().min(0).nullish();
 /** A content part inside a chat message: text, image, audio, … (only `text` is read). */
 export const ChatContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 
+/** The message roles OpenAI accepts (`function` is its deprecated predecessor of `tool`). */
+export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
 export const ChatMessage = z.looseObject({
-  role: z.string().min(1),
+  role: z.enum(CHAT_ROLES, { error: (i) => `role must be one of ${CHAT_ROLES.join(', ')} (got ${JSON.stringify(i.input)})` }),
   content: z.union([z.string(), z.array(ChatContentPart)]).nullish(),
   name: z.string().optional(),
   tool_calls: z.array(z.looseObject({})).optional(),
@@ -27,6 +30,31 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 
 export const StreamOptions = z.looseObject({ include_usage: z.boolean().nullish() });
 
+/** Sampling parameters as OpenAI bounds them. */
+const temperature = z.number().min(0, 'temperature must be between 0 and 2').max(2, 'temperature must be between 0 and 2').nullish();
+const topP = z.number().min(0, 'top_p must be between 0 and 1').max(1, 'top_p must be between 0 and 1').nullish();
+/** OpenAI accepts 1–128 choices. */
+const choices = z.number().int().min(1, 'n must be at least 1').max(128, 'n must be at most 128').nullish();
+
+/** A function reference `{name, …}` as tools and tool_choice carry it. */
+const FunctionRef = z.looseObject({ name: z.string().min(1, 'a function needs a name') });
+
+/** A chat tool: `{type: "function", function: {name, description?, parameters?, strict?}}`; other types pass through. */
+export const ChatTool = z
+  .looseObject({
+    type: z.string().min(1),
+    function: FunctionRef.extend({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).optional(),
+  })
+  .refine((t) => t.type !== 'function' || t.function !== undefined, { message: 'a function tool needs `function: {name, …}`', path: ['function'] });
+
+/** `none` | `auto` | `required` | `{type: "function", function: {name}}` (or another typed choice). */
+export const ChatToolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z
+    .looseObject({ type: z.string().min(1), function: FunctionRef.optional() })
+    .refine((t) => t.type !== 'function' || t.function !== undefined, { message: 'a function tool_choice needs `function: {name}`', path: ['function'] }),
+], { error: 'tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": …}}' });
+
 export const ChatCompletionRequest = z.looseObject({
   model: z.string().min(1),
   messages: z.array(ChatMessage).min(1, 'messages must contain at least one message'),
@@ -34,10 +62,13 @@ export const ChatCompletionRequest = z.looseObject({
   stream_options: StreamOptions.nullish(),
   max_tokens: tokenLimit,
   max_completion_tokens: tokenLimit,
-  n: z.number().int().min(1).nullish(),
+  n: choices,
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().int().nullish(),
-  temperature: z.number().nullish(),
+  temperature,
+  top_p: topP,
+  tools: z.array(ChatTool).nullish(),
+  tool_choice: ChatToolChoice.nullish(),
   user: z.string().nullish(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
@@ -51,7 +82,9 @@ export const CompletionRequest = z.looseObject({
   stream: z.boolean().nullish(),
   stream_options: StreamOptions.nullish(),
   max_tokens: tokenLimit,
-  n: z.number().int().min(1).nullish(),
+  n: choices,
+  temperature,
+  top_p: topP,
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   seed: z.number().int().nullish(),
   echo: z.boolean().nullish(),
@@ -67,6 +100,29 @@ export const EmbeddingRequest = z.looseObject({
   user: z.string().nullish(),
 });
 export type EmbeddingRequest = z.infer<typeof EmbeddingRequest>;
+
+/**
+ * The Responses API (`POST /v1/responses`), as vLLM serves it: `input` is a
+ * string or a list of input items (messages, function-call outputs, …; only
+ * their being objects is checked). `tools` there are flat
+ * (`{type: "function", name, parameters}`).
+ */
+export const ResponsesRequest = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.looseObject({}))]).optional(),
+  instructions: z.string().nullish(),
+  stream: z.boolean().nullish(),
+  max_output_tokens: z.number().int().min(1).nullish(),
+  temperature,
+  top_p: topP,
+  tools: z.array(z.looseObject({ type: z.string() })).nullish(),
+  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })]).nullish(),
+  user: z.string().nullish(),
+});
+export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
+
+/** An engine route passed through untouched (rerank, score, tokenize, detokenize): only `model` is read. */
+export const PassthroughRequest = z.looseObject({ model: z.string().min(1) });
 
 // ---- responses --------------------------------------------------------------
 
@@ -140,6 +196,37 @@ export interface EmbeddingResponse {
   data: Embedding[];
   model: string;
   usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** Usage as the Responses API reports it (in the response object and in `response.completed`). */
+export interface ResponsesUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+/** The message item of a Responses API answer. */
+export interface ResponseOutputMessage {
+  type: 'message';
+  id: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+  role: 'assistant';
+  content: Array<{ type: 'output_text'; text: string; annotations: unknown[]; logprobs?: unknown[] }>;
+}
+
+/** A Responses API answer (`object: "response"`); the same object rides in the stream's lifecycle events. */
+export interface ResponseObject {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
+  model: string;
+  output: ResponseOutputMessage[];
+  incomplete_details: { reason: string } | null;
+  usage: ResponsesUsage | null;
+  [extra: string]: unknown;
 }
 
 export interface ModelCard {

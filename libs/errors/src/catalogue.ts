@@ -47,6 +47,9 @@ export const ERRORS = {
   // --- request shape -------------------------------------------------------
   LLMGW_ERR_REQUEST_INVALID_JSON: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'invalid_json', description: 'The request body is not valid JSON.' },
   LLMGW_ERR_REQUEST_INVALID: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'invalid_value', description: 'A field is missing or has the wrong type or value.' },
+  LLMGW_ERR_REQUEST_MALFORMED: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'malformed_request', description: 'The HTTP request itself is malformed (request line, header syntax, content-length or chunked framing).' },
+  LLMGW_ERR_REQUEST_HEADERS_TOO_LARGE: { http: 431, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'request_headers_too_large', description: 'The request headers exceed the server limit (16 KiB by default).' },
+  LLMGW_ERR_REQUEST_TIMEOUT: { http: 408, grpc: GrpcCode.DEADLINE_EXCEEDED, type: 'invalid_request_error', openaiCode: 'request_timeout', description: 'The client did not send the whole request in time.' },
   LLMGW_ERR_REQUEST_TOO_LARGE: { http: 413, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'request_too_large', description: 'The request body exceeds the configured limit.' },
   LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, type: 'invalid_request_error', openaiCode: 'context_length_exceeded', description: "The prompt plus max_tokens exceeds the model's maximum context length." },
   LLMGW_ERR_ROUTE_NOT_FOUND: { http: 404, grpc: GrpcCode.UNIMPLEMENTED, type: 'invalid_request_error', openaiCode: 'unknown_url', description: 'No such API path.' },

@@ -4,20 +4,23 @@ const BRAND = Symbol.for('llmgw.error');
 
 /**
  * An error with a catalogue code. Carries optional `retryAfterSeconds` (sent
- * as Retry-After) and `param` (OpenAI's `param` field).
+ * as Retry-After), `param` (OpenAI's `param` field) and extra HTTP
+ * `headers` for the client API (e.g. OpenAI's x-ratelimit-* on a 429).
  */
 export class LlmgwError extends Error {
   readonly [BRAND] = true;
   readonly code: ErrorCode;
   readonly retryAfterSeconds?: number;
   readonly param?: string | null;
+  readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, opts: { retryAfterSeconds?: number; param?: string | null; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { retryAfterSeconds?: number; param?: string | null; cause?: unknown; headers?: Record<string, string> } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'LlmgwError';
     this.code = code;
     this.retryAfterSeconds = opts.retryAfterSeconds;
     this.param = opts.param;
+    this.headers = opts.headers;
   }
 
   get httpStatus(): number {
@@ -47,7 +50,7 @@ export function openAIErrorBody(code: ErrorCode, message: string, param: string 
 /** Maps anything thrown to { status, body, headers } for the client API. */
 export function toHttpError(e: unknown): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
   const err = isLlmgwError(e) ? e : new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error', { cause: e });
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterSeconds)));
   return { status: err.httpStatus, body: openAIErrorBody(err.code, err.message, err.param ?? null), headers };
 }

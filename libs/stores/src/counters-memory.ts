@@ -1,4 +1,4 @@
-import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, secondOf } from './counters';
+import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, type WindowHeadroom, WINDOW_SECONDS, secondOf } from './counters';
 
 type Window = Map<number, number>;
 
@@ -53,9 +53,18 @@ export class MemoryLimitCounters implements LimitCounters {
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const now = secondOf(req.nowMs);
+    let requests: WindowHeadroom | undefined;
+    let tokens: WindowHeadroom | undefined;
+    // The tightest scope of a kind; its window resets when its oldest second (this one included) leaves.
+    const tighter = (h: WindowHeadroom | undefined, limit: number, left: number, entries: Array<[number, number]>): WindowHeadroom => {
+      if (h && h.remaining <= left) return h;
+      const oldest = Math.min(now, ...entries.map((e) => e[0]));
+      return { limit, remaining: Math.max(0, left), resetMs: Math.max(0, (oldest + WINDOW_SECONDS) * 1000 - req.nowMs) };
+    };
     for (const { scope, limit } of req.rpm) {
       const { sum, entries } = this.sum(this.win(this.rpmWin, scope), now);
       if (sum + 1 > limit) return { ok: false, kind: 'rpm', scope, limit, retryAfterMs: this.retryAfter(entries, sum + 1 - limit, now, req.nowMs) };
+      requests = tighter(requests, limit, limit - sum - 1, entries);
     }
     if (req.tokens > 0) {
       for (const { scope, limit } of req.tpm) {
@@ -64,6 +73,7 @@ export class MemoryLimitCounters implements LimitCounters {
           const retry = req.tokens > limit ? WINDOW_SECONDS * 1000 : this.retryAfter(entries, sum + req.tokens - limit, now, req.nowMs);
           return { ok: false, kind: 'tpm', scope, limit, retryAfterMs: retry };
         }
+        tokens = tighter(tokens, limit, limit - sum - req.tokens, entries);
       }
     }
     if (req.micros > 0) {
@@ -77,6 +87,8 @@ export class MemoryLimitCounters implements LimitCounters {
     if (req.micros > 0) for (const b of req.budgets) this.budgetAdd(b, req.micros, req.nowMs);
     return {
       ok: true,
+      requests,
+      tokens,
       reservation: {
         second: now,
         rpmScopes: req.rpm.map((x) => x.scope),

@@ -10,7 +10,8 @@ const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
  * KEYS: rpm windows…, tpm windows…, budget counters…
  * ARGV: nowSec, nowMs, window, nRpm, nTpm, nBud, tokens, micros,
  *       rpm limits…, tpm limits…, (budget limit, periodEnd)…
- * Returns {0} or {kindIndex, keyIndex, retryAfterMs}.
+ * Returns {0, rpm limit, rpm remaining, rpm reset ms, tpm limit, tpm remaining, tpm reset ms}
+ * (the tightest scope of each kind; -1 for a kind with no scopes), or {kindIndex, keyIndex, retryAfterMs}.
  */
 const RESERVE_LUA = `
 local now = tonumber(ARGV[1]); local nowMs = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
@@ -26,6 +27,16 @@ local function scan(key)
   if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
   return sum, entries
 end
+local function oldest(entries)
+  local o = nil
+  for _, e in ipairs(entries) do if o == nil or e[1] < o then o = e[1] end end
+  if o == nil then return win * 1000 end
+  return (o + win) * 1000 - nowMs
+end
+local hr = {-1, -1, -1}; local ht = {-1, -1, -1}
+local function tighter(h, lim, left, entries)
+  if h[1] < 0 or left < h[2] then h[1] = lim; h[2] = left; h[3] = oldest(entries) end
+end
 local function retry(entries, need)
   table.sort(entries, function(a, b) return a[1] < b[1] end)
   local freed = 0
@@ -39,6 +50,8 @@ for i = 1, nr do
   local lim = tonumber(ARGV[8 + i])
   local sum, entries = scan(KEYS[i])
   if sum + 1 > lim then return {1, i, retry(entries, sum + 1 - lim)} end
+  entries[#entries + 1] = {now, 1}
+  tighter(hr, lim, lim - sum - 1, entries)
 end
 if tokens > 0 then
   for i = 1, nt do
@@ -48,6 +61,8 @@ if tokens > 0 then
       if tokens > lim then return {2, i, win * 1000} end
       return {2, i, retry(entries, sum + tokens - lim)}
     end
+    entries[#entries + 1] = {now, tokens}
+    tighter(ht, lim, lim - sum - tokens, entries)
   end
 end
 if micros > 0 then
@@ -75,7 +90,7 @@ if micros > 0 then
     redis.call('PEXPIREAT', k, tonumber(ARGV[8 + nr + nt + 2 * i]) + 86400000)
   end
 end
-return {0}
+return {0, hr[1], hr[2], hr[3], ht[1], ht[2], ht[3]}
 `;
 
 /**
@@ -149,8 +164,11 @@ export class RedisLimitCounters implements LimitCounters {
     ];
     const res = await this.r.llmgwReserve(keys.length, ...keys, ...argv);
     if (Number(res[0]) === 0) {
+      const headroom = (at: number) => (res.length > at + 2 && Number(res[at]) >= 0 ? { limit: Number(res[at]), remaining: Math.max(0, Number(res[at + 1])), resetMs: Math.max(0, Number(res[at + 2])) } : undefined);
       return {
         ok: true,
+        requests: headroom(1),
+        tokens: headroom(4),
         reservation: {
           second: now,
           rpmScopes: req.rpm.map((x) => x.scope),

@@ -62,6 +62,18 @@ describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
     expect((await c.reserve(req({ rpm, nowMs: T0 + 60_500 }))).ok).toBe(false);
   });
 
+  it('reports the headroom of the tightest scope of each kind (OpenAI x-ratelimit-*)', async () => {
+    const rpm = [{ scope: 'key:h', limit: 10 }, { scope: 'org:h', limit: 3 }];
+    const tpm = [{ scope: 'key:h', limit: 1000 }];
+    const first = await c.reserve(req({ rpm, tpm, tokens: 100, nowMs: T0 }));
+    expect(first).toMatchObject({ ok: true, requests: { limit: 3, remaining: 2, resetMs: 60_000 }, tokens: { limit: 1000, remaining: 900, resetMs: 60_000 } });
+    const second = await c.reserve(req({ rpm, tpm, tokens: 50, nowMs: T0 + 20_000 }));
+    // The window is full again when the first request (at T0) leaves it: 40 s from now.
+    expect(second).toMatchObject({ ok: true, requests: { limit: 3, remaining: 1, resetMs: 40_000 }, tokens: { limit: 1000, remaining: 850, resetMs: 40_000 } });
+    const none = await c.reserve(req({ nowMs: T0 }));
+    expect(none.ok && none.requests === undefined && none.tokens === undefined).toBe(true);
+  });
+
   it('TPM: reserves the estimate and settles to the real figure', async () => {
     const tpm = [{ scope: 'project:p', limit: 1000 }];
     const a = await c.reserve(req({ tpm, tokens: 600 }));

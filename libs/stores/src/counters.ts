@@ -48,9 +48,18 @@ export interface CounterReservation {
 
 export type LimitKind = 'rpm' | 'tpm' | 'budget';
 
+/** What is left of the tightest window of one kind after a reservation (OpenAI's x-ratelimit-* headers). */
+export interface WindowHeadroom {
+  limit: number;
+  /** Left in the window after this reservation (never below 0). */
+  remaining: number;
+  /** Until the window is full again: ms until its oldest counted second leaves it. */
+  resetMs: number;
+}
+
 /** Either the whole chain was reserved, or nothing was and this is why. */
 export type ReserveResult =
-  | { ok: true; reservation: CounterReservation }
+  | { ok: true; reservation: CounterReservation; requests?: WindowHeadroom; tokens?: WindowHeadroom }
   | { ok: false; kind: LimitKind; scope: string; limit: number; retryAfterMs: number };
 
 export interface LimitCounters {

@@ -21,7 +21,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
   const body = c.body;
   const wantsStream = api.streams && body.stream === true;
   let withhold = false;
-  if (wantsStream && cfg.inject_usage && body.stream_options?.include_usage !== true) {
+  if (wantsStream && api.injectUsage && cfg.inject_usage && body.stream_options?.include_usage !== true) {
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
     withhold = true;
   }
@@ -118,6 +118,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
         clientSignal: c.signal,
         res: c.res,
         responseHeaders: () => ({
+          ...c.reservation?.rateLimitHeaders,
           'x-request-id': c.reqId,
           'x-llmgw-replica': ep.id,
           'x-llmgw-pool': ep.pool,

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import type { ZodType } from 'zod';
 import type { Lease } from '@llmgw/admission-core';
 import type { RouterConfig } from '@llmgw/config';
-import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, type Principal } from '@llmgw/contracts';
+import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, PassthroughRequest, ResponsesRequest, type Principal } from '@llmgw/contracts';
 import type { Logger } from '@llmgw/observability';
 import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
 import type { RouterAdmission } from '../admission';
@@ -15,13 +15,32 @@ import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy';
 import type { EnginePriority } from '../admission/engine-priority';
 
-/** The inference APIs the router serves, each with its path, request schema and whether it may stream. */
-export type ApiKind = 'chat' | 'completions' | 'embeddings';
+/** The APIs the router serves through the stages. */
+export type ApiKind = 'chat' | 'completions' | 'embeddings' | 'responses' | 'rerank' | 'score' | 'tokenize' | 'detokenize';
 
-export const API: Record<ApiKind, { path: string; schema: ZodType; streams: boolean }> = {
-  chat: { path: '/v1/chat/completions', schema: ChatCompletionRequest, streams: true },
-  completions: { path: '/v1/completions', schema: CompletionRequest, streams: true },
-  embeddings: { path: '/v1/embeddings', schema: EmbeddingRequest, streams: false },
+export interface ApiSpec {
+  path: string;
+  schema: ZodType;
+  /** `"stream": true` gets an SSE answer. */
+  streams: boolean;
+  /** Streams carry usage only when asked (`stream_options.include_usage`), so the router may ask for it. */
+  injectUsage: boolean;
+  /** An engine route outside OpenAI's API, served only when listed in `passthrough_routes`. */
+  passthrough: boolean;
+}
+
+const engineRoute = { streams: false, injectUsage: false, passthrough: true, schema: PassthroughRequest };
+
+export const API: Record<ApiKind, ApiSpec> = {
+  chat: { path: '/v1/chat/completions', schema: ChatCompletionRequest, streams: true, injectUsage: true, passthrough: false },
+  completions: { path: '/v1/completions', schema: CompletionRequest, streams: true, injectUsage: true, passthrough: false },
+  embeddings: { path: '/v1/embeddings', schema: EmbeddingRequest, streams: false, injectUsage: false, passthrough: false },
+  // The Responses API's final event (`response.completed`) always carries usage.
+  responses: { path: '/v1/responses', schema: ResponsesRequest, streams: true, injectUsage: false, passthrough: false },
+  rerank: { path: '/v1/rerank', ...engineRoute },
+  score: { path: '/v1/score', ...engineRoute },
+  tokenize: { path: '/tokenize', ...engineRoute },
+  detokenize: { path: '/detokenize', ...engineRoute },
 };
 
 /** A tenancy implementation may scope `x-llmgw-replica` pinning to some keys. */

@@ -8,14 +8,14 @@ import type { RequestContext, RouterState } from './context';
  * Writes an error as OpenAI's error JSON; when the response has already
  * started (mid-stream) the connection is cut instead. Returns the status.
  */
-export function sendError(res: ServerResponse, e: unknown, reqId: string): number {
+export function sendError(res: ServerResponse, e: unknown, reqId: string, extraHeaders?: Readonly<Record<string, string>>): number {
   const h = toHttpError(e);
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return h.status;
   }
   const body = JSON.stringify(h.body);
-  res.writeHead(h.status, { ...h.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': reqId });
+  res.writeHead(h.status, { ...extraHeaders, ...h.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': reqId });
   res.end(body);
   return h.status;
 }
@@ -28,7 +28,8 @@ export function fail(s: RouterState, c: RequestContext, e: unknown): void {
     c.res.destroy();
     return;
   }
-  c.status = sendError(c.res, e, c.reqId);
+  // A limited key sees its rate-limit headers on failures after the reservation too.
+  c.status = sendError(c.res, e, c.reqId, c.reservation?.rateLimitHeaders);
   if (c.status >= 500) s.log.warn({ reqId: c.reqId, model: c.model, endpoint: c.endpoint, err: (e as Error).message }, 'request failed');
 }
 

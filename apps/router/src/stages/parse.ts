@@ -1,13 +1,17 @@
 import { LlmgwError } from '@llmgw/errors';
-import { API, type RequestContext } from './context';
+import { jsonDepthExceeds } from '../http';
+import { API, type RequestContext, type RouterState } from './context';
 
 /**
  * Stage 2, parse: the request body as JSON, checked against the API's
- * schema (libs/contracts). Unknown fields are kept and passed through.
+ * schema (libs/contracts: where OpenAI validates — roles, temperature,
+ * top_p, n, tools, tool_choice). Unknown fields are kept and passed through.
+ * Nesting deeper than `json_max_depth` is refused before JSON.parse runs.
  */
-export function parse(c: RequestContext, body: Buffer | undefined): void {
+export function parse(s: RouterState, c: RequestContext, body: Buffer | undefined): void {
   if (!body || body.length === 0) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID', 'the request body is empty; send a JSON object');
   c.buf = body;
+  if (jsonDepthExceeds(body, s.cfg.json_max_depth)) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID_JSON', `the request body nests arrays/objects deeper than ${s.cfg.json_max_depth} levels`);
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));

@@ -21,7 +21,7 @@ export function resolveModel(s: RouterState, c: RequestContext): void {
   c.profile = s.profiles.get(c.profileName);
   if (!c.profile) throw new LlmgwError('LLMGW_ERR_PROFILE_UNKNOWN', `unknown routing profile "${c.profileName}" (have: ${[...s.profiles.keys()].join(', ')})`);
 
-  c.maxTokens = c.body.max_tokens ?? c.body.max_completion_tokens ?? undefined;
+  c.maxTokens = c.body.max_completion_tokens ?? c.body.max_tokens ?? c.body.max_output_tokens ?? undefined;
   c.estimatedPromptTokens = Math.ceil(c.buf.length / 4);
   c.estimatedTokens = c.estimatedPromptTokens + (c.maxTokens ?? 0);
 }

@@ -8,6 +8,7 @@ import {
   type LedgerRecord,
   type LimitCounters,
   MemoryLimitCounters,
+  type WindowHeadroom,
   inProcessAccountingStores,
   redisAccountingStores,
 } from '@llmgw/stores';
@@ -27,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
+import { rateLimitHeaders } from './rate-headers';
 import { ResolverClient, principalFromWire } from './resolver-client';
 import type { Reservation, TenancyDeps, TenancyHooks } from './index';
 
@@ -41,6 +43,7 @@ interface HeldReservation extends Reservation {
   tokens: number;
   /** Budgets reserved when a free reservation moved to a paid fallback (rebind). */
   budgetHold?: CounterReservation;
+  rateLimitHeaders?: Record<string, string>;
 }
 
 /** Seams for tests: stores and resolver instead of what config describes, and a clock. */
@@ -190,10 +193,12 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         : no.kind === 'tpm' && tokens > no.limit
           ? `this request's ${tokens} tokens (max_tokens + prompt estimate) exceed the ${no.scope} limit of ${no.limit} tokens per minute; lower max_tokens`
           : `the ${no.scope} limit of ${no.limit} ${no.kind === 'rpm' ? 'requests' : 'tokens'} per minute is reached`;
-    return new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)) });
+    const full = { limit: no.limit, remaining: 0, resetMs: no.retryAfterMs };
+    const headers = no.kind === 'rpm' ? rateLimitHeaders(full, undefined) : no.kind === 'tpm' ? rateLimitHeaders(undefined, full) : undefined;
+    return new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)), headers });
   }
 
-  async function reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean }> {
+  async function reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean; headers?: Record<string, string> }> {
     const at = now();
     let counters: LimitCounters = s.counters;
     let attempt;
@@ -206,14 +211,14 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       counters = local;
       attempt = await reserveOn(counters, p, model, tokens, at);
     }
-    if (attempt.r.ok) return { counters, model, inner: attempt.r.reservation, free: attempt.free };
+    if (attempt.r.ok) return { counters, model, inner: attempt.r.reservation, free: attempt.free, headers: headersOf(attempt.r) };
     const no = attempt.r;
     const fb = t.budget_fallback_model;
     if (no.kind === 'budget' && fb && fb !== model && isFree(priceOf(fb)) && isModelAllowed(p.limits, fb)) {
       const again = await reserveOn(counters, p, fb, tokens, at);
       if (again.r.ok) {
         fallbacks.inc();
-        return { counters, model: fb, inner: again.r.reservation, free: true };
+        return { counters, model: fb, inner: again.r.reservation, free: true, headers: headersOf(again.r) };
       }
     }
     throw limitError(no, attempt.micros, tokens);
@@ -243,7 +248,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         throw new LlmgwError('LLMGW_ERR_MODEL_NOT_ALLOWED', `This key may not use the model \`${model}\`.`, { param: 'model' });
       }
       const r = await reserveWithFallback(p, model, Math.max(0, Math.ceil(estimatedTokens)));
-      const held: HeldReservation = { id: `${p.keyId}:${now()}:${Math.random().toString(36).slice(2)}`, model: r.model, principal: p, counters: r.counters, inner: r.inner, free: r.free, tokens: Math.max(0, Math.ceil(estimatedTokens)) };
+      const held: HeldReservation = { id: `${p.keyId}:${now()}:${Math.random().toString(36).slice(2)}`, model: r.model, principal: p, counters: r.counters, inner: r.inner, free: r.free, tokens: Math.max(0, Math.ceil(estimatedTokens)), rateLimitHeaders: r.headers };
       return held;
     },
 
@@ -363,6 +368,10 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       }
     },
   };
+}
+
+function headersOf(r: { requests?: WindowHeadroom; tokens?: WindowHeadroom }): Record<string, string> | undefined {
+  return r.requests || r.tokens ? rateLimitHeaders(r.requests, r.tokens) : undefined;
 }
 
 function periodStartEnd(period: 'day' | 'month', at: number): { periodStart: number; periodEnd: number } {

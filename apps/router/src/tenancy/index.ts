@@ -10,6 +10,8 @@ export interface Reservation {
   readonly id: string;
   /** The model to serve; differs from the requested one on a budget fallback. */
   readonly model: string;
+  /** OpenAI's x-ratelimit-* headers for the key's tightest RPM/TPM windows (absent without such limits). */
+  readonly rateLimitHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
