@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SseUsageTap } from './sse';
 
-const FIX = join(__dirname, '../../../fixtures/openai');
+const FIX = join(__dirname, '../../../fixtures/openai/bodies');
 const fixture = (name: string) => {
   const p = join(FIX, name);
   try {

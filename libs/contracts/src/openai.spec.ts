@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, chatMaxTokens, describeIssues, wantsStreamUsage } from './openai';
 
-const bodies = resolve(__dirname, '../../..', '../shared/fixtures/openai/bodies');
+const bodies = resolve(__dirname, '../../..', 'fixtures/openai/bodies');
 const schemaFor = (file: string) =>
   file.startsWith('chat') || file.includes('.chat_') ? ChatCompletionRequest : file.startsWith('completion') || file.includes('.completion_') ? CompletionRequest : EmbeddingRequest;
 
