@@ -4,6 +4,8 @@ import { LATENCY_BUCKETS } from '@llmgw/observability';
 /** Values read when /metrics is scraped rather than on the request path. */
 export interface MetricSources {
   inflight(): Iterable<[replica: string, n: number]>;
+  /** Per replica: requests waiting for an upstream connection, and connections open. */
+  upstreamPools(): Iterable<[replica: string, s: { waiting: number; connections: number }]>;
   scores(): Iterable<[replica: string, s: { total: number; perScorer: Record<string, number> }]>;
   endpointCacheStale(): boolean;
 }
@@ -24,6 +26,26 @@ export function createRouterMetrics(registry: Registry, src: MetricSources) {
       collect() {
         this.reset();
         for (const [replica, n] of src.inflight()) this.set({ replica }, n);
+      },
+    }),
+    upstreamWaiting: new Gauge({
+      name: 'llmgw_upstream_waiting',
+      help: 'Requests waiting for a free connection to the replica (its pool is at upstream_connections).',
+      labelNames: ['replica'],
+      ...reg,
+      collect() {
+        this.reset();
+        for (const [replica, st] of src.upstreamPools()) this.set({ replica }, st.waiting);
+      },
+    }),
+    upstreamConnections: new Gauge({
+      name: 'llmgw_upstream_connections',
+      help: 'Connections open to the replica.',
+      labelNames: ['replica'],
+      ...reg,
+      collect() {
+        this.reset();
+        for (const [replica, st] of src.upstreamPools()) this.set({ replica }, st.connections);
       },
     }),
     score: new Gauge({

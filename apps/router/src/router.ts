@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { Agent } from 'undici';
+import { Agent, Pool } from 'undici';
 import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
@@ -78,6 +78,13 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
   const metrics = createRouterMetrics(registry, {
     inflight: () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]),
+    upstreamPools: () => {
+      const stats = (agent as Agent & { stats?: Record<string, { queued: number; connected: number; size: number }> }).stats ?? {};
+      return source.all().flatMap((e) => {
+        const st = stats[originOf(e.url)];
+        return st ? [[e.id, { waiting: st.queued, connections: st.connected }] as [string, { waiting: number; connections: number }]] : [];
+      });
+    },
     scores: () => lastScores.entries(),
     endpointCacheStale: () => Date.now() - source.lastRefreshMs() > cfg.endpoint_cache_max_age,
   });
@@ -122,8 +129,19 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
+  // One connection pool per engine origin, sized per endpoint (upstream_connections_per_endpoint by
+  // endpoint name, else upstream_connections); requests beyond it wait for a connection, counted in
+  // llmgw_upstream_waiting.
+  const connectionsFor = (origin: string): number => {
+    for (const e of source.all()) {
+      if (originOf(e.url) !== origin) continue;
+      const n = cfg.upstream_connections_per_endpoint[e.id];
+      if (n !== undefined) return n;
+    }
+    return cfg.upstream_connections;
+  };
   const agent = new Agent({
-    connections: cfg.upstream_connections,
+    factory: (origin, opts) => new Pool(origin, { ...opts, connections: connectionsFor(String(origin)) }),
     keepAliveTimeout: 60_000,
     keepAliveMaxTimeout: 600_000,
     connectTimeout: cfg.timeouts.connect,
@@ -256,10 +274,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const admin = Fastify({ logger: false, forceCloseConnections: true });
   admin.get('/metrics', async (_req, reply) => reply.header('content-type', registry.contentType).send(await registry.metrics()));
   admin.get('/healthz', async () => ({ status: 'ok' }));
+  // Draining (after SIGTERM): not ready, so a load balancer stops sending, while requests are still served.
+  let draining = false;
   admin.get('/readyz', async (_req, reply) => {
     const n = source.all().length;
-    const ready = n > 0;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'no endpoints', endpoints: n });
+    const ready = n > 0 && !draining;
+    return reply.code(ready ? 200 : 503).send({ status: draining ? 'draining' : ready ? 'ready' : 'no endpoints', endpoints: n });
   });
 
   return {
@@ -271,7 +291,11 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     registry,
     state,
     async close() {
-      // Let running requests finish for up to shutdown_grace, then cut what is left.
+      // First not-ready for drain_delay, serving all the while, so that a load balancer's health
+      // checks take this router out before its listener closes; then let running requests finish
+      // for up to shutdown_grace, and cut what is left.
+      draining = true;
+      if (cfg.drain_delay > 0) await new Promise((r) => setTimeout(r, cfg.drain_delay));
       shuttingDown = true;
       for (const [so, n] of activeBySocket) if (n === 0) so.destroy();
       const grace = setTimeout(() => client.server.closeAllConnections(), cfg.shutdown_grace);
@@ -287,4 +311,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       await agent.close().catch(() => undefined);
     },
   };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }

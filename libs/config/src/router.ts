@@ -82,6 +82,11 @@ export const routerConfigSchema = z
     log_level: logLevel(),
     /** On shutdown, how long running requests may take to finish before their connections are cut. */
     shutdown_grace: duration().default(10_000),
+    /**
+     * On shutdown, how long /readyz answers 503 while the router keeps serving, before its listener
+     * closes: set it above the load balancer's detection time (health-check interval × fall count).
+     */
+    drain_delay: duration().default(0),
     /** Largest accepted request body, bytes. */
     body_limit_bytes: z.number().int().positive().default(4 * 1024 * 1024),
     /**
@@ -123,8 +128,10 @@ export const routerConfigSchema = z
       })
       .strict()
       .default({ connect: 5000, first_token: 60_000, total: 600_000, idle: 30_000 }),
-    /** Upstream connections kept per endpoint. */
-    upstream_connections: z.number().int().positive().default(256),
+    /** Most connections open to one endpoint; requests beyond it wait (llmgw_upstream_waiting). */
+    upstream_connections: z.number().int().positive().default(1024),
+    /** Per-endpoint override of upstream_connections, by endpoint name (size it to the engine's batch capacity). */
+    upstream_connections_per_endpoint: z.record(z.string(), z.number().int().positive()).default({}),
     default_profile: z.string().default('chat'),
     /** Routing profiles (plan §7.3), overlaying the built-in chat/batch/long-context/debug; see @llmgw/scheduling. */
     profiles: profilesConfigSchema.default({}),
