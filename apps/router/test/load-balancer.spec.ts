@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,21 @@ interface Outcome {
   router?: string;
 }
 
+/** One chat request on its own connection (no keep-alive reuse race on the client side). */
+function once(url: string): Promise<{ status: number; body: string; router?: string }> {
+  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20 });
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** `workers` clients sending requests back to back through the balancer until stop() is called. */
 function load(url: string, workers: number) {
   const outcomes: Outcome[] = [];
@@ -43,13 +59,8 @@ function load(url: string, workers: number) {
     while (running) {
       const startedAt = performance.now();
       try {
-        const r = await fetch(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20 }),
-        });
-        const body = await r.text();
-        outcomes.push({ startedAt, endedAt: performance.now(), ok: r.status === 200 && body.includes('chat.completion'), status: r.status, router: r.headers.get('x-llmgw-router') ?? undefined });
+        const r = await once(url);
+        outcomes.push({ startedAt, endedAt: performance.now(), ok: r.status === 200 && r.body.includes('chat.completion'), status: r.status, router: r.router });
       } catch (e) {
         outcomes.push({ startedAt, endedAt: performance.now(), ok: false, status: (e as Error).message });
       }
@@ -97,7 +108,7 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
     const routerCfg = join(dir, 'router.yaml');
     writeFileSync(
       routerCfg,
-      JSON.stringify({ scrape_interval: '200ms', drain_delay: '3s', shutdown_grace: '10s', admission: { mode: 'remote', address: new URL(admission.url).host }, endpoints }),
+      JSON.stringify({ scrape_interval: '200ms', drain_delay: '8s', shutdown_grace: '10s', admission: { mode: 'remote', address: new URL(admission.url).host }, endpoints }),
     );
     routers.push(...(await Promise.all([0, 1, 2].map(() => spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], { timeoutMs: 150_000 })))));
     const port = await freePort();
