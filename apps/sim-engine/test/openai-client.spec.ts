@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Engines, FIXTURES, postJson, sseEvents } from './helpers';
+import { Engines, REPO_ROOT, postJson, sseEvents } from './helpers';
 
-const fixtures = join(FIXTURES, 'openai/bodies');
+const fixtures = join(REPO_ROOT, 'fixtures/openai/bodies');
 const engines = new Engines();
 afterEach(() => engines.closeAll());
 
