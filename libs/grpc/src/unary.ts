@@ -1,8 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
+import { inSpan, SpanKind } from '@llmgw/observability';
 import type { z } from 'zod';
 import { toGrpcError } from './errors';
-import { requestIdOf } from './metadata';
+import { requestIdOf, traceContextOf } from './metadata';
 
 /** What a unary handler gets besides its request. */
 export interface UnaryContext {
@@ -17,6 +18,18 @@ export interface UnaryContext {
 /** A minimal logger shape so this lib does not need pino's types. */
 export interface UnaryLogger {
   error(obj: object, msg: string): void;
+}
+
+/**
+ * Runs a handler the way every llmgw server does: inside a server span that
+ * continues the caller's trace (its `traceparent` metadata), so log lines and
+ * downstream calls made by the handler carry the same trace id.
+ */
+export function serveTraced<T>(call: { metadata: grpc.Metadata; getPath(): string }, requestId: string, fn: () => Promise<T>): Promise<T> {
+  return inSpan(`grpc.server ${call.getPath()}`, { 'rpc.system': 'grpc', 'rpc.method': call.getPath(), 'llmgw.request_id': requestId }, fn, {
+    kind: SpanKind.SERVER,
+    parent: traceContextOf(call),
+  });
 }
 
 export interface UnaryOptions<Req, Res> {
@@ -50,7 +63,7 @@ export function unary<Req, Res>(opts: UnaryOptions<Req, Res>): grpc.handleUnaryC
       }
       return opts.handler(req, { requestId, metadata: call.metadata, signal: ac.signal, call });
     };
-    run().then(
+    serveTraced(call, requestId, run).then(
       (res) => callback(null, res),
       (e) => {
         if (!isLlmgwError(e)) opts.log?.error({ err: e, reqId: requestId, method: call.getPath() }, 'unhandled error in gRPC handler');
