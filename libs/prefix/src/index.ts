@@ -2,5 +2,10 @@ export { hash32, fmix32 } from './hash';
 // Tier 0: session affinity.
 export { BoundedLoadRing, type BoundedLoadRingOptions, type RingPick } from './session/bounded-load-ring';
 export { RingSet } from './session/ring-set';
-// Tier 1 (approximate radix tree) and tier 2 (KV block index) will live in
-// ./approx-tree and ./kv-index beside ./session, each behind its own export.
+// Tier 1: approximate prefix tree over character chunks.
+export { chunkHashes, DEFAULT_CHUNK_CHARS } from './approx-tree/chunk-hash';
+export { ApproxTree, type ApproxMatch } from './approx-tree/approx-tree';
+export { ApproxTreeSet, type ApproxTreeSetOptions, type ApproxInsert } from './approx-tree/tree-set';
+// Tier 2: precise KV block index from engine events, and vLLM's block hashes.
+export { blockHashes, rawBlockHashes, eventHashOf, noneHash, cbor, type BlockHashOptions } from './kv-index/block-hash';
+export { KvBlockIndex, type KvEvent, type KvBatch, type OfferResult, type ReplicaSyncState, type KvIndexOptions } from './kv-index/kv-index';
