@@ -28,6 +28,11 @@ export const staticEndpointSchema = z
     draining: z.boolean().default(false),
     /** The engine's --scheduling-policy; `priority` makes the router send the band as the request's `priority`. */
     scheduling_policy: z.enum(['fcfs', 'priority']).default('fcfs'),
+    /** KV event sockets of the replica (vLLM --kv-events-config), for the tier-2 prefix index. */
+    kv_events: z
+      .object({ endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port'), replay_endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port').optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -72,6 +77,51 @@ export const routerAdmissionSchema = z
 /** The tenancy seam (auth, limits, usage): defined in router-tenancy.ts by the accounting helper. */
 export { routerTenancySchema } from './router-tenancy';
 
+
+const approxTreeSchema = z
+  .object({
+    /** Off: the `prefix` scorer sees no tree and decides by load alone (`no_tree`). */
+    enabled: z.boolean().default(true),
+    /** Below this match ratio the prefix counts as a miss and load decides. */
+    cache_threshold: z.number().min(0).max(1).default(0.3),
+    /** The balance guard: ignore the prefix when max_load − min_load > this … */
+    balance_abs_threshold: z.number().min(0).default(16),
+    /** … and max_load > min_load × this. */
+    balance_rel_threshold: z.number().min(1).default(1.5),
+    /** Estimated cache per replica, in prompt characters, before its least recently sent prefixes are evicted. */
+    max_tree_size: z.number().int().positive().default(2_000_000),
+    /** How often eviction runs (lazily, on the next insert). */
+    eviction_interval: duration().default(60_000),
+    /** Characters per tree chunk (about one 16-token KV block of English text). */
+    chunk_chars: z.number().int().min(1).max(4096).default(64),
+    /**
+     * Share every insert with the other router replicas over Redis pub/sub, so a conversation
+     * whose turns reach different routers still finds its replica. Off when no URL is given.
+     */
+    share: z
+      .object({
+        redis_url: z.string().optional(),
+        key_prefix: z.string().default('llmgw:'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+const kvEventsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** Models whose replicas publish KV events; empty = every model with an endpoint naming a KV socket. */
+    models: z.array(z.string().min(1)).default([]),
+    /** The engines' PYTHONHASHSEED (vLLM derives NONE_HASH from it); must match theirs exactly. */
+    hash_seed: z.string().default('0'),
+    block_size: z.number().int().positive().default(16),
+    /** Tokenizer and chat template used to compute block hashes (the engines' own). */
+    tokenizer: z.enum(['llama3']).default('llama3'),
+    /** How long a replay request may take before the replica's index is dropped. */
+    replay_timeout: duration().default(2000),
+  })
+  .strict();
 
 export const routerConfigSchema = z
   .object({
@@ -145,9 +195,13 @@ export const routerConfigSchema = z
           })
           .strict()
           .default({ enabled: true, header: 'x-session-id', load_factor: 1.25 }),
+        /** Tier 1 (plan §7.5): the approximate prefix tree read by the `prefix` scorer. */
+        approx_tree: approxTreeSchema.prefault({}),
+        /** Tier 2 (plan §7.5): the precise index from the replicas' KV events (endpoints name their sockets). */
+        kv_events: kvEventsSchema.prefault({}),
       })
       .strict()
-      .default({ session_affinity: { enabled: true, header: 'x-session-id', load_factor: 1.25 } }),
+      .prefault({}),
     /** Band of a request without `x-llmgw-band` (and without auth); must be one of `admission.bands`. */
     default_band: z.string().default('gold'),
     tenant_header: z.string().default('x-llmgw-tenant'),

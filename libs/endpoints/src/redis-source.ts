@@ -40,10 +40,18 @@ export function decodeEndpoint(id: string, json: string): EndpointInfo | undefin
       weight: typeof o.weight === 'number' && o.weight > 0 ? o.weight : undefined,
       draining: o.draining === true,
       scheduling_policy: o.scheduling_policy === 'priority' ? 'priority' : undefined,
+      kvEvents: kvEventsField(o.kv_events),
     });
   } catch {
     return undefined;
   }
+}
+
+function kvEventsField(v: unknown): EndpointInfo['kvEvents'] {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.endpoint !== 'string') return undefined;
+  return { endpoint: o.endpoint, ...(typeof o.replay_endpoint === 'string' ? { replayEndpoint: o.replay_endpoint } : {}) };
 }
 
 export interface RedisEndpointSourceOptions {

@@ -1,6 +1,6 @@
 import type { EngineKind } from '@llmgw/engine-metrics';
 import { CachedEndpointList } from './endpoint-list';
-import type { EndpointInfo, SchedulingPolicy } from './types';
+import type { EndpointInfo, KvEventsAddress, SchedulingPolicy } from './types';
 
 export { groupByModel } from './endpoint-list';
 
@@ -19,6 +19,9 @@ export interface StaticEndpointInput {
   draining?: boolean;
   /** The engine's --scheduling-policy (config key `scheduling_policy`). */
   scheduling_policy?: SchedulingPolicy;
+  /** KV event sockets (config form `kv_events: { endpoint, replay_endpoint }` is accepted too). */
+  kvEvents?: KvEventsAddress;
+  kv_events?: { endpoint: string; replay_endpoint?: string };
 }
 
 const POLICIES: readonly SchedulingPolicy[] = ['fcfs', 'priority'];
@@ -36,7 +39,14 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
     weight: e.weight ?? 100,
     draining: e.draining ?? false,
     schedulingPolicy: e.scheduling_policy ?? 'fcfs',
+    ...kvEventsOf(e),
   });
+}
+
+function kvEventsOf(e: StaticEndpointInput): { kvEvents?: KvEventsAddress } {
+  const k = e.kvEvents ?? (e.kv_events ? { endpoint: e.kv_events.endpoint, replayEndpoint: e.kv_events.replay_endpoint } : undefined);
+  if (!k) return {};
+  return { kvEvents: Object.freeze(k.replayEndpoint ? { endpoint: k.endpoint, replayEndpoint: k.replayEndpoint } : { endpoint: k.endpoint }) };
 }
 
 /**
@@ -45,10 +55,21 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
  * ends the name and the last `=` before the first `,` starts the model.
  */
 /** `--endpoint` flags as entries of a config file's `endpoints` list (what the config schemas take). */
-export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id'>>> {
+export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events'>> & Pick<StaticEndpointInput, 'kv_events'>> {
   return flags.map((f) => {
     const e = parseEndpointFlag(f);
-    return { name: e.id, url: e.url, model: e.model, engine: e.engine, pool: e.pool, weight: e.weight, priority: e.priority, draining: e.draining, scheduling_policy: e.schedulingPolicy ?? 'fcfs' };
+    return {
+      name: e.id,
+      url: e.url,
+      model: e.model,
+      engine: e.engine,
+      pool: e.pool,
+      weight: e.weight,
+      priority: e.priority,
+      draining: e.draining,
+      scheduling_policy: e.schedulingPolicy ?? 'fcfs',
+      ...(e.kvEvents ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } } : {}),
+    };
   });
 }
 
@@ -96,10 +117,17 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
       case 'draining':
         input.draining = v === '' || v === 'true';
         break;
+      case 'kv':
+      case 'kv_replay':
+        if (!/^tcp:\/\/[^\s]+:\d+$/.test(v)) throw new Error(`--endpoint "${flag}": ${k} must be tcp://host:port`);
+        if (k === 'kv') input.kvEvents = { ...input.kvEvents, endpoint: v };
+        else input.kvEvents = { endpoint: input.kvEvents?.endpoint ?? '', replayEndpoint: v };
+        break;
       default:
         throw new Error(`--endpoint "${flag}": unknown option "${k}"`);
     }
   }
+  if (input.kvEvents && !input.kvEvents.endpoint) throw new Error(`--endpoint "${flag}": kv_replay needs kv=tcp://host:port too`);
   return normaliseEndpoint(input);
 }
 

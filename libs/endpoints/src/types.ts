@@ -28,6 +28,17 @@ export interface EndpointInfo {
    * follow the bands. Absent = `fcfs`: no `priority` is sent.
    */
   readonly schedulingPolicy?: SchedulingPolicy;
+  /**
+   * Where the replica publishes KV-cache events (vLLM `--kv-events-config`):
+   * the ZMQ PUB `endpoint` and the optional ROUTER `replayEndpoint`, both
+   * `tcp://host:port`. Absent: the replica has no tier-2 index.
+   */
+  readonly kvEvents?: KvEventsAddress;
+}
+
+export interface KvEventsAddress {
+  readonly endpoint: string;
+  readonly replayEndpoint?: string;
 }
 
 /** vLLM's `--scheduling-policy` values. */

@@ -9,3 +9,6 @@ export { ApproxTreeSet, type ApproxTreeSetOptions, type ApproxInsert } from './a
 // Tier 2: precise KV block index from engine events, and vLLM's block hashes.
 export { blockHashes, rawBlockHashes, eventHashOf, noneHash, cbor, type BlockHashOptions } from './kv-index/block-hash';
 export { KvBlockIndex, type KvEvent, type KvBatch, type OfferResult, type ReplicaSyncState, type KvIndexOptions } from './kv-index/kv-index';
+// Both tiers behind one lookup (what the prefix scorer reads).
+export { PrefixIndex, type PromptKey, type PrefixLookup, type PrefixIndexOptions } from './prefix-index';
+export { llama3ChatTokens, llama3TextTokens, preloadLlama3, isLlama3Loaded, contentText, type ChatMessageLike } from './kv-index/llama3';

@@ -1,5 +1,5 @@
 export * from './types';
-export { CACHE_DECISIONS, NO_ENDPOINT_REASONS, type CacheDecision, type NoEndpointReason } from './decisions';
+export { CACHE_DECISIONS, PREFIX_DECISIONS, NO_ENDPOINT_REASONS, type CacheDecision, type PrefixDecision, type NoEndpointReason } from './decisions';
 export { SchedulingConfigError } from './errors';
 export { PluginRegistry, parsePluginParams, type PluginFactory, type PluginKind } from './registry';
 export { DrainingFilter, AvailableFilter, PinnedFilter, isUsable } from './filters/filters';
@@ -8,10 +8,12 @@ export { KvScorer, type KvScorerParams } from './scorers/kv-scorer';
 export { InflightScorer, type InflightScorerParams } from './scorers/inflight-scorer';
 export { LoadScorer, type LoadScorerParams } from './scorers/load-scorer';
 export { SessionScorer, type SessionScorerParams } from './scorers/session-scorer';
+export { PrefixScorer, prefixScorerFactory, type PrefixScorerParams } from './scorers/prefix/prefix-scorer';
 export { PoolPriorityScorer } from './scorers/pool-priority-scorer';
 export { MaxScorePicker, P2cPicker, SoftmaxPicker, RoundRobinPicker } from './pickers/pickers';
 export {
   createDefaultRegistry,
+  type DefaultRegistryOptions,
   buildProfiles,
   profilesConfigSchema,
   profileConfigSchema,

@@ -14,10 +14,17 @@ import { loadScorerFactory } from './scorers/load-scorer';
 import { poolPriorityScorerFactory } from './scorers/pool-priority-scorer';
 import { queueScorerFactory } from './scorers/queue-scorer';
 import { sessionScorerFactory } from './scorers/session-scorer';
+import { prefixScorerFactory } from './scorers/prefix/prefix-scorer';
+import type { PrefixIndex } from '@llmgw/prefix';
 import type { Filter, RoutingProfile, WeightedScorer } from './types';
 
+export interface DefaultRegistryOptions {
+  /** The index the `prefix` scorer reads and records into (the router's, shared across routers); a private one otherwise. */
+  prefixIndex?: PrefixIndex;
+}
+
 /** A registry with every built-in filter, scorer and picker. */
-export function createDefaultRegistry(): PluginRegistry {
+export function createDefaultRegistry(opts: DefaultRegistryOptions = {}): PluginRegistry {
   return new PluginRegistry()
     .register('draining-filter', drainingFilterFactory)
     .register('available-filter', availableFilterFactory)
@@ -27,6 +34,7 @@ export function createDefaultRegistry(): PluginRegistry {
     .register('inflight-scorer', inflightScorerFactory)
     .register('load-scorer', loadScorerFactory)
     .register('session-scorer', sessionScorerFactory)
+    .register('prefix-scorer', prefixScorerFactory(opts.prefixIndex))
     .register('pool-priority-scorer', poolPriorityScorerFactory)
     .register('max-score-picker', maxScorePickerFactory)
     .register('p2c-picker', p2cPickerFactory)
@@ -87,7 +95,6 @@ export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.
 });
 
 const NOT_YET: Record<string, string> = {
-  prefix: "scorer 'prefix' (tier 1, approximate prefix tree) is not available yet; use 'session' (tier 0 session affinity)",
   lora: "scorer 'lora' is not available yet (v2)",
 };
 

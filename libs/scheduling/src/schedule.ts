@@ -1,6 +1,6 @@
 import { poolSaturation, type ReplicaLoad, type SaturationThresholds } from '@llmgw/admission-core';
 import type { CacheDecision, NoEndpointReason } from './decisions';
-import type { EndpointView, PickResult, RoutingProfile, SchedRequest, ScoredEndpoint } from './types';
+import type { EndpointView, PickResult, PrefixOutcome, RoutingProfile, SchedRequest, ScoredEndpoint } from './types';
 
 /** Decides whether a pool is saturated (stage 1 spills past it). */
 export type PoolSaturatedFn = (pool: string, candidates: readonly EndpointView[]) => boolean;
@@ -89,6 +89,8 @@ export function schedule(
   const scored: ScoredEndpoint[] = cands.map((endpoint) => ({ endpoint, total: 0, perScorer: {} }));
   let decision: string | undefined;
   let target: string | undefined;
+  let prefix: PrefixOutcome | undefined;
+  let prefixTarget: string | undefined;
   for (const { scorer, weight } of profile.scorers) {
     let scores: Map<string, number>;
     if (scorer.scoreDetailed) {
@@ -97,6 +99,10 @@ export function schedule(
       if (decision === undefined && d.cacheDecision !== undefined) {
         decision = d.cacheDecision;
         target = d.target;
+      }
+      if (prefix === undefined && d.prefix !== undefined) {
+        prefix = d.prefix;
+        prefixTarget = d.target;
       }
     } else {
       scores = scorer.score(req, cands);
@@ -111,9 +117,16 @@ export function schedule(
   const picked = profile.picker.pick(req, scored, opts.random);
   if (picked === undefined) return fail('picker_empty');
 
+  for (const { scorer } of profile.scorers) scorer.picked?.(req, picked.endpoint);
+
   let cacheDecision: CacheDecision | string = decision ?? 'none';
   if ((decision === 'session_hit' || decision === 'session_overflow') && target !== picked.endpoint.id) {
     cacheDecision = 'session_override';
+  }
+  if (prefix?.decision === 'cache_hit' && prefixTarget !== picked.endpoint.id) {
+    // Other scorers (or a sampling picker) outweighed the best match.
+    prefix = { ...prefix, decision: 'load_balance_override' };
+    if (cacheDecision === 'cache_hit') cacheDecision = 'load_balance_override';
   }
   return {
     kind: 'picked',
@@ -123,6 +136,7 @@ export function schedule(
     considered,
     filtered,
     cacheDecision,
+    ...(prefix ? { prefix } : {}),
   };
 }
 

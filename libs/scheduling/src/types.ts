@@ -1,4 +1,5 @@
 import type { EngineKind, EngineStats } from '@llmgw/engine-metrics';
+import type { PromptKey } from '@llmgw/prefix';
 
 /**
  * What the scheduler sees of one endpoint (one replica serving one model).
@@ -48,6 +49,12 @@ export interface SchedRequest {
   maxTokens?: number;
   /** Replica pinned with `x-llmgw-replica` (falls through when unusable). */
   pinnedReplica?: string;
+  /**
+   * The prompt as the prefix scorer needs it (rendered text; vLLM block
+   * hashes for models with KV events). Set by the router only when a profile
+   * has a prefix scorer; the same object across retries.
+   */
+  prompt?: PromptKey;
 }
 
 /** Drops candidates (hard constraints). */
@@ -68,6 +75,8 @@ export interface Scorer {
    * pipeline calls it instead of `score`.
    */
   scoreDetailed?(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail;
+  /** Optional: told which endpoint the decision picked (the prefix scorer records the prompt there). */
+  picked?(req: SchedRequest, endpoint: EndpointView): void;
 }
 
 /** What a cache-aware scorer reports besides its scores. */
@@ -77,6 +86,15 @@ export interface ScoreDetail {
   cacheDecision?: string;
   /** The replica the scorer wanted; lets the pipeline tell a hit from a picker override. */
   target?: string;
+  /** The prefix scorer's decision and its best candidate's match ratio (metrics). */
+  prefix?: PrefixOutcome;
+}
+
+export interface PrefixOutcome {
+  /** One of PREFIX_DECISIONS (decisions.ts). */
+  decision: string;
+  /** Best candidate's matched fraction of the prompt, in [0, 1]. */
+  matchRatio: number;
 }
 
 export interface ScoredEndpoint {
@@ -118,6 +136,8 @@ export type PickResult =
       filtered: Record<string, number>;
       /** Tier-0/1 decision label for x-llmgw-cache-decision and metrics. */
       cacheDecision: string;
+      /** Set when the profile has a prefix scorer (after picker overrides are accounted for). */
+      prefix?: PrefixOutcome;
     }
   | {
       kind: 'no_endpoint';

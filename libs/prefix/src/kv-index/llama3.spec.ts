@@ -1,0 +1,31 @@
+import { contentText, llama3ChatTokens, llama3TextTokens } from './llama3';
+
+describe('Llama 3 token ids (chat template, BOS)', () => {
+  it('renders chat through the template with the generation prompt', () => {
+    const ids = llama3ChatTokens([
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'user', content: [{ type: 'text', text: 'Hello there, how are you?' }] },
+    ]);
+    // <|begin_of_text|><|start_header_id|>system<|end_header_id|> … <|start_header_id|>assistant<|end_header_id|>\n\n
+    expect(ids.slice(0, 4)).toEqual([128000, 128006, 9125, 128007]);
+    expect(ids.slice(-4)).toEqual([128006, 78191, 128007, 271]);
+  }, 60_000);
+
+  it('equal leading messages give equal leading tokens', () => {
+    const sys = { role: 'system', content: 'A long shared system prompt. '.repeat(20) };
+    const a = llama3ChatTokens([sys, { role: 'user', content: 'first question' }]);
+    const b = llama3ChatTokens([sys, { role: 'user', content: 'another question entirely' }]);
+    let same = 0;
+    while (a[same] === b[same]) same++;
+    expect(same).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('adds BOS to completion prompts like vLLM', () => {
+    expect(llama3TextTokens('hello world')).toEqual([128000, 15339, 1917]);
+  }, 60_000);
+
+  it('takes text parts only', () => {
+    expect(contentText([{ type: 'text', text: 'a' }, { type: 'image_url' }, { type: 'text', text: 'b' }])).toBe('ab');
+    expect(contentText(null)).toBe('');
+  });
+});
