@@ -7,7 +7,7 @@ import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
-import { buildProfiles, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
+import { buildProfiles, createDefaultRegistry, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
 import { EnginePriority } from './admission/engine-priority';
 import { createAdmission } from './admission';
@@ -18,6 +18,7 @@ import { createRouterMetrics } from './metrics';
 import { admit, API, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, type ApiKind, type PinAwareTenancy, type RouterState } from './stages';
 import { OnDemand } from './on-demand';
 import { createTenancy, type TenancyHooks } from './tenancy';
+import { createPrefixRouting } from './prefix';
 
 export interface RouterDeps {
   log: Logger;
@@ -51,8 +52,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const log = deps.log;
   const registry = deps.registry ?? createRegistry('router', { defaultMetrics: true });
   const random = deps.random ?? Math.random;
-  const profiles = buildProfiles(cfg.profiles as never, undefined, {
-    scorerParams: { session: { load_factor: cfg.prefix.session_affinity.load_factor } },
+  const prefix = createPrefixRouting(cfg, { log, registry });
+  const profiles = buildProfiles(cfg.profiles as never, createDefaultRegistry({ prefixIndex: prefix.index }), {
+    scorerParams: { session: { load_factor: cfg.prefix.session_affinity.load_factor }, prefix: prefix.scorerParams },
   });
   const bandNames = (cfg.admission.bands ?? DEFAULT_BAND_CONFIGS).map((b) => b.name);
   if (!bandNames.includes(cfg.default_band)) throw new ConfigError('router config', [`default_band: "${cfg.default_band}" is not a band (have: ${bandNames.join(', ')})`]);
@@ -115,6 +117,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     },
   });
 
+  prefix.attach(source);
   const onDemand =
     deps.onDemand ??
     (cfg.endpoint_source.kind === 'redis'
@@ -188,7 +191,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   }
 
   const enginePriority = new EnginePriority(cfg.admission.bands ?? DEFAULT_BAND_CONFIGS, source);
-  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, metrics, health, agent, random, poolSaturated, lastScores, views };
+  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, metrics, health, agent, random, poolSaturated, lastScores, views, prefix };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
   const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle', clientErrorHandler });
@@ -306,6 +309,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       enginePriority.close();
       await (admission as { close?(): Promise<void> }).close?.();
       await tenancy.close();
+      await prefix.close();
       if (!deps.source) await source.close();
       if (!deps.onDemand) await onDemand?.close();
       await agent.close().catch(() => undefined);

@@ -5,6 +5,7 @@ import { parseConfig, simEngineConfigSchema, type SimEngineConfig, type SimEngin
 import { createLogger, type Logger, logListening } from '@llmgw/observability';
 import { SimEngine } from './engine';
 import { createSimServer } from './server';
+import { KvPublisher } from './kv-publisher';
 
 export { SimEngine } from './engine';
 export type { KvEvent, KvEventBatch } from './kv-events';
@@ -15,6 +16,8 @@ export interface SimEngineHandle {
   port: number;
   config: SimEngineConfig;
   engine: SimEngine;
+  /** The KV event publisher when `kvEvents` is configured (bound addresses, test hooks). */
+  kvEvents?: KvPublisher;
   close(): Promise<void>;
 }
 
@@ -53,20 +56,35 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
       resolve();
     });
   });
+  let kvEvents: KvPublisher | undefined;
+  try {
+    kvEvents = config.kvEvents ? await KvPublisher.start(engine.kvEvents, { ...config.kvEvents, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
+  } catch (e) {
+    engine.close();
+    server.close();
+    throw new Error(`kv events: cannot bind ${config.kvEvents?.endpoint}: ${(e as Error).message}`);
+  }
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   // The listening line is the readiness signal (spawnRole waits for it).
-  logListening(log, { url, models: config.models, dialect: config.dialect });
+  logListening(log, {
+    url,
+    models: config.models,
+    dialect: config.dialect,
+    ...(kvEvents ? { kv_events: { endpoint: kvEvents.endpoint, replay_endpoint: kvEvents.replayEndpoint } } : {}),
+  });
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
     config,
     engine,
+    kvEvents,
     close() {
       closing ??= new Promise<void>((resolve) => {
         engine.close();
+        kvEvents?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
@@ -118,12 +136,39 @@ export function buildCommand(): Command {
     .option('--body-limit-bytes <n>', 'request bodies above this size get HTTP 413', int('--body-limit-bytes'), d.bodyLimitBytes)
     .option('--embedding-dim <n>', 'dimensions of /v1/embeddings vectors', int('--embedding-dim'), d.embeddingDim)
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent', d.logLevel)
+    .option('--tokenizer <kind>', 'prompt tokenization: simple (4 chars per token) | llama3 (real tokenizer and chat template)', d.tokenizer)
+    .option('--hash-seed <seed>', "the engine's PYTHONHASHSEED for KV block hashes (vLLM's NONE_HASH)", d.hashSeed)
+    .option(
+      '--kv-events-config <json>',
+      'publish KV events as vLLM does: {"enable_kv_cache_events":true,"endpoint":"tcp://*:5557","replay_endpoint":"tcp://*:5558","topic":"","buffer_steps":10000}',
+    )
     .addHelpText(
       'after',
       '\nZero-latency throughput settings: --prefill-tps 0 --decode-tps 0.\n' +
         'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics.',
     )
     .exitOverride();
+}
+
+/** vLLM's `--kv-events-config` JSON (KVEventsConfig keys) as sim-engine config; undefined when events are off. */
+export function kvEventsFromJson(json: string): StartOptions['kvEvents'] {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(json) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`--kv-events-config is not JSON: ${(e as Error).message}`);
+  }
+  const known = new Set(['enable_kv_cache_events', 'publisher', 'endpoint', 'replay_endpoint', 'buffer_steps', 'hwm', 'max_queue_size', 'topic']);
+  const unknown = Object.keys(o).filter((k) => !known.has(k));
+  if (unknown.length) throw new Error(`--kv-events-config: unknown keys ${unknown.join(', ')}`);
+  if (o.enable_kv_cache_events !== true || o.publisher === 'null') return undefined;
+  if (o.publisher !== undefined && o.publisher !== 'zmq') throw new Error('--kv-events-config: publisher must be "zmq" or "null"');
+  return {
+    ...(o.endpoint !== undefined ? { endpoint: String(o.endpoint) } : {}),
+    ...(o.replay_endpoint != null ? { replayEndpoint: String(o.replay_endpoint) } : {}),
+    ...(o.topic !== undefined ? { topic: String(o.topic) } : {}),
+    ...(o.buffer_steps !== undefined ? { bufferSteps: Number(o.buffer_steps) } : {}),
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -165,6 +210,9 @@ export async function main(argv: string[]): Promise<number> {
       bodyLimitBytes: o.bodyLimitBytes,
       embeddingDim: o.embeddingDim,
       logLevel: o.logLevel,
+      tokenizer: o.tokenizer,
+      hashSeed: o.hashSeed,
+      kvEvents: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
     });
   } catch (e) {
     process.stderr.write(`llmgw sim-engine: ${(e as Error).message}\n`);

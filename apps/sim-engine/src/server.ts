@@ -19,7 +19,8 @@ import type { z } from 'zod';
 import type { SeqUsage, SimEngine } from './engine';
 import { renderMetrics } from './metrics';
 import { fnv1a, mulberry32 } from './rng';
-import { renderChat, tokenize } from './tokens';
+import { promptTokenizer } from './prompt-tokens';
+import { renderChat } from './tokens';
 
 /**
  * The HTTP surface on node:http directly: the request path is a handful of
@@ -131,6 +132,7 @@ function responsesMessages(body: ResponsesRequest): ChatMessage[] {
 }
 
 export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Logger): Server {
+  const tokenizer = promptTokenizer(cfg.tokenizer);
   const models = new Set(cfg.models);
   const created = Math.floor(Date.now() / 1000);
   const failRand = mulberry32(cfg.seed ^ 0x5eed);
@@ -191,7 +193,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     const maxTokens = chatMaxTokens(body);
     if (maxTokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
     const prompt = renderChat(body.messages);
-    const tokens = tokenize(prompt);
+    const tokens = tokenizer.chat(body.messages);
     checkLength(tokens.length, maxTokens, 'messages');
     maybeFail();
     const id = nextId('chatcmpl');
@@ -267,10 +269,10 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     const p = body.prompt;
     if (typeof p === 'string') {
       prompt = p;
-      tokens = tokenize(p);
+      tokens = tokenizer.text(p);
     } else if (p.length === 1 && typeof p[0] === 'string') {
       prompt = p[0];
-      tokens = tokenize(prompt);
+      tokens = tokenizer.text(prompt);
     } else if (p.every((x) => typeof x === 'number')) {
       tokens = p as number[];
       prompt = tokens.join(',');

@@ -37,6 +37,29 @@ export const simEngineConfigSchema = z
     /** Dimensions of /v1/embeddings vectors unless the request asks for fewer. */
     embeddingDim: z.number().int().min(1).default(256),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Prompt tokenization: `simple` (one token per 4 characters, fast) or `llama3` (the real Llama 3
+     * tokenizer and chat template, as vLLM serving a Llama 3 model; needed for KV block hashes a
+     * router can reproduce).
+     */
+    tokenizer: z.enum(['simple', 'llama3']).default('simple'),
+    /** Stands in for the engine's PYTHONHASHSEED: seeds vLLM's NONE_HASH in published block hashes. */
+    hashSeed: z.string().default('0'),
+    /**
+     * Publish KV-cache events like vLLM's `--kv-events-config` (ZMQ PUB of msgpack batches, a replay
+     * ROUTER socket). Absent: no events. Endpoints are bound here; `tcp://127.0.0.1:0` picks a free port.
+     */
+    kvEvents: z
+      .object({
+        endpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').default('tcp://*:5557'),
+        replayEndpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').optional(),
+        /** Topic frame of every message (llm-d uses `kv@<pod-ip>@<model>`). */
+        topic: z.string().default(''),
+        /** Batches kept for replay. */
+        bufferSteps: z.number().int().min(1).default(10_000),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -34,6 +34,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
     pinnedReplica: pinAllowed ? c.header('x-llmgw-replica') : undefined,
+    prompt: s.prefix.promptFor(c.kind, body, c.servedModel!, profile),
   };
   const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': c.reqId };
   const tp = c.header('traceparent');
@@ -74,6 +75,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     const candidates = s.views(model);
     let pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, pool: restrictPool, poolSaturated: s.poolSaturated });
     if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, poolSaturated: s.poolSaturated });
+    s.prefix.observe(model, profile, pick);
     if (pick.kind === 'no_endpoint') {
       metrics.scheduleFailures.inc({ model, reason: pick.reason });
       if (!nextModel()) break;

@@ -11,6 +11,7 @@ import type { ModelCatalog } from '../catalog';
 import type { OnDemand } from '../on-demand';
 import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
+import type { PrefixRouting } from '../prefix';
 import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy';
 import type { EnginePriority } from '../admission/engine-priority';
@@ -71,6 +72,8 @@ export interface RouterState {
   readonly lastScores: Map<string, { total: number; perScorer: Record<string, number> }>;
   /** Scheduling views of the endpoints serving `model`, built fresh on each call. */
   views(model: string): EndpointView[];
+  /** Prefix routing (tiers 1–2): the prompt key of a request and the decision metrics. */
+  readonly prefix: PrefixRouting;
 }
 
 /**

@@ -1,0 +1,115 @@
+import * as zmq from 'zeromq';
+import { decode } from '@msgpack/msgpack';
+import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
+import { kvEventsFromJson } from '../src/main';
+import { Engines, postJson } from './helpers';
+
+/** Reads wire batches from a SUB socket; `next()` waits for one (fails loudly after 20 s). */
+class Sub {
+  readonly sock = new zmq.Subscriber({ receiveTimeout: 20_000 });
+  constructor(endpoint: string) {
+    this.sock.connect(endpoint);
+    this.sock.subscribe();
+  }
+  async next(): Promise<{ topic: string; seq: bigint; batch: [number, Array<Record<string, unknown>>, number] }> {
+    const [topic, seq, payload] = await this.sock.receive();
+    return { topic: topic.toString(), seq: seq.readBigUInt64BE(0), batch: decode(payload, { useBigInt64: true }) as never };
+  }
+}
+
+const SYS = 'You are a meticulous assistant who answers in full sentences. '.repeat(12);
+const messages = (q: string) => [
+  { role: 'system', content: SYS },
+  { role: 'user', content: q },
+];
+
+describe('sim-engine KV events (vLLM --kv-events-config)', () => {
+  const engines = new Engines();
+  const socks: zmq.Socket[] = [];
+  afterEach(async () => {
+    for (const s of socks.splice(0)) s.close();
+    await engines.closeAll();
+  });
+
+  it('publishes BlockStored with vLLM sha256_cbor hashes of the Llama 3 chat tokens, in sequence', async () => {
+    const h = await engines.start({
+      tokenizer: 'llama3',
+      hashSeed: '42',
+      prefillTps: 0,
+      decodeTps: 0,
+      kvEvents: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0', topic: 'kv@test@sim' },
+    });
+    expect(h.kvEvents!.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+    const sub = new Sub(h.kvEvents!.endpoint);
+    socks.push(sub.sock);
+    // PUB/SUB joins asynchronously: send until the first batch arrives.
+    let first: Awaited<ReturnType<Sub['next']>> | undefined;
+    const firstP = sub.next().then((m) => (first = m));
+    for (let i = 0; i < 200 && !first; i++) {
+      await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i}`), max_tokens: 1 });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await firstP;
+    expect(first!.topic).toBe('kv@test@sim');
+
+    const q = messages('What is a prefix cache?');
+    await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: q, max_tokens: 1 });
+    const expected = blockHashes(llama3ChatTokens(q), { blockSize: 16, hashSeed: '42' });
+    // The system prompt's blocks were stored by the warm-up; this request stores the rest of its own.
+    let stored: bigint[] = [];
+    let lastSeq = first!.seq;
+    while (!stored.includes(expected[expected.length - 1])) {
+      const m = await sub.next();
+      expect(m.seq).toBe(lastSeq + 1n);
+      lastSeq = m.seq;
+      const [ts, events, rank] = m.batch;
+      expect(typeof ts).toBe('number');
+      expect(rank).toBe(0);
+      for (const ev of events) {
+        if (ev.type !== 'BlockStored') continue;
+        expect(ev).toMatchObject({ block_size: 16, medium: 'GPU', lora_id: null, lora_name: null });
+        stored = stored.concat(ev.block_hashes as bigint[]);
+      }
+    }
+    // Every stored hash of this request is one of vLLM's hashes for its tokens, in chain order.
+    const tail = stored.slice(stored.indexOf(expected.find((x) => stored.includes(x))!));
+    expect(expected.slice(expected.length - tail.length)).toEqual(tail);
+  }, 60_000);
+
+  it('replays a dropped batch from its buffer, then sends the end marker', async () => {
+    const h = await engines.start({ prefillTps: 0, decodeTps: 0, kvEvents: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0' } });
+    for (let i = 0; i < 3; i++) await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`question ${i} `.repeat(10)), max_tokens: 1 });
+    const d = new zmq.Dealer({ receiveTimeout: 20_000 });
+    socks.push(d);
+    d.connect(h.kvEvents!.replayEndpoint!);
+    const from = Buffer.alloc(8);
+    from.writeBigUInt64BE(1n);
+    await d.send([Buffer.alloc(0), from]);
+    const seqs: bigint[] = [];
+    for (;;) {
+      const [empty, topic, seq, payload] = await d.receive();
+      expect(empty.byteLength).toBe(0);
+      expect(topic.toString()).toBe('');
+      const s = seq.readBigUInt64BE(0);
+      if (s === 0xffffffffffffffffn) {
+        expect(payload.byteLength).toBe(0);
+        break;
+      }
+      seqs.push(s);
+    }
+    expect(seqs[0]).toBe(1n);
+    expect(seqs.length).toBeGreaterThanOrEqual(2);
+    seqs.forEach((s, i) => expect(s).toBe(BigInt(i + 1)));
+  }, 60_000);
+
+  it("parses vLLM's --kv-events-config JSON", () => {
+    expect(kvEventsFromJson('{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5557","replay_endpoint":"tcp://*:5558","topic":"kv"}')).toEqual({
+      endpoint: 'tcp://*:5557',
+      replayEndpoint: 'tcp://*:5558',
+      topic: 'kv',
+    });
+    expect(kvEventsFromJson('{"enable_kv_cache_events":false}')).toBeUndefined();
+    expect(() => kvEventsFromJson('{"enable_kv_cache_events":true,"nope":1}')).toThrow(/unknown keys nope/);
+    expect(() => kvEventsFromJson('{')).toThrow(/not JSON/);
+  });
+});
