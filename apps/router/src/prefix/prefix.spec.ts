@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { encode } from '@msgpack/msgpack';
+import { PrefixIndex } from '@llmgw/prefix';
+import { createLogger } from '@llmgw/observability';
+import { decodeBatch, seqFrame, seqOf } from './kv-wire';
+import { promptText } from './prompt';
+import { decodeInsert, encodeInsert, PrefixShare, shareChannel } from './share';
+
+const log = createLogger({ service: 'router', level: 'silent' });
+
+describe('KV event wire decoding', () => {
+  it('reads both event layouts, uint64 and byte-string hashes, and skips unknown kinds', () => {
+    const big = 0xf5b1_0d6b_7c2e_aa01n;
+    const bytes = Buffer.alloc(32, 0xab);
+    bytes.writeBigUInt64BE(7n, 24);
+    const payload = encode(
+      [
+        1700000000.5,
+        [
+          ['BlockStored', [big, 5], null, [1, 2], 16, null, 'GPU'],
+          { type: 'BlockStored', block_hashes: [bytes], parent_block_hash: big, token_ids: [], block_size: 16, lora_id: null, medium: 'GPU', lora_name: null },
+          ['BlockRemoved', [5], 'GPU'],
+          { type: 'AllBlocksCleared' },
+          { type: 'SomethingNew' },
+        ],
+        0,
+      ],
+      { useBigInt64: true },
+    );
+    const b = decodeBatch(9n, payload);
+    expect(b.seq).toBe(9);
+    expect(b.events).toEqual([
+      { type: 'BlockStored', blockHashes: [big, 5n], parentBlockHash: null },
+      { type: 'BlockStored', blockHashes: [7n], parentBlockHash: big },
+      { type: 'BlockRemoved', blockHashes: [5n] },
+      { type: 'AllBlocksCleared' },
+    ]);
+  });
+
+  it('accepts the v0.9 batch without data_parallel_rank and rejects garbage', () => {
+    expect(decodeBatch(0n, encode([1, []])).events).toEqual([]);
+    expect(() => decodeBatch(0n, encode({ a: 1 }))).toThrow(/batch/);
+    expect(() => decodeBatch(0n, encode([1, [['BlockStored', 'x']]]))).toThrow(/block_hashes/);
+  });
+
+  it('sequence frames are 8-byte big-endian', () => {
+    expect(seqFrame(258).toString('hex')).toBe('0000000000000102');
+    expect(seqOf(seqFrame(258))).toBe(258n);
+    expect(() => seqOf(Buffer.alloc(4))).toThrow(/8/);
+  });
+});
+
+describe('prompt text for tier 1', () => {
+  it('renders chat turns so that a later turn extends the earlier one', () => {
+    const t1 = promptText('chat', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }] })!;
+    const t2 = promptText('chat', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }, { role: 'user', content: [{ type: 'text', text: 'more' }] }] })!;
+    expect(t2.startsWith(t1)).toBe(true);
+    expect(promptText('completions', { prompt: 'abc' })).toBe('abc');
+    expect(promptText('completions', { prompt: [1, 2] })).toBeUndefined();
+    expect(promptText('embeddings', { input: 'x' })).toBeUndefined();
+  });
+});
+
+describe('tree sharing between routers (Redis pub/sub)', () => {
+  it('encodes chunk hashes exactly and refuses malformed messages', () => {
+    const ins = { model: 'm', tenant: 'r1', hashes: [0, 1, 2 ** 53 - 1, 123456789012345] };
+    expect(decodeInsert(encodeInsert('o', ins))).toEqual({ origin: 'o', insert: ins });
+    expect(decodeInsert(encode([2, 'o', 'm', 'r', new Uint8Array(8)]))).toBeUndefined();
+    expect(decodeInsert(encode([1, 'o', 'm', 'r', new Uint8Array(7)]))).toBeUndefined();
+    expect(decodeInsert(Buffer.from('not msgpack at all'))).toBeUndefined();
+    expect(shareChannel('llmgw:')).toBe('llmgw:prefix:v1:inserts');
+  });
+
+  it("one router's inserts reach the other's tree, not its own twice", async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const a = new PrefixIndex();
+    const b = new PrefixIndex();
+    const sa = new PrefixShare({ url: 'redis://127.0.0.1:6379', keyPrefix, log, apply: (i) => a.applyRemote(i) });
+    const sb = new PrefixShare({ url: 'redis://127.0.0.1:6379', keyPrefix, log, apply: (i) => b.applyRemote(i) });
+    try {
+      await Promise.all([sa.open(), sb.open()]);
+      expect(sa.ready && sb.ready).toBe(true);
+      a.onInsert = (i) => sa.publish(i);
+      const text = 'A shared system prompt that is long enough to span chunks. '.repeat(8);
+      a.record('m', { text }, 'replica-1');
+      const deadline = Date.now() + 10_000;
+      while (sb.stats.received === 0) {
+        if (Date.now() > deadline) throw new Error('the insert never reached the other router');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(b.lookup('m', { text })!.ratios.get('replica-1')).toBe(1);
+      expect(sa.stats).toMatchObject({ sent: 1, received: 0 });
+    } finally {
+      await sa.close();
+      await sb.close();
+    }
+  });
+});
