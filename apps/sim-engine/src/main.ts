@@ -16,7 +16,7 @@ export interface SimEngineHandle {
   port: number;
   config: SimEngineConfig;
   engine: SimEngine;
-  /** The KV event publisher when `kvEvents` is configured (bound addresses, test hooks). */
+  /** The KV event publisher when `kvEventsConfig` is set (bound addresses, test hooks). */
   kvEvents?: KvPublisher;
   close(): Promise<void>;
 }
@@ -58,11 +58,11 @@ export async function start(options: StartOptions = {}): Promise<SimEngineHandle
   });
   let kvEvents: KvPublisher | undefined;
   try {
-    kvEvents = config.kvEvents ? await KvPublisher.start(engine.kvEvents, { ...config.kvEvents, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
+    kvEvents = config.kvEventsConfig ? await KvPublisher.start(engine.kvEvents, { ...config.kvEventsConfig, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
   } catch (e) {
     engine.close();
     server.close();
-    throw new Error(`kv events: cannot bind ${config.kvEvents?.endpoint}: ${(e as Error).message}`);
+    throw new Error(`kv events: cannot bind ${config.kvEventsConfig?.endpoint}: ${(e as Error).message}`);
   }
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -151,7 +151,7 @@ export function buildCommand(): Command {
 }
 
 /** vLLM's `--kv-events-config` JSON (KVEventsConfig keys) as sim-engine config; undefined when events are off. */
-export function kvEventsFromJson(json: string): StartOptions['kvEvents'] {
+export function kvEventsFromJson(json: string): StartOptions['kvEventsConfig'] {
   let o: Record<string, unknown>;
   try {
     o = JSON.parse(json) as Record<string, unknown>;
@@ -212,7 +212,7 @@ export async function main(argv: string[]): Promise<number> {
       logLevel: o.logLevel,
       tokenizer: o.tokenizer,
       hashSeed: o.hashSeed,
-      kvEvents: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
+      kvEventsConfig: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
     });
   } catch (e) {
     process.stderr.write(`llmgw sim-engine: ${(e as Error).message}\n`);

@@ -37,7 +37,7 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
       hashSeed: '42',
       prefillTps: 0,
       decodeTps: 0,
-      kvEvents: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0', topic: 'kv@test@sim' },
+      kvEventsConfig: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0', topic: 'kv@test@sim' },
     });
     expect(h.kvEvents!.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     const sub = new Sub(h.kvEvents!.endpoint);
@@ -77,7 +77,7 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
   }, 60_000);
 
   it('replays a dropped batch from its buffer, then sends the end marker', async () => {
-    const h = await engines.start({ prefillTps: 0, decodeTps: 0, kvEvents: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0' } });
+    const h = await engines.start({ prefillTps: 0, decodeTps: 0, kvEventsConfig: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0' } });
     for (let i = 0; i < 3; i++) await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`question ${i} `.repeat(10)), max_tokens: 1 });
     const d = new zmq.Dealer({ receiveTimeout: 20_000 });
     socks.push(d);

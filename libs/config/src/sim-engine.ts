@@ -49,7 +49,7 @@ export const simEngineConfigSchema = z
      * Publish KV-cache events like vLLM's `--kv-events-config` (ZMQ PUB of msgpack batches, a replay
      * ROUTER socket). Absent: no events. Endpoints are bound here; `tcp://127.0.0.1:0` picks a free port.
      */
-    kvEvents: z
+    kvEventsConfig: z
       .object({
         endpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').default('tcp://*:5557'),
         replayEndpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').optional(),

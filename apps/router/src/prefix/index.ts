@@ -59,6 +59,7 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
       }
       return counts;
     },
+    kvSequences: () => (source?.all() ?? []).filter((e) => e.kvEvents && index.kv.expected(e.id) !== undefined).map((e) => [e.id, index.kv.expected(e.id)! - 1] as [string, number]),
     treeEntries: () => index.trees.entryCount,
     shareStats: () => share?.stats,
   });

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PREFIX_DECISIONS } from '@llmgw/scheduling';
 
 /** Prefix-routing metrics (plan §8 "routing decisions"); names and labels are the contract. */
-export function createPrefixMetrics(registry: Registry, src: { kvStates(): Iterable<[state: string, n: number]>; treeEntries(): number; shareStats(): { sent: number; received: number; dropped: number } | undefined }) {
+export function createPrefixMetrics(registry: Registry, src: { kvStates(): Iterable<[state: string, n: number]>; kvSequences(): Iterable<[replica: string, seq: number]>; treeEntries(): number; shareStats(): { sent: number; received: number; dropped: number } | undefined }) {
   const reg = { registers: [registry] };
   const share = new Counter({ name: 'llmgw_prefix_share_messages_total', help: 'Tier-1 tree inserts shared with other routers, by direction (sent, received, dropped).', labelNames: ['direction'], ...reg, collect() {
     const s = src.shareStats();
@@ -22,6 +22,10 @@ export function createPrefixMetrics(registry: Registry, src: { kvStates(): Itera
     kvReplicas: new Gauge({ name: 'llmgw_prefix_kv_replicas', help: 'KV-event-publishing replicas by index state (synced, syncing, replaying, dropped).', labelNames: ['state'], ...reg, collect() {
       this.reset();
       for (const [state, n] of src.kvStates()) this.set({ state }, n);
+    } }),
+    kvSequence: new Gauge({ name: 'llmgw_prefix_kv_sequence', help: 'Last KV event batch sequence number applied to the index, per replica (-1: none yet).', labelNames: ['replica'], ...reg, collect() {
+      this.reset();
+      for (const [replica, seq] of src.kvSequences()) this.set({ replica }, seq);
     } }),
     share,
   };

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as zmq from 'zeromq';
+import { decode } from '@msgpack/msgpack';
+import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
+import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { metricValue, until } from './helpers';
+
+/**
+ * The CI-size proof of prefix-aware routing on real processes: two
+ * sim-engines publishing KV events (Llama 3 tokens, vLLM block hashes), two
+ * routers subscribed to both and sharing their trees over Redis, and
+ * conversations whose turns alternate between the routers. Every turn after
+ * the first must land on the replica holding the conversation, and the
+ * engine must report the previous turn's prompt as cached.
+ */
+const HASH_SEED = '7';
+const kvAddr = (r: SpawnedRole): { endpoint: string; replay_endpoint: string } => {
+  for (const l of r.output()) {
+    if (!l.startsWith('{')) continue;
+    const rec = JSON.parse(l);
+    if (rec.msg === 'listening') return rec.kv_events;
+  }
+  throw new Error('no listening line with kv_events');
+};
+
+/** Asks an engine's replay socket for everything it buffered; returns [seq, stored hashes] per batch. */
+async function replayAll(endpoint: string): Promise<Array<[number, bigint[]]>> {
+  const d = new zmq.Dealer({ receiveTimeout: 10_000, linger: 0 });
+  try {
+    d.connect(endpoint);
+    await d.send([Buffer.alloc(0), Buffer.alloc(8)]);
+    const out: Array<[number, bigint[]]> = [];
+    for (;;) {
+      const [, , seq, payload] = await d.receive();
+      const s = seq.readBigUInt64BE(0);
+      if (s === 0xffffffffffffffffn) return out;
+      const [, events] = decode(payload, { useBigInt64: true }) as [number, Array<{ type: string; block_hashes?: bigint[] }>];
+      out.push([Number(s), events.filter((e) => e.type === 'BlockStored').flatMap((e) => e.block_hashes!)]);
+    }
+  } finally {
+    d.close();
+  }
+}
+
+describe('prefix-aware routing across two routers and two KV-publishing sim-engines', () => {
+  const procs: SpawnedRole[] = [];
+  let dir: string;
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a conversation alternating routers hits the cache on every turn after the first', async () => {
+    const engineArgs = [
+      '--port', '0', '--model', 'llama', '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
+      '--prefill-tps', '0', '--decode-tps', '0', '--max-tokens-default', '8', '--num-gpu-blocks', '2048', '--prefix-cache-blocks', '512', '--log-level', 'warn',
+      '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0' }),
+    ];
+    const engines = await Promise.all([spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 }), spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 })]);
+    procs.push(...engines);
+    const kv = engines.map(kvAddr);
+
+    dir = mkdtempSync(join(tmpdir(), 'llmgw-prefix-'));
+    const config = join(dir, 'router.yaml');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        scrape_interval: '500ms',
+        log_level: 'warn',
+        profiles: { chat: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } } },
+        prefix: {
+          approx_tree: { share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: `test:${randomUUID()}:` } },
+          kv_events: { enabled: true, hash_seed: HASH_SEED },
+        },
+        endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'llama', kv_events: kv[i] })),
+      }),
+    );
+    const routers = await Promise.all([0, 1].map(() => spawnRole('router', ['--config', config, '--port', '0', '--admin-port', '0'], { timeoutMs: 120_000 })));
+    procs.push(...routers);
+
+    const conversations = [0, 1, 2].map((c) => [{ role: 'user', content: `Conversation ${c}: tell me about topic number ${c * 7919}. `.repeat(6) }]);
+    const lastReplica: string[] = [];
+    const lastPromptTokens: number[] = [];
+    for (let turn = 0; turn < 4; turn++) {
+      for (const [c, messages] of conversations.entries()) {
+        const router = routers[(turn + c) % 2];
+        const res = await fetch(`${router.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'llama', messages }),
+        });
+        expect(res.status).toBe(200);
+        const body = await res.json();
+        const replica = res.headers.get('x-llmgw-replica')!;
+        const cached = body.usage.prompt_tokens_details.cached_tokens as number;
+        if (turn > 0) {
+          expect({ conversation: c, turn, replica, decision: res.headers.get('x-llmgw-cache-decision') }).toEqual({ conversation: c, turn, replica: lastReplica[c], decision: 'cache_hit' });
+          // Everything of the previous prompt but its last partial block is served from the cache.
+          expect(cached).toBeGreaterThanOrEqual(Math.floor((lastPromptTokens[c] - 1) / 16) * 16 - 16);
+        }
+        lastReplica[c] = replica;
+        lastPromptTokens[c] = body.usage.prompt_tokens;
+        messages.push({ role: 'assistant', content: body.choices[0].message.content }, { role: 'user', content: `Turn ${turn + 1}: and what follows from that? `.repeat(4) });
+
+        // A user reads before replying: wait until both routers have applied the batch that stored this prompt's blocks.
+        const hashes = blockHashes(llama3ChatTokens(messages.slice(0, -2)), { blockSize: 16, hashSeed: HASH_SEED });
+        const lastHash = hashes[hashes.length - 1];
+        const e = Number(replica.slice(1));
+        let seq = -1;
+        await until(async () => {
+          seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(lastHash))?.[0] ?? -1;
+          return seq >= 0;
+        }, 20_000, 50);
+        for (const r of routers) await until(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, 20_000, 50);
+      }
+    }
+    // Both routers took decisions, and each counted cache hits.
+    for (const r of routers) expect(await metricValue(r.urls.admin, 'llmgw_prefix_decisions_total', { decision: 'cache_hit' })).toBeGreaterThan(0);
+  }, 300_000);
+});
