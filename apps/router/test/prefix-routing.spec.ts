@@ -28,6 +28,8 @@ const kvAddr = (r: SpawnedRole): { endpoint: string; replay_endpoint: string } =
 
 /** Asks an engine's replay socket for everything it buffered; returns [seq, stored hashes] per batch. */
 async function replayAll(endpoint: string): Promise<Array<[number, bigint[]]>> {
+  // receiveTimeout is armed against libuv's cached loop time, stale after the tokenizer's first (synchronous) use.
+  await new Promise((r) => setTimeout(r, 0));
   const d = new zmq.Dealer({ receiveTimeout: 10_000, linger: 0 });
   try {
     d.connect(endpoint);
@@ -89,7 +91,9 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
         const router = routers[(turn + c) % 2];
         const res = await fetch(`${router.url}/v1/chat/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          // The first turn is pinned so that the conversations start on different replicas: staying
+          // there afterwards is then the router's doing, not a tie-break.
+          headers: { 'content-type': 'application/json', ...(turn === 0 ? { 'x-llmgw-replica': `e${c % 2}` } : {}) },
           body: JSON.stringify({ model: 'llama', messages }),
         });
         expect(res.status).toBe(200);
@@ -101,6 +105,7 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
           // Everything of the previous prompt but its last partial block is served from the cache.
           expect(cached).toBeGreaterThanOrEqual(Math.floor((lastPromptTokens[c] - 1) / 16) * 16 - 16);
         }
+        if (turn === 0) expect(replica).toBe(`e${c % 2}`);
         lastReplica[c] = replica;
         lastPromptTokens[c] = body.usage.prompt_tokens;
         messages.push({ role: 'assistant', content: body.choices[0].message.content }, { role: 'user', content: `Turn ${turn + 1}: and what follows from that? `.repeat(4) });
@@ -119,5 +124,5 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     }
     // Both routers took decisions, and each counted cache hits.
     for (const r of routers) expect(await metricValue(r.urls.admin, 'llmgw_prefix_decisions_total', { decision: 'cache_hit' })).toBeGreaterThan(0);
-  }, 300_000);
+  }, 600_000);
 });

@@ -117,6 +117,9 @@ function keyOf(e: EndpointInfo): string {
 
 /** Asks a replay ROUTER for every buffered batch from `from` on; resolves at the end marker. */
 export async function fetchReplay(endpoint: string, from: number, timeoutMs: number): Promise<KvBatch[]> {
+  // zeromq.js arms receiveTimeout against libuv's cached loop time; after a long synchronous stretch
+  // (a tokenizer load, say) that time is stale and the timeout would fire at once. A timer turn refreshes it.
+  await new Promise((r) => setTimeout(r, 0));
   const d = new zmq.Dealer({ receiveTimeout: timeoutMs, sendTimeout: timeoutMs, linger: 0 });
   try {
     d.connect(endpoint);
