@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { blockHashes, chunkHashes, llama3ChatTokens, preloadLlama3 } from '@llmgw/prefix';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 
 const quick = process.argv.includes('--quick');
@@ -138,11 +139,36 @@ async function runWorkload(routers: SpawnedRole[]): Promise<Sample[]> {
   return samples;
 }
 
+/** What the router pays per request to key it: tier 1 (chunk hashes of the text) and tier 2 (tokenize + block hashes). */
+async function keyingCost(): Promise<string> {
+  const t0 = performance.now();
+  preloadLlama3();
+  const load = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 0));
+  const lines = [`tokenizer load: ${(load / 1000).toFixed(1)} s (once, at router start)`, '', '| prompt chars | tier 1 µs | tier 2 ms (tokenize + hash) | blocks |', '|---|---|---|---|'];
+  for (const chars of [1000, 4000, 16000]) {
+    const messages = [{ role: 'system', content: text(7, Math.round(chars / 6.5)) }, { role: 'user', content: 'and?' }];
+    const rendered = messages.map((m) => `${m.role}\x1f${m.content}\x1e`).join('');
+    const n = 20;
+    let t = performance.now();
+    for (let i = 0; i < n * 10; i++) chunkHashes(rendered + i, 64);
+    const tier1 = ((performance.now() - t) / (n * 10)) * 1000;
+    t = performance.now();
+    let blocks = 0;
+    for (let i = 0; i < n; i++) blocks = blockHashes(llama3ChatTokens([...messages, { role: 'user', content: String(i) }]), { blockSize: 16, hashSeed: HASH_SEED }).length;
+    const tier2 = (performance.now() - t) / n;
+    lines.push(`| ${rendered.length} | ${tier1.toFixed(1)} | ${tier2.toFixed(2)} | ${blocks} |`);
+  }
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
+  const cost = await keyingCost();
+  process.stderr.write(`${cost}\n`);
   const engineArgs = [
     '--port', '0', '--model', MODEL, '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
     '--num-gpu-blocks', '2048', '--prefix-cache-blocks', String(CACHE_BLOCKS), '--max-num-seqs', '64',
-    '--prefill-tps', '20000', '--decode-tps', '400', '--log-level', 'warn',
+    '--prefill-tps', '5000', '--decode-tps', '400', '--log-level', 'warn',
     '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0' }),
   ];
   process.stderr.write(`starting ${ENGINES} sim-engines (Llama 3 tokenizer, ${CACHE_BLOCKS}-block prefix caches)…\n`);
@@ -212,6 +238,7 @@ async function main(): Promise<void> {
       rows.join('\n') +
       '\n',
   );
+  process.stdout.write(`\nkeying cost per request (this process):\n\n${cost}\n`);
   const g = (k: string) => results[k];
   const check = (label: string, ok: boolean | undefined): void => {
     process.stdout.write(`${ok === undefined ? 'n/a ' : ok ? 'MET ' : 'NOT MET'}  ${label}\n`);
