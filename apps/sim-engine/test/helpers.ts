@@ -72,6 +72,6 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms: number, 
   return (await fn()) ? performance.now() - t0 : -1;
 }
 
-/** The repository root, and the shared fixtures beside it (CI has shared/ next to the clone). */
+/** The repository root and its fixtures/ tree (captures with provenance in fixtures/README.md). */
 export const REPO_ROOT = join(__dirname, '../../..');
-export const FIXTURES = resolve(REPO_ROOT, '../shared/fixtures');
+export const FIXTURES = resolve(REPO_ROOT, 'fixtures');

@@ -2,7 +2,7 @@
  * The OpenAI-compatible API surface llmgw speaks (router) and simulates
  * (sim-engine): zod schemas for the request bodies and TypeScript types for the
  * responses and stream chunks, matching the captures in
- * shared/fixtures/openai.
+ * fixtures/openai.
  *
  * Request schemas are deliberately permissive: they check the fields llmgw
  * itself reads (model, messages/prompt/input, stream, token limits) and pass
