@@ -24,6 +24,8 @@ export interface StartOptions {
   stores?: AccountingStores;
   /** Use this database instead of opening `database_url` (the caller closes it). */
   db?: Db;
+  /** The clock key expiry and audit timestamps are read from (tests); default Date.now. */
+  now?: () => number;
 }
 
 export interface RunningAccounting {
@@ -75,7 +77,7 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     }
     const s = stores;
 
-    const tenancy = new TenancyStore(db.db, s.keyCacheBus);
+    const tenancy = new TenancyStore(db.db, s.keyCacheBus, opts.now);
     const usage = new UsageStore(db.db);
 
     const metrics = {

@@ -6,6 +6,7 @@ import { createLogger } from '@llmgw/observability';
 import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores } from '@llmgw/stores';
 import Redis from 'ioredis';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
+import { waitUntil } from '@llmgw/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { accountingClients, call } from '../src/client';
 import { start, type RunningAccounting } from '../src/server';
 
 const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function memStores(): AccountingStores {
   return { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
@@ -23,13 +23,11 @@ function memStores(): AccountingStores {
 
 const baseConfig = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
 
-async function until(pred: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
+const until = (pred: () => Promise<boolean> | boolean, timeoutMs = 15_000) => waitUntil(pred, 'the condition', { timeoutMs, everyMs: 20 });
+
+/** The service's clock: real time plus what a test has moved it forward by. */
+let clockAhead = 0;
+const now = () => Date.now() + clockAhead;
 
 const rec = (i: number, keyId: string, projectId: string, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
   recordId: `rec-${i}`, requestId: `req-${i}`, ts: Date.now(), keyId, projectId, model: 'm', servedModel: 'm', status: 200,
@@ -45,7 +43,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
   beforeAll(async () => {
     stores = memStores();
     await stores.keyCacheBus.subscribe((e) => events.push(e));
-    acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
+    acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet, now });
     c = accountingClients(acc.url);
   });
   afterAll(async () => {
@@ -102,10 +100,14 @@ describe('accounting service (PGlite, in-process stores)', () => {
   });
 
   it('an expired key does not resolve', async () => {
-    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAtMs: Date.now() + 150 });
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAtMs: now() + 60_000 });
     await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
-    await sleep(200);
-    await expect(call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    clockAhead = 60_000;
+    try {
+      await expect(call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    } finally {
+      clockAhead = 0;
+    }
   });
 
   it.each([

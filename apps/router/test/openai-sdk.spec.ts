@@ -170,7 +170,8 @@ describe('router with sim-engines and the openai client', () => {
   it('a client disconnect mid-stream ends the engine request', async () => {
     const ac = new AbortController();
     const stream = await client.chat.completions.create(
-      { model: 'llama', messages: [{ role: 'user', content: 'long' }], max_tokens: 5000, stream: true },
+      // 8000 tokens at 400 tokens/s: 20 s if the engine were left to finish.
+      { model: 'llama', messages: [{ role: 'user', content: 'long' }], max_tokens: 8000, stream: true },
       { signal: ac.signal },
     );
     const it = stream[Symbol.asyncIterator]();
@@ -186,10 +187,9 @@ describe('router with sim-engines and the openai client', () => {
       return n;
     };
     expect(await running()).toBe(1);
-    const t0 = Date.now();
     ac.abort();
-    await until(async () => (await running()) === 0, 5000);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // Half the natural end: only the abort reaching the engine can explain it.
+    await until(async () => (await running()) === 0, 10_000);
     await until(async () => (await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'default', status: '499' })) === 1);
   });
 

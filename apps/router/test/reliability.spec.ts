@@ -104,12 +104,10 @@ describe('router reliability against fake upstreams', () => {
 
   it('does not retry a slow first token: it answers 504', async () => {
     const { client, u } = await setup(2, { cooldown_seconds: 0, timeouts: { first_token: 150 } });
-    u[0].handler = () => undefined; // never answers
-    const t0 = Date.now();
+    u[0].handler = () => undefined; // never answers: only the first-token timeout can end this
     const err = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).catch((e) => e);
     expect(err.status).toBe(504);
     expect(err.code).toBe('upstream_timeout');
-    expect(Date.now() - t0).toBeLessThan(3000);
     expect(u[1].hits).toHaveLength(0);
   });
 
@@ -120,12 +118,11 @@ describe('router reliability against fake upstreams', () => {
       res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n');
     };
     const stream = await client.chat.completions.create({ ...MSG, stream: true });
-    const t0 = Date.now();
+    // The upstream never ends the stream: only the idle timeout can.
     const err = await (async () => {
       for await (const _ of stream) void _;
     })().catch((e) => e);
     expect(err).toBeDefined();
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it('cools an erroring endpoint down for cooldown_seconds', async () => {
@@ -152,13 +149,14 @@ describe('router reliability against fake upstreams', () => {
     const { response } = await client.chat.completions.create(MSG, pinned).withResponse();
     expect(response.headers.get('x-llmgw-replica')).toBe('u1');
     expect(u[0].hits).toHaveLength(2);
-    await until(() => health.breaker('u0') === 'half_open', 3000);
+    await until(() => health.breaker('u0') === 'half_open', 15_000);
     // A failed probe re-opens it with a doubled backoff.
     await expect(client.chat.completions.create(MSG, pinned)).rejects.toBeInstanceOf(OpenAI.InternalServerError);
     expect(health.breaker('u0')).toBe('open');
     u[0].handler = ok;
     const t0 = Date.now();
-    await until(() => health.breaker('u0') === 'half_open', 3000);
+    await until(() => health.breaker('u0') === 'half_open', 15_000);
+    // A lower bound only (a busy machine makes it longer, never shorter): the backoff doubled from 300 ms.
     expect(Date.now() - t0).toBeGreaterThan(400);
     const probe = await client.chat.completions.create(MSG, pinned).withResponse();
     expect(probe.response.headers.get('x-llmgw-replica')).toBe('u0');
@@ -168,7 +166,7 @@ describe('router reliability against fake upstreams', () => {
   it('trips the breaker after three failed scrapes', async () => {
     const { r, u } = await setup(2, { breaker: { base_backoff: 60_000 } });
     u[0].metrics = 500;
-    await until(() => r.core.health.breaker('u0') === 'open', 3000);
+    await until(() => r.core.health.breaker('u0') === 'open', 15_000);
     expect(r.core.scraper.state('u0')!.consecutiveFailures).toBeGreaterThanOrEqual(3);
   });
 
@@ -178,7 +176,7 @@ describe('router reliability against fake upstreams', () => {
     u[0].metrics = 503;
     await until(() => r.core.scraper.state('u0')?.stale === true);
     await until(async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1);
-    await until(() => r.core.health.breaker('u0') !== 'open', 2000);
+    await until(() => r.core.health.breaker('u0') !== 'open', 15_000);
     const res = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
     expect(res.response.headers.get('x-llmgw-replica')).toBe('u0');
     // Unpinned, both are scored: the stale one at half the fresh one's queue score.

@@ -1,3 +1,4 @@
+import { ManualClock } from '@llmgw/admission-core';
 import { SimEngine, type SeqSink, type SeqUsage } from './engine';
 import type { KvEventBatch } from './kv-events';
 
@@ -74,5 +75,68 @@ describe('SimEngine at zero latency', () => {
     } finally {
       engine.close();
     }
+  });
+});
+
+/** Moves `clock` to `until` a millisecond at a time, letting the engine's setImmediate steps run in between. */
+async function runTo(clock: ManualClock, until: number): Promise<void> {
+  while (clock.now() < until) {
+    await new Promise((r) => setImmediate(r));
+    clock.advance(1);
+  }
+  await new Promise((r) => setImmediate(r));
+}
+
+/** Submits at the clock's current time; records when (in simulated ms) the first token and the end came. */
+function timed(engine: SimEngine, clock: ManualClock, prompt: number[], maxTokens: number) {
+  const at = clock.now();
+  const r = { ttft: -1, e2e: -1, usage: undefined as SeqUsage | undefined };
+  engine.submit({
+    promptTokens: prompt,
+    maxTokens,
+    limitReason: 'length',
+    textSeed: 1,
+    sink: {
+      tokens: (_t, first) => {
+        if (first) r.ttft = clock.now() - at;
+      },
+      finish: (_reason, usage) => {
+        r.e2e = clock.now() - at;
+        r.usage = usage;
+      },
+    },
+  });
+  return r;
+}
+
+describe('SimEngine timing model, on a manual clock', () => {
+  let engine: SimEngine;
+  afterEach(() => engine.close());
+
+  it('prefill takes uncached prompt tokens / prefill_tps: a cache hit cuts TTFT from 400 ms to 4 ms', async () => {
+    const clock = new ManualClock(0);
+    engine = new SimEngine({ ...zero, numGpuBlocks: 256, prefixCacheBlocks: 256, prefillTps: 4000, decodeTps: 200 }, clock);
+    const p = prompt(7, 1600); // 100 full blocks; a hit reuses 99 (the last prompt token is always computed)
+    const cold = timed(engine, clock, p, 2);
+    await runTo(clock, 1_000);
+    const warm = timed(engine, clock, p, 2);
+    await runTo(clock, 2_000);
+    expect(cold.usage?.cachedTokens).toBe(0);
+    expect(warm.usage?.cachedTokens).toBe(1584);
+    expect(cold.ttft).toBe(400); // 1600 / 4000 s
+    expect(warm.ttft).toBe(4); // 16 / 4000 s
+    expect(cold.e2e).toBe(405); // + one token at 200 tokens/s
+  });
+
+  it('per-token latency is 1/decode_tps × (1 + batch_contention × (running − 1))', async () => {
+    const clock = new ManualClock(0);
+    engine = new SimEngine({ ...zero, decodeTps: 100, batchContention: 2 }, clock);
+    const alone = timed(engine, clock, prompt(1, 4), 20);
+    await runTo(clock, 500);
+    const four = [1, 2, 3, 4].map((i) => timed(engine, clock, prompt(10 + i, 4), 20));
+    await runTo(clock, 2_000);
+    expect(alone.ttft).toBe(0); // prefill_tps 0: instantaneous
+    expect(alone.e2e).toBe(190); // 19 more tokens × 10 ms
+    for (const r of four) expect(r.e2e).toBe(19 * 10 * (1 + 2 * 3)); // 70 ms per token with 4 running
   });
 });

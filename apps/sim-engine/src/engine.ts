@@ -1,3 +1,4 @@
+import type { Clock } from '@llmgw/admission-core';
 import { BlockManager } from './block-manager';
 import { KvEventBus } from './kv-events';
 import { EngineCounters, type EngineGauges } from './metrics';
@@ -25,6 +26,17 @@ export interface EngineOptions {
 }
 
 export type SchedulingPolicy = 'fcfs' | 'priority';
+
+/**
+ * Where the engine reads the time and keeps its one timer (admission-core's
+ * Clock): real time by default; tests pass a ManualClock and step the engine
+ * through simulated milliseconds exactly, however busy the machine is.
+ */
+export const realClock: Clock = {
+  now: () => performance.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 export interface SeqUsage {
   promptTokens: number;
@@ -128,11 +140,14 @@ export class SimEngine {
   readonly blocks: BlockManager;
   private nextId = 1;
   private immediate: NodeJS.Immediate | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private timerDue = Infinity;
   private closed = false;
 
-  constructor(readonly opts: EngineOptions) {
+  constructor(
+    readonly opts: EngineOptions,
+    private readonly clock: Clock = realClock,
+  ) {
     this.blocks = new BlockManager(opts.numGpuBlocks, opts.blockSize, opts.prefixCacheBlocks, this.kvEvents);
   }
 
@@ -159,7 +174,7 @@ export class SimEngine {
   }
 
   submit(req: SubmitRequest): Sequence {
-    const seq = new Sequence(this.nextId++, req, performance.now(), this.opts.blockSize);
+    const seq = new Sequence(this.nextId++, req, this.clock.now(), this.opts.blockSize);
     if (this.policy === 'priority') this.enqueueByPriority(seq);
     else this.waiting.push(seq);
     this.kick();
@@ -203,7 +218,7 @@ export class SimEngine {
   close(): void {
     this.closed = true;
     if (this.immediate) clearImmediate(this.immediate);
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.immediate = undefined;
     this.timer = undefined;
   }
@@ -224,7 +239,7 @@ export class SimEngine {
   /** One engine iteration: admit, advance every due sequence, deliver output, re-arm the timer. */
   step(): void {
     if (this.closed) return;
-    const now = performance.now();
+    const now = this.clock.now();
     let pass = 0;
     for (; pass < 64; pass++) {
       const admitted = this.admit(now);
@@ -241,7 +256,7 @@ export class SimEngine {
     let due = Infinity;
     for (const s of this.running) if (s.nextAt < due) due = s.nextAt;
     if (due === Infinity) {
-      if (this.timer) clearTimeout(this.timer);
+      if (this.timer !== undefined) this.clock.clearTimer(this.timer);
       this.timer = undefined;
       this.timerDue = Infinity;
       return;
@@ -250,10 +265,10 @@ export class SimEngine {
       this.kick();
       return;
     }
-    if (this.timer && this.timerDue <= due) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(() => {
       this.timer = undefined;
       this.timerDue = Infinity;
       this.step();
@@ -365,7 +380,7 @@ export class SimEngine {
       if (victim === seq) {
         if (this.running.length === 1) {
           // Alone and still out of blocks: the sequence can never grow further.
-          this.finish(seq, 'length', performance.now());
+          this.finish(seq, 'length', this.clock.now());
         } else {
           this.preempt(seq);
         }

@@ -77,18 +77,17 @@ describe('unary server over plaintext', () => {
   });
 
   it('a client deadline ends the call with DEADLINE_EXCEEDED and aborts the handler signal', async () => {
-    const t0 = Date.now();
+    // 'slow' waits for its abort signal and nothing else: only the deadline can end it.
     const err = await callAsync(client, { op: 'slow' }, { deadline: deadlineIn(150) }).catch((e) => e);
-    expect(Date.now() - t0).toBeLessThan(1_500);
     expect(fromGrpcError(err).code).toBe('LLMGW_ERR_DEADLINE_EXCEEDED');
-    for (let i = 0; i < 50 && !lastSignal?.aborted; i++) await sleep(20);
+    for (let i = 0; i < 750 && !lastSignal?.aborted; i++) await sleep(20);
     expect(lastSignal?.aborted).toBe(true);
   });
 
   it('the handler sees the caller deadline', async () => {
-    const res = await callAsync(client, { op: 'echo' }, { deadline: deadlineIn(5_000) });
-    expect(res.remaining).toBeGreaterThan(3_000);
-    expect(res.remaining).toBeLessThanOrEqual(5_000);
+    const res = await callAsync(client, { op: 'echo' }, { deadline: deadlineIn(120_000) });
+    expect(res.remaining).toBeGreaterThan(60_000);
+    expect(res.remaining).toBeLessThanOrEqual(120_000);
   });
 });
 
@@ -122,10 +121,10 @@ describe('errors and deadlines without a server', () => {
   });
 
   it('childCallOptions caps at the parent deadline and at maxMs', () => {
-    const parent = { getDeadline: () => deadlineIn(1_000) };
-    const d1 = (childCallOptions(parent, 5_000).deadline as Date).getTime() - Date.now();
-    expect(d1).toBeGreaterThan(800);
-    expect(d1).toBeLessThanOrEqual(1_000);
+    const parent = { getDeadline: () => deadlineIn(60_000) };
+    const d1 = (childCallOptions(parent, 120_000).deadline as Date).getTime() - Date.now();
+    expect(d1).toBeGreaterThan(30_000);
+    expect(d1).toBeLessThanOrEqual(60_000);
     const d2 = (childCallOptions(parent, 200).deadline as Date).getTime() - Date.now();
     expect(d2).toBeLessThanOrEqual(200);
     expect(childCallOptions({ getDeadline: () => Infinity })).toEqual({});
@@ -142,9 +141,9 @@ describe('graceful shutdown', () => {
     const ended = new Promise<number>((r) => stream.on('error', (e: grpc.ServiceError) => r(e.code)));
     await new Promise((r) => stream.once('data', r));
     const t0 = Date.now();
+    // The stream never ends by itself: returning at all means it was force-closed.
     await shutdown(server, 300);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250); // a lower bound: a busy machine only adds to it
     expect(await ended).toBe(grpc.status.CANCELLED);
     c.close();
   });

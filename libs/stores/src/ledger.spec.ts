@@ -55,7 +55,8 @@ describe.each(ledgers)('UsageLedger contract (%s)', (_name, make) => {
   });
 
   it('a blocked read wakes up for a new record', async () => {
-    const p = l.read('c1', 10, 2000);
+    // Blocks far longer than the test waits: only the append can end it with a record.
+    const p = l.read('c1', 10, 10_000);
     await sleep(50);
     await l.append(rec(1));
     const got = await p;

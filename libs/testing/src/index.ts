@@ -1,3 +1,3 @@
-export {};
 export * from './process';
 export * from './sim-agent';
+export * from './wait';

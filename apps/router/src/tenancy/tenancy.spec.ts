@@ -78,28 +78,37 @@ describe('router tenancy', () => {
   });
 
   it('refuses an expired key even from the cache', async () => {
-    const { hooks, key } = setup({}, { principal: principal({ expiresAt: Date.now() + 100 }) });
+    let t = 1_700_000_000_000;
+    const { hooks, key, calls } = setup({}, { now: () => t, principal: principal({ expiresAt: t + 100 }) });
     await hooks.authenticate(`Bearer ${key.key}`);
-    await sleep(150);
+    t += 99;
+    expect((await hooks.authenticate(`Bearer ${key.key}`))?.keyId).toBe('k1');
+    t += 1;
     await expect(hooks.authenticate(`Bearer ${key.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_AUTH_INVALID' });
+    expect(calls).toHaveLength(1); // refused from the cache, not by a fresh lookup
   });
 
   it('keeps known keys working from the cache while accounting is down, and says 503 for unknown ones', async () => {
     let up = true;
+    let t = 1_700_000_000_000;
+    let lookups = 0;
     const key = mintApiKey();
     const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
     const cfg = parseConfig(routerConfigSchema, { tenancy: { enabled: true, cache_ttl: 50 } });
     const hooks = createEnabledTenancy(cfg, { log, registry: createRegistry('router') }, {
       stores,
+      now: () => t,
       resolve: async () => {
+        lookups++;
         if (!up) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
         return principal();
       },
     });
     await hooks.authenticate(`Bearer ${key.key}`);
     up = false;
-    await sleep(80);
+    t += 80; // past cache_ttl: the entry is stale and accounting is asked again
     expect((await hooks.authenticate(`Bearer ${key.key}`))?.keyId).toBe('k1');
+    expect(lookups).toBe(2);
     await expect(hooks.authenticate(`Bearer ${mintApiKey().key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
   });
 
@@ -216,11 +225,17 @@ describe('router tenancy', () => {
     releaseAppend();
     expect(await p).toBe('{"ok":true}');
     expect((await stores.ledger.depth()).length).toBe(1);
-    // Refused before the handler: nothing to record, nothing held.
-    const t0 = Date.now();
-    expect((await fetch(`${url.replace('/v1/chat/completions', '/v1/nope')}`, { method: 'POST', body: '{}' })).status).toBe(404);
-    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-nope' }, body: 'x' })).status).toBe(415);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // Refused before the handler: nothing to record, so nothing is held even
+    // while the ledger accepts nothing at all (a held end would never come).
+    let appends = 0;
+    stores.ledger.append = () => {
+      appends++;
+      return new Promise(() => undefined);
+    };
+    const opts = { method: 'POST', signal: AbortSignal.timeout(20_000) };
+    expect((await fetch(`${url.replace('/v1/chat/completions', '/v1/nope')}`, { ...opts, body: '{}' })).status).toBe(404);
+    expect((await fetch(url, { ...opts, headers: { 'content-type': 'application/x-nope' }, body: 'x' })).status).toBe(415);
+    expect(appends).toBe(0);
     await app.close();
   });
 });
