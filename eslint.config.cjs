@@ -4,8 +4,13 @@
 //   type:platform  — adapters to the outside world
 //   type:contracts — wire contracts and schemas
 //   type:testing   — harnesses for tests and benchmarks
+//   type:composition — runs several apps in one process (apps/up); the only
+//                    projects that may import an app, and only its public
+//                    entry `@llmgw/app-<name>` (apps/<name>/src/index.ts)
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
+const fs = require('node:fs');
+const path = require('node:path');
 
 const IO_PACKAGES = [
   'fastify', '@fastify/*', '@grpc/*', 'ioredis', 'pg', 'kysely', 'prom-client', 'pino',
@@ -22,8 +27,22 @@ const boundaries = {
     { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'], bannedExternalImports: IO_PACKAGES },
     { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain'] },
     { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:contracts', 'type:testing'] },
+    { sourceTag: 'type:composition', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:contracts', 'type:testing'] },
   ],
 };
+
+// Nx refuses every import of an application project. A composition's imports
+// of app entry points are let through by `allow`, in its own files only; a
+// deep import (`@llmgw/app-router/x`, or a relative path into apps/) is still
+// refused, and so is an app entry anywhere else.
+const APP_ENTRY = '^@llmgw/app-[a-z0-9-]+$'; // a RegExp: the entry itself, nothing below it
+const compositionRoots = fs
+  .readdirSync(path.join(__dirname, 'apps'))
+  .filter((name) => {
+    const file = path.join(__dirname, 'apps', name, 'project.json');
+    return fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')).tags ?? []).includes('type:composition');
+  })
+  .map((name) => `apps/${name}/**/*.ts`);
 
 module.exports = [
   { ignores: ['**/node_modules/**', '**/dist/**', '**/*.fixture.ts', 'libs/contracts/src/generated/**', '**/*.cjs', '**/*.js'] },
@@ -39,5 +58,8 @@ module.exports = [
       'no-console': 'off',
     },
   },
+  ...(compositionRoots.length
+    ? [{ files: compositionRoots, rules: { '@nx/enforce-module-boundaries': ['error', { ...boundaries, allow: [APP_ENTRY] }] } }]
+    : []),
 ];
 module.exports.boundaries = boundaries;

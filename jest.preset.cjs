@@ -16,6 +16,8 @@ module.exports = (projectDir) => ({
     }],
   },
   moduleNameMapper: {
+    // An app's public entry (only compositions such as apps/up import these).
+    '^@llmgw/app-([^/]+)$': path.join(root, 'apps/$1/src/index.ts'),
     '^@llmgw/([^/]+)$': path.join(root, 'libs/$1/src/index.ts'),
     '^@llmgw/([^/]+)/(.*)$': path.join(root, 'libs/$1/src/$2'),
   },

@@ -31,7 +31,7 @@ function usage(out) {
 
 function load(role) {
   const built = path.join(root, 'dist', 'apps', role, 'main.js');
-  const entry = role === 'up' ? path.join(root, 'bin', 'up.ts') : path.join(root, 'apps', role, 'src', 'main.ts');
+  const entry = path.join(root, 'apps', role, 'src', 'main.ts');
   const preferBuilt = process.env.LLMGW_PREFER_DIST === '1' || !fs.existsSync(entry);
   if (preferBuilt && fs.existsSync(built)) return require(built);
   process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');

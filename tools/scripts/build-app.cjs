@@ -6,7 +6,7 @@ const fs = require('node:fs');
 
 const root = path.resolve(__dirname, '../..');
 const name = process.argv[2];
-const entry = name === 'up' ? path.join(root, 'bin/up.ts') : path.join(root, 'apps', name, 'src/main.ts');
+const entry = path.join(root, 'apps', name, 'src/main.ts');
 if (!name || !fs.existsSync(entry)) {
   console.error(`usage: build-app.cjs <app>  (no entry at ${entry})`);
   process.exit(2);

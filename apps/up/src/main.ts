@@ -1,0 +1,138 @@
+/**
+ * `llmgw up` (what `npm start` runs): the whole stack on one machine, on
+ * embedded defaults, in one process — sim-engines standing in for GPU
+ * engines, the admission service, accounting on PGlite with in-process stores,
+ * and one or more routers in front. Every service is the same code that runs
+ * on its own (`llmgw router`, `llmgw admission`, …), reached through its
+ * app's public entry; the composition is in ./stack.ts.
+ *
+ * Point it at real infrastructure with --redis-url and --database-url and the
+ * code paths are the scaled deployment's.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { createLogger } from '@llmgw/observability';
+import { startStack, type RunningStack, type UpOptions } from './stack';
+
+export { PARTS, startStack, type Part, type RunningStack, type StartedPart, type UpContext, type UpOptions } from './stack';
+
+/** How long a signal may take to stop everything before `up` gives up on a clean stop and exits 1. */
+export const STOP_DEADLINE_MS = 5_000;
+
+function int(name: string, min: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    return n;
+  };
+}
+
+export function buildCommand(): Command {
+  return new Command('llmgw up')
+    .description('Run the whole stack on this machine on embedded defaults: sim-engines, admission, accounting (PGlite), routers.')
+    .option('--host <host>', 'address every listener binds to', '127.0.0.1')
+    .option('--port <port>', 'client API port of the first router (the next routers take the following ports)', int('--port', 0), 8080)
+    .option('--admin-port <port>', 'admin port (/metrics, /healthz) of the first router', int('--admin-port', 0), 9090)
+    .option('--accounting-port <port>', 'accounting gRPC port (where `llmgw ctl` connects by default)', int('--accounting-port', 0), 7072)
+    .option('--admission-port <port>', 'admission gRPC port', int('--admission-port', 0), 7070)
+    .option('--routers <n>', 'router instances sharing one admission queue and one set of limits', int('--routers', 1), 1)
+    .option('--engines <n>', 'sim-engines serving the demo model', int('--engines', 1), 2)
+    .option('--model <name>', 'name of the demo model', 'demo')
+    .option('--decode-tps <n>', 'sim-engine decode speed, tokens/s per sequence', int('--decode-tps', 0), 50)
+    .option('--data-dir <dir>', 'where embedded Postgres (PGlite) keeps tenancy and usage', '.llmgw')
+    .option('--no-auth', 'serve without API keys (no limits, no budgets; usage still recorded)')
+    .option('--no-admission', 'route without the admission service (no priority bands)')
+    .option('--redis-url <url>', 'use Redis for counters, the usage stream and invalidation instead of in-process stores')
+    .option('--database-url <url>', 'use this PostgreSQL (postgres://…) instead of PGlite')
+    .option('--log-level <level>', 'trace | debug | info | warn | error | silent', 'warn')
+    .addHelpText(
+      'after',
+      `
+Ports: routers on --port, --port+1, …; their admin ports on --admin-port, --admin-port+1, …;
+accounting on --accounting-port (7072, where \`llmgw ctl\` looks by default), admission on
+--admission-port (7070); sim-engines and the other admin ports take free ports. Port 0 = any free port.
+
+Ctrl-C (SIGINT) or SIGTERM stops everything; a stop that takes longer than ${STOP_DEADLINE_MS / 1000} s exits with status 1.
+
+Examples:
+  llmgw up
+  llmgw up --routers 2 --engines 3
+  llmgw up --no-auth --port 18080 --admin-port 19090`,
+    )
+    .exitOverride();
+}
+
+/** The "llmgw is up" banner: what runs, the demo key when there is one, and a request to try. */
+export function banner(stack: RunningStack): string {
+  const { o, demoKey, demoKeyExisted, accountingUrl, routerUrls } = stack.ctx;
+  const lines = ['', 'llmgw is up', ...stack.summary];
+  if (o.auth && demoKey) {
+    lines.push('', `  demo API key ${demoKey}`, '               shown once: it is stored only as a hash. Keep it, e.g. export LLMGW_KEY=<the key>.');
+  } else if (o.auth && demoKeyExisted) {
+    lines.push(
+      '',
+      '  demo API key was created on the first start and is not shown again (only its hash is stored).',
+      `  Make another: llmgw ctl --accounting ${accountingUrl} key create --project demo --name mine`,
+      `  or start afresh: rm -rf ${o.dataDir}`,
+    );
+  }
+  const auth = o.auth ? ` \\\n    -H "authorization: Bearer ${demoKey ?? '$LLMGW_KEY'}"` : '';
+  lines.push(
+    '',
+    'Try:',
+    `  curl -s ${routerUrls[0]}/v1/chat/completions -H 'content-type: application/json'${auth} \\`,
+    `    -d '{"model":"${o.model}","messages":[{"role":"user","content":"Hello!"}],"max_tokens":16}'`,
+    '',
+    'Stop with Ctrl-C.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Resolves on the first SIGINT or SIGTERM, with its name; the listeners are removed again. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export async function main(argv: string[]): Promise<number | void> {
+  const program = buildCommand();
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    throw e;
+  }
+  const o = program.opts<UpOptions>();
+  const log = createLogger({ service: 'up', level: o.logLevel });
+  // Listening before the first service starts: a Ctrl-C during startup waits for it, then stops.
+  const signal = nextSignal();
+  let stack: RunningStack;
+  try {
+    stack = await startStack(o, log);
+  } catch (e) {
+    process.stderr.write(`llmgw up: ${(e as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(banner(stack));
+  const sig = await signal;
+  process.stdout.write(`\n${sig}: stopping…\n`);
+  let deadline: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    stack.close().then(() => true),
+    new Promise<false>((resolve) => (deadline = setTimeout(() => resolve(false), STOP_DEADLINE_MS))),
+  ]);
+  clearTimeout(deadline);
+  if (!stopped) {
+    process.stderr.write(`llmgw up: services did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting anyway\n`);
+    process.exit(1);
+  }
+  process.stdout.write('stopped\n');
+  return 0;
+}
