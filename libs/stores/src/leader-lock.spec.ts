@@ -50,12 +50,14 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
   });
 
   it('keeps the lock alive through renewals', async () => {
-    const t = (await lock.acquire(name, 'a', 150))!;
+    // Renewed 4 × 60 ms apart, well past a 100 ms TTL in total; the renewals' TTL is long enough
+    // that a stalled test process cannot make it lapse between two of them.
+    const t = (await lock.acquire(name, 'a', 3000))!;
     for (let i = 0; i < 4; i++) {
       await sleep(60);
-      expect(await lock.renew(name, 'a', t, 150)).toBe(true);
+      expect(await lock.renew(name, 'a', t, 3000)).toBe(true);
     }
-    expect(await lock.acquire(name, 'b', 150)).toBeUndefined();
+    expect(await lock.acquire(name, 'b', 3000)).toBeUndefined();
   });
 
   it('releases only for the holder, then hands out a new token', async () => {
@@ -69,19 +71,19 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
 
   it('elects one leader; the standby takes over when the leader stops renewing', async () => {
     const events: string[] = [];
+    // A TTL no stall of a busy test machine outlasts (renewed every 100 ms), so only a's death lets b in.
     const mk = (owner: string) =>
-      new LeaderElection({ lock, name, owner, ttlMs: 200, intervalMs: 50, onElected: (t) => events.push(`${owner}+${t}`), onLost: () => events.push(`${owner}-`) });
+      new LeaderElection({ lock, name, owner, ttlMs: 3000, intervalMs: 100, onElected: (t) => events.push(`${owner}+${t}`), onLost: () => events.push(`${owner}-`) });
     const a = mk('a');
     const b = mk('b');
     await a.start();
     await b.start();
-    await sleep(300);
     expect(a.isLeader).toBe(true);
     expect(b.isLeader).toBe(false);
     // a "dies": its loop stops without releasing (as a killed process would)
     (a as any).stopped = true;
     clearTimeout((a as any).timer);
-    await sleep(400);
+    for (let i = 0; i < 300 && !b.isLeader; i++) await sleep(50); // up to 15 s for the TTL to lapse
     expect(b.isLeader).toBe(true);
     expect(b.fencingToken).toBeGreaterThan(events.length ? Number(events[0].split('+')[1]) : 0);
     await b.stop();
