@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // The one `llmgw` executable. It dispatches to every role; each role lives in
 // its own app (apps/<role>/src/main.ts, exporting `main(argv)`), so every
-// service also builds and deploys on its own. The TypeScript sources run
-// through tsx; a built bundle (dist/apps/<role>/main.js, `nx build <role>`)
-// is used where the sources are absent, or always with LLMGW_PREFER_DIST=1,
-// so that a stale build never shadows the code being edited.
+// service also builds and deploys on its own.
+//
+// A role runs from its esbuild bundle, dist/apps/<role>/main.js (tens of ms to
+// load, against seconds for compiling the TypeScript sources with tsx). The
+// bundle is checked against the sources it was built from on every start (one
+// stat per source file, see tools/scripts/build-app.cjs) and rebuilt first
+// when any differs: a stale bundle is never run. Without sources (a deployed
+// dist/) the bundle runs as it is. LLMGW_FROM_SOURCE=1 runs the sources
+// through tsx instead (debugging).
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
@@ -30,13 +35,27 @@ function usage(out) {
 }
 
 function load(role) {
-  const built = path.join(root, 'dist', 'apps', role, 'main.js');
   const entry = path.join(root, 'apps', role, 'src', 'main.ts');
-  const preferBuilt = process.env.LLMGW_PREFER_DIST === '1' || !fs.existsSync(entry);
-  if (preferBuilt && fs.existsSync(built)) return require(built);
-  process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');
-  require('tsx/cjs');
-  return require(entry);
+  const built = path.join(root, 'dist', 'apps', role, 'main.js');
+  if (!fs.existsSync(entry)) return require(built);
+  if (process.env.LLMGW_FROM_SOURCE === '1') {
+    process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');
+    require('tsx/cjs');
+    return require(entry);
+  }
+  const bundles = require(path.join(root, 'tools', 'scripts', 'build-app.cjs'));
+  const f = bundles.freshness(role);
+  if (!f.fresh) {
+    const t0 = Date.now();
+    try {
+      bundles.build(role);
+    } catch (e) {
+      // Never fall back to the old bundle: it is not what the sources say.
+      throw new Error(`cannot build ${role} (${f.reason}): ${e && e.message ? e.message : e}\nRun the sources instead with LLMGW_FROM_SOURCE=1, or fix the build.`);
+    }
+    if (process.env.LLMGW_QUIET_BUILD !== '1') process.stderr.write(`llmgw: rebuilt ${role} (${f.reason}) in ${Date.now() - t0} ms\n`);
+  }
+  return require(built);
 }
 
 // A reader that goes away (`llmgw … --help | head`) is not an error.

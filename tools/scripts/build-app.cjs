@@ -1,27 +1,147 @@
 // Builds one app into dist/apps/<name>/main.js: a single CommonJS bundle of the
-// app and its @llmgw/* libs; npm packages stay external (installed alongside).
-const esbuild = require('esbuild');
-const path = require('node:path');
+// app and its @llmgw/* libs. A service's npm packages stay external (installed
+// alongside: native addons, WASM, worker files and instrumentation hooks need
+// them where npm put them); the CLI (`ctl`) bundles its pure-JS packages too,
+// which halves the CPU its start costs (docs/performance.md#cli-start-up).
+// Beside it, inputs.json records every source file the bundle was made from
+// (size, mtime and SHA-256), so that `llmgw <role>` can tell a fresh bundle
+// from a stale one without rebuilding: see `freshness` below.
+//
+//   node tools/scripts/build-app.cjs <app> [<app> …]   build (nx build <app> runs this)
+//   node tools/scripts/build-app.cjs --check <app>     exit 0 if fresh, 1 (with the reason) if not
+'use strict';
+const crypto = require('node:crypto');
 const fs = require('node:fs');
+const path = require('node:path');
 
 const root = path.resolve(__dirname, '../..');
-const name = process.argv[2];
-const entry = path.join(root, 'apps', name, 'src/main.ts');
-if (!name || !fs.existsSync(entry)) {
-  console.error(`usage: build-app.cjs <app>  (no entry at ${entry})`);
-  process.exit(2);
+const MANIFEST_VERSION = 2;
+// Apps bundled with their npm packages, but for these (files or native code at run time).
+const SELF_CONTAINED = new Set(['ctl']);
+const ALWAYS_EXTERNAL = ['zeromq', '@electric-sql/pglite', 'pino', 'thread-stream', 'pino-pretty'];
+// Files that shape every bundle without being imported by it.
+const ALWAYS = ['package.json', 'tsconfig.base.json', path.relative(root, __filename)];
+
+const entryOf = (name) => path.join(root, 'apps', name, 'src', 'main.ts');
+const outDir = (name) => path.join(root, 'dist', 'apps', name);
+const bundlePath = (name) => path.join(outDir(name), 'main.js');
+const manifestPath = (name) => path.join(outDir(name), 'inputs.json');
+const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+function record(rel) {
+  const abs = path.join(root, rel);
+  const st = fs.statSync(abs);
+  return { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256(abs) };
 }
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-esbuild.buildSync({
-  entryPoints: [entry],
-  outfile: path.join(root, 'dist/apps', name, 'main.js'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  tsconfig: path.join(root, 'tsconfig.base.json'),
-  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})],
-  logLevel: 'warning',
-});
-console.log(`built dist/apps/${name}/main.js`);
+
+/**
+ * Builds `name`; returns the bundle's path. The bundle and its manifest are
+ * written to temporary names and renamed into place, so a concurrent start
+ * never reads half a bundle, and a failed build leaves no manifest claiming
+ * freshness.
+ */
+function build(name) {
+  const entry = entryOf(name);
+  if (!fs.existsSync(entry)) throw new Error(`no app "${name}" (no ${path.relative(root, entry)})`);
+  const esbuild = require('esbuild');
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const tmpDir = path.join(outDir(name), `.build-${process.pid}`);
+  fs.mkdirSync(tmpDir, { recursive: true });
+  const tmp = path.join(tmpDir, 'main.js');
+  const startedAt = Date.now();
+  let result;
+  try {
+    result = esbuild.buildSync({
+      absWorkingDir: root,
+      entryPoints: [entry],
+      outfile: tmp,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      metafile: true,
+      tsconfig: path.join(root, 'tsconfig.base.json'),
+      external: SELF_CONTAINED.has(name) ? ALWAYS_EXTERNAL : [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})],
+      logLevel: 'warning',
+    });
+  } catch (e) {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+    throw e;
+  }
+  // npm packages bundled in count as inputs too (an upgrade makes the bundle stale).
+  const inputs = Object.keys(result.metafile.inputs);
+  const files = {};
+  for (const rel of [...new Set([...inputs, ...ALWAYS])].sort()) files[rel] = record(rel);
+  // A file saved while esbuild read the sources may be in the bundle in its old form: then no
+  // manifest, so the next start rebuilds rather than trusting this bundle.
+  const racy = Object.entries(files).some(([, f]) => f.mtimeMs >= startedAt);
+  const manifest = { version: MANIFEST_VERSION, app: name, files };
+  if (!racy) fs.writeFileSync(path.join(tmpDir, 'inputs.json'), JSON.stringify(manifest, null, 1) + '\n');
+  // Manifest last: a reader between the renames sees the old manifest, which either matches the
+  // sources (then so does the new bundle) or not (then it rebuilds too).
+  fs.renameSync(`${tmp}.map`, `${bundlePath(name)}.map`);
+  fs.renameSync(tmp, bundlePath(name));
+  if (racy) fs.rmSync(manifestPath(name), { force: true });
+  else fs.renameSync(path.join(tmpDir, 'inputs.json'), manifestPath(name));
+  fs.rmSync(tmpDir, { recursive: true, force: true });
+  return bundlePath(name);
+}
+
+/**
+ * Whether dist/apps/<name>/main.js was built from the sources as they are now:
+ * `{ fresh: true }`, or `{ fresh: false, reason }` naming the first file that
+ * differs. A file whose size and mtime match is taken as unchanged; one whose
+ * mtime moved is hashed, so a touch or a checkout of the same content does not
+ * force a rebuild. Costs one stat per input (a few ms).
+ */
+function freshness(name) {
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestPath(name), 'utf8'));
+  } catch {
+    return { fresh: false, reason: 'not built yet' };
+  }
+  if (manifest.version !== MANIFEST_VERSION || !fs.existsSync(bundlePath(name))) return { fresh: false, reason: 'built by another version of the build script' };
+  for (const [rel, want] of Object.entries(manifest.files)) {
+    const abs = path.join(root, rel);
+    let st;
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      return { fresh: false, reason: `${rel} is gone` };
+    }
+    if (st.size === want.size && st.mtimeMs === want.mtimeMs) continue;
+    if (st.size !== want.size || sha256(abs) !== want.sha256) return { fresh: false, reason: `${rel} changed` };
+  }
+  return { fresh: true };
+}
+
+module.exports = { build, freshness, bundlePath, entryOf };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const check = args[0] === '--check';
+  const names = check ? args.slice(1) : args;
+  if (names.length === 0) {
+    console.error('usage: build-app.cjs [--check] <app> [<app> …]');
+    process.exit(2);
+  }
+  let code = 0;
+  for (const name of names) {
+    if (check) {
+      const f = freshness(name);
+      console.log(`${name}: ${f.fresh ? 'fresh' : `stale (${f.reason})`}`);
+      if (!f.fresh) code = 1;
+      continue;
+    }
+    try {
+      build(name);
+      console.log(`built ${path.relative(root, bundlePath(name))}`);
+    } catch (e) {
+      console.error(`build-app: ${name}: ${e.message}`);
+      code = 1;
+    }
+  }
+  process.exit(code);
+}
