@@ -22,5 +22,7 @@ module.exports = (projectDir) => ({
     '^@llmgw/([^/]+)/(.*)$': path.join(root, 'libs/$1/src/$2'),
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testTimeout: 30000,
+  // Generous on purpose: on a loaded 2-core machine a PGlite start or a process spawn alone can take
+  // tens of seconds. A test that hangs still fails, loudly, just later.
+  testTimeout: 120_000,
 });

@@ -21,10 +21,10 @@ describe('llmgw accounting CLI', () => {
   });
 
   it('runs as a process, logs its listening line with both URLs, and stops cleanly on SIGTERM', async () => {
-    const p = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory'], { timeoutMs: 60_000 });
+    const p = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory']);
     expect(p.urls.grpc).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const ready = await fetch(`${p.urls.admin}/readyz`);
     expect(ready.status).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
-  }, 90_000);
+  }, 180_000);
 });

@@ -36,7 +36,7 @@ const acctArgs = () => [
 ];
 
 async function startAccounting(): Promise<SpawnedRole> {
-  const a = await spawnRole('accounting', acctArgs(), { timeoutMs: 60_000 });
+  const a = await spawnRole('accounting', acctArgs());
   acctPort = Number(new URL(a.urls.grpc).port);
   return a;
 }
@@ -87,7 +87,7 @@ beforeAll(async () => {
   redis = new Redis({ host: '127.0.0.1', port: 6379 });
   writeFileSync(join(dir, 'accounting.yaml'), 'ingest:\n  claim_idle: 2s\nreseed_interval: 1h\n');
   [sim, acct] = await Promise.all([
-    spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '400', '--log-level', 'info'], { timeoutMs: 60_000 }),
+    spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '400', '--log-level', 'info']),
     startAccounting(),
   ]);
   clients = accountingClients(new URL(acct.urls.grpc).host);
@@ -108,8 +108,8 @@ beforeAll(async () => {
     ].join('\n') + '\n',
   );
   const args = ['--config', join(dir, 'router.yaml'), '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0'];
-  routers.push(...(await Promise.all([spawnRole('router', args, { timeoutMs: 60_000 }), spawnRole('router', args, { timeoutMs: 60_000 })])));
-}, 180_000);
+  routers.push(...(await Promise.all([spawnRole('router', args), spawnRole('router', args)])));
+}, 400_000);
 
 afterAll(async () => {
   clients?.close();

@@ -87,7 +87,7 @@ async function readyz(p: SpawnedRole): Promise<number> {
 beforeAll(async () => {
   engine = await spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--max-num-seqs', '2', '--decode-tps', '20', '--prefill-tps', '0', '--batch-contention', '0']);
   procs.push(engine);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop('SIGKILL')));
@@ -137,7 +137,7 @@ describe('admission service with real routers', () => {
     expect(await outstanding()).toBe(held);
     await Promise.all([a.stop(), b.stop(), adm.stop(), slow.stop()]);
     await Promise.all(flood);
-  }, 60_000);
+  });
 
   it('fails over to the standby when the leader is killed; the router keeps serving and ends up on the new leader', async () => {
     const leader = { redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, lock_ttl: '1s' };
@@ -159,7 +159,7 @@ describe('admission service with real routers', () => {
     const after = await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/);
     expect(after).toBe(before + 1);
     await Promise.all([r.stop(), second.stop()]);
-  }, 60_000);
+  });
 
   it('falls back to in-process admission while the service is down, then returns when it is back', async () => {
     const adm = await admission();
@@ -175,5 +175,5 @@ describe('admission service with real routers', () => {
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(again.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="silver",model="m"[^}]*\} (\d+)/)).toBe(1);
     await Promise.all([r.stop(), again.stop()]);
-  }, 60_000);
+  });
 });

@@ -21,9 +21,9 @@ async function ctl(...argv: string[]): Promise<Run> {
 }
 
 beforeAll(async () => {
-  acct = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory', '--log-level', 'info'], { timeoutMs: 60_000 });
+  acct = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory', '--log-level', 'info']);
   addr = acct.urls.grpc;
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await acct?.stop();

@@ -27,7 +27,7 @@ describe('llmgw router as a process', () => {
       expect(await r.stop()).toBe(0);
       await up.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('router on a Redis endpoint source', () => {

@@ -26,7 +26,7 @@ describe('router with sim-engines and the openai client', () => {
       },
     });
     client = new OpenAI({ baseURL: `${router.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await router?.close();

@@ -20,13 +20,13 @@ describe('spawnRole runs sim-engine as a real child process', () => {
     const listening = role.output().map((l) => JSON.parse(l)).find((j) => j.msg === 'listening');
     expect(listening).toMatchObject({ service: 'sim-engine', url: role.url });
     expect(await role.stop()).toBe(0);
-  }, 60_000);
+  });
 
   it('--listen takes host and port in one', async () => {
     role = await spawnRole('sim-engine', ['--listen', '127.0.0.1:0']);
     expect(role.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${role.url}/health`)).status).toBe(200);
-  }, 60_000);
+  });
 
   it.each([
     ['a malformed --listen', ['--listen', 'nowhere']],
@@ -34,7 +34,7 @@ describe('spawnRole runs sim-engine as a real child process', () => {
     ['an unknown flag', ['--port', '0', '--nope']],
   ])('rejects %s: the process exits before listening', async (_n, args) => {
     await expect(spawnRole('sim-engine', args)).rejects.toThrow(/exited \(2\) before listening/);
-  }, 60_000);
+  });
 
   it('--help documents every flag', async () => {
 

@@ -55,7 +55,7 @@ describe('AgentService.Connect over mTLS', () => {
     health.set('llmgw.agent.v1.AgentService', 'SERVING');
     health.addTo(server);
     addr = `127.0.0.1:${await listen(server, '127.0.0.1', 0, { tls: { ca, ...srv, requireClientCert: true } })}`;
-  }, 30_000);
+  });
   afterAll(async () => {
     await shutdown(server, 500);
     rmSync(dir, { recursive: true, force: true });

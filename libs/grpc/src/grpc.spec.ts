@@ -168,7 +168,7 @@ describe('mTLS with a private CA', () => {
       watch: (call: grpc.ServerWritableStream<unknown, unknown>) => call.end(),
     });
     port = await listen(server, '127.0.0.1', 0, { tls: { ca: tls.ca, ...srv, requireClientCert: true } });
-  }, 30_000);
+  });
   afterAll(async () => {
     await shutdown(server, 500);
     rmSync(dir, { recursive: true, force: true });

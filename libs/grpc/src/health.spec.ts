@@ -29,7 +29,7 @@ describe('HealthService', () => {
     await new Promise((r) => s.once('data', r));
     health.set('llmgw.x.v1.X', 'SERVING');
     health.set('llmgw.x.v1.X', 'NOT_SERVING');
-    for (let i = 0; i < 50 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 750 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     s.cancel();
     c.close();
     expect(seen).toEqual(['SERVICE_UNKNOWN', 'SERVING', 'NOT_SERVING']);

@@ -62,7 +62,7 @@ describe('serverStream and callUnary', () => {
     s.on('error', () => undefined);
     await new Promise((r) => s.once('data', r));
     s.cancel();
-    for (let i = 0; i < 100 && !foreverAborted; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 750 && !foreverAborted; i++) await new Promise((r) => setTimeout(r, 20));
     expect(foreverAborted).toBe(true);
   });
 

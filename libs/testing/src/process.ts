@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 export interface SpawnRoleOptions {
   /** Extra environment (merged over process.env). */
   env?: Record<string, string | undefined>;
-  /** How long to wait for the "listening" line; default 30 s (a cold tsx start is slow on 2 cores). */
+  /** How long to wait for the "listening" line; default 120 s (a start, a bundle rebuild included, is slow on a loaded 2-core machine). */
   timeoutMs?: number;
   /** Repository root (where bin/llmgw.cjs lives); found from this file by default. */
   repoRoot?: string;
@@ -86,8 +86,8 @@ export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOpti
       if (settled) return;
       settled = true;
       proc.kill('SIGKILL');
-      reject(new Error(`llmgw ${role}: no "listening" line within ${opts.timeoutMs ?? 30_000} ms\n${lines.slice(-20).join('\n')}`));
-    }, opts.timeoutMs ?? 30_000);
+      reject(new Error(`llmgw ${role}: no "listening" line within ${opts.timeoutMs ?? 120_000} ms\n${lines.slice(-20).join('\n')}`));
+    }, opts.timeoutMs ?? 120_000);
 
     const onLine = (line: string): void => {
       lines.push(line);

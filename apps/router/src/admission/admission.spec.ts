@@ -112,7 +112,7 @@ describe('router createAdmission', () => {
     expect(await anonymous.acquire(req('gold'))).toMatchObject({ kind: 'granted' });
     expect(anonymous.degraded).toBe(true);
     expect(ctl.outstandingLeases()).toBe(1);
-  }, 30_000);
+  });
 
   it('rejects remote mode without an address at boot', () => {
     expect(() => createAdmission(cfg({ mode: 'remote' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper })).toThrow(/address/);
