@@ -55,7 +55,8 @@ function timeUp(env: Record<string, string>): Promise<Sample> {
   const out = join(dir, 'time');
   const args = ['-o', out, '-f', '%U %S', process.execPath, bin, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0', '--data-dir', join(dir, 'data')];
   const t0 = performance.now();
-  const child = spawn('/usr/bin/time', args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, signalled as a terminal's Ctrl-C would: GNU time ignores SIGINT itself.
+  const child = spawn('/usr/bin/time', args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let text = '';
   return new Promise<Sample>((resolve, reject) => {
     let wallMs = -1;
@@ -63,7 +64,7 @@ function timeUp(env: Record<string, string>): Promise<Sample> {
       text += c.toString();
       if (wallMs < 0 && text.includes('llmgw is up')) {
         wallMs = performance.now() - t0;
-        child.kill('SIGINT'); // GNU time passes it on
+        process.kill(-child.pid!, 'SIGINT');
       }
     });
     child.stderr.on('data', (c: Buffer) => (text += c.toString()));
