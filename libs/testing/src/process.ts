@@ -66,7 +66,8 @@ export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOpti
   const root = opts.repoRoot ?? findRepoRoot();
   const proc = spawn(process.execPath, [join(root, 'bin', 'llmgw.cjs'), role, ...args], {
     cwd: root,
-    env: { ...process.env, ...opts.env },
+    // Quiet bundle rebuilds: a spawned role's output is its JSON log lines, nothing else.
+    env: { LLMGW_QUIET_BUILD: '1', ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(proc);
