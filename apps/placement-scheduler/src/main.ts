@@ -1,7 +1,71 @@
-import { skeletonRole } from '@llmgw/cli';
+import { overrideListen } from '@llmgw/cli';
+import { readConfigFile } from '@llmgw/config';
+import { runService } from '@llmgw/service';
+import { Command, CommanderError } from 'commander';
+import { placementSchedulerService } from './service';
 
-/** `llmgw placement-scheduler`: Catalog, placement, reconciler and the control admin API used by ctl. A skeleton in this release (docs/roadmap.md). */
-export const { buildCommand, main } = skeletonRole('placement-scheduler', 'Catalog, placement, reconciler and the control admin API used by ctl.', [
-  { service: 'llmgw.control.v1.ControlService', where: 'proto/llmgw/control/v1/control.proto (serves the admin API llmgw ctl uses)' },
-  { service: 'llmgw.inventory.v1.InventoryService', where: 'proto/llmgw/inventory/v1/inventory.proto (calls: fleet watch, shard commands, logs)' },
-]);
+export { start, placementSchedulerService } from './service';
+export type { PlacementSchedulerHandle } from './service';
+
+/** Builds the `llmgw placement-scheduler` command line (exported for tests and the help reference). */
+export function buildCommand(): Command {
+  return new Command('placement-scheduler')
+    .description(
+      'Catalog, placement, reconciler and the control admin API (plan §6): keeps the YAML catalog running on the GPUs it fits, ' +
+        'watching the fleet through llmgw.inventory.v1.InventoryService and sending shard commands through it; publishes Ready ' +
+        'replicas to the routers (Redis); serves llmgw.control.v1.ControlService for `llmgw ctl` (models, replicas, ' +
+        'explain-placement, model target; node verbs forwarded to inventory).',
+    )
+    .option('-c, --config <file>', 'placement-scheduler config file (YAML); see docs/placement.md')
+    .option('--catalog <file>', 'the model catalog (YAML); see deploy/examples/catalog.yaml')
+    .option('--inventory <addr>', "inventory's internal gRPC address (default 127.0.0.1:7074)")
+    .option('--host <host>', 'ControlService and admin listen host')
+    .option('--port <port>', 'ControlService gRPC port (overrides listen; 0 = any)')
+    .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
+    .option('--redis-url <url>', 'Redis for the leader lock, endpoint publication, catalog view, demand and targets')
+    .option('--redis-prefix <prefix>', 'Redis key prefix (default llmgw:)')
+    .option('--instance-id <id>', 'leader lock owner id (default hostname-pid-random)')
+    .option('--log-level <level>', 'trace | debug | info | warn | error')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  llmgw placement-scheduler --catalog deploy/examples/catalog.yaml --inventory 127.0.0.1:7074 --redis-url redis://127.0.0.1:6379
+  llmgw ctl --control 127.0.0.1:7075 explain-placement llama-3.3-70b
+
+Routers read what it publishes with endpoint_source: { kind: redis } (same Redis, same prefix).`,
+    )
+    .exitOverride();
+}
+
+/** `llmgw placement-scheduler ...` */
+export async function main(argv: string[]): Promise<number | void> {
+  const program = buildCommand();
+  program.configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    throw e;
+  }
+  const o = program.opts<{
+    config?: string; catalog?: string; inventory?: string; host?: string; port?: string; adminPort?: string;
+    redisUrl?: string; redisPrefix?: string; instanceId?: string; logLevel?: string;
+  }>();
+  let input: Record<string, any>;
+  try {
+    input = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
+    if (o.catalog) input.catalog = o.catalog;
+    if (o.inventory) input.inventory = { ...(input.inventory ?? {}), address: o.inventory };
+    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7075', o.host, o.port);
+    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9096', o.host, o.adminPort);
+    if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
+    if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
+    if (o.instanceId) input.instance_id = o.instanceId;
+    if (o.logLevel) input.log_level = o.logLevel;
+  } catch (e) {
+    process.stderr.write(`llmgw placement-scheduler: ${(e as Error).message}\n`);
+    return 2;
+  }
+  return runService(placementSchedulerService, { config: input, configSource: o.config ?? 'command line' });
+}
