@@ -362,7 +362,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     if (messages.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must contain at least one message', 'input');
     const maxTokens = body.max_output_tokens ?? undefined;
     const prompt = renderChat(messages);
-    const tokens = tokenize(prompt);
+    const tokens = tokenizer.chat(messages);
     checkLength(tokens.length, maxTokens, 'messages');
     maybeFail();
     const id = nextId('resp');

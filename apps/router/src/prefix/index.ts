@@ -10,7 +10,7 @@ import { PrefixShare } from './share';
 
 export { promptText } from './prompt';
 
-type ApiKind = 'chat' | 'completions' | 'embeddings';
+import type { ApiKind } from '../stages/context';
 
 /**
  * The router's side of prefix-aware routing (plan §7.5 tiers 1–2): one
@@ -97,7 +97,7 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
       refresh();
     },
     promptFor(kind, body, model, profile) {
-      if (!hasPrefix(profile)) return undefined;
+      if (!hasPrefix(profile) || (kind !== 'chat' && kind !== 'completions')) return undefined;
       const text = promptText(kind, body);
       if (text === undefined) return undefined;
       let hashes: bigint[] | undefined;
