@@ -28,6 +28,9 @@ export const placementSchedulerService = defineService({
     const redis = cfg.redis ? new Redis(cfg.redis.url, redisOpts) : undefined;
     const sub = redis?.duplicate();
     for (const r of [redis, sub]) r?.on('error', (e) => log.debug({ err: e.message }, 'redis error'));
+    // Commands fail fast while Redis is away (no offline queue), so start only once both connections are up,
+    // or after a bounded wait: then the lock and the demand channel retry on their own.
+    for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
     const invTls = cfg.inventory.tls ? { ca: cfg.inventory.tls.ca, cert: cfg.inventory.tls.cert, key: cfg.inventory.tls.key, serverName: cfg.inventory.tls.server_name } : undefined;
     const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
     const control = new ControlClient({ address: cfg.inventory.address, tls: invTls });
@@ -99,4 +102,19 @@ export const placementSchedulerService = defineService({
 /** Starts the placement-scheduler (tests, `llmgw up`, main). */
 export function start(opts: StartServiceOptions) {
   return startService(placementSchedulerService, opts);
+}
+
+/** Resolves true once `r` is connected, false after `ms` without a connection. */
+function redisReady(r: Redis, ms: number): Promise<boolean> {
+  if (r.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      r.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    r.once('ready', onReady);
+  });
 }
