@@ -55,7 +55,8 @@ async function router(addresses: string[], eps = endpoints()): Promise<SpawnedRo
       scrape_interval: '200ms',
       retries: 0,
       endpoints: eps,
-      admission: { mode: 'remote', address: addresses.join(','), queue_ttl: '20s', probe_interval: '200ms', keepalive_interval: '300ms', call_timeout: '500ms' },
+      // No credits: these tests follow each request's Acquire to the service (credits have their own specs).
+      admission: { mode: 'remote', address: addresses.join(','), queue_ttl: '20s', probe_interval: '200ms', keepalive_interval: '300ms', call_timeout: '500ms', credit_interval: '0s' },
     }),
   ]);
   procs.push(p);
