@@ -7,9 +7,10 @@ import { CI_OPTIONS, IsolationRig, type PhaseResult } from './isolation-harness'
  * on (must stay under 1.5×) and off (must show the collapse, > 3×).
  * Full size: tools/bench/priority-isolation.ts.
  */
-// Wall-clock ratios on real processes: meaningful only on a machine that is not shared with other
-// load, so they run when asked (LLMGW_TIMING_TESTS=1) and in tools/bench/priority-isolation.ts.
-const timing = process.env.LLMGW_TIMING_TESTS === '1' ? describe : describe.skip;
+// Wall-clock ratios on real processes: they run in `npm test` (CI runs on a machine with nothing else
+// on it; measured there at 1.05-1.08x against a bound of 1.5x). On a machine shared with other heavy
+// load the ratios measure that load instead: LLMGW_TIMING_TESTS=0 skips them there, never in CI.
+const timing = process.env.LLMGW_TIMING_TESTS === '0' && !process.env.CI ? describe.skip : describe;
 
 timing('priority isolation (phase 1.5 exit criterion)', () => {
   const lines: string[] = [];

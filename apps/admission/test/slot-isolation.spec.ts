@@ -8,9 +8,10 @@ import { IsolationRig, SLOT_OPTIONS, type PhaseResult } from './isolation-harnes
  * and is held at the gateway, so platinum always finds a free slot.
  * Full size and figures: tools/bench/priority-isolation.ts --slots.
  */
-// Wall-clock ratios on real processes: meaningful only on a machine that is not shared with other
-// load, so they run when asked (LLMGW_TIMING_TESTS=1) and in tools/bench/priority-isolation.ts.
-const timing = process.env.LLMGW_TIMING_TESTS === '1' ? describe : describe.skip;
+// Wall-clock ratios on real processes: they run in `npm test` (CI runs on a machine with nothing else
+// on it; measured there at 1.05-1.08x against a bound of 1.5x). On a machine shared with other heavy
+// load the ratios measure that load instead: LLMGW_TIMING_TESTS=0 skips them there, never in CI.
+const timing = process.env.LLMGW_TIMING_TESTS === '0' && !process.env.CI ? describe.skip : describe;
 
 timing('priority isolation on slot-limited engines (issue 13)', () => {
   const lines: string[] = [];
