@@ -84,7 +84,10 @@ export class SimAgent {
       this.ownsClient = false;
     } else {
       const Ctor = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ChannelOptions) => AgentClient;
-      this.clients = o.address.split(',').map((a) => makeClient(Ctor, a.trim(), { tls: o.tls, channelOptions: { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000 } }));
+      // One connection per agent, as in a real fleet: without a local subchannel
+      // pool grpc-js would multiplex every SimAgent of this process onto one
+      // HTTP/2 connection, and the fleet port allows 100 streams per connection.
+      this.clients = o.address.split(',').map((a) => makeClient(Ctor, a.trim(), { tls: o.tls, channelOptions: { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000, 'grpc.use_local_subchannel_pool': 1 } }));
       this.ownsClient = true;
     }
   }
