@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     const engineArgs = ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '2000', '--log-level', 'warn'];
     const engines = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', engineArgs, QUIET)));
     procs.push(...engines);
-    const endpoints = engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'sim' }));
+    const endpoints = engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'sim', max_num_seqs: 2000 }));
     const af = join(dir, 'admission.yaml');
     writeFileSync(af, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', log_level: 'warn', endpoints }));
     const adm = await spawnRole('admission', ['--config', af], QUIET);

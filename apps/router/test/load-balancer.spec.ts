@@ -1,10 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRepoRoot, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
 
 // deploy/loadbalancer/haproxy.cfg in front of three router processes that share one admission
 // service, over two sim-engines: SIGKILL one router and only requests in flight on it fail;
@@ -15,18 +14,6 @@ jest.setTimeout(400_000);
 
 const CFG = join(findRepoRoot(), 'deploy/loadbalancer/haproxy.cfg');
 const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
-
-/** A port free right now (haproxy cannot bind port 0 and report it). */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = net.createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => res(p));
-    });
-  });
-}
 
 interface Outcome {
   startedAt: number;

@@ -26,6 +26,12 @@ export interface ReplicaStats {
    * added on top, spread across the pool's replicas.
    */
   inflight?: number;
+  /**
+   * Batch slots the engine was started with (`--max-num-seqs`), when the
+   * endpoint declares it: the replica's capacity, confirmed from the start
+   * (otherwise it is learned: a queue that persists at a steady batch).
+   */
+  declaredCapacity?: number;
 }
 
 /** Where lease decisions are explained (a pino logger fits). */
@@ -284,12 +290,13 @@ export class AdmissionController implements Admission {
       // the engine runs all it can: that mark is its capacity. (A scrape or two can catch requests that
       // merely arrived before the engine's next scheduling step — a CPU-starved engine shows such a
       // queue at any batch size — so it takes CONFIRM_SCRAPES in a row.)
-      const hwm = Math.max(prev?.hwm ?? 0, r.running);
+      const declared = r.declaredCapacity !== undefined && r.declaredCapacity >= 1 ? Math.floor(r.declaredCapacity) : undefined;
+      const hwm = declared ?? Math.max(prev?.hwm ?? 0, r.running);
       const steady = prev !== undefined && prev.queuedScrapes > 0 && r.running === prev.lastRunning && r.running === hwm;
       const queuedScrapes = r.waiting > 0 ? (steady ? prev.queuedScrapes + 1 : 1) : 0;
       st.hwm.set(r.id, {
         hwm,
-        confirmed: (prev?.confirmed ?? false) || queuedScrapes >= CONFIRM_SCRAPES,
+        confirmed: declared !== undefined || (prev?.confirmed ?? false) || queuedScrapes >= CONFIRM_SCRAPES,
         lastWaiting: r.waiting,
         lastRunning: r.running,
         queuedScrapes,

@@ -19,6 +19,23 @@ function setup() {
 }
 
 describe('router credits (admission without a round trip while far below every ceiling)', () => {
+  it('counts a declared --max-num-seqs as confirmed capacity from the first feed, so an idle pool grants a full credit', () => {
+    const clock = new ManualClock();
+    const learned = new AdmissionController(cfg, { clock });
+    learned.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');
+    // capacity unknown: each replica counts as one slot, so requests beyond it count as queued and the credit is tiny
+    expect(learned.credit('A', 'm', 'p', 0, 1000).limit).toBeLessThanOrEqual(3);
+    const declared = new AdmissionController(cfg, { clock });
+    declared.updatePool('p', [{ id: 'e0', running: 0, waiting: 0, declaredCapacity: 64 }, { id: 'e1', running: 0, waiting: 0, declaredCapacity: 64 }], 'm');
+    // 128 slots, idle, no higher demand: bronze may borrow all but one slot per replica (126) → half is the credit
+    expect(declared.credit('A', 'm', 'p', 0, 1000).limit).toBe(63);
+    // a declared capacity still bounds: a full batch gives no credit
+    declared.updatePool('p', [{ id: 'e0', running: 64, waiting: 0, declaredCapacity: 64 }, { id: 'e1', running: 64, waiting: 0, declaredCapacity: 64 }], 'm');
+    expect(declared.credit('B', 'm', 'p', 0, 1000).limit).toBe(0);
+    learned.close();
+    declared.close();
+  });
+
   it('grants half the lowest band’s headroom, split between routers as they renew', () => {
     const { ctl } = setup();
     expect(ctl.credit('A', 'm', 'p', 0, 1000).limit).toBe(7); // headroom 14 → 7

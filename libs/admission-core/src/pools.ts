@@ -6,6 +6,8 @@ export interface PoolEndpoint {
   pool: string;
   model: string;
   draining?: boolean;
+  /** The engine's batch slots as started (`--max-num-seqs`), when the endpoint declares it. */
+  maxNumSeqs?: number;
 }
 
 /** The scraped numbers of one endpoint (a subset of EngineStats). */
@@ -34,7 +36,13 @@ export function feedPools(
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { pool: e.pool, model: e.model, replicas: [] }));
     const s = stats(e.id);
-    g.replicas.push({ id: e.id, waiting: s?.waiting ?? 0, running: s?.running ?? 0, ...(s?.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}) });
+    g.replicas.push({
+      id: e.id,
+      waiting: s?.waiting ?? 0,
+      running: s?.running ?? 0,
+      ...(s?.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}),
+      ...(e.maxNumSeqs !== undefined ? { declaredCapacity: e.maxNumSeqs } : {}),
+    });
   }
   for (const k of previous) {
     if (groups.has(k)) continue;

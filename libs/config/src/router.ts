@@ -28,6 +28,11 @@ export const staticEndpointSchema = z
     draining: z.boolean().default(false),
     /** The engine's --scheduling-policy; `priority` makes the router send the band as the request's `priority`. */
     scheduling_policy: z.enum(['fcfs', 'priority']).default('fcfs'),
+    /**
+     * The engine's batch slots (vLLM/SGLang --max-num-seqs / --max-running-requests, llama.cpp --parallel).
+     * Admission takes it as the replica's confirmed capacity instead of learning it from queues.
+     */
+    max_num_seqs: z.number().int().min(1).optional(),
     /** KV event sockets of the replica (vLLM --kv-events-config), for the tier-2 prefix index. */
     kv_events: z
       .object({ endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port'), replay_endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port').optional() })

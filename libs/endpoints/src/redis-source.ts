@@ -40,6 +40,7 @@ export function decodeEndpoint(id: string, json: string): EndpointInfo | undefin
       weight: typeof o.weight === 'number' && o.weight > 0 ? o.weight : undefined,
       draining: o.draining === true,
       scheduling_policy: o.scheduling_policy === 'priority' ? 'priority' : undefined,
+      max_num_seqs: typeof o.max_num_seqs === 'number' ? o.max_num_seqs : undefined,
       kvEvents: kvEventsField(o.kv_events),
     });
   } catch {

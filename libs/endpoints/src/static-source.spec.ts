@@ -6,6 +6,7 @@ describe('parseEndpointFlag', () => {
     ['b=http://h:1/=m,engine=sglang,pool=h100,weight=50,priority=7', { id: 'b', url: 'http://h:1', model: 'm', engine: 'sglang', pool: 'h100', weight: 50, priority: 7 }],
     ['c=https://x.example/v=q=m,engine=llamacpp', { id: 'c', url: 'https://x.example/v=q', model: 'm', engine: 'llamacpp', schedulingPolicy: 'fcfs' }],
     ['d=http://h:1=m,scheduling_policy=priority', { id: 'd', schedulingPolicy: 'priority' }],
+    ['e=http://h:1=m,max_num_seqs=256', { id: 'e', maxNumSeqs: 256 }],
   ])('%s', (flag, want) => {
     expect(parseEndpointFlag(flag)).toMatchObject(want);
   });
@@ -18,6 +19,7 @@ describe('parseEndpointFlag', () => {
     ['bad priority', 'a=http://h:1=m,priority=1.5'],
     ['unknown option', 'a=http://h:1=m,colour=red'],
     ['bad scheduling policy', 'a=http://h:1=m,scheduling_policy=lifo'],
+    ['bad max_num_seqs', 'a=http://h:1=m,max_num_seqs=0'],
   ])('rejects %s', (_what, flag) => {
     expect(() => parseEndpointFlag(flag)).toThrow(/--endpoint/);
   });

@@ -19,6 +19,8 @@ export interface StaticEndpointInput {
   draining?: boolean;
   /** The engine's --scheduling-policy (config key `scheduling_policy`). */
   scheduling_policy?: SchedulingPolicy;
+  /** The engine's batch slots (config key `max_num_seqs`). */
+  max_num_seqs?: number;
   /** KV event sockets (config form `kv_events: { endpoint, replay_endpoint }` is accepted too). */
   kvEvents?: KvEventsAddress;
   kv_events?: { endpoint: string; replay_endpoint?: string };
@@ -39,6 +41,7 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
     weight: e.weight ?? 100,
     draining: e.draining ?? false,
     schedulingPolicy: e.scheduling_policy ?? 'fcfs',
+    ...(e.max_num_seqs !== undefined && Number.isInteger(e.max_num_seqs) && e.max_num_seqs > 0 ? { maxNumSeqs: e.max_num_seqs } : {}),
     ...kvEventsOf(e),
   });
 }
@@ -50,12 +53,12 @@ function kvEventsOf(e: StaticEndpointInput): { kvEvents?: KvEventsAddress } {
 }
 
 /**
- * Parses one `--endpoint name=url=model[,engine=E][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority]`
+ * Parses one `--endpoint name=url=model[,engine=E][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`
  * flag. The URL may itself contain `=` only in its query, so the first `=`
  * ends the name and the last `=` before the first `,` starts the model.
  */
 /** `--endpoint` flags as entries of a config file's `endpoints` list (what the config schemas take). */
-export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events'>> & Pick<StaticEndpointInput, 'kv_events'>> {
+export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs'>> & Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>> {
   return flags.map((f) => {
     const e = parseEndpointFlag(f);
     return {
@@ -68,6 +71,7 @@ export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<
       priority: e.priority,
       draining: e.draining,
       scheduling_policy: e.schedulingPolicy ?? 'fcfs',
+      ...(e.maxNumSeqs !== undefined ? { max_num_seqs: e.maxNumSeqs } : {}),
       ...(e.kvEvents ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } } : {}),
     };
   });
@@ -78,7 +82,7 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
   const first = head.indexOf('=');
   const last = head.lastIndexOf('=');
   if (first <= 0 || last === first || last === head.length - 1) {
-    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority]`);
+    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`);
   }
   const name = head.slice(0, first);
   const url = head.slice(first + 1, last);
@@ -117,6 +121,12 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
       case 'draining':
         input.draining = v === '' || v === 'true';
         break;
+      case 'max_num_seqs': {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1) throw new Error(`--endpoint "${flag}": max_num_seqs must be an integer ≥ 1`);
+        input.max_num_seqs = n;
+        break;
+      }
       case 'kv':
       case 'kv_replay':
         if (!/^tcp:\/\/[^\s]+:\d+$/.test(v)) throw new Error(`--endpoint "${flag}": ${k} must be tcp://host:port`);

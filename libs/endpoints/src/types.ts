@@ -29,6 +29,12 @@ export interface EndpointInfo {
    */
   readonly schedulingPolicy?: SchedulingPolicy;
   /**
+   * The engine's batch slots as it was started (`--max-num-seqs`), when
+   * known: admission then counts it as the replica's confirmed capacity from
+   * the first request instead of learning it from a persistent queue.
+   */
+  readonly maxNumSeqs?: number;
+  /**
    * Where the replica publishes KV-cache events (vLLM `--kv-events-config`):
    * the ZMQ PUB `endpoint` and the optional ROUTER `replayEndpoint`, both
    * `tcp://host:port`. Absent: the replica has no tier-2 index.

@@ -70,7 +70,9 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   let stores = over.stores;
   if (!stores) {
     if (t.redis_url) {
-      redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+      // Auto-pipelining: every request's reserve, settle and usage append issued in the same
+      // event-loop turn go out in one write (and come back in one read) instead of one each.
+      redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, enableAutoPipelining: true });
       redis.on('error', (e) => log.warn({ err: e.message }, 'tenancy redis error'));
       stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len });
     } else {

@@ -1,0 +1,262 @@
+/**
+ * Issue 14's data-path bench: the router as a user runs it in production —
+ * API keys (auth) with RPM/TPM limits, remote admission, the durable usage
+ * record in Redis drained by accounting into Postgres — beside a plain nginx
+ * reverse proxy over the same engines and a direct call to an engine, in one
+ * run. Every process is real: sim-engines, admission, accounting and the
+ * router via `llmgw <role>`, nginx from Debian's package.
+ *
+ *  1. steady open-loop load at each rate (short non-streamed completions,
+ *     max_tokens 1, zero-latency engines): p50/p99 of direct, nginx and the
+ *     router, and what each proxy adds over direct;
+ *  2. load steps (low → high → low rate): p99 in the second after each step;
+ *  3. saturation: the highest rate at which the router still keeps p99 under
+ *     100 ms (the rate ladder of --ladder);
+ *  4. N concurrent streams through the router over 3 engines that can each run
+ *     them all: errors and router peak RSS.
+ *
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts            # full
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
+ *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N
+ *            --variants off,tenancy,admission,durable (extra routers with part of it on)
+ *            --ladder 1000,1500,2000 --skip steps,saturation,streams
+ */
+import { createTestDatabase } from '@llmgw/db';
+import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { arg, failures, latencies, openLoop, pct, procUsage, type Sample } from './lib/open-loop';
+
+const quick = process.argv.includes('--quick');
+const RATES = (arg('rates') ?? (quick ? '200' : '200,500,1000')).split(',').map(Number);
+const SECONDS = Number(arg('seconds') ?? (quick ? 2 : 10));
+const WARMUP = Number(arg('warmup') ?? (quick ? 1 : 3));
+const STREAMS = Number(arg('streams') ?? (quick ? 200 : 5000));
+const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
+const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
+const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
+const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
+const QUIET = { keepOutput: false, timeoutMs: 180_000 };
+
+/** `llmgw ctl … --json` against accounting; the parsed answer. */
+function ctl(accounting: string, ...args: string[]): any {
+  const r = spawnSync(process.execPath, [join(findRepoRoot(), 'bin/llmgw.cjs'), 'ctl', '--accounting', accounting, ...args, '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ctl ${args.join(' ')}: ${r.stderr || r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+/** nginx (Debian's) as a plain keep-alive reverse proxy over `upstreams`, one worker like the one router process. */
+async function startNginx(dir: string, upstreams: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  const have = spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0;
+  if (!have) throw new Error('nginx is not installed: apt-get install -y nginx-light (the bench needs it as the reference proxy)');
+  const port = await freePort();
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+error_log ${dir}/nginx-error.log warn;
+pid ${dir}/nginx.pid;
+events { worker_connections 8192; }
+http {
+  access_log ${dir}/nginx-access.log;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream engines { ${upstreams.map((u) => `server ${new URL(u).host};`).join(' ')} keepalive 512; keepalive_timeout 60s; }
+  server {
+    listen 127.0.0.1:${port};
+    keepalive_requests 100000;
+    location / { proxy_pass http://engines; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; proxy_read_timeout 600s; }
+  }
+}
+`,
+  );
+  const proc = spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${url}/v1/models`).then((r) => r.ok).catch(() => false);
+    if (ok) return { url, proc };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('nginx did not answer within 10 s');
+}
+
+const f = (x: number, w = 9) => (Number.isFinite(x) ? x.toFixed(2) : '—').padStart(w);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'llmgw-datapath-'));
+  const prefix = `bench:${randomUUID().slice(0, 8)}:`;
+  const procs: SpawnedRole[] = [];
+  let nginx: ChildProcess | undefined;
+  const db = await createTestDatabase('llmgw_bench');
+  try {
+    const engineArgs = ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '2000', '--log-level', 'info'];
+    const direct = await spawnRole('sim-engine', engineArgs, QUIET);
+    const behind = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', engineArgs, QUIET)));
+    procs.push(direct, ...behind);
+    // Each endpoint declares its engine's --max-num-seqs, as docs/configuration.md recommends.
+    const endpoints = behind.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'sim', max_num_seqs: 2000 }));
+
+    const admissionCfg = join(dir, 'admission.yaml');
+    writeFileSync(admissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints }));
+    const [admission, accounting] = await Promise.all([
+      spawnRole('admission', ['--config', admissionCfg], QUIET),
+      spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', db.url, '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'bench'], QUIET),
+    ]);
+    procs.push(admission, accounting);
+    const acct = new URL(accounting.urls.grpc ?? accounting.url).host;
+    ctl(acct, 'org', 'create', 'bench');
+    ctl(acct, 'team', 'create', 'perf', '--org', 'bench');
+    ctl(acct, 'project', 'create', 'load', '--team', 'perf', '--band', 'gold');
+    const key = ctl(acct, 'key', 'create', '--project', 'load', '--name', 'bench-key').secret as string;
+    // Limits on and checked on every request, never reached.
+    ctl(acct, 'limit', 'set', 'key', 'bench-key', '--rpm', '10000000', '--tpm', '1000000000');
+    ctl(acct, 'limit', 'set', 'team', 'perf', '--rpm', '10000000');
+
+    const routerCfg = join(dir, 'router.yaml');
+    const routerConfig = (o: { tenancy?: boolean; admission?: boolean; durable?: boolean } = {}) => ({
+      ...(o.tenancy !== false ? { tenancy: { enabled: true, accounting_address: acct, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, durable_usage: o.durable !== false } } : {}),
+      ...(o.admission !== false ? { admission: { mode: 'remote', address: new URL(admission.url).host } } : {}),
+      endpoints,
+    });
+    writeFileSync(routerCfg, JSON.stringify(routerConfig()));
+    const router = await spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], QUIET);
+    procs.push(router);
+    // Partial configurations, to show where the cost of "everything on" goes (--variants).
+    const VARIANTS: Record<string, { tenancy?: boolean; admission?: boolean; durable?: boolean }> = {
+      'router (all off)': { tenancy: false, admission: false },
+      'router (tenancy only)': { admission: false },
+      'router (admission only)': { tenancy: false },
+      'router (no durable hold)': { durable: false },
+    };
+    const variants: Array<{ name: string; url: string; pid: number; headers?: Record<string, string> }> = [];
+    for (const v of (arg('variants') ?? '').split(',').filter(Boolean)) {
+      const name = Object.keys(VARIANTS).find((k) => k.includes(v));
+      if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable)`);
+      const file = join(dir, `router-${v}.yaml`);
+      writeFileSync(file, JSON.stringify(routerConfig(VARIANTS[name])));
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      procs.push(r);
+      variants.push({ name, url: r.url, pid: r.pid, headers: VARIANTS[name].tenancy === false ? undefined : { authorization: '' } });
+    }
+    const ng = await startNginx(dir, behind.map((e) => e.url));
+    nginx = ng.proc;
+    const nginxUrl = ng.url;
+    const auth = { authorization: `Bearer ${key}` };
+    const probe = await request(`${router.url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { ...auth, 'content-type': 'application/json' } });
+    const probeText = await probe.body.text();
+    if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
+    console.log(`router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`);
+    console.log(`nginx ${nginxUrl} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`);
+
+    const targets: Array<{ name: string; url: string; pid?: number; headers?: Record<string, string> }> = [
+      { name: 'direct', url: direct.url },
+      { name: 'nginx', url: nginxUrl },
+      { name: 'router', url: router.url, pid: router.pid, headers: auth },
+      ...variants.map((v) => ({ ...v, headers: v.headers ? auth : undefined })),
+    ];
+
+    console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
+    console.log('rate/s  target                    p50 ms    p99 ms  added p50  added p99  failed  proxy CPU per request');
+    for (const rate of RATES) {
+      let ref: number[] = [];
+      for (const t of targets) {
+        const pid = t.pid;
+        const u0 = pid ? procUsage(pid) : undefined;
+                const s = await openLoop(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
+        // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
+        const cpu = pid && u0 ? `${((1000 * (procUsage(pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
+        const lat = latencies(s, WARMUP * 1000);
+        if (t.name === 'direct') ref = lat;
+        console.log(`${String(rate).padStart(6)}  ${t.name.padEnd(24)} ${f(pct(lat, 50))} ${f(pct(lat, 99))} ${f(pct(lat, 50) - pct(ref, 50), 10)} ${f(pct(lat, 99) - pct(ref, 99), 10)} ${String(failures(s)).padStart(7)}  ${cpu}`);
+      }
+    }
+
+    if (!SKIP.has('steps')) {
+      const lo = quick ? 100 : 300;
+      const hi = quick ? 300 : 1000;
+      const step = quick ? 2 : 5;
+      console.log(`\n2. load steps ${lo} → ${hi} → ${lo} req/s, ${step}s each: p99 ms in the first second after each step / rest of the phase`);
+      for (const t of targets.slice(1, 3)) {
+        const s = await openLoop(t.url, [{ rate: lo, seconds: step }, { rate: hi, seconds: step }, { rate: lo, seconds: step }], { body: BODY, headers: t.headers });
+        const w = (a: number, b: number) => f(pct(latencies(s, a * 1000, b * 1000), 99), 8);
+        console.log(`  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`);
+      }
+    }
+
+    if (!SKIP.has('saturation')) {
+      console.log(`\n3. saturation of one router (everything on): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
+      for (const rate of LADDER) {
+        const s: Sample[] = await openLoop(router.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: auth, connections: 2048 });
+        const lat = latencies(s, 1000);
+        const ok = pct(lat, 99) < 100 && failures(s) === 0;
+        console.log(`  ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}`);
+        if (!ok) break;
+      }
+    }
+
+    if (!SKIP.has('streams')) {
+      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s`);
+      const tps = 2;
+      const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', String(tps), '--prefill-tps', '0', '--max-num-seqs', String(STREAMS), '--batch-contention', '0', '--log-level', 'info'], QUIET)));
+      procs.push(...slow);
+      const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', max_num_seqs: STREAMS }));
+      const streamAdmissionCfg = join(dir, 'admission-streams.yaml');
+      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints }));
+      const streamAdmission = await spawnRole('admission', ['--config', streamAdmissionCfg], QUIET);
+      procs.push(streamAdmission);
+      const streamCfg = join(dir, 'router-streams.yaml');
+      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
+      const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], QUIET);
+      procs.push(streamRouter);
+      const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
+      const agent = new Agent({ connections: STREAMS + 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
+      let peak = procUsage(streamRouter.pid).rssMiB;
+      let open = 0;
+      let peakOpen = 0;
+      const sampler = setInterval(() => (peak = Math.max(peak, procUsage(streamRouter.pid).rssMiB)), 250);
+      const statuses = new Map<string, number>();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: STREAMS }, async (_, i) => {
+          await new Promise((r) => setTimeout(r, (i * 2000) / STREAMS)); // all open within 2 s
+          let outcome = 'ok';
+          try {
+            const res = await request(`${streamRouter.url}/v1/chat/completions`, { method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' }, dispatcher: agent });
+            open++;
+            peakOpen = Math.max(peakOpen, open);
+            const text = await res.body.text();
+            open--;
+            if (res.statusCode !== 200) outcome = String(res.statusCode);
+            else if (!text.includes('[DONE]')) outcome = 'truncated';
+          } catch (e) {
+            outcome = (e as Error).name;
+          }
+          statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
+        }),
+      );
+      clearInterval(sampler);
+      await agent.close();
+      const ok = statuses.get('ok') ?? 0;
+      console.log(`  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`);
+    }
+  } finally {
+    if (nginx?.pid) {
+      try {
+        process.kill(-nginx.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }
+    await Promise.all(procs.map((p) => p.stop()));
+    await db.drop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

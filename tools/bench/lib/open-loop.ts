@@ -1,0 +1,99 @@
+/**
+ * The benches' shared measuring tools: an open-loop load generator (requests
+ * are sent on a fixed schedule whatever the server's pace, so a slow server
+ * shows as latency, not as a lower offered rate), percentiles, and /proc
+ * readings of a child process.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+
+export function pct(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+export interface Sample {
+  /** When the request was due, ms since the run started. */
+  at: number;
+  /** Latency in ms (NaN for a failed request). */
+  ms: number;
+  status: number;
+}
+
+export interface Phase {
+  rate: number;
+  seconds: number;
+}
+
+export interface LoadOptions {
+  /** Request body (JSON text); POSTed to `${url}${path}`. */
+  body: string;
+  path?: string;
+  headers?: Record<string, string>;
+  /** Connections the client may open (default 512). */
+  connections?: number;
+}
+
+/** Open-loop load through `phases` (rate steps) in order; every request's sample, in schedule order. */
+export async function openLoop(url: string, phases: Phase[], o: LoadOptions): Promise<Sample[]> {
+  const agent = new Agent({ connections: o.connections ?? 512, keepAliveTimeout: 60_000 });
+  const headers = { 'content-type': 'application/json', ...(o.headers ?? {}) };
+  const target = `${url}${o.path ?? '/v1/chat/completions'}`;
+  const samples: Sample[] = [];
+  const inflight: Promise<void>[] = [];
+  const one = async (s: Sample) => {
+    const t = performance.now();
+    try {
+      const res = await request(target, { method: 'POST', body: o.body, headers, dispatcher: agent });
+      await res.body.dump();
+      s.status = res.statusCode;
+      if (res.statusCode === 200) s.ms = performance.now() - t;
+    } catch {
+      s.status = 0;
+    }
+  };
+  const t0 = performance.now();
+  let start = 0;
+  for (const ph of phases) {
+    const n = Math.round(ph.rate * ph.seconds);
+    for (let i = 0; i < n; i++) {
+      const due = start + (i * 1000) / ph.rate;
+      const wait = t0 + due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const s: Sample = { at: due, ms: NaN, status: -1 };
+      samples.push(s);
+      inflight.push(one(s));
+    }
+    start += ph.seconds * 1000;
+  }
+  await Promise.all(inflight);
+  await agent.close();
+  return samples;
+}
+
+/** Latencies of the successful samples due in [fromMs, toMs). */
+export function latencies(samples: Sample[], fromMs = 0, toMs = Infinity): number[] {
+  return samples.filter((s) => s.at >= fromMs && s.at < toMs && s.status === 200).map((s) => s.ms);
+}
+
+/** Samples that did not get a 200. */
+export function failures(samples: Sample[]): number {
+  return samples.filter((s) => s.status !== 200).length;
+}
+
+const CLK_TCK = 100;
+
+/** utime+stime (s) and RSS (MiB) of a process, from /proc. */
+export function procUsage(pid: number): { cpuS: number; rssMiB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuS = (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { cpuS, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
+}
+
+export function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
