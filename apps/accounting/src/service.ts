@@ -7,7 +7,7 @@ import { peerCommonName, unary, type UnaryLogger } from '@llmgw/grpc';
 import type { LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
 import type { TenancyStore } from './tenancy-store';
-import type { UsageStore } from './usage-store';
+import type { UsageGroupBy, UsageStore } from './usage-store';
 
 
 const SCOPE_TYPES: ScopeType[] = ['org', 'team', 'project', 'key'];
@@ -160,12 +160,12 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     }),
 
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
-      const groupBy = r.groupBy as '' | 'model' | 'key' | 'project' | 'hour';
-      if (!['', 'model', 'key', 'project', 'hour'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, hour or empty');
+      const groupBy = r.groupBy as UsageGroupBy;
+      if (!['', 'model', 'key', 'project', 'hour', 'status'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, hour, status or empty');
       const scope = r.scope?.scopeType ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) } : undefined;
       const rows = await d.usage.query({ scope, from: r.fromMs, to: r.toMs || now() + 1, groupBy });
       return {
-        rows: rows.map((x) => ({ group: x.grp, requests: x.requests, promptTokens: x.prompt_tokens, completionTokens: x.completion_tokens, cachedTokens: x.cached_tokens, costMicros: x.cost_micros })),
+        rows: rows.map((x) => ({ group: x.grp, requests: x.requests, refused: x.refused, failed: x.failed, promptTokens: x.prompt_tokens, completionTokens: x.completion_tokens, cachedTokens: x.cached_tokens, costMicros: x.cost_micros })),
       };
     }),
     ListAudit: h(async (r: accountingV1.ListAuditRequest__Output) => ({ events: (await t.listAudit({ sinceMs: r.sinceMs, limit: r.limit, targetId: r.targetId || undefined })).map(toAudit) })),

@@ -3,6 +3,9 @@ import type { LedgerRecord, LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds, scopeKey } from '@llmgw/tenancy';
 import { type Kysely, sql } from 'kysely';
 
+/** How QueryUsage may group its rows. */
+export type UsageGroupBy = '' | 'model' | 'key' | 'project' | 'hour' | 'status';
+
 export function toUsageRow(r: LedgerRecord): NewUsageRow {
   const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
   const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
@@ -73,12 +76,12 @@ export class UsageStore {
     const r = await sql<{ n: number }>`
       with moved as (
         update usage set rolled_up = 1 where rolled_up = 0
-        returning ts, key_id, project_id, served_model, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+        returning ts, key_id, project_id, served_model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros
       ), agg as (
-        insert into usage_rollup (hour_ts, key_id, project_id, model, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by (ts / 3600000) * 3600000, key_id, served_model
-        on conflict (hour_ts, key_id, model) do update set
+        insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+        select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+        from moved group by (ts / 3600000) * 3600000, key_id, served_model, status
+        on conflict (hour_ts, key_id, model, status) do update set
           requests = usage_rollup.requests + excluded.requests,
           prompt_tokens = usage_rollup.prompt_tokens + excluded.prompt_tokens,
           completion_tokens = usage_rollup.completion_tokens + excluded.completion_tokens,
@@ -123,8 +126,13 @@ export class UsageStore {
     return rows.length;
   }
 
-  /** Usage totals in [from, to), optionally grouped; rollups plus the un-rolled tail. */
-  async query(opts: { scope?: { type: ScopeType; id: string }; from: number; to: number; groupBy: '' | 'model' | 'key' | 'project' | 'hour' }) {
+  /**
+   * Usage totals in [from, to), optionally grouped; rollups plus the un-rolled
+   * tail. `requests` counts served requests (status below 400); `refused`
+   * (4xx: limits, auth, bad input, admission) and `failed` (5xx) are counted
+   * apart, with the tokens and cost they carried (usually none).
+   */
+  async query(opts: { scope?: { type: ScopeType; id: string }; from: number; to: number; groupBy: UsageGroupBy }) {
     const f = opts.scope ? scopeFilter(opts.scope.type, opts.scope.id) : sql`true`;
     const g = {
       '': sql`''`,
@@ -132,19 +140,33 @@ export class UsageStore {
       key: sql`key_id`,
       project: sql`project_id`,
       hour: sql`cast(hour_ts as text)`,
+      status: sql`cast(status as text)`,
     }[opts.groupBy];
-    const r = await sql<{ grp: string; requests: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_micros: number }>`
+    const r = await sql<{ grp: string; requests: number; refused: number; failed: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_micros: number }>`
       with u as (
-        select hour_ts, key_id, project_id, model, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+        select hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros
           from usage_rollup where hour_ts >= ${opts.from} and hour_ts < ${opts.to} and ${f}
         union all
-        select (ts / 3600000) * 3600000, key_id, project_id, served_model, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+        select (ts / 3600000) * 3600000, key_id, project_id, served_model, status, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
           from usage where rolled_up = 0 and ts >= ${opts.from} and ts < ${opts.to} and ${f}
       )
-      select ${g} as grp, sum(requests)::bigint as requests, sum(prompt_tokens)::bigint as prompt_tokens,
-        sum(completion_tokens)::bigint as completion_tokens, sum(cached_tokens)::bigint as cached_tokens, sum(cost_micros)::bigint as cost_micros
+      select ${g} as grp,
+        coalesce(sum(case when status < 400 then requests end), 0)::bigint as requests,
+        coalesce(sum(case when status >= 400 and status < 500 then requests end), 0)::bigint as refused,
+        coalesce(sum(case when status >= 500 then requests end), 0)::bigint as failed,
+        sum(prompt_tokens)::bigint as prompt_tokens, sum(completion_tokens)::bigint as completion_tokens,
+        sum(cached_tokens)::bigint as cached_tokens, sum(cost_micros)::bigint as cost_micros
       from u group by 1 order by 1`.execute(this.db);
-    return r.rows.map((x) => ({ ...x, requests: Number(x.requests), prompt_tokens: Number(x.prompt_tokens), completion_tokens: Number(x.completion_tokens), cached_tokens: Number(x.cached_tokens), cost_micros: Number(x.cost_micros) }));
+    return r.rows.map((x) => ({
+      ...x,
+      requests: Number(x.requests),
+      refused: Number(x.refused),
+      failed: Number(x.failed),
+      prompt_tokens: Number(x.prompt_tokens),
+      completion_tokens: Number(x.completion_tokens),
+      cached_tokens: Number(x.cached_tokens),
+      cost_micros: Number(x.cost_micros),
+    }));
   }
 
   async countByRequestIds(ids: string[]): Promise<Map<string, number>> {

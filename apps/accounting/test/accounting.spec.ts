@@ -135,7 +135,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([['req-0', 2]]);
     expect(counts.size).toBe(30);
     const q = await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'model' });
-    expect(q.rows).toEqual([{ group: 'm', requests: 31, promptTokens: 310, completionTokens: 620, cachedTokens: 0, costMicros: 3100 }]);
+    expect(q.rows).toEqual([{ group: 'm', requests: 31, refused: 0, failed: 0, promptTokens: 310, completionTokens: 620, cachedTokens: 0, costMicros: 3100 }]);
     const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id });
     expect(shown.lastUsedAtMs).toBeGreaterThan(0);
   });
@@ -157,6 +157,27 @@ describe('accounting service (PGlite, in-process stores)', () => {
     await acc.rollupNow();
     expect(await acc.usage.rollup()).toBe(0);
     expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3200);
+  });
+
+  it('counts refused (4xx) and failed (5xx) requests apart from served ones, before and after rollup, and groups by status', async () => {
+    const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'refusals' });
+    const k = created.key!;
+    const zero = { promptTokens: 0, completionTokens: 0, costMicros: 0 };
+    await stores.ledger.append(rec(500, k.id, k.projectId, { recordId: 'st-1' }));
+    await stores.ledger.append(rec(501, k.id, k.projectId, { recordId: 'st-2', status: 429, ...zero }));
+    await stores.ledger.append(rec(502, k.id, k.projectId, { recordId: 'st-3', status: 429, ...zero }));
+    await stores.ledger.append(rec(503, k.id, k.projectId, { recordId: 'st-4', status: 503, ...zero }));
+    await until(async () => (await acc.usage.countByRequestIds(['req-500', 'req-501', 'req-502', 'req-503'])).size === 4);
+    const total = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id } })).rows;
+    const byStatus = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'status' })).rows.map((r) => [r.group, r.requests, r.refused, r.failed]);
+    const want = [{ group: '', requests: 1, refused: 2, failed: 1, promptTokens: 10, completionTokens: 20, cachedTokens: 0, costMicros: 100 }];
+    const wantByStatus = [['200', 1, 0, 0], ['429', 0, 2, 0], ['503', 0, 0, 1]];
+    expect(await total()).toEqual(want);
+    expect(await byStatus()).toEqual(wantByStatus);
+    await acc.rollupNow();
+    expect(await total()).toEqual(want);
+    expect(await byStatus()).toEqual(wantByStatus);
+    await expect(admin('QueryUsage', { groupBy: 'colour' })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
   });
 
   it('writes last_used_at at most once a minute per key', async () => {

@@ -114,6 +114,16 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('usage_by_request').on('usage').column('request_id').execute();
     },
   },
+  '0003_usage_rollup_status': {
+    // Refused and failed requests are counted apart from served ones: the
+    // rollup keeps the HTTP status. Rows rolled up before this migration mixed
+    // every status; they are kept as 200 (served) — their split is not known.
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('usage_rollup').addColumn('status', 'integer', (c) => c.notNull().defaultTo(200)).execute();
+      await db.schema.alterTable('usage_rollup').dropConstraint('usage_rollup_pk').execute();
+      await db.schema.alterTable('usage_rollup').addPrimaryKeyConstraint('usage_rollup_pk', ['hour_ts', 'key_id', 'model', 'status']).execute();
+    },
+  },
 };
 
 class StaticProvider implements MigrationProvider {

@@ -106,6 +106,8 @@ export interface UsageRollupTable {
   key_id: string;
   project_id: string;
   model: string;
+  /** HTTP status the requests ended with (2xx served, 4xx refused, 5xx failed). */
+  status: ColumnType<number, number | undefined, number>;
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;

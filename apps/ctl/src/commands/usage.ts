@@ -13,8 +13,9 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
       .description('usage totals from the ledger (hourly rollups plus the not-yet-rolled tail)')
       .option('--scope <type:ref>', 'org:<ref> | team:<ref> | project:<ref> | key:<ref>')
       .option('--since <duration>', 'how far back, e.g. 24h, 7d', '24h')
-      .option('--by <group>', 'group rows by model | key | project | hour'),
+      .option('--by <group>', 'group rows by model | key | project | hour | status (HTTP status code)'),
   ).action(async (o: { scope?: string; since: string; by?: string }, cmd: Command) => {
+    if (o.by !== undefined && !['model', 'key', 'project', 'hour', 'status'].includes(o.by)) throw usageError(`--by must be model, key, project, hour or status, got "${o.by}"`);
     let scope: { scopeType: string; scope: string } | undefined;
     if (o.scope) {
       const m = /^(org|team|project|key):(.+)$/.exec(o.scope);
@@ -29,8 +30,9 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
     }
     const r = await ctx.accounting(cmd).call<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope, fromMs: Date.now() - since, groupBy: o.by ?? '' });
     ctx.out(cmd, r.rows, () =>
-      table([(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'], r.rows.map((x) => [
-        o.by === 'hour' ? time(Number(x.group)) : x.group || 'total', x.requests, x.promptTokens, x.completionTokens, x.cachedTokens, units(x.costMicros),
+      // REQUESTS are the served ones; refused (4xx: limits, auth, bad input) and failed (5xx) are apart.
+      table([(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'REFUSED', 'FAILED', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'], r.rows.map((x) => [
+        o.by === 'hour' ? time(Number(x.group)) : x.group || 'total', x.requests, x.refused, x.failed, x.promptTokens, x.completionTokens, x.cachedTokens, units(x.costMicros),
       ])),
     );
   });

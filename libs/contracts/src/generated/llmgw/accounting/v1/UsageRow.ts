@@ -9,6 +9,8 @@ export interface UsageRow {
   'completionTokens'?: (number | string | Long);
   'cachedTokens'?: (number | string | Long);
   'costMicros'?: (number | string | Long);
+  'refused'?: (number | string | Long);
+  'failed'?: (number | string | Long);
 }
 
 export interface UsageRow__Output {
@@ -18,4 +20,6 @@ export interface UsageRow__Output {
   'completionTokens': (number);
   'cachedTokens': (number);
   'costMicros': (number);
+  'refused': (number);
+  'failed': (number);
 }
