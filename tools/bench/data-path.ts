@@ -174,6 +174,13 @@ async function main(): Promise<void> {
       }
     }
 
+    const metric = async (name: string) => {
+      const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(await (await fetch(`${router.urls.admin}/metrics`)).text());
+      return m ? Number(m[1]) : 0;
+    };
+    let served = RATES.reduce((n, r) => n + r * (WARMUP + SECONDS), 0);
+    console.log(`durable usage hold: ${await metric('llmgw_usage_durable_hold_timeouts_total')} of ${served} responses released by the 5 s timeout before their record was in the ledger`);
+
     if (!SKIP.has('steps')) {
       const lo = quick ? 100 : 300;
       const hi = quick ? 300 : 1000;
@@ -196,6 +203,9 @@ async function main(): Promise<void> {
         if (!ok) break;
       }
     }
+
+    if (!SKIP.has('saturation')) served += LADDER.reduce((n, r) => n + r * (quick ? 2 : 6), 0);
+    console.log(`durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`);
 
     if (!SKIP.has('streams')) {
       console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s`);

@@ -16,7 +16,15 @@ interface Hold {
 export class DurableEnds {
   private readonly held = new Map<string, Hold[]>();
 
-  constructor(private readonly maxHoldMs = 5_000) {}
+  /**
+   * @param maxHoldMs longest a finished response waits for its record
+   * @param onTimeout called when a hold ends by its timer, not by the record (the record then
+   *   sits only in router memory until the append is acknowledged)
+   */
+  constructor(
+    private readonly maxHoldMs = 5_000,
+    private readonly onTimeout: () => void = () => {},
+  ) {}
 
   private drop(id: string, h: Hold): void {
     const list = this.held.get(id);
@@ -49,7 +57,10 @@ export class DurableEnds {
       if (recorded || pending) return origEnd(...args);
       pending = args;
       // Never hold a response forever if no record comes (e.g. a handler path that records nothing).
-      timer = setTimeout(hold.release, this.maxHoldMs);
+      timer = setTimeout(() => {
+        if (!recorded) this.onTimeout();
+        hold.release();
+      }, this.maxHoldMs);
       timer.unref?.();
       return res;
     }) as ServerResponse['end'];

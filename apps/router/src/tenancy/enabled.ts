@@ -84,7 +84,12 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   const local = new MemoryLimitCounters();
   const cache = new KeyCache(t.cache_ttl, t.negative_cache_ttl);
   const inflight = new Map<string, Promise<Principal | null>>();
-  const ends = new DurableEnds();
+  const holdTimeouts = new Counter({
+    name: 'llmgw_usage_durable_hold_timeouts_total',
+    help: 'Responses whose final bytes were released by the durable-usage hold timeout before their usage record reached the ledger.',
+    registers: [deps.registry],
+  });
+  const ends = new DurableEnds(5_000, () => holdTimeouts.inc());
   const resolver = over.resolve ? undefined : t.accounting_address ? new ResolverClient(t.accounting_address, t.accounting_tls) : undefined;
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
   const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolve(hash, t.resolve_timeout), cfg.default_band));

@@ -296,4 +296,30 @@ describe('durable ends', () => {
     a.res.end('A');
     expect(a.ended).toEqual([['A']]);
   });
+
+  it('releases an end whose record never comes after the hold timeout, and counts only those', () => {
+    jest.useFakeTimers();
+    try {
+      let timeouts = 0;
+      const d = new DurableEnds(1000, () => timeouts++);
+      const late = fakeRes();
+      const onTime = fakeRes();
+      d.track('late', late.res);
+      d.track('on-time', onTime.res);
+      late.res.end('L');
+      onTime.res.end('O');
+      jest.advanceTimersByTime(999);
+      expect(late.ended).toEqual([]);
+      d.release('on-time');
+      expect(onTime.ended).toEqual([['O']]);
+      jest.advanceTimersByTime(1);
+      expect(late.ended).toEqual([['L']]);
+      expect(timeouts).toBe(1);
+      d.release('late'); // the record arriving afterwards changes nothing
+      expect(late.ended).toEqual([['L']]);
+      expect(timeouts).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
