@@ -7,7 +7,7 @@
  */
 import { ControlClient, FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
 import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
-import { spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
+import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,8 +74,8 @@ export class TestFleet {
   private readonly retired: SpawnedRole[] = [];
   /** Engine process groups seen (pgid → http port), for clean-up. */
   private readonly pgids = new Map<number, number>();
-  /** Engine ports: the scheduler's range, random per fleet so parallel suites do not collide. */
-  readonly portBase = 21000 + Math.floor(Math.random() * 110) * 100;
+  /** Engine ports: the scheduler's range, free when the fleet starts. */
+  private ports: [number, number] = [0, 0];
 
   constructor(private readonly catalog: object, readonly nodes: readonly FleetNodeSpec[]) {}
 
@@ -130,7 +130,7 @@ export class TestFleet {
       drain_timeout: '2s',
       report_grace: '30s',
       backoff: { base: '300ms', max: '2s' },
-      port_range: [this.portBase, this.portBase + 99],
+      port_range: this.ports,
       log_level: 'info',
     }));
     this.scheduler = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
@@ -166,7 +166,7 @@ export class TestFleet {
       fake_gpus: node.fakeGpus,
       work_dir: this.workDir(id),
       engines: { sim: {} },
-      port_range: [this.portBase, this.portBase + 99],
+      port_range: this.ports,
       heartbeat_interval: '200ms',
       stats_interval: '500ms',
       health_interval: '100ms',
@@ -183,6 +183,7 @@ export class TestFleet {
 
   /** The whole stack: inventory, the agents, the scheduler, then (unless `router: false`) the router once the catalog view is in Redis. */
   async start(o: { router?: boolean } = {}): Promise<void> {
+    this.ports = await freePortRange(100);
     this.writeCatalog();
     await this.startInventory();
     for (const n of this.nodes) await this.startAgent(n.id);

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { waitUntil } from '@llmgw/testing';
+import { freePortRange, waitUntil } from '@llmgw/testing';
 import { FLEET_NODES, fleetKeyPrefix, STOP_DEADLINE_MS } from '../src/main';
 
 // `llmgw up --fleet` as a real process: inventory, the placement-scheduler and two fake-GPU
@@ -48,13 +48,13 @@ const engineRecords = () =>
     return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.json')) : [];
   });
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'llmgw-up-fleet-'));
-  const low = 21000 + Math.floor(Math.random() * 110) * 100;
+  const [low, high] = await freePortRange(100);
   proc = spawn(
     process.execPath,
     [LLMGW, 'up', '--fleet', '--redis-url', 'redis://127.0.0.1:6379', '--no-auth', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0',
-      '--control-port', '0', '--engine-ports', `${low}-${low + 99}`, '--data-dir', dataDir, '--decode-tps', '500'],
+      '--control-port', '0', '--engine-ports', `${low}-${high}`, '--data-dir', dataDir, '--decode-tps', '500'],
     { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', LLMGW_QUIET_BUILD: '1' } },
   );
   proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
