@@ -13,7 +13,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { createLogger } from '@llmgw/observability';
 import { startStack, type RunningStack, type UpOptions } from './stack';
 
-export { PARTS, startStack, type Part, type RunningStack, type StartedPart, type UpContext, type UpOptions } from './stack';
+export { FLEET_NODES, PARTS, demoCatalog, fleetKeyPrefix, startStack, type Part, type RunningStack, type StartedPart, type UpContext, type UpOptions } from './stack';
 
 /** How long a signal may take to stop everything before `up` gives up on a clean stop and exits 1. */
 export const STOP_DEADLINE_MS = 5_000;
@@ -26,9 +26,16 @@ function int(name: string, min: number) {
   };
 }
 
+function ports(v: string): [number, number] {
+  const m = /^(\d+)-(\d+)$/.exec(v);
+  const r = m ? ([Number(m[1]), Number(m[2])] as [number, number]) : undefined;
+  if (!r || r[0] < 1024 || r[1] > 65535 || r[0] > r[1]) throw new InvalidArgumentError('--engine-ports must be low-high within 1024-65535');
+  return r;
+}
+
 export function buildCommand(): Command {
   return new Command('llmgw up')
-    .description('Run the whole stack on this machine on embedded defaults: sim-engines, admission, accounting (PGlite), routers.')
+    .description('Run the whole stack on this machine on embedded defaults: sim-engines, admission, accounting (PGlite), routers (--fleet: plus inventory, placement-scheduler, fake-GPU node-agents).')
     .option('--host <host>', 'address every listener binds to', '127.0.0.1')
     .option('--port <port>', 'client API port of the first router (the next routers take the following ports)', int('--port', 0), 8080)
     .option('--admin-port <port>', 'admin port (/metrics, /healthz) of the first router', int('--admin-port', 0), 9090)
@@ -44,6 +51,9 @@ export function buildCommand(): Command {
     .option('--redis-url <url>', 'use Redis for counters, the usage stream and invalidation instead of in-process stores')
     .option('--database-url <url>', 'use this PostgreSQL (postgres://…) instead of PGlite')
     .option('--log-level <level>', 'trace | debug | info | warn | error | silent', 'warn')
+    .option('--fleet', 'also run inventory, the placement-scheduler and two fake-GPU node-agents (one per fabric) placing a demo catalog (needs --redis-url)')
+    .option('--engine-ports <low-high>', 'with --fleet: the ports engines are given', ports, [20000, 20999])
+    .option('--control-port <port>', "with --fleet: the placement-scheduler's ControlService port (7074, where `llmgw ctl` looks by default)", int('--control-port', 0), 7074)
     .addHelpText(
       'after',
       `
@@ -56,7 +66,12 @@ Ctrl-C (SIGINT) or SIGTERM stops everything; a stop that takes longer than ${STO
 Examples:
   llmgw up
   llmgw up --routers 2 --engines 3
-  llmgw up --no-auth --port 18080 --admin-port 19090`,
+  llmgw up --no-auth --port 18080 --admin-port 19090
+  llmgw up --fleet --redis-url redis://127.0.0.1:6379   # then: llmgw ctl nodes | replicas | explain-placement demo
+
+With --fleet the demo model is served by replicas the placement-scheduler places on two simulated
+nodes (4 fake h100-80g GPUs each, fabrics fab-a and fab-b), and "<model>-lazy" is loaded on demand:
+its first request answers 503 model_loading with Retry-After, then it serves.`,
     )
     .exitOverride();
 }
@@ -81,6 +96,7 @@ export function banner(stack: RunningStack): string {
     'Try:',
     `  curl -s ${routerUrls[0]}/v1/chat/completions -H 'content-type: application/json'${auth} \\`,
     `    -d '{"model":"${o.model}","messages":[{"role":"user","content":"Hello!"}],"max_tokens":16}'`,
+    ...(stack.ctx.controlUrl ? [`  llmgw ctl --control ${stack.ctx.controlUrl.replace(/^http:\/\//, '')} replicas`] : []),
     '',
     'Stop with Ctrl-C.',
     '',

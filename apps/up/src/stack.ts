@@ -5,13 +5,19 @@
  * shared context (engine endpoints, service addresses) and publishes its own.
  * Adding a service to `up` is one part here and one line in PARTS.
  */
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
 import { ensureDemoTenant, start as startAccounting } from '@llmgw/app-accounting';
 import { start as startAdmission } from '@llmgw/app-admission';
+import { start as startInventory } from '@llmgw/app-inventory';
+import { nodeAgentService } from '@llmgw/app-node-agent';
+import { start as startScheduler } from '@llmgw/app-placement-scheduler';
 import { start as startRouter } from '@llmgw/app-router';
 import { start as startSimEngine } from '@llmgw/app-sim-engine';
 import type { Logger } from '@llmgw/observability';
+import { startService } from '@llmgw/service';
 
 export interface UpOptions {
   host: string;
@@ -29,6 +35,12 @@ export interface UpOptions {
   databaseUrl?: string;
   decodeTps: number;
   logLevel: string;
+  /** Inventory, the placement-scheduler and two fake-GPU node-agents place the demo catalog (needs redisUrl). */
+  fleet?: boolean;
+  /** The placement-scheduler's ControlService (what `llmgw ctl` dials by default) with --fleet. */
+  controlPort?: number;
+  /** With --fleet: the ports engines are given, [low, high]. */
+  enginePorts?: [number, number];
 }
 
 /** What the parts started so far publish for the parts after them. */
@@ -43,6 +55,10 @@ export interface UpContext {
   demoKey?: string;
   /** True when the demo key already existed (its secret is not kept). */
   demoKeyExisted: boolean;
+  /** With --fleet: where routers and admission read the endpoints the placement-scheduler publishes. */
+  endpointSource?: { kind: 'redis'; redis_url: string; key_prefix: string };
+  /** With --fleet: the placement-scheduler's ControlService. */
+  controlUrl?: string;
 }
 
 export interface StartedPart {
@@ -65,12 +81,84 @@ const simEngines: Part = {
   name: 'sim-engines',
   async start(ctx, add) {
     const { o } = ctx;
+    if (o.fleet) return add({ summary: ['  engines      placed on the fleet by the placement-scheduler (--fleet)'], close: async () => undefined });
     for (let i = 0; i < o.engines; i++) {
       const e = await startSimEngine({ host: o.host, port: 0, models: [o.model], decodeTps: o.decodeTps, seed: i + 1, logLevel: o.logLevel as never });
       ctx.endpoints.push({ name: `sim-${i + 1}`, url: e.url, model: o.model, engine: 'vllm' });
       add({ summary: [], close: () => e.close() });
     }
     add({ summary: [`  engines      ${o.engines} × sim-engine serving "${o.model}": ${ctx.endpoints.map((e) => e.url).join(', ')}`], close: async () => undefined });
+  },
+};
+
+/** The Redis key prefix of one data directory's `--fleet` (two `up`s on one Redis do not share a leader lock or endpoints). */
+export function fleetKeyPrefix(dataDir: string): string {
+  return `llmgw:up:${createHash('sha256').update(resolve(dataDir, 'fleet')).digest('hex').slice(0, 8)}:`;
+}
+
+/** The two simulated nodes of `--fleet`: one per fabric, so a 2-node model would have to stay in one. */
+export const FLEET_NODES = [
+  { id: 'up-gpu-a', fakeGpus: '4xh100-80g,fabric=fab-a' },
+  { id: 'up-gpu-b', fakeGpus: '4xh100-80g,fabric=fab-b' },
+] as const;
+
+/** The `--fleet` demo catalog: the demo model always on, `<model>-lazy` on demand. */
+export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'>): object {
+  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', args: ['--decode-tps', String(o.decodeTps)], startup_timeout: '2m' };
+  return {
+    models: [
+      { name: o.model, source: `sim/${o.model}`, scaling: { min: 1, max: 1 }, profiles: [profile] },
+      { name: `${o.model}-lazy`, source: `sim/${o.model}-lazy`, scaling: { min: 0, max: 1, idle_timeout: '5m' }, profiles: [profile] },
+    ],
+  };
+}
+
+/**
+ * `--fleet`: inventory, two node-agents on fake GPUs (one per fabric) whose
+ * shards are sim-engine processes, and the placement-scheduler with the demo
+ * catalog. Routers and admission then read the endpoints it publishes in
+ * Redis (under a prefix of this data directory's own). Engines stop with `up`.
+ */
+const fleet: Part = {
+  name: 'fleet',
+  async start(ctx, add) {
+    const { o } = ctx;
+    if (!o.fleet) return;
+    if (!o.redisUrl) throw new Error('--fleet needs --redis-url: routers read the endpoints the placement-scheduler publishes there');
+    const dir = resolve(o.dataDir, 'fleet');
+    mkdirSync(dir, { recursive: true });
+    const prefix = fleetKeyPrefix(o.dataDir);
+    const level = o.logLevel as never;
+    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, insecure_agents: true, lost_after: '15s', log_level: level } });
+    add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
+    const mgmt = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
+    for (const n of FLEET_NODES) {
+      const agent = await startService(nodeAgentService(), {
+        configSource: `llmgw up (${n.id})`,
+        config: {
+          node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, engine_bind_host: o.host, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
+          engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
+        },
+      });
+      add({ summary: [`  node-agent   ${n.id}: ${n.fakeGpus} (fake GPUs; shards run as sim-engines)`], close: () => agent.close() });
+    }
+    const catalog = join(dir, 'catalog.yaml');
+    writeFileSync(catalog, stringify(demoCatalog(o)));
+    const sched = await startScheduler({
+      config: {
+        catalog, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        redis: { url: o.redisUrl, key_prefix: prefix }, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
+      },
+    });
+    add({ summary: [`  placement    ${sched.urls.control} (ControlService: llmgw ctl --control ${sched.urls.control.replace(/^http:\/\//, '')} replicas); catalog ${catalog}`], close: () => sched.close() });
+    ctx.controlUrl = sched.urls.control;
+    ctx.endpointSource = { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix };
+    // The always-on model serves before the banner says "up" (or up says why not).
+    const deadline = Date.now() + 120_000;
+    while (!sched.service.scheduler.reconciler.replicaViews().some((r) => r.model === o.model && r.state === 'ready')) {
+      if (Date.now() > deadline) throw new Error(`the placement-scheduler did not get ${o.model} ready within 120 s; see llmgw ctl explain-placement ${o.model}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   },
 };
 
@@ -108,6 +196,7 @@ const admission: Part = {
         admin_listen: `${o.host}:0`,
         log_level: o.logLevel as never,
         endpoints: ctx.endpoints,
+        ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
         ...(o.redisUrl ? { leader: { redis_url: o.redisUrl } } : {}),
       } as never,
     });
@@ -127,6 +216,7 @@ const routers: Part = {
           admin_listen: `${o.host}:${o.adminPort === 0 ? 0 : o.adminPort + i}`,
           log_level: o.logLevel as never,
           endpoints: ctx.endpoints,
+          ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
           admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl } : { mode: 'off' },
           tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, redis_url: o.redisUrl } : { enabled: false },
         } as never,
@@ -138,7 +228,9 @@ const routers: Part = {
 };
 
 /** Started in this order, closed in the reverse one; the banner lists them front (routers) to back. */
-export const PARTS: readonly Part[] = [simEngines, accounting, admission, routers];
+// The fleet starts after accounting: an embedded PGlite start blocks the event loop for seconds,
+// which would cost the in-process agents their heartbeats and the scheduler its lock.
+export const PARTS: readonly Part[] = [simEngines, accounting, fleet, admission, routers];
 
 export interface RunningStack {
   ctx: UpContext;

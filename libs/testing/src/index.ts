@@ -1,3 +1,4 @@
+export * from './ports';
 export * from './process';
 export * from './sim-agent';
 export * from './wait';

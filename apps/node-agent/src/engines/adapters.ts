@@ -184,8 +184,19 @@ export function findRepoRoot(from: string = __dirname): string | undefined {
 
 /**
  * Our sim-engine (`node <repo>/bin/llmgw.cjs sim-engine …`): what `llmgw
- * up` and the tests launch in place of a real engine. Single node; GPUs
- * are accepted (simulated) but not needed.
+ * up` and the tests launch in place of a real engine. GPUs are accepted
+ * (simulated) but not needed.
+ *
+ * Multi-node (a `sim` profile with `nodes > 1`): every rank runs a
+ * sim-engine on its own `http_port`. Rank 0 is the replica: its endpoint is
+ * reported, probed and scraped like any leader. A worker (rank > 0) stands
+ * for the headless process of a real engine: it is probed on its own port
+ * (READY only once it really serves, so a worker that cannot start fails its
+ * replica) but reports no endpoint, is never scraped and drains at once. Sim
+ * has no rendezvous: `leader_port` is reserved by the scheduler but unused,
+ * and a worker does not die with its leader; the reconciler stops the whole
+ * replica when any shard fails or its node is lost, as it does for real
+ * engines, and a multi-node shard is never restarted on its own.
  */
 export class SimEngineAdapter implements Engine {
   readonly kind: EngineKind = 'sim';
@@ -199,13 +210,20 @@ export class SimEngineAdapter implements Engine {
 
   validate(spec: agentV1.ShardSpec__Output, node: NodeContext): string[] {
     const p = commonProblems(spec, node);
-    if (Math.max(1, spec.nnodes) > 1) p.push('sim shards are single-node');
+    if (!(spec.httpPort > 0 && spec.httpPort < 65536) && spec.rank > 0) p.push('http_port is required for every sim shard (workers run a sim-engine too)');
     return p;
   }
 
   build(spec: agentV1.ShardSpec__Output, node: NodeContext): EngineCommand {
     const argv = [this.node, this.llmgw, 'sim-engine', '--host', bindHost(node), '--port', String(spec.httpPort), '--model', servedName(spec), ...spec.args];
-    return { argv, env: baseEnv(spec, node), servedModelName: servedName(spec), ...probes(spec, node, node.mgmtAddr) };
+    const cmd: EngineCommand = { argv, env: baseEnv(spec, node), servedModelName: servedName(spec), ...probes(spec, node, node.mgmtAddr) };
+    if (spec.rank > 0) {
+      // A worker: readiness from its own sim-engine, nothing routers or the stats loop would see.
+      const own = probes({ ...spec, rank: 0 }, node, node.mgmtAddr);
+      cmd.healthUrl = own.healthUrl;
+      cmd.modelsUrl = own.modelsUrl;
+    }
+    return cmd;
   }
 
   flags(): string[] {

@@ -108,11 +108,26 @@ describe('adapters: argv and environment', () => {
     expect(vllm.validate(s, NODE)).toContain(problem);
   });
 
-  it.each([
-    ['llama.cpp', llama, 'llama.cpp shards are single-node'],
-    ['sim', new SimEngineAdapter(), 'sim shards are single-node'],
-  ])('%s refuses multi-node', (_w, engine, problem) => {
-    expect(engine.validate(multi(0), NODE)).toContain(problem);
+  it('llama.cpp refuses multi-node', () => {
+    expect(llama.validate(multi(0), NODE)).toContain('llama.cpp shards are single-node');
+  });
+
+  it('sim runs a multi-node replica: a sim-engine per rank, rank 0 serves, a worker is probed on its own port but publishes nothing', () => {
+    const sim = new SimEngineAdapter();
+    const node = { ...NODE, bindHost: '127.0.0.1', mgmtAddr: '127.0.0.1' };
+    const leader = multi(0, { engine: 'sim', servedModelName: 'big', httpPort: 20001 });
+    const worker = multi(1, { engine: 'sim', servedModelName: 'big', httpPort: 20003 });
+    expect(sim.validate(leader, NODE)).toEqual([]);
+    expect(sim.validate(worker, NODE)).toEqual([]);
+    expect(sim.validate({ ...worker, httpPort: 0 }, NODE)).toContain('http_port is required for every sim shard (workers run a sim-engine too)');
+    const l = sim.build(leader, node);
+    expect(l).toMatchObject({ endpoint: 'http://127.0.0.1:20001', healthUrl: 'http://127.0.0.1:20001/health', metricsUrl: 'http://127.0.0.1:20001/metrics' });
+    expect(l.env.NCCL_IB_HCA).toBe('=mlx5_0,mlx5_1');
+    const w = sim.build(worker, node);
+    expect(w.argv.slice(2, 7)).toEqual(['sim-engine', '--host', '127.0.0.1', '--port', '20003']);
+    expect(w).toMatchObject({ healthUrl: 'http://127.0.0.1:20003/health', modelsUrl: 'http://127.0.0.1:20003/v1/models', servedModelName: 'big' });
+    expect(w.endpoint).toBeUndefined();
+    expect(w.metricsUrl).toBeUndefined();
   });
 
   it('sim launches our sim-engine through the repository\'s bin/llmgw.cjs', () => {

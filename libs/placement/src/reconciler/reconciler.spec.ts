@@ -32,6 +32,12 @@ class Harness {
   pass() {
     return this.rec.reconcile(this.fleet.view());
   }
+  /** A pass that places, every shard Ready, a pass that sees it. */
+  async placeReady() {
+    await this.pass();
+    this.fleet.readyAll();
+    await this.pass();
+  }
   advance(ms: number) {
     this.t += ms;
   }
@@ -125,6 +131,31 @@ describe('Reconciler: failures', () => {
     expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.nodeId)).toEqual([first.shards[0].nodeId]);
   });
 
+  it('does not adopt a Lost node’s shards again: a single-node replica is re-placed on a survivor after one backoff', async () => {
+    const one = makeModel('one', [{ tp: 1 }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [one]);
+    await h.placeReady();
+    const lost = h.rec.replicaViews()[0].shards[0].nodeId;
+    h.fleet.lose(lost); // inventory keeps listing its READY shard
+    expect((await h.pass()).failed).toBe(1);
+    for (let i = 0; i < 3; i++) expect(await h.pass()).toMatchObject({ failed: 0, adopted: 0, orphansStopped: 0 });
+    h.advance(1_000);
+    expect((await h.pass()).placed).toBe(1);
+    expect(h.rec.replicaViews().map((v) => v.shards[0].nodeId)).toEqual([lost === 'n1' ? 'n2' : 'n1']);
+  });
+
+  it('never hands one port out twice on one management address, even across nodes (several agents on one host)', async () => {
+    const m = makeModel('m', [{ tp: 1 }], { min: 4, max: 4 });
+    const two = makeModel('two', [{ tp: 2, nodes: 2, gpusPerNode: 1 }], { min: 1, max: 1 });
+    const fleet = new SimFleet([{ id: 'x1', fabrics: ['ib-a'] }, { id: 'x2', fabrics: ['ib-a'] }]);
+    for (const n of fleet.nodes.values()) fleet.setNode(n.id, { mgmtAddr: '127.0.0.1' });
+    const h = new Harness(fleet, [two, m]);
+    await h.pass();
+    const ports = [...h.fleet.shards.values()].flatMap((s) => [s.spec!.httpPort, ...(s.spec!.rank === 0 && s.spec!.leaderPort ? [s.spec!.leaderPort] : [])]);
+    expect(ports).toHaveLength(7);
+    expect(new Set(ports).size).toBe(7);
+  });
+
   it('fails a replica that never becomes Ready within the startup timeout', async () => {
     const m = makeModel('slow', [{ tp: 1, startupTimeoutMs: 60_000 }], { min: 1, max: 1 });
     const h = new Harness(new SimFleet([{ id: 'n1' }]), [m]);
@@ -179,9 +210,7 @@ describe('Reconciler: excess and drains', () => {
   it('moves replicas off a draining node one at a time, each replacement Ready before the old one drains', async () => {
     const m = makeModel('m', [{ tp: 4 }], { min: 2, max: 2 });
     const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [m]);
-    await h.pass();
-    h.fleet.readyAll();
-    await h.pass();
+    await h.placeReady();
     // both replicas landed on different nodes (spread); put one more node in and drain n1
     h.fleet.addNode({ id: 'n3' });
     h.fleet.setNode('n1', { cordoned: true, draining: true });

@@ -249,8 +249,12 @@ export class Reconciler {
     const res = { placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] as string[] };
 
     // 1. Claim: shards of known replicas; adopt whole replicas from specs; the rest are orphans.
+    // A Lost node's shards are neither adopted nor orphans: inventory still lists them, but they
+    // count as failed (adopting them again would fail the replica again, every pass, and hold the
+    // model in backoff forever); if the node comes back, its agent reports what really runs.
     const claimed = new Set<string>();
     for (const r of this.replicas.values()) for (const s of r.shards) claimed.add(s.spec.shardId);
+    for (const rep of view.shards) if (nodes.get(rep.nodeId)?.condition === 'lost' || !nodes.has(rep.nodeId)) claimed.add(rep.shardId);
     const adoptable = new Map<string, ShardReport[]>();
     for (const rep of view.shards) {
       if (claimed.has(rep.shardId) || TERMINAL_SHARD_STATES.has(rep.state)) continue;
@@ -443,10 +447,16 @@ export class Reconciler {
     return { fleet, footprints };
   }
 
-  /** Ports on a node nobody uses: ours and every reported shard's. */
+  /**
+   * Ports nobody uses on a node's address: ours and every reported shard's on every node with the
+   * same management address (several agents on one host, as `llmgw up` and the tests run them,
+   * share one port space).
+   */
   private freePorts(nodeId: string, n: number, taken: Set<number>): number[] {
-    for (const r of this.replicas.values()) for (const s of r.shards) if (s.nodeId === nodeId) taken.add(s.spec.httpPort).add(s.spec.leaderPort);
-    for (const rep of this.view.shards) if (rep.nodeId === nodeId && rep.spec) taken.add(rep.spec.httpPort).add(rep.spec.leaderPort);
+    const addrOf = new Map(this.view.nodes.map((x) => [x.id, x.mgmtAddr]));
+    const here = (id: string) => id === nodeId || (!!addrOf.get(nodeId) && addrOf.get(id) === addrOf.get(nodeId));
+    for (const r of this.replicas.values()) for (const s of r.shards) if (here(s.nodeId)) taken.add(s.spec.httpPort).add(s.spec.leaderPort);
+    for (const rep of this.view.shards) if (here(rep.nodeId) && rep.spec) taken.add(rep.spec.httpPort).add(rep.spec.leaderPort);
     const out: number[] = [];
     for (let p = this.o.portRange[0]; p <= this.o.portRange[1] && out.length < n; p++) if (!taken.has(p)) out.push(p);
     if (out.length < n) throw new Error(`no free port left on ${nodeId} in ${this.o.portRange.join('-')}`);
@@ -458,10 +468,12 @@ export class Reconciler {
     const id = this.o.newReplicaId(m.name);
     const p = d.profile;
     const leader = nodes.get(d.shards[0].nodeId)!;
+    // Ports handed out in this launch, per management address (two shards on one host never share one).
     const taken = new Map<string, Set<number>>();
     const portsOf = (node: string, n: number) => {
-      const t = taken.get(node) ?? new Set<number>();
-      taken.set(node, t);
+      const key = nodes.get(node)?.mgmtAddr || node;
+      const t = taken.get(key) ?? new Set<number>();
+      taken.set(key, t);
       return this.freePorts(node, n, t);
     };
     const [httpPort, leaderPort] = portsOf(leader.id, d.shards.length > 1 ? 2 : 1);

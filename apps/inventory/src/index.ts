@@ -1,0 +1,6 @@
+/**
+ * The public entry of the inventory app: what a composition (`apps/up`) may use.
+ * Only projects tagged `type:composition` may import it (eslint.config.cjs);
+ * everything else in the app is private to it.
+ */
+export * from './main';

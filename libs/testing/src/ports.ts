@@ -1,0 +1,30 @@
+import { createServer } from 'node:net';
+
+/** True when `port` can be bound on 127.0.0.1 right now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A range of `size` consecutive ports, all free on 127.0.0.1 when checked,
+ * below the kernel's ephemeral range, for processes that are handed a port
+ * range rather than binding port 0 (the placement-scheduler's `port_range`,
+ * `llmgw up --engine-ports`). Random start, so parallel suites rarely even
+ * try the same one. Returns [low, high], inclusive.
+ */
+export async function freePortRange(size: number, opts: { min?: number; max?: number; random?: () => number } = {}): Promise<[number, number]> {
+  const min = opts.min ?? 21_000;
+  const max = opts.max ?? 32_000;
+  const random = opts.random ?? Math.random;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const low = min + Math.floor(random() * (max - min - size));
+    let ok = true;
+    for (let p = low; p < low + size && ok; p++) ok = await bindable(p);
+    if (ok) return [low, low + size - 1];
+  }
+  throw new Error(`no ${size} consecutive free ports found between ${min} and ${max}`);
+}
