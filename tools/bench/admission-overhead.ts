@@ -18,55 +18,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { arg, openLoop, pct, quick, QUIET } from './lib/open-loop';
 
-const quick = process.argv.includes('--quick');
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
 const RATES = (arg('rates') ?? (quick ? '200' : '500,1000')).split(',').map(Number);
 const SECONDS = Number(arg('seconds') ?? (quick ? 2 : 10));
 const WARMUP_SECONDS = Number(arg('warmup') ?? (quick ? 1 : 3));
-const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
-const QUIET = { keepOutput: false };
-
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-/** Open-loop load at `rate` req/s; latencies (ms) after the warm-up, errors, and how many were admitted on credit. */
-async function load(url: string, rate: number, seconds: number, warmup: number): Promise<{ lat: number[]; errors: number }> {
-  const agent = new Agent({ connections: 512, keepAliveTimeout: 30_000 });
-  const lat: number[] = [];
-  let errors = 0;
-  const inflight: Promise<void>[] = [];
-  const t0 = performance.now();
-  const total = (seconds + warmup) * rate;
-  const one = async (measure: boolean) => {
-    const s = performance.now();
-    try {
-      const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' }, dispatcher: agent });
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
-      else if (measure) lat.push(performance.now() - s);
-    } catch {
-      errors++;
-    }
-  };
-  for (let i = 0; i < total; i++) {
-    const due = t0 + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(one(i >= warmup * rate));
-  }
-  await Promise.all(inflight);
-  await agent.close();
-  return { lat, errors };
-}
 
 async function metric(adminUrl: string, re: RegExp): Promise<number> {
   const t = await (await fetch(`${adminUrl}/metrics`)).text();
@@ -104,7 +61,7 @@ async function main(): Promise<void> {
     console.log(`${SECONDS}s per rate and router after ${WARMUP_SECONDS}s warm-up; added = router p50/p99 minus the admission-off router's\n`);
     console.log('rate/s  router   p50 ms  p99 ms  added p50  added p99  errors  service Acquires');
     for (const rate of RATES) {
-      const off = await load(routers.off.url, rate, SECONDS, WARMUP_SECONDS);
+      const off = await openLoop(routers.off.url, rate, SECONDS, WARMUP_SECONDS);
       const row = (name: string, r: { lat: number[]; errors: number }, acquires: string) =>
         console.log(
           `${String(rate).padStart(6)}  ${name.padEnd(7)} ${pct(r.lat, 50).toFixed(2).padStart(7)} ${pct(r.lat, 99).toFixed(2).padStart(7)}  ${(pct(r.lat, 50) - pct(off.lat, 50)).toFixed(2).padStart(9)}  ${(pct(r.lat, 99) - pct(off.lat, 99)).toFixed(2).padStart(9)}  ${String(r.errors).padStart(6)}  ${acquires}`,
@@ -112,7 +69,7 @@ async function main(): Promise<void> {
       row('off', off, '-');
       for (const name of ['before', 'after'] as const) {
         const a0 = await metric(adm.urls.admin, /^llmgw_admission_wait_seconds_count\{[^}]*\} (\S+)/gm);
-        const r = await load(routers[name].url, rate, SECONDS, WARMUP_SECONDS);
+        const r = await openLoop(routers[name].url, rate, SECONDS, WARMUP_SECONDS);
         const a1 = await metric(adm.urls.admin, /^llmgw_admission_wait_seconds_count\{[^}]*\} (\S+)/gm);
         row(name, r, `${a1 - a0} of ${(SECONDS + WARMUP_SECONDS) * rate}`);
       }

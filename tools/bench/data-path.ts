@@ -29,7 +29,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { arg, failures, latencies, openLoop, pct, procUsage, type Sample } from './lib/open-loop';
+import { arg, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
 const RATES = (arg('rates') ?? (quick ? '200' : '200,500,1000')).split(',').map(Number);
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const pid = t.pid;
         const u0 = pid ? procUsage(pid) : undefined;
-                const s = await openLoop(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
+                const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
         const cpu = pid && u0 ? `${((1000 * (procUsage(pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
         const lat = latencies(s, WARMUP * 1000);
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       const step = quick ? 2 : 5;
       console.log(`\n2. load steps ${lo} → ${hi} → ${lo} req/s, ${step}s each: p99 ms in the first second after each step / rest of the phase`);
       for (const t of targets.slice(1, 3)) {
-        const s = await openLoop(t.url, [{ rate: lo, seconds: step }, { rate: hi, seconds: step }, { rate: lo, seconds: step }], { body: BODY, headers: t.headers });
+        const s = await openLoopPhases(t.url, [{ rate: lo, seconds: step }, { rate: hi, seconds: step }, { rate: lo, seconds: step }], { body: BODY, headers: t.headers });
         const w = (a: number, b: number) => f(pct(latencies(s, a * 1000, b * 1000), 99), 8);
         console.log(`  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`);
       }
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     if (!SKIP.has('saturation')) {
       console.log(`\n3. saturation of one router (everything on): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
       for (const rate of LADDER) {
-        const s: Sample[] = await openLoop(router.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: auth, connections: 2048 });
+        const s: Sample[] = await openLoopPhases(router.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: auth, connections: 2048 });
         const lat = latencies(s, 1000);
         const ok = pct(lat, 99) < 100 && failures(s) === 0;
         console.log(`  ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}`);

@@ -19,62 +19,14 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { arg, openLoop, pct, quick, QUIET } from './lib/open-loop';
 
-const quick = process.argv.includes('--quick');
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
 const RATES = (arg('rates') ?? (quick ? '200' : '200,500,1000')).split(',').map(Number);
 const SECONDS = Number(arg('seconds') ?? (quick ? 2 : 10));
 const WARMUP_SECONDS = Number(arg('warmup') ?? (quick ? 1 : 3));
 const STREAMS = Number(arg('streams') ?? (quick ? 100 : 1000));
 const STREAM_SECONDS = quick ? 3 : 20;
 const CANCELS = quick ? 3 : 10;
-
-const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
-
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-/** Open-loop load at `rate` req/s for `seconds`; latencies in ms (only after warm-up), error count. */
-async function load(url: string, rate: number, seconds: number, warmup: number): Promise<{ lat: number[]; errors: number; sent: number }> {
-  const agent = new Agent({ connections: 512, keepAliveTimeout: 30_000 });
-  const lat: number[] = [];
-  let errors = 0;
-  let sent = 0;
-  const inflight: Promise<void>[] = [];
-  const t0 = performance.now();
-  const total = (seconds + warmup) * rate;
-  const one = async (measure: boolean) => {
-    const s = performance.now();
-    try {
-      const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' }, dispatcher: agent });
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
-      else if (measure) lat.push(performance.now() - s);
-    } catch {
-      errors++;
-    }
-  };
-  for (let i = 0; i < total; i++) {
-    const due = t0 + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(one(i >= warmup * rate));
-    sent++;
-  }
-  await Promise.all(inflight);
-  await agent.close();
-  return { lat, errors, sent };
-}
-
-// Children log as in production (the router one line per request); their output is drained
-// unparsed so that reading it does not load this process, which is also the load generator.
-const QUIET = { keepOutput: false };
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -109,8 +61,8 @@ async function main(): Promise<void> {
     console.log(`\n1. added latency, short non-streaming completions (${SECONDS}s per rate after ${WARMUP_SECONDS}s warm-up)`);
     console.log('rate/s  direct p50  direct p99  router p50  router p99  added p50  added p99  errors(d/r)');
     for (const rate of RATES) {
-      const d = await load(direct.url, rate, SECONDS, WARMUP_SECONDS);
-      const r = await load(router.url, rate, SECONDS, WARMUP_SECONDS);
+      const d = await openLoop(direct.url, rate, SECONDS, WARMUP_SECONDS);
+      const r = await openLoop(router.url, rate, SECONDS, WARMUP_SECONDS);
       const f = (x: number) => x.toFixed(2).padStart(10);
       console.log(
         `${String(rate).padStart(6)}  ${f(pct(d.lat, 50))}  ${f(pct(d.lat, 99))}  ${f(pct(r.lat, 50))}  ${f(pct(r.lat, 99))}  ${f(pct(r.lat, 50) - pct(d.lat, 50))} ${f(pct(r.lat, 99) - pct(d.lat, 99))}  ${d.errors}/${r.errors}`,

@@ -1,19 +1,24 @@
-import { overrideListen, untilSignal } from '@llmgw/cli';
-import { Command, CommanderError } from 'commander';
-import { admissionServiceConfigSchema, parseConfig, readConfigFile, type AdmissionServiceConfig } from '@llmgw/config';
+import { overrideListen } from '@llmgw/cli';
+import { Command } from 'commander';
 import { endpointFlagsToConfig } from '@llmgw/endpoints';
-import { start } from './service';
+import { runCommandLine } from '@llmgw/service';
+import { admissionService } from './service';
 
-export { start } from './service';
-export type { StartOptions, RunningAdmission } from './service';
+export { start, admissionService } from './service';
+export type { StartOptions, RunningAdmission, AdmissionHandle } from './service';
 
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-/** `llmgw admission ...` */
-export async function main(argv: string[]): Promise<number | void> {
-  const program = new Command('llmgw admission')
+interface Flags {
+  config?: string; endpoint: string[]; host?: string; port?: string; adminPort?: string; redisUrl?: string;
+  instanceId?: string; lockTtl?: string; routerTtl?: string; scrapeInterval?: string; logLevel?: string;
+}
+
+/** Builds the `llmgw admission` command line (exported for tests and the help reference). */
+export function buildCommand(): Command {
+  return new Command('llmgw admission')
     .description('The admission service: band queues, saturation, tenant fairness and leases for every router (plan §7.2). One instance leads (leader lock); others stand by.')
     .option('-c, --config <file>', 'admission config file (YAML); see deploy/examples/admission.yaml')
     .option('--endpoint <spec>', 'a static endpoint to scrape, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]', collect, [])
@@ -37,39 +42,21 @@ Routers use it with (router config):
   admission: { mode: remote, address: "127.0.0.1:7070,127.0.0.1:7071" }`,
     )
     .exitOverride();
+}
 
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    throw e;
-  }
-  const o = program.opts<{
-    config?: string; endpoint: string[]; host?: string; port?: string; adminPort?: string; redisUrl?: string;
-    instanceId?: string; lockTtl?: string; routerTtl?: string; scrapeInterval?: string; logLevel?: string;
-  }>();
-
-  let cfg: AdmissionServiceConfig;
-  try {
-    const raw = (o.config ? readConfigFile(o.config) : {}) as Record<string, any>;
-    const input: Record<string, any> = { ...(raw ?? {}) };
-    if (o.endpoint.length) {
-      input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
-    }
-    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7070', o.host, o.port);
-    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9091', o.host, o.adminPort);
-    if (o.redisUrl || o.lockTtl) input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
-    if (o.instanceId) input.instance_id = o.instanceId;
-    if (o.routerTtl) input.router_ttl = o.routerTtl;
-    if (o.scrapeInterval) input.scrape_interval = o.scrapeInterval;
-    if (o.logLevel) input.log_level = o.logLevel;
-    cfg = parseConfig(admissionServiceConfigSchema, input, o.config ?? 'command line');
-  } catch (e) {
-    process.stderr.write(`llmgw admission: ${(e as Error).message}\n`);
-    return 2;
-  }
-
-  const running = await start({ config: cfg });
-  await untilSignal(() => running.close());
-  return 0;
+/** `llmgw admission ...` */
+export function main(argv: string[]): Promise<number> {
+  return runCommandLine(argv, admissionService(), {
+    command: buildCommand(),
+    apply(o: Flags, input) {
+      if (o.endpoint.length) input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
+      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7070', o.host, o.port);
+      if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9091', o.host, o.adminPort);
+      if (o.redisUrl || o.lockTtl) input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
+      if (o.instanceId) input.instance_id = o.instanceId;
+      if (o.routerTtl) input.router_ttl = o.routerTtl;
+      if (o.scrapeInterval) input.scrape_interval = o.scrapeInterval;
+      if (o.logLevel) input.log_level = o.logLevel;
+    },
+  });
 }

@@ -1,7 +1,6 @@
 import { overrideListen } from '@llmgw/cli';
-import { readConfigFile } from '@llmgw/config';
-import { runService } from '@llmgw/service';
-import { Command, CommanderError } from 'commander';
+import { runCommandLine } from '@llmgw/service';
+import { Command } from 'commander';
 import { inventoryService } from './service';
 
 export { start, inventoryService } from './service';
@@ -41,36 +40,26 @@ Agents dial agent_listen (default :7443); the placement-scheduler and \`llmgw ct
     .exitOverride();
 }
 
+interface Flags {
+  config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; redisPrefix?: string; instanceId?: string;
+  agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
+}
+
 /** `llmgw inventory ...` */
-export async function main(argv: string[]): Promise<number | void> {
-  const program = buildCommand();
-  program.configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    throw e;
-  }
-  const o = program.opts<{
-    config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; redisPrefix?: string; instanceId?: string;
-    agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
-  }>();
-  let input: Record<string, any>;
-  try {
-    input = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
-    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7074', o.host, o.port);
-    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
-    if (o.agentListen) input.agent_listen = o.agentListen;
-    if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
-    if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
-    if (o.instanceId) input.instance_id = o.instanceId;
-    if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
-    if (o.insecureAgents) input.insecure_agents = true;
-    if (o.lostAfter) input.lost_after = o.lostAfter;
-    if (o.logLevel) input.log_level = o.logLevel;
-  } catch (e) {
-    process.stderr.write(`llmgw inventory: ${(e as Error).message}\n`);
-    return 2;
-  }
-  return runService(inventoryService(), { config: input, configSource: o.config ?? 'command line' });
+export function main(argv: string[]): Promise<number> {
+  return runCommandLine(argv, inventoryService(), {
+    command: buildCommand(),
+    apply(o: Flags, input) {
+      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7074', o.host, o.port);
+      if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
+      if (o.agentListen) input.agent_listen = o.agentListen;
+      if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
+      if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
+      if (o.instanceId) input.instance_id = o.instanceId;
+      if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
+      if (o.insecureAgents) input.insecure_agents = true;
+      if (o.lostAfter) input.lost_after = o.lostAfter;
+      if (o.logLevel) input.log_level = o.logLevel;
+    },
+  });
 }

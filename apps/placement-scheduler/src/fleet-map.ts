@@ -37,58 +37,43 @@ const HEALTH: Record<string, GpuHealthState> = { GPU_HEALTH_OK: 'ok', GPU_HEALTH
 
 const isEngine = (e: string): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e);
 
+/** The fields agent.v1.ShardSpec and ShardLaunchSpec name and type alike, copied from either. */
+type SameFields = 'shardId' | 'replicaId' | 'model' | 'profile' | 'rank' | 'leaderAddr' | 'leaderPort' | 'fabric' | 'httpPort' | 'modelPath' | 'startupTimeoutMs' | 'servedModelName';
+function sameFields(s: Pick<ShardLaunchSpec, SameFields>): Pick<ShardLaunchSpec, SameFields> {
+  const { shardId, replicaId, model, profile, rank, leaderAddr, leaderPort, fabric, httpPort, modelPath, startupTimeoutMs, servedModelName } = s;
+  return { shardId, replicaId, model, profile, rank, leaderAddr, leaderPort, fabric, httpPort, modelPath, startupTimeoutMs, servedModelName };
+}
+
 /** agent.v1.ShardSpec → the reconciler's spec; undefined when it cannot be one of ours (unknown engine). */
 export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): ShardLaunchSpec | undefined {
   if (!s || !s.shardId || !isEngine(s.engine)) return undefined;
   return {
-    shardId: s.shardId,
-    replicaId: s.replicaId,
-    model: s.model,
-    profile: s.profile,
+    ...sameFields(s),
     engine: s.engine,
-    rank: s.rank,
     nnodes: Math.max(1, s.nnodes),
-    leaderAddr: s.leaderAddr,
-    leaderPort: s.leaderPort,
     gpuIndices: s.gpuIndices,
     hcas: s.hcas,
-    fabric: s.fabric,
-    httpPort: s.httpPort,
-    modelPath: s.modelPath,
     args: s.args,
     env: s.env,
     tp: s.tensorParallel,
     pp: s.pipelineParallel,
-    startupTimeoutMs: s.startupTimeoutMs,
     ...(s.launchMode === 'mp' || s.launchMode === 'ray' ? { launchMode: s.launchMode } : {}),
-    servedModelName: s.servedModelName,
   };
 }
 
 /** The reconciler's spec → agent.v1.ShardSpec. */
 export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
   return {
-    shardId: s.shardId,
-    replicaId: s.replicaId,
-    model: s.model,
-    profile: s.profile,
+    ...sameFields(s),
     engine: s.engine,
-    rank: s.rank,
     nnodes: s.nnodes,
-    leaderAddr: s.leaderAddr,
-    leaderPort: s.leaderPort,
     gpuIndices: [...s.gpuIndices],
     hcas: [...s.hcas],
-    fabric: s.fabric,
-    httpPort: s.httpPort,
-    modelPath: s.modelPath,
     args: [...s.args],
     env: { ...s.env },
     tensorParallel: s.tp,
     pipelineParallel: s.pp,
-    startupTimeoutMs: s.startupTimeoutMs,
     launchMode: s.launchMode ?? '',
-    servedModelName: s.servedModelName,
   };
 }
 

@@ -1,7 +1,6 @@
 import { overrideListen } from '@llmgw/cli';
-import { readConfigFile } from '@llmgw/config';
-import { runService } from '@llmgw/service';
-import { Command, CommanderError } from 'commander';
+import { runCommandLine } from '@llmgw/service';
+import { Command } from 'commander';
 import { placementSchedulerService } from './service';
 
 export { start, placementSchedulerService } from './service';
@@ -38,34 +37,24 @@ Routers read what it publishes with endpoint_source: { kind: redis } (same Redis
     .exitOverride();
 }
 
+interface Flags {
+  config?: string; catalog?: string; inventory?: string; host?: string; port?: string; adminPort?: string;
+  redisUrl?: string; redisPrefix?: string; instanceId?: string; logLevel?: string;
+}
+
 /** `llmgw placement-scheduler ...` */
-export async function main(argv: string[]): Promise<number | void> {
-  const program = buildCommand();
-  program.configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    throw e;
-  }
-  const o = program.opts<{
-    config?: string; catalog?: string; inventory?: string; host?: string; port?: string; adminPort?: string;
-    redisUrl?: string; redisPrefix?: string; instanceId?: string; logLevel?: string;
-  }>();
-  let input: Record<string, any>;
-  try {
-    input = { ...((o.config ? readConfigFile(o.config) : {}) as Record<string, any>) };
-    if (o.catalog) input.catalog = o.catalog;
-    if (o.inventory) input.inventory = { ...(input.inventory ?? {}), address: o.inventory };
-    if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7075', o.host, o.port);
-    if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9096', o.host, o.adminPort);
-    if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
-    if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
-    if (o.instanceId) input.instance_id = o.instanceId;
-    if (o.logLevel) input.log_level = o.logLevel;
-  } catch (e) {
-    process.stderr.write(`llmgw placement-scheduler: ${(e as Error).message}\n`);
-    return 2;
-  }
-  return runService(placementSchedulerService, { config: input, configSource: o.config ?? 'command line' });
+export function main(argv: string[]): Promise<number> {
+  return runCommandLine(argv, placementSchedulerService, {
+    command: buildCommand(),
+    apply(o: Flags, input) {
+      if (o.catalog) input.catalog = o.catalog;
+      if (o.inventory) input.inventory = { ...(input.inventory ?? {}), address: o.inventory };
+      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7075', o.host, o.port);
+      if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9096', o.host, o.adminPort);
+      if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
+      if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
+      if (o.instanceId) input.instance_id = o.instanceId;
+      if (o.logLevel) input.log_level = o.logLevel;
+    },
+  });
 }

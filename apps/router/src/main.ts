@@ -1,9 +1,10 @@
-import { overrideListen, parseListen, reachableHost, untilSignal } from '@llmgw/cli';
-import { Command, CommanderError } from 'commander';
-import { ConfigError, parseConfig, readConfigFile, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
+import { overrideListen } from '@llmgw/cli';
+import { Command } from 'commander';
+import { ConfigError, routerConfigSchema, type RouterConfig, type RouterConfigInput } from '@llmgw/config';
 import { endpointFlagsToConfig, type EndpointSource } from '@llmgw/endpoints';
-import { createLogger, type Logger, logListening } from '@llmgw/observability';
+import type { Logger } from '@llmgw/observability';
 import { SchedulingConfigError } from '@llmgw/scheduling';
+import { defineService, runCommandLine, startService } from '@llmgw/service';
 import { createRouter, type RouterCore } from './router';
 
 export interface StartOptions {
@@ -24,44 +25,59 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
-function urlOf(address: string | { address: string; port: number } | null, boundHost: string): string {
-  if (!address || typeof address === 'string') return String(address);
-  return `http://${reachableHost(boundHost === '0.0.0.0' || boundHost === '::' ? boundHost : address.address)}:${address.port}`;
+/** What a started router hands back through the host (`RunningService.service`). */
+export interface RouterHandle {
+  url: string;
+  core: RouterCore;
 }
 
-/** Starts the router: client API and admin listeners, scraping, everything. */
+/**
+ * The router on the service host: the client API on `listen`; /metrics,
+ * /healthz and /readyz on the host's admin app at `admin_listen`. On
+ * SIGTERM /readyz turns 503 at once while requests are still served for
+ * `drain_delay`; then idle sockets go, running requests get `shutdown_grace`,
+ * and scraping, admission, tenancy and the upstream pools close last.
+ */
+export function routerService(opts: { source?: EndpointSource; random?: () => number } = {}) {
+  return defineService({
+    name: 'router',
+    schema: routerConfigSchema,
+    // The router's own grace (drain_delay, then shutdown_grace) governs; the host's deadline only backs it up.
+    settings: (c) => ({ log_level: c.log_level, admin_listen: c.admin_listen, drain_deadline: c.drain_delay + c.shutdown_grace + 1000 }),
+    async start(ctx): Promise<RouterHandle> {
+      const cfg = ctx.config;
+      const core = await createRouter(cfg, { log: ctx.log, registry: ctx.registry, source: opts.source, random: opts.random });
+      ctx.onClose('router', () => core.closeResources());
+      const url = await ctx.listenHttp('client', core.client, cfg.listen);
+      // Runs before the client listener closes: not ready (the host) but still serving for drain_delay.
+      ctx.onClose('drain', async () => {
+        if (cfg.drain_delay > 0) await new Promise((r) => setTimeout(r, cfg.drain_delay));
+        core.stopAccepting();
+      });
+      ctx.readiness(() => core.readiness());
+      ctx.describe({ endpoints: core.source.all().length });
+      return { url, core };
+    },
+  });
+}
+
+/** Starts the router through the service host: client API and admin listeners, scraping, everything. */
 export async function start(opts: StartOptions): Promise<RunningRouter> {
-  const cfg: RouterConfig = Object.isFrozen(opts.config) ? (opts.config as RouterConfig) : parseConfig(routerConfigSchema, opts.config, 'router options');
-  const log = opts.log ?? createLogger({ service: 'router', level: cfg.log_level });
-  const core = await createRouter(cfg, { log, source: opts.source, random: opts.random });
-  const c = parseListen(cfg.listen);
-  const a = parseListen(cfg.admin_listen);
-  try {
-    await core.client.listen({ host: c.host, port: c.port });
-    await core.admin.listen({ host: a.host, port: a.port });
-  } catch (e) {
-    await core.close();
-    throw e;
-  }
-  const url = urlOf(core.client.server.address(), c.host);
-  const adminUrl = urlOf(core.admin.server.address(), a.host);
-  logListening(log, { url, urls: { client: url, admin: adminUrl }, endpoints: core.source.all().length });
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    adminUrl,
-    core,
-    close: () => (closing ??= core.close()),
-  };
+  const running = await startService(routerService({ source: opts.source, random: opts.random }), { config: opts.config, log: opts.log, configSource: 'router options' });
+  return { ...running.service, adminUrl: running.adminUrl!, close: () => running.close() };
 }
 
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
 
-/** `llmgw router ...` */
-export async function main(argv: string[]): Promise<number | void> {
-  const program = new Command('llmgw router')
+interface Flags {
+  config?: string; endpoint: string[]; modelAlias: string[]; port?: string; host?: string; adminPort?: string; logLevel?: string;
+}
+
+/** Builds the `llmgw router` command line (exported for tests and the help reference). */
+export function buildCommand(): Command {
+  return new Command('llmgw router')
     .description('The OpenAI-compatible data path: admission, filter → score → pick, streaming proxy, retries, breakers.')
     .option('-c, --config <file>', 'router config file (YAML); see deploy/examples/router.yaml')
     .option('--endpoint <spec>', 'a static endpoint, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]', collect, [])
@@ -82,55 +98,29 @@ Then:
     -d '{"model":"llama","messages":[{"role":"user","content":"hi"}]}'`,
     )
     .exitOverride();
+}
 
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    throw e;
-  }
-  const o = program.opts<{ config?: string; endpoint: string[]; modelAlias: string[]; port?: string; host?: string; adminPort?: string; logLevel?: string }>();
-
-  let cfg: RouterConfig;
-  try {
-    const raw = (o.config ? readConfigFile(o.config) : {}) as Record<string, any>;
-    const input: Record<string, any> = { ...(raw ?? {}) };
-    if (o.endpoint.length) {
-      input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
-    }
-    if (o.modelAlias.length) {
-      const aliases: Record<string, string> = { ...(input.model_aliases ?? {}) };
-      for (const a of o.modelAlias) {
-        const [k, v] = a.split('=');
-        if (!k || !v) throw new ConfigError('--model-alias', [`"${a}" is not alias=model`]);
-        aliases[k] = v;
+/** `llmgw router ...` */
+export function main(argv: string[]): Promise<number> {
+  return runCommandLine(argv, routerService(), {
+    command: buildCommand(),
+    configErrors: [SchedulingConfigError],
+    apply(o: Flags, input) {
+      if (o.endpoint.length) input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
+      if (o.modelAlias.length) {
+        const aliases: Record<string, string> = { ...(input.model_aliases ?? {}) };
+        for (const a of o.modelAlias) {
+          const [k, v] = a.split('=');
+          if (!k || !v) throw new ConfigError('--model-alias', [`"${a}" is not alias=model`]);
+          aliases[k] = v;
+        }
+        input.model_aliases = aliases;
       }
-      input.model_aliases = aliases;
-    }
-    const host = o.host;
-    if (o.port !== undefined || host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:8080', host, o.port);
-    if (o.adminPort !== undefined || host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9090', host, o.adminPort);
-    if (o.logLevel) input.log_level = o.logLevel;
-    cfg = parseConfig(routerConfigSchema, input, o.config ?? 'command line');
-  } catch (e) {
-    process.stderr.write(`llmgw router: ${(e as Error).message}\n`);
-    return 2;
-  }
-  if (cfg.endpoints.length === 0 && cfg.endpoint_source.kind === 'static') {
-    process.stderr.write('llmgw router: no endpoints; pass --endpoint name=url=model or list endpoints in --config\n');
-    return 2;
-  }
-
-  let running: RunningRouter;
-  try {
-    running = await start({ config: cfg });
-  } catch (e) {
-    if (e instanceof ConfigError || e instanceof SchedulingConfigError) {
-      process.stderr.write(`llmgw router: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  await untilSignal(() => running.close());
-  return 0;
+      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:8080', o.host, o.port);
+      if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9090', o.host, o.adminPort);
+      if (o.logLevel) input.log_level = o.logLevel;
+    },
+    check: (cfg) =>
+      cfg.endpoints.length === 0 && cfg.endpoint_source.kind === 'static' ? 'no endpoints; pass --endpoint name=url=model or list endpoints in --config' : undefined,
+  });
 }

@@ -1,20 +1,25 @@
-import { parseConfig, routerConfigSchema } from '@llmgw/config';
 import { createLogger } from '@llmgw/observability';
-import { createRouter, type RouterCore } from './router';
+import { startService, type RunningService } from '@llmgw/service';
+import { routerService, type RouterHandle } from './main';
+import type { RouterCore } from './router';
 
-// The client API's request checks, through fastify's inject() (no sockets).
+// The client API's request checks, through fastify's inject() (the router runs on the service host, on free ports).
 describe('router request checks (inject)', () => {
+  let running: RunningService<RouterHandle>;
   let core: RouterCore;
   beforeAll(async () => {
-    const cfg = parseConfig(routerConfigSchema, {
+    const config = {
+      listen: '127.0.0.1:0',
+      admin_listen: '127.0.0.1:0',
       body_limit_bytes: 2048,
       models: [{ name: 'm', aliases: ['mm'] }],
       endpoints: [{ name: 'a', url: 'http://127.0.0.1:9', model: 'm' }],
       scrape_interval: 60_000,
-    });
-    core = await createRouter(cfg, { log: createLogger({ service: 'router', level: 'silent' }) });
+    };
+    running = await startService(routerService(), { config, log: createLogger({ service: 'router', level: 'silent' }) });
+    core = running.service.core;
   });
-  afterAll(() => core.close());
+  afterAll(() => running.close());
 
   const post = (payload: string, headers: Record<string, string> = {}) =>
     core.client.inject({ method: 'POST', url: '/v1/chat/completions', payload, headers: { 'content-type': 'application/json', ...headers } });
@@ -52,12 +57,12 @@ describe('router request checks (inject)', () => {
     expect(res.json().error.code).toBe('upstream_connect_error');
   });
 
-  it('lists models and serves the admin endpoints', async () => {
+  it("lists models and serves the admin endpoints on the host's admin app", async () => {
     const models = await core.client.inject({ method: 'GET', url: '/v1/models' });
     expect(models.json().data.map((m: { id: string }) => m.id)).toEqual(['m', 'mm']);
-    expect((await core.admin.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    expect((await core.admin.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ endpoints: 1 });
-    const metrics = await core.admin.inject({ method: 'GET', url: '/metrics' });
+    expect((await running.admin.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await running.admin.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ endpoints: 1 });
+    const metrics = await running.admin.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toContain('llmgw_requests_total{model="unknown",pool="none",status="404"');
   });
 });

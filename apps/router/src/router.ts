@@ -34,20 +34,31 @@ export interface RouterDeps {
 }
 
 export interface RouterCore {
+  /** The client API app; the caller listens it (the service host, or `inject` in tests). */
   client: FastifyInstance;
-  admin: FastifyInstance;
   source: EndpointSource;
   scraper: Scraper;
   health: EndpointHealth;
   registry: Registry;
   /** What the request stages share (stages/context.ts). */
   state: RouterState;
+  /** What /readyz answers (served by the service host's admin app): ready once some endpoint is known. */
+  readiness(): { ready: boolean; status: string; endpoints: number };
+  /**
+   * Shutdown, first half: drops idle client sockets at once, each busy one as
+   * soon as its last response ends, and cuts whatever is still open after
+   * `shutdown_grace`. The caller then closes the client listener.
+   */
+  stopAccepting(): void;
+  /** Shutdown, second half (after the client listener closed): scraping, admission, tenancy, sources, upstream pools. */
+  closeResources(): Promise<void>;
+  /** The whole shutdown for a router not run by the host (tests): drain_delay, stopAccepting, client close, closeResources. */
   close(): Promise<void>;
 }
 
 const BREAKER_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
-/** Builds the router's two fastify apps (client API and admin) around one shared state. */
+/** Builds the router's client API app around one shared state (the service host serves its admin endpoints). */
 export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise<RouterCore> {
   const log = deps.log;
   const registry = deps.registry ?? createRegistry('router', { defaultMetrics: true });
@@ -274,45 +285,44 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     }
   }
 
-  const admin = Fastify({ logger: false, forceCloseConnections: true });
-  admin.get('/metrics', async (_req, reply) => reply.header('content-type', registry.contentType).send(await registry.metrics()));
-  admin.get('/healthz', async () => ({ status: 'ok' }));
-  // Draining (after SIGTERM): not ready, so a load balancer stops sending, while requests are still served.
-  let draining = false;
-  admin.get('/readyz', async (_req, reply) => {
-    const n = source.all().length;
-    const ready = n > 0 && !draining;
-    return reply.code(ready ? 200 : 503).send({ status: draining ? 'draining' : ready ? 'ready' : 'no endpoints', endpoints: n });
-  });
+  let grace: NodeJS.Timeout | undefined;
+  const stopAccepting = () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    for (const [so, n] of activeBySocket) if (n === 0) so.destroy();
+    grace = setTimeout(() => client.server.closeAllConnections(), cfg.shutdown_grace);
+  };
+  const closeResources = async () => {
+    clearTimeout(grace);
+    unsubscribe();
+    await scraper.close();
+    enginePriority.close();
+    await (admission as { close?(): Promise<void> }).close?.();
+    await tenancy.close();
+    await prefix.close();
+    if (!deps.source) await source.close();
+    if (!deps.onDemand) await onDemand?.close();
+    await agent.close().catch(() => undefined);
+  };
 
   return {
     client,
-    admin,
     source,
     scraper,
     health,
     registry,
     state,
+    readiness() {
+      const n = source.all().length;
+      return { ready: n > 0, status: n > 0 ? 'ready' : 'no endpoints', endpoints: n };
+    },
+    stopAccepting,
+    closeResources,
     async close() {
-      // First not-ready for drain_delay, serving all the while, so that a load balancer's health
-      // checks take this router out before its listener closes; then let running requests finish
-      // for up to shutdown_grace, and cut what is left.
-      draining = true;
       if (cfg.drain_delay > 0) await new Promise((r) => setTimeout(r, cfg.drain_delay));
-      shuttingDown = true;
-      for (const [so, n] of activeBySocket) if (n === 0) so.destroy();
-      const grace = setTimeout(() => client.server.closeAllConnections(), cfg.shutdown_grace);
-      await Promise.allSettled([client.close(), admin.close()]);
-      clearTimeout(grace);
-      unsubscribe();
-      await scraper.close();
-      enginePriority.close();
-      await (admission as { close?(): Promise<void> }).close?.();
-      await tenancy.close();
-      await prefix.close();
-      if (!deps.source) await source.close();
-      if (!deps.onDemand) await onDemand?.close();
-      await agent.close().catch(() => undefined);
+      stopAccepting();
+      await client.close().catch(() => undefined);
+      await closeResources();
     },
   };
 }

@@ -1,8 +1,7 @@
-import { untilSignal } from '@llmgw/cli';
-import type { AddressInfo } from 'node:net';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { parseConfig, simEngineConfigSchema, type SimEngineConfig, type SimEngineConfigInput } from '@llmgw/config';
-import { createLogger, type Logger, logListening } from '@llmgw/observability';
+import { Command, InvalidArgumentError } from 'commander';
+import { simEngineConfigSchema, type SimEngineConfig, type SimEngineConfigInput } from '@llmgw/config';
+import type { Logger } from '@llmgw/observability';
+import { defineService, runCommandLine, startService } from '@llmgw/service';
 import { SimEngine } from './engine';
 import { createSimServer } from './server';
 import { KvPublisher } from './kv-publisher';
@@ -28,69 +27,62 @@ export interface StartOptions extends SimEngineConfigInput {
 }
 
 /**
+ * The sim-engine on the service host. Its OpenAI server is its one listener,
+ * and its /metrics is served there in the engine's dialect (as vLLM does;
+ * engine-metrics scrapes it there), so it has no admin listener. Stopping it
+ * cuts running streams at once, as stopping an engine process does.
+ */
+export function simEngineService() {
+  return defineService({
+    name: 'sim-engine',
+    schema: simEngineConfigSchema,
+    settings: (c) => ({ log_level: c.logLevel, drain_deadline: 0 }),
+    async start(ctx): Promise<Omit<SimEngineHandle, 'close'>> {
+      const config = ctx.config;
+      const log = ctx.log;
+      const engine = new SimEngine({
+        maxNumSeqs: config.maxNumSeqs,
+        numGpuBlocks: config.numGpuBlocks,
+        blockSize: config.blockSize,
+        prefixCacheBlocks: config.prefixCacheBlocks,
+        prefillTps: config.prefillTps,
+        decodeTps: config.decodeTps,
+        batchContention: config.batchContention,
+        schedulingPolicy: config.schedulingPolicy,
+      });
+      ctx.onClose('engine', () => engine.close());
+      const server = createSimServer(config, engine, log);
+      // A deep accept backlog: benchmarks open ~1000 connections at once, and a
+      // dropped SYN costs a 1 s retransmit.
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      const url = await ctx.listenHttp('http', server, `${host}:${config.port}`, { backlog: 4096 });
+      let kvEvents: KvPublisher | undefined;
+      try {
+        kvEvents = config.kvEventsConfig ? await KvPublisher.start(engine.kvEvents, { ...config.kvEventsConfig, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
+      } catch (e) {
+        throw new Error(`kv events: cannot bind ${config.kvEventsConfig?.endpoint}: ${(e as Error).message}`);
+      }
+      if (kvEvents) ctx.onClose('kv events', () => kvEvents.close());
+      // The listening line is the readiness signal (spawnRole waits for it).
+      ctx.describe({
+        models: config.models,
+        dialect: config.dialect,
+        ...(kvEvents ? { kv_events: { endpoint: kvEvents.endpoint, replay_endpoint: kvEvents.replayEndpoint } } : {}),
+      });
+      return { url, port: Number(new URL(url).port), config, engine, kvEvents };
+    },
+  });
+}
+
+/**
  * Starts one sim-engine. Once it listens it logs one line
  * `{"msg":"listening","url":"http://127.0.0.1:PORT"}` (the convention
  * libs/testing's spawnRole waits for).
  */
 export async function start(options: StartOptions = {}): Promise<SimEngineHandle> {
   const { logDestination, logger, ...raw } = options;
-  const config = parseConfig(simEngineConfigSchema, raw, 'sim-engine options');
-  const log = logger ?? createLogger({ service: 'sim-engine', level: config.logLevel, destination: logDestination });
-  const engine = new SimEngine({
-    maxNumSeqs: config.maxNumSeqs,
-    numGpuBlocks: config.numGpuBlocks,
-    blockSize: config.blockSize,
-    prefixCacheBlocks: config.prefixCacheBlocks,
-    prefillTps: config.prefillTps,
-    decodeTps: config.decodeTps,
-    batchContention: config.batchContention,
-    schedulingPolicy: config.schedulingPolicy,
-  });
-  const server = createSimServer(config, engine, log);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A deep accept backlog: benchmarks open ~1000 connections at once, and a
-    // dropped SYN costs a 1 s retransmit.
-    server.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  let kvEvents: KvPublisher | undefined;
-  try {
-    kvEvents = config.kvEventsConfig ? await KvPublisher.start(engine.kvEvents, { ...config.kvEventsConfig, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
-  } catch (e) {
-    engine.close();
-    server.close();
-    throw new Error(`kv events: cannot bind ${config.kvEventsConfig?.endpoint}: ${(e as Error).message}`);
-  }
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-  // The listening line is the readiness signal (spawnRole waits for it).
-  logListening(log, {
-    url,
-    models: config.models,
-    dialect: config.dialect,
-    ...(kvEvents ? { kv_events: { endpoint: kvEvents.endpoint, replay_endpoint: kvEvents.replayEndpoint } } : {}),
-  });
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    config,
-    engine,
-    kvEvents,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        engine.close();
-        kvEvents?.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const running = await startService(simEngineService(), { config: raw, log: logger, logDestination, configSource: 'sim-engine options' });
+  return { ...running.service, close: () => running.close() };
 }
 
 function int(name: string) {
@@ -171,53 +163,42 @@ export function kvEventsFromJson(json: string): StartOptions['kvEventsConfig'] {
   };
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const cmd = buildCommand();
-  try {
-    cmd.parse(argv, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    throw e;
-  }
-  const o = cmd.opts();
-  if (o.listen !== undefined) {
-    const m = /^(.*):(\d+)$/.exec(String(o.listen));
-    if (!m) {
-      process.stderr.write(`llmgw sim-engine: --listen must be [host]:port, got "${o.listen}"\n`);
-      return 2;
-    }
-    o.host = m[1].replace(/^\[(.*)\]$/, '$1') || o.host;
-    o.port = Number(m[2]);
-  }
-  let handle: SimEngineHandle;
-  try {
-    handle = await start({
-      host: o.host,
-      port: o.port,
-      models: o.model,
-      maxModelLen: o.maxModelLen,
-      maxNumSeqs: o.maxNumSeqs,
-      numGpuBlocks: o.numGpuBlocks,
-      prefixCacheBlocks: o.prefixCacheBlocks,
-      prefillTps: o.prefillTps,
-      decodeTps: o.decodeTps,
-      batchContention: o.batchContention,
-      schedulingPolicy: o.schedulingPolicy,
-      failRate: o.failRate,
-      seed: o.seed,
-      dialect: o.dialect,
-      maxTokensDefault: o.maxTokensDefault,
-      bodyLimitBytes: o.bodyLimitBytes,
-      embeddingDim: o.embeddingDim,
-      logLevel: o.logLevel,
-      tokenizer: o.tokenizer,
-      hashSeed: o.hashSeed,
-      kvEventsConfig: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
-    });
-  } catch (e) {
-    process.stderr.write(`llmgw sim-engine: ${(e as Error).message}\n`);
-    return 2;
-  }
-  await untilSignal(() => handle.close());
-  return 0;
+/** `llmgw sim-engine ...`: any failure to start (a bad flag, a port taken) is exit status 2. */
+export function main(argv: string[]): Promise<number> {
+  return runCommandLine(argv, simEngineService(), {
+    command: buildCommand(),
+    usageStatus: 2,
+    configErrors: [Error],
+    apply(o: Record<string, any>, input) {
+      if (o.listen !== undefined) {
+        const m = /^(.*):(\d+)$/.exec(String(o.listen));
+        if (!m) throw new Error(`--listen must be [host]:port, got "${o.listen}"`);
+        o.host = m[1].replace(/^\[(.*)\]$/, '$1') || o.host;
+        o.port = Number(m[2]);
+      }
+      Object.assign(input, {
+        host: o.host,
+        port: o.port,
+        models: o.model,
+        maxModelLen: o.maxModelLen,
+        maxNumSeqs: o.maxNumSeqs,
+        numGpuBlocks: o.numGpuBlocks,
+        prefixCacheBlocks: o.prefixCacheBlocks,
+        prefillTps: o.prefillTps,
+        decodeTps: o.decodeTps,
+        batchContention: o.batchContention,
+        schedulingPolicy: o.schedulingPolicy,
+        failRate: o.failRate,
+        seed: o.seed,
+        dialect: o.dialect,
+        maxTokensDefault: o.maxTokensDefault,
+        bodyLimitBytes: o.bodyLimitBytes,
+        embeddingDim: o.embeddingDim,
+        logLevel: o.logLevel,
+        tokenizer: o.tokenizer,
+        hashSeed: o.hashSeed,
+        kvEventsConfig: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
+      });
+    },
+  });
 }

@@ -1,17 +1,7 @@
 /** Small deterministic helpers: a seeded PRNG and fast non-cryptographic hashes. */
-import { fmix32 } from '@llmgw/prefix';
+import { fmix32, mulberry32 } from '@llmgw/prefix';
 
-/** mulberry32: a seeded PRNG returning floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** FNV-1a over a string, 32 bits. */
 export function fnv1a(s: string, seed = 0x811c9dc5): number {

@@ -16,7 +16,7 @@ import type { SimEngineConfig } from '@llmgw/config';
 import { LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
 import type { z } from 'zod';
-import type { SeqUsage, SimEngine } from './engine';
+import type { SeqSink, SeqUsage, SimEngine } from './engine';
 import { renderMetrics } from './metrics';
 import { fnv1a, mulberry32 } from './rng';
 import { promptTokenizer } from './prompt-tokens';
@@ -185,6 +185,22 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
 
   const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
 
+  /** One generation: submitted to the engine, and dropped from it when the client goes away. */
+  function generate(res: ServerResponse, job: { tokens: number[]; max: number; reason: 'stop' | 'length'; stop?: string[]; prompt: string; seed?: number | null; priority?: number }, sink: SeqSink): void {
+    const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, sink });
+    res.on('close', () => engine.abort(seq));
+  }
+
+  /** A sink for a non-streamed answer: the whole text, after `text`, handed to `done` at the end. */
+  function whole(text: string, done: (text: string, finishReason: 'stop' | 'length', usage: SeqUsage) => void): SeqSink {
+    return {
+      tokens(texts) {
+        for (const t of texts) text += t;
+      },
+      finish: (fr, usage) => done(text, fr, usage),
+    };
+  }
+
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ChatCompletionRequest);
     checkModel(body.model);
@@ -207,55 +223,31 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${createdAt},"model":${JSON.stringify(model)},"choices":[`;
       res.writeHead(200, SSE_HEADERS);
       res.flushHeaders();
-      const seq = engine.submit({
-        promptTokens: tokens,
-        maxTokens: max,
-        limitReason: reason,
-        stop,
-        textSeed: textSeed(prompt, body.seed),
-        priority,
-        sink: {
-          tokens(texts, first) {
-            let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
-            for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
-            if (out && !res.destroyed) res.write(out);
-          },
-          finish(fr, usage) {
-            let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
-            if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
-            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
-          },
-        },
-      });
-      res.on('close', () => engine.abort(seq));
-      return;
-    }
-    let text = '';
-    const seq = engine.submit({
-      promptTokens: tokens,
-      maxTokens: max,
-      limitReason: reason,
-      stop,
-      textSeed: textSeed(prompt, body.seed),
-      priority,
-      sink: {
-        tokens(texts) {
-          for (const t of texts) text += t;
+      generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, {
+        tokens(texts, first) {
+          let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
+          for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
+          if (out && !res.destroyed) res.write(out);
         },
         finish(fr, usage) {
-          sendJson(res, 200, {
-            id,
-            object: 'chat.completion',
-            created: createdAt,
-            model,
-            choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: fr }],
-            usage: usageOf(usage),
-            system_fingerprint: null,
-          });
+          let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
+          if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
+          if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
         },
-      },
-    });
-    res.on('close', () => engine.abort(seq));
+      });
+      return;
+    }
+    generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, whole('', (text, fr, usage) => {
+      sendJson(res, 200, {
+        id,
+        object: 'chat.completion',
+        created: createdAt,
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: fr }],
+        usage: usageOf(usage),
+        system_fingerprint: null,
+      });
+    }));
   }
 
   async function completions(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -300,58 +292,34 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       res.writeHead(200, SSE_HEADERS);
       res.flushHeaders();
       let held: string | undefined = echo || undefined;
-      const seq = engine.submit({
-        promptTokens: tokens,
-        maxTokens: max,
-        limitReason: reason,
-        stop,
-        textSeed: textSeed(prompt, body.seed),
-        priority,
-        sink: {
-          tokens(texts) {
-            // The last text is held back so the finish_reason rides on the final token, as in the captures.
-            let out = '';
-            for (const t of texts) {
-              if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
-              held = t;
-            }
-            if (out && !res.destroyed) res.write(out);
-          },
-          finish(fr, usage) {
-            let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
-            if (withUsage) out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
-            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
-          },
-        },
-      });
-      res.on('close', () => engine.abort(seq));
-      return;
-    }
-    let text = echo;
-    const seq = engine.submit({
-      promptTokens: tokens,
-      maxTokens: max,
-      limitReason: reason,
-      stop,
-      textSeed: textSeed(prompt, body.seed),
-      priority,
-      sink: {
+      generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, {
         tokens(texts) {
-          for (const t of texts) text += t;
+          // The last text is held back so the finish_reason rides on the final token, as in the captures.
+          let out = '';
+          for (const t of texts) {
+            if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
+            held = t;
+          }
+          if (out && !res.destroyed) res.write(out);
         },
         finish(fr, usage) {
-          sendJson(res, 200, {
-            id,
-            object: 'text_completion',
-            created: createdAt,
-            model,
-            choices: [{ index: 0, text, logprobs: null, finish_reason: fr }],
-            usage: usageOf(usage),
-          });
+          let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
+          if (withUsage) out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
+          if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
         },
-      },
-    });
-    res.on('close', () => engine.abort(seq));
+      });
+      return;
+    }
+    generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, whole(echo, (text, fr, usage) => {
+      sendJson(res, 200, {
+        id,
+        object: 'text_completion',
+        created: createdAt,
+        model,
+        choices: [{ index: 0, text, logprobs: null, finish_reason: fr }],
+        usage: usageOf(usage),
+      });
+    }));
   }
 
   /** POST /v1/responses as vLLM answers it: one message item; streamed as `event:`/`data:` pairs ending in response.completed (no [DONE]). */
@@ -399,52 +367,32 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
           ev('response.output_item.added', { output_index: 0, item: { type: 'message', id: msgId, status: 'in_progress', role: 'assistant', content: [] } }) +
           ev('response.content_part.added', { ...item, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
       );
-      const seq = engine.submit({
-        promptTokens: tokens,
-        maxTokens: max,
-        limitReason: reason,
-        textSeed: textSeed(prompt, undefined),
-        sink: {
-          tokens(texts) {
-            let out = '';
-            for (const t of texts) {
-              text += t;
-              out += ev('response.output_text.delta', { ...item, delta: t, logprobs: [] });
-            }
-            if (out && !res.destroyed) res.write(out);
-          },
-          finish(fr, usage) {
-            const part = { type: 'output_text', text, annotations: [] };
-            const incomplete = fr === 'length';
-            const out =
-              ev('response.output_text.done', { ...item, text, logprobs: [] }) +
-              ev('response.content_part.done', { ...item, part }) +
-              ev('response.output_item.done', { output_index: 0, item: { type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [part] } }) +
-              ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete) });
-            if (!res.destroyed) res.end(out);
-          },
-        },
-      });
-      res.on('close', () => engine.abort(seq));
-      return;
-    }
-    let text = '';
-    const seq = engine.submit({
-      promptTokens: tokens,
-      maxTokens: max,
-      limitReason: reason,
-      textSeed: textSeed(prompt, undefined),
-      sink: {
+      generate(res, { tokens, max, reason, prompt }, {
         tokens(texts) {
-          for (const t of texts) text += t;
+          let out = '';
+          for (const t of texts) {
+            text += t;
+            out += ev('response.output_text.delta', { ...item, delta: t, logprobs: [] });
+          }
+          if (out && !res.destroyed) res.write(out);
         },
         finish(fr, usage) {
+          const part = { type: 'output_text', text, annotations: [] };
           const incomplete = fr === 'length';
-          sendJson(res, 200, responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete));
+          const out =
+            ev('response.output_text.done', { ...item, text, logprobs: [] }) +
+            ev('response.content_part.done', { ...item, part }) +
+            ev('response.output_item.done', { output_index: 0, item: { type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [part] } }) +
+            ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete) });
+          if (!res.destroyed) res.end(out);
         },
-      },
-    });
-    res.on('close', () => engine.abort(seq));
+      });
+      return;
+    }
+    generate(res, { tokens, max, reason, prompt }, whole('', (text, fr, usage) => {
+      const incomplete = fr === 'length';
+      sendJson(res, 200, responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete));
+    }));
   }
 
   async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration, engineMetricOverrides, listenAddress, logLevel } from './load';
-import { staticEndpointSchema } from './router';
+import { endpointSourceShape, staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
 
 
@@ -42,13 +42,7 @@ export const admissionServiceConfigSchema = z
     scrape_interval: duration().default(1000),
     scrape_timeout: duration().default(1000),
     endpoints: z.array(staticEndpointSchema).default([]),
-    endpoint_source: z
-      .object({
-        kind: z.enum(['static', 'redis']).default('static'),
-        redis_url: z.string().optional(),
-        key_prefix: z.string().default('llmgw:'),
-      })
-      .strict()
+    endpoint_source: z.object(endpointSourceShape).strict()
       .default({ kind: 'static', key_prefix: 'llmgw:' }),
     engine_metrics: engineMetricOverrides(),
     ...admissionCoreShape,

@@ -128,6 +128,13 @@ const kvEventsSchema = z
   })
   .strict();
 
+/** Where a role reads its endpoints: the static list in its config, or what the placement-scheduler publishes in Redis. */
+export const endpointSourceShape = {
+  kind: z.enum(['static', 'redis']).default('static'),
+  redis_url: z.string().optional(),
+  key_prefix: z.string().default('llmgw:'),
+};
+
 export const routerConfigSchema = z
   .object({
     /** Client API listener, "host:port" (":8080" = all interfaces). */
@@ -218,9 +225,7 @@ export const routerConfigSchema = z
     endpoints: z.array(staticEndpointSchema).default([]),
     endpoint_source: z
       .object({
-        kind: z.enum(['static', 'redis']).default('static'),
-        redis_url: z.string().optional(),
-        key_prefix: z.string().default('llmgw:'),
+        ...endpointSourceShape,
         /** With kind redis: how long a request for an on-demand model with no replica waits before 503 model_loading. */
         on_demand_hold: duration().default(2000),
       })

@@ -88,28 +88,32 @@ export function scalingMode(s: Scaling): ScalingMode {
   return s.max > 0 ? 'on-demand' : 'off';
 }
 
-/** How a model runs on one GPU class (plan §6.1 Profile). */
-export interface Profile {
-  /** Unique within the model. */
-  readonly name: string;
-  readonly gpuClass: string;
-  readonly engine: EngineName;
+/** How an engine is launched: what a profile sets and every shard of its replicas carries. */
+export interface EngineLaunch {
   readonly tp: number;
   readonly pp: number;
-  readonly gpusPerNode: number;
-  /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
-  readonly nodes: number;
   /** Extra engine arguments, verbatim. */
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  /** Capacity weight the router uses. */
-  readonly weight: number;
-  /** Higher is tried first. */
-  readonly priority: number;
   /** STARTING+LOADING longer than this fails the replica, ms. */
   readonly startupTimeoutMs: number;
   /** vLLM multi-node launch path ("mp" | "ray"); undefined = the engine's default. */
   readonly launchMode?: 'mp' | 'ray';
+}
+
+/** How a model runs on one GPU class (plan §6.1 Profile). */
+export interface Profile extends EngineLaunch {
+  /** Unique within the model. */
+  readonly name: string;
+  readonly gpuClass: string;
+  readonly engine: EngineName;
+  readonly gpusPerNode: number;
+  /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
+  readonly nodes: number;
+  /** Capacity weight the router uses. */
+  readonly weight: number;
+  /** Higher is tried first. */
+  readonly priority: number;
 }
 
 /** One catalog model (plan §6.1 Model). */

@@ -23,3 +23,15 @@ export function fmix32(x: number): number {
   h ^= h >>> 16;
   return h >>> 0;
 }
+
+/** mulberry32: a seeded PRNG returning floats in [0, 1) (sim-engine text and failures, reproducible sampling in tests). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,4 +1,4 @@
-export { hash32, fmix32 } from './hash';
+export { hash32, fmix32, mulberry32 } from './hash';
 // Tier 0: session affinity.
 export { BoundedLoadRing, type BoundedLoadRingOptions, type RingPick } from './session/bounded-load-ring';
 export { RingSet } from './session/ring-set';

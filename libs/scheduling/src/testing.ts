@@ -1,3 +1,4 @@
+import { mulberry32 } from '@llmgw/prefix';
 import type { EndpointView, SchedRequest, ScoredEndpoint } from './types';
 
 /** An endpoint view with healthy defaults; for tests of this lib and its callers. */
@@ -30,16 +31,7 @@ export function sequence(...values: number[]): () => number {
 }
 
 /** A seeded PRNG (mulberry32) for reproducible sampling tests. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded = mulberry32;
 
 export function scoredOf(totals: number[]): ScoredEndpoint[] {
   return totals.map((total, i) => ({ endpoint: testEndpoint(`e${i}`), total, perScorer: {} }));

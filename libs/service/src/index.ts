@@ -1,4 +1,5 @@
 export * from './admin';
+export * from './command';
 export * from './host';
 export * from './listen';
 export * from './profile';

@@ -48,7 +48,9 @@ export class Shutdown {
               return 'done' as const;
             },
           );
-        const outcome = await Promise.race([done, abandonAfterDeadline(ac.signal)]);
+        const abandon = abandonAfterDeadline(ac.signal);
+        const outcome = await Promise.race([done, abandon.outcome]);
+        abandon.cancel();
         if (outcome === 'abandoned') this.log.error({ step: name, drainMs }, 'shutdown step still running after the drain deadline; abandoned');
       }
     } finally {
@@ -57,11 +59,24 @@ export class Shutdown {
   }
 }
 
-/** Never settles before the deadline; AFTER_DEADLINE_MS after it, resolves 'abandoned'. */
-function abandonAfterDeadline(signal: AbortSignal): Promise<'abandoned'> {
-  return new Promise((resolve) => {
-    const arm = () => setTimeout(() => resolve('abandoned'), AFTER_DEADLINE_MS).unref();
-    if (signal.aborted) arm();
-    else signal.addEventListener('abort', arm, { once: true });
+/**
+ * `outcome` never settles before the deadline; AFTER_DEADLINE_MS after it, it
+ * resolves 'abandoned'. `cancel` (once the step is done) drops its abort
+ * listener and timer, so many steps do not pile listeners on one signal.
+ */
+function abandonAfterDeadline(signal: AbortSignal): { outcome: Promise<'abandoned'>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let arm = () => undefined as void;
+  const outcome = new Promise<'abandoned'>((resolve) => {
+    arm = () => void (timer = setTimeout(() => resolve('abandoned'), AFTER_DEADLINE_MS).unref());
   });
+  if (signal.aborted) arm();
+  else signal.addEventListener('abort', arm, { once: true });
+  return {
+    outcome,
+    cancel() {
+      signal.removeEventListener('abort', arm);
+      clearTimeout(timer);
+    },
+  };
 }

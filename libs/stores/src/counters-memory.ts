@@ -1,4 +1,4 @@
-import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, type WindowHeadroom, WINDOW_SECONDS, secondOf } from './counters';
+import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, type WindowHeadroom, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
 
 type Window = Map<number, number>;
 
@@ -89,14 +89,7 @@ export class MemoryLimitCounters implements LimitCounters {
       ok: true,
       requests,
       tokens,
-      reservation: {
-        second: now,
-        rpmScopes: req.rpm.map((x) => x.scope),
-        tpmScopes: req.tpm.map((x) => x.scope),
-        tokens: req.tokens,
-        budgets: req.budgets.map((b) => ({ scope: b.scope, periodStart: b.periodStart, periodEnd: b.periodEnd })),
-        micros: req.micros,
-      },
+      reservation: reservationOf(req, now),
     };
   }
 

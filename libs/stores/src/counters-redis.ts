@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, secondOf } from './counters';
+import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
 
 const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
 
@@ -169,14 +169,7 @@ export class RedisLimitCounters implements LimitCounters {
         ok: true,
         requests: headroom(1),
         tokens: headroom(4),
-        reservation: {
-          second: now,
-          rpmScopes: req.rpm.map((x) => x.scope),
-          tpmScopes: req.tpm.map((x) => x.scope),
-          tokens: req.tokens,
-          budgets: req.budgets.map((b) => ({ scope: b.scope, periodStart: b.periodStart, periodEnd: b.periodEnd })),
-          micros: req.micros,
-        },
+        reservation: reservationOf(req, now),
       };
     }
     const kind = KINDS[Number(res[0])] as 'rpm' | 'tpm' | 'budget';

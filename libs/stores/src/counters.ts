@@ -46,6 +46,18 @@ export interface CounterReservation {
   micros: number;
 }
 
+/** The reservation `req` takes in second `second` (both counter stores hand back the same). */
+export function reservationOf(req: ReserveRequest, second: number): CounterReservation {
+  return {
+    second,
+    rpmScopes: req.rpm.map((x) => x.scope),
+    tpmScopes: req.tpm.map((x) => x.scope),
+    tokens: req.tokens,
+    budgets: req.budgets.map((b) => ({ scope: b.scope, periodStart: b.periodStart, periodEnd: b.periodEnd })),
+    micros: req.micros,
+  };
+}
+
 export type LimitKind = 'rpm' | 'tpm' | 'budget';
 
 /** What is left of the tightest window of one kind after a reservation (OpenAI's x-ratelimit-* headers). */

@@ -138,7 +138,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     if (result.kind === 'retry') {
       lastError = result.error;
       metrics.retries.inc({ model, reason: result.reason });
-      log.debug({ reqId: c.reqId, endpoint: ep.id, reason: result.reason, attempt: c.attempts }, 'upstream attempt failed; retrying elsewhere');
+      c.logger(log).debug({ endpoint: ep.id, reason: result.reason, attempt: c.attempts }, 'upstream attempt failed; retrying elsewhere');
       continue;
     }
     break;

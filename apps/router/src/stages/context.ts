@@ -4,7 +4,7 @@ import type { ZodType } from 'zod';
 import type { Lease } from '@llmgw/admission-core';
 import type { RouterConfig } from '@llmgw/config';
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, PassthroughRequest, ResponsesRequest, type Principal } from '@llmgw/contracts';
-import type { Logger } from '@llmgw/observability';
+import { requestLogger, type Logger } from '@llmgw/observability';
 import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
 import type { RouterAdmission } from '../admission';
 import type { ModelCatalog } from '../catalog';
@@ -128,6 +128,11 @@ export class RequestContext {
     readonly raw: IncomingMessage,
     readonly res: ServerResponse,
   ) {}
+
+  /** This request's child of `base`: request id, and key and project id once authenticated. */
+  logger(base: Logger): Logger {
+    return requestLogger(base, { reqId: this.reqId, keyId: this.principal?.keyId, projectId: this.principal?.projectId });
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

@@ -30,7 +30,7 @@ export function fail(s: RouterState, c: RequestContext, e: unknown): void {
   }
   // A limited key sees its rate-limit headers on failures after the reservation too.
   c.status = sendError(c.res, e, c.reqId, c.reservation?.rateLimitHeaders);
-  if (c.status >= 500) s.log.warn({ reqId: c.reqId, model: c.model, endpoint: c.endpoint, err: (e as Error).message }, 'request failed');
+  if (c.status >= 500) c.logger(s.log).warn({ model: c.model, endpoint: c.endpoint, err: (e as Error).message }, 'request failed');
 }
 
 /**
@@ -62,9 +62,9 @@ export function finish(s: RouterState, c: RequestContext): void {
     durationMs: Math.round(durationMs),
     queueMs: c.queueMs,
   });
-  s.log.info(
+  if (!s.log.isLevelEnabled('info')) return;
+  c.logger(s.log).info(
     {
-      reqId: c.reqId,
       model: c.model,
       servedModel: c.servedModel,
       endpoint: c.endpoint,

@@ -1,4 +1,4 @@
-import type { EngineName, FleetNode, Profile } from '../types';
+import type { EngineLaunch, EngineName, FleetNode, Profile } from '../types';
 
 /** A shard's state as the agent reports it (plan §5.4). */
 export type ShardStateName = 'pending' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
@@ -10,7 +10,7 @@ export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stop
  * side of agent.v1.ShardSpec). Built by the reconciler, echoed back by the
  * agent in every report that carries a spec.
  */
-export interface ShardLaunchSpec {
+export interface ShardLaunchSpec extends EngineLaunch {
   /** "<replica_id>-r<rank>": the idempotency key of every command. */
   readonly shardId: string;
   readonly replicaId: string;
@@ -31,12 +31,6 @@ export interface ShardLaunchSpec {
   readonly httpPort: number;
   /** Catalog `source`. */
   readonly modelPath: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly tp: number;
-  readonly pp: number;
-  readonly startupTimeoutMs: number;
-  readonly launchMode?: 'mp' | 'ray';
   /** The name the engine serves (the catalog model name). */
   readonly servedModelName: string;
 }
