@@ -6,7 +6,6 @@ import { start } from './server';
 export { start } from './server';
 export type { StartOptions, RunningAccounting } from './server';
 export { ensureDemoTenant, type DemoTenant } from './bootstrap';
-export { fromResolved, toResolved } from './service';
 
 /** `llmgw accounting ...` */
 export async function main(argv: string[]): Promise<number | void> {

@@ -1,3 +1,4 @@
+import { addAccountingServices, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { parseListen, reachableHost } from '@llmgw/cli';
 import { accountingConfigSchema, parseConfig, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
@@ -11,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
-import { accountingProto } from './proto';
 import { keyResolverHandlers, tenancyAdminHandlers } from './service';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
@@ -136,14 +136,12 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
     for (const t of timers) t.unref();
     closers.push(() => timers.forEach(clearInterval));
 
-    const pkg = accountingProto();
     const server = createServer();
     const deps = { tenancy, usage, counters: s.counters, log };
-    server.addService(pkg.KeyResolver.service, keyResolverHandlers(deps));
-    server.addService(pkg.TenancyAdmin.service, tenancyAdminHandlers(deps));
+    addAccountingServices(server, { keyResolver: keyResolverHandlers(deps), tenancyAdmin: tenancyAdminHandlers(deps) });
     const health = new HealthService('SERVING');
-    health.set('llmgw.accounting.v1.KeyResolver', 'SERVING');
-    health.set('llmgw.accounting.v1.TenancyAdmin', 'SERVING');
+    health.set(KEY_RESOLVER_SERVICE, 'SERVING');
+    health.set(TENANCY_ADMIN_SERVICE, 'SERVING');
     health.addTo(server);
     const gl = parseListen(cfg.listen);
     const tls = cfg.tls

@@ -1,3 +1,4 @@
+import { AccountingClient, principalFromWire } from '@llmgw/accounting-rpc';
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError, toHttpError } from '@llmgw/errors';
@@ -25,11 +26,11 @@ import {
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
 import { rateLimitHeaders } from './rate-headers';
-import { ResolverClient, principalFromWire } from './resolver-client';
 import type { Reservation, TenancyDeps, TenancyHooks } from './index';
 
 interface HeldReservation extends Reservation {
@@ -83,9 +84,10 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   const cache = new KeyCache(t.cache_ttl, t.negative_cache_ttl);
   const inflight = new Map<string, Promise<Principal | null>>();
   const ends = new DurableEnds();
-  const resolver = over.resolve ? undefined : t.accounting_address ? new ResolverClient(t.accounting_address, t.accounting_tls) : undefined;
+  const tls = t.accounting_tls && { ca: readFileSync(t.accounting_tls.ca), ...(t.accounting_tls.cert ? { cert: readFileSync(t.accounting_tls.cert) } : {}), ...(t.accounting_tls.key ? { key: readFileSync(t.accounting_tls.key) } : {}) };
+  const resolver = over.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls }) : undefined;
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
-  const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolve(hash, t.resolve_timeout), cfg.default_band));
+  const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), cfg.default_band));
 
   const cacheCounter = new Counter({ name: 'llmgw_key_cache_total', help: 'API key lookups by result (hit, miss, negative, stale).', labelNames: ['result'], registers: [deps.registry] });
   const rejected = new Counter({ name: 'llmgw_tenancy_rejected_total', help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).', labelNames: ['reason'], registers: [deps.registry] });
