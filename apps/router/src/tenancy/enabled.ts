@@ -2,7 +2,7 @@ import { AccountingClient, principalFromWire } from '@llmgw/accounting-rpc';
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError, toHttpError } from '@llmgw/errors';
-import { requestIdFrom } from '@llmgw/observability';
+import { inSpan, requestIdFrom } from '@llmgw/observability';
 import {
   type AccountingStores,
   type CounterReservation,
@@ -181,7 +181,9 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     // Upper bound: every estimated token at the dearer of the two prices.
     const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
     const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
-    const r = await counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros });
+    const r = await inSpan('tenancy.counters.reserve', { 'llmgw.model': model, 'llmgw.budgets_only': budgetsOnly }, () =>
+      counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros }),
+    );
     return { r, free, micros };
   }
 
