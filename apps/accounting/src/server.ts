@@ -70,7 +70,7 @@ export async function start(opts: StartOptions): Promise<RunningAccounting> {
         redis.on('error', (e) => log.warn({ err: e.message }, 'redis error'));
         const r = redis;
         closers.push(() => r.quit().catch(() => r.disconnect()));
-        stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len });
+        stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len, log });
       } else {
         stores = inProcessAccountingStores();
       }

@@ -4,7 +4,7 @@ import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, createTestDatabase, type Db } from '@llmgw/db';
 import { checkHealth, clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
-import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores } from '@llmgw/stores';
+import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores, redisKeys } from '@llmgw/stores';
 import Redis from 'ioredis';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
 import { waitUntil } from '@llmgw/testing';
@@ -279,6 +279,31 @@ describe('ingestion on Redis', () => {
       await redis.del(`${prefix}usage`);
       await stores.ledger.append(rec(2, 'k', 'p', { recordId: 'b' }));
       await until(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 10_000);
+    } finally {
+      await acc.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+  it('logs and skips records that are not usage record v1, and keeps ingesting the good ones', async () => {
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    const prefix = `test:${Math.random().toString(36).slice(2)}:`;
+    const warned: Array<{ obj: object; msg: string }> = [];
+    const stores = redisAccountingStores(redis, prefix, { log: { warn: (obj, msg) => warned.push({ obj, msg }) } });
+    const acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
+    try {
+      const stream = redisKeys.usageStream(prefix);
+      await redis.xadd(stream, '*', 'r', '{not json');
+      await redis.xadd(stream, '*', 'r', JSON.stringify({ ...rec(3, 'k', 'p'), promptTokens: 'many' }));
+      await redis.xadd(stream, '*', 'other', 'x');
+      await stores.ledger.append(rec(4, 'k', 'p', { recordId: 'd' }));
+      await until(async () => (await acc.usage.countByRequestIds(['req-4'])).size === 1);
+      expect((await acc.usage.countByRequestIds(['req-3'])).size).toBe(0);
+      expect(warned.map((w) => w.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/not a valid usage record v1/), expect.stringMatching(/without a record field/)]));
+      expect(warned.find((w) => /promptTokens/.test(JSON.stringify(w.obj)))).toBeDefined();
+      // Skipped entries are acknowledged: nothing stays pending behind them.
+      await until(async () => (await stores.ledger.depth()).pending === 0);
     } finally {
       await acc.close();
       const keys = await redis.keys(`${prefix}*`);

@@ -10,3 +10,4 @@ export type { ProtoGrpcType as AccountingProto } from './generated/accounting';
 export * from './openai';
 export * from './model-catalog';
 export * from './endpoint-stats';
+export * from './parse-json';

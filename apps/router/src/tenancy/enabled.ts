@@ -73,7 +73,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     if (t.redis_url) {
       redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
       redis.on('error', (e) => log.warn({ err: e.message }, 'tenancy redis error'));
-      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len });
+      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len, log });
     } else {
       stores = inProcessAccountingStores(t.embedded_stores);
     }
