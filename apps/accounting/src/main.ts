@@ -6,7 +6,6 @@ import { accountingService } from './server';
 export { start, accountingService } from './server';
 export type { StartOptions, RunningAccounting, AccountingHandle } from './server';
 export { ensureDemoTenant, type DemoTenant } from './bootstrap';
-export { fromResolved, toResolved } from './service';
 
 interface Flags {
   config?: string; host?: string; port?: string; adminPort?: string; databaseUrl?: string; redisUrl?: string; keyPrefix?: string; consumer?: string; logLevel?: string;

@@ -1,3 +1,4 @@
+import { addAccountingServices, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { accountingConfigSchema, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import { HealthService, createServer } from '@llmgw/grpc';
@@ -8,7 +9,6 @@ import Redis from 'ioredis';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
-import { accountingProto } from './proto';
 import { keyResolverHandlers, tenancyAdminHandlers } from './service';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
@@ -73,7 +73,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
           redis.on('error', (e) => log.warn({ err: e.message }, 'redis error'));
           const r = redis;
           ctx.onClose('redis', () => r.quit().catch(() => r.disconnect()));
-          stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len });
+          stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len, log });
         } else {
           stores = inProcessAccountingStores();
         }
@@ -139,14 +139,12 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       for (const t of timers) t.unref();
       ctx.onClose('rollup timers', () => timers.forEach(clearInterval));
 
-      const pkg = accountingProto();
       const server = createServer();
       const deps = { tenancy, usage, counters: s.counters, log };
-      server.addService(pkg.KeyResolver.service, keyResolverHandlers(deps));
-      server.addService(pkg.TenancyAdmin.service, tenancyAdminHandlers(deps));
+      addAccountingServices(server, { keyResolver: keyResolverHandlers(deps), tenancyAdmin: tenancyAdminHandlers(deps) });
       const health = new HealthService('SERVING');
-      health.set('llmgw.accounting.v1.KeyResolver', 'SERVING');
-      health.set('llmgw.accounting.v1.TenancyAdmin', 'SERVING');
+      health.set(KEY_RESOLVER_SERVICE, 'SERVING');
+      health.set(TENANCY_ADMIN_SERVICE, 'SERVING');
       health.addTo(server);
       const url = await ctx.listenGrpc('grpc', server, cfg.listen, cfg.tls);
       ctx.onClose('grpc health', () => health.shutdown());

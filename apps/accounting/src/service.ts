@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { Principal } from '@llmgw/contracts';
+import { principalToWire } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import type { ApiKeyRow, AuditRow, LimitRow, Organization, Project, Team } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
@@ -37,34 +37,6 @@ export const toLimit = (l: LimitRow): accountingV1.Limit => {
 };
 export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, atMs: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
 
-/** Principal → wire. */
-export function toResolved(p: Principal): accountingV1.ResolvedKey {
-  return {
-    keyId: p.keyId, keyPrefix: p.keyPrefix, projectId: p.projectId, teamId: p.teamId, orgId: p.orgId, band: p.band,
-    routingProfile: p.routingProfile ?? '', expiresAtMs: p.expiresAt ?? 0,
-    limits: {
-      rpm: p.limits.rpm, tpm: p.limits.tpm, budgets: p.limits.budgets,
-      modelsRestricted: p.limits.allowedModels !== undefined, allowedModels: p.limits.allowedModels ?? [],
-    },
-  };
-}
-
-/** Wire → Principal (used by the router and ctl). */
-export function fromResolved(r: accountingV1.ResolvedKey__Output): Principal {
-  const l = r.limits;
-  return {
-    keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId, band: r.band,
-    ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
-    ...(r.expiresAtMs ? { expiresAt: r.expiresAtMs } : {}),
-    limits: {
-      rpm: (l?.rpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
-      tpm: (l?.tpm ?? []).map((x) => ({ scope: x.scope, limit: x.limit })),
-      budgets: (l?.budgets ?? []).map((x) => ({ scope: x.scope, limitMicros: x.limitMicros, period: x.period as BudgetPeriod })),
-      ...(l?.modelsRestricted ? { allowedModels: [...l.allowedModels] } : {}),
-    },
-  };
-}
-
 /** Who made an admin call: `x-llmgw-actor` metadata, else the mTLS peer CN, else "anonymous". */
 export function actorOf(call: grpc.ServerUnaryCall<unknown, unknown>): string {
   const cn = peerCommonName(call as any);
@@ -90,7 +62,7 @@ export function keyResolverHandlers(d: ServiceDeps): accountingV1.KeyResolverHan
       log: d.log,
       handler: async (req: accountingV1.ResolveKeyRequest__Output) => {
         if (!/^[0-9a-f]{64}$/.test(req.keyHash)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'key_hash must be 64 lowercase hex characters');
-        return toResolved(await d.tenancy.resolve(req.keyHash));
+        return principalToWire(await d.tenancy.resolve(req.keyHash));
       },
     }),
   };
@@ -155,7 +127,7 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
           return { scope: b.scope, period: b.period, limitMicros: b.limitMicros, spentMicros: await d.counters.budgetSpent(b.scope, bounds.start), periodEndMs: bounds.end };
         }),
       );
-      const report: accountingV1.KeyReport = { key: toKey(key), resolved: toResolved(principal), budgets };
+      const report: accountingV1.KeyReport = { key: toKey(key), resolved: principalToWire(principal), budgets };
       return report;
     }),
 

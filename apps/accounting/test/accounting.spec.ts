@@ -1,9 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
+import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, createTestDatabase, type Db } from '@llmgw/db';
 import { checkHealth, clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
-import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores } from '@llmgw/stores';
+import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores, redisKeys } from '@llmgw/stores';
 import Redis from 'ioredis';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
 import { waitUntil } from '@llmgw/testing';
@@ -12,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { ensureDemoTenant } from '../src/bootstrap';
-import { accountingClients, call } from '../src/client';
 import { start, type RunningAccounting } from '../src/server';
 
 const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -37,21 +37,21 @@ const rec = (i: number, keyId: string, projectId: string, over: Partial<LedgerRe
 describe('accounting service (PGlite, in-process stores)', () => {
   let acc: RunningAccounting;
   let stores: AccountingStores;
-  let c: ReturnType<typeof accountingClients>;
+  let c: AccountingClient;
   const events: KeyCacheInvalidation[] = [];
 
   beforeAll(async () => {
     stores = memStores();
     await stores.keyCacheBus.subscribe((e) => events.push(e));
     acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet, now });
-    c = accountingClients(acc.url);
+    c = new AccountingClient({ address: acc.url });
   });
   afterAll(async () => {
     c.close();
     await acc.close();
   });
 
-  const admin = <T>(m: string, req: object) => call<T>(c.admin, m, req, { actor: 'alice' });
+  const admin = <T>(m: AccountingMethod, req: object) => c.call<T>(m, req, { actor: 'alice' });
 
   it('builds the tree, mints a key shown once, and resolves its hash to the principal', async () => {
     const org = await admin<accountingV1.Org__Output>('CreateOrg', { name: 'acme' });
@@ -66,7 +66,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
 
     await admin('SetLimit', { scope: { scopeType: 'org', scope: 'acme' }, limit: { hasRpm: true, rpm: 100, modelsRestricted: true, allowedModels: ['a', 'b'] } });
     await admin('SetLimit', { scope: { scopeType: 'key', scope: created.key!.id }, limit: { hasRpm: true, rpm: 500, hasBudget: true, budgetMicros: 1000, budgetPeriod: 'day', modelsRestricted: true, allowedModels: ['b', 'c'] } });
-    const r = await call<accountingV1.ResolvedKey__Output>(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
+    const r = await c.call<accountingV1.ResolvedKey__Output>('ResolveKey', { keyHash: hashApiKey(created.secret) });
     expect(r).toMatchObject({ keyId: created.key!.id, projectId: proj.id, teamId: team.id, orgId: org.id, band: 'silver', routingProfile: 'batch' });
     expect(r.limits!.rpm.map((x) => [x.scope, x.limit])).toEqual([[`key:${created.key!.id}`, 500], [`org:${org.id}`, 100]]);
     expect(r.limits!.budgets).toEqual([{ scope: `key:${created.key!.id}`, limitMicros: 1000, period: 'day' }]);
@@ -78,18 +78,18 @@ describe('accounting service (PGlite, in-process stores)', () => {
     ['an unknown hash', 'f'.repeat(64), 'LLMGW_ERR_NOT_FOUND'],
     ['a malformed hash', 'xyz', 'LLMGW_ERR_INVALID_ARGUMENT'],
   ])('ResolveKey refuses %s', async (_n, keyHash, code) => {
-    await expect(call(c.resolver, 'ResolveKey', { keyHash })).rejects.toMatchObject({ code });
+    await expect(c.call('ResolveKey', { keyHash })).rejects.toMatchObject({ code });
   });
 
   it('revocation is a soft delete, refuses the key, publishes an invalidation and is audited', async () => {
     const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k2' });
     const hash = hashApiKey(created.secret);
-    await call(c.resolver, 'ResolveKey', { keyHash: hash });
+    await c.call('ResolveKey', { keyHash: hash });
     events.length = 0;
     const revoked = await admin<accountingV1.ApiKey__Output>('RevokeKey', { ref: created.key!.id });
     expect(revoked.revokedAtMs).toBeGreaterThan(0);
     expect(events).toContainEqual({ scopeType: 'key', scopeId: created.key!.id });
-    await expect(call(c.resolver, 'ResolveKey', { keyHash: hash })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    await expect(c.call('ResolveKey', { keyHash: hash })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     const listed = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat', includeRevoked: true });
     expect(listed.keys.map((k) => k.id)).toContain(created.key!.id);
     const active = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat' });
@@ -101,10 +101,10 @@ describe('accounting service (PGlite, in-process stores)', () => {
 
   it('an expired key does not resolve', async () => {
     const created = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: 'chat', name: 'k3', expiresAtMs: now() + 60_000 });
-    await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) });
+    await c.call('ResolveKey', { keyHash: hashApiKey(created.secret) });
     clockAhead = 60_000;
     try {
-      await expect(call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+      await expect(c.call('ResolveKey', { keyHash: hashApiKey(created.secret) })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     } finally {
       clockAhead = 0;
     }
@@ -200,7 +200,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const b = await ensureDemoTenant(acc.tenancy);
     expect(b.secret).toBeUndefined();
     expect(b.keyId).toBe(a.keyId);
-    await call(c.resolver, 'ResolveKey', { keyHash: hashApiKey(a.secret!) });
+    await c.call('ResolveKey', { keyHash: hashApiKey(a.secret!) });
   });
 
   it('answers the standard gRPC health check', async () => {
@@ -268,16 +268,16 @@ describe('accounting over mTLS', () => {
         log: quiet,
       });
       try {
-        const good = accountingClients(acc.url, clientCredentials({ tls: { ca: caPem, ...cli } }));
-        const org = await call<accountingV1.Org__Output>(good.admin, 'CreateOrg', { name: 'tls-org' });
-        const audit = await call<accountingV1.ListAuditResponse__Output>(good.admin, 'ListAudit', { targetId: org.id });
+        const good = new AccountingClient({ address: acc.url, credentials: clientCredentials({ tls: { ca: caPem, ...cli } }) });
+        const org = await good.call<accountingV1.Org__Output>('CreateOrg', { name: 'tls-org' });
+        const audit = await good.call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: org.id });
         expect(audit.events[0].actor).toBe('cn=ops-alice');
         good.close();
-        const anon = accountingClients(acc.url, clientCredentials({ tls: { ca: caPem } }));
-        await expect(call(anon.admin, 'ListOrgs', {}, { deadlineMs: 3000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+        const anon = new AccountingClient({ address: acc.url, credentials: clientCredentials({ tls: { ca: caPem } }) });
+        await expect(anon.call('ListOrgs', {}, { deadlineMs: 3000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
         anon.close();
-        const plain = accountingClients(acc.url, grpc.credentials.createInsecure());
-        await expect(call(plain.admin, 'ListOrgs', {}, { deadlineMs: 3000 })).rejects.toBeDefined();
+        const plain = new AccountingClient({ address: acc.url, credentials: grpc.credentials.createInsecure() });
+        await expect(plain.call('ListOrgs', {}, { deadlineMs: 3000 })).rejects.toBeDefined();
         plain.close();
       } finally {
         await acc.close();
@@ -300,6 +300,31 @@ describe('ingestion on Redis', () => {
       await redis.del(`${prefix}usage`);
       await stores.ledger.append(rec(2, 'k', 'p', { recordId: 'b' }));
       await until(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 10_000);
+    } finally {
+      await acc.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+  it('logs and skips records that are not usage record v1, and keeps ingesting the good ones', async () => {
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    const prefix = `test:${Math.random().toString(36).slice(2)}:`;
+    const warned: Array<{ obj: object; msg: string }> = [];
+    const stores = redisAccountingStores(redis, prefix, { log: { warn: (obj, msg) => warned.push({ obj, msg }) } });
+    const acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
+    try {
+      const stream = redisKeys.usageStream(prefix);
+      await redis.xadd(stream, '*', 'r', '{not json');
+      await redis.xadd(stream, '*', 'r', JSON.stringify({ ...rec(3, 'k', 'p'), promptTokens: 'many' }));
+      await redis.xadd(stream, '*', 'other', 'x');
+      await stores.ledger.append(rec(4, 'k', 'p', { recordId: 'd' }));
+      await until(async () => (await acc.usage.countByRequestIds(['req-4'])).size === 1);
+      expect((await acc.usage.countByRequestIds(['req-3'])).size).toBe(0);
+      expect(warned.map((w) => w.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/not a valid usage record v1/), expect.stringMatching(/without a record field/)]));
+      expect(warned.find((w) => /promptTokens/.test(JSON.stringify(w.obj)))).toBeDefined();
+      // Skipped entries are acknowledged: nothing stays pending behind them.
+      await until(async () => (await stores.ledger.depth()).pending === 0);
     } finally {
       await acc.close();
       const keys = await redis.keys(`${prefix}*`);

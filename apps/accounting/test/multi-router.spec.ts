@@ -1,3 +1,4 @@
+import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
 /**
  * The whole tenancy path across processes: two real routers, accounting,
  * a sim-engine, Redis and a fresh Postgres database.
@@ -12,7 +13,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { accountingClients, call } from '../src/client';
 
 jest.setTimeout(120_000);
 
@@ -26,7 +26,7 @@ let sim: SpawnedRole;
 let acct: SpawnedRole;
 let acctPort: number;
 const routers: SpawnedRole[] = [];
-let clients: ReturnType<typeof accountingClients>;
+let clients: AccountingClient;
 let projectId: string;
 let teamId: string;
 
@@ -41,7 +41,7 @@ async function startAccounting(): Promise<SpawnedRole> {
   return a;
 }
 
-const admin = <T>(m: string, req: object) => call<T>(clients.admin, m, req, { actor: 'integration-test' });
+const admin = <T>(m: AccountingMethod, req: object) => clients.call<T>(m, req, { actor: 'integration-test' });
 
 async function newKey(name: string, limit?: object): Promise<{ id: string; secret: string }> {
   const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name });
@@ -90,7 +90,7 @@ beforeAll(async () => {
     spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '400', '--log-level', 'info']),
     startAccounting(),
   ]);
-  clients = accountingClients(new URL(acct.urls.grpc).host);
+  clients = new AccountingClient({ address: new URL(acct.urls.grpc).host });
   await admin('CreateOrg', { name: 'acme' });
   teamId = (await admin<accountingV1.Team__Output>('CreateTeam', { org: 'acme', name: 'ml' })).id;
   projectId = (await admin<accountingV1.Project__Output>('CreateProject', { team: teamId, name: 'chat' })).id;

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ControlClient } from '@llmgw/inventory-rpc';
 import { readFileSync } from 'node:fs';
-import { type AccountingAdmin, accountingAdmin, normaliseAddress } from './accounting-client';
+import type { AccountingClient } from '@llmgw/accounting-rpc';
+import { accountingAdmin, normaliseAddress } from './accounting-client';
 
 /** Where ctl writes; tests pass their own. */
 export interface CtlIO {
@@ -27,7 +28,7 @@ export interface CtlBoot {
  * `cordon`, `drain`, `explain-placement`, `logs`) add their clients here.
  */
 export class CtlContext {
-  private acct?: AccountingAdmin;
+  private acct?: AccountingClient;
   private ctl?: ControlClient;
 
   constructor(readonly io: CtlIO, readonly boot: CtlBoot) {}
@@ -37,7 +38,7 @@ export class CtlContext {
     return cmd.optsWithGlobals();
   }
 
-  accounting(cmd: Command): AccountingAdmin {
+  accounting(cmd: Command): AccountingClient {
     if (!this.acct) {
       const o = this.opts(cmd);
       const addr = o.accounting ?? this.boot.accountingAddr ?? '127.0.0.1:7072';

@@ -6,7 +6,7 @@ import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/con
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError } from '@llmgw/errors';
-import { createRegistry, requestIdFrom, type Logger, type Registry } from '@llmgw/observability';
+import { createRegistry, extractTrace, inSpan, requestIdFrom, SpanKind, type Logger, type Registry } from '@llmgw/observability';
 import { buildProfiles, createDefaultRegistry, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
 import { EnginePriority } from './admission/engine-priority';
@@ -271,18 +271,23 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     res.on('close', () => {
       if (!res.writableFinished) c.abort.abort();
     });
-    try {
-      await authenticate(state, c);
-      parse(state, c, req.body as Buffer | undefined);
-      resolveModel(state, c);
-      await reserveQuota(state, c);
-      await admit(state, c);
-      await attemptUpstream(state, c);
-    } catch (e) {
-      fail(state, c, e);
-    } finally {
-      finish(state, c);
-    }
+    // One server span per request, continuing the client's traceparent; each stage is a child span.
+    const stage = <T>(name: string, fn: () => T | Promise<T>) => inSpan(`router.${name}`, { 'llmgw.stage': name }, fn);
+    await inSpan(`router ${kind}`, { 'http.route': API[kind].path, 'llmgw.request_id': c.reqId }, async (span) => {
+      try {
+        await stage('authenticate', () => authenticate(state, c));
+        await stage('parse', () => parse(state, c, req.body as Buffer | undefined));
+        await stage('resolve_model', () => resolveModel(state, c));
+        await stage('reserve_quota', () => reserveQuota(state, c));
+        await stage('admit', () => admit(state, c));
+        await stage('attempt', () => attemptUpstream(state, c));
+      } catch (e) {
+        fail(state, c, e);
+      } finally {
+        await stage('finish', () => finish(state, c));
+        span.setAttribute('http.response.status_code', c.status);
+      }
+    }, { kind: SpanKind.SERVER, parent: extractTrace(req.raw.headers) });
   }
 
   let grace: NodeJS.Timeout | undefined;

@@ -199,7 +199,7 @@ describe('admission over gRPC', () => {
     cleanups.push(() => standby.close());
     const client = new AdmissionRpcClient({ addresses: [standby.address] });
     cleanups.push(() => client.close());
-    await expect(client.acquire({ requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' }, 1000)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    await expect(client.acquire({ requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' }, 1000)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', grpcCode: grpc.status.UNAVAILABLE });
     expect(await client.status()).toMatchObject({ serving: false, instanceId: 'i' });
     expect(await client.findServing()).toBeUndefined();
   });

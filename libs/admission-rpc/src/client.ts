@@ -1,38 +1,41 @@
 import * as grpc from '@grpc/grpc-js';
-import type { CreditLimit, CreditUse } from './credits';
+import type { admissionV1 } from '@llmgw/contracts';
+import { callUnary, type CallOptions } from '@llmgw/grpc';
 import { admissionClientConstructor } from './proto';
-import type {
-  AcquireRequestWire,
-  AcquireResponseWire,
-  HeldLeaseWire,
-  KeepAliveResponseWire,
-  ReleaseRequestWire,
-  StatusResponseWire,
-} from './wire';
 
 export interface AdmissionRpcClientOptions {
   /** "host:port" of the leader and its standbys, in the order to try. */
   addresses: string[];
   credentials?: grpc.ChannelCredentials;
   channelOptions?: grpc.ChannelOptions;
-  /** Deadline of Release/KeepAlive/Status calls, ms. */
+  /** Deadline of Release/KeepAlive/Credit/Status calls, ms. */
   callTimeoutMs?: number;
+}
+
+/** The gRPC status a failed call ended with (`grpcCode` of the LlmgwError callUnary rejects with). */
+function statusOf(e: unknown): number | undefined {
+  const x = e as { grpcCode?: number; code?: unknown } | undefined;
+  if (typeof x?.grpcCode === 'number') return x.grpcCode;
+  return typeof x?.code === 'number' ? x.code : undefined;
 }
 
 /** Whether a failed call means "the service is not there" (fall back), not "the request is bad". */
 export function isUnreachable(e: unknown): boolean {
-  const code = (e as { code?: number })?.code;
+  const code = statusOf(e);
   return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED || code === grpc.status.UNKNOWN || code === grpc.status.INTERNAL || code === undefined;
 }
 
 /**
- * A promisified llmgw.admission.v1 client over one or more addresses. Calls go
- * to the current address; `Acquire` moves on to the next address when one
- * answers UNAVAILABLE (a standby, or a dead leader), and `findServing` picks
- * the address whose Status says it leads.
+ * The typed llmgw.admission.v1 client over one or more addresses, on
+ * libs/grpc `callUnary` (deadline, x-request-id + traceparent metadata, a
+ * client span; retries only for the idempotent KeepAlive, Credit and
+ * Status). Calls go to the current address; `Acquire` moves on to the next
+ * address when one answers UNAVAILABLE (a standby, or a dead leader), and
+ * `findServing` picks the address whose Status says it leads. Failures reject
+ * with the LlmgwError `fromGrpcError` rebuilds.
  */
 export class AdmissionRpcClient {
-  private readonly clients: grpc.Client[];
+  private readonly clients: admissionV1.AdmissionClient[];
   private current = 0;
   private readonly timeout: number;
 
@@ -48,53 +51,44 @@ export class AdmissionRpcClient {
     return this.o.addresses[this.current];
   }
 
-  private unaryOn<T>(i: number, method: string, req: unknown, deadlineMs: number, signal?: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const call = (this.clients[i] as any)[method](req, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null, res: T) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (err) reject(err);
-        else resolve(res);
-      }) as grpc.ClientUnaryCall;
-      const onAbort = () => call.cancel();
-      if (signal) {
-        if (signal.aborted) call.cancel();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
-    });
+  private call<Res>(i: number, method: keyof admissionV1.AdmissionClient & string, req: unknown, opts: CallOptions): Promise<Res> {
+    return callUnary<Res>(this.clients[i] as unknown as grpc.Client, method, req, { deadlineMs: this.timeout, ...opts });
   }
 
-  /** Waits for admission; cancelling `signal` cancels the call (and so dequeues the request). */
-  async acquire(req: AcquireRequestWire, waitMs: number, signal?: AbortSignal): Promise<AcquireResponseWire> {
+  /** Waits for admission; cancelling `signal` cancels the call (and so dequeues the request). Not retried: it queues. */
+  async acquire(req: admissionV1.AcquireRequest, waitMs: number, signal?: AbortSignal): Promise<admissionV1.AcquireResponse__Output> {
     let lastErr: unknown;
     for (let k = 0; k < this.clients.length; k++) {
       const i = (this.current + k) % this.clients.length;
       try {
-        const res = await this.unaryOn<AcquireResponseWire>(i, 'acquire', req, waitMs, signal);
+        const res = await this.call<admissionV1.AcquireResponse__Output>(i, 'Acquire', req, { deadlineMs: waitMs, signal, requestId: req.requestId || undefined });
         this.current = i;
         return res;
       } catch (e) {
         lastErr = e;
-        if ((e as { code?: number }).code !== grpc.status.UNAVAILABLE) throw e;
+        if (statusOf(e) !== grpc.status.UNAVAILABLE) throw e;
       }
     }
     throw lastErr;
   }
 
-  release(r: ReleaseRequestWire): Promise<{ released: boolean }> {
-    return this.unaryOn(this.current, 'release', r, this.timeout);
+  /** Not retried: a Release that may have arrived is not sent twice (a lost one expires with KeepAlive). */
+  release(r: admissionV1.ReleaseRequest): Promise<admissionV1.ReleaseResponse__Output> {
+    return this.call(this.current, 'Release', r, {});
   }
 
-  keepAlive(routerId: string, leases: HeldLeaseWire[]): Promise<KeepAliveResponseWire> {
-    return this.unaryOn(this.current, 'keepAlive', { routerId, leases }, this.timeout);
+  keepAlive(routerId: string, leases: admissionV1.HeldLease[]): Promise<admissionV1.KeepAliveResponse__Output> {
+    return this.call(this.current, 'KeepAlive', { routerId, leases }, { idempotent: true });
   }
 
   /** Renews this router's credits (the `Credit` RPC) at the current address. */
-  credit(routerId: string, uses: CreditUse[]): Promise<{ grants: CreditLimit[]; ttlMs: number; fencingToken: number }> {
-    return this.unaryOn(this.current, 'credit', { routerId, uses }, this.timeout);
+  credit(routerId: string, uses: admissionV1.CreditUse[]): Promise<admissionV1.CreditResponse__Output> {
+    return this.call(this.current, 'Credit', { routerId, uses }, { idempotent: true });
   }
 
-  status(i = this.current): Promise<StatusResponseWire> {
-    return this.unaryOn(i, 'status', {}, this.timeout);
+  /** One address's Status; not retried (findServing asks them all and a probe repeats). */
+  status(i = this.current): Promise<admissionV1.StatusResponse__Output> {
+    return this.call(i, 'Status', {}, {});
   }
 
   /** Asks every address for Status; makes the first serving one current. */

@@ -1,19 +1,7 @@
-/** One (model, pool)'s use of credit, as a router reports it when renewing. */
-export interface CreditUse {
-  model: string;
-  pool: string;
-  inUse: number;
-}
-
-/** What the admission service grants back for one (model, pool). */
-export interface CreditLimit {
-  model: string;
-  pool: string;
-  limit: number;
-}
+import type { admissionV1 } from '@llmgw/contracts';
 
 /** The renewal call: the service's answer to a router's uses (the `Credit` RPC). */
-export type RenewCredits = (uses: CreditUse[]) => Promise<{ grants: CreditLimit[]; ttlMs: number; fencingToken: number }>;
+export type RenewCredits = (uses: admissionV1.CreditUse__Output[]) => Promise<admissionV1.CreditResponse__Output>;
 
 interface Entry {
   model: string;

@@ -1,5 +1,5 @@
 export * from './proto';
-export * from './wire';
+export * from './reason';
 export * from './metrics';
 export * from './server';
 export * from './client';

@@ -1,7 +1,7 @@
 import type { AcquireResult, Admission, AdmissionController, AdmissionRequest, Lease, LeaseOutcome } from '@llmgw/admission-core';
 import { AdmissionRpcClient, isUnreachable } from './client';
 import { CreditBook } from './credits';
-import { reasonFromWire } from './wire';
+import { reasonFromWire } from './reason';
 
 export interface RemoteAdmissionOptions {
   client: AdmissionRpcClient;

@@ -1,15 +1,8 @@
-import * as grpc from '@grpc/grpc-js';
 import type { AdmissionController } from '@llmgw/admission-core';
-import type {
-  AcquireRequestWire,
-  AcquireResponseWire,
-  KeepAliveRequestWire,
-  KeepAliveResponseWire,
-  ReleaseRequestWire,
-  StatusResponseWire,
-} from './wire';
-import { reasonToWire } from './wire';
-import type { CreditLimit, CreditUse } from './credits';
+import type { admissionV1 } from '@llmgw/contracts';
+import { LlmgwError } from '@llmgw/errors';
+import { unary, type UnaryContext } from '@llmgw/grpc';
+import { reasonToWire } from './reason';
 
 /** A minimal logger shape (pino fits). */
 export interface RpcLogger {
@@ -45,8 +38,8 @@ interface RouterState {
   leases: Map<string, number>;
 }
 
-const unavailable = (msg: string): Partial<grpc.StatusObject> => ({ code: grpc.status.UNAVAILABLE, details: msg });
-const invalid = (msg: string): Partial<grpc.StatusObject> => ({ code: grpc.status.INVALID_ARGUMENT, details: msg });
+const unavailable = (msg: string) => new LlmgwError('LLMGW_ERR_UNAVAILABLE', msg);
+const invalid = (msg: string) => new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', msg);
 
 /**
  * The gRPC handlers of llmgw.admission.v1.Admission around an
@@ -107,127 +100,130 @@ export class AdmissionRpcService {
     return r;
   }
 
-  implementation(): grpc.UntypedServiceImplementation {
+  /**
+   * The typed handlers of llmgw.admission.v1.Admission. Each runs through
+   * libs/grpc `unary`: a server span continuing the caller's `traceparent`,
+   * the caller's x-request-id, and errors as catalogue statuses
+   * (UNAVAILABLE on a standby, INVALID_ARGUMENT for a bad request).
+   */
+  implementation(): admissionV1.AdmissionHandlers {
+    const log = this.o.log && { error: (o: object, m: string) => this.o.log!.warn(o, m) };
     return {
-      acquire: (call: grpc.ServerUnaryCall<AcquireRequestWire, AcquireResponseWire>, cb: grpc.sendUnaryData<AcquireResponseWire>) => this.acquire(call, cb),
-      release: (call: grpc.ServerUnaryCall<ReleaseRequestWire, unknown>, cb: grpc.sendUnaryData<{ released: boolean }>) => {
-        const { leaseId, routerId } = call.request;
-        const ctl = this.o.controller();
-        if (routerId) this.touch(routerId).leases.delete(leaseId);
-        const owner = this.leaseRouter.get(leaseId);
-        if (owner !== undefined) {
-          this.leaseRouter.delete(leaseId);
-          this.routers.get(owner)?.leases.delete(leaseId);
-        }
-        const released = ctl ? ctl.release(leaseId, { status: call.request.status, promptTokens: call.request.promptTokens, completionTokens: call.request.completionTokens }) : false;
-        cb(null, { released });
-      },
-      keepAlive: (call: grpc.ServerUnaryCall<KeepAliveRequestWire, KeepAliveResponseWire>, cb: grpc.sendUnaryData<KeepAliveResponseWire>) => {
-        const ctl = this.o.controller();
-        if (!ctl) return cb(unavailable('standby: not the admission leader'));
-        const { routerId, leases } = call.request;
-        if (!routerId) return cb(invalid('router_id is required'));
-        const r = this.touch(routerId);
-        let adopted = 0;
-        const listed = new Set<string>();
-        for (const l of leases) {
-          listed.add(l.leaseId);
-          if (ctl.adopt(l.leaseId, l.pool)) {
-            // Granted by a previous leader: count it here so failover keeps the load.
-            adopted++;
-            r.leases.set(l.leaseId, this.now());
-            this.leaseRouter.set(l.leaseId, routerId);
-          }
-        }
-        // Leases the router no longer holds: their Release was lost on the way.
-        const cutoff = this.now() - (this.o.reconcileAfterMs ?? 10_000);
-        let dropped = 0;
-        for (const [id, at] of r.leases) {
-          if (listed.has(id) || at > cutoff) continue;
-          r.leases.delete(id);
-          this.leaseRouter.delete(id);
-          if (ctl.release(id)) dropped++;
-        }
-        if (adopted) this.o.log?.info({ router: routerId, adopted }, 'adopted leases from a previous leader');
-        if (dropped) this.o.log?.warn({ router: routerId, dropped }, 'released leases the router no longer holds (lost Release)');
-        cb(null, { known: r.leases.size, routerTtlMs: this.o.routerTtlMs });
-      },
-      credit: (
-        call: grpc.ServerUnaryCall<{ routerId: string; uses: CreditUse[] }, unknown>,
-        cb: grpc.sendUnaryData<{ grants: CreditLimit[]; ttlMs: number; fencingToken: number }>,
-      ) => {
-        const ctl = this.o.controller();
-        if (!ctl) return cb(unavailable('standby: not the admission leader'));
-        const { routerId, uses } = call.request;
-        if (!routerId) return cb(invalid('router_id is required'));
-        if (uses.length > 10_000) return cb(invalid(`too many credit uses in one call (${uses.length} > 10000)`));
-        const bad = uses.find((u) => !u.pool);
-        if (bad) return cb(invalid(`credit use for model "${bad.model}" has no pool`));
-        this.touch(routerId);
-        const ttlMs = this.o.creditTtlMs ?? 1500;
-        const max = this.o.creditMax ?? 256;
-        const grants = uses.map((u) => ({ model: u.model, pool: u.pool, limit: ctl.credit(routerId, u.model, u.pool, u.inUse, ttlMs, max).limit }));
-        cb(null, { grants, ttlMs, fencingToken: this.o.fencingToken() ?? 0 });
-      },
-      status: (_call: grpc.ServerUnaryCall<unknown, StatusResponseWire>, cb: grpc.sendUnaryData<StatusResponseWire>) => {
-        const ctl = this.o.controller();
-        cb(null, {
-          serving: ctl !== undefined,
-          fencingToken: ctl ? (this.o.fencingToken() ?? 0) : 0,
-          instanceId: this.o.instanceId,
-          queued: ctl?.queued() ?? 0,
-          outstanding: ctl?.outstandingLeases() ?? 0,
-        });
-      },
+      Acquire: unary({ log, handler: (q: admissionV1.AcquireRequest__Output, ctx) => this.acquire(q, ctx) }),
+      Release: unary({ log, handler: (q: admissionV1.ReleaseRequest__Output): admissionV1.ReleaseResponse => this.release(q) }),
+      KeepAlive: unary({ log, handler: (q: admissionV1.KeepAliveRequest__Output): admissionV1.KeepAliveResponse => this.keepAlive(q) }),
+      Credit: unary({ log, handler: (q: admissionV1.CreditRequest__Output): admissionV1.CreditResponse => this.credit(q) }),
+      Status: unary({ log, handler: (): admissionV1.StatusResponse => this.status() }),
     };
   }
 
-  private acquire(call: grpc.ServerUnaryCall<AcquireRequestWire, AcquireResponseWire>, cb: grpc.sendUnaryData<AcquireResponseWire>): void {
+  private leader(): AdmissionController {
     const ctl = this.o.controller();
-    if (!ctl) return cb(unavailable('standby: not the admission leader'));
-    const q = call.request;
-    if (!q.band) return cb(invalid('band is required'));
-    if (!q.model) return cb(invalid('model is required'));
-    if (!q.candidatePools?.length) return cb(invalid('candidate_pools must not be empty'));
-    if (!(q.estimatedTokens >= 0)) return cb(invalid('estimated_tokens must be >= 0'));
-    const routerId = q.routerId || call.getPeer();
+    if (!ctl) throw unavailable('standby: not the admission leader');
+    return ctl;
+  }
+
+  private release(q: admissionV1.ReleaseRequest__Output): admissionV1.ReleaseResponse {
+    const { leaseId, routerId } = q;
+    const ctl = this.o.controller();
+    if (routerId) this.touch(routerId).leases.delete(leaseId);
+    const owner = this.leaseRouter.get(leaseId);
+    if (owner !== undefined) {
+      this.leaseRouter.delete(leaseId);
+      this.routers.get(owner)?.leases.delete(leaseId);
+    }
+    const released = ctl ? ctl.release(leaseId, { status: q.status, promptTokens: q.promptTokens, completionTokens: q.completionTokens }) : false;
+    return { released };
+  }
+
+  private keepAlive(q: admissionV1.KeepAliveRequest__Output): admissionV1.KeepAliveResponse {
+    const ctl = this.leader();
+    const { routerId, leases } = q;
+    if (!routerId) throw invalid('router_id is required');
+    const r = this.touch(routerId);
+    let adopted = 0;
+    const listed = new Set<string>();
+    for (const l of leases) {
+      listed.add(l.leaseId);
+      if (ctl.adopt(l.leaseId, l.pool)) {
+        // Granted by a previous leader: count it here so failover keeps the load.
+        adopted++;
+        r.leases.set(l.leaseId, this.now());
+        this.leaseRouter.set(l.leaseId, routerId);
+      }
+    }
+    // Leases the router no longer holds: their Release was lost on the way.
+    const cutoff = this.now() - (this.o.reconcileAfterMs ?? 10_000);
+    let dropped = 0;
+    for (const [id, at] of r.leases) {
+      if (listed.has(id) || at > cutoff) continue;
+      r.leases.delete(id);
+      this.leaseRouter.delete(id);
+      if (ctl.release(id)) dropped++;
+    }
+    if (adopted) this.o.log?.info({ router: routerId, adopted }, 'adopted leases from a previous leader');
+    if (dropped) this.o.log?.warn({ router: routerId, dropped }, 'released leases the router no longer holds (lost Release)');
+    return { known: r.leases.size, routerTtlMs: this.o.routerTtlMs };
+  }
+
+  private credit(q: admissionV1.CreditRequest__Output): admissionV1.CreditResponse {
+    const ctl = this.leader();
+    const { routerId, uses } = q;
+    if (!routerId) throw invalid('router_id is required');
+    if (uses.length > 10_000) throw invalid(`too many credit uses in one call (${uses.length} > 10000)`);
+    const bad = uses.find((u) => !u.pool);
+    if (bad) throw invalid(`credit use for model "${bad.model}" has no pool`);
     this.touch(routerId);
-    const ac = new AbortController();
-    call.on('cancelled', () => ac.abort());
-    ctl
-      .acquire(
-        {
-          requestId: q.requestId,
-          band: q.band,
-          tenant: q.tenant || 'default',
-          model: q.model,
-          candidatePools: q.candidatePools,
-          estimatedTokens: q.estimatedTokens,
-          ...(q.deadlineUnixMs > 0 ? { deadlineMs: q.deadlineUnixMs } : {}),
-        },
-        ac.signal,
-      )
-      .then((r) => {
-        if (r.kind === 'granted') {
-          if (call.cancelled) {
-            // The answer can no longer reach the router: the lease would never be released.
-            r.lease.release();
-            return;
-          }
-          this.touch(routerId).leases.set(r.lease.id, this.now());
-          this.leaseRouter.set(r.lease.id, routerId);
-          cb(null, { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) });
-        } else if (ctl.isClosed) {
-          // Leadership lost (or shutting down) while it waited: not a verdict on the request, so
-          // the router may re-queue it with the next leader or its own fallback.
-          cb(unavailable('admission instance stepped down while the request was queued'));
-        } else {
-          cb(null, { rejected: { reason: reasonToWire(r.reason), retryAfterSeconds: r.retryAfterSeconds ?? 0, message: r.message }, queuedMs: Math.round(r.queuedMs) });
-        }
-      })
-      .catch((e) => {
-        this.o.log?.warn({ err: e }, 'admission acquire failed');
-        cb({ code: grpc.status.INTERNAL, details: 'internal error' });
-      });
+    const ttlMs = this.o.creditTtlMs ?? 1500;
+    const max = this.o.creditMax ?? 256;
+    const grants = uses.map((u) => ({ model: u.model, pool: u.pool, limit: ctl.credit(routerId, u.model, u.pool, u.inUse, ttlMs, max).limit }));
+    return { grants, ttlMs, fencingToken: this.o.fencingToken() ?? 0 };
+  }
+
+  private status(): admissionV1.StatusResponse {
+    const ctl = this.o.controller();
+    return {
+      serving: ctl !== undefined,
+      fencingToken: ctl ? (this.o.fencingToken() ?? 0) : 0,
+      instanceId: this.o.instanceId,
+      queued: ctl?.queued() ?? 0,
+      outstanding: ctl?.outstandingLeases() ?? 0,
+    };
+  }
+
+  private async acquire(q: admissionV1.AcquireRequest__Output, ctx: UnaryContext): Promise<admissionV1.AcquireResponse> {
+    const ctl = this.leader();
+    if (!q.band) throw invalid('band is required');
+    if (!q.model) throw invalid('model is required');
+    if (!q.candidatePools?.length) throw invalid('candidate_pools must not be empty');
+    if (!(q.estimatedTokens >= 0)) throw invalid('estimated_tokens must be >= 0');
+    const routerId = q.routerId || ctx.call.getPeer();
+    this.touch(routerId);
+    const r = await ctl.acquire(
+      {
+        requestId: q.requestId,
+        band: q.band,
+        tenant: q.tenant || 'default',
+        model: q.model,
+        candidatePools: q.candidatePools,
+        estimatedTokens: q.estimatedTokens,
+        ...(q.deadlineUnixMs > 0 ? { deadlineMs: q.deadlineUnixMs } : {}),
+      },
+      ctx.signal,
+    );
+    if (r.kind === 'granted') {
+      if (ctx.signal.aborted) {
+        // The answer can no longer reach the router: the lease would never be released.
+        r.lease.release();
+        throw new LlmgwError('LLMGW_ERR_CANCELLED', 'the caller went away before the grant');
+      }
+      this.touch(routerId).leases.set(r.lease.id, this.now());
+      this.leaseRouter.set(r.lease.id, routerId);
+      return { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) };
+    }
+    // Leadership lost (or shutting down) while it waited: not a verdict on the request, so
+    // the router may re-queue it with the next leader or its own fallback.
+    if (ctl.isClosed) throw unavailable('admission instance stepped down while the request was queued');
+    return { rejected: { reason: reasonToWire(r.reason), retryAfterSeconds: r.retryAfterSeconds ?? 0, message: r.message }, queuedMs: Math.round(r.queuedMs) };
   }
 }

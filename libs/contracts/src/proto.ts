@@ -3,6 +3,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PROTO_LOADER_OPTIONS } from './loader-options';
+import type { ProtoGrpcType as AccountingProto } from './generated/accounting';
+import type { ProtoGrpcType as AdmissionProto } from './generated/admission';
 import type { ProtoGrpcType as AgentProto } from './generated/agent';
 import type { ProtoGrpcType as ControlProto } from './generated/control';
 import type { ProtoGrpcType as InventoryProto } from './generated/inventory';
@@ -12,6 +14,8 @@ export interface ProtoTypes {
   'llmgw/agent/v1/agent.proto': AgentProto;
   'llmgw/inventory/v1/inventory.proto': InventoryProto;
   'llmgw/control/v1/control.proto': ControlProto;
+  'llmgw/admission/v1/admission.proto': AdmissionProto;
+  'llmgw/accounting/v1/accounting.proto': AccountingProto;
 }
 
 let root: string | undefined;

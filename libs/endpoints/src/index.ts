@@ -1,4 +1,5 @@
 export * from './types';
 export * from './static-source';
 export * from './redis-source';
+export * from './redis-contract';
 export * from './scraper';

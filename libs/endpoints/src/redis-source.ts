@@ -1,59 +1,8 @@
 import { Redis } from 'ioredis';
-import type { EngineKind } from '@llmgw/engine-metrics';
 import type { Logger } from '@llmgw/observability';
 import { CachedEndpointList } from './endpoint-list';
-import { normaliseEndpoint } from './static-source';
+import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSchema } from './redis-contract';
 import type { EndpointInfo } from './types';
-
-/**
- * The Redis layout of the published endpoint set (docs/router.md):
- *
- * - `<prefix>endpoints` — HASH; field = endpoint id, value = the JSON of one
- *   {@link EndpointInfo} (`id, url, model, engine, pool, priority, weight, draining`).
- * - `<prefix>endpoints:changed` — pub/sub channel; the writer publishes after
- *   every change (the payload is informational: the new version number).
- * - `<prefix>endpoints:version` — INCR'd with every change.
- *
- * Readers load the hash at start, reload on every message and every
- * `pollIntervalMs` (in case a message was missed), and keep serving the last
- * good list whenever Redis is unreachable.
- */
-export function endpointKeys(prefix: string) {
-  return { hash: `${prefix}endpoints`, channel: `${prefix}endpoints:changed`, version: `${prefix}endpoints:version` };
-}
-
-const ENGINES = new Set<EngineKind>(['vllm', 'sglang', 'llamacpp']);
-
-/** Parses one hash value; undefined when it is not a valid endpoint. */
-export function decodeEndpoint(id: string, json: string): EndpointInfo | undefined {
-  try {
-    const o = JSON.parse(json) as Record<string, unknown>;
-    if (typeof o.url !== 'string' || typeof o.model !== 'string') return undefined;
-    if (o.engine !== undefined && !ENGINES.has(o.engine as EngineKind)) return undefined;
-    return normaliseEndpoint({
-      id,
-      url: o.url,
-      model: o.model,
-      engine: o.engine as EngineKind | undefined,
-      pool: typeof o.pool === 'string' ? o.pool : undefined,
-      priority: typeof o.priority === 'number' ? o.priority : undefined,
-      weight: typeof o.weight === 'number' && o.weight > 0 ? o.weight : undefined,
-      draining: o.draining === true,
-      scheduling_policy: o.scheduling_policy === 'priority' ? 'priority' : undefined,
-      max_num_seqs: typeof o.max_num_seqs === 'number' ? o.max_num_seqs : undefined,
-      kvEvents: kvEventsField(o.kv_events),
-    });
-  } catch {
-    return undefined;
-  }
-}
-
-function kvEventsField(v: unknown): EndpointInfo['kvEvents'] {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const o = v as Record<string, unknown>;
-  if (typeof o.endpoint !== 'string') return undefined;
-  return { endpoint: o.endpoint, ...(typeof o.replay_endpoint === 'string' ? { replayEndpoint: o.replay_endpoint } : {}) };
-}
 
 export interface RedisEndpointSourceOptions {
   url: string;
@@ -62,7 +11,13 @@ export interface RedisEndpointSourceOptions {
   log?: Logger;
 }
 
-/** Endpoints published in Redis by the control plane, cached locally. */
+/**
+ * Endpoints published in Redis by the control plane (redis-contract.ts),
+ * cached locally: loads the hash at start, reloads on every change message
+ * and every `pollIntervalMs` (in case a message was missed), keeps serving
+ * the last good list whenever Redis is unreachable, and logs and skips
+ * entries that are not valid endpoint records.
+ */
 export class RedisEndpointSource extends CachedEndpointList {
   private readonly keys: ReturnType<typeof endpointKeys>;
   private readonly cmd: Redis;
@@ -94,8 +49,11 @@ export class RedisEndpointSource extends CachedEndpointList {
     } catch (e) {
       this.opts.log?.warn({ err: (e as Error).message }, 'endpoint source: redis unreachable; serving an empty list until it answers');
     }
-    this.sub.on('message', (ch: string) => {
-      if (ch === this.keys.channel) void this.reload();
+    this.sub.on('message', (ch: string, msg: string) => {
+      if (ch !== this.keys.channel) return;
+      // The poll catches up with whatever a bad message meant to announce.
+      if (!endpointsChangedSchema.safeParse(msg).success) return this.opts.log?.warn({ channel: ch, message: msg.slice(0, 100) }, 'endpoint source: ignoring a change message that is not a version number');
+      void this.reload();
     });
     this.sub.on('ready', () => {
       void this.sub.subscribe(this.keys.channel).catch(() => undefined);
@@ -135,9 +93,9 @@ export class RedisEndpointSource extends CachedEndpointList {
     }
     const list: EndpointInfo[] = [];
     for (const [id, json] of Object.entries(raw)) {
-      const e = decodeEndpoint(id, json);
-      if (e) list.push(e);
-      else this.opts.log?.warn({ endpoint: id }, 'endpoint source: ignoring an invalid endpoint entry');
+      const e = decodeEndpointRecord(id, json);
+      if (e.ok) list.push(e.value);
+      else this.opts.log?.warn({ endpoint: id, error: e.error }, 'endpoint source: ignoring an entry that is not a valid endpoint record v1');
     }
     list.sort((a, b) => a.id.localeCompare(b.id));
     if (sameList(list, this.all())) this.touch();
@@ -159,7 +117,7 @@ function sameList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boole
 }
 
 /**
- * Writes the layout above. The control plane publishes with this; tests use
+ * Writes the layout of redis-contract.ts (endpoint record v1). The control plane publishes with this; tests use
  * it to drive a RedisEndpointSource.
  */
 export class RedisEndpointWriter {
@@ -169,8 +127,7 @@ export class RedisEndpointWriter {
   }
 
   async put(e: EndpointInfo): Promise<void> {
-    const { id, ...rest } = e;
-    await this.redis.multi().hset(this.keys.hash, id, JSON.stringify({ id, ...rest })).incr(this.keys.version).exec();
+    await this.redis.multi().hset(this.keys.hash, e.id, encodeEndpoint(e)).incr(this.keys.version).exec();
     await this.publish();
   }
 
@@ -182,7 +139,7 @@ export class RedisEndpointWriter {
   /** Replaces the whole set atomically. */
   async replace(list: readonly EndpointInfo[]): Promise<void> {
     const m = this.redis.multi().del(this.keys.hash);
-    for (const e of list) m.hset(this.keys.hash, e.id, JSON.stringify(e));
+    for (const e of list) m.hset(this.keys.hash, e.id, encodeEndpoint(e));
     await m.incr(this.keys.version).exec();
     await this.publish();
   }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
+import { redisKeys } from './redis-contracts';
 
 const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
 
@@ -146,13 +147,13 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   private rpmKey(scope: string) {
-    return `${this.prefix}rl:{${scope}}:rpm`;
+    return redisKeys.rpm(this.prefix, scope);
   }
   private tpmKey(scope: string) {
-    return `${this.prefix}rl:{${scope}}:tpm`;
+    return redisKeys.tpm(this.prefix, scope);
   }
   private budgetKey(scope: string, periodStart: number) {
-    return `${this.prefix}budget:{${scope}}:${periodStart}`;
+    return redisKeys.budget(this.prefix, scope, periodStart);
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {

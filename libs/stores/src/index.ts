@@ -10,3 +10,4 @@ export * from './ledger-memory';
 export * from './ledger-redis';
 export * from './key-cache-bus';
 export * from './ledger-stores';
+export * from './redis-contracts';

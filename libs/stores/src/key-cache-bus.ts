@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { parseJson } from '@llmgw/contracts';
+import { type ContractLog, KEY_CACHE_INVALIDATION_VERSION, keyCacheInvalidationSchema, redisKeys } from './redis-contracts';
 
 /**
  * Something on a key's chain changed (a key revoked, a limit set, …). Routers
@@ -47,12 +49,12 @@ export class RedisKeyCacheBus implements KeyCacheBus {
   private sub?: Redis;
   private readonly handlers = new Set<(ev: KeyCacheInvalidation) => void>();
 
-  constructor(private readonly redis: Redis, prefix = 'llmgw:') {
-    this.channel = `${prefix}keycache`;
+  constructor(private readonly redis: Redis, prefix = 'llmgw:', private readonly log?: ContractLog) {
+    this.channel = redisKeys.keyCacheChannel(prefix);
   }
 
   async publish(ev: KeyCacheInvalidation): Promise<void> {
-    await this.redis.publish(this.channel, JSON.stringify(ev));
+    await this.redis.publish(this.channel, JSON.stringify({ v: KEY_CACHE_INVALIDATION_VERSION, scopeType: ev.scopeType, scopeId: ev.scopeId }));
   }
 
   async subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void> {
@@ -69,13 +71,17 @@ export class RedisKeyCacheBus implements KeyCacheBus {
         readyBefore = true;
       });
       sub.on('message', (_ch: string, msg: string) => {
-        let ev: KeyCacheInvalidation;
-        try {
-          ev = JSON.parse(msg);
-        } catch {
-          return;
+        const r = parseJson(keyCacheInvalidationSchema, msg);
+        // A message that cannot be read still says something changed: the safe reading is "everything".
+        if (!r.ok) this.log?.warn({ channel: this.channel, error: r.error }, 'key-cache invalidation is not valid v1; dropping every cached key');
+        const ev: KeyCacheInvalidation = r.ok ? { scopeType: r.value.scopeType, scopeId: r.value.scopeId } : { scopeType: 'all', scopeId: '' };
+        for (const h of this.handlers) {
+          try {
+            h(ev);
+          } catch (e) {
+            this.log?.warn({ err: (e as Error).message }, 'key-cache invalidation handler failed');
+          }
         }
-        for (const h of this.handlers) h(ev);
       });
       await sub.subscribe(this.channel);
     }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type LedgerEntry, type LedgerRecord, type UsageLedger, decodeLedgerRecord } from './ledger';
+import { type LedgerEntry, type LedgerRecord, type UsageLedger, decodeLedgerRecord, encodeLedgerRecord } from './ledger';
+import { type ContractLog, redisKeys } from './redis-contracts';
 
 export interface RedisLedgerOptions {
   /** Stream key, default `<prefix>usage`. */
@@ -7,16 +8,19 @@ export interface RedisLedgerOptions {
   group?: string;
   /** Approximate bound on the stream (XADD MAXLEN ~). */
   maxLen?: number;
+  /** Told about every entry that is not a valid usage record (it is skipped and acked). */
+  log?: ContractLog;
 }
 
 type RawEntries = Array<[string, string[]]>;
 
-function toEntries(raw: RawEntries | null | undefined): LedgerEntry[] {
+function toEntries(raw: RawEntries | null | undefined, log?: ContractLog): LedgerEntry[] {
   const out: LedgerEntry[] = [];
   for (const [id, fields] of raw ?? []) {
     if (!fields) continue; // deleted while pending
     const i = fields.indexOf('r');
-    const rec = i >= 0 ? decodeLedgerRecord(fields[i + 1]) : undefined;
+    if (i < 0) log?.warn({ entry: id }, 'usage ledger: skipping an entry without a record field');
+    const rec = i >= 0 ? decodeLedgerRecord(fields[i + 1], log, id) : undefined;
     out.push({ id, record: rec as LedgerRecord });
   }
   return out;
@@ -33,15 +37,17 @@ export class RedisUsageLedger implements UsageLedger {
   readonly group: string;
   private readonly maxLen: number;
   private reader?: Redis;
+  private readonly log?: ContractLog;
 
   constructor(private readonly redis: Redis, prefix = 'llmgw:', opts: RedisLedgerOptions = {}) {
-    this.stream = opts.stream ?? `${prefix}usage`;
+    this.stream = opts.stream ?? redisKeys.usageStream(prefix);
+    this.log = opts.log;
     this.group = opts.group ?? 'accounting';
     this.maxLen = opts.maxLen ?? 1_000_000;
   }
 
   async append(rec: LedgerRecord): Promise<string> {
-    return (await this.redis.xadd(this.stream, 'MAXLEN', '~', this.maxLen, '*', 'r', JSON.stringify(rec))) as string;
+    return (await this.redis.xadd(this.stream, 'MAXLEN', '~', this.maxLen, '*', 'r', encodeLedgerRecord(rec))) as string;
   }
 
   async ensureGroup(): Promise<void> {
@@ -65,17 +71,17 @@ export class RedisUsageLedger implements UsageLedger {
     if (blockMs > 0) args.push('BLOCK', blockMs);
     args.push('STREAMS', this.stream, '>');
     const res = (await (this.readerConn() as any).xreadgroup(...args)) as Array<[string, RawEntries]> | null;
-    return res ? toEntries(res[0][1]) : [];
+    return res ? toEntries(res[0][1], this.log) : [];
   }
 
   async readOwnPending(consumer: string, count: number): Promise<LedgerEntry[]> {
     const res = (await (this.redis as any).xreadgroup('GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', this.stream, '0')) as Array<[string, RawEntries]> | null;
-    return res ? toEntries(res[0][1]) : [];
+    return res ? toEntries(res[0][1], this.log) : [];
   }
 
   async claimStale(consumer: string, minIdleMs: number, count: number): Promise<LedgerEntry[]> {
     const res = (await this.redis.xautoclaim(this.stream, this.group, consumer, minIdleMs, '0', 'COUNT', count)) as [string, RawEntries, string[]?];
-    return toEntries(res[1]);
+    return toEntries(res[1], this.log);
   }
 
   async ack(ids: string[]): Promise<void> {

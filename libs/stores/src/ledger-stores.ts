@@ -6,6 +6,7 @@ import { type KeyCacheBus, MemoryKeyCacheBus, RedisKeyCacheBus } from './key-cac
 import type { UsageLedger } from './ledger';
 import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
+import type { ContractLog } from './redis-contracts';
 
 /** The three stores accounting and the router's tenancy share. */
 export interface AccountingStores {
@@ -31,10 +32,10 @@ export function inProcessAccountingStores(name = 'default'): AccountingStores {
 }
 
 /** The Redis-backed stores; the caller owns and closes `redis`. */
-export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number } = {}): AccountingStores {
+export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number; log?: ContractLog } = {}): AccountingStores {
   return {
     counters: new RedisLimitCounters(redis, prefix),
-    ledger: new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen }),
-    keyCacheBus: new RedisKeyCacheBus(redis, prefix),
+    ledger: new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log }),
+    keyCacheBus: new RedisKeyCacheBus(redis, prefix, opts.log),
   };
 }

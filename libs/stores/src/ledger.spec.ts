@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { LedgerRecord, UsageLedger } from './ledger';
+import { decodeLedgerRecord, encodeLedgerRecord, type LedgerRecord, type UsageLedger } from './ledger';
+import { redisKeys } from './redis-contracts';
 import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
 import { MemoryKeyCacheBus, RedisKeyCacheBus, type KeyCacheBus, type KeyCacheInvalidation } from './key-cache-bus';
@@ -138,4 +139,101 @@ it('a Redis bus tells subscribers to drop everything after its connection comes 
   for (let i = 0; i < 750 && got.length < 2; i++) await sleep(20);
   expect(got[1]).toEqual({ scopeType: 'key', scopeId: 'k' });
   await bus.close();
+});
+
+// The Redis contracts (docs/wire-contracts.md): versioned records, validated where read.
+async function waitFor(cond: () => boolean, what: string): Promise<void> {
+  for (const end = Date.now() + 15_000; !cond(); await sleep(10)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+}
+
+const rec1: LedgerRecord = {
+  recordId: 'rec-1', requestId: 'req-1', ts: 1_800_000_000_000, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
+  promptTokens: 1, completionTokens: 2, cachedTokens: 0, durationMs: 10, costMicros: 3,
+};
+
+function collect() {
+  const warned: Array<{ obj: object; msg: string }> = [];
+  return { warned, log: { warn: (obj: object, msg: string) => void warned.push({ obj, msg }) } };
+}
+
+describe('Redis key names (layout v1)', () => {
+  it('are the documented ones', () => {
+    expect(redisKeys.rpm('llmgw:', 'key:k1')).toBe('llmgw:rl:{key:k1}:rpm');
+    expect(redisKeys.tpm('llmgw:', 'key:k1')).toBe('llmgw:rl:{key:k1}:tpm');
+    expect(redisKeys.budget('llmgw:', 'project:p', 1_764_547_200_000)).toBe('llmgw:budget:{project:p}:1764547200000');
+    expect(redisKeys.usageStream('llmgw:')).toBe('llmgw:usage');
+    expect(redisKeys.keyCacheChannel('llmgw:')).toBe('llmgw:keycache');
+  });
+});
+
+describe('usage record v1', () => {
+  it('is written with its version and read back unchanged; records from before `v` still read', () => {
+    expect(JSON.parse(encodeLedgerRecord(rec1)).v).toBe(1);
+    expect(decodeLedgerRecord(encodeLedgerRecord(rec1))).toEqual(rec1);
+    const { recordId: _r, ...old } = rec1;
+    expect(decodeLedgerRecord(JSON.stringify(old))).toEqual({ ...old, recordId: 'req-1' });
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['a missing field', JSON.stringify({ ...rec1, keyId: undefined })],
+    ['a wrong type', JSON.stringify({ ...rec1, promptTokens: '1' })],
+    ['a negative count', JSON.stringify({ ...rec1, costMicros: -1 })],
+    ['an unknown version', JSON.stringify({ ...rec1, v: 2 })],
+  ])('rejects %s, saying why', (_what, json) => {
+    const c = collect();
+    expect(decodeLedgerRecord(json, c.log, '1-0')).toBeUndefined();
+    expect(c.warned).toHaveLength(1);
+    expect(c.warned[0].obj).toMatchObject({ entry: '1-0', error: expect.any(String) });
+  });
+
+  it('a reader on Redis skips bad entries (record undefined, logged) and still returns the good ones', async () => {
+    const c = collect();
+    const ledger = new RedisUsageLedger(redis, `${prefix}ledger:`, { log: c.log });
+    await ledger.ensureGroup();
+    await redis.xadd(ledger.stream, '*', 'r', 'garbage');
+    await ledger.append(rec1);
+    const got = await ledger.read('c1', 10, 0);
+    expect(got.map((e) => e.record?.requestId)).toEqual([undefined, 'req-1']);
+    expect(c.warned).toHaveLength(1);
+    await ledger.ack(got.map((e) => e.id));
+    expect((await ledger.depth()).pending).toBe(0);
+    await ledger.close();
+  });
+});
+
+describe('key-cache invalidation v1', () => {
+  it('a valid message reaches subscribers; an unreadable one is logged and read as "all" (the safe reading)', async () => {
+    const c = collect();
+    const bus = new RedisKeyCacheBus(redis, `${prefix}bus:`, c.log);
+    const seen: KeyCacheInvalidation[] = [];
+    await bus.subscribe((ev) => seen.push(ev));
+    await bus.publish({ scopeType: 'key', scopeId: 'k1' });
+    await redis.publish(redisKeys.keyCacheChannel(`${prefix}bus:`), JSON.stringify({ scopeType: 'tenant', scopeId: 'x' }));
+    await redis.publish(redisKeys.keyCacheChannel(`${prefix}bus:`), 'nope');
+    await bus.publish({ scopeType: 'project', scopeId: 'p1' });
+    await waitFor(() => seen.length === 4, 'four invalidations');
+    expect(seen).toEqual([
+      { scopeType: 'key', scopeId: 'k1' },
+      { scopeType: 'all', scopeId: '' },
+      { scopeType: 'all', scopeId: '' },
+      { scopeType: 'project', scopeId: 'p1' },
+    ]);
+    expect(c.warned).toHaveLength(2);
+    await bus.close();
+  });
+
+  it('a handler that throws does not stop the others or the subscription', async () => {
+    const bus = new RedisKeyCacheBus(redis, `${prefix}bus2:`, collect().log);
+    const seen: string[] = [];
+    await bus.subscribe(() => {
+      throw new Error('boom');
+    });
+    await bus.subscribe((ev) => seen.push(ev.scopeId));
+    await bus.publish({ scopeType: 'key', scopeId: 'a' });
+    await bus.publish({ scopeType: 'key', scopeId: 'b' });
+    await waitFor(() => seen.length === 2, 'both invalidations');
+    expect(seen).toEqual(['a', 'b']);
+    await bus.close();
+  });
 });

@@ -1,4 +1,5 @@
-import type { UsageRecord } from '@llmgw/contracts';
+import { parseJson, type UsageRecord } from '@llmgw/contracts';
+import { type ContractLog, USAGE_RECORD_VERSION, usageRecordSchema } from './redis-contracts';
 
 /** A usage record as it travels the ledger: §7.9.3 fields, the request id, and its cost. */
 export interface LedgerRecord extends UsageRecord {
@@ -40,14 +41,18 @@ export interface UsageLedger {
   close(): Promise<void>;
 }
 
-/** Parses a record from the wire; undefined for anything malformed (it is acked and dropped). */
-export function decodeLedgerRecord(json: string): LedgerRecord | undefined {
-  try {
-    const r = JSON.parse(json) as LedgerRecord;
-    if (typeof r?.requestId !== 'string' || typeof r.keyId !== 'string' || typeof r.ts !== 'number') return undefined;
-    if (typeof r.recordId !== 'string' || !r.recordId) r.recordId = r.requestId;
-    return r;
-  } catch {
+/** Parses a record from the wire (usage record v1, `usageRecordSchema`); undefined for anything malformed (it is acked and dropped). */
+export function decodeLedgerRecord(json: string, log?: ContractLog, id?: string): LedgerRecord | undefined {
+  const r = parseJson(usageRecordSchema, json);
+  if (!r.ok) {
+    log?.warn({ entry: id, error: r.error }, 'usage ledger: skipping a record that is not a valid usage record v1');
     return undefined;
   }
+  const { v: _v, recordId, ...rec } = r.value;
+  return { ...rec, recordId: recordId || rec.requestId };
+}
+
+/** The stream form of a record: usage record v1, stamped with its version. */
+export function encodeLedgerRecord(rec: LedgerRecord): string {
+  return JSON.stringify({ v: USAGE_RECORD_VERSION, ...rec });
 }

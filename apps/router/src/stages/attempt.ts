@@ -1,4 +1,5 @@
 import { isLlmgwError, LlmgwError } from '@llmgw/errors';
+import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type SchedRequest } from '@llmgw/scheduling';
 import { attempt, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState } from './context';
@@ -37,10 +38,12 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     prompt: s.prefix.promptFor(c.kind, body, c.servedModel!, profile),
   };
   const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': c.reqId };
-  const tp = c.header('traceparent');
-  if (tp) upstreamHeaders.traceparent = tp;
-  const ts = c.header('tracestate');
-  if (ts) upstreamHeaders.tracestate = ts;
+  // Without a tracing SDK nothing is injected per attempt: the client's own trace context goes on as it came.
+  const clientTrace: Record<string, string> = {};
+  for (const k of ['traceparent', 'tracestate']) {
+    const v = c.header(k);
+    if (v) clientTrace[k] = v;
+  }
 
   const tried = new Set<string>();
   let bodyFor = '';
@@ -109,10 +112,11 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     health.begin(ep.id);
     const queueMs = String(Math.round(c.queueMs ?? 0));
     try {
-      result = await attempt({
+      // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
+      result = await inSpan('router.proxy_attempt', { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts }, (span) => attempt({
         url: `${ep.url}${api.path}`,
         body: upstreamBody,
-        headers: upstreamHeaders,
+        headers: withTrace(upstreamHeaders, clientTrace, span),
         stream: wantsStream,
         withholdUsage: withhold,
         agent: s.agent,
@@ -128,7 +132,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
           'x-llmgw-queue-ms': queueMs,
           'x-llmgw-cache-decision': decision,
         }),
-      });
+      }));
     } finally {
       health.end(ep.id);
     }
@@ -159,4 +163,10 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.status = result.status;
   }
   if (c.servedModel !== c.model) metrics.fallbacks.inc({ model: c.model!, served_model: c.servedModel! });
+}
+
+/** The upstream headers with the attempt span's trace context, or the client's when no SDK records spans. */
+function withTrace(headers: Record<string, string>, clientTrace: Record<string, string>, span: Span): Record<string, string> {
+  if (!span.isRecording()) return { ...headers, ...clientTrace };
+  return injectTrace({ ...headers });
 }

@@ -1,7 +1,8 @@
+import { AccountingClient, principalFromWire } from '@llmgw/accounting-rpc';
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError, toHttpError } from '@llmgw/errors';
-import { requestIdFrom } from '@llmgw/observability';
+import { inSpan, requestIdFrom } from '@llmgw/observability';
 import {
   type AccountingStores,
   type CounterReservation,
@@ -25,11 +26,11 @@ import {
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
 import { rateLimitHeaders } from './rate-headers';
-import { ResolverClient, principalFromWire } from './resolver-client';
 import type { Reservation, TenancyDeps, TenancyHooks } from './index';
 
 interface HeldReservation extends Reservation {
@@ -74,7 +75,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       // event-loop turn go out in one write (and come back in one read) instead of one each.
       redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, enableAutoPipelining: true });
       redis.on('error', (e) => log.warn({ err: e.message }, 'tenancy redis error'));
-      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len });
+      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len, log });
     } else {
       stores = inProcessAccountingStores(t.embedded_stores);
     }
@@ -90,9 +91,10 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     registers: [deps.registry],
   });
   const ends = new DurableEnds(5_000, () => holdTimeouts.inc());
-  const resolver = over.resolve ? undefined : t.accounting_address ? new ResolverClient(t.accounting_address, t.accounting_tls) : undefined;
+  const tls = t.accounting_tls && { ca: readFileSync(t.accounting_tls.ca), ...(t.accounting_tls.cert ? { cert: readFileSync(t.accounting_tls.cert) } : {}), ...(t.accounting_tls.key ? { key: readFileSync(t.accounting_tls.key) } : {}) };
+  const resolver = over.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls }) : undefined;
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
-  const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolve(hash, t.resolve_timeout), cfg.default_band));
+  const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), cfg.default_band));
 
   const cacheCounter = new Counter({ name: 'llmgw_key_cache_total', help: 'API key lookups by result (hit, miss, negative, stale).', labelNames: ['result'], registers: [deps.registry] });
   const rejected = new Counter({ name: 'llmgw_tenancy_rejected_total', help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).', labelNames: ['reason'], registers: [deps.registry] });
@@ -186,7 +188,9 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     // Upper bound: every estimated token at the dearer of the two prices.
     const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
     const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
-    const r = await counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros });
+    const r = await inSpan('tenancy.counters.reserve', { 'llmgw.model': model, 'llmgw.budgets_only': budgetsOnly }, () =>
+      counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros }),
+    );
     return { r, free, micros };
   }
 

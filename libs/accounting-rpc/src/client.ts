@@ -1,0 +1,69 @@
+import * as grpc from '@grpc/grpc-js';
+import type { accountingV1 } from '@llmgw/contracts';
+import { callUnary, makeClient, type CallOptions, type ClientTlsOptions } from '@llmgw/grpc';
+import { accountingProto } from './proto';
+
+/** Metadata key naming who makes an admin call (recorded in the audit log). */
+export const ACTOR_KEY = 'x-llmgw-actor';
+
+export interface AccountingClientOptions {
+  /** "host:port"; a leading grpc:// or http(s):// (what the service logs) is accepted. */
+  address: string;
+  /** TLS / mTLS material; plaintext when absent (ignored when `credentials` is given). */
+  tls?: ClientTlsOptions;
+  credentials?: grpc.ChannelCredentials;
+  /** Deadline of calls without their own, ms (default 10000). */
+  callTimeoutMs?: number;
+  /** Default `x-llmgw-actor` of admin calls. */
+  actor?: string;
+}
+
+export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) | 'ResolveKey';
+
+/** Admin methods that only read: retried when the service is briefly unavailable. */
+const READS = /^(Get|List|Explain|Query)/;
+
+/** Strips an optional grpc:// or http(s):// and trailing slashes. */
+export function normaliseAddress(addr: string): string {
+  return addr.replace(/^(grpc|http|https):\/\//, '').replace(/\/+$/, '');
+}
+
+/**
+ * The typed client of accounting's KeyResolver and TenancyAdmin (one channel),
+ * on libs/grpc `callUnary`: a deadline on every call, `x-request-id` and
+ * `traceparent` in metadata, retries only for ResolveKey and the admin reads.
+ * Failures reject with the LlmgwError `fromGrpcError` rebuilds (catalogue code
+ * kept).
+ */
+export class AccountingClient {
+  readonly resolver: accountingV1.KeyResolverClient;
+  readonly tenancyAdmin: accountingV1.TenancyAdminClient;
+  private readonly timeout: number;
+
+  constructor(readonly o: AccountingClientOptions) {
+    const pkg = accountingProto();
+    const address = normaliseAddress(o.address);
+    this.tenancyAdmin = o.credentials ? new pkg.TenancyAdmin(address, o.credentials) : makeClient(pkg.TenancyAdmin, address, { tls: o.tls });
+    const channel = (this.tenancyAdmin as grpc.Client).getChannel() as grpc.Channel;
+    this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
+    this.timeout = o.callTimeoutMs ?? 10_000;
+  }
+
+  /** ResolveKey: the key's principal on the wire (NOT_FOUND for a refused key, UNAVAILABLE when down). */
+  resolveKey(keyHash: string, opts: CallOptions = {}): Promise<accountingV1.ResolvedKey__Output> {
+    return callUnary(this.resolver, 'ResolveKey', { keyHash }, { deadlineMs: this.timeout, idempotent: true, ...opts });
+  }
+
+  /** Any method of either service by name; admin calls carry `actor` (or the client's default). */
+  call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
+    if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, ...opts });
+    const { actor = this.o.actor, ...rest } = opts;
+    const md = rest.metadata?.clone() ?? new grpc.Metadata();
+    if (actor) md.set(ACTOR_KEY, actor);
+    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), ...rest, metadata: md });
+  }
+
+  close(): void {
+    (this.tenancyAdmin as grpc.Client).close();
+  }
+}

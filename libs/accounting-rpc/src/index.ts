@@ -1,0 +1,4 @@
+export * from './proto';
+export * from './client';
+export * from './server';
+export * from './principal';

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * The Redis contracts of tenancy and usage (docs/wire-contracts.md, "Redis
+ * contracts"): one versioned schema per record that crosses a process
+ * boundary through Redis, and the builders of every key name. Writers stamp
+ * `v`; readers validate with these schemas and log and skip what does not
+ * parse — a bad record never stops a reader.
+ */
+
+/** A minimal logger shape (pino fits). */
+export interface ContractLog {
+  warn(obj: object, msg: string): void;
+}
+
+/** Key names under `prefix` (e.g. `llmgw:`). Version 1 of the layout. */
+export const redisKeys = {
+  /** HASH: unix second → requests in that second (a sliding 60 s window). */
+  rpm: (prefix: string, scope: string) => `${prefix}rl:{${scope}}:rpm`,
+  /** HASH: unix second → tokens in that second. */
+  tpm: (prefix: string, scope: string) => `${prefix}rl:{${scope}}:tpm`,
+  /** STRING: micro-units spent in the budget period starting at `periodStart` (unix ms). */
+  budget: (prefix: string, scope: string, periodStart: number) => `${prefix}budget:{${scope}}:${periodStart}`,
+  /** STREAM of usage records (field `r`), consumer group `accounting`. */
+  usageStream: (prefix: string) => `${prefix}usage`,
+  /** Pub/sub channel of key-cache invalidations. */
+  keyCacheChannel: (prefix: string) => `${prefix}keycache`,
+};
+
+/** Version written by this code; readers accept it and records without `v` (written before it existed). */
+export const USAGE_RECORD_VERSION = 1;
+export const KEY_CACHE_INVALIDATION_VERSION = 1;
+
+const count = z.number().nonnegative();
+const version = (v: number) => z.literal(v).optional();
+
+/** Usage record v1: the router appends one per completed request (field `r` of the stream entry); accounting reads them. */
+export const usageRecordSchema = z.object({
+  v: version(USAGE_RECORD_VERSION),
+  recordId: z.string().optional(),
+  requestId: z.string(),
+  ts: z.number(),
+  keyId: z.string(),
+  projectId: z.string(),
+  model: z.string(),
+  servedModel: z.string(),
+  pool: z.string().optional(),
+  status: z.number().int(),
+  promptTokens: count,
+  completionTokens: count,
+  cachedTokens: count,
+  ttftMs: z.number().optional(),
+  durationMs: z.number(),
+  queueMs: z.number().optional(),
+  costMicros: count,
+});
+
+/** Key-cache invalidation v1: accounting publishes one per tenancy change; routers drop what it names. */
+export const keyCacheInvalidationSchema = z.object({
+  v: version(KEY_CACHE_INVALIDATION_VERSION),
+  scopeType: z.enum(['org', 'team', 'project', 'key', 'all']),
+  scopeId: z.string(),
+});
