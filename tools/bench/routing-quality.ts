@@ -20,7 +20,12 @@
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
- * after every N completed requests, engines in turn. `--repeat N` runs every
+ * after every N completed requests, engines in turn. `--restart-routers-every N`
+ * replaces one router (in turn) after every N completed requests, as a rolling
+ * deploy does: the new one starts with an empty tree and joins the KV event
+ * streams late (`--buffer-steps`: the engines' replay buffer, vLLM's
+ * buffer_steps); traffic moves to it once it is ready and the old one is
+ * stopped gracefully. `--repeat N` runs every
  * (policy, routers) configuration N times, interleaved round by round, so a
  * change in the machine's background load hits every policy alike; the table
  * gives medians, and TTFT p99 also as a ratio to round robin's p99 in the same
@@ -48,6 +53,8 @@ const GROUPS = Number(arg('groups') ?? (quick ? 8 : 16));
 const SYSTEM_WORDS = Number(arg('system-words') ?? 420);
 const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 300);
 const RESET_EVERY = Number(arg('reset-every') ?? 0);
+const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
+const BUFFER_STEPS = Number(arg('buffer-steps') ?? 10_000);
 const REPEAT = Number(arg('repeat') ?? 1);
 const POLICIES = (arg('policies') ?? 'rr,session,tier1,tier2').split(',') as Policy[];
 const ROUTER_COUNTS = (arg('routers') ?? '1,4').split(',').map(Number);
@@ -129,25 +136,43 @@ async function chat(agent: Agent, url: string, messages: Array<{ role: string; c
   };
 }
 
-async function runWorkload(routers: SpawnedRole[], engines: SpawnedRole[]): Promise<{ samples: Sample[]; resets: number }> {
+interface RouterSet {
+  list: SpawnedRole[];
+  /** Starts a router of this configuration (ready: listening and, with a tree share, subscribed). */
+  start(extra: number): Promise<SpawnedRole>;
+}
+
+async function runWorkload(routers: RouterSet, engines: SpawnedRole[]): Promise<{ samples: Sample[]; resets: number; restarts: number }> {
   const agent = new Agent({ connections: 64 });
   const samples: Sample[] = [];
   let next = 0;
   let rr = 0;
   let resets = 0;
+  let restarts = 0;
+  let replacing: Promise<void> | undefined;
   const resetting: Promise<unknown>[] = [];
+  const replace = async (k: number): Promise<void> => {
+    const fresh = await routers.start(1);
+    const old = routers.list[k];
+    routers.list[k] = fresh;
+    await old.stop();
+  };
   const systems = Array.from({ length: GROUPS }, (_, g) => `You are assistant ${g}. ${text(1000 + g, SYSTEM_WORDS)}`);
   const conversation = async (c: number): Promise<void> => {
     const messages = [{ role: 'system', content: systems[c % GROUPS] }];
     for (let t = 0; t < TURNS; t++) {
       messages.push({ role: 'user', content: `Question ${t} of conversation ${c}: ${text(c * 100 + t, 36)}` });
-      const r = await chat(agent, routers[rr++ % routers.length].url, messages, `conv-${c}`);
+      const r = await chat(agent, routers.list[rr++ % routers.list.length].url, messages, `conv-${c}`);
       samples.push(r);
       messages.push({ role: 'assistant', content: r.reply });
       if (RESET_EVERY > 0 && samples.length % RESET_EVERY === 0) {
         // An engine restarts: its prefix cache is empty (the KV index hears AllBlocksCleared; the tree does not).
         const e = engines[resets++ % engines.length];
         resetting.push(fetch(`${e.url}/reset_prefix_cache`, { method: 'POST' }));
+      }
+      if (ROUTER_RESTART_EVERY > 0 && samples.length % ROUTER_RESTART_EVERY === 0 && !replacing) {
+        // A rolling deploy: one router at a time is replaced by a fresh one.
+        replacing = replace(restarts++ % routers.list.length).finally(() => (replacing = undefined));
       }
     }
   };
@@ -157,8 +182,9 @@ async function runWorkload(routers: SpawnedRole[], engines: SpawnedRole[]): Prom
     }),
   );
   await Promise.all(resetting);
+  await replacing;
   await agent.close();
-  return { samples, resets };
+  return { samples, resets, restarts };
 }
 
 /** The router's own view after a run: KV index replica states, tree share counters. */
@@ -222,6 +248,7 @@ interface RunResult {
   decisions: Map<string, number>;
   secs: number;
   resets: number;
+  restarts: number;
   kv: string;
 }
 
@@ -235,7 +262,7 @@ async function main(): Promise<void> {
     '--port', '0', '--model', MODEL, '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
     '--num-gpu-blocks', '2048', '--prefix-cache-blocks', String(CACHE_BLOCKS), '--max-num-seqs', '64',
     '--prefill-tps', '5000', '--decode-tps', '400', '--log-level', 'warn',
-    '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0' }),
+    '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0', buffer_steps: BUFFER_STEPS }),
   ];
   process.stderr.write(`starting ${ENGINES} sim-engines (Llama 3 tokenizer, ${CACHE_BLOCKS}-block prefix caches)…\n`);
   const engines = await Promise.all(Array.from({ length: ENGINES }, () => spawnRole('sim-engine', engineArgs, { timeoutMs: 600_000 })));
@@ -270,7 +297,15 @@ async function main(): Promise<void> {
         // A router listens once it is ready to route (a tier-2 router loads the tokenizer first); the
         // tree share subscribes just after, so wait for every router to be on the channel before traffic.
         const t0 = performance.now();
-        const routers = await Promise.all(Array.from({ length: n }, () => spawnRole('router', ['--config', cfgPath, '--port', '0', '--admin-port', '0'], { timeoutMs: 600_000, keepOutput: false })));
+        const spawnRouter = (): Promise<SpawnedRole> => spawnRole('router', ['--config', cfgPath, '--port', '0', '--admin-port', '0'], { timeoutMs: 600_000, keepOutput: false });
+        const set: RouterSet = {
+          list: await Promise.all(Array.from({ length: n }, spawnRouter)),
+          async start(extra) {
+            const r = await spawnRouter();
+            if (tree) await waitForShare(`${keyPrefix}prefix:v1:inserts`, set.list.length + extra, 60_000);
+            return r;
+          },
+        };
         try {
           if (tree && n > 1) await waitForShare(`${keyPrefix}prefix:v1:inserts`, n, 60_000);
           // ZMQ subscriptions connect in the background; a batch missed meanwhile is replayed.
@@ -278,7 +313,7 @@ async function main(): Promise<void> {
           const startS = (performance.now() - t0) / 1000;
           const before = await engineCounters(engines);
           const t1 = performance.now();
-          const { samples, resets } = await runWorkload(routers, engines);
+          const { samples, resets, restarts } = await runWorkload(set, engines);
           const secs = (performance.now() - t1) / 1000;
           const after = await engineCounters(engines);
           const hit = (after.hits - before.hits) / Math.max(1, after.queries - before.queries);
@@ -288,16 +323,16 @@ async function main(): Promise<void> {
           const counts = engines.map((_, i) => per.get(`e${i}`) ?? 0);
           const decisions = new Map<string, number>();
           for (const s of samples) decisions.set(s.decision, (decisions.get(s.decision) ?? 0) + 1);
-          const views = policy === 'tier2' ? await Promise.all(routers.map(routerView)) : [];
+          const views = policy === 'tier2' ? await Promise.all(set.list.map(routerView)) : [];
           const kvStates = views.map((v) => Object.entries(v.kv).filter(([, k]) => k > 0).map(([st, k]) => `${st} ${k}`).join('+')).join(', ');
-          const res: RunResult = { hit, p50: pct(ttft, 50), p99: pct(ttft, 99), counts, errors: samples.filter((s) => !s.ok).length, decisions, secs, resets, kv: kvStates };
+          const res: RunResult = { hit, p50: pct(ttft, 50), p99: pct(ttft, 99), counts, errors: samples.filter((s) => !s.ok).length, decisions, secs, resets, restarts, kv: kvStates };
           runs.set(`${policy}/${n}`, [...(runs.get(`${policy}/${n}`) ?? []), res]);
           process.stderr.write(
             `round ${round + 1}/${REPEAT} ${policy} × ${n}: hit ${(hit * 100).toFixed(1)} %, TTFT p50 ${res.p50.toFixed(0)} p99 ${res.p99.toFixed(0)} ms, per engine ${counts.join('/')}, ` +
-              `${[...decisions].map(([d, k]) => `${d || '—'} ${k}`).join(', ')}${kvStates ? `, kv index ${kvStates}` : ''}; routers ready in ${startS.toFixed(1)} s, run ${secs.toFixed(1)} s, load ${load()}\n`,
+              `${[...decisions].map(([d, k]) => `${d || '—'} ${k}`).join(', ')}${kvStates ? `, kv index ${kvStates}` : ''}, ${resets} engine resets, ${restarts} router restarts; routers ready in ${startS.toFixed(1)} s, run ${secs.toFixed(1)} s, load ${load()}\n`,
           );
         } finally {
-          await Promise.all(routers.map((r) => r.stop()));
+          await Promise.all(set.list.map((r) => r.stop()));
         }
       }
     }
@@ -332,7 +367,7 @@ async function main(): Promise<void> {
   const requests = CONVERSATIONS * TURNS;
   process.stdout.write(
     `\nrouting quality: ${ENGINES} sim-engines × ${CACHE_BLOCKS}-block prefix caches; ${CONVERSATIONS} conversations × ${TURNS} turns (${requests} requests per run), ${CONCURRENCY} at a time, ${GROUPS} shared system prompts of ${SYSTEM_WORDS} words` +
-      `${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
+      `${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
       '| policy | routers | engine prefix hit rate | TTFT p50 ms | TTFT p99 ms | p99 / round robin p99 | requests per engine (all rounds) | errors | decisions (all rounds) |\n|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n') +
       '\n',
