@@ -48,9 +48,9 @@ const arg = (name: string): string | undefined => {
 };
 const CONVERSATIONS = Number(arg('conversations') ?? (quick ? 12 : 48));
 const CONCURRENCY = Number(arg('concurrency') ?? (quick ? 8 : 16));
-const TURNS = Number(arg('turns') ?? (quick ? 4 : 8));
-const GROUPS = Number(arg('groups') ?? (quick ? 8 : 16));
-const SYSTEM_WORDS = Number(arg('system-words') ?? 420);
+const TURNS = Number(arg('turns') ?? (quick ? 4 : 12));
+const GROUPS = Number(arg('groups') ?? (quick ? 8 : 24));
+const SYSTEM_WORDS = Number(arg('system-words') ?? 300);
 const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 300);
 const RESET_EVERY = Number(arg('reset-every') ?? 0);
 const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
