@@ -98,7 +98,7 @@ describe('BlockManager', () => {
     expect(bm.usedBlocks).toBe(2);
   });
 
-  it('reset drops idle blocks only and emits AllBlocksCleared', () => {
+  it('reset empties the cache as AllBlocksCleared says; blocks in use stay allocated until released', () => {
     const { bm, bus, events } = setup(10, 8);
     const t = toks(7, 32);
     const h = chain(t, 2);
@@ -108,7 +108,17 @@ describe('BlockManager', () => {
     expect(bm.reset()).toBe(1);
     bus.flush();
     expect(events.at(-1)).toEqual({ type: 'AllBlocksCleared' });
-    expect(bm.lookup(h, 2)).toBe(1);
+    expect(bm.lookup(h, 2)).toBe(0); // nothing is served from a cleared cache
+    expect(bm.usedBlocks).toBe(1); // h[0] is still held by its sequence
+    // another sequence computes the same blocks again: cached anew while the old copy is held
+    bm.allocate(2);
+    expect(bm.insert(null, h, t, 0)).toEqual(h);
+    expect(bm.usedBlocks).toBe(3);
+    bm.releaseCached([h[0]]); // the detached copy's holder
+    bm.releaseCached(h);
+    expect(bm.usedBlocks).toBe(0);
+    expect(bm.cachedBlocks).toBe(2);
+    expect(bm.lookup(h, 2)).toBe(2);
   });
 
   it('does no event work without subscribers', () => {

@@ -22,6 +22,14 @@ export class BlockManager {
   private readonly cache = new Map<number, CacheEntry>();
   /** Idle entries only, oldest first (Map keeps insertion order). */
   private readonly idle = new Map<number, CacheEntry>();
+  /**
+   * Blocks that were in use at a reset: no longer in the cache (no request
+   * can hit them, no event names them), still referenced by their sequences
+   * until released. A hash here may also be cached again meanwhile: a
+   * release decrements one of the two, which keeps the counts exact since
+   * references to equal blocks are interchangeable.
+   */
+  private readonly detached = new Map<number, CacheEntry[]>();
 
   constructor(
     readonly numBlocks: number,
@@ -93,6 +101,16 @@ export class BlockManager {
   /** Drops a reference on cached blocks; an entry at ref 0 becomes idle (most recently used). */
   releaseCached(hashes: number[]): void {
     for (const h of hashes) {
+      const ds = this.detached.get(h);
+      if (ds) {
+        const d = ds[ds.length - 1];
+        if (--d.ref === 0) {
+          this.used--;
+          ds.pop();
+          if (ds.length === 0) this.detached.delete(h);
+        }
+        continue;
+      }
       const e = this.cache.get(h);
       if (!e) continue;
       if (--e.ref === 0) {
@@ -153,10 +171,21 @@ export class BlockManager {
     return referenced;
   }
 
-  /** Drops every idle cached block (vLLM's reset_prefix_cache); blocks in use stay. */
+  /**
+   * Empties the prefix cache, as a restarted engine's is (vLLM's
+   * reset_prefix_cache, which vLLM refuses while blocks are in use). Blocks
+   * in use are detached rather than kept cached, so the cache holds exactly
+   * what the AllBlocksCleared event says: nothing. Returns the idle blocks dropped.
+   */
   reset(): number {
     const n = this.idle.size;
-    for (const h of this.idle.keys()) this.cache.delete(h);
+    for (const [h, e] of this.cache) {
+      if (e.ref === 0) continue;
+      const ds = this.detached.get(h);
+      if (ds) ds.push(e);
+      else this.detached.set(h, [e]);
+    }
+    this.cache.clear();
     this.idle.clear();
     this.events.push({ type: 'AllBlocksCleared' });
     return n;

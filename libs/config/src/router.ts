@@ -125,6 +125,12 @@ const kvEventsSchema = z
     tokenizer: z.enum(['llama3']).default('llama3'),
     /** How long a replay request may take before the replica's index is dropped. */
     replay_timeout: duration().default(2000),
+    /**
+     * A prompt this router (or, shared, another) sent to a replica less than this long ago counts as
+     * held there until the replica's own events say more: it covers queueing, prefill and the event's
+     * trip, during which the index cannot know yet. 0 = events only.
+     */
+    pending_window: duration().default(2000),
   })
   .strict();
 

@@ -41,6 +41,28 @@ describe('PrefixIndex', () => {
     expect(ix.lookup('m', p(sys))!.ratios.get('r1')).toBe(1);
   });
 
+  it('counts a prompt sent within the pending window on an event-publishing replica until its events arrive', () => {
+    let t = 1000;
+    const ix = new PrefixIndex({ tree: { chunkChars: 64 }, pendingMs: 500, now: () => t });
+    ix.kv.offer('r1', { seq: 0, events: [{ type: 'BlockStored', blockHashes: [9n], parentBlockHash: null }] });
+    ix.kv.offer('r2', { seq: 0, events: [{ type: 'BlockStored', blockHashes: [1n], parentBlockHash: null }] });
+    ix.record('m', p(sys), 'r1'); // sent to r1 now; r1 has not reported it yet
+    t += 400;
+    let l = ix.lookup('m', p(sys, [1n, 2n, 3n, 4n]))!;
+    expect(l.ratios.get('r1')).toBe(1);
+    expect(l.ratios.get('r2')).toBeCloseTo(1 / 4);
+    expect(l.precise).toEqual(new Set(['r1', 'r2']));
+    // past the window only the events count: r1 never stored it (evicted, or its cache was cleared)
+    t += 200;
+    l = ix.lookup('m', p(sys, [1n, 2n, 3n, 4n]))!;
+    expect(l.ratios.has('r1')).toBe(false);
+    expect(l.ratios.get('r2')).toBeCloseTo(1 / 4);
+    // the events' view wins when it knows more than the window
+    ix.kv.offer('r2', { seq: 1, events: [{ type: 'BlockStored', blockHashes: [2n, 3n, 4n], parentBlockHash: 1n }] });
+    ix.record('m', p(sys.slice(0, 64)), 'r2');
+    expect(ix.lookup('m', p(sys, [1n, 2n, 3n, 4n]))!.ratios.get('r2')).toBe(1);
+  });
+
   it('forgets a replica in both tiers', () => {
     const ix = new PrefixIndex();
     ix.record('m', p(sys), 'r1');

@@ -25,6 +25,13 @@ export interface PrefixIndexOptions {
   kv?: KvIndexOptions;
   /** Clock for the tree's LRU and eviction, ms. */
   now?: () => number;
+  /**
+   * For replicas the precise index answers for: a prompt sent there less than
+   * this long ago (ms) counts as held even before the engine's BlockStored
+   * event arrives (the prefill has not finished, or the event is on its way).
+   * 0 = only what the events say.
+   */
+  pendingMs?: number;
 }
 
 /**
@@ -43,12 +50,14 @@ export class PrefixIndex {
   readonly kv: KvBlockIndex;
   onInsert?: (ins: ApproxInsert) => void;
   private readonly now: () => number;
+  private readonly pendingMs: number;
   private readonly memo = new WeakMap<PromptKey, number[]>();
 
   constructor(opts: PrefixIndexOptions = {}) {
     this.trees = new ApproxTreeSet(opts.tree);
     this.kv = new KvBlockIndex(opts.kv);
     this.now = opts.now ?? Date.now;
+    this.pendingMs = opts.pendingMs ?? 0;
   }
 
   /** The prompt's chunk hashes, computed once per PromptKey. */
@@ -77,6 +86,16 @@ export class PrefixIndex {
       for (const [id, n] of kvMatch) {
         ratios.set(id, n / blocks!.length);
         precise.add(id);
+      }
+      // Sent there within the pending window: the engine is computing it (or its event is in flight).
+      const pending = this.pendingMs > 0 && chunks.length > 0 ? this.trees.matchSince(model, chunks, this.now() - this.pendingMs) : undefined;
+      if (pending) {
+        for (const [id, n] of pending.matched) {
+          if (!this.kv.usable(id)) continue;
+          const r = n / pending.chunks;
+          if (r > (ratios.get(id) ?? 0)) ratios.set(id, r);
+          precise.add(id);
+        }
       }
     }
     return { ratios, precise };

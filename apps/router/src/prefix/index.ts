@@ -36,6 +36,7 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
   const kvCfg = cfg.prefix.kv_events;
   const index = new PrefixIndex({
     tree: { chunkChars: tree.chunk_chars, maxTreeSize: tree.max_tree_size, evictionIntervalMs: tree.eviction_interval },
+    pendingMs: kvCfg.pending_window,
   });
   let share: PrefixShare | undefined;
   let closed = false;

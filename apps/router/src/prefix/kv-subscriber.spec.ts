@@ -92,23 +92,25 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     f.close();
   });
 
-  it('applies batches in order, replays a lost one, and keeps the index exact', async () => {
+  it('joins through a replay at once, applies batches in order, replays a lost one, and keeps the index exact', async () => {
+    await f.batch(0, [stored(1, 2)], true); // published before this router started
     sub.sync([endpoint(f)]);
     await f.subscribed();
-    await f.batch(0, [stored(1, 2)]);
-    await until(() => index.state('r1') === 'synced', 'the first batch');
+    await until(() => index.state('r1') === 'synced', 'the join');
+    expect(index.match([1n, 2n]).get('r1')).toBe(2); // known before any live batch
     await f.batch(1, [stored(3)], true); // lost on the wire
     await f.batch(2, [stored(4)]);
     await until(() => index.expected('r1') === 3 && index.state('r1') === 'synced', 'the replay');
-    expect(f.replayRequests).toEqual([1]);
+    expect(f.replayRequests).toEqual([0, 1]);
     expect(index.match([1n, 2n, 3n, 4n]).get('r1')).toBe(4);
-    expect(index.stats.replayed).toBe(2); // the replay from 1 carries 1 and 2; the held copy of 2 is skipped
+    expect(index.stats.replayed).toBe(3); // the join carries 0; the replay from 1 carries 1 and 2; the held copy of 2 is skipped
   }, 30_000);
 
   it('a replay that does not answer drops the replica until AllBlocksCleared', async () => {
-    f.answerReplays = false;
     sub.sync([endpoint(f)]);
     await f.subscribed();
+    await until(() => index.state('r1') === 'synced', 'the join');
+    f.answerReplays = false;
     await f.batch(0, [stored(1)]);
     await until(() => index.state('r1') === 'synced', 'the first batch');
     await f.batch(1, [stored(2)], true);
@@ -131,6 +133,18 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     await until(() => index.state('r1') === 'synced', 'the restart');
     expect(index.match([9n]).get('r1')).toBe(1);
     expect(index.stats.restarts).toBe(1);
+  }, 30_000);
+
+  it('a join whose replay does not answer drops the replica until AllBlocksCleared', async () => {
+    f.answerReplays = false;
+    sub.sync([endpoint(f)]);
+    await until(() => index.state('r1') === 'dropped', 'the failed join');
+    await f.subscribed();
+    await f.batch(0, [stored(1)]);
+    await f.batch(1, [{ type: 'AllBlocksCleared' }, stored(7)]);
+    await until(() => index.state('r1') === 'synced', 'the clear');
+    expect(index.match([7n]).get('r1')).toBe(1);
+    expect(index.match([1n]).size).toBe(0);
   }, 30_000);
 
   it('an endpoint that leaves is unsubscribed and forgotten', async () => {

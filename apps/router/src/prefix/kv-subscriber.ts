@@ -54,6 +54,8 @@ export class KvSubscriber {
       this.conns.set(id, c);
       this.replayAt.set(id, e.kvEvents!.replayEndpoint);
       void this.run(id, c);
+      // Learn what the engine holds now rather than at its next event.
+      if (e.kvEvents!.replayEndpoint && this.opts.index.join(id)) void this.replay(id, c, 0);
     }
     this.opts.onChange?.();
   }

@@ -39,6 +39,18 @@ describe('ApproxTree', () => {
     expect(t.match(h('zzzz')).matched.size).toBe(0);
   });
 
+  it('matchSince counts only what was sent to a tenant at or after the given time', () => {
+    const t = new ApproxTree();
+    t.insert(h('sys0sys1userAAAA'), 'r1', 1);
+    t.insert(h('sys0sys1'), 'r1', 5); // the shared part sent again later
+    t.insert(h('sys0sys1userBBBB'), 'r2', 3);
+    const q = h('sys0sys1userAAAAmore');
+    expect(Object.fromEntries(t.matchSince(q, 0).matched)).toEqual(Object.fromEntries(t.match(q).matched));
+    expect(Object.fromEntries(t.matchSince(q, 3).matched)).toEqual({ r1: 2, r2: 3 });
+    expect(Object.fromEntries(t.matchSince(q, 4).matched)).toEqual({ r1: 2 });
+    expect(t.matchSince(q, 6).matched.size).toBe(0);
+  });
+
   it('counts nodes and (node, tenant) entries', () => {
     const t = new ApproxTree();
     t.insert(h('aaaabbbb'), 'r1', 1);

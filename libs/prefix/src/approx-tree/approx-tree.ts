@@ -84,6 +84,20 @@ export class ApproxTree {
     return { chunks: hashes.length, matched };
   }
 
+  /**
+   * Like `match`, counting only entries sent at or after `since` (ms): what
+   * was routed recently, whether or not the engine has reported it yet.
+   */
+  matchSince(hashes: readonly number[], since: number): ApproxMatch {
+    const matched = new Map<string, number>();
+    for (let i = 0; i < hashes.length; i++) {
+      const node = this.nodes.get(hashes[i]);
+      if (!node) break;
+      for (const [t, at] of node.tenants) if (at >= since) matched.set(t, i + 1);
+    }
+    return { chunks: hashes.length, matched };
+  }
+
   /** Evicts each tenant's least recently sent chunks until it holds at most `maxChunksPerTenant`. Returns entries removed. */
   evict(maxChunksPerTenant: number): number {
     let removed = 0;

