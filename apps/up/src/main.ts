@@ -9,7 +9,7 @@
  * Point it at real infrastructure with --redis-url and --database-url and the
  * code paths are the scaled deployment's.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from '@llmgw/observability';
 import { startStack, type RunningStack, type UpOptions } from './stack';
 
@@ -52,7 +52,7 @@ export function buildCommand(): Command {
     .option('--database-url <url>', 'use this PostgreSQL (postgres://…) instead of PGlite')
     .option('--log-level <level>', 'trace | debug | info | warn | error | silent', 'warn')
     .option('--fleet', 'also run inventory, the placement-scheduler and two fake-GPU node-agents (one per fabric) placing a demo catalog (needs --redis-url)')
-    .option('--engine-ports <low-high>', 'with --fleet: the ports engines are given', ports, [20000, 20999])
+    .addOption(new Option('--engine-ports <low-high>', 'with --fleet: the ports engines are given').argParser(ports).default([20000, 20999], '20000-20999'))
     .option('--control-port <port>', "with --fleet: the placement-scheduler's ControlService port (7074, where `llmgw ctl` looks by default)", int('--control-port', 0), 7074)
     .addHelpText(
       'after',
@@ -126,6 +126,10 @@ export async function main(argv: string[]): Promise<number | void> {
     throw e;
   }
   const o = program.opts<UpOptions>();
+  if (o.fleet && !o.redisUrl) {
+    process.stderr.write('llmgw up: --fleet needs --redis-url: routers read the endpoints the placement-scheduler publishes there\n');
+    return 2;
+  }
   const log = createLogger({ service: 'up', level: o.logLevel });
   // Listening before the first service starts: a Ctrl-C during startup waits for it, then stops.
   const signal = nextSignal();

@@ -118,4 +118,10 @@ describe('llmgw up --fleet', () => {
     // Every engine was stopped (an agent drops an engine's record once it is stopped).
     expect(engineRecords()).toEqual([]);
   }, 60_000);
+
+  it('refuses --fleet without Redis, before starting anything', () => {
+    const r = spawnSync(process.execPath, [LLMGW, 'up', '--fleet', '--data-dir', dataDir], { cwd: root, encoding: 'utf8', env: { ...process.env, LLMGW_QUIET_BUILD: '1' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--fleet needs --redis-url');
+  });
 });

@@ -9,10 +9,11 @@ export interface EngineRules {
   /** Can one replica span several nodes? */
   readonly multiNode: boolean;
   /**
-   * Start order of a multi-node replica's shards. The agent holds a worker in
-   * PENDING until the leader's rendezvous port answers, so either order comes
-   * up; workers first means the leader, which serves HTTP, starts last and is
-   * only health-checked once every worker has been launched.
+   * Start order of a multi-node replica's shards. A real engine's worker
+   * waits for the leader's rendezvous itself (the agent does not hold it
+   * back), so either order comes up; workers first means the leader, which
+   * serves HTTP, starts last and is only health-checked once every worker has
+   * been launched.
    */
   readonly startOrder: 'workers-first' | 'leader-first';
 }
