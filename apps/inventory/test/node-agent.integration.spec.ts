@@ -9,10 +9,9 @@
  */
 import { initCa, issueCert } from '@llmgw/grpc';
 import { FleetView, InventoryClient } from '@llmgw/inventory-rpc';
-import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -21,16 +20,6 @@ jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '../../..');
 const LLMGW = join(ROOT, 'bin/llmgw.cjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 90_000, seen?: () => unknown): Promise<void> {
   const end = Date.now() + ms;

@@ -1,3 +1,4 @@
+import { freePort } from '@llmgw/testing';
 /**
  * The issue's integration test: a real agent process (bin/llmgw.cjs
  * node-agent run) supervising real sim-engine processes, against a test
@@ -12,23 +13,12 @@ import type { agentV1 } from '@llmgw/contracts';
 import { createServer, initCa, issueCert, listen, shutdown } from '@llmgw/grpc';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as netServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 
 const ROOT = join(__dirname, '../../..');
 const LLMGW = join(ROOT, 'bin/llmgw.cjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 90_000, seen?: () => unknown): Promise<T> {
   const start = Date.now();

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** True when `port` can be bound on 127.0.0.1 right now. */
 function bindable(port: number): Promise<boolean> {
@@ -27,4 +27,20 @@ export async function freePortRange(size: number, opts: { min?: number; max?: nu
     if (ok) return [low, low + size - 1];
   }
   throw new Error(`no ${size} consecutive free ports found between ${min} and ${max}`);
+}
+
+/**
+ * A TCP port free right now on 127.0.0.1, for programs that cannot bind port 0
+ * and report what they got (haproxy, nginx, an engine's fixed flag). Another
+ * process may take it before it is used; prefer port 0 wherever possible.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => res(p));
+    });
+  });
 }

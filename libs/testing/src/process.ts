@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 
 /**
@@ -136,22 +135,6 @@ export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOpti
       settled = true;
       clearTimeout(timer);
       reject(new Error(`llmgw ${role} exited (${r}) before listening\n${lines.slice(-20).join('\n')}`));
-    });
-  });
-}
-
-/**
- * A TCP port free right now on 127.0.0.1, for programs that cannot bind port 0
- * and report what they got (haproxy, nginx, an engine's fixed flag). Another
- * process may take it before it is used; prefer port 0 wherever possible.
- */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => res(p));
     });
   });
 }

@@ -1,6 +1,6 @@
+import { freePort } from '@llmgw/testing';
 import type { agentV1 } from '@llmgw/contracts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimEngineAdapter } from '../engines/adapters';
@@ -13,16 +13,6 @@ const NODE: NodeContext = { mgmtAddr: '127.0.0.1', bindHost: '127.0.0.1', gpuInd
 const TIMINGS: SupervisorTimings = {
   healthIntervalMs: 100, stopGraceMs: 5_000, drainTimeoutMs: 5_000, startupTimeoutMs: 60_000, maxRestarts: 2, restartBackoffMs: 50, restartBackoffMaxMs: 200,
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function spec(over: Partial<agentV1.ShardSpec__Output>): agentV1.ShardSpec__Output {
   return {
