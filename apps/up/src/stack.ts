@@ -47,7 +47,7 @@ export interface UpOptions {
 export interface UpContext {
   readonly o: UpOptions;
   readonly log: Logger;
-  endpoints: Array<{ name: string; url: string; model: string; engine: 'vllm' }>;
+  endpoints: Array<{ name: string; url: string; model: string; engine: 'vllm'; max_num_seqs?: number }>;
   accountingUrl?: string;
   admissionUrl?: string;
   routerUrls: string[];
@@ -83,8 +83,10 @@ const simEngines: Part = {
     const { o } = ctx;
     if (o.fleet) return add({ summary: ['  engines      placed on the fleet by the placement-scheduler (--fleet)'], close: async () => undefined });
     for (let i = 0; i < o.engines; i++) {
-      const e = await startSimEngine({ host: o.host, port: 0, models: [o.model], decodeTps: o.decodeTps, seed: i + 1, logLevel: o.logLevel as never });
-      ctx.endpoints.push({ name: `sim-${i + 1}`, url: e.url, model: o.model, engine: 'vllm' });
+      const maxNumSeqs = 256;
+      const e = await startSimEngine({ host: o.host, port: 0, models: [o.model], decodeTps: o.decodeTps, seed: i + 1, logLevel: o.logLevel as never, maxNumSeqs });
+      // Declared like a production endpoint (the engine's --max-num-seqs): admission knows its capacity from the start.
+      ctx.endpoints.push({ name: `sim-${i + 1}`, url: e.url, model: o.model, engine: 'vllm', max_num_seqs: maxNumSeqs });
       add({ summary: [], close: () => e.close() });
     }
     add({ summary: [`  engines      ${o.engines} × sim-engine serving "${o.model}": ${ctx.endpoints.map((e) => e.url).join(', ')}`], close: async () => undefined });
