@@ -1,8 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
+import { openPglite } from './pglite-template';
 import type { Database } from './schema';
 
 export type DbKind = 'postgres' | 'pglite';
@@ -35,7 +35,8 @@ export async function createDb(url: string, opts: { migrate?: boolean; poolSize?
   let kind: DbKind;
   if (url.startsWith('pglite:')) {
     const where = url.slice('pglite:'.length);
-    const lite = where === 'memory' || where === '' ? new PGlite() : new PGlite(where);
+    // A new database loads the initdb template when there is one (pglite-template.ts).
+    const { lite } = await openPglite(where === 'memory' || where === '' ? undefined : where);
     db = new Kysely<Database>({ dialect: new PGliteDialect(lite) });
     kind = 'pglite';
   } else if (/^postgres(ql)?:\/\//.test(url)) {

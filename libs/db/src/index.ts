@@ -2,4 +2,5 @@ export * from './schema';
 export * from './migrations';
 export * from './pglite-dialect';
 export * from './create-db';
+export * from './pglite-template';
 export * from './testing';

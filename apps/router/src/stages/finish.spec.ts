@@ -1,4 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
+import type { Principal } from '@llmgw/contracts';
+import { createLogger } from '@llmgw/observability';
 import { LlmgwError } from '@llmgw/errors';
 import type { RouterCore } from '../router';
 import type { TenancyHooks } from '../tenancy';
@@ -80,6 +83,20 @@ describe('stage: finish', () => {
     expect(c.status).toBe(404);
     expect(out.headers?.['x-request-id']).toBe('req-test');
     expect(JSON.parse(out.body!).error).toMatchObject({ code: 'model_not_found', param: 'model' });
+  });
+
+  it("writes the request's one line through its child logger: request id, key id and project id", async () => {
+    const stream = new PassThrough();
+    const lines: Array<Record<string, unknown>> = [];
+    stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+    const state = { ...core.state, log: createLogger({ service: 'router', level: 'info', destination: stream }) };
+    const c = contextOf('chat', { 'x-request-id': 'req-test' });
+    c.principal = { keyId: 'key-1', projectId: 'proj-1' } as Principal;
+    c.model = 'm';
+    c.status = 200;
+    finish(state, c);
+    await new Promise((r) => setImmediate(r));
+    expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', reqId: 'req-test', keyId: 'key-1', projectId: 'proj-1', service: 'router', status: 200 })]);
   });
 
   it('records 499 and cuts the connection when the client went away', () => {
