@@ -2,4 +2,3 @@ export * from './schema';
 export * from './migrations';
 export * from './pglite-dialect';
 export * from './create-db';
-export * from './testing';
