@@ -21,7 +21,7 @@
  *            --variants off,tenancy,admission,durable (extra routers with part of it on)
  *            --ladder 1000,1500,2000 --skip steps,saturation,streams
  */
-import { createTestDatabase } from '@llmgw/db';
+import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

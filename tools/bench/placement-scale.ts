@@ -11,7 +11,7 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/placement-scale.ts [--quick] [--nodes N] [--models M]
  */
 import { performance } from 'node:perf_hooks';
-import { seeded } from '@llmgw/scheduling';
+import { seeded } from '@llmgw/scheduling/testing';
 import { explain, Fleet, makeModel, makeNode, planReplicas, Reconciler, SimFleet, type Model, type NodeSpec, type Profile } from '@llmgw/placement';
 
 const argv = process.argv.slice(2);

@@ -6,7 +6,8 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/scheduling.ts [--quick]
  */
 import { performance } from 'node:perf_hooks';
-import { buildProfiles, schedule, seeded, testEndpoint, type EndpointView } from '@llmgw/scheduling';
+import { buildProfiles, schedule, type EndpointView } from '@llmgw/scheduling';
+import { seeded, testEndpoint } from '@llmgw/scheduling/testing';
 
 const quick = process.argv.includes('--quick');
 const decisions = quick ? 20_000 : 300_000;

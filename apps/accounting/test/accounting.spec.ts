@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
-import { createDb, createTestDatabase, type Db } from '@llmgw/db';
+import { createDb, type Db } from '@llmgw/db';
+import { createTestDatabase } from '@llmgw/db/testing';
 import { checkHealth, clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores, redisKeys } from '@llmgw/stores';

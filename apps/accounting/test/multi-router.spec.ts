@@ -4,7 +4,7 @@ import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
  * a sim-engine, Redis and a fresh Postgres database.
  */
 import type { accountingV1 } from '@llmgw/contracts';
-import { createTestDatabase } from '@llmgw/db';
+import { createTestDatabase } from '@llmgw/db/testing';
 import { type SpawnedRole, spawnRole, waitUntil } from '@llmgw/testing';
 import { periodBounds } from '@llmgw/tenancy';
 import Redis from 'ioredis';

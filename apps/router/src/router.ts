@@ -7,7 +7,7 @@ import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, extractTrace, inSpan, requestIdFrom, SpanKind, type Logger, type Registry } from '@llmgw/observability';
-import { buildProfiles, createDefaultRegistry, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
+import { buildProfiles, createDefaultRegistry, DEFAULT_SATURATION, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import { isModelAllowed } from '@llmgw/tenancy';
 import { EnginePriority } from './admission/engine-priority';
 import { createAdmission } from './admission';
@@ -85,8 +85,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
   // Stage-1 pool spillover uses admission's thresholds, so both agree on "saturated".
   const poolSaturated = saturatedByLoad({
-    targetWaitingPerReplica: cfg.admission.target_waiting_per_replica ?? 4,
-    kvCeiling: cfg.admission.kv_ceiling ?? 0.9,
+    targetWaitingPerReplica: cfg.admission.target_waiting_per_replica ?? DEFAULT_SATURATION.targetWaitingPerReplica,
+    kvCeiling: cfg.admission.kv_ceiling ?? DEFAULT_SATURATION.kvCeiling,
   });
   const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
   const metrics = createRouterMetrics(registry, {

@@ -1,3 +1,4 @@
+import { DEFAULT_BANDS as SHARED_DEFAULT_BANDS, DEFAULT_KV_CEILING, DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import type { SaturationThresholds } from './types';
 
 /** How turns are shared between tenants inside one band. */
@@ -47,17 +48,12 @@ export interface AdmissionCoreConfig extends SaturationThresholds {
 }
 
 /** The four default bands of plan §7.2.2. */
-export const DEFAULT_BANDS: readonly BandConfig[] = Object.freeze([
-  { name: 'platinum', priority: 400, saturationCeiling: 1.0 },
-  { name: 'gold', priority: 300, saturationCeiling: 0.85 },
-  { name: 'silver', priority: 200, saturationCeiling: 0.6 },
-  { name: 'bronze', priority: 100, saturationCeiling: 0.3 },
-]);
+export const DEFAULT_BANDS: readonly BandConfig[] = SHARED_DEFAULT_BANDS;
 
 /** Plan §9.1 defaults. */
 export const DEFAULT_ADMISSION_CONFIG: Readonly<AdmissionCoreConfig> = Object.freeze({
-  targetWaitingPerReplica: 4,
-  kvCeiling: 0.9,
+  targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA,
+  kvCeiling: DEFAULT_KV_CEILING,
   queueTtlMs: 30_000,
   queueCapacityPerBand: 2000,
   bands: DEFAULT_BANDS as BandConfig[],

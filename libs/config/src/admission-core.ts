@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AdmissionCoreConfig, BandConfig } from '@llmgw/admission-core';
+import { DEFAULT_BANDS, DEFAULT_KV_CEILING, DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { duration } from './load';
 
 /** One priority band (plan §7.2.2). */
@@ -17,12 +18,8 @@ export const bandConfigSchema = z
   })
   .strict();
 
-export const DEFAULT_BAND_CONFIGS: Array<z.output<typeof bandConfigSchema>> = [
-  { name: 'platinum', priority: 400, saturation_ceiling: 1.0, fairness: 'round-robin' },
-  { name: 'gold', priority: 300, saturation_ceiling: 0.85, fairness: 'round-robin' },
-  { name: 'silver', priority: 200, saturation_ceiling: 0.6, fairness: 'round-robin' },
-  { name: 'bronze', priority: 100, saturation_ceiling: 0.3, fairness: 'round-robin' },
-];
+/** The default bands (@llmgw/contracts DEFAULT_BANDS) in config form. */
+export const DEFAULT_BAND_CONFIGS: Array<z.output<typeof bandConfigSchema>> = DEFAULT_BANDS.map((b) => ({ name: b.name, priority: b.priority, saturation_ceiling: b.saturationCeiling, fairness: 'round-robin' }));
 
 export const uniqueBands = (bands: Array<{ name: string; priority: number }> | undefined, ctx: z.RefinementCtx) => {
   if (!bands) return;
@@ -90,8 +87,8 @@ export function toAdmissionCoreConfig(c: CoreInput): AdmissionCoreConfig {
     };
   }
   return {
-    targetWaitingPerReplica: c.target_waiting_per_replica ?? 4,
-    kvCeiling: c.kv_ceiling ?? 0.9,
+    targetWaitingPerReplica: c.target_waiting_per_replica ?? DEFAULT_TARGET_WAITING_PER_REPLICA,
+    kvCeiling: c.kv_ceiling ?? DEFAULT_KV_CEILING,
     queueTtlMs: c.queue_ttl ?? 30_000,
     queueCapacityPerBand: c.queue_capacity_per_band ?? 2000,
     ...(c.total_queue_capacity !== undefined ? { totalQueueCapacity: c.total_queue_capacity } : {}),

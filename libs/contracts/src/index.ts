@@ -11,3 +11,4 @@ export * from './openai';
 export * from './model-catalog';
 export * from './endpoint-stats';
 export * from './parse-json';
+export * from './defaults';

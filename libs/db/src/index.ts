@@ -3,4 +3,3 @@ export * from './migrations';
 export * from './pglite-dialect';
 export * from './create-db';
 export * from './pglite-template';
-export * from './testing';

@@ -35,9 +35,17 @@ describe('RedisEndpointSource', () => {
       expect(src.endpoints('m').find((e) => e.id === 'b')).toMatchObject({ engine: 'sglang', draining: true });
 
       await redis.hset(`${prefix}endpoints`, 'junk', '{not json');
+      await redis.publish(`${prefix}endpoints:changed`, 'not a version'); // logged and ignored; the source carries on
       await writer.remove('a');
       await until(() => src.endpoints('m').length === 1);
       expect(src.all().map((e) => e.id)).toEqual(['b']);
+
+      // A publisher's scheduling policy and KV event sockets survive the trip (endpoint record v1).
+      await writer.put(normaliseEndpoint({ name: 'c', url: 'http://h:3', model: 'm', scheduling_policy: 'priority', kv_events: { endpoint: 'tcp://h:5557', replay_endpoint: 'tcp://h:5558' } }));
+      await until(() => src.endpoints('m').length === 2);
+      expect(src.endpoints('m').find((e) => e.id === 'c')).toMatchObject({ schedulingPolicy: 'priority', kvEvents: { endpoint: 'tcp://h:5557', replayEndpoint: 'tcp://h:5558' } });
+      await writer.remove('c');
+      await until(() => src.endpoints('m').length === 1);
 
       // Simulate losing Redis: the cached list keeps serving.
       (src as any).cmd.disconnect();

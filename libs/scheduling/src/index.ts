@@ -32,4 +32,3 @@ export {
   type ScheduleOptions,
   type PoolSaturatedFn,
 } from './schedule';
-export { testEndpoint, testRequest, sequence, seeded, scoredOf } from './testing';

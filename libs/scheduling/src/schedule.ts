@@ -1,4 +1,5 @@
 import { poolSaturation, type ReplicaLoad, type SaturationThresholds } from '@llmgw/admission-core';
+import { DEFAULT_KV_CEILING, DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import type { CacheDecision, NoEndpointReason } from './decisions';
 import type { EndpointView, PickResult, PrefixOutcome, RoutingProfile, SchedRequest, ScoredEndpoint } from './types';
 
@@ -20,8 +21,8 @@ export interface ScheduleOptions {
   poolSaturated?: PoolSaturatedFn;
 }
 
-/** Plan §9.1 defaults: target_waiting_per_replica 4, kv_ceiling 0.90. */
-export const DEFAULT_SATURATION: SaturationThresholds = Object.freeze({ targetWaitingPerReplica: 4, kvCeiling: 0.9 });
+/** Plan §9.1 defaults (@llmgw/contracts): target_waiting_per_replica 4, kv_ceiling 0.90. */
+export const DEFAULT_SATURATION: SaturationThresholds = Object.freeze({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });
 
 /** What the saturation detector reads from an endpoint view. Stale or missing stats count as idle engines; inflight still counts. */
 export function replicaLoadOf(ep: EndpointView): ReplicaLoad {

@@ -1,3 +1,4 @@
+import { DEFAULT_KV_CEILING } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
@@ -6,7 +7,7 @@ import { scrapedParams, staleAdjusted } from './common';
 const schema = z
   .object({
     /** KV occupancy above which the score is 0 (the hard penalty; plan §9.1 kv_ceiling). */
-    ceiling: z.number().gt(0).max(1).default(0.9),
+    ceiling: z.number().gt(0).max(1).default(DEFAULT_KV_CEILING),
     ...scrapedParams,
   })
   .strict();

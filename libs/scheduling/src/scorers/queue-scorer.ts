@@ -1,3 +1,4 @@
+import { DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
@@ -6,7 +7,7 @@ import { scrapedParams, staleAdjusted } from './common';
 const schema = z
   .object({
     /** Engine queue depth at which the score reaches 0 (plan §9.1 target_waiting_per_replica). */
-    target_waiting: z.number().positive().default(4),
+    target_waiting: z.number().positive().default(DEFAULT_TARGET_WAITING_PER_REPLICA),
     ...scrapedParams,
   })
   .strict();
