@@ -60,6 +60,8 @@ describe('inventory processes', () => {
         return !!n && n.instanceId === 'two' && n.connectivity === 'CONNECTIVITY_CONNECTED';
       });
       expect(view.nodes.get('gpu-k-01')!.shards.map((s) => [s.shardId, s.state]).sort()).toEqual([['rk-r0', 'SHARD_STATE_READY'], ['rk2-r0', 'SHARD_STATE_READY']]);
+      // The watch event and the agent's Register acknowledgement travel on different streams: wait for the ack.
+      await until('the agent registered a second time', () => agent.registrations >= 2);
       expect(agent.registrations).toBe(2);
       // Commands now go to the agent's new instance.
       const again = await c2.sendShardCommand({ nodeId: 'gpu-k-01', stop: { commandId: 'p-2', shardId: 'rk2-r0' } });
