@@ -14,32 +14,22 @@
  */
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { SimAgent, spawnRole } from '@llmgw/testing';
+import { procUsage } from './lib/open-loop';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : def;
 }
 
-const CLK_TCK = 100;
-
-/** utime+stime (s) and RSS (MiB) of a process, from /proc. */
-function usage(pid: number): { cpuS: number; rssMiB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpuS = (Number(f[11]) + Number(f[12])) / CLK_TCK;
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return { cpuS, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
-}
 
 async function measure<T>(pid: number, f: () => Promise<T>): Promise<{ r: T; wallS: number; cpuPct: number; rssMiB: number }> {
-  const a = usage(pid);
+  const a = procUsage(pid);
   const t0 = process.hrtime.bigint();
   const r = await f();
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const b = usage(pid);
+  const b = procUsage(pid);
   return { r, wallS, cpuPct: ((b.cpuS - a.cpuS) / wallS) * 100, rssMiB: b.rssMiB };
 }
 
