@@ -3,7 +3,7 @@
  * engines serve from their prefix caches under each routing policy, and what
  * it costs in TTFT and load spread.
  *
- * Four sim-engines with small prefix caches (Llama 3 tokenizer, publishing
+ * Eight sim-engines with small prefix caches (Llama 3 tokenizer, publishing
  * KV events), a workload with real structure: groups of conversations that
  * share long system prompts, each conversation several turns long, more
  * distinct prefixes live at once than one engine's cache holds. Policies:
@@ -15,8 +15,8 @@
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts          # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
- *   options: --conversations N --concurrency N --turns N --groups N --system-words N --cache-blocks N
- *            --reset-every N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
+ *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
+ *            --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
@@ -51,14 +51,15 @@ const CONCURRENCY = Number(arg('concurrency') ?? (quick ? 8 : 16));
 const TURNS = Number(arg('turns') ?? (quick ? 4 : 12));
 const GROUPS = Number(arg('groups') ?? (quick ? 8 : 24));
 const SYSTEM_WORDS = Number(arg('system-words') ?? 300);
-const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 300);
+const QUESTION_WORDS = Number(arg('question-words') ?? 36);
+const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 200);
 const RESET_EVERY = Number(arg('reset-every') ?? 0);
 const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
 const BUFFER_STEPS = Number(arg('buffer-steps') ?? 10_000);
 const REPEAT = Number(arg('repeat') ?? 1);
 const POLICIES = (arg('policies') ?? 'rr,session,tier1,tier2').split(',') as Policy[];
 const ROUTER_COUNTS = (arg('routers') ?? '1,4').split(',').map(Number);
-const ENGINES = 4;
+const ENGINES = Number(arg('engines') ?? 8);
 const HASH_SEED = '11';
 const MODEL = 'llama';
 
@@ -161,7 +162,7 @@ async function runWorkload(routers: RouterSet, engines: SpawnedRole[]): Promise<
   const conversation = async (c: number): Promise<void> => {
     const messages = [{ role: 'system', content: systems[c % GROUPS] }];
     for (let t = 0; t < TURNS; t++) {
-      messages.push({ role: 'user', content: `Question ${t} of conversation ${c}: ${text(c * 100 + t, 36)}` });
+      messages.push({ role: 'user', content: `Question ${t} of conversation ${c}: ${text(c * 100 + t, QUESTION_WORDS)}` });
       const r = await chat(agent, routers.list[rr++ % routers.list.length].url, messages, `conv-${c}`);
       samples.push(r);
       messages.push({ role: 'assistant', content: r.reply });
@@ -214,15 +215,39 @@ async function waitForShare(channel: string, n: number, timeoutMs: number): Prom
   }
 }
 
+/** Waits until a tier-2 router's KV index is synced with every engine (it joins each through a replay at start). */
+async function waitForKvSync(r: SpawnedRole, engines: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { kv } = await routerView(r);
+    if ((kv.synced ?? 0) >= engines) return;
+    if (Date.now() > until) {
+      process.stderr.write(`warning: router ${r.url}: KV index ${JSON.stringify(kv)} after ${timeoutMs} ms; going on\n`);
+      return;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 const median = (xs: number[]): number => pct(xs, 50);
 
-/** What the router pays per request to key it: tier 1 (chunk hashes of the text) and tier 2 (tokenize + block hashes). */
+/**
+ * What the router pays per request to key it: tier 1 (chunk hashes of the
+ * text) and tier 2 (tokenize + block hashes). Tier 2 twice: a prompt whose
+ * messages were all seen before but the last (a conversation's next turn: the
+ * router's span cache holds them), and one never seen (every message tokenized).
+ */
 async function keyingCost(): Promise<string> {
   const t0 = performance.now();
   preloadLlama3();
   const load = performance.now() - t0;
   await new Promise((r) => setTimeout(r, 0));
-  const lines = [`tokenizer load: ${(load / 1000).toFixed(1)} s (once, at router start)`, '', '| prompt chars | tier 1 µs | tier 2 ms (tokenize + hash) | blocks |', '|---|---|---|---|'];
+  const lines = [
+    `tokenizer load: ${(load / 1000).toFixed(1)} s (once, at router start)`,
+    '',
+    '| prompt chars | tier 1 µs | tier 2 ms, next turn (earlier messages cached) | tier 2 ms, all messages new | blocks |',
+    '|---|---|---|---|---|',
+  ];
   for (const chars of [1000, 4000, 16000]) {
     const messages = [{ role: 'system', content: text(7, Math.round(chars / 6.5)) }, { role: 'user', content: 'and?' }];
     const rendered = messages.map((m) => `${m.role}\x1f${m.content}\x1e`).join('');
@@ -230,11 +255,15 @@ async function keyingCost(): Promise<string> {
     let t = performance.now();
     for (let i = 0; i < n * 10; i++) chunkHashes(rendered + i, 64);
     const tier1 = ((performance.now() - t) / (n * 10)) * 1000;
+    const opts = { blockSize: 16, hashSeed: HASH_SEED };
+    let blocks = blockHashes(llama3ChatTokens(messages), opts).length;
     t = performance.now();
-    let blocks = 0;
-    for (let i = 0; i < n; i++) blocks = blockHashes(llama3ChatTokens([...messages, { role: 'user', content: String(i) }]), { blockSize: 16, hashSeed: HASH_SEED }).length;
-    const tier2 = (performance.now() - t) / n;
-    lines.push(`| ${rendered.length} | ${tier1.toFixed(1)} | ${tier2.toFixed(2)} | ${blocks} |`);
+    for (let i = 0; i < n; i++) blocks = blockHashes(llama3ChatTokens([...messages, { role: 'user', content: String(i) }]), opts).length;
+    const warm = (performance.now() - t) / n;
+    t = performance.now();
+    for (let i = 0; i < n; i++) blockHashes(llama3ChatTokens([{ role: 'system', content: `${i} ${messages[0].content}` }, ...messages.slice(1)]), opts);
+    const cold = (performance.now() - t) / n;
+    lines.push(`| ${rendered.length} | ${tier1.toFixed(1)} | ${warm.toFixed(2)} | ${cold.toFixed(2)} | ${blocks} |`);
   }
   return lines.join('\n');
 }
@@ -303,11 +332,13 @@ async function main(): Promise<void> {
           async start(extra) {
             const r = await spawnRouter();
             if (tree) await waitForShare(`${keyPrefix}prefix:v1:inserts`, set.list.length + extra, 60_000);
+            if (policy === 'tier2') await waitForKvSync(r, ENGINES, 120_000);
             return r;
           },
         };
         try {
           if (tree && n > 1) await waitForShare(`${keyPrefix}prefix:v1:inserts`, n, 60_000);
+          if (policy === 'tier2') await Promise.all(set.list.map((r) => waitForKvSync(r, ENGINES, 120_000)));
           // ZMQ subscriptions connect in the background; a batch missed meanwhile is replayed.
           await new Promise((r) => setTimeout(r, 500));
           const startS = (performance.now() - t0) / 1000;
