@@ -16,7 +16,8 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts          # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
  *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
- *            --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
+ *            --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
+ *            --balance-abs N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
@@ -52,6 +53,8 @@ const TURNS = Number(arg('turns') ?? (quick ? 4 : 12));
 const GROUPS = Number(arg('groups') ?? (quick ? 8 : 24));
 const SYSTEM_WORDS = Number(arg('system-words') ?? 300);
 const QUESTION_WORDS = Number(arg('question-words') ?? 36);
+/** prefix.approx_tree.balance_abs_threshold for tiers 1 and 2 (the router's default when absent). */
+const BALANCE_ABS = arg('balance-abs');
 const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 200);
 const RESET_EVERY = Number(arg('reset-every') ?? 0);
 const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
@@ -317,7 +320,11 @@ async function main(): Promise<void> {
             default_profile: 'bench',
             profiles: { bench: PROFILES[policy] },
             prefix: {
-              approx_tree: { enabled: tree, share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: keyPrefix } },
+              approx_tree: {
+                enabled: tree,
+                ...(BALANCE_ABS !== undefined ? { balance_abs_threshold: Number(BALANCE_ABS) } : {}),
+                share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: keyPrefix },
+              },
               kv_events: { enabled: policy === 'tier2', hash_seed: HASH_SEED },
             },
             endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: MODEL, kv_events: kv[i] })),
@@ -398,7 +405,7 @@ async function main(): Promise<void> {
   const requests = CONVERSATIONS * TURNS;
   process.stdout.write(
     `\nrouting quality: ${ENGINES} sim-engines × ${CACHE_BLOCKS}-block prefix caches; ${CONVERSATIONS} conversations × ${TURNS} turns (${requests} requests per run), ${CONCURRENCY} at a time, ${GROUPS} shared system prompts of ${SYSTEM_WORDS} words` +
-      `${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
+      `${BALANCE_ABS !== undefined ? `; balance_abs_threshold ${BALANCE_ABS}` : ''}${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
       '| policy | routers | engine prefix hit rate | TTFT p50 ms | TTFT p99 ms | p99 / round robin p99 | requests per engine (all rounds) | errors | decisions (all rounds) |\n|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n') +
       '\n',
