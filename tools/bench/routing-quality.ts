@@ -232,7 +232,13 @@ async function waitForKvSync(r: SpawnedRole, engines: number, timeoutMs: number)
   }
 }
 
-const median = (xs: number[]): number => pct(xs, 50);
+/** The median; with an even count, the mean of the middle two. */
+function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
 
 /**
  * What the router pays per request to key it: tier 1 (chunk hashes of the
