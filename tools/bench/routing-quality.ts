@@ -3,7 +3,7 @@
  * engines serve from their prefix caches under each routing policy, and what
  * it costs in TTFT and load spread.
  *
- * Four sim-engines with small prefix caches (Llama 3 tokenizer, publishing
+ * Eight sim-engines with small prefix caches (Llama 3 tokenizer, publishing
  * KV events), a workload with real structure: groups of conversations that
  * share long system prompts, each conversation several turns long, more
  * distinct prefixes live at once than one engine's cache holds. Policies:
@@ -15,8 +15,9 @@
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts          # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
- *   options: --conversations N --concurrency N --turns N --groups N --system-words N --cache-blocks N
- *            --reset-every N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
+ *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
+ *            --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
+ *            --balance-abs N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
@@ -51,14 +52,17 @@ const CONCURRENCY = Number(arg('concurrency') ?? (quick ? 8 : 16));
 const TURNS = Number(arg('turns') ?? (quick ? 4 : 12));
 const GROUPS = Number(arg('groups') ?? (quick ? 8 : 24));
 const SYSTEM_WORDS = Number(arg('system-words') ?? 300);
-const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 300);
+const QUESTION_WORDS = Number(arg('question-words') ?? 36);
+/** prefix.approx_tree.balance_abs_threshold for tiers 1 and 2 (the router's default when absent). */
+const BALANCE_ABS = arg('balance-abs');
+const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 200);
 const RESET_EVERY = Number(arg('reset-every') ?? 0);
 const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
 const BUFFER_STEPS = Number(arg('buffer-steps') ?? 10_000);
 const REPEAT = Number(arg('repeat') ?? 1);
 const POLICIES = (arg('policies') ?? 'rr,session,tier1,tier2').split(',') as Policy[];
 const ROUTER_COUNTS = (arg('routers') ?? '1,4').split(',').map(Number);
-const ENGINES = 4;
+const ENGINES = Number(arg('engines') ?? 8);
 const HASH_SEED = '11';
 const MODEL = 'llama';
 
@@ -161,7 +165,7 @@ async function runWorkload(routers: RouterSet, engines: SpawnedRole[]): Promise<
   const conversation = async (c: number): Promise<void> => {
     const messages = [{ role: 'system', content: systems[c % GROUPS] }];
     for (let t = 0; t < TURNS; t++) {
-      messages.push({ role: 'user', content: `Question ${t} of conversation ${c}: ${text(c * 100 + t, 36)}` });
+      messages.push({ role: 'user', content: `Question ${t} of conversation ${c}: ${text(c * 100 + t, QUESTION_WORDS)}` });
       const r = await chat(agent, routers.list[rr++ % routers.list.length].url, messages, `conv-${c}`);
       samples.push(r);
       messages.push({ role: 'assistant', content: r.reply });
@@ -214,15 +218,45 @@ async function waitForShare(channel: string, n: number, timeoutMs: number): Prom
   }
 }
 
-const median = (xs: number[]): number => pct(xs, 50);
+/** Waits until a tier-2 router's KV index is synced with every engine (it joins each through a replay at start). */
+async function waitForKvSync(r: SpawnedRole, engines: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { kv } = await routerView(r);
+    if ((kv.synced ?? 0) >= engines) return;
+    if (Date.now() > until) {
+      process.stderr.write(`warning: router ${r.url}: KV index ${JSON.stringify(kv)} after ${timeoutMs} ms; going on\n`);
+      return;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
 
-/** What the router pays per request to key it: tier 1 (chunk hashes of the text) and tier 2 (tokenize + block hashes). */
+/** The median; with an even count, the mean of the middle two. */
+function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * What the router pays per request to key it: tier 1 (chunk hashes of the
+ * text) and tier 2 (tokenize + block hashes). Tier 2 twice: a prompt whose
+ * messages were all seen before but the last (a conversation's next turn: the
+ * router's span cache holds them), and one never seen (every message tokenized).
+ */
 async function keyingCost(): Promise<string> {
   const t0 = performance.now();
   preloadLlama3();
   const load = performance.now() - t0;
   await new Promise((r) => setTimeout(r, 0));
-  const lines = [`tokenizer load: ${(load / 1000).toFixed(1)} s (once, at router start)`, '', '| prompt chars | tier 1 µs | tier 2 ms (tokenize + hash) | blocks |', '|---|---|---|---|'];
+  const lines = [
+    `tokenizer load: ${(load / 1000).toFixed(1)} s (once, at router start)`,
+    '',
+    '| prompt chars | tier 1 µs | tier 2 ms, next turn (earlier messages cached) | tier 2 ms, all messages new | blocks |',
+    '|---|---|---|---|---|',
+  ];
   for (const chars of [1000, 4000, 16000]) {
     const messages = [{ role: 'system', content: text(7, Math.round(chars / 6.5)) }, { role: 'user', content: 'and?' }];
     const rendered = messages.map((m) => `${m.role}\x1f${m.content}\x1e`).join('');
@@ -230,11 +264,15 @@ async function keyingCost(): Promise<string> {
     let t = performance.now();
     for (let i = 0; i < n * 10; i++) chunkHashes(rendered + i, 64);
     const tier1 = ((performance.now() - t) / (n * 10)) * 1000;
+    const opts = { blockSize: 16, hashSeed: HASH_SEED };
+    let blocks = blockHashes(llama3ChatTokens(messages), opts).length;
     t = performance.now();
-    let blocks = 0;
-    for (let i = 0; i < n; i++) blocks = blockHashes(llama3ChatTokens([...messages, { role: 'user', content: String(i) }]), { blockSize: 16, hashSeed: HASH_SEED }).length;
-    const tier2 = (performance.now() - t) / n;
-    lines.push(`| ${rendered.length} | ${tier1.toFixed(1)} | ${tier2.toFixed(2)} | ${blocks} |`);
+    for (let i = 0; i < n; i++) blocks = blockHashes(llama3ChatTokens([...messages, { role: 'user', content: String(i) }]), opts).length;
+    const warm = (performance.now() - t) / n;
+    t = performance.now();
+    for (let i = 0; i < n; i++) blockHashes(llama3ChatTokens([{ role: 'system', content: `${i} ${messages[0].content}` }, ...messages.slice(1)]), opts);
+    const cold = (performance.now() - t) / n;
+    lines.push(`| ${rendered.length} | ${tier1.toFixed(1)} | ${warm.toFixed(2)} | ${cold.toFixed(2)} | ${blocks} |`);
   }
   return lines.join('\n');
 }
@@ -288,7 +326,11 @@ async function main(): Promise<void> {
             default_profile: 'bench',
             profiles: { bench: PROFILES[policy] },
             prefix: {
-              approx_tree: { enabled: tree, share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: keyPrefix } },
+              approx_tree: {
+                enabled: tree,
+                ...(BALANCE_ABS !== undefined ? { balance_abs_threshold: Number(BALANCE_ABS) } : {}),
+                share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: keyPrefix },
+              },
               kv_events: { enabled: policy === 'tier2', hash_seed: HASH_SEED },
             },
             endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: MODEL, kv_events: kv[i] })),
@@ -303,11 +345,13 @@ async function main(): Promise<void> {
           async start(extra) {
             const r = await spawnRouter();
             if (tree) await waitForShare(`${keyPrefix}prefix:v1:inserts`, set.list.length + extra, 60_000);
+            if (policy === 'tier2') await waitForKvSync(r, ENGINES, 120_000);
             return r;
           },
         };
         try {
           if (tree && n > 1) await waitForShare(`${keyPrefix}prefix:v1:inserts`, n, 60_000);
+          if (policy === 'tier2') await Promise.all(set.list.map((r) => waitForKvSync(r, ENGINES, 120_000)));
           // ZMQ subscriptions connect in the background; a batch missed meanwhile is replayed.
           await new Promise((r) => setTimeout(r, 500));
           const startS = (performance.now() - t0) / 1000;
@@ -367,7 +411,7 @@ async function main(): Promise<void> {
   const requests = CONVERSATIONS * TURNS;
   process.stdout.write(
     `\nrouting quality: ${ENGINES} sim-engines × ${CACHE_BLOCKS}-block prefix caches; ${CONVERSATIONS} conversations × ${TURNS} turns (${requests} requests per run), ${CONCURRENCY} at a time, ${GROUPS} shared system prompts of ${SYSTEM_WORDS} words` +
-      `${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
+      `${BALANCE_ABS !== undefined ? `; balance_abs_threshold ${BALANCE_ABS}` : ''}${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
       '| policy | routers | engine prefix hit rate | TTFT p50 ms | TTFT p99 ms | p99 / round robin p99 | requests per engine (all rounds) | errors | decisions (all rounds) |\n|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n') +
       '\n',

@@ -147,6 +147,18 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     expect(index.match([1n]).size).toBe(0);
   }, 30_000);
 
+  it('a dropped replica joins again by itself once the replay answers', async () => {
+    await sub.close();
+    sub = new KvSubscriber({ index, log, replayTimeoutMs: 500, rejoinDelayMs: 200 });
+    f.answerReplays = false;
+    await f.batch(0, [stored(1, 2)], true);
+    sub.sync([endpoint(f)]);
+    await until(() => index.state('r1') === 'dropped', 'the failed join');
+    f.answerReplays = true;
+    await until(() => index.state('r1') === 'synced', 'the second join');
+    expect(index.match([1n, 2n]).get('r1')).toBe(2);
+  }, 30_000);
+
   it('an endpoint that leaves is unsubscribed and forgotten', async () => {
     sub.sync([endpoint(f)]);
     await f.subscribed();

@@ -8,6 +8,8 @@ export interface KvSubscriberOptions {
   index: KvBlockIndex;
   log: Logger;
   replayTimeoutMs: number;
+  /** How long a dropped replica waits before joining again (default 5 s). */
+  rejoinDelayMs?: number;
   /** Called after every replica state change (metrics). */
   onChange?(): void;
 }
@@ -92,14 +94,31 @@ export class KvSubscriber {
       if (c.closed) return;
       const state = this.opts.index.replayed(id, batches);
       log.info({ replica: id, from, batches: batches.length, state }, 'kv events: replayed a gap');
+      if (state === 'dropped') this.rejoinLater(id, c);
     } catch (e) {
       if (c.closed) return;
       this.opts.index.replayFailed(id);
       log.warn({ replica: id, from, err: (e as Error).message }, 'kv events: replay failed; tier 1 answers for this replica until its view is exact again');
+      this.rejoinLater(id, c);
     } finally {
       c.replaying = false;
       this.opts.onChange?.();
     }
+  }
+
+  /**
+   * A dropped replica joins again after a while (a replay of everything the
+   * engine still buffers), unless an AllBlocksCleared or a restart made it
+   * exact meanwhile: a replay that timed out once under load does not leave
+   * it on tier 1 for good.
+   */
+  private rejoinLater(id: string, c: Conn): void {
+    if (!this.replayAt.get(id)) return;
+    const t = setTimeout(() => {
+      if (c.closed || this.opts.index.state(id) !== 'dropped') return;
+      if (this.opts.index.join(id)) void this.replay(id, c, 0);
+    }, this.opts.rejoinDelayMs ?? 5000);
+    t.unref();
   }
 
   private closeConn(c: Conn): void {

@@ -67,6 +67,14 @@ describe('KvBlockIndex', () => {
     expect(ix.replayed('a', [b(10, stored(1, 2)), b(11, removed(2))])).toBe('synced');
     expect(ix.match(q(1, 2)).get('a')).toBe(1);
     expect(ix.match(q(7)).get('a')).toBe(1);
+    // a dropped replica may join again; a synced one may not
+    expect(ix.join('a')).toBe(false);
+    ix.offer('a', b(20, stored(8)));
+    ix.replayFailed('a');
+    expect(ix.state('a')).toBe('dropped');
+    expect(ix.join('a')).toBe(true);
+    expect(ix.replayed('a', [b(15, stored(1)), b(16), b(17), b(18), b(19), b(20, stored(8))])).toBe('synced');
+    expect(ix.match(q(8)).get('a')).toBe(1);
     // an engine that never published anything: an empty replay is an exact empty view
     ix.join('b');
     expect(ix.replayed('b', [])).toBe('synced');

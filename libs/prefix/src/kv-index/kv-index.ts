@@ -91,12 +91,14 @@ export class KvBlockIndex {
    * replay from sequence 0 (or as far back as the engine still buffers) and
    * delivers it with `replayed`; live batches are held meanwhile. A router
    * that starts next to running engines thus knows their caches before its
-   * first request instead of after their next event. False when the replica
-   * is already known.
+   * first request instead of after their next event. A `dropped` replica may
+   * join again the same way. False when the replica is known and not dropped.
    */
   join(replica: string): boolean {
-    if (this.replicas.has(replica)) return false;
-    this.replicas.set(replica, { state: 'replaying', expected: 0, blocks: new Set(), held: [], joining: true });
+    const r = this.replicas.get(replica);
+    if (r && r.state !== 'dropped') return false;
+    // A dropped replica holds nothing either: joining again is as safe as the first join.
+    this.replicas.set(replica, { state: 'replaying', expected: 0, blocks: r?.blocks ?? new Set(), held: [], joining: true });
     return true;
   }
 
