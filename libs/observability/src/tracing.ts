@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { PACKAGE_VERSION } from './version';
 
 export { SpanKind, type Span, type Context };
@@ -12,12 +12,31 @@ export function tracer(): Tracer {
   return trace.getTracer('llmgw', PACKAGE_VERSION);
 }
 
+/** What the API's global provider delegates to while no SDK is registered. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span every `inSpan` gets without an SDK: records nothing, carries no context. */
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** True once an SDK registered a tracer provider (libs/service, when OTLP is configured). */
+function tracingRegistered(): boolean {
+  const p = trace.getTracerProvider();
+  return !(p instanceof ProxyTracerProvider) || p.getDelegate() !== NOOP_PROVIDER;
+}
+
 /**
  * Runs `fn` inside a new active span named `name`: errors are recorded on the
  * span and rethrown, the span always ends. Stage code wraps itself in one call,
  * so moving a stage moves its span with it.
  */
 export function inSpan<T>(name: string, attrs: Attributes, fn: (span: Span) => Promise<T> | T, opts: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+  if (!tracingRegistered()) {
+    // No SDK: the API would make a non-recording span and a new context per call, for nothing.
+    try {
+      return Promise.resolve(fn(NO_SPAN));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
   return tracer().startActiveSpan(name, { attributes: attrs, kind: opts.kind ?? SpanKind.INTERNAL }, opts.parent ?? context.active(), async (span) => {
     try {
       return await fn(span);

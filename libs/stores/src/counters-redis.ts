@@ -117,6 +117,14 @@ end
 return 0
 `;
 
+/**
+ * Settle and usage record in one round trip: ADJUST_LUA, then XADD of the record.
+ * KEYS: ADJUST_LUA's…, usage stream; ARGV: ADJUST_LUA's…, stream MAXLEN (~), record.
+ * Returns the stream entry id.
+ */
+const SETTLE_APPEND_LUA = `${ADJUST_LUA.slice(0, ADJUST_LUA.lastIndexOf('return 0'))}return redis.call('XADD', KEYS[#KEYS], 'MAXLEN', '~', ARGV[#ARGV - 1], '*', 'r', ARGV[#ARGV])
+`;
+
 /** SET key max(current, value), with the period's expiry. KEYS: counter; ARGV: value, expireAtMs. */
 const SEED_LUA = `
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -130,6 +138,7 @@ type Cmds = {
   llmgwReserve(...args: (string | number)[]): Promise<number[]>;
   llmgwAdjust(...args: (string | number)[]): Promise<number>;
   llmgwSeed(...args: (string | number)[]): Promise<number>;
+  llmgwSettleAppend(...args: (string | number)[]): Promise<string>;
 };
 
 /** LimitCounters on Redis: one Lua script per reserve and per settle. */
@@ -142,6 +151,7 @@ export class RedisLimitCounters implements LimitCounters {
       redis.defineCommand('llmgwReserve', { lua: RESERVE_LUA });
       redis.defineCommand('llmgwAdjust', { lua: ADJUST_LUA });
       redis.defineCommand('llmgwSeed', { numberOfKeys: 1, lua: SEED_LUA });
+      redis.defineCommand('llmgwSettleAppend', { lua: SETTLE_APPEND_LUA });
     }
     this.r = redis as Redis & Cmds;
   }
@@ -179,14 +189,31 @@ export class RedisLimitCounters implements LimitCounters {
     return { ok: false, kind, scope: hit.scope, limit: hit.limit, retryAfterMs: Number(res[2]) };
   }
 
+  private adjustKeys(r: CounterReservation): string[] {
+    return [...r.rpmScopes.map((s) => this.rpmKey(s)), ...r.tpmScopes.map((s) => this.tpmKey(s)), ...r.budgets.map((b) => this.budgetKey(b.scope, b.periodStart))];
+  }
+
+  private adjustArgs(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): number[] {
+    return [r.second, secondOf(nowMs), WINDOW_SECONDS, r.rpmScopes.length, r.tpmScopes.length, r.budgets.length, dReq, dTokens, dMicros, ...r.budgets.map((b) => b.periodEnd)];
+  }
+
   private async adjust(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): Promise<void> {
     if (!dReq && !dTokens && !dMicros) return;
-    const keys = [...r.rpmScopes.map((s) => this.rpmKey(s)), ...r.tpmScopes.map((s) => this.tpmKey(s)), ...r.budgets.map((b) => this.budgetKey(b.scope, b.periodStart))];
-    await this.r.llmgwAdjust(keys.length, ...keys, r.second, secondOf(nowMs), WINDOW_SECONDS, r.rpmScopes.length, r.tpmScopes.length, r.budgets.length, dReq, dTokens, dMicros, ...r.budgets.map((b) => b.periodEnd));
+    const keys = this.adjustKeys(r);
+    await this.r.llmgwAdjust(keys.length, ...keys, ...this.adjustArgs(r, dReq, dTokens, dMicros, nowMs));
   }
 
   async settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void> {
     await this.adjust(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs);
+  }
+
+  /**
+   * `settle`, then XADD `record` (field `r`) to `stream` with MAXLEN ~ `maxLen`, in one
+   * script: one round trip, and either both happen or neither. Returns the entry id.
+   */
+  async settleAndAppend(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number, stream: string, maxLen: number, record: string): Promise<string> {
+    const keys = this.adjustKeys(r);
+    return this.r.llmgwSettleAppend(keys.length + 1, ...keys, stream, ...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs), maxLen, record);
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {

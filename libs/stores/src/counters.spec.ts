@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { CounterReservation, LimitCounters, ReserveRequest } from './counters';
 import { MemoryLimitCounters } from './counters-memory';
 import { RedisLimitCounters } from './counters-redis';
+import type { LedgerRecord } from './ledger';
+import { redisAccountingStores } from './ledger-stores';
 
 const prefix = `test:${randomUUID()}:`;
 let redis: Redis;
@@ -155,6 +157,29 @@ it('two Redis clients (two routers) share one limit', async () => {
     expect(results.filter((r) => r.ok)).toHaveLength(10);
   } finally {
     other.disconnect();
+  }
+});
+
+it('settleAndAppend (Redis stores): settles like settle and appends the usage record in the same call', async () => {
+  const p = `${prefix}settle-append:`;
+  const stores = redisAccountingStores(redis, p);
+  const tpm = [{ scope: 'project:p', limit: 1000 }];
+  const budgets = [{ scope: 'team:t', limitMicros: 1000, ...DAY }];
+  const a = await stores.counters.reserve({ nowMs: T0, rpm: [{ scope: 'key:k', limit: 10 }], tpm, tokens: 600, budgets, micros: 800 });
+  if (!a.ok) throw new Error('reserve refused');
+  const rec: LedgerRecord = {
+    recordId: 'r1', requestId: 'q1', ts: T0, keyId: 'k', projectId: 'p', model: 'm', servedModel: 'm',
+    status: 200, promptTokens: 60, completionTokens: 40, cachedTokens: 0, durationMs: 5, costMicros: 500,
+  };
+  const id = await stores.settleAndAppend!(a.reservation, { tokens: 100, micros: 500 }, T0 + 1000, rec);
+  expect(await stores.counters.windowUsage('project:p', T0 + 1000)).toEqual({ requests: 0, tokens: 100 });
+  expect(await stores.counters.windowUsage('key:k', T0 + 1000)).toEqual({ requests: 1, tokens: 0 });
+  expect(await stores.counters.budgetSpent('team:t', DAY.periodStart)).toBe(500);
+  await stores.ledger.ensureGroup();
+  try {
+    expect(await stores.ledger.read('c', 10, 0)).toEqual([{ id, record: rec }]);
+  } finally {
+    await stores.ledger.close();
   }
 });
 

@@ -35,7 +35,8 @@ function toEntries(raw: RawEntries | null | undefined, log?: ContractLog): Ledge
 export class RedisUsageLedger implements UsageLedger {
   readonly stream: string;
   readonly group: string;
-  private readonly maxLen: number;
+  /** Approximate bound on the stream (XADD MAXLEN ~). */
+  readonly maxLen: number;
   private reader?: Redis;
   private readonly log?: ContractLog;
 

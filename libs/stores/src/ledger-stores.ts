@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { LimitCounters } from './counters';
+import type { CounterReservation, LimitCounters } from './counters';
 import { MemoryLimitCounters } from './counters-memory';
 import { RedisLimitCounters } from './counters-redis';
 import { type KeyCacheBus, MemoryKeyCacheBus, RedisKeyCacheBus } from './key-cache-bus';
-import type { UsageLedger } from './ledger';
+import { type LedgerRecord, type UsageLedger, encodeLedgerRecord } from './ledger';
 import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
 import type { ContractLog } from './redis-contracts';
@@ -13,6 +13,12 @@ export interface AccountingStores {
   counters: LimitCounters;
   ledger: UsageLedger;
   keyCacheBus: KeyCacheBus;
+  /**
+   * `counters.settle(r, actual, nowMs)` and `ledger.append(rec)` in one round trip, both or
+   * neither; resolves with the ledger entry id once the record is in the ledger. Present
+   * where counters and ledger live on one server (Redis).
+   */
+  settleAndAppend?(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number, rec: LedgerRecord): Promise<string>;
 }
 
 const embedded = new Map<string, AccountingStores>();
@@ -33,9 +39,12 @@ export function inProcessAccountingStores(name = 'default'): AccountingStores {
 
 /** The Redis-backed stores; the caller owns and closes `redis`. */
 export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number; log?: ContractLog } = {}): AccountingStores {
+  const counters = new RedisLimitCounters(redis, prefix);
+  const ledger = new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log });
   return {
-    counters: new RedisLimitCounters(redis, prefix),
-    ledger: new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log }),
+    counters,
+    ledger,
     keyCacheBus: new RedisKeyCacheBus(redis, prefix, opts.log),
+    settleAndAppend: (r, actual, nowMs, rec) => counters.settleAndAppend(r, actual, nowMs, ledger.stream, ledger.maxLen, encodeLedgerRecord(rec)),
   };
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { UsageRecord } from '@llmgw/contracts';
 import { toHttpError } from '@llmgw/errors';
 import type { RouterMetrics } from '../metrics';
 import type { CapturedUsage } from '../sse';
@@ -35,18 +36,16 @@ export function fail(s: RouterState, c: RequestContext, e: unknown): void {
 
 /**
  * Stage 7, finish (always runs, once): the admission lease is released, the
- * quota reservation settled against the engine's usage report, the usage
- * record appended to the ledger, metrics counted and one log line written.
+ * quota reservation settled against the engine's usage report and the usage
+ * record appended to the ledger (one round trip where the stores allow it),
+ * metrics counted and one log line written.
  */
 export function finish(s: RouterState, c: RequestContext): void {
   const durationMs = performance.now() - c.started;
   const usage = c.usage;
   c.lease?.release({ status: c.status, promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens });
-  if (c.reservation) {
-    s.tenancy.settle(c.reservation, usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, model: c.servedModel ?? c.reservation.model } : undefined);
-  }
   recordMetrics(s.metrics, c.servedModel ?? c.model ?? 'unknown', c.pool ?? 'none', c.status, durationMs, c.ttftMs, usage);
-  s.tenancy.recordUsage({
+  const rec: UsageRecord = {
     requestId: c.reqId,
     ts: Date.now(),
     keyId: c.principal?.keyId ?? 'anonymous',
@@ -61,10 +60,23 @@ export function finish(s: RouterState, c: RequestContext): void {
     ttftMs: c.ttftMs === undefined ? undefined : Math.round(c.ttftMs),
     durationMs: Math.round(durationMs),
     queueMs: c.queueMs,
-  });
+  };
+  if (c.reservation) {
+    const settled = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, model: c.servedModel ?? c.reservation.model } : undefined;
+    if (s.tenancy.settleAndRecord) s.tenancy.settleAndRecord(c.reservation, settled, rec);
+    else {
+      s.tenancy.settle(c.reservation, settled);
+      s.tenancy.recordUsage(rec);
+    }
+  } else s.tenancy.recordUsage(rec);
   if (!s.log.isLevelEnabled('info')) return;
-  c.logger(s.log).info(
+  // The request's identity fields inline, in the order a child logger would write them
+  // (same line, without building a child logger per request).
+  s.log.info(
     {
+      reqId: c.reqId,
+      keyId: c.principal?.keyId || undefined,
+      projectId: c.principal?.projectId || undefined,
       model: c.model,
       servedModel: c.servedModel,
       endpoint: c.endpoint,

@@ -235,6 +235,60 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     throw limitError(no, attempt.micros, tokens);
   }
 
+  /** What a request really used: tokens, and micro-units at the price of the model that served (free models cost 0). */
+  function actualOf(usage: { promptTokens: number; completionTokens: number; model: string } | undefined): { tokens: number; micros: number } {
+    if (!usage) return { tokens: 0, micros: 0 };
+    return { tokens: usage.promptTokens + usage.completionTokens, micros: costMicros(priceOf(usage.model), usage.promptTokens, usage.completionTokens) };
+  }
+
+  function settle(res: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined): void {
+    const h = res as HeldReservation;
+    if (!h.inner) return;
+    const { tokens, micros } = actualOf(usage);
+    const warn = (e: unknown) => log.warn({ err: (e as Error).message }, 'settling a reservation failed');
+    if (h.budgetHold) {
+      void h.counters.settle(h.inner, { tokens, micros: 0 }, now()).catch(warn);
+      void h.counters.settle(h.budgetHold, { tokens: 0, micros }, now()).catch(warn);
+    } else {
+      void h.counters.settle(h.inner, { tokens, micros }, now()).catch(warn);
+    }
+  }
+
+  function ledgerRecord(rec: UsageRecord): LedgerRecord {
+    return { ...rec, recordId: randomUUID(), costMicros: costMicros(priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) };
+  }
+
+  /**
+   * Waits for `write` (the record's append), then lets the response's held end go; a failed
+   * write keeps the record in memory for the retry loop (`alsoFailed` is told first).
+   */
+  function appending(full: LedgerRecord, write: Promise<unknown>, alsoFailed?: (e: unknown) => void): void {
+    pending++;
+    write.then(
+      () => {
+        pending--;
+        ends.release(full.requestId);
+      },
+      (e) => {
+        pending--;
+        alsoFailed?.(e);
+        if (buffered.length >= t.ledger_buffer) dropped.inc();
+        else buffered.push(full);
+        log.warn({ err: (e as Error).message, buffered: buffered.length }, 'usage ledger unreachable; record kept in memory');
+        ends.release(full.requestId);
+      },
+    );
+  }
+
+  function recordUsage(rec: UsageRecord): void {
+    if (rec.keyId === 'anonymous') {
+      ends.release(rec.requestId);
+      return;
+    }
+    const full = ledgerRecord(rec);
+    appending(full, s.ledger.append(full));
+  }
+
   let pending = 0;
   async function flushBuffer(): Promise<void> {
     while (buffered.length) {
@@ -282,40 +336,23 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       return h;
     },
 
-    settle(res, usage) {
-      const h = res as HeldReservation;
-      if (!h.inner) return;
-      const tokens = usage ? usage.promptTokens + usage.completionTokens : 0;
-      // Charged at the price of the model that served (free models cost 0).
-      const micros = usage ? costMicros(priceOf(usage.model), usage.promptTokens, usage.completionTokens) : 0;
-      const warn = (e: unknown) => log.warn({ err: (e as Error).message }, 'settling a reservation failed');
-      if (h.budgetHold) {
-        void h.counters.settle(h.inner, { tokens, micros: 0 }, now()).catch(warn);
-        void h.counters.settle(h.budgetHold, { tokens: 0, micros }, now()).catch(warn);
-      } else {
-        void h.counters.settle(h.inner, { tokens, micros }, now()).catch(warn);
-      }
-    },
+    settle,
+    recordUsage,
 
-    recordUsage(rec: UsageRecord) {
-      if (rec.keyId === 'anonymous') {
-        ends.release(rec.requestId);
+    settleAndRecord(res, usage, rec) {
+      const h = res as HeldReservation;
+      // One round trip when the reservation is on the shared counters and settles in one call.
+      if (!s.settleAndAppend || !h.inner || h.budgetHold || h.counters !== s.counters || rec.keyId === 'anonymous') {
+        settle(res, usage);
+        recordUsage(rec);
         return;
       }
-      const full: LedgerRecord = { ...rec, recordId: randomUUID(), costMicros: costMicros(priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) };
-      pending++;
-      s.ledger.append(full).then(
-        () => {
-          pending--;
-          ends.release(rec.requestId);
-        },
-        (e) => {
-          pending--;
-          if (buffered.length >= t.ledger_buffer) dropped.inc();
-          else buffered.push(full);
-          log.warn({ err: (e as Error).message, buffered: buffered.length }, 'usage ledger unreachable; record kept in memory');
-          ends.release(rec.requestId);
-        },
+      const full = ledgerRecord(rec);
+      const { tokens, micros } = actualOf(usage);
+      appending(
+        full,
+        s.settleAndAppend(h.inner, { tokens, micros }, now(), full),
+        (e) => log.warn({ err: (e as Error).message }, 'settling a reservation failed'),
       );
     },
 

@@ -36,6 +36,8 @@ export interface TenancyHooks {
   settle(r: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined): void;
   /** Appends the usage record to the ledger (never blocks the response). */
   recordUsage(rec: UsageRecord): void;
+  /** `settle(r, usage)` then `recordUsage(rec)`, in one store round trip where the stores allow it. */
+  settleAndRecord?(r: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined, rec: UsageRecord): void;
   /** Optional extra routes on the client port (e.g. `GET /me`). */
   registerRoutes?(app: FastifyInstance): void;
   close(): Promise<void>;

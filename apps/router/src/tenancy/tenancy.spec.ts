@@ -178,6 +178,31 @@ describe('router tenancy', () => {
     expect(got.map((e) => [e.record.requestId, e.record.costMicros])).toEqual([['r1', 40]]);
   });
 
+  it('settles and appends the usage record in one store call where the stores offer one', async () => {
+    const counters = new MemoryLimitCounters();
+    const ledger = new MemoryUsageLedger();
+    const combined: Array<Promise<string>> = [];
+    const stores: AccountingStores = {
+      counters, ledger, keyCacheBus: new MemoryKeyCacheBus(),
+      settleAndAppend: (r, actual, nowMs, rec) => {
+        const done = counters.settle(r, actual, nowMs).then(() => ledger.append(rec));
+        combined.push(done);
+        return done;
+      },
+    };
+    const { hooks } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 3 } } }, { stores });
+    const p = principal({ limits: { rpm: [], tpm: [{ scope: 'key:k1', limit: 1000 }], budgets: [] } });
+    const rec = { requestId: 'r1', ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 10, completionTokens: 10, cachedTokens: 0, durationMs: 1 };
+    hooks.settleAndRecord!(await hooks.reserve(p, 'm', 900), { promptTokens: 10, completionTokens: 10, model: 'm' }, rec);
+    expect(combined).toHaveLength(1);
+    await Promise.all(combined);
+    expect((await counters.windowUsage('key:k1', Date.now())).tokens).toBe(20);
+    expect((await ledger.read('c', 10, 0)).map((e) => [e.record.requestId, e.record.costMicros])).toEqual([['r1', 40]]);
+    // An anonymous record is not appended, and its settle goes alone.
+    hooks.settleAndRecord!(await hooks.reserve(p, 'm', 10), undefined, { ...rec, requestId: 'r2', keyId: 'anonymous' });
+    expect(combined).toHaveLength(1);
+  });
+
   it('GET /me shows the key its limits, window usage and spend', async () => {
     const p = principal({ limits: { rpm: [{ scope: 'key:k1', limit: 5 }], tpm: [], budgets: [{ scope: 'team:t1', limitMicros: 1000, period: 'day' }], allowedModels: ['m'] } });
     const { hooks, key } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 1 } } }, { principal: p });
