@@ -242,7 +242,8 @@ async function main(): Promise<void> {
             if (res.statusCode !== 200) outcome = String(res.statusCode);
             else if (!text.includes('[DONE]')) outcome = 'truncated';
           } catch (e) {
-            outcome = (e as Error).name;
+            const err = e as Error & { code?: string; cause?: { code?: string } };
+            outcome = `${err.name}${err.code ? ` ${err.code}` : ''}${err.cause?.code ? ` (${err.cause.code})` : ''}: ${err.message.slice(0, 60)}`;
           }
           statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
         }),

@@ -48,7 +48,10 @@ export function routerService(opts: { source?: EndpointSource; random?: () => nu
       const cfg = ctx.config;
       const core = await createRouter(cfg, { log: ctx.log, registry: ctx.registry, source: opts.source, random: opts.random });
       ctx.onClose('router', () => core.closeResources());
-      const url = await ctx.listenHttp('client', core.client, cfg.listen);
+      // A deep accept backlog (the kernel caps it at net.core.somaxconn): clients open connections in
+      // bursts, and with Node's default of 511 a burst of thousands overflows the queue — dropped SYNs
+      // cost each client a retransmit, then a connect timeout or a reset.
+      const url = await ctx.listenHttp('client', core.client, cfg.listen, { backlog: 4096 });
       // Runs before the client listener closes: not ready (the host) but still serving for drain_delay.
       ctx.onClose('drain', async () => {
         if (cfg.drain_delay > 0) await new Promise((r) => setTimeout(r, cfg.drain_delay));

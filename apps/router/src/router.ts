@@ -143,16 +143,19 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
-  // One connection pool per engine origin, sized per endpoint (upstream_connections_per_endpoint by
-  // endpoint name, else upstream_connections); requests beyond it wait for a connection, counted in
-  // llmgw_upstream_waiting.
+  // One connection pool per engine origin, sized per endpoint: upstream_connections_per_endpoint by
+  // endpoint name, else at least the engine's declared batch slots (max_num_seqs: every request it can
+  // run at once needs its own connection) and at least upstream_connections. Requests beyond it wait
+  // for a connection, counted in llmgw_upstream_waiting.
   const connectionsFor = (origin: string): number => {
+    let n = cfg.upstream_connections;
     for (const e of source.all()) {
       if (originOf(e.url) !== origin) continue;
-      const n = cfg.upstream_connections_per_endpoint[e.id];
-      if (n !== undefined) return n;
+      const pinned = cfg.upstream_connections_per_endpoint[e.id];
+      if (pinned !== undefined) return pinned;
+      if (e.maxNumSeqs !== undefined) n = Math.max(n, e.maxNumSeqs);
     }
-    return cfg.upstream_connections;
+    return n;
   };
   const agent = new Agent({
     factory: (origin, opts) => new Pool(origin, { ...opts, connections: connectionsFor(String(origin)) }),
