@@ -52,13 +52,6 @@ export interface LoggerConfig {
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
-  /**
-   * Stdout only (no `destination`): lines are gathered and written at most every
-   * `bufferMs` (or once 4 KiB are waiting) instead of one write(2) per line, and
-   * flushed synchronously on exit. What a SIGKILL loses is the last `bufferMs`
-   * of log lines. Unset: one synchronous write per line.
-   */
-  bufferMs?: number;
 }
 
 /**
@@ -85,15 +78,7 @@ export function createLogger(cfg: LoggerConfig): Logger {
     mixinMergeStrategy: (merge, mixin) => (mixin === NO_FIELDS ? merge : Object.assign(mixin, merge)),
     formatters: { level: (label) => ({ level: label }), log: (o) => scrubSecrets(o) },
   };
-  if (cfg.destination) return pino(opts, cfg.destination as any);
-  if (!cfg.bufferMs) return pino(opts);
-  // pino flushes an asynchronous destination synchronously on exit (and on a crash's exit).
-  const dest = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  const timer = setInterval(() => {
-    if ((dest as unknown as { _len?: number })._len !== 0) dest.flush();
-  }, cfg.bufferMs);
-  timer.unref();
-  return pino(opts, dest);
+  return cfg.destination ? pino(opts, cfg.destination as any) : pino(opts);
 }
 
 const KEY_PATTERN = /sk-llmgw-[0-9A-Za-z]{6,}/g;
@@ -110,8 +95,6 @@ export function redactSecrets(text: string): string {
  */
 export function logListening(log: Logger, fields: Record<string, unknown>): void {
   (log.level === 'silent' ? log : log.child({}, { level: 'info' })).info(fields, 'listening');
-  // Supervisors wait for this line: it never waits in a buffered destination.
-  log.flush();
 }
 
 /** What identifies one request in every line logged about it (and across services, via gRPC metadata). */

@@ -103,8 +103,6 @@ export interface RunningService<H, C = unknown> {
 }
 
 export const DEFAULT_DRAIN_DEADLINE_MS = 10_000;
-/** Log lines to stdout are written in batches at most this often (one write(2) per line cost the router ~5% of its CPU). */
-const LOG_BUFFER_MS = 100;
 
 /** "host-pid-random": unique per process, readable in logs. */
 export function newInstanceId(): string {
@@ -121,7 +119,7 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
   const settings = def.settings(config);
   const instanceId = settings.instance_id ?? newInstanceId();
   const version = PACKAGE_VERSION;
-  const log = opts.log ?? createLogger({ service: def.name, version, instanceId, level: settings.log_level, destination: opts.logDestination, bufferMs: LOG_BUFFER_MS });
+  const log = opts.log ?? createLogger({ service: def.name, version, instanceId, level: settings.log_level, destination: opts.logDestination });
   const registry = createRegistry(def.name, { defaultMetrics: true });
   const drainMs = settings.drain_deadline ?? DEFAULT_DRAIN_DEADLINE_MS;
 
