@@ -131,7 +131,7 @@ async function main(): Promise<void> {
       'router (admission only)': { tenancy: false },
       'router (no durable hold)': { durable: false },
     };
-    const variants: Array<{ name: string; url: string; pid: number; headers?: Record<string, string> }> = [];
+    const variants: Array<{ name: string; url: string; pid: number; needsKey: boolean }> = [];
     for (const v of (arg('variants') ?? '').split(',').filter(Boolean)) {
       const name = Object.keys(VARIANTS).find((k) => k.includes(v));
       if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable)`);
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
       writeFileSync(file, JSON.stringify(routerConfig(VARIANTS[name])));
       const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
       procs.push(r);
-      variants.push({ name, url: r.url, pid: r.pid, headers: VARIANTS[name].tenancy === false ? undefined : { authorization: '' } });
+      variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
     }
     const ng = await startNginx(dir, behind.map((e) => e.url));
     nginx = ng.proc;
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       { name: 'direct', url: direct.url },
       { name: 'nginx', url: nginxUrl },
       { name: 'router', url: router.url, pid: router.pid, headers: auth },
-      ...variants.map((v) => ({ ...v, headers: v.headers ? auth : undefined })),
+      ...variants.map(({ needsKey, ...v }) => ({ ...v, headers: needsKey ? auth : undefined })),
     ];
 
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
