@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
 import { decode } from '@msgpack/msgpack';
-import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
+import { blockHashes, llama3ChatTokens, llama3TextTokens } from '@llmgw/prefix';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { metricValue, until } from './helpers';
 
@@ -15,6 +15,11 @@ import { metricValue, until } from './helpers';
  * conversations whose turns alternate between the routers. Every turn after
  * the first must land on the replica holding the conversation, and the
  * engine must report the previous turn's prompt as cached.
+ *
+ * Then the same with the routers' Redis down (ARCHITECTURE: Redis lost →
+ * single-router behaviour): the trees are no longer shared, but each router
+ * hears the engines' KV events itself, so the precise index still follows
+ * every conversation across routers.
  */
 const HASH_SEED = '7';
 const kvAddr = (r: SpawnedRole): { endpoint: string; replay_endpoint: string } => {
@@ -49,13 +54,22 @@ async function replayAll(endpoint: string): Promise<Array<[number, bigint[]]>> {
 
 describe('prefix-aware routing across two routers and two KV-publishing sim-engines', () => {
   const procs: SpawnedRole[] = [];
-  let dir: string;
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => p.stop()));
-    if (dir) rmSync(dir, { recursive: true, force: true });
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(procs.splice(0).map((p) => p.stop()));
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
   it('a conversation alternating routers hits the cache on every turn after the first', async () => {
+    await conversationsAcrossRouters('redis://127.0.0.1:6379', true);
+  }, 600_000);
+
+  it('with the routers\' Redis down (no tree share) the KV index still keeps every turn on its replica', async () => {
+    // Nothing listens on port 1: every tree insert stays in the router that made it.
+    await conversationsAcrossRouters('redis://127.0.0.1:1', false);
+  }, 600_000);
+
+  async function conversationsAcrossRouters(shareUrl: string, shared: boolean): Promise<void> {
     const engineArgs = [
       '--port', '0', '--model', 'llama', '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
       '--prefill-tps', '0', '--decode-tps', '0', '--max-tokens-default', '8', '--num-gpu-blocks', '2048', '--prefix-cache-blocks', '512', '--log-level', 'warn',
@@ -65,7 +79,8 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     procs.push(...engines);
     const kv = engines.map(kvAddr);
 
-    dir = mkdtempSync(join(tmpdir(), 'llmgw-prefix-'));
+    const dir = mkdtempSync(join(tmpdir(), 'llmgw-prefix-'));
+    dirs.push(dir);
     const config = join(dir, 'router.yaml');
     writeFileSync(
       config,
@@ -74,7 +89,7 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
         log_level: 'warn',
         profiles: { chat: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } } },
         prefix: {
-          approx_tree: { share: { redis_url: 'redis://127.0.0.1:6379', key_prefix: `test:${randomUUID()}:` } },
+          approx_tree: { share: { redis_url: shareUrl, key_prefix: `test:${randomUUID()}:` } },
           kv_events: { enabled: true, hash_seed: HASH_SEED },
         },
         endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'llama', kv_events: kv[i] })),
@@ -82,6 +97,27 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     );
     const routers = await Promise.all([0, 1].map(() => spawnRole('router', ['--config', config, '--port', '0', '--admin-port', '0'], { timeoutMs: 120_000 })));
     procs.push(...routers);
+
+    /** Waits until both routers have applied the batch in which `replica` stored the block `hash`. */
+    const waitApplied = async (replica: string, hash: bigint): Promise<void> => {
+      const e = Number(replica.slice(1));
+      let seq = -1;
+      await until(async () => {
+        seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[0] ?? -1;
+        return seq >= 0;
+      }, 20_000, 50);
+      for (const r of routers) await until(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, 20_000, 50);
+    };
+    const completeIds = async (url: string, prompt: number[], headers: Record<string, string>): Promise<{ replica: string; decision: string | null; cached: number }> => {
+      const res = await fetch(`${url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'llama', prompt, max_tokens: 8 }),
+      });
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      return { replica: res.headers.get('x-llmgw-replica')!, decision: res.headers.get('x-llmgw-cache-decision'), cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0 };
+    };
 
     const conversations = [0, 1, 2].map((c) => [{ role: 'user', content: `Conversation ${c}: tell me about topic number ${c * 7919}. `.repeat(6) }]);
     const lastReplica: string[] = [];
@@ -112,17 +148,28 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
 
         // A user reads before replying: wait until both routers have applied the batch that stored this prompt's blocks.
         const hashes = blockHashes(llama3ChatTokens(messages.slice(0, -2)), { blockSize: 16, hashSeed: HASH_SEED });
-        const lastHash = hashes[hashes.length - 1];
-        const e = Number(replica.slice(1));
-        let seq = -1;
-        await until(async () => {
-          seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(lastHash))?.[0] ?? -1;
-          return seq >= 0;
-        }, 20_000, 50);
-        for (const r of routers) await until(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, 20_000, 50);
+        await waitApplied(replica, hashes[hashes.length - 1]);
       }
     }
+    // A completion sent as token ids (as RL rollout clients do) is hashed without the tokenizer; the
+    // router's hashes must equal the engine's for its next, longer prompt to find the replica.
+    const ids = llama3TextTokens('A prompt sent as token ids by a client that tokenizes for itself. '.repeat(8));
+    const first = await completeIds(routers[0].url, ids, { 'x-llmgw-replica': 'e1' });
+    expect(first.replica).toBe('e1');
+    const hashes = blockHashes(ids, { blockSize: 16, hashSeed: HASH_SEED });
+    await waitApplied('e1', hashes[hashes.length - 1]);
+    const next = await completeIds(routers[1].url, [...ids, ...llama3TextTokens(' And then?').slice(1)], {});
+    expect({ replica: next.replica, decision: next.decision }).toEqual({ replica: 'e1', decision: 'cache_hit' });
+    expect(next.cached).toBeGreaterThanOrEqual(Math.floor((ids.length - 1) / 16) * 16);
+
     // Both routers took decisions, and each counted cache hits.
     for (const r of routers) expect(await metricValue(r.urls.admin, 'llmgw_prefix_decisions_total', { decision: 'cache_hit' })).toBeGreaterThan(0);
-  }, 600_000);
+    // The trees were shared, or (Redis down) every insert stayed where it was made.
+    for (const r of routers) {
+      const received = await metricValue(r.urls.admin, 'llmgw_prefix_share_messages_total', { direction: 'received' });
+      const dropped = await metricValue(r.urls.admin, 'llmgw_prefix_share_messages_total', { direction: 'dropped' });
+      if (shared) expect(received).toBeGreaterThan(0);
+      else expect({ received, dropped: dropped > 0 }).toEqual({ received: 0, dropped: true });
+    }
+  }
 });

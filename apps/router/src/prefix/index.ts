@@ -5,10 +5,10 @@ import type { Logger, Registry } from '@llmgw/observability';
 import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
 import { KvSubscriber } from './kv-subscriber';
 import { createPrefixMetrics } from './metrics';
-import { promptText } from './prompt';
+import { promptText, promptTokenIds } from './prompt';
 import { PrefixShare } from './share';
 
-export { promptText } from './prompt';
+export { promptText, promptTokenIds } from './prompt';
 
 import type { ApiKind } from '../stages/context';
 
@@ -104,7 +104,8 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
       let hashes: bigint[] | undefined;
       if (kvCfg.enabled && kvModels.has(model)) {
         const t0 = performance.now();
-        const tokens = kind === 'chat' ? llama3ChatTokens(body.messages as ChatMessageLike[]) : llama3TextTokens(text);
+        // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
+        const tokens = kind === 'chat' ? llama3ChatTokens(body.messages as ChatMessageLike[]) : (promptTokenIds(kind, body) ?? llama3TextTokens(text));
         hashes = blockHashes(tokens, { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed });
         metrics.tokenize.observe({ model }, (performance.now() - t0) / 1000);
       }

@@ -3,7 +3,7 @@ import { encode } from '@msgpack/msgpack';
 import { PrefixIndex } from '@llmgw/prefix';
 import { createLogger } from '@llmgw/observability';
 import { decodeBatch, seqFrame, seqOf } from './kv-wire';
-import { promptText } from './prompt';
+import { promptText, promptTokenIds } from './prompt';
 import { decodeInsert, encodeInsert, PrefixShare, shareChannel } from './share';
 
 const log = createLogger({ service: 'router', level: 'silent' });
@@ -56,8 +56,20 @@ describe('prompt text for tier 1', () => {
     const t2 = promptText('chat', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }, { role: 'user', content: [{ type: 'text', text: 'more' }] }] })!;
     expect(t2.startsWith(t1)).toBe(true);
     expect(promptText('completions', { prompt: 'abc' })).toBe('abc');
-    expect(promptText('completions', { prompt: [1, 2] })).toBeUndefined();
     expect(promptText('embeddings', { input: 'x' })).toBeUndefined();
+  });
+
+  it('keys token-id prompts by their ids, apart from any text, and extends them like text', () => {
+    const a = promptText('completions', { prompt: [128000, 9906, 1917] })!;
+    expect(promptText('completions', { prompt: [[128000, 9906, 1917, 13]] })!.startsWith(a)).toBe(true);
+    expect(a.startsWith('128000')).toBe(false);
+    expect(promptText('completions', { prompt: '128000,9906,1917,' })).not.toBe(a);
+    expect(promptTokenIds('completions', { prompt: [[1, 2], [3]] })).toBeUndefined();
+    expect(promptTokenIds('completions', { prompt: [1, 2.5] })).toBeUndefined();
+    expect(promptTokenIds('completions', { prompt: [1, -2] })).toBeUndefined();
+    expect(promptTokenIds('completions', { prompt: [] })).toBeUndefined();
+    expect(promptTokenIds('chat', { prompt: [1] })).toBeUndefined();
+    expect(promptText('completions', { prompt: [[1, 2], [3]] })).toBeUndefined();
   });
 });
 
