@@ -11,7 +11,11 @@ describe('router config', () => {
     expect(cfg.endpoints).toHaveLength(5);
     expect(cfg.endpoints[3]).toMatchObject({ engine: 'sglang', pool: 'default', priority: 0, weight: 100 });
     expect(Object.isFrozen(cfg)).toBe(true);
-    expect([...buildProfiles(cfg.profiles as never).keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context']);
+    const profiles = buildProfiles(cfg.profiles as never);
+    expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context', 'sessions']);
+    // The example's chat is the built-in one; session affinity lives in its own profile.
+    expect(profiles.get('chat')!.scorers.map((s) => [s.scorer.name, s.weight])).toEqual([['prefix', 3], ['queue', 1], ['kv', 1], ['inflight', 1]]);
+    expect(profiles.get('sessions')!.scorers.map((s) => s.scorer.name)).toContain('session');
   });
 
   it('fills every default from an empty file', () => {

@@ -44,7 +44,8 @@ describe('router with sim-engines and the openai client', () => {
     expect(response.headers.get('x-llmgw-pool')).toBe('default');
     expect(response.headers.get('x-llmgw-served-model')).toBe('llama');
     expect(response.headers.get('x-llmgw-queue-ms')).toBe('0');
-    expect(response.headers.get('x-llmgw-cache-decision')).toBe('no_session');
+    // The built-in chat profile routes by prefix; a prompt shorter than one tree chunk is unknown to it.
+    expect(response.headers.get('x-llmgw-cache-decision')).toBe('no_tree');
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -162,9 +163,28 @@ describe('router with sim-engines and the openai client', () => {
     await client.chat.completions.create(body, { headers: { 'x-llmgw-profile': 'debug' } });
     expect(await scorers()).toEqual(['inflight']);
     await client.chat.completions.create(body, { headers: { 'x-llmgw-profile': 'batch' } });
-    expect(await scorers()).toEqual(['inflight', 'kv', 'load', 'queue', 'session']);
+    expect(await scorers()).toEqual(['inflight', 'kv', 'load', 'prefix', 'queue']);
     await client.chat.completions.create(body);
-    expect(await scorers()).toEqual(['inflight', 'kv', 'queue', 'session']);
+    expect(await scorers()).toEqual(['inflight', 'kv', 'prefix', 'queue']);
+  });
+
+  it('the built-in chat profile keeps a conversation on its replica by prefix, whatever its session id', async () => {
+    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [{ role: 'user', content: 'Conversation for the prefix check: summarise the plan. '.repeat(4) }];
+    const decisions: Array<string | null> = [];
+    const replicas: Array<string | null> = [];
+    for (let turn = 0; turn < 4; turn++) {
+      const { data, response } = await client.chat.completions
+        .create({ model: 'llama', messages, max_tokens: 4 }, { headers: { 'x-session-id': `session-${turn}` } })
+        .withResponse();
+      decisions.push(response.headers.get('x-llmgw-cache-decision'));
+      replicas.push(response.headers.get('x-llmgw-replica'));
+      messages.push({ role: 'assistant', content: data.choices[0].message.content ?? '' }, { role: 'user', content: `Turn ${turn + 1}: go on. `.repeat(6) });
+    }
+    // The first turn is new to the tree (no_tree, or a miss when other tests' prompts are in it); then every turn hits.
+    expect(['no_tree', 'cache_miss_min_load']).toContain(decisions[0]);
+    expect(decisions.slice(1)).toEqual(['cache_hit', 'cache_hit', 'cache_hit']);
+    expect(new Set(replicas).size).toBe(1);
+    expect(await metricValue(router.adminUrl, 'llmgw_prefix_decisions_total', { model: 'llama', decision: 'cache_hit' })).toBeGreaterThanOrEqual(3);
   });
 
   it('a client disconnect mid-stream ends the engine request', async () => {

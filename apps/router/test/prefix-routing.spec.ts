@@ -14,7 +14,8 @@ import { metricValue, until } from './helpers';
  * routers subscribed to both and sharing their trees over Redis, and
  * conversations whose turns alternate between the routers. Every turn after
  * the first must land on the replica holding the conversation, and the
- * engine must report the previous turn's prompt as cached.
+ * engine must report the previous turn's prompt as cached. No profile is
+ * configured: the built-in `chat` profile routes by prefix.
  *
  * Then the same with the routers' Redis down (ARCHITECTURE: Redis lost →
  * single-router behaviour): the trees are no longer shared, but each router
@@ -87,7 +88,6 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
       JSON.stringify({
         scrape_interval: '500ms',
         log_level: 'warn',
-        profiles: { chat: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } } },
         prefix: {
           approx_tree: { share: { redis_url: shareUrl, key_prefix: `test:${randomUUID()}:` } },
           kv_events: { enabled: true, hash_seed: HASH_SEED },

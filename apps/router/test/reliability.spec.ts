@@ -187,9 +187,13 @@ describe('router reliability against fake upstreams', () => {
     expect(q0).toBeCloseTo(0.5);
   });
 
-  it('keeps a session on one replica until it passes load_factor × the average', async () => {
+  it('keeps a session on one replica until it passes load_factor × the average (a profile with the session scorer)', async () => {
     const held: Array<() => void> = [];
-    const { client, u } = await setup(3, { prefix: { session_affinity: { load_factor: 2 } } });
+    // No built-in profile has tier-0 session affinity (chat routes by prefix): configure one, as an operator would.
+    const { client, u } = await setup(3, {
+      profiles: { chat: { scorers: { session: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } } },
+      prefix: { session_affinity: { load_factor: 2 } },
+    });
     for (const x of u) {
       x.handler = (_req, res) => {
         held.push(() => {
@@ -223,6 +227,12 @@ describe('router reliability against fake upstreams', () => {
     expect(conc[1]).toBe(home);
     expect(conc[2]).not.toBe(home);
     expect(conc[3]).toBe(home);
+    // The tier-0 labels appear in the header because this profile has the session scorer.
+    const last = client.chat.completions.create(MSG, session).withResponse();
+    await until(() => held.length === 1);
+    held.shift()!();
+    const { response } = await last;
+    expect([response.headers.get('x-llmgw-replica'), response.headers.get('x-llmgw-cache-decision')]).toEqual([home, 'session_hit']);
   });
 
   it('falls back to the next model and says so in x-llmgw-served-model; draining endpoints get nothing', async () => {

@@ -205,6 +205,7 @@ export const routerConfigSchema = z
     profiles: profilesConfigSchema.default({}),
     prefix: z
       .object({
+        /** Tier 0 (plan §7.5), for profiles with the `session` scorer; no built-in profile has one (they use `prefix`). */
         session_affinity: z
           .object({
             enabled: z.boolean().default(true),
@@ -213,7 +214,7 @@ export const routerConfigSchema = z
           })
           .strict()
           .default({ enabled: true, header: 'x-session-id', load_factor: 1.25 }),
-        /** Tier 1 (plan §7.5): the approximate prefix tree read by the `prefix` scorer. */
+        /** Tier 1 (plan §7.5): the approximate prefix tree read by the `prefix` scorer (every built-in profile but debug). */
         approx_tree: approxTreeSchema.prefault({}),
         /** Tier 2 (plan §7.5): the precise index from the replicas' KV events (endpoints name their sockets). */
         kv_events: kvEventsSchema.prefault({}),

@@ -23,13 +23,19 @@ describe('buildProfiles', () => {
   it('builds the four built-in profiles with no config', () => {
     const profiles = buildProfiles(undefined);
     expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context']);
-    expect(summary(profiles.get('chat')!)).toEqual({
-      filters: ['draining', 'available', 'pinned'],
-      scorers: { session: 3, queue: 1, kv: 1, inflight: 1 },
-      picker: 'max-score-picker',
-    });
-    expect(summary(profiles.get('debug')!).picker).toBe('round-robin-picker');
-    expect(summary(profiles.get('long-context')!).picker).toBe('softmax-picker');
+    const filters = ['draining', 'available', 'pinned'];
+    // Plan §7.3: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load` as in plan §9.1.
+    expect(summary(profiles.get('chat')!)).toEqual({ filters, scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: 'max-score-picker' });
+    expect(summary(profiles.get('batch')!)).toEqual({ filters, scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: 'max-score-picker' });
+    expect(summary(profiles.get('long-context')!)).toEqual({ filters, scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: 'softmax-picker' });
+    expect(summary(profiles.get('debug')!)).toEqual({ filters, scorers: { inflight: 1 }, picker: 'round-robin-picker' });
+  });
+
+  it('no built-in profile uses tier-0 session affinity; a configured profile may', () => {
+    const withSession = [...buildProfiles(undefined)].filter(([, p]) => 'session' in summary(p).scorers).map(([name]) => name);
+    expect(withSession).toEqual([]);
+    const sessions = buildProfiles({ sessions: { scorers: { session: 3, queue: 1, kv: 1 } } }).get('sessions')!;
+    expect(summary(sessions).scorers).toEqual({ session: 3, queue: 1, kv: 1, inflight: 1 });
   });
 
   it('a configured profile replaces the default of that name and may add new ones', () => {
@@ -92,11 +98,13 @@ describe('buildProfiles', () => {
 
   it('profilesConfigSchema accepts the plan §9.1 shape', () => {
     const parsed = profilesConfigSchema.parse({
-      chat: { scorers: { session: 3.0, queue: 1.0, kv: 1.0, inflight: 1.0 }, picker: { type: 'p2c' } },
-      'long-context': { scorers: { kv: 3.0, queue: 1.0 }, picker: { type: 'softmax', temperature: 0.2 } },
+      chat: { scorers: { prefix: 3.0, queue: 1.0, kv: 1.0, inflight: 1.0 }, picker: { type: 'p2c' } },
+      batch: { scorers: { queue: 3.0, kv: 1.0, load: 1.0, prefix: 0.5 }, picker: { type: 'max-score' } },
+      'long-context': { scorers: { kv: 3.0, prefix: 2.0, queue: 1.0 }, picker: { type: 'softmax', temperature: 0.2 } },
     });
     expect(parsed['long-context'].picker).toEqual({ type: 'softmax', temperature: 0.2 });
     expect(parsed.chat.filters).toEqual([]);
+    expect(() => buildProfiles(parsed)).not.toThrow();
   });
 
   it('DEFAULT_PROFILES is frozen and builds cleanly', () => {

@@ -81,16 +81,19 @@ export type ProfilesConfig = z.input<typeof profilesConfigSchema>;
 
 /**
  * Built-in profiles (plan §7.3 table), used for any name the config does not
- * define. The tier-1 `prefix` scorer does not exist yet, so `session` (tier 0)
- * stands in for it. `chat` uses max-score rather than the plan's p2c: p2c sees
- * only two of N candidates, so the session replica would be a candidate on
- * only 2/N of requests and affinity would be lost; inflight keeps max-score
- * from herding.
+ * define. The cache-aware scorer is the tier-1/2 `prefix` scorer; tier-0
+ * `session` is in no built-in profile (a configured profile may add it).
+ * `chat` uses max-score rather than the plan's p2c: p2c sees only two of N
+ * candidates, so the replica holding the prompt's prefix would be a candidate
+ * on only 2/N of requests and affinity would be lost; inflight keeps
+ * max-score from herding. `batch` keeps `load` at 1 as in the plan's §9.1
+ * config example (the §7.3 table omits it): `running / drain_rate` spots a
+ * slow replica, which matters for throughput.
  */
 export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.freeze({
-  chat: { scorers: { session: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
-  batch: { scorers: { queue: 3, kv: 1, load: 1, session: 0.5, inflight: 1 }, picker: { type: 'max-score' } },
-  'long-context': { scorers: { kv: 3, session: 2, queue: 1, inflight: 1 }, picker: { type: 'softmax', temperature: 0.2 } },
+  chat: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
+  batch: { scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: { type: 'max-score' } },
+  'long-context': { scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: { type: 'softmax', temperature: 0.2 } },
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
 });
 

@@ -8,6 +8,11 @@ import type { EndpointView, PickResult, RoutingProfile, Scorer } from './types';
 
 const profiles = buildProfiles(undefined);
 const chat = profiles.get('chat')!;
+/** The tier-0 profile the built-in `chat` was before it took the prefix scorer: session affinity stays configurable and tested. */
+const SESSION_PROFILE = { scorers: { session: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } };
+const sessionProfile = (): RoutingProfile => buildProfiles({ sessions: SESSION_PROFILE }).get('sessions')!;
+/** A prompt of several tree chunks (64 characters each). */
+const longPrompt = (tag: string): { text: string } => ({ text: `${tag}: ${'You are a careful assistant. '.repeat(12)}` });
 const opts = (o: Partial<ScheduleOptions> = {}): ScheduleOptions => ({ random: seeded(3), ...o });
 const picked = (r: PickResult): Extract<PickResult, { kind: 'picked' }> => {
   if (r.kind !== 'picked') throw new Error(`expected a pick, got ${r.reason}`);
@@ -89,8 +94,9 @@ describe('schedule: invariants', () => {
         fc.property(
           fc.array(arbEndpoint, { minLength: 0, maxLength: 16 }),
           fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
+          fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
           fc.integer(),
-          (specs, sessionKey, seed) => {
+          (specs, sessionKey, promptTag, seed) => {
             const eps = specs.map((s, i) =>
               testEndpoint(`e${i}`, {
                 ...s,
@@ -100,7 +106,9 @@ describe('schedule: invariants', () => {
             );
             const exclude = new Set(eps.filter((_, i) => specs[i].excluded).map((e) => e.id));
             const usable = eps.filter((e) => !e.draining && e.available && !exclude.has(e.id));
-            const r = schedule(profile, testRequest({ sessionKey }), eps, { random: seeded(seed), exclude });
+            // The profile's prefix index keeps what earlier runs recorded, so repeated prompts meet hits and stale matches.
+            const prompt = promptTag === undefined ? undefined : longPrompt(promptTag);
+            const r = schedule(profile, testRequest({ sessionKey, prompt }), eps, { random: seeded(seed), exclude });
             if (usable.length === 0) {
               expect(r.kind).toBe('no_endpoint');
               return;
@@ -255,8 +263,9 @@ describe('schedule: scoring', () => {
     const eps = [testEndpoint('a')];
     const names = (name: string): string[] =>
       Object.keys(picked(schedule(profiles.get(name)!, testRequest(), eps, opts())).scored[0].perScorer).sort();
-    expect(names('chat')).toEqual(['inflight', 'kv', 'queue', 'session']);
-    expect(names('batch')).toEqual(['inflight', 'kv', 'load', 'queue', 'session']);
+    expect(names('chat')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
+    expect(names('batch')).toEqual(['inflight', 'kv', 'load', 'prefix', 'queue']);
+    expect(names('long-context')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
     expect(names('debug')).toEqual(['inflight']);
   });
 
@@ -268,11 +277,12 @@ describe('schedule: scoring', () => {
   });
 });
 
-describe('schedule: session affinity and cache decisions', () => {
+describe('schedule: session affinity (a configured tier-0 profile) and cache decisions', () => {
   const ids = ['r0', 'r1', 'r2', 'r3'];
+  const sessions = sessionProfile();
 
   it('a session stays on one replica until it passes load_factor × average, then moves to the next on the ring', () => {
-    const fresh = buildProfiles(undefined).get('chat')!;
+    const fresh = sessionProfile();
     const owner = new BoundedLoadRing(ids).owner('conversation-42')!;
     const next = new BoundedLoadRing(ids.filter((i) => i !== owner)).owner('conversation-42')!;
     const inflight: Record<string, number> = { r0: 2, r1: 2, r2: 2, r3: 2 };
@@ -305,19 +315,22 @@ describe('schedule: session affinity and cache decisions', () => {
     const owner = new BoundedLoadRing(ids).owner('conv-7')!;
     const next = new BoundedLoadRing(ids.filter((i) => i !== owner)).owner('conv-7')!;
     const eps = ids.map((id) => testEndpoint(id));
-    const first = picked(schedule(chat, testRequest({ sessionKey: 'conv-7' }), eps, opts()));
+    const first = picked(schedule(sessions, testRequest({ sessionKey: 'conv-7' }), eps, opts()));
     expect(first.endpoint.id).toBe(owner);
-    const retry = picked(schedule(chat, testRequest({ sessionKey: 'conv-7' }), eps, opts({ exclude: new Set([owner]) })));
+    const retry = picked(schedule(sessions, testRequest({ sessionKey: 'conv-7' }), eps, opts({ exclude: new Set([owner]) })));
     expect(retry.endpoint.id).toBe(next);
   });
 
   it.each([
-    ['a profile without a session scorer', 'none', 'debug', 'k'],
-    ['no session key', 'no_session', 'chat', undefined],
-    ['a session key', 'session_hit', 'chat', 'k'],
+    ['a profile without a cache-aware scorer', 'none', 'debug', 'k'],
+    ['no session key', 'no_session', 'sessions', undefined],
+    ['a session key', 'session_hit', 'sessions', 'k'],
+    // The built-in chat has no session scorer: a session key never yields a tier-0 label there.
+    ['a session key in the built-in chat (prefix, no prompt)', 'no_tree', 'chat', 'k'],
+    ['no session key in the built-in chat (prefix, no prompt)', 'no_tree', 'chat', undefined],
   ])('labels %s as %s', (_label, decision, profile, sessionKey) => {
     const eps = ids.map((id) => testEndpoint(id));
-    const r = picked(schedule(profiles.get(profile)!, testRequest({ sessionKey }), eps, opts()));
+    const r = picked(schedule(profile === 'sessions' ? sessions : profiles.get(profile)!, testRequest({ sessionKey }), eps, opts()));
     expect(r.cacheDecision).toBe(decision);
   });
 
@@ -328,5 +341,35 @@ describe('schedule: session affinity and cache decisions', () => {
     const r = picked(schedule(p, testRequest({ sessionKey: 'k' }), eps, opts()));
     expect(r.endpoint.id).not.toBe(owner);
     expect(r.cacheDecision).toBe('session_override');
+  });
+});
+
+describe('schedule: the built-in profiles route by prefix (tiers 1–2)', () => {
+  const ids = ['r0', 'r1', 'r2', 'r3'];
+
+  it.each(['chat', 'batch', 'long-context'])('%s: a repeated prompt returns to the replica that got it first, whatever the session key', (name) => {
+    const profile = buildProfiles(undefined).get(name)!;
+    const eps = ids.map((id) => testEndpoint(id));
+    const random = seeded(9);
+    const prompt = longPrompt(`conversation for ${name}`);
+    const first = picked(schedule(profile, testRequest({ prompt, sessionKey: 'k0' }), eps, { random }));
+    expect(first.cacheDecision).toBe('no_tree');
+    expect(first.prefix).toEqual({ decision: 'no_tree', matchRatio: 0 });
+    for (let i = 1; i <= 5; i++) {
+      const r = picked(schedule(profile, testRequest({ prompt: { text: `${prompt.text} turn ${i}`.padEnd(prompt.text.length + 64, '.') }, sessionKey: `k${i}` }), eps, { random }));
+      expect(r.endpoint.id).toBe(first.endpoint.id);
+      expect(r.cacheDecision).toBe('cache_hit');
+      expect(r.prefix!.decision).toBe('cache_hit');
+    }
+  });
+
+  it('chat: with no known prefix the least loaded replica wins (no_tree, then cache_miss_min_load)', () => {
+    const profile = buildProfiles(undefined).get('chat')!;
+    const eps = ids.map((id, i) => testEndpoint(id, { inflight: [3, 2, 0, 1][i] }));
+    const none = picked(schedule(profile, testRequest(), eps, opts()));
+    expect([none.endpoint.id, none.cacheDecision]).toEqual(['r2', 'no_tree']);
+    picked(schedule(profile, testRequest({ prompt: longPrompt('seen') }), eps.map((e) => testEndpoint(e.id)), opts()));
+    const miss = picked(schedule(profile, testRequest({ prompt: longPrompt('never seen') }), eps, opts()));
+    expect([miss.endpoint.id, miss.cacheDecision]).toEqual(['r2', 'cache_miss_min_load']);
   });
 });

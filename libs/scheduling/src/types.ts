@@ -71,7 +71,7 @@ export interface Scorer {
   score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number>;
   /**
    * Optional: the same scores plus the cache decision this scorer took
-   * (cache-aware scorers: `session`, later `prefix`). When present the
+   * (cache-aware scorers: `session`, `prefix`). When present the
    * pipeline calls it instead of `score`.
    */
   scoreDetailed?(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail;
