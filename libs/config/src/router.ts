@@ -218,6 +218,11 @@ export const routerConfigSchema = z
         approx_tree: approxTreeSchema.prefault({}),
         /** Tier 2 (plan §7.5): the precise index from the replicas' KV events (endpoints name their sockets). */
         kv_events: kvEventsSchema.prefault({}),
+        /**
+         * How much of a prompt both tiers key, in characters (token-id prompts: a quarter as many ids):
+         * a longer prompt is matched on its head, so keying a 4 MB body costs what a 64 KiB one does.
+         */
+        max_prompt_chars: z.number().int().min(1024).default(65_536),
       })
       .strict()
       .prefault({}),

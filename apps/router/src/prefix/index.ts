@@ -1,6 +1,6 @@
 import type { RouterConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
-import { blockHashes, llama3ChatTokens, llama3TextTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
+import { blockHashes, llama3ChatHeadTokens, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
 import type { Logger, Registry } from '@llmgw/observability';
 import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
 import { KvSubscriber } from './kv-subscriber';
@@ -99,13 +99,22 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
     },
     promptFor(kind, body, model, profile) {
       if (!hasPrefix(profile) || (kind !== 'chat' && kind !== 'completions')) return undefined;
-      const text = promptText(kind, body);
-      if (text === undefined) return undefined;
+      const full = promptText(kind, body);
+      if (full === undefined) return undefined;
+      // Only the head of a huge prompt is keyed (prefix.max_prompt_chars).
+      const maxChars = cfg.prefix.max_prompt_chars;
+      const text = full.length > maxChars ? full.slice(0, maxChars) : full;
       let hashes: bigint[] | undefined;
       if (kvCfg.enabled && kvModels.has(model)) {
         const t0 = performance.now();
         // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
-        const tokens = kind === 'chat' ? llama3ChatTokens(body.messages as ChatMessageLike[]) : (promptTokenIds(kind, body) ?? llama3TextTokens(text));
+        const ids = promptTokenIds(kind, body);
+        const tokens =
+          kind === 'chat'
+            ? llama3ChatHeadTokens(body.messages as ChatMessageLike[], maxChars)
+            : ids
+              ? ids.slice(0, Math.floor(maxChars / 4))
+              : llama3TextHeadTokens(full, maxChars);
         hashes = blockHashes(tokens, { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed });
         metrics.tokenize.observe({ model }, (performance.now() - t0) / 1000);
       }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { contentText, isLlama3Direct, llama3ChatTokens, llama3TextTokens, setLlama3Direct } from './llama3';
+import { contentText, isLlama3Direct, llama3ChatHeadTokens, llama3ChatTokens, llama3TextHeadTokens, llama3TextTokens, setLlama3Direct } from './llama3';
 
 describe('Llama 3 token ids (chat template, BOS)', () => {
   it('renders chat through the template with the generation prompt', () => {
@@ -52,6 +52,32 @@ describe('Llama 3 token ids (chat template, BOS)', () => {
       setLlama3Direct(true);
     }
   }, 60_000);
+
+  it('property: the head of a long prompt is a prefix of its token ids, and all of them when it fits', () => {
+    const words = fc.array(fc.constantFrom('alpha', 'beta', ' ', '\n', 'γάμμα', '12345', 'x'.repeat(30), '—', 'don\'t', '🙂'), { minLength: 1, maxLength: 60 }).map((ws) => ws.join(' '));
+    const convo = fc.array(fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: words }), { minLength: 1, maxLength: 6 });
+    const isPrefix = (head: number[], all: number[]): boolean => head.length <= all.length && head.every((id, i) => id === all[i]);
+    fc.assert(
+      fc.property(convo, fc.integer({ min: 1, max: 800 }), (messages, maxChars) => {
+        const all = llama3ChatTokens(messages);
+        const head = llama3ChatHeadTokens(messages, maxChars);
+        expect(isPrefix(head, all)).toBe(true);
+        const chars = messages.reduce((a, m) => a + m.role.length + m.content.length, 0);
+        if (chars <= maxChars) expect(head).toEqual(all);
+        const text = messages.map((m) => m.content).join(' ');
+        const textAll = llama3TextTokens(text);
+        const textHead = llama3TextHeadTokens(text, maxChars);
+        expect(isPrefix(textHead, textAll)).toBe(true);
+        if (text.length <= maxChars) expect(textHead).toEqual(textAll);
+      }),
+      { numRuns: 200 },
+    );
+    // A 4 MB prompt is keyed on its head only.
+    const huge = 'The same sentence over and over again. '.repeat(110_000);
+    expect(llama3TextHeadTokens(huge, 65_536).length).toBeLessThan(20_000);
+    expect(llama3ChatHeadTokens([{ role: 'user', content: huge }], 65_536)).toEqual([]);
+    expect(llama3ChatHeadTokens([{ role: 'system', content: 'short' }, { role: 'user', content: huge }], 65_536).length).toBeGreaterThan(5);
+  }, 120_000);
 
   it('takes text parts only', () => {
     expect(contentText([{ type: 'text', text: 'a' }, { type: 'image_url' }, { type: 'text', text: 'b' }])).toBe('ab');

@@ -114,3 +114,34 @@ export function llama3TextTokens(prompt: string): number[] {
   preloadLlama3();
   return [BOS, ...tokenizer!.encode(prompt)];
 }
+
+/**
+ * The head of a chat prompt's token ids: the leading whole messages whose
+ * rendered text (role and content) fits in `maxChars`, without the
+ * generation prompt, so an exact prefix of `llama3ChatTokens(messages)`; all
+ * of it when everything fits. Keying a huge prompt costs what its head does.
+ */
+export function llama3ChatHeadTokens(messages: readonly ChatMessageLike[], maxChars: number): number[] {
+  let chars = 0;
+  let k = 0;
+  for (; k < messages.length; k++) {
+    chars += messages[k].role.length + contentText(messages[k].content).length;
+    if (chars > maxChars) break;
+  }
+  if (k === messages.length) return llama3ChatTokens(messages);
+  if (k === 0) return [];
+  const ids = llama3ChatTokens(messages.slice(0, k));
+  return ids.slice(0, ids.length - llama3ChatTokens([]).length);
+}
+
+/**
+ * The head of a completion prompt's token ids: all of them when the text
+ * fits in `maxChars`; else the tokens of its first `maxChars` characters less
+ * the last 16, which a cut through a word could have changed (a wrong tail
+ * can only miss a block the engine holds, never claim one it does not).
+ */
+export function llama3TextHeadTokens(prompt: string, maxChars: number): number[] {
+  if (prompt.length <= maxChars) return llama3TextTokens(prompt);
+  const ids = llama3TextTokens(prompt.slice(0, maxChars));
+  return ids.slice(0, Math.max(0, ids.length - 16));
+}
