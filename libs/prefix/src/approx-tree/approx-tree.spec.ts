@@ -128,6 +128,78 @@ describe('ApproxTree', () => {
     );
   });
 
+  it('property: long runs with evictions and removals keep exactly the entries of a moving-LRU reference (the log compacts)', () => {
+    // The reference is the textbook LRU: each insert moves its path to the back of the tenant's list, deepest first.
+    class Reference {
+      nodes = new Map<number, Set<string>>();
+      lru = new Map<string, Map<number, true>>();
+      insert(hs: number[], tenant: string): void {
+        let order = this.lru.get(tenant);
+        if (!order) this.lru.set(tenant, (order = new Map()));
+        for (let i = hs.length - 1; i >= 0; i--) {
+          let set = this.nodes.get(hs[i]);
+          if (!set) this.nodes.set(hs[i], (set = new Set()));
+          set.add(tenant);
+          order.delete(hs[i]);
+          order.set(hs[i], true);
+        }
+      }
+      drop(h: number, tenant: string): void {
+        const set = this.nodes.get(h)!;
+        set.delete(tenant);
+        if (set.size === 0) this.nodes.delete(h);
+      }
+      evict(limit: number): void {
+        for (const [tenant, order] of this.lru) {
+          while (order.size > limit) {
+            const h = order.keys().next().value as number;
+            order.delete(h);
+            this.drop(h, tenant);
+          }
+          if (order.size === 0) this.lru.delete(tenant);
+        }
+      }
+      remove(tenant: string): void {
+        for (const h of this.lru.get(tenant)?.keys() ?? []) this.drop(h, tenant);
+        this.lru.delete(tenant);
+      }
+      match(hs: number[]): Record<string, number> {
+        const out: Record<string, number> = {};
+        for (let i = 0; i < hs.length && this.nodes.has(hs[i]); i++) for (const t of this.nodes.get(hs[i])!) out[t] = i + 1;
+        return out;
+      }
+    }
+    const op = fc.oneof(
+      { weight: 8, arbitrary: fc.tuple(fc.constant('insert' as const), fc.stringMatching(/^[ab]{4,28}$/), fc.constantFrom('r1', 'r2', 'r3')) },
+      { weight: 1, arbitrary: fc.tuple(fc.constant('evict' as const), fc.integer({ min: 0, max: 10 }), fc.constant('')) },
+      { weight: 1, arbitrary: fc.tuple(fc.constant('remove' as const), fc.constant(''), fc.constantFrom('r1', 'r2', 'r3')) },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 50, maxLength: 600 }), (ops) => {
+        const t = new ApproxTree();
+        const ref = new Reference();
+        const seen = new Set<string>();
+        ops.forEach(([kind, arg, tenant], i) => {
+          if (kind === 'insert') {
+            seen.add(arg as string);
+            t.insert(h(arg as string), tenant, i);
+            ref.insert(h(arg as string), tenant);
+          } else if (kind === 'evict') {
+            t.evict(arg as number);
+            ref.evict(arg as number);
+          } else {
+            t.removeTenant(tenant);
+            ref.remove(tenant);
+          }
+        });
+        for (const tenant of ['r1', 'r2', 'r3']) expect(t.tenantChunks(tenant)).toBe(ref.lru.get(tenant)?.size ?? 0);
+        for (const s of seen) expect(Object.fromEntries(t.match(h(s)).matched)).toEqual(ref.match(h(s)));
+        expect(t.nodeCount).toBe(ref.nodes.size);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('property: the most recent insert of a tenant survives eviction to its own length', () => {
     const text = fc.stringMatching(/^[ab]{4,20}$/);
     fc.assert(

@@ -10,13 +10,15 @@
  *
  * Invariant (prefix closure): if a tenant is on a node, it is on every
  * ancestor of that node. Each insert stamps its whole path with the next
- * number of a counter (whatever the caller's clock says), so an ancestor's
- * stamp is never older than a descendant's; eviction removes a tenant's
- * entries oldest stamp first, deeper first among equal stamps, so it removes
- * leaves first and never strands a descendant. (Entries are not kept in a moving LRU list: a
- * conversation's next turn re-sends its whole path, and moving every node to
- * the back of a list on every request cost more than the rest of a
- * scheduling decision; eviction sorts instead, once per eviction interval.)
+ * number of a counter (whatever the caller's clock says) and appends the path
+ * to the tenant's log, deepest node first. An entry's place in eviction order
+ * is its latest appearance in the log (earlier ones are stale and skipped),
+ * so an ancestor always comes after its descendants: evicting from the front
+ * removes leaves first and never strands a descendant. (An append-only log
+ * rather than a list whose entries move to the back on every insert: moving
+ * each node of a conversation's path on every request cost more than the
+ * rest of a scheduling decision. The log is compacted when stale items
+ * outnumber live ones.)
  */
 export interface ApproxMatch {
   /** Full chunks in the query. */
@@ -28,8 +30,11 @@ export interface ApproxMatch {
 interface Entry {
   /** Last insert time (ms, the caller's clock), for matchSince. */
   at: number;
-  /** The insert's number (eviction order). */
+  /** The last insert's number (eviction order). */
   stamp: number;
+  node: Node;
+  /** False once evicted or removed. */
+  live: boolean;
 }
 
 interface Node {
@@ -37,12 +42,21 @@ interface Node {
   tenants: Map<string, Entry>;
   /** Chunks from the root: 0 for a prompt's first chunk. */
   depth: number;
+  hash: number;
+}
+
+/** One tenant's eviction order: (entry, stamp) items, oldest first from `head`; items whose stamp is no longer the entry's are stale. */
+interface TenantLog {
+  entries: Entry[];
+  stamps: number[];
+  head: number;
+  /** Live entries (nodes the tenant is on). */
+  live: number;
 }
 
 export class ApproxTree {
   private readonly nodes = new Map<number, Node>();
-  /** Per tenant, the nodes it is on. */
-  private readonly held = new Map<string, Set<number>>();
+  private readonly logs = new Map<string, TenantLog>();
   private entries = 0;
   /** Inserts so far: the stamp of the next one. */
   private stamps = 0;
@@ -58,40 +72,44 @@ export class ApproxTree {
   }
 
   tenants(): string[] {
-    return [...this.held.keys()];
+    return [...this.logs.keys()];
   }
 
   /** Chunks the tree believes `tenant` holds. */
   tenantChunks(tenant: string): number {
-    return this.held.get(tenant)?.size ?? 0;
+    return this.logs.get(tenant)?.live ?? 0;
   }
 
   /** Records that a prompt with these chained chunk hashes was sent to `tenant` at `now`. */
   insert(hashes: readonly number[], tenant: string, now: number): void {
     if (hashes.length === 0) return;
     const stamp = ++this.stamps;
-    let held = this.held.get(tenant);
-    if (!held) {
-      held = new Set();
-      this.held.set(tenant, held);
+    let log = this.logs.get(tenant);
+    if (!log) {
+      log = { entries: [], stamps: [], head: 0, live: 0 };
+      this.logs.set(tenant, log);
     }
-    for (let i = 0; i < hashes.length; i++) {
+    for (let i = hashes.length - 1; i >= 0; i--) {
       const h = hashes[i];
       let node = this.nodes.get(h);
       if (!node) {
-        node = { tenants: new Map(), depth: i };
+        node = { tenants: new Map(), depth: i, hash: h };
         this.nodes.set(h, node);
       }
-      const e = node.tenants.get(tenant);
+      let e = node.tenants.get(tenant);
       if (e) {
         e.at = now;
         e.stamp = stamp;
       } else {
-        node.tenants.set(tenant, { at: now, stamp });
+        e = { at: now, stamp, node, live: true };
+        node.tenants.set(tenant, e);
         this.entries++;
-        held.add(h);
+        log.live++;
       }
+      log.entries.push(e);
+      log.stamps.push(stamp);
     }
+    if (log.entries.length - log.head > 4 * log.live + 1024) compact(log);
   }
 
   /** The longest prefix of `hashes` each tenant holds. Read-only. */
@@ -131,39 +149,56 @@ export class ApproxTree {
   /** Evicts each tenant's least recently sent chunks until it holds at most `maxChunksPerTenant`. Returns entries removed. */
   evict(maxChunksPerTenant: number): number {
     let removed = 0;
-    for (const [tenant, held] of this.held) {
-      const excess = held.size - maxChunksPerTenant;
-      if (excess > 0) {
-        const entries: Array<{ h: number; stamp: number; depth: number }> = [];
-        for (const h of held) {
-          const node = this.nodes.get(h)!;
-          entries.push({ h, stamp: node.tenants.get(tenant)!.stamp, depth: node.depth });
+    for (const [tenant, log] of this.logs) {
+      while (log.live > maxChunksPerTenant && log.head < log.entries.length) {
+        const e = log.entries[log.head];
+        if (current(e, log.stamps[log.head++])) {
+          this.dropEntry(e, tenant);
+          log.live--;
+          removed++;
         }
-        entries.sort((a, b) => a.stamp - b.stamp || b.depth - a.depth);
-        for (let i = 0; i < excess; i++) {
-          held.delete(entries[i].h);
-          this.dropEntry(entries[i].h, tenant);
-        }
-        removed += excess;
       }
-      if (held.size === 0) this.held.delete(tenant);
+      if (log.live === 0) this.logs.delete(tenant);
+      else if (log.head > 1024 && log.head * 2 > log.entries.length) compact(log);
     }
     return removed;
   }
 
   /** Forgets a tenant entirely (replica gone, or its cache was reset). */
   removeTenant(tenant: string): number {
-    const held = this.held.get(tenant);
-    if (!held) return 0;
-    for (const h of held) this.dropEntry(h, tenant);
-    this.held.delete(tenant);
-    return held.size;
+    const log = this.logs.get(tenant);
+    if (!log) return 0;
+    const n = log.live;
+    for (let i = log.head; i < log.entries.length; i++) if (current(log.entries[i], log.stamps[i])) this.dropEntry(log.entries[i], tenant);
+    this.logs.delete(tenant);
+    return n;
   }
 
-  private dropEntry(h: number, tenant: string): void {
-    const node = this.nodes.get(h);
-    if (!node || !node.tenants.delete(tenant)) return;
+  private dropEntry(e: Entry, tenant: string): void {
+    e.live = false;
+    const node = e.node;
+    if (!node.tenants.delete(tenant)) return;
     this.entries--;
-    if (node.tenants.size === 0) this.nodes.delete(h);
+    if (node.tenants.size === 0) this.nodes.delete(node.hash);
   }
+}
+
+/** True when this log item is the entry's latest appearance. */
+function current(e: Entry, stamp: number): boolean {
+  return e.live && e.stamp === stamp;
+}
+
+/** Drops a log's stale items and its consumed front. */
+function compact(log: TenantLog): void {
+  const entries: Entry[] = [];
+  const stamps: number[] = [];
+  for (let i = log.head; i < log.entries.length; i++) {
+    if (current(log.entries[i], log.stamps[i])) {
+      entries.push(log.entries[i]);
+      stamps.push(log.stamps[i]);
+    }
+  }
+  log.entries = entries;
+  log.stamps = stamps;
+  log.head = 0;
 }
