@@ -43,6 +43,8 @@ import { blockHashes, chunkHashes, llama3ChatTokens, preloadLlama3 } from '@llmg
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 
 const quick = process.argv.includes('--quick');
+/** Also print the summary as one JSON line at the end (`{"rr/1": {hit, ceiling, p99ratio}, …}`, percentages), for the CI test. */
+const JSON_OUT = process.argv.includes('--json');
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
@@ -501,6 +503,7 @@ async function main(): Promise<void> {
       check(`${tier} with ${n} router(s): TTFT p99 no worse than round robin's (${t && !Number.isNaN(t.p99ratio) ? `${t.p99ratio.toFixed(2)}×` : '?'})`, t && !Number.isNaN(t.p99ratio) ? t.p99ratio <= 1 : undefined);
     }
   }
+  if (JSON_OUT) process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
 main().catch((e) => {
