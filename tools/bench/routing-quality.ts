@@ -16,8 +16,9 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts          # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
  *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
- *            --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
- *            --balance-abs N --repeat N --policies rr,session,tier1,tier2 --routers 1,4
+ *            --zipf S --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
+ *            --balance-abs N --pending-window MS --share-down --repeat N --policies rr,session,tier1,tier2
+ *            --routers 1,4 --configs rr/1,tier1/4 (exact pairs) --json
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
@@ -43,7 +44,7 @@ import { blockHashes, chunkHashes, llama3ChatTokens, preloadLlama3 } from '@llmg
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 
 const quick = process.argv.includes('--quick');
-/** Also print the summary as one JSON line at the end (`{"rr/1": {hit, ceiling, p99ratio}, …}`, percentages), for the CI test. */
+/** Also print the summary as one JSON line at the end (`{"rr/1": {hit, ceiling, p99ratio}, …}`, percentages), for the CI test; skips the keying-cost table. */
 const JSON_OUT = process.argv.includes('--json');
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -356,8 +357,8 @@ const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function main(): Promise<void> {
   const loadStart = load();
-  const cost = await keyingCost();
-  process.stderr.write(`${cost}\n`);
+  const cost = JSON_OUT ? '' : await keyingCost();
+  if (cost) process.stderr.write(`${cost}\n`);
   const engineArgs = [
     '--port', '0', '--model', MODEL, '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
     '--num-gpu-blocks', '2048', '--prefix-cache-blocks', String(CACHE_BLOCKS), '--max-num-seqs', '64',
@@ -372,7 +373,10 @@ async function main(): Promise<void> {
   });
   const dir = mkdtempSync(join(tmpdir(), 'llmgw-rq-'));
   const runs = new Map<string, RunResult[]>();
-  const configs = POLICIES.flatMap((policy) => ROUTER_COUNTS.map((n) => ({ policy, n })));
+  // --configs rr/1,tier1/2 picks exact (policy, routers) pairs instead of every policy × every router count.
+  const configs = arg('configs')
+    ? arg('configs')!.split(',').map((c) => ({ policy: c.split('/')[0] as Policy, n: Number(c.split('/')[1]) }))
+    : POLICIES.flatMap((policy) => ROUTER_COUNTS.map((n) => ({ policy, n })));
   try {
     for (let round = 0; round < REPEAT; round++) {
       for (const { policy, n } of configs) {
@@ -479,7 +483,7 @@ async function main(): Promise<void> {
       rows.join('\n') +
       '\n',
   );
-  process.stdout.write(`\nkeying cost per request (this process):\n\n${cost}\n`);
+  if (cost) process.stdout.write(`\nkeying cost per request (this process):\n\n${cost}\n`);
   const g = (k: string) => summary[k];
   const check = (label: string, ok: boolean | undefined): void => {
     process.stdout.write(`${ok === undefined ? 'n/a ' : ok ? 'MET ' : 'NOT MET'}  ${label}\n`);
