@@ -12,11 +12,22 @@
  * - `<prefix>models:demand` — also a pub/sub channel; the payload is the
  *   canonical model name, published when a request finds no replica, so the
  *   scheduler starts one at once instead of at its next pass.
+ * - `<prefix>models:catalog:version` — INCR'd with every write of the view;
+ *   its existence says a scheduler has written a view (an empty one too), so
+ *   a router knows "not catalogued" from "no catalog seen yet".
+ * - `<prefix>models:catalog:changed` — pub/sub channel; the writer publishes
+ *   the new version (decimal) after every write; routers re-read on it.
  */
 export const MODEL_CATALOG_SCHEMA_VERSION = 1;
 
 export function modelCatalogKeys(prefix: string) {
-  return { catalog: `${prefix}models:catalog`, demand: `${prefix}models:demand`, demandChannel: `${prefix}models:demand` };
+  return {
+    catalog: `${prefix}models:catalog`,
+    demand: `${prefix}models:demand`,
+    demandChannel: `${prefix}models:demand`,
+    version: `${prefix}models:catalog:version`,
+    changedChannel: `${prefix}models:catalog:changed`,
+  };
 }
 
 /** How a catalogued model is run (docs/placement.md "Scaling"). */

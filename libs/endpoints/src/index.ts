@@ -1,5 +1,6 @@
 export * from './types';
 export * from './static-source';
 export * from './redis-source';
+export * from './memory-source';
 export * from './redis-contract';
 export * from './scraper';

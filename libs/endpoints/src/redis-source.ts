@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@llmgw/observability';
 import { CachedEndpointList } from './endpoint-list';
+import type { EndpointWriter } from './memory-source';
 import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSchema } from './redis-contract';
 import type { EndpointInfo } from './types';
 
@@ -120,7 +121,7 @@ function sameList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boole
  * Writes the layout of redis-contract.ts (endpoint record v1). The control plane publishes with this; tests use
  * it to drive a RedisEndpointSource.
  */
-export class RedisEndpointWriter {
+export class RedisEndpointWriter implements EndpointWriter {
   private readonly keys: ReturnType<typeof endpointKeys>;
   constructor(private readonly redis: Redis, keyPrefix = 'llmgw:') {
     this.keys = endpointKeys(keyPrefix);

@@ -11,3 +11,8 @@ export * from './ledger-redis';
 export * from './key-cache-bus';
 export * from './ledger-stores';
 export * from './redis-contracts';
+export * from './catalog-view';
+export * from './catalog-view-memory';
+export * from './catalog-view-redis';
+export * from './target-store';
+export * from './in-process';
