@@ -8,7 +8,7 @@ import type { MappingOverride } from '@llmgw/engine-metrics';
 import { createServer } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
-import { LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
+import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
 
 /** Longest a shutdown waits for open Acquire streams before cutting them (ms). */
 const DRAIN_DEADLINE_MS = 2000;
@@ -72,7 +72,9 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         opts.source ??
         (cfg.endpoint_source.kind === 'redis'
           ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
-          : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
+          : cfg.endpoint_source.kind === 'memory'
+            ? inProcessState(cfg.endpoint_source.key_prefix).endpoints.source()
+            : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
       if (!opts.source) ctx.onClose('endpoint source', () => source.close());
 
       let fed = new Set<string>();

@@ -4,7 +4,8 @@ import type { Catalog } from '@llmgw/config';
 import type { Logger } from '@llmgw/observability';
 import { Reconciler, scalingMode, type EndpointPublisher, type Model, type PassResult, type ShardCommandSink } from '@llmgw/placement';
 import { fleetFromWire, type InventoryNodeLike } from './fleet-map';
-import { catalogEntries, type RedisCatalogView, type RedisTargetStore, type Target } from './redis-state';
+import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
+import { catalogEntries, type Target } from './redis-state';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + FleetView behind it). */
 export interface FleetSource {
@@ -29,9 +30,9 @@ export interface SchedulerOptions {
   leadership: Leadership;
   log: Logger;
   registry?: Registry;
-  /** Optional Redis-backed state: catalog view for routers, demand, operator targets. */
-  catalogView?: RedisCatalogView;
-  targets?: RedisTargetStore;
+  /** Optional shared state (Redis, or in process): catalog view for routers, demand, operator targets. */
+  catalogView?: CatalogViewWriter;
+  targets?: TargetStore;
   /** Reconcile at least this often, ms (plan §6.3: 5 s). */
   intervalMs?: number;
   /** Quiet time after a fleet event before the pass it triggers, ms. */

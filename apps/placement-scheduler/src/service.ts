@@ -3,7 +3,7 @@ import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedule
 import { createServer } from '@llmgw/grpc';
 import { ControlClient, controlNodeHandlers, controlServiceDefinition, InventoryClient, RemoteNodeAdmin } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
-import { LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
+import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
 import { controlModelHandlers, ModelAdmin } from './control-models';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
@@ -24,6 +24,8 @@ export const placementSchedulerService = defineService({
     const log = ctx.log;
     const catalog = loadCatalogFile(cfg.catalog);
     const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
+    // `memory`: the state in this process, shared with the routers and admission of the same process.
+    const mem = cfg.memory ? inProcessState(cfg.memory.key_prefix) : undefined;
     const redisOpts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
     const redis = cfg.redis ? new Redis(cfg.redis.url, redisOpts) : undefined;
     const sub = redis?.duplicate();
@@ -36,7 +38,7 @@ export const placementSchedulerService = defineService({
     const control = new ControlClient({ address: cfg.inventory.address, tls: invTls });
 
     const election = new LeaderElection({
-      lock: redis ? new RedisLeaderLock(redis, prefix) : new MemoryLeaderLock(),
+      lock: redis ? new RedisLeaderLock(redis, prefix) : (mem?.lock ?? new MemoryLeaderLock()),
       name: 'placement-scheduler',
       owner: ctx.instanceId,
       ttlMs: cfg.lock_ttl,
@@ -48,17 +50,17 @@ export const placementSchedulerService = defineService({
       onError: (e) => log.debug({ err: (e as Error).message }, 'leader lock error'),
     });
     const fleet = new InventoryFleetSource(inventory, log);
-    const catalogView = redis ? new RedisCatalogView(redis, prefix) : undefined;
+    const catalogView = redis ? new RedisCatalogView(redis, prefix, sub) : mem?.catalog;
     const scheduler = new PlacementScheduler({
       catalog,
       fleet,
       sink: new InventoryShardSink(inventory),
-      publisher: redis ? new RedisEndpointPublisher(redis, prefix) : { publish: async () => undefined },
+      publisher: redis ? new RedisEndpointPublisher(redis, prefix) : mem ? { publish: (list) => mem.endpoints.replace(list) } : { publish: async () => undefined },
       leadership: election,
       log,
       registry: ctx.registry,
       catalogView,
-      targets: redis ? new RedisTargetStore(redis, prefix) : undefined,
+      targets: redis ? new RedisTargetStore(redis, prefix) : mem?.targets,
       intervalMs: cfg.reconcile_interval,
       reconciler: {
         drainTimeoutMs: cfg.drain_timeout,
@@ -69,13 +71,14 @@ export const placementSchedulerService = defineService({
       },
     });
     fleet.onChange(() => scheduler.soon());
-    if (sub && catalogView) {
-      await sub.subscribe(catalogView.demandChannel).catch((e) => log.warn({ err: (e as Error).message }, 'demand channel: subscribe failed; demand is read every pass'));
-      sub.on('message', (_ch: string, model: string) => {
-        scheduler.noteDemand(model);
-        scheduler.soon();
-      });
-    }
+    const stopDemand = catalogView
+      ? await catalogView
+          .onUrgentDemand((model) => {
+            scheduler.noteDemand(model);
+            scheduler.soon();
+          })
+          .catch((e) => (log.warn({ err: (e as Error).message }, 'demand channel: subscribe failed; demand is read every pass'), undefined))
+      : undefined;
 
     const server = createServer();
     server.addService(controlServiceDefinition(), {
@@ -84,6 +87,7 @@ export const placementSchedulerService = defineService({
     });
     const listen = await ctx.listenGrpc('control', server, cfg.listen, cfg.tls);
     ctx.onClose('scheduler', async () => {
+      stopDemand?.();
       scheduler.close();
       await election.stop();
       inventory.close();
@@ -94,7 +98,7 @@ export const placementSchedulerService = defineService({
     await election.start();
     await scheduler.start();
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
-    ctx.describe({ control: listen, inventory: cfg.inventory.address, catalog: cfg.catalog, models: catalog.models.length, redis: !!redis });
+    ctx.describe({ control: listen, inventory: cfg.inventory.address, catalog: cfg.catalog, models: catalog.models.length, redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
     return { scheduler, election };
   },
 });

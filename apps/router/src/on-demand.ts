@@ -1,78 +1,83 @@
 import { Redis } from 'ioredis';
-import { decodeCatalogEntry, modelCatalogKeys, type CatalogEntry } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
+import { RedisCatalogViewReader, type CatalogViewReader } from '@llmgw/stores';
 
 /**
  * On-demand loading, the router's side (upstream notes): the catalog view
- * the placement-scheduler publishes in Redis says which names are catalogued
- * and how each runs; a request for an on-demand model with no replica is
- * held briefly, then answered 503 `model_loading` with Retry-After, and every
- * request for such a model is reported as use so its replicas stay up.
- * Names in no catalog keep getting the unknown-model 404.
+ * the placement-scheduler publishes (in Redis, or in process under `llmgw
+ * up`) says which names are catalogued and how each runs; the router hears of
+ * every change of it at once. A request for an on-demand model with no
+ * replica is held briefly, then answered 503 `model_loading` with
+ * Retry-After, and every request for such a model is reported as use so its
+ * replicas stay up. Names in no catalog get the unknown-model 404 — once a
+ * catalog view has been read: before that (a router started before the
+ * scheduler, or Redis unreachable since start) the router cannot tell, and
+ * answers 503 `catalog_not_loaded` with Retry-After instead of a 404 that
+ * clients would take as final.
  */
 export interface OnDemandOptions {
-  url: string;
-  keyPrefix: string;
+  /** The catalog view (closed with this). */
+  view: CatalogViewReader;
   /** How long a request waits for a replica before `model_loading`, ms. */
   holdMs: number;
-  /** How often the catalog view is re-read, ms. */
-  refreshMs?: number;
   /** Use of one model is reported at most this often, ms. */
   touchEveryMs?: number;
   /** Change notifications of the endpoint source (a held request re-checks on each). */
   subscribe: (cb: () => void) => () => void;
   log?: Logger;
+  /** Run after the view is closed (the Redis connections it read through). */
+  onClose?: () => void;
 }
 
+/** Seconds a client is told to wait while no catalog view has been read yet. */
+export const CATALOG_NOT_LOADED_RETRY_S = 1;
+
 export class OnDemand {
-  private entries = new Map<string, CatalogEntry>();
-  private readonly keys: ReturnType<typeof modelCatalogKeys>;
-  private readonly redis: Redis;
   private readonly touched = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
 
-  private constructor(private readonly o: OnDemandOptions) {
-    this.keys = modelCatalogKeys(o.keyPrefix);
-    this.redis = new Redis(o.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) });
-    this.redis.on('error', (e) => o.log?.debug({ err: e.message }, 'on-demand catalog: redis error'));
+  constructor(private readonly o: OnDemandOptions) {}
+
+  /** On the catalog view in Redis: two connections of its own (commands, change channel). */
+  static async open(o: Omit<OnDemandOptions, 'view' | 'onClose'> & { url: string; keyPrefix: string; refreshMs?: number }): Promise<OnDemand> {
+    const ro = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
+    const redis = new Redis(o.url, ro);
+    const sub = new Redis(o.url, ro);
+    for (const c of [redis, sub]) c.on('error', (e) => o.log?.debug({ err: e.message }, 'on-demand catalog: redis error'));
+    try {
+      await Promise.all([redis.connect(), sub.connect()]);
+    } catch (e) {
+      o.log?.warn({ err: (e as Error).message }, 'on-demand catalog: redis unreachable; unknown models answer 503 catalog_not_loaded until a catalog view is read');
+    }
+    const view = await RedisCatalogViewReader.open({ redis, sub, keyPrefix: o.keyPrefix, pollIntervalMs: o.refreshMs, log: o.log });
+    return new OnDemand({ ...o, view, onClose: () => (redis.disconnect(), sub.disconnect()) });
   }
 
-  static async open(o: OnDemandOptions): Promise<OnDemand> {
-    const d = new OnDemand(o);
-    try {
-      await d.redis.connect();
-    } catch (e) {
-      o.log?.warn({ err: (e as Error).message }, 'on-demand catalog: redis unreachable; on-demand models answer as unknown until it is');
-    }
-    await d.refresh();
-    d.timer = setInterval(() => void d.refresh(), o.refreshMs ?? 5_000);
-    d.timer.unref();
-    return d;
+  /** Re-reads the catalog view now (it is also re-read on every change). */
+  refresh(): Promise<void> {
+    return this.o.view.refresh();
   }
 
-  /** Re-reads the catalog view; keeps the last one when Redis fails. */
-  async refresh(): Promise<void> {
-    try {
-      const raw = await this.redis.hgetall(this.keys.catalog);
-      const next = new Map<string, CatalogEntry>();
-      for (const [name, json] of Object.entries(raw)) {
-        const e = decodeCatalogEntry(json);
-        if (e) next.set(name, e);
-      }
-      this.entries = next;
-    } catch (e) {
-      this.o.log?.debug({ err: (e as Error).message }, 'on-demand catalog: refresh failed; keeping the last view');
-    }
+  /** False until a catalog view has been read: an unknown name may then still be catalogued. */
+  loaded(): boolean {
+    return this.o.view.loaded();
+  }
+
+  /** The 503 for a name that is not known while no catalog view has been read. */
+  notLoaded(name: string): LlmgwError {
+    return new LlmgwError('LLMGW_ERR_CATALOG_NOT_LOADED', `the model \`${name}\` is not known yet: the model catalog has not been read; retry in ${CATALOG_NOT_LOADED_RETRY_S} s`, {
+      retryAfterSeconds: CATALOG_NOT_LOADED_RETRY_S,
+      param: 'model',
+    });
   }
 
   /** The canonical model a catalogued name (or alias) resolves to. */
   resolve(name: string): string | undefined {
-    return this.entries.get(name)?.model;
+    return this.o.view.get(name)?.model;
   }
 
   isOnDemand(model: string): boolean {
-    return this.entries.get(model)?.mode === 'on-demand';
+    return this.o.view.get(model)?.mode === 'on-demand';
   }
 
   /** Reports use of an on-demand model (at most once per touchEveryMs); `urgent` also wakes the scheduler. */
@@ -81,9 +86,7 @@ export class OnDemand {
     const last = this.touched.get(model) ?? 0;
     if (!urgent && now - last < (this.o.touchEveryMs ?? 1_000)) return;
     this.touched.set(model, now);
-    const m = this.redis.multi().hset(this.keys.demand, model, String(now));
-    if (urgent) m.publish(this.keys.demandChannel, model);
-    void m.exec().catch((e) => this.o.log?.debug({ err: (e as Error).message, model }, 'on-demand: could not report use'));
+    void this.o.view.touch(model, now, urgent).catch((e) => this.o.log?.debug({ err: (e as Error).message, model }, 'on-demand: could not report use'));
   }
 
   /**
@@ -111,12 +114,12 @@ export class OnDemand {
       });
     }
     if (ready()) return true;
-    const e = this.entries.get(model);
+    const e = this.o.view.get(model);
     throw new LlmgwError('LLMGW_ERR_MODEL_LOADING', `the model \`${model}\` is being loaded; retry in ${e?.retryAfterS ?? 10} s`, { retryAfterSeconds: e?.retryAfterS ?? 10 });
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.redis.disconnect();
+    await this.o.view.close();
+    this.o.onClose?.();
   }
 }

@@ -8,6 +8,7 @@ import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, extractTrace, inSpan, requestIdFrom, SpanKind, type Logger, type Registry } from '@llmgw/observability';
 import { buildProfiles, createDefaultRegistry, DEFAULT_SATURATION, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
+import { inProcessState } from '@llmgw/stores';
 import { isModelAllowed } from '@llmgw/tenancy';
 import { EnginePriority } from './admission/engine-priority';
 import { createAdmission } from './admission';
@@ -81,7 +82,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     deps.source ??
     (cfg.endpoint_source.kind === 'redis'
       ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
-      : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
+      : cfg.endpoint_source.kind === 'memory'
+        ? inProcessState(cfg.endpoint_source.key_prefix).endpoints.source()
+        : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
 
   // Stage-1 pool spillover uses admission's thresholds, so both agree on "saturated".
   const poolSaturated = saturatedByLoad({
@@ -139,7 +142,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
           subscribe: (cb) => source.subscribe(cb),
           log,
         })
-      : undefined);
+      : cfg.endpoint_source.kind === 'memory'
+        ? new OnDemand({ view: inProcessState(cfg.endpoint_source.key_prefix).catalog.reader(), holdMs: cfg.endpoint_source.on_demand_hold, subscribe: (cb) => source.subscribe(cb), log })
+        : undefined);
   const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
@@ -257,6 +262,10 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   client.get<{ Params: { id: string } }>('/v1/models/:id', async (req, reply) => {
     const m = (await visibleModels(req.headers.authorization)).find((x) => x.id === req.params.id);
     if (!m) {
+      if (onDemand && !onDemand.loaded() && !catalog.resolve(req.params.id)) {
+        const h = toHttpError(onDemand.notLoaded(req.params.id));
+        return reply.code(h.status).headers(h.headers).send(h.body);
+      }
       const h = toHttpError(new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${req.params.id}\` does not exist.`, { param: 'model' }));
       return reply.code(h.status).send(h.body);
     }

@@ -34,6 +34,12 @@ export const placementSchedulerConfigSchema = z
      * in-process lock (one instance only) and nothing published.
      */
     redis: z.object({ url: z.string().min(1), key_prefix: z.string().default('llmgw:') }).strict().optional(),
+    /**
+     * Instead of `redis`, inside one process (`llmgw up`): the same state in
+     * this process's memory, shared with the routers and admission whose
+     * `endpoint_source` is `{ kind: memory }` with the same key_prefix.
+     */
+    memory: z.object({ key_prefix: z.string().default('llmgw:') }).strict().optional(),
     /** Leader lock TTL: the longest a failover to a standby takes. */
     lock_ttl: duration().default(5000),
     /** Reconcile at least this often (plan §6.3: 5 s); fleet events trigger passes in between. */
@@ -50,6 +56,7 @@ export const placementSchedulerConfigSchema = z
       .refine(([a, b]) => a <= b, 'the first port must not exceed the second')
       .default([20000, 20999]),
   })
-  .strict();
+  .strict()
+  .refine((c) => !(c.redis && c.memory), { message: 'set redis or memory, not both: the shared state is in one place', path: ['memory'] });
 
 export type PlacementSchedulerConfig = z.output<typeof placementSchedulerConfigSchema>;

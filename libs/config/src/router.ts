@@ -134,9 +134,13 @@ const kvEventsSchema = z
   })
   .strict();
 
-/** Where a role reads its endpoints: the static list in its config, or what the placement-scheduler publishes in Redis. */
+/**
+ * Where a role reads its endpoints: the static list in its config, what the placement-scheduler publishes
+ * in Redis, or (`memory`, inside one process: `llmgw up`) what a placement-scheduler of the same process
+ * publishes under the same key_prefix.
+ */
 export const endpointSourceShape = {
-  kind: z.enum(['static', 'redis']).default('static'),
+  kind: z.enum(['static', 'redis', 'memory']).default('static'),
   redis_url: z.string().optional(),
   key_prefix: z.string().default('llmgw:'),
 };
@@ -238,7 +242,7 @@ export const routerConfigSchema = z
     endpoint_source: z
       .object({
         ...endpointSourceShape,
-        /** With kind redis: how long a request for an on-demand model with no replica waits before 503 model_loading. */
+        /** With kind redis or memory: how long a request for an on-demand model with no replica waits before 503 model_loading. */
         on_demand_hold: duration().default(2000),
       })
       .strict()

@@ -62,6 +62,7 @@ export const ERRORS = {
   LLMGW_ERR_MODEL_NOT_ALLOWED: { http: 403, grpc: GrpcCode.PERMISSION_DENIED, type: 'invalid_request_error', openaiCode: 'model_not_found', description: "The key's allowlist does not include this model." },
   LLMGW_ERR_NO_ENDPOINT: { http: 503, grpc: GrpcCode.UNAVAILABLE, type: 'server_error', openaiCode: 'no_endpoint', description: 'No usable endpoint serves the model or any of its fallbacks.' },
   LLMGW_ERR_MODEL_LOADING: { http: 503, grpc: GrpcCode.UNAVAILABLE, type: 'server_error', openaiCode: 'model_loading', description: 'The model is being loaded on demand; retry after Retry-After.' },
+  LLMGW_ERR_CATALOG_NOT_LOADED: { http: 503, grpc: GrpcCode.UNAVAILABLE, type: 'server_error', openaiCode: 'catalog_not_loaded', description: 'The model is not known yet because the router has not read the model catalog (placement-scheduler not started, or Redis unreachable, since the router started); retry after Retry-After.' },
 
   // --- upstream -----------------------------------------------------------
   LLMGW_ERR_UPSTREAM_CONNECT: { http: 502, grpc: GrpcCode.UNAVAILABLE, type: 'server_error', openaiCode: 'upstream_connect_error', description: 'The engine could not be reached.' },

@@ -13,7 +13,11 @@ export function resolveModel(s: RouterState, c: RequestContext): void {
   const requested: string = c.body.model;
   c.requested = requested;
   c.model = s.catalog.resolve(requested);
-  if (c.model === undefined) throw new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${requested}\` does not exist.`, { param: 'model' });
+  if (c.model === undefined) {
+    // Before any catalog view was read an unknown name may yet be catalogued: retryable, not a final 404.
+    if (s.onDemand && !s.onDemand.loaded()) throw s.onDemand.notLoaded(requested);
+    throw new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${requested}\` does not exist.`, { param: 'model' });
+  }
 
   c.band = c.principal ? c.principal.band : c.header('x-llmgw-band') ?? s.cfg.default_band;
   if (!s.bandNames.includes(c.band)) throw new LlmgwError('LLMGW_ERR_BAND_UNKNOWN', `unknown priority band "${c.band}" (have: ${s.bandNames.join(', ')})`);
