@@ -1,12 +1,36 @@
 import { Command, CommanderError } from 'commander';
 import { isLlmgwError } from '@llmgw/errors';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { COMMAND_MODULES } from './commands';
 import { UsageError } from './format';
 import { CtlContext, type CtlBoot, type CtlIO } from './context';
 
 export { CtlContext } from './context';
 export type { CtlIO, CtlBoot } from './context';
+
+/**
+ * The addresses of the ctl config file (`$LLMGW_CTL_CONFIG`, else `./.llmgw/ctl.yaml`, which `llmgw up`
+ * writes); none when there is no file. Flags and LLMGW_*_ADDR win over it.
+ */
+function configFileAddresses(env: NodeJS.ProcessEnv): { accounting?: string; control?: string } {
+  const file = env.LLMGW_CTL_CONFIG || join('.llmgw', 'ctl.yaml');
+  if (!existsSync(file)) {
+    if (env.LLMGW_CTL_CONFIG) throw new UsageError(`LLMGW_CTL_CONFIG: no file ${file}`);
+    return {};
+  }
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${file}: not YAML (${(e as Error).message})`);
+  }
+  const o = (doc && typeof doc === 'object' ? doc : {}) as Record<string, unknown>;
+  const str = (k: string) => (typeof o[k] === 'string' && o[k] ? (o[k] as string) : undefined);
+  return { accounting: str('accounting'), control: str('control') };
+}
 
 function bootFromEnv(): CtlBoot {
   let user = 'unknown';
@@ -16,9 +40,10 @@ function bootFromEnv(): CtlBoot {
     // no passwd entry (containers)
   }
   const env = process.env;
+  const file = configFileAddresses(env);
   return {
-    accountingAddr: env.LLMGW_ACCOUNTING_ADDR || undefined,
-    controlAddr: env.LLMGW_CONTROL_ADDR || undefined,
+    accountingAddr: env.LLMGW_ACCOUNTING_ADDR || file.accounting,
+    controlAddr: env.LLMGW_CONTROL_ADDR || file.control,
     actor: `${env.USER || user}@${hostname()}`,
     tls: { ca: env.LLMGW_TLS_CA || undefined, cert: env.LLMGW_TLS_CERT || undefined, key: env.LLMGW_TLS_KEY || undefined },
   };
@@ -28,8 +53,8 @@ function bootFromEnv(): CtlBoot {
 export function buildProgram(ctx: CtlContext): Command {
   const program = new Command('llmgw ctl')
     .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit; the fleet (nodes, cordon, drain, logs, top); over the admin gRPC APIs.')
-    .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else 127.0.0.1:7072)')
-    .option('--control <addr>', 'control admin gRPC address host:port: inventory or the placement-scheduler (default $LLMGW_CONTROL_ADDR, else 127.0.0.1:7074)')
+    .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else the ctl config file, else 127.0.0.1:7072)')
+    .option('--control <addr>', 'control admin gRPC address host:port: inventory or the placement-scheduler (default $LLMGW_CONTROL_ADDR, else the ctl config file, else 127.0.0.1:7074)')
     .option('--actor <name>', 'who to record in the audit log (default $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
     .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA')
@@ -60,7 +85,16 @@ Examples:
 }
 
 /** `llmgw ctl ...`; exit 0 ok, 1 a failed call, 2 bad usage. */
-export async function main(argv: string[], io: CtlIO = { stdout: process.stdout, stderr: process.stderr }, boot: CtlBoot = bootFromEnv()): Promise<number> {
+export async function main(argv: string[], io: CtlIO = { stdout: process.stdout, stderr: process.stderr }, boot?: CtlBoot): Promise<number> {
+  if (!boot) {
+    try {
+      boot = bootFromEnv();
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr.write(`llmgw ctl: ${e.message}\n`);
+      return 2;
+    }
+  }
   const ctx = new CtlContext(io, boot);
   const program = buildProgram(ctx);
   const json = argv.includes('--json');

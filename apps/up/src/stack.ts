@@ -18,6 +18,8 @@ import { start as startRouter } from '@llmgw/app-router';
 import { start as startSimEngine } from '@llmgw/app-sim-engine';
 import type { Logger } from '@llmgw/observability';
 import { startService } from '@llmgw/service';
+import { dropInProcessState } from '@llmgw/stores';
+import { writeCtlConfig } from './ctl-config';
 
 export interface UpOptions {
   host: string;
@@ -35,11 +37,14 @@ export interface UpOptions {
   databaseUrl?: string;
   decodeTps: number;
   logLevel: string;
-  /** Inventory, the placement-scheduler and two fake-GPU node-agents place the demo catalog (needs redisUrl). */
-  fleet?: boolean;
-  /** The placement-scheduler's ControlService (what `llmgw ctl` dials by default) with --fleet. */
+  /**
+   * Today's fixed-endpoint mode: sim-engines started directly, no control plane. Otherwise (the default)
+   * inventory, the placement-scheduler and two fake-GPU node-agents place and serve the demo catalog.
+   */
+  static?: boolean;
+  /** The placement-scheduler's ControlService (what `llmgw ctl` dials by default); not with --static. */
   controlPort?: number;
-  /** With --fleet: the ports engines are given, [low, high]. */
+  /** The ports engines are given, [low, high]; not with --static. */
   enginePorts?: [number, number];
 }
 
@@ -55,10 +60,17 @@ export interface UpContext {
   demoKey?: string;
   /** True when the demo key already existed (its secret is not kept). */
   demoKeyExisted: boolean;
-  /** With --fleet: where routers and admission read the endpoints the placement-scheduler publishes. */
-  endpointSource?: { kind: 'redis'; redis_url: string; key_prefix: string };
-  /** With --fleet: the placement-scheduler's ControlService. */
+  /**
+   * With the control plane: where routers and admission read the endpoints the placement-scheduler
+   * publishes: Redis with --redis-url, else this process's in-process state under the same prefix.
+   */
+  endpointSource?: { kind: 'redis'; redis_url: string; key_prefix: string } | { kind: 'memory'; key_prefix: string };
+  /** With the control plane: the placement-scheduler's ControlService. */
   controlUrl?: string;
+  /** With the control plane: the demo model's placed replicas once ready, "<replica id> on <node>". */
+  demoReplicas?: string[];
+  /** Where `llmgw ctl` finds this stack's addresses (`<data-dir>/ctl.yaml`). */
+  ctlConfig?: string;
 }
 
 export interface StartedPart {
@@ -81,7 +93,10 @@ const simEngines: Part = {
   name: 'sim-engines',
   async start(ctx, add) {
     const { o } = ctx;
-    if (o.fleet) return add({ summary: ['  engines      placed on the fleet by the placement-scheduler (--fleet)'], close: async () => undefined });
+    if (!o.static) {
+      const replicas = ctx.demoReplicas?.length ? `: ${ctx.demoReplicas.join(', ')}` : '';
+      return add({ summary: [`  engines      sim-engines the placement-scheduler placed on the fake-GPU nodes${replicas}`], close: async () => undefined });
+    }
     for (let i = 0; i < o.engines; i++) {
       const maxNumSeqs = 256;
       const e = await startSimEngine({ host: o.host, port: 0, models: [o.model], decodeTps: o.decodeTps, seed: i + 1, logLevel: o.logLevel as never, maxNumSeqs });
@@ -93,76 +108,101 @@ const simEngines: Part = {
   },
 };
 
-/** The Redis key prefix of one data directory's `--fleet` (two `up`s on one Redis do not share a leader lock or endpoints). */
+/**
+ * The key prefix of one data directory's control plane (two `up`s on one Redis do not share a leader lock
+ * or endpoints); without Redis, the name of the in-process state its services share.
+ */
 export function fleetKeyPrefix(dataDir: string): string {
   return `llmgw:up:${createHash('sha256').update(resolve(dataDir, 'fleet')).digest('hex').slice(0, 8)}:`;
 }
 
-/** The two simulated nodes of `--fleet`: one per fabric, so a 2-node model would have to stay in one. */
+/** The two simulated nodes of the control plane: one per fabric, so a 2-node model would have to stay in one. */
 export const FLEET_NODES = [
   { id: 'up-gpu-a', fakeGpus: '4xh100-80g,fabric=fab-a' },
   { id: 'up-gpu-b', fakeGpus: '4xh100-80g,fabric=fab-b' },
 ] as const;
 
-/** The `--fleet` demo catalog: the demo model always on, `<model>-lazy` on demand. */
-export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'>): object {
+/** The demo catalog: the demo model always on (`engines` replicas), `<model>-lazy` on demand. */
+export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'> & { engines?: number }): object {
+  const n = o.engines ?? 1;
   const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', args: ['--decode-tps', String(o.decodeTps)], startup_timeout: '2m' };
   return {
     models: [
-      { name: o.model, source: `sim/${o.model}`, scaling: { min: 1, max: 1 }, profiles: [profile] },
+      { name: o.model, source: `sim/${o.model}`, scaling: { min: n, max: n }, profiles: [profile] },
       { name: `${o.model}-lazy`, source: `sim/${o.model}-lazy`, scaling: { min: 0, max: 1, idle_timeout: '5m' }, profiles: [profile] },
     ],
   };
 }
 
 /**
- * `--fleet`: inventory, two node-agents on fake GPUs (one per fabric) whose
- * shards are sim-engine processes, and the placement-scheduler with the demo
- * catalog. Routers and admission then read the endpoints it publishes in
- * Redis (under a prefix of this data directory's own). Engines stop with `up`.
+ * The control plane (the default; not with --static): inventory, two
+ * node-agents on fake GPUs (one per fabric) whose shards are sim-engine
+ * processes, and the placement-scheduler with the demo catalog. The
+ * scheduler publishes the endpoints of the replicas it placed, the catalog
+ * view and reads demand through Redis with --redis-url (under a prefix of
+ * this data directory's own), else through the in-process state of that
+ * name, which the routers and admission of this process read too
+ * (libs/stores `inProcessState`). Engines stop with `up`.
  */
 const fleet: Part = {
-  name: 'fleet',
+  name: 'control plane',
   async start(ctx, add) {
     const { o } = ctx;
-    if (!o.fleet) return;
-    if (!o.redisUrl) throw new Error('--fleet needs --redis-url: routers read the endpoints the placement-scheduler publishes there');
+    if (o.static) return;
     const dir = resolve(o.dataDir, 'fleet');
     mkdirSync(dir, { recursive: true });
     const prefix = fleetKeyPrefix(o.dataDir);
     const level = o.logLevel as never;
     const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, insecure_agents: true, lost_after: '15s', log_level: level } });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
-    const mgmt = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
-    for (const n of FLEET_NODES) {
-      const agent = await startService(nodeAgentService(), {
-        configSource: `llmgw up (${n.id})`,
-        config: {
-          node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, engine_bind_host: o.host, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
-          engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
-        },
-      });
-      add({ summary: [`  node-agent   ${n.id}: ${n.fakeGpus} (fake GPUs; shards run as sim-engines)`], close: () => agent.close() });
-    }
+    const mgmt = loopbackOf(o.host);
+    // Both agents at once: each checks its engine before it registers.
+    await Promise.all(
+      FLEET_NODES.map(async (n) => {
+        const agent = await startService(nodeAgentService(), {
+          configSource: `llmgw up (${n.id})`,
+          config: {
+            node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, engine_bind_host: o.host, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
+            engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
+            // A sim-engine answers within a few hundred ms of its launch: probing it every 250 ms (not 1 s)
+            // gets a replica READY, and `up` to its banner, that much sooner.
+            health_interval: '250ms',
+          },
+        });
+        add({ summary: [`  node-agent   ${n.id}: ${n.fakeGpus} (fake GPUs; shards run as sim-engines)`], close: () => agent.close() });
+      }),
+    );
     const catalog = join(dir, 'catalog.yaml');
     writeFileSync(catalog, stringify(demoCatalog(o)));
+    const state = o.redisUrl ? { redis: { url: o.redisUrl, key_prefix: prefix } } : { memory: { key_prefix: prefix } };
     const sched = await startScheduler({
       config: {
         catalog, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
-        redis: { url: o.redisUrl, key_prefix: prefix }, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
+        ...state, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
-    add({ summary: [`  placement    ${sched.urls.control} (ControlService: llmgw ctl --control ${sched.urls.control.replace(/^http:\/\//, '')} replicas); catalog ${catalog}`], close: () => sched.close() });
+    const where = o.redisUrl ? 'Redis' : 'in process';
+    add({ summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService); catalog ${catalog}; shared state ${where}`], close: () => sched.close() });
+    if (!o.redisUrl) add({ summary: [], close: async () => dropInProcessState(prefix) });
     ctx.controlUrl = sched.urls.control;
-    ctx.endpointSource = { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix };
-    // The always-on model serves before the banner says "up" (or up says why not).
+    ctx.endpointSource = o.redisUrl ? { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix } : { kind: 'memory', key_prefix: prefix };
+    // The always-on model serves before the banner says "up" (or up says why not). Each pass of the
+    // reconciler and each shard report is an event here; the 50 ms look costs nothing next to them.
+    const want = Math.max(1, o.engines);
     const deadline = Date.now() + 120_000;
-    while (!sched.service.scheduler.reconciler.replicaViews().some((r) => r.model === o.model && r.state === 'ready')) {
+    const ready = () => sched.service.scheduler.reconciler.replicaViews().filter((r) => r.model === o.model && r.state === 'ready');
+    while (ready().length < want) {
       if (Date.now() > deadline) throw new Error(`the placement-scheduler did not get ${o.model} ready within 120 s; see llmgw ctl explain-placement ${o.model}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 50));
     }
+    ctx.demoReplicas = ready().map((r) => `${r.id} on ${[...new Set(r.shards.map((s) => s.nodeId))].join('+')}`);
   },
 };
+
+/** The address a client on this machine reaches a listener on `host` by. */
+function loopbackOf(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
 
 const accounting: Part = {
   name: 'accounting',
@@ -230,9 +270,10 @@ const routers: Part = {
 };
 
 /** Started in this order, closed in the reverse one; the banner lists them front (routers) to back. */
-// The fleet starts after accounting: an embedded PGlite start blocks the event loop for seconds,
+// The engines line comes after the control plane (it names the placed replicas).
+// The control plane starts after accounting: an embedded PGlite start blocks the event loop for seconds,
 // which would cost the in-process agents their heartbeats and the scheduler its lock.
-export const PARTS: readonly Part[] = [simEngines, accounting, fleet, admission, routers];
+export const PARTS: readonly Part[] = [accounting, fleet, simEngines, admission, routers];
 
 export interface RunningStack {
   ctx: UpContext;
@@ -264,5 +305,20 @@ export async function startStack(o: UpOptions, log: Logger, parts: readonly Part
     .slice()
     .reverse()
     .flatMap((g) => g.flatMap((s) => s.summary));
+  try {
+    ctx.ctlConfig = writeCtlConfig(o.dataDir, {
+      accounting: ctx.accountingUrl ? hostPort(ctx.accountingUrl) : undefined,
+      control: ctx.controlUrl ? hostPort(ctx.controlUrl) : undefined,
+    });
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'could not write ctl.yaml; llmgw ctl needs --accounting / --control');
+  }
   return { ctx, summary, close };
+}
+
+/** "host:port" of a listener URL, as `llmgw ctl` dials it (a wildcard host becomes loopback). */
+function hostPort(url: string): string {
+  const u = new URL(url.includes('://') ? url : `http://${url}`);
+  const host = loopbackOf(u.hostname.replace(/^\[|\]$/g, ''));
+  return host.includes(':') ? `[${host}]:${u.port}` : `${host}:${u.port}`;
 }
