@@ -8,7 +8,8 @@
  *   - `node -e ''`: the floor, Node itself on this machine right now
  *   - `llmgw ctl org list` against a running accounting (goal < 1 s)
  *   - `llmgw up` until it prints "llmgw is up", fresh data dir (what `npm start`
- *     shows; goal < 10 s)
+ *     shows: the control plane, the demo replicas placed and READY; goal < 10 s),
+ *     and `llmgw up --static` (fixed sim-engine endpoints) beside it
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/cli-startup.ts          # 5 runs per case
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/cli-startup.ts --quick  # 1 run per case
@@ -18,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { findRepoRoot, spawnRole } from '@llmgw/testing';
+import { findRepoRoot, freePortRange, spawnRole } from '@llmgw/testing';
 
 const root = findRepoRoot(__dirname);
 const runs = process.argv.includes('--quick') ? 1 : 5;
@@ -50,10 +51,12 @@ function timed(args: string[], env: Record<string, string> = {}): Sample {
  * Wall time from spawning `llmgw up` (fresh data dir, as on a first `npm start`) to its
  * "llmgw is up" line, then SIGINT; CPU time is the whole run's, the stop included.
  */
-function timeUp(env: Record<string, string>): Promise<Sample> {
+async function timeUp(env: Record<string, string>, extra: string[] = []): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), 'llmgw-bench-up-'));
   const out = join(dir, 'time');
-  const args = ['-o', out, '-f', '%U %S', process.execPath, bin, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0', '--data-dir', join(dir, 'data')];
+  const [low, high] = await freePortRange(50);
+  const args = ['-o', out, '-f', '%U %S', process.execPath, bin, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0',
+    '--control-port', '0', '--engine-ports', `${low}-${high}`, '--data-dir', join(dir, 'data'), ...extra];
   const t0 = performance.now();
   // Its own process group, signalled as a terminal's Ctrl-C would: GNU time ignores SIGINT itself.
   const child = spawn('/usr/bin/time', args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -105,14 +108,15 @@ async function main(): Promise<void> {
     await acct.stop();
   }
 
-  const ups = async (env: Record<string, string>) => {
+  const ups = async (env: Record<string, string>, extra: string[] = []) => {
     const xs: Sample[] = [];
-    for (let i = 0; i < runs; i++) xs.push(await timeUp(env));
+    for (let i = 0; i < runs; i++) xs.push(await timeUp(env, extra));
     return medians(xs);
   };
   await timeUp(QUIET); // build the up bundle outside the measurement
   row('llmgw up to "llmgw is up", from the sources (tsx)', await ups(FROM_SOURCE));
   row('llmgw up to "llmgw is up", bundle fresh', await ups(QUIET));
+  row('llmgw up --static to "llmgw is up", bundle fresh', await ups(QUIET, ['--static']));
 }
 
 main().catch((e) => {

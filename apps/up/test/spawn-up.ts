@@ -8,7 +8,7 @@ import { FLEET_NODES } from '../src/main';
 /** The repo root and its `llmgw` executable (`npm start` is `node bin/llmgw.cjs up`). */
 export const ROOT = join(__dirname, '../../..');
 export const LLMGW = join(ROOT, 'bin/llmgw.cjs');
-const ENV = { ...process.env, FORCE_COLOR: '0', LLMGW_QUIET_BUILD: '1' };
+const ENV: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', LLMGW_QUIET_BUILD: '1' };
 
 export interface Exit {
   code: number | null;
