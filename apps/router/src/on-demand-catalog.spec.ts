@@ -56,7 +56,7 @@ describe.each(kinds)('a router started before the scheduler (%s)', (_kind, make)
 
   it('knows a catalogued on-demand model as soon as the scheduler writes the view; then an uncatalogued name is 404', async () => {
     const changed = new Promise<void>((resolve) => {
-      const off = (core.state.onDemand as any).o.view.onChange(() => (off(), resolve()));
+      const off = core.state.onDemand!.onViewChange(() => (off(), resolve()));
     });
     await writer.write(new Map([['lazy', entry('lazy', 'on-demand')]]));
     await changed; // the change notification, not a poll (the next one is seconds away)

@@ -58,6 +58,11 @@ export class OnDemand {
     return this.o.view.refresh();
   }
 
+  /** Called after the catalog view read changed (pushed by the writer); returns an unsubscribe function. */
+  onViewChange(cb: () => void): () => void {
+    return this.o.view.onChange(cb);
+  }
+
   /** False until a catalog view has been read: an unknown name may then still be catalogued. */
   loaded(): boolean {
     return this.o.view.loaded();
