@@ -174,6 +174,11 @@ describe('Supervisor with real sim-engine processes', () => {
     process.kill(-ready.pgid, 'SIGKILL');
     const after = await until((s) => s.shardId === 'f1' && s.state !== 'SHARD_STATE_READY' && s.adopted, 'the adopted engine to be seen gone', from);
     expect(after.message).toMatch(/process \d+ is gone/);
+    // Relaunched by this agent: a child of ours now, no longer the adopted process.
+    const relaunched = await until((s) => s.shardId === 'f1' && s.state === 'SHARD_STATE_READY' && s.pid !== ready.pid, 'the relaunched engine READY', from);
+    expect(relaunched.adopted).toBe(false);
+    expect(second.get('f1')).toMatchObject({ adopted: false, restarts: 1, pid: relaunched.pid });
+    expect(second.running()[0].adopted).toBe(false);
     await second.stopAll(1_000);
   }, 90_000);
 });

@@ -385,6 +385,8 @@ export class Supervisor {
     }
     s.child = child;
     s.exited = false;
+    // Whatever was adopted before, this process is our own child.
+    s.adopted = false;
     child.once('error', (e) => {
       if (!s.pid || !readProcStat(s.pid)) this.onExit(s, child, null, null, `cannot launch ${s.cmd.argv[0]}: ${e.message}`);
     });
