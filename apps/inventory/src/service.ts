@@ -2,7 +2,7 @@ import { agentServiceDefinition } from '@llmgw/agent-rpc';
 import type { agentV1 } from '@llmgw/contracts';
 import { inventoryConfigSchema, type InventoryConfig, type InventoryConfigInput } from '@llmgw/config';
 import { HealthService, createServer } from '@llmgw/grpc';
-import { controlNodeHandlers, controlServiceDefinition, inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
+import { inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
 import type { Logger, Registry } from '@llmgw/observability';
 import { defineService, startService, type ServiceContext } from '@llmgw/service';
 import { Redis } from 'ioredis';
@@ -12,14 +12,14 @@ import { MemoryFence, RedisFence, type FenceStore } from './fence';
 import { MemoryFleetStore, type FleetStore } from './fleet-store';
 import { RedisFleetStore } from './fleet-store-redis';
 import { MemoryIntentStore, RedisIntentStore, type IntentStore } from './intent-store';
-import { Inventory, nodeAdmin } from './inventory';
+import { Inventory } from './inventory';
 import { createInventoryMetrics } from './metrics';
 
 /** What a started inventory hands back (tests, `llmgw up`). */
 export interface InventoryHandle {
   /** Fleet-facing gRPC address (AgentService), "host:port". */
   agentAddress: string;
-  /** Internal gRPC address (InventoryService, ControlService node half), "host:port". */
+  /** Internal gRPC address (InventoryService, for the placement-scheduler), "host:port". */
   address: string;
   inventory: Inventory;
 }
@@ -59,7 +59,7 @@ async function openStores(ctx: ServiceContext<InventoryConfig>, clock?: () => nu
 /**
  * The inventory service (plan §5.6, §6.5) on the service host: the fleet
  * store (in-process, or shared through Redis), the internal port
- * (InventoryService + ControlService node half), the fleet-facing
+ * (InventoryService, for the placement-scheduler), the fleet-facing
  * AgentService port (mTLS, CN = node id), the liveness sweep and engine
  * stats publication. On shutdown agents and watchers are told to go
  * elsewhere before the listeners stop.
@@ -102,9 +102,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       const health = new HealthService('SERVING');
       const api = createServer({ 'grpc.max_concurrent_streams': 10_000 });
       api.addService(inventoryServiceDefinition(), inventoryServiceHandlers(inventory, { log: ctx.log }));
-      api.addService(controlServiceDefinition(), controlNodeHandlers(nodeAdmin(inventory), { log: ctx.log }));
       health.set('llmgw.inventory.v1.InventoryService', 'SERVING');
-      health.set('llmgw.control.v1.ControlService', 'SERVING');
       health.addTo(api);
       const address = await ctx.listenGrpc('grpc', api, cfg.listen, cfg.tls);
       ctx.onClose('watches', () => {
