@@ -270,6 +270,22 @@ describe('Reconciler: the drain timeout of a node drain', () => {
     expect(stops(h)).toEqual([`${old.id}-r0`]);
   });
 
+  it('an uncordon before the replacement is Ready ends the move: the replica stays, nothing extra is placed', async () => {
+    const m = makeModel('m', [{ tp: 4 }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [m]);
+    await h.placeReady();
+    const [only] = h.rec.replicaViews();
+    h.fleet.setNode('n1', { cordoned: true, draining: true, drainTimeoutMs: 2_000 });
+    await h.pass(); // no other node: the move waits for room
+    h.fleet.setNode('n1', { cordoned: false, draining: false, drainTimeoutMs: undefined });
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    expect(h.rec.replicaViews().map((v) => [v.id, v.state])).toEqual([[only.id, 'ready']]);
+    expect(h.starts()).toHaveLength(1);
+    expect(h.fleet.commands.some((c) => c.kind === 'drain' || c.kind === 'stop')).toBe(false);
+  });
+
   it('stops a draining replica as soon as the agent reports it drained, before the timeout', async () => {
     const { h, old } = await drainingOff(60_000);
     h.advance(100);

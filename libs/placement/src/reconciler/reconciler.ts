@@ -326,6 +326,8 @@ export class Reconciler {
     }
 
     // 3. Node drains: move one replica per draining node at a time, replacement first.
+    // An uncordon ends a drain: a replica not yet drained stays where it is.
+    for (const r of this.replicas.values()) if (r.evacuating && !r.shards.some((s) => nodes.get(s.nodeId)?.draining)) r.evacuating = false;
     for (const n of view.nodes) {
       if (!n.draining) continue;
       const here = [...this.replicas.values()].filter((r) => r.shards.some((s) => s.nodeId === n.id) && (r.state === 'ready' || r.state === 'starting'));
