@@ -41,8 +41,6 @@ export interface InventoryOptions {
   log: Logger;
   metrics?: InventoryMetrics;
   peers?: Peers;
-  /** Where engine stats go for routers and admission (Redis endpoint stats). */
-  onLocalStats?: (nodeId: string, stats: agentV1.EngineStats__Output) => void;
   clock?: () => number;
   /** Require a client certificate whose CN equals the node id (mTLS on the fleet port). */
   requirePeerCert: boolean;
@@ -273,7 +271,6 @@ export class Inventory implements InventoryBackend {
     m.set(st.shardId, st);
     for (const l of this.statsListeners) l(nodeId, st);
     if (fromAgent) {
-      this.o.onLocalStats?.(nodeId, st);
       this.o.peers?.publishStats(nodeId, st);
     }
   }

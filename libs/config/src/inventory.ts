@@ -57,15 +57,6 @@ export const inventoryConfigSchema = z
       })
       .strict()
       .optional(),
-    /** Engine stats published to Redis for routers and admission (`<prefix>endpoint-stats:<replica>`). */
-    engine_stats: z
-      .object({
-        enabled: z.boolean().default(true),
-        /** A key expires this long after the agent's last scrape was written. */
-        ttl: duration().default(10_000),
-      })
-      .strict()
-      .default({ enabled: true, ttl: 10_000 }),
   })
   .strict()
   .superRefine((c, ctx) => {
