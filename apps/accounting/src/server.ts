@@ -1,4 +1,4 @@
-import { addAccountingServices, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
+import { addAccountingServices, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { accountingConfigSchema, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import { HealthService, createServer } from '@llmgw/grpc';
@@ -9,7 +9,7 @@ import Redis from 'ioredis';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
-import { keyResolverHandlers, tenancyAdminHandlers } from './service';
+import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
 
@@ -141,10 +141,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
 
       const server = createServer();
       const deps = { tenancy, usage, counters: s.counters, log };
-      addAccountingServices(server, { keyResolver: keyResolverHandlers(deps), tenancyAdmin: tenancyAdminHandlers(deps) });
+      addAccountingServices(server, { keyResolver: keyResolverHandlers(deps), tenancyAdmin: tenancyAdminHandlers(deps), auditLog: auditLogHandlers(deps) });
       const health = new HealthService('SERVING');
       health.set(KEY_RESOLVER_SERVICE, 'SERVING');
       health.set(TENANCY_ADMIN_SERVICE, 'SERVING');
+      health.set(AUDIT_LOG_SERVICE, 'SERVING');
       health.addTo(server);
       const url = await ctx.listenGrpc('grpc', server, cfg.listen, cfg.tls);
       ctx.onClose('grpc health', () => health.shutdown());

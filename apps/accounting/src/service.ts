@@ -3,7 +3,7 @@ import { principalToWire } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import type { ApiKeyRow, AuditRow, LimitRow, Organization, Project, Team } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
-import { peerCommonName, unary, type UnaryLogger } from '@llmgw/grpc';
+import { ACTOR_METADATA_KEY, peerCommonName, unary, type UnaryLogger } from '@llmgw/grpc';
 import type { LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
 import type { TenancyStore } from './tenancy-store';
@@ -141,5 +141,42 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
       };
     }),
     ListAudit: h(async (r: accountingV1.ListAuditRequest__Output) => ({ events: (await t.listAudit({ sinceMs: r.sinceMs, limit: r.limit, targetId: r.targetId || undefined })).map(toAudit) })),
+  };
+}
+
+const auditText = (max: number) => (v: string) => v.trim().slice(0, max);
+
+/**
+ * AuditLog: the placement-scheduler appends the fleet's operator actions
+ * (cordon, drain, model targets) here, so one log answers "who did what".
+ * The actor is the operator the relay resolved (`x-llmgw-actor`); the
+ * relay's own certificate CN is kept as `via` in the details.
+ */
+export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log'>): accountingV1.AuditLogHandlers {
+  return {
+    AppendAudit: unary({
+      log: d.log,
+      handler: async (r: accountingV1.AppendAuditRequest__Output, ctx) => {
+        const action = auditText(100)(r.action);
+        const targetType = auditText(50)(r.targetType);
+        const targetId = auditText(300)(r.targetId);
+        if (!action || !targetType || !targetId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'action, target_type and target_id are required');
+        let details: Record<string, unknown> = {};
+        if (r.details) {
+          try {
+            const parsed = JSON.parse(r.details) as unknown;
+            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+            details = parsed as Record<string, unknown>;
+          } catch {
+            throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'details must be a JSON object');
+          }
+        }
+        if (r.details.length > 16_384) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'details is at most 16 KiB');
+        const claimed = ctx.call.metadata.get(ACTOR_METADATA_KEY)[0];
+        const actor = typeof claimed === 'string' && claimed.trim() ? claimed.trim().slice(0, 200) : 'anonymous';
+        const via = peerCommonName(ctx.call as any);
+        return toAudit(await d.tenancy.appendAudit(actor, action, targetType, targetId, via ? { ...details, via: `cn=${via}` } : details));
+      },
+    }),
   };
 }

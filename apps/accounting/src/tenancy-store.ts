@@ -52,6 +52,18 @@ export class TenancyStore {
     await tx.insertInto('audit_log').values({ ts: this.now(), actor, action, target_type: targetType, target_id: targetId, details: JSON.stringify(details) }).execute();
   }
 
+  /**
+   * An operator action done in another service (cordon, drain, model target
+   * through the placement-scheduler), in the same log as tenancy's changes.
+   */
+  async appendAudit(actor: string, action: string, targetType: string, targetId: string, details: object): Promise<AuditRow> {
+    return this.db
+      .insertInto('audit_log')
+      .values({ ts: this.now(), actor, action, target_type: targetType, target_id: targetId, details: JSON.stringify(details) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
   private async invalidate(scopeType: ScopeType, scopeId: string): Promise<void> {
     await this.bus.publish({ scopeType, scopeId });
   }

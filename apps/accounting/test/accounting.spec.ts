@@ -75,6 +75,16 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect(r.limits!.allowedModels).toEqual(['b']);
   });
 
+  it('AuditLog.AppendAudit: a fleet action lands in the same audit log, with the operator the relay names', async () => {
+    const ev = await c.appendAudit({ action: 'node.drain', targetType: 'node', targetId: 'gpu-a-01', details: JSON.stringify({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000 }) }, 'bob@ops');
+    expect(ev).toMatchObject({ actor: 'bob@ops', action: 'node.drain', targetType: 'node', targetId: 'gpu-a-01' });
+    const audit = await admin<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: 'gpu-a-01' });
+    expect(audit.events.map((e) => [e.action, e.actor])).toEqual([['node.drain', 'bob@ops']]);
+    expect(JSON.parse(audit.events[0].details)).toEqual({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000 });
+    await expect(c.appendAudit({ action: '', targetType: 'node', targetId: 'x' }, 'bob')).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
+    await expect(c.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'x', details: '[1]' }, 'bob')).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('JSON object') });
+  });
+
   it.each([
     ['an unknown hash', 'f'.repeat(64), 'LLMGW_ERR_NOT_FOUND'],
     ['a malformed hash', 'xyz', 'LLMGW_ERR_INVALID_ARGUMENT'],
@@ -273,6 +283,10 @@ describe('accounting over mTLS', () => {
         const org = await good.call<accountingV1.Org__Output>('CreateOrg', { name: 'tls-org' });
         const audit = await good.call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: org.id });
         expect(audit.events[0].actor).toBe('cn=ops-alice');
+        // A relay appending a fleet action: the operator it names is the actor, its own CN is kept as `via`.
+        const ev = await good.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{"reason":"fan"}' }, 'carol@ops');
+        expect(ev.actor).toBe('carol@ops');
+        expect(JSON.parse(ev.details)).toEqual({ reason: 'fan', via: 'cn=ops-alice' });
         good.close();
         const anon = new AccountingClient({ address: acc.url, credentials: clientCredentials({ tls: { ca: caPem } }) });
         await expect(anon.call('ListOrgs', {}, { deadlineMs: 3000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ControlClient } from '@llmgw/inventory-rpc';
+import { ControlClient } from '@llmgw/control-rpc';
 import { readFileSync } from 'node:fs';
 import type { AccountingClient } from '@llmgw/accounting-rpc';
 import { accountingAdmin, normaliseAddress } from './accounting-client';
@@ -14,7 +14,7 @@ export interface CtlIO {
 export interface CtlBoot {
   /** LLMGW_ACCOUNTING_ADDR at boot. */
   accountingAddr?: string;
-  /** LLMGW_CONTROL_ADDR at boot: the control admin API (inventory, or the placement-scheduler). */
+  /** LLMGW_CONTROL_ADDR at boot: the placement-scheduler's ControlService. */
   controlAddr?: string;
   /** $USER@host, the default audit actor. */
   actor: string;
@@ -54,8 +54,8 @@ export class CtlContext {
   accountingAddress?: string;
 
   /**
-   * The ControlService client (nodes, cordon, drain, logs, top; the
-   * placement-scheduler adds models and replicas on the same API).
+   * The ControlService client (the placement-scheduler: nodes, cordon,
+   * drain, logs, top, models, replicas), every call carrying the actor.
    */
   control(cmd: Command): ControlClient {
     if (!this.ctl) {
@@ -66,8 +66,8 @@ export class CtlContext {
       const cert = o.tlsCert ?? this.boot.tls?.cert;
       const key = o.tlsKey ?? this.boot.tls?.key;
       const tls = ca || cert || key ? { ca: read(ca), cert: read(cert), key: read(key) } : undefined;
-      this.ctl = new ControlClient({ address: addr, tls, callTimeoutMs: Number(o.timeout ?? 10_000) });
-      this.unreachableHint = `cannot reach the control API at ${addr}; is inventory (or the placement-scheduler) running? Set --control or LLMGW_CONTROL_ADDR`;
+      this.ctl = new ControlClient({ address: addr, tls, actor: o.actor ?? this.boot.actor, callTimeoutMs: Number(o.timeout ?? 10_000) });
+      this.unreachableHint = `cannot reach the control API at ${addr}; is the placement-scheduler running? Set --control or LLMGW_CONTROL_ADDR`;
     }
     return this.ctl;
   }

@@ -54,7 +54,7 @@ export function buildProgram(ctx: CtlContext): Command {
   const program = new Command('llmgw ctl')
     .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit; the fleet (nodes, cordon, drain, logs, top); over the admin gRPC APIs.')
     .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, else the ctl config file, else 127.0.0.1:7072)')
-    .option('--control <addr>', 'control admin gRPC address host:port: inventory or the placement-scheduler (default $LLMGW_CONTROL_ADDR, else the ctl config file, else 127.0.0.1:7074)')
+    .option('--control <addr>', "the placement-scheduler's ControlService, host:port (default $LLMGW_CONTROL_ADDR, else the ctl config file, else 127.0.0.1:7074)")
     .option('--actor <name>', 'who to record in the audit log (default $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
     .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA')

@@ -1,4 +1,8 @@
-import { SimAgent, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { SimAgent, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { main } from '../src/main';
 import { newLines } from '../src/commands/logs';
 
@@ -12,19 +16,33 @@ interface Run {
 }
 
 let inv: SpawnedRole;
+let sched: SpawnedRole;
+let acct: SpawnedRole;
 let agent: SimAgent;
+const extra: SimAgent[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'llmgw-ctl-fleet-'));
+const bare = (url: string) => url.replace(/^http:\/\//, '');
 
 async function ctl(...argv: string[]): Promise<Run> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: inv.urls.grpc, actor: 'tester@ci' });
+  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: bare(sched.urls.control), accountingAddr: bare(acct.urls.grpc), actor: 'tester@ci' });
   return { code, out, err, json: () => JSON.parse(out) };
 }
 
 const spec = { shardId: 'rep-a-r0', replicaId: 'rep-a', model: 'llama-8b', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0, 1], httpPort: 8101 };
 
+// ctl talks to the placement-scheduler's ControlService (its one owner), which relays node admin to inventory and
+// writes operator actions into accounting's audit log. Its reconcile interval and default drain timeout are long,
+// so a replica stopped within the test was stopped by the --replica-timeout deadline, nothing else.
 beforeAll(async () => {
-  inv = await spawnRole('inventory', ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 60_000 });
+  acct = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory', '--log-level', 'warn'], { timeoutMs: 120_000 });
+  inv = await spawnRole('inventory', ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 120_000 });
+  const catalog = join(dir, 'catalog.yaml');
+  writeFileSync(catalog, stringify({ models: [{ name: 'llama-8b', source: 'sim/llama-8b', scaling: { min: 1, max: 1 }, profiles: [{ name: 'p', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }] }] }));
+  const config = join(dir, 'placement-scheduler.yaml');
+  writeFileSync(config, stringify({ catalog, inventory: { address: bare(inv.urls.grpc) }, accounting: { address: bare(acct.urls.grpc) }, listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', reconcile_interval: '10m', drain_timeout: '10m', log_level: 'warn' }));
+  sched = await spawnRole('placement-scheduler', ['--config', config], { timeoutMs: 120_000 });
   agent = new SimAgent({
     address: inv.urls.agents.replace('http://', ''),
     nodeId: 'gpu-a-01',
@@ -39,10 +57,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   agent?.close();
+  for (const a of extra) a.close();
+  await sched?.stop();
   await inv?.stop();
+  await acct?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-describe('llmgw ctl against inventory: nodes, cordon, drain, logs, top', () => {
+describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs, top, audit', () => {
   it('lists and shows nodes, as text and JSON', async () => {
     const list = await ctl('nodes');
     expect(list.code).toBe(0);
@@ -97,7 +119,36 @@ describe('llmgw ctl against inventory: nodes, cordon, drain, logs, top', () => {
     let err = '';
     const code = await main(['nodes'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: '127.0.0.1:1', actor: 't' });
     expect(code).toBe(1);
-    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is inventory \(or the placement-scheduler\) running\? Set --control or LLMGW_CONTROL_ADDR/);
+    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is the placement-scheduler running\? Set --control or LLMGW_CONTROL_ADDR/);
+  });
+
+  it('`drain --replica-timeout 2s` reaches the reconciler: the replica drains with 2 s and is stopped at that deadline; `ctl audit` names who drained', async () => {
+    // Room for the replacement, so the replica can move.
+    const b = new SimAgent({ address: inv.urls.agents.replace('http://', ''), nodeId: 'gpu-b-01', heartbeatIntervalMs: 200, fabric: 'ib-a' });
+    extra.push(b);
+    await b.start();
+    await waitUntil(async () => (await ctl('nodes', '--json')).json().length === 2, 'gpu-b-01 listed', { timeoutMs: 30_000, everyMs: 100 });
+    const drain = await ctl('drain', 'gpu-a-01', '--reason', 'swap PSU', '--replica-timeout', '2s', '--actor', 'alice@ops', '--json');
+    expect(drain.code).toBe(0);
+    expect(drain.json()).toMatchObject({ changed: true, node: { state: 'NODE_STATE_DRAINING', stateReason: 'swap PSU' } });
+    // Event-driven: the replacement starts on gpu-b-01, the old replica is told to drain within 2 s, then stopped.
+    const wait = { timeoutMs: 60_000, everyMs: 50 };
+    await waitUntil(() => b.received.some((m) => m.msg === 'start'), 'the replacement started on gpu-b-01', wait);
+    await waitUntil(() => agent.received.some((m) => m.msg === 'drain' && m.drain!.shardId === 'rep-a-r0'), 'DrainShard for rep-a-r0', wait);
+    expect(agent.received.find((m) => m.msg === 'drain')!.drain!.timeoutMs).toBe(2000);
+    await waitUntil(() => agent.received.some((m) => m.msg === 'stop' && m.stop!.shardId === 'rep-a-r0'), 'StopShard for rep-a-r0 at the 2 s deadline', wait);
+    // The simulated agent never reports the shard drained, and the scheduler's own default and interval are 10 min:
+    // only the operator's 2 s could have stopped it.
+
+    const audit = await ctl('audit', '--json');
+    expect(audit.code).toBe(0);
+    const ev = (audit.json() as Array<{ actor: string; action: string; targetType: string; targetId: string; details: string }>).find((e) => e.action === 'node.drain' && e.targetId === 'gpu-a-01');
+    expect(ev).toMatchObject({ actor: 'alice@ops', targetType: 'node' });
+    expect(JSON.parse(ev!.details)).toMatchObject({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000, replicas: ['rep-a'], changed: true });
+    const human = await ctl('audit');
+    expect(human.out).toMatch(/alice@ops\s+node\.drain\s+node:gpu-a-01/);
+    // The earlier cordon by the default actor is there too.
+    expect(human.out).toMatch(/tester@ci\s+node\.cordon\s+node:gpu-a-01/);
   });
 });
 

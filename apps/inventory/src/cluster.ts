@@ -1,10 +1,11 @@
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError, type ErrorCode } from '@llmgw/errors';
-import type { LogsReply } from '@llmgw/inventory-rpc';
 import type { Logger } from '@llmgw/observability';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Peers } from './inventory';
+
+type LogsReply = agentV1.LogsReply;
 
 /** Pub/sub channels between inventory instances (docs/inventory.md). */
 export function clusterChannels(prefix: string, instanceId?: string) {

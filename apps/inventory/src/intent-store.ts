@@ -6,8 +6,10 @@ export interface NodeIntentRecord {
   intent: Exclude<inventoryV1.NodeIntent__Output, 'NODE_INTENT_UNSPECIFIED'>;
   reason: string;
   sinceMs: number;
-  /** Who set it (the caller's certificate CN). */
+  /** Who set it: the operator identity the ControlService resolved (certificate CN, else `--actor`). */
   actor: string;
+  /** With DRAINING: each replica's drain timeout, ms (`ctl drain --replica-timeout`); 0 = the scheduler's default. */
+  drainTimeoutMs?: number;
 }
 
 /**
@@ -65,7 +67,8 @@ function parseIntent(json: string): NodeIntentRecord | undefined {
   try {
     const o = JSON.parse(json) as Partial<NodeIntentRecord>;
     if (o.intent !== 'NODE_INTENT_CORDONED' && o.intent !== 'NODE_INTENT_DRAINING') return undefined;
-    return { intent: o.intent, reason: String(o.reason ?? ''), sinceMs: Number(o.sinceMs ?? 0), actor: String(o.actor ?? '') };
+    const t = Number(o.drainTimeoutMs ?? 0);
+    return { intent: o.intent, reason: String(o.reason ?? ''), sinceMs: Number(o.sinceMs ?? 0), actor: String(o.actor ?? ''), ...(t > 0 ? { drainTimeoutMs: t } : {}) };
   } catch {
     return undefined;
   }

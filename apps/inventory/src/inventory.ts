@@ -1,11 +1,8 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { agentV1, controlV1, inventoryV1 } from '@llmgw/contracts';
+import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { agentConnectHandler, type AgentSession } from '@llmgw/agent-rpc';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
-import {
-  mergeShardStatus, toControlNode, type Actor, type ControlNode, type FleetNode, type InventoryBackend, type LogsReply,
-  type NodeAdminBackend, type NodeAdminResponse, type WatchSink,
-} from '@llmgw/inventory-rpc';
+import { mergeShardStatus, type FleetNode, type InventoryBackend, type WatchSink } from '@llmgw/inventory-rpc';
 import type { Logger } from '@llmgw/observability';
 import { randomUUID } from 'node:crypto';
 import type { FenceStore } from './fence';
@@ -15,6 +12,7 @@ import { NO_METRICS, type InventoryMetrics } from './metrics';
 
 type Ack = agentV1.Ack__Output;
 type CommandKind = 'start' | 'stop' | 'drain';
+type LogsReply = agentV1.LogsReply;
 
 /**
  * Other inventory instances, reached through Redis (cluster.ts). Absent for
@@ -43,8 +41,6 @@ export interface InventoryOptions {
   log: Logger;
   metrics?: InventoryMetrics;
   peers?: Peers;
-  /** Where engine stats go for routers and admission (Redis endpoint stats). */
-  onLocalStats?: (nodeId: string, stats: agentV1.EngineStats__Output) => void;
   clock?: () => number;
   /** Require a client certificate whose CN equals the node id (mTLS on the fleet port). */
   requirePeerCert: boolean;
@@ -76,8 +72,8 @@ const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly a
  * The inventory (plan §5.6, §6.5): node, GPU and shard state rebuilt from
  * what agents report, liveness (Unreachable after missed heartbeats, Lost
  * later, forgotten at last), operator intent, the watch, and the command and
- * log relays. Serves both InventoryService and the node half of
- * ControlService.
+ * log relays: InventoryService, which the placement-scheduler calls (its
+ * ControlService relays operators' node admin here).
  */
 export class Inventory implements InventoryBackend {
   private readonly sessions = new Map<string, AgentSession>();
@@ -275,7 +271,6 @@ export class Inventory implements InventoryBackend {
     m.set(st.shardId, st);
     for (const l of this.statsListeners) l(nodeId, st);
     if (fromAgent) {
-      this.o.onLocalStats?.(nodeId, st);
       this.o.peers?.publishStats(nodeId, st);
     }
   }
@@ -361,9 +356,11 @@ export class Inventory implements InventoryBackend {
 
   // ---- InventoryService -------------------------------------------------
 
-  listNodes(): inventoryV1.ListNodesResponse {
+  listNodes(req?: Partial<inventoryV1.ListNodesRequest__Output>): inventoryV1.ListNodesResponse {
     const m = this.o.store.mirror;
-    return { revision: m.revision, epoch: m.epoch, nodes: this.nodes() };
+    const nodes = req?.nodeId ? [this.node(req.nodeId)].filter((n): n is FleetNode => !!n) : this.nodes();
+    const stats = req?.includeStats ? nodes.flatMap((n) => [...(this.stats.get(n.info!.nodeId)?.values() ?? [])].map((st) => ({ nodeId: n.info!.nodeId, stats: st }))) : [];
+    return { revision: m.revision, epoch: m.epoch, nodes, stats };
   }
 
   watch(req: inventoryV1.WatchFleetRequest__Output, sink: WatchSink): () => void {
@@ -511,90 +508,32 @@ export class Inventory implements InventoryBackend {
     }
   }
 
-  // ---- ControlService node half ------------------------------------------
-
-  private controlNode(n: FleetNode): ControlNode {
-    const id = n.info!.nodeId;
-    return toControlNode(this.withSeen(n), [...(this.stats.get(id)?.values() ?? [])]);
-  }
-
-  async listNodes_(): Promise<ControlNode[]> {
-    return this.o.store.mirror.all().map((n) => this.controlNode(n));
-  }
-
-  async getNode(nodeId: string): Promise<ControlNode> {
-    const n = this.o.store.mirror.get(nodeId);
-    if (!n) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
-    return this.controlNode(n);
-  }
-
-  cordon(nodeId: string, reason: string, actor: Actor): Promise<NodeAdminResponse> {
-    return this.setIntent(nodeId, 'NODE_INTENT_CORDONED', reason, actor);
-  }
-
-  uncordon(nodeId: string, actor: Actor): Promise<NodeAdminResponse> {
-    return this.setIntent(nodeId, 'NODE_INTENT_UNSPECIFIED', '', actor);
-  }
-
-  drain(nodeId: string, reason: string, _replicaDrainTimeoutMs: number, actor: Actor): Promise<NodeAdminResponse> {
-    return this.setIntent(nodeId, 'NODE_INTENT_DRAINING', reason, actor);
-  }
+  // ---- operator intent ----------------------------------------------------
 
   /**
-   * Records operator intent: persisted first (it must survive a restart),
-   * then applied to the node and announced as a node change. Repeating the
-   * current intent changes nothing (changed = false).
+   * Records operator intent (SetNodeIntent): persisted first (it must
+   * survive a restart), then applied to the node and announced as a node
+   * change. Repeating the current intent, reason and drain timeout changes
+   * nothing (changed = false).
    */
-  private async setIntent(nodeId: string, intent: inventoryV1.NodeIntent__Output, reason: string, actor: Actor): Promise<NodeAdminResponse> {
+  async setNodeIntent(req: inventoryV1.SetNodeIntentRequest__Output, actor: string): Promise<inventoryV1.SetNodeIntentResponse> {
+    const { nodeId, intent } = req;
     if (!this.o.store.mirror.get(nodeId)) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
-    const now = this.clock();
-    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_UNSPECIFIED' ? undefined : { intent, reason, sinceMs: now, actor };
+    const reason = intent === 'NODE_INTENT_UNSPECIFIED' ? '' : req.reason;
+    const drainTimeoutMs = intent === 'NODE_INTENT_DRAINING' ? Number(req.drainTimeoutMs) || 0 : 0;
+    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_UNSPECIFIED' ? undefined : { intent, reason, sinceMs: this.clock(), actor, ...(drainTimeoutMs ? { drainTimeoutMs } : {}) };
     const prev = await this.o.intents.get(nodeId);
-    const same = prev?.intent === rec?.intent && (prev?.reason ?? '') === (rec?.reason ?? '');
+    const same = prev?.intent === rec?.intent && (prev?.reason ?? '') === (rec?.reason ?? '') && (prev?.drainTimeoutMs ?? 0) === drainTimeoutMs;
     if (!same) await this.o.intents.set(nodeId, rec);
     const changed = await this.o.store.update(nodeId, (c) => {
-      if (!c || (c.intent === intent && c.intentReason === reason)) return null;
+      if (!c || (c.intent === intent && c.intentReason === reason && Number(c.intentDrainTimeoutMs ?? 0) === drainTimeoutMs)) return null;
       const node: FleetNode = { ...c, ...intentFields(rec) };
       return { node, events: [{ nodeChanged: node }] };
     });
-    if (changed) this.o.log.info({ node: nodeId, intent, reason, actor }, 'node intent changed');
-    const n = this.o.store.mirror.get(nodeId)!;
+    if (changed) this.o.log.info({ node: nodeId, intent, reason, drainTimeoutMs: drainTimeoutMs || undefined, actor }, 'node intent changed');
+    const n = this.node(nodeId)!;
     const replicaIds = intent === 'NODE_INTENT_DRAINING' ? [...new Set(n.shards.filter((s) => s.state !== 'SHARD_STATE_STOPPED' && s.state !== 'SHARD_STATE_FAILED').map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort() : [];
-    return { node: this.controlNode(n), changed, replicaIds };
-  }
-
-  /**
-   * `ctl logs`: the agent's log, a shard's output, or a replica's (its
-   * leader, or the shard of a given rank), wherever it runs.
-   */
-  async logs(req: controlV1.LogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal): Promise<void> {
-    let nodeId = req.nodeId;
-    let shardId = req.shardId;
-    if (req.source === 'LOG_SOURCE_SHARD') {
-      // A name may be a shard or a replica (ctl cannot tell): the shard first.
-      const found = (shardId ? this.findShard(shardId, '', undefined, nodeId) : undefined) ?? (req.replicaId ? this.findShard('', req.replicaId, req.rankSet ? req.rank : undefined, nodeId) : undefined);
-      if (!found) {
-        const what = [shardId && `shard ${shardId}`, req.replicaId && `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`].filter(Boolean).join(' or ');
-        throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no node reports ${what}`);
-      }
-      nodeId = found.nodeId;
-      shardId = found.shardId;
-    }
-    await this.fetchLogs({ nodeId, request: { requestId: randomUUID(), source: req.source, shardId, tailLines: req.tailLines, sinceMs: req.sinceMs } }, write, signal);
-  }
-
-  private findShard(shardId: string, replicaId: string, rank: number | undefined, nodeId: string): { nodeId: string; shardId: string } | undefined {
-    const candidates: Array<{ nodeId: string; s: agentV1.ShardStatus__Output }> = [];
-    for (const n of this.o.store.mirror.all()) {
-      if (nodeId && n.info!.nodeId !== nodeId) continue;
-      for (const s of n.shards) {
-        if (shardId ? s.shardId === shardId : (s.replicaId || s.spec?.replicaId) === replicaId) candidates.push({ nodeId: n.info!.nodeId, s });
-      }
-    }
-    if (shardId) return candidates[0] && { nodeId: candidates[0].nodeId, shardId };
-    const want = rank ?? 0;
-    const c = candidates.find((x) => (x.s.spec?.rank ?? 0) === want) ?? (rank === undefined ? candidates[0] : undefined);
-    return c && { nodeId: c.nodeId, shardId: c.s.shardId };
+    return { node: n, changed, replicaIds };
   }
 
   /** Ends every watch (callers resume on another instance, or here after a restart). */
@@ -609,18 +548,8 @@ export class Inventory implements InventoryBackend {
   }
 }
 
-function intentFields(rec: NodeIntentRecord | undefined): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs'> {
-  return rec ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs } : { intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0 };
-}
-
-/** The NodeAdminBackend view of an Inventory (its listNodes name is taken by InventoryService's). */
-export function nodeAdmin(inv: Inventory): NodeAdminBackend {
-  return {
-    listNodes: () => inv.listNodes_(),
-    getNode: (id) => inv.getNode(id),
-    cordon: (id, r, a) => inv.cordon(id, r, a),
-    uncordon: (id, a) => inv.uncordon(id, a),
-    drain: (id, r, t, a) => inv.drain(id, r, t, a),
-    logs: (req, w, s) => inv.logs(req, w, s),
-  };
+function intentFields(rec: NodeIntentRecord | undefined): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs' | 'intentDrainTimeoutMs' | 'intentActor'> {
+  return rec
+    ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs, intentDrainTimeoutMs: rec.drainTimeoutMs ?? 0, intentActor: rec.actor }
+    : { intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '' };
 }

@@ -12,11 +12,11 @@ export function buildCommand(): Command {
     .description(
       'The fleet-facing port (plan §5.6, §6.5): node agents dial in over mTLS (llmgw.agent.v1.AgentService, CN = node id); ' +
         'node, GPU, fabric and shard state is rebuilt from what they report; llmgw.inventory.v1.InventoryService serves the ' +
-        'placement-scheduler (watch, commands, logs) and the node half of llmgw.control.v1.ControlService serves `llmgw ctl`.',
+        'placement-scheduler (watch, commands, logs, node intent), whose llmgw.control.v1.ControlService serves `llmgw ctl`.',
     )
     .option('-c, --config <file>', 'inventory config file (YAML); see docs/inventory.md')
     .option('--host <host>', 'internal gRPC and admin listen host')
-    .option('--port <port>', 'internal gRPC port: InventoryService + ControlService (overrides listen; 0 = any)')
+    .option('--port <port>', 'internal gRPC port: InventoryService for the placement-scheduler (overrides listen; 0 = any)')
     .option('--agent-listen <addr>', 'fleet-facing port for agents, host:port (overrides agent_listen)')
     .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
     .option('--redis-url <url>', 'Redis for several instances and durable cordon/drain intent (without it: one in-process instance)')
@@ -33,9 +33,10 @@ export function buildCommand(): Command {
       `
 Examples:
   llmgw inventory --agent-cert inv.crt --agent-key inv.key --agent-ca ca.crt --redis-url redis://127.0.0.1:6379
-  llmgw inventory --insecure-agents --port 7074 --agent-listen 127.0.0.1:7443
+  llmgw inventory --insecure-agents --port 7073 --agent-listen 127.0.0.1:7443
 
-Agents dial agent_listen (default :7443); the placement-scheduler and \`llmgw ctl --control\` use listen (default 127.0.0.1:7074).`,
+Agents dial agent_listen (default :7443); the placement-scheduler uses listen (default 127.0.0.1:7073).
+\`llmgw ctl\` talks to the placement-scheduler's ControlService (127.0.0.1:7074), never to inventory.`,
     )
     .exitOverride();
 }
@@ -50,7 +51,7 @@ export function main(argv: string[]): Promise<number> {
   return runCommandLine(argv, inventoryService(), {
     command: buildCommand(),
     apply(o: Flags, input) {
-      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7074', o.host, o.port);
+      if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7073', o.host, o.port);
       if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9095', o.host, o.adminPort);
       if (o.agentListen) input.agent_listen = o.agentListen;
       if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };

@@ -1,12 +1,21 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { nodeState, type FleetNode } from '@llmgw/inventory-rpc';
+import type { FleetNode } from '@llmgw/inventory-rpc';
 import { LATENCY_BUCKETS } from '@llmgw/observability';
 
 const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
+/** A node's state as the operator sees it: connectivity first (lost, unreachable), then intent (draining, cordoned), else ready. */
+export function nodeStateName(n: FleetNode): 'ready' | 'cordoned' | 'draining' | 'unreachable' | 'lost' {
+  if (n.connectivity === 'CONNECTIVITY_LOST') return 'lost';
+  if (n.connectivity !== 'CONNECTIVITY_CONNECTED') return 'unreachable';
+  if (n.intent === 'NODE_INTENT_DRAINING') return 'draining';
+  if (n.intent === 'NODE_INTENT_CORDONED') return 'cordoned';
+  return 'ready';
+}
+
 /** Free GPUs of a node that can take work: connected, no intent, healthy, held by no live shard. */
 export function freeGpus(n: FleetNode): number {
-  if (nodeState(n).state !== 'NODE_STATE_READY') return 0;
+  if (nodeStateName(n) !== 'ready') return 0;
   const held = new Set<number>();
   for (const s of n.shards) if (!TERMINAL.has(s.state)) for (const g of s.spec?.gpuIndices ?? []) held.add(g);
   const failed = new Set(n.gpuHealth.filter((h) => h.health === 'GPU_HEALTH_FAILED').map((h) => h.index));
@@ -55,7 +64,7 @@ export function createInventoryMetrics(registry: Registry, fleet: () => FleetNod
     registers: [registry],
     collect() {
       const counts: Record<string, number> = { ready: 0, cordoned: 0, draining: 0, unreachable: 0, lost: 0 };
-      for (const n of fleet()) counts[nodeState(n).state.replace('NODE_STATE_', '').toLowerCase()]++;
+      for (const n of fleet()) counts[nodeStateName(n)]++;
       for (const [state, v] of Object.entries(counts)) this.set({ state }, v);
     },
   });

@@ -2,24 +2,23 @@ import { agentServiceDefinition } from '@llmgw/agent-rpc';
 import type { agentV1 } from '@llmgw/contracts';
 import { inventoryConfigSchema, type InventoryConfig, type InventoryConfigInput } from '@llmgw/config';
 import { HealthService, createServer } from '@llmgw/grpc';
-import { controlNodeHandlers, controlServiceDefinition, inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
+import { inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
 import type { Logger, Registry } from '@llmgw/observability';
 import { defineService, startService, type ServiceContext } from '@llmgw/service';
 import { Redis } from 'ioredis';
 import { RedisPeers } from './cluster';
-import { EngineStatsPublisher } from './engine-stats';
 import { MemoryFence, RedisFence, type FenceStore } from './fence';
 import { MemoryFleetStore, type FleetStore } from './fleet-store';
 import { RedisFleetStore } from './fleet-store-redis';
 import { MemoryIntentStore, RedisIntentStore, type IntentStore } from './intent-store';
-import { Inventory, nodeAdmin } from './inventory';
+import { Inventory } from './inventory';
 import { createInventoryMetrics } from './metrics';
 
 /** What a started inventory hands back (tests, `llmgw up`). */
 export interface InventoryHandle {
   /** Fleet-facing gRPC address (AgentService), "host:port". */
   agentAddress: string;
-  /** Internal gRPC address (InventoryService, ControlService node half), "host:port". */
+  /** Internal gRPC address (InventoryService, for the placement-scheduler), "host:port". */
   address: string;
   inventory: Inventory;
 }
@@ -29,7 +28,6 @@ interface Stores {
   intents: IntentStore;
   fence: FenceStore;
   peers?: RedisPeers;
-  publisher?: EngineStatsPublisher;
 }
 
 /** The in-process stores, or the Redis-shared ones (each with its close step). */
@@ -48,20 +46,16 @@ async function openStores(ctx: ServiceContext<InventoryConfig>, clock?: () => nu
   ctx.onClose('fleet store', () => store.close());
   const peers = new RedisPeers({ redis, sub, keyPrefix: cfg.redis.key_prefix, instanceId: ctx.instanceId, instanceTtlMs: cfg.redis.instance_ttl, log, clock });
   ctx.onClose('peers', () => peers.close());
-  let publisher: EngineStatsPublisher | undefined;
-  if (cfg.engine_stats.enabled) {
-    publisher = new EngineStatsPublisher({ redis, keyPrefix: cfg.redis.key_prefix, ttlMs: cfg.engine_stats.ttl, log, clock });
-    ctx.onClose('engine stats', () => publisher!.close());
-  }
-  return { store, intents: new RedisIntentStore(redis, cfg.redis.key_prefix), fence: new RedisFence(redis, cfg.redis.key_prefix), peers, publisher };
+  return { store, intents: new RedisIntentStore(redis, cfg.redis.key_prefix), fence: new RedisFence(redis, cfg.redis.key_prefix), peers };
 }
 
 /**
  * The inventory service (plan §5.6, §6.5) on the service host: the fleet
  * store (in-process, or shared through Redis), the internal port
- * (InventoryService + ControlService node half), the fleet-facing
- * AgentService port (mTLS, CN = node id), the liveness sweep and engine
- * stats publication. On shutdown agents and watchers are told to go
+ * (InventoryService, for the placement-scheduler), the fleet-facing
+ * AgentService port (mTLS, CN = node id), the liveness sweep. Engine stats
+ * stay in memory (ctl top, WatchFleet include_stats); nothing publishes
+ * them to Redis (docs/inventory.md). On shutdown agents and watchers are told to go
  * elsewhere before the listeners stop.
  */
 export function inventoryService(opts: { clock?: () => number } = {}) {
@@ -82,7 +76,6 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
         log: ctx.log,
         metrics,
         peers: s.peers,
-        onLocalStats: s.publisher ? (n, st) => s.publisher!.add(n, st) : undefined,
         clock: opts.clock,
         requirePeerCert: !!cfg.agent_tls?.client_ca,
         missedHeartbeats: cfg.missed_heartbeats,
@@ -102,9 +95,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       const health = new HealthService('SERVING');
       const api = createServer({ 'grpc.max_concurrent_streams': 10_000 });
       api.addService(inventoryServiceDefinition(), inventoryServiceHandlers(inventory, { log: ctx.log }));
-      api.addService(controlServiceDefinition(), controlNodeHandlers(nodeAdmin(inventory), { log: ctx.log }));
       health.set('llmgw.inventory.v1.InventoryService', 'SERVING');
-      health.set('llmgw.control.v1.ControlService', 'SERVING');
       health.addTo(api);
       const address = await ctx.listenGrpc('grpc', api, cfg.listen, cfg.tls);
       ctx.onClose('watches', () => {

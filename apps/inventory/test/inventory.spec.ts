@@ -1,8 +1,8 @@
 import { initCa, issueCert, readCertFiles, fromGrpcError } from '@llmgw/grpc';
-import { ControlClient, FleetView, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
+import { withActor } from '@llmgw/grpc';
+import { FleetView, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
 import { SimAgent } from '@llmgw/testing';
-import { endpointStatsKeys, endpointStatsSchema } from '@llmgw/contracts';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,7 +39,6 @@ describe('inventory over mTLS (one in-process instance)', () => {
   let caFiles: Awaited<ReturnType<typeof initCa>>;
   let inv: RunningInventory;
   let client: InventoryClient;
-  let control: ControlClient;
   const agents: SimAgent[] = [];
   const sink = logSink();
 
@@ -67,13 +66,11 @@ describe('inventory over mTLS (one in-process instance)', () => {
       },
     });
     client = new InventoryClient({ address: inv.address });
-    control = new ControlClient({ address: inv.address });
   });
 
   afterAll(async () => {
     for (const a of agents) a.close();
     client?.close();
-    control?.close();
     await inv?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -171,46 +168,52 @@ describe('inventory over mTLS (one in-process instance)', () => {
       a.pause();
       await until('lost', () => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_LOST');
       expect(view.nodes.get('gpu-sleepy')!.connectivityReason).toMatch(/unseen for more than 1500 ms/);
-      const node = await control.getNode('gpu-sleepy');
-      expect(node.state).toBe('NODE_STATE_LOST');
+      const { nodes: [node] } = await client.listNodes({ nodeId: 'gpu-sleepy' });
+      expect(node.connectivity).toBe('CONNECTIVITY_LOST');
       a.resume();
       await until('ready again', () => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_CONNECTED');
       expect(states).toEqual(['CONNECTIVITY_CONNECTED', 'CONNECTIVITY_UNREACHABLE', 'CONNECTIVITY_LOST', 'CONNECTIVITY_CONNECTED']);
       expect(view.nodes.get('gpu-sleepy')!.connectivityReason).toBe('heartbeats resumed');
-      expect((await control.getNode('gpu-sleepy')).state).toBe('NODE_STATE_READY');
+      expect((await client.listNodes({ nodeId: 'gpu-sleepy' })).nodes[0].connectivity).toBe('CONNECTIVITY_CONNECTED');
     } finally {
       watch.close();
     }
   });
 
-  it('cordons, drains and uncordons with reasons and times, idempotently', async () => {
-    const c1 = await control.cordon('gpu-a-01', 'bad fan');
-    expect(c1).toMatchObject({ changed: true, node: { state: 'NODE_STATE_CORDONED', stateReason: 'bad fan' } });
-    expect(c1.node!.stateSinceMs).toBeGreaterThan(0);
-    expect((await control.cordon('gpu-a-01', 'bad fan')).changed).toBe(false);
-    const d = await control.drain('gpu-a-01', 'maintenance');
-    expect(d).toMatchObject({ changed: true, node: { state: 'NODE_STATE_DRAINING', stateReason: 'maintenance' }, replicaIds: ['old', 'rep1'] });
+  it('records cordon, drain (with its replica drain timeout) and uncordon with reasons, times and the forwarded actor, idempotently', async () => {
+    const as = (actor: string) => ({ metadata: withActor(actor) });
+    const c1 = await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_CORDONED', reason: 'bad fan' }, as('alice'));
+    expect(c1).toMatchObject({ changed: true, node: { intent: 'NODE_INTENT_CORDONED', intentReason: 'bad fan', intentActor: 'alice' } });
+    expect(c1.node!.intentSinceMs).toBeGreaterThan(0);
+    expect((await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_CORDONED', reason: 'bad fan' }, as('alice'))).changed).toBe(false);
+    const d = await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', reason: 'maintenance', drainTimeoutMs: 2000 }, as('bob'));
+    expect(d).toMatchObject({ changed: true, node: { intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance', intentDrainTimeoutMs: 2000, intentActor: 'bob' }, replicaIds: ['old', 'rep1'] });
+    // Another timeout is another intent.
+    expect((await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', reason: 'maintenance', drainTimeoutMs: 5000 }, as('bob'))).changed).toBe(true);
     const { nodes } = await client.listNodes();
-    expect(nodes.find((n) => n.info!.nodeId === 'gpu-a-01')).toMatchObject({ intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance' });
-    expect((await control.uncordon('gpu-a-01')).node!.state).toBe('NODE_STATE_READY');
-    await expect(control.cordon('no-such-node')).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
-    await expect(control.cordon('')).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('node_id is required') });
-    const list = await control.listNodes();
-    const a01 = list.nodes.find((n) => n.info!.nodeId === 'gpu-a-01')!;
-    expect(a01.allocations.map((x) => x.gpuIndex)).toEqual([0, 0, 1, 1]);
+    expect(nodes.find((n) => n.info!.nodeId === 'gpu-a-01')).toMatchObject({ intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance', intentDrainTimeoutMs: 5000 });
+    const un = await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_UNSPECIFIED', reason: 'ignored' }, as('carol'));
+    expect(un.node).toMatchObject({ intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentDrainTimeoutMs: 0, intentActor: '' });
+    await expect(client.setNodeIntent({ nodeId: 'no-such-node', intent: 'NODE_INTENT_CORDONED' })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    await expect(client.setNodeIntent({ nodeId: '', intent: 'NODE_INTENT_CORDONED' })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
+    await expect(client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', drainTimeoutMs: 90_000_000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('24 h') });
+    // ListNodes narrows to one node, and carries the latest engine stats on request.
+    const one = await client.listNodes({ nodeId: 'gpu-a-01', includeStats: true });
+    expect(one.nodes.map((n) => n.info!.nodeId)).toEqual(['gpu-a-01']);
+    expect((await client.listNodes({ nodeId: 'nope' })).nodes).toEqual([]);
   });
 
-  it('relays logs of a replica (its leader shard) and of the agent', async () => {
+  it('relays logs of a shard and of the agent', async () => {
     const a = await agent('gpu-logs', { logs: { 'rl-r0': ['line 1', 'line 2', 'line 3'], '': ['agent up'] }, runningShards: [{ shardId: 'rl-r0', replicaId: 'rl', state: 'SHARD_STATE_READY', spec: spec('rl') }] });
     await a.start();
     const lines: string[] = [];
-    for await (const chunk of control.logs({ source: 'LOG_SOURCE_SHARD', replicaId: 'rl', tailLines: 2 })) lines.push(...chunk.lines.map((l) => l.text));
+    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_SHARD', shardId: 'rl-r0', tailLines: 2 } })) lines.push(...chunk.lines.map((l) => l.text));
     expect(lines).toEqual(['line 2', 'line 3']);
     const agentLines: string[] = [];
-    for await (const chunk of control.logs({ source: 'LOG_SOURCE_AGENT', nodeId: 'gpu-logs' })) agentLines.push(...chunk.lines.map((l) => l.text));
+    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_AGENT' } })) agentLines.push(...chunk.lines.map((l) => l.text));
     expect(agentLines).toEqual(['agent up']);
     await expect((async () => {
-      for await (const _c of control.logs({ source: 'LOG_SOURCE_SHARD', shardId: 'nope-r0' })) void _c;
+      for await (const _c of client.fetchLogs({ nodeId: 'nope', request: { source: 'LOG_SOURCE_AGENT' } })) void _c;
     })()).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
   });
 });
@@ -232,7 +235,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     await redis.quit();
   });
 
-  it('routes a command sent through instance 2 to the agent on instance 1, shares logs and intent, and publishes engine stats for routers', async () => {
+  it('routes a command sent through instance 2 to the agent on instance 1, shares logs and intent, and fans engine stats out to watchers, not to Redis', async () => {
     const one = await start({ config: { ...base, instance_id: 'one' } });
     const two = await start({ config: { ...base, instance_id: 'two' } });
     running.push(one, two);
@@ -240,23 +243,21 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     agents.push(a);
     await a.start();
     const c2 = new InventoryClient({ address: two.address });
-    const ctl2 = new ControlClient({ address: two.address });
-    clients.push(c2, ctl2);
+    clients.push(c2);
     await until('instance 2 sees node-1', async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'node-1'));
     const res = await c2.sendShardCommand({ nodeId: 'node-1', start: { commandId: 'x-1', spec: spec('rx') } });
     expect(res.ack).toMatchObject({ refId: 'x-1', result: 'ACK_RESULT_ACCEPTED' });
     expect(a.received.some((m) => m.msg === 'start' && m.start!.commandId === 'x-1')).toBe(true);
     const lines: string[] = [];
-    for await (const ch of ctl2.logs({ source: 'LOG_SOURCE_AGENT', nodeId: 'node-1' })) lines.push(...ch.lines.map((l) => l.text));
+    for await (const ch of c2.fetchLogs({ nodeId: 'node-1', request: { source: 'LOG_SOURCE_AGENT' } })) lines.push(...ch.lines.map((l) => l.text));
     expect(lines).toEqual(['hello from node-1']);
-    expect((await ctl2.cordon('node-1', 'via two')).changed).toBe(true);
+    expect((await c2.setNodeIntent({ nodeId: 'node-1', intent: 'NODE_INTENT_CORDONED', reason: 'via two' })).changed).toBe(true);
     const c1 = new InventoryClient({ address: one.address });
     clients.push(c1);
     await until('instance 1 sees the cordon', async () => (await c1.listNodes()).nodes.find((n) => n.info!.nodeId === 'node-1')?.intent === 'NODE_INTENT_CORDONED');
     expect(await redis.hget(`${prefix}inventory:intent`, 'node-1')).toContain('via two');
-    await until('engine stats in Redis', async () => (await redis.get(endpointStatsKeys(prefix).key('rx'))) !== null);
-    const rec = endpointStatsSchema.parse(JSON.parse((await redis.get(endpointStatsKeys(prefix).key('rx')))!));
-    expect(rec).toMatchObject({ replicaId: 'rx', nodeId: 'node-1', waiting: 1, running: 3, kvUsage: 0.25 });
+    // Engine stats are not written to Redis (routers and admission scrape engines themselves; docs/inventory.md).
+    expect(await redis.keys(`${prefix}endpoint-stats:*`)).toEqual([]);
     // Stats reach watchers on the other instance too.
     const seen: FleetEvent[] = [];
     const w = c2.watchFleet({ includeStats: true, onEvent: (e) => seen.push(e) });
@@ -293,9 +294,10 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const again = new SimAgent({ address: three.agentAddress, nodeId: 'node-1', heartbeatIntervalMs: 100 });
     agents.push(again);
     await again.start();
-    const c3 = new ControlClient({ address: three.address });
+    const c3 = new InventoryClient({ address: three.address });
     clients.push(c3);
-    await until('node-1 connected to three', async () => (await c3.getNode('node-1')).state === 'NODE_STATE_CORDONED');
-    expect((await c3.getNode('node-1')).stateReason).toBe('via two');
+    const node1 = async () => (await c3.listNodes({ nodeId: 'node-1' })).nodes[0];
+    await until('node-1 connected to three', async () => (await node1())?.connectivity === 'CONNECTIVITY_CONNECTED' && (await node1()).intent === 'NODE_INTENT_CORDONED');
+    expect((await node1()).intentReason).toBe('via two');
   });
 });

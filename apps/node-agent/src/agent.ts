@@ -196,6 +196,7 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     onState: (s, info) => {
       if (s === 'registered') log.info({ server: config.server, sessionId: stream.sessionId }, 'registered with inventory');
       else if (s === 'disconnected') log.warn({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
+      // 'refused' (wrong certificate for this node_id, wrong role): the stream client says so at error, with the reason.
       opts.onStreamState?.(s);
     },
   });

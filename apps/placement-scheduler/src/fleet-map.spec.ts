@@ -49,6 +49,13 @@ describe('inventory node → placement node', () => {
     expect([n.condition, n.engines, n.cordoned, n.draining]).toEqual([condition, 'any', false, false]);
   });
 
+  it('carries the operator\'s replica drain timeout of a draining node (`ctl drain --replica-timeout`), and only of a draining one', () => {
+    const base = { info: info(), connectivity: 'CONNECTIVITY_CONNECTED', gpuHealth: [], shards: [] };
+    expect(nodeFromWire({ ...base, intent: 'NODE_INTENT_DRAINING', intentDrainTimeoutMs: 2000 })!.drainTimeoutMs).toBe(2000);
+    expect(nodeFromWire({ ...base, intent: 'NODE_INTENT_DRAINING', intentDrainTimeoutMs: 0 })!.drainTimeoutMs).toBeUndefined();
+    expect(nodeFromWire({ ...base, intent: 'NODE_INTENT_CORDONED', intentDrainTimeoutMs: 2000 })!.drainTimeoutMs).toBeUndefined();
+  });
+
   it('skips a node without NodeInfo', () => {
     expect(nodeFromWire({ info: null, connectivity: 'CONNECTIVITY_CONNECTED', gpuHealth: [], shards: [] })).toBeUndefined();
   });
@@ -69,5 +76,11 @@ describe('shard specs', () => {
     const r = shardFromWire('n1', { shardId: spec.shardId, replicaId: '', state: 'SHARD_STATE_LOADING', message: 'loading weights', endpoint: '', spec: specToWire(spec), adopted: true } as unknown as agentV1.ShardStatus__Output);
     expect(r).toMatchObject({ nodeId: 'n1', replicaId: spec.replicaId, state: 'loading', adopted: true, spec });
     expect(specFromWire({ ...(specToWire(spec) as agentV1.ShardSpec__Output), engine: 'tgi' })).toBeUndefined();
+  });
+
+  it('carries the agent\'s structured drained signal', () => {
+    const st = { shardId: spec.shardId, replicaId: spec.replicaId, state: 'SHARD_STATE_DRAINING', message: 'drained: no requests in flight', endpoint: '', spec: null, adopted: false };
+    expect(shardFromWire('n1', { ...st, drained: true } as unknown as agentV1.ShardStatus__Output).drained).toBe(true);
+    expect(shardFromWire('n1', { ...st, drained: false } as unknown as agentV1.ShardStatus__Output).drained).toBe(false);
   });
 });

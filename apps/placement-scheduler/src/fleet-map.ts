@@ -21,6 +21,8 @@ export interface InventoryNodeLike {
   shards: readonly agentV1.ShardStatus__Output[];
   /** inventory.v1.NodeIntent: NODE_INTENT_NONE | _CORDONED | _DRAINING. */
   intent?: string;
+  /** With _DRAINING: the operator's per-replica drain timeout, ms (`ctl drain --replica-timeout`); 0 = default. */
+  intentDrainTimeoutMs?: number | string;
 }
 
 const SHARD_STATES: Record<string, ShardStateName> = {
@@ -89,6 +91,7 @@ export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
     condition: n.connectivity === 'CONNECTIVITY_CONNECTED' ? 'ready' : n.connectivity === 'CONNECTIVITY_LOST' ? 'lost' : 'unreachable',
     cordoned: n.intent === 'NODE_INTENT_CORDONED' || n.intent === 'NODE_INTENT_DRAINING',
     draining: n.intent === 'NODE_INTENT_DRAINING',
+    ...(n.intent === 'NODE_INTENT_DRAINING' && Number(n.intentDrainTimeoutMs) > 0 ? { drainTimeoutMs: Number(n.intentDrainTimeoutMs) } : {}),
     gpus: info.gpus.map((g) => ({ index: g.index, gpuClass: g.gpuClass, computeCapability: g.computeCapability, numaNode: g.numaNode, health: health.get(g.index) ?? 'ok' })),
     hcas: info.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, active: h.ports.some((p) => p.state === 'PORT_STATE_ACTIVE') })),
     fabrics: info.fabrics.map((f) => ({ name: f.fabric, hcas: f.hcas, known: f.source !== 'FABRIC_SOURCE_UNKNOWN' && f.fabric !== '' && f.fabric !== 'unknown' })),
@@ -109,6 +112,7 @@ export function shardFromWire(nodeId: string, s: agentV1.ShardStatus__Output): S
     endpoint: s.endpoint,
     ...(spec ? { spec } : {}),
     adopted: s.adopted,
+    drained: !!s.drained,
   };
 }
 

@@ -56,6 +56,8 @@ export class PlacementScheduler {
   readonly reconciler: Reconciler;
   private timer?: NodeJS.Timeout;
   private debounce?: NodeJS.Timeout;
+  private wake?: NodeJS.Timeout;
+  private wakeAt?: number;
   private closed = false;
   private readonly now: () => number;
   private readonly metrics?: ReturnType<typeof makeMetrics>;
@@ -108,12 +110,26 @@ export class PlacementScheduler {
     try {
       if (this.o.catalogView) for (const [m, at] of await this.o.catalogView.demand()) this.noteDemand(m, at);
       const r = await this.reconciler.reconcile(fleetFromWire(this.o.fleet.nodes()));
+      this.wakeForDeadline();
       if (r.leader && this.o.catalogView) await this.o.catalogView.write(catalogEntries(this.o.catalog.models, (m) => this.reconciler.scalingOf(m)));
       return r;
     } catch (e) {
       this.o.log.warn({ err: (e as Error).message }, 'reconcile pass failed; retrying on the next tick');
       return undefined;
     }
+  }
+
+  /** A pass when the earliest drain deadline falls, so a drain timeout is kept to the ms, not to the next interval. */
+  private wakeForDeadline(): void {
+    const at = this.reconciler.nextDeadlineMs();
+    if (at === undefined || this.closed || (this.wakeAt !== undefined && this.wakeAt <= at)) return;
+    if (this.wake) clearTimeout(this.wake);
+    this.wakeAt = at;
+    this.wake = setTimeout(() => {
+      this.wake = this.wakeAt = undefined;
+      void this.tick();
+    }, Math.max(0, at - this.now()));
+    this.wake.unref();
   }
 
   /** `ctl model target`: an operator override of min/max, persisted when Redis is configured. */
@@ -153,6 +169,7 @@ export class PlacementScheduler {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
+    if (this.wake) clearTimeout(this.wake);
     this.o.fleet.close();
   }
 }

@@ -1,10 +1,11 @@
 import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
+import { AccountingClient } from '@llmgw/accounting-rpc';
+import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { createServer } from '@llmgw/grpc';
-import { ControlClient, controlNodeHandlers, controlServiceDefinition, InventoryClient, RemoteNodeAdmin } from '@llmgw/inventory-rpc';
+import { InventoryClient } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
 import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
-import { controlModelHandlers, ModelAdmin } from './control-models';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
 import { PlacementScheduler } from './scheduler';
@@ -35,7 +36,11 @@ export const placementSchedulerService = defineService({
     for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
     const invTls = cfg.inventory.tls ? { ca: cfg.inventory.tls.ca, cert: cfg.inventory.tls.cert, key: cfg.inventory.tls.key, serverName: cfg.inventory.tls.server_name } : undefined;
     const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
-    const control = new ControlClient({ address: cfg.inventory.address, tls: invTls });
+    // Operator actions go to accounting's audit log (AuditLog) when it is configured; always to this log.
+    const acctTls = cfg.accounting?.tls ? { ca: cfg.accounting.tls.ca, cert: cfg.accounting.tls.cert, key: cfg.accounting.tls.key, serverName: cfg.accounting.tls.server_name } : undefined;
+    const accounting = cfg.accounting ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls }) : undefined;
+    const audit = accounting ? new AccountingAuditSink({ client: accounting, log }) : logOnlyAuditSink(log);
+    if (!accounting) log.warn({}, 'no accounting address: operator actions (cordon, drain, model targets) are recorded in this log only, not in the audit log');
 
     const election = new LeaderElection({
       lock: redis ? new RedisLeaderLock(redis, prefix) : (mem?.lock ?? new MemoryLeaderLock()),
@@ -82,8 +87,8 @@ export const placementSchedulerService = defineService({
 
     const server = createServer();
     server.addService(controlServiceDefinition(), {
-      ...controlNodeHandlers(new RemoteNodeAdmin(control), { log }),
-      ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log }),
+      ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }),
+      ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }),
     });
     const listen = await ctx.listenGrpc('control', server, cfg.listen, cfg.tls);
     ctx.onClose('scheduler', async () => {
@@ -91,14 +96,16 @@ export const placementSchedulerService = defineService({
       scheduler.close();
       await election.stop();
       inventory.close();
-      control.close();
+      await Promise.race([audit.flushed?.(), new Promise((r) => setTimeout(r, 2000).unref())]);
+      audit.close?.();
+      accounting?.close();
       sub?.disconnect();
       redis?.disconnect();
     });
     await election.start();
     await scheduler.start();
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
-    ctx.describe({ control: listen, inventory: cfg.inventory.address, catalog: cfg.catalog, models: catalog.models.length, redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
+    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
     return { scheduler, election };
   },
 });

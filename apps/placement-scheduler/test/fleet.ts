@@ -5,7 +5,8 @@
  * processes. Every process, and every engine process group an agent
  * started, is killed in close(), also after a failed test.
  */
-import { ControlClient, FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
+import { ControlClient } from '@llmgw/control-rpc';
+import { FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
 import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
 import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { Redis } from 'ioredis';

@@ -178,7 +178,7 @@ const fleet: Part = {
     const sched = await startScheduler({
       config: {
         catalog, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
-        ...state, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
+        ...state, ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl } } : {}), reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
     const where = o.redisUrl ? 'Redis' : 'in process';

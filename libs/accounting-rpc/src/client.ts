@@ -38,6 +38,7 @@ export function normaliseAddress(addr: string): string {
 export class AccountingClient {
   readonly resolver: accountingV1.KeyResolverClient;
   readonly tenancyAdmin: accountingV1.TenancyAdminClient;
+  readonly auditLog: accountingV1.AuditLogClient;
   private readonly timeout: number;
 
   constructor(readonly o: AccountingClientOptions) {
@@ -46,6 +47,7 @@ export class AccountingClient {
     this.tenancyAdmin = o.credentials ? new pkg.TenancyAdmin(address, o.credentials) : makeClient(pkg.TenancyAdmin, address, { tls: o.tls });
     const channel = (this.tenancyAdmin as grpc.Client).getChannel() as grpc.Channel;
     this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
+    this.auditLog = new pkg.AuditLog(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.timeout = o.callTimeoutMs ?? 10_000;
   }
 
@@ -61,6 +63,17 @@ export class AccountingClient {
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
     return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), ...rest, metadata: md });
+  }
+
+  /**
+   * AuditLog.AppendAudit: one operator action done elsewhere (the
+   * placement-scheduler's ControlService), `actor` as that relay resolved it.
+   * Not retried here (an append is not idempotent); callers queue and retry.
+   */
+  appendAudit(req: accountingV1.AppendAuditRequest, actor: string, opts: CallOptions = {}): Promise<accountingV1.AuditEvent__Output> {
+    const md = opts.metadata?.clone() ?? new grpc.Metadata();
+    md.set(ACTOR_KEY, actor);
+    return callUnary(this.auditLog, 'AppendAudit', req, { deadlineMs: this.timeout, ...opts, metadata: md });
   }
 
   close(): void {

@@ -1,12 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import type { agentV1 } from '@llmgw/contracts';
-import type { LlmgwError } from '@llmgw/errors';
+import { LlmgwError } from '@llmgw/errors';
+import { createLogger } from '@llmgw/observability';
 import { createServer, fromGrpcError, initCa, issueCert, listen, makeClient, readCertFiles, shutdown } from '@llmgw/grpc';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import {
-  AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentServiceClient, agentServiceDefinition, backoffDelay,
+  AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentServiceClient, agentServiceDefinition, backoffDelay, isRefusal,
 } from './index';
 
 /** Resolves when `pred` holds, checking on every event; fails loudly after `ms`. */
@@ -127,16 +129,45 @@ describe('agent stream over mTLS', () => {
     expect(c.state).toBe('closed');
   }, 30_000);
 
-  it('a certificate for node A cannot register as node B: PERMISSION_DENIED, retried with backoff', async () => {
-    const states: Array<{ s: AgentStreamState; err?: LlmgwError }> = [];
+  it('a certificate for node A cannot register as node B: refused (not an outage), said at error, retried slowly', async () => {
+    const states: Array<{ s: AgentStreamState; err?: LlmgwError; retryMs?: number }> = [];
+    const lines: Array<{ level: string; msg: string; code?: string }> = [];
+    const dest = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
     const before = sessions.length;
-    const c = agent('gpu-b-07', () => {}, states);
-    await waitFor('two refusals', () => states.filter((x) => x.s === 'disconnected').length >= 2);
+    const c = new AgentStreamClient({
+      address: addr,
+      tls: { ca, ...nodeA },
+      register: () => ({ node: { nodeId: 'gpu-b-07', hostname: 'gpu-b-07' }, runningShards: [] }),
+      backoff: { initialMs: 20, maxMs: 100, multiplier: 2, jitter: 0 },
+      refusedBackoff: { initialMs: 150, maxMs: 1_000, multiplier: 2, jitter: 0 },
+      onCommand: () => {},
+      onState: (s, info) => states.push({ s, err: info.error, retryMs: info.nextRetryMs }),
+      log: createLogger({ service: 'node-agent', destination: dest }),
+    });
+    clients.push(c);
+    c.start();
+    await waitFor('two refusals', () => states.filter((x) => x.s === 'refused').length >= 2);
     await c.close();
-    expect(states.find((x) => x.s === 'disconnected')?.err?.code).toBe('LLMGW_ERR_PERMISSION_DENIED');
-    expect(states.some((x) => x.s === 'registered')).toBe(false);
+    const refusals = states.filter((x) => x.s === 'refused');
+    expect(refusals[0].err?.code).toBe('LLMGW_ERR_PERMISSION_DENIED');
+    expect(refusals[0].err?.message).toMatch(/gpu-b-07/);
+    // The slow schedule, not the outage one.
+    expect(refusals.slice(0, 2).map((x) => x.retryMs)).toEqual([150, 300]);
+    expect(states.some((x) => x.s === 'disconnected' || x.s === 'registered')).toBe(false);
     expect(sessions.slice(before).some((x) => x.nodeId === 'gpu-b-07')).toBe(false);
+    const said = lines.filter((l) => /refused/.test(l.msg));
+    expect(said.length).toBeGreaterThanOrEqual(2);
+    expect(said.every((l) => l.level === 'error' && l.code === 'LLMGW_ERR_PERMISSION_DENIED')).toBe(true);
+    expect(lines.some((l) => /stream down|unreachable/.test(l.msg))).toBe(false);
   }, 30_000);
+
+  it('isRefusal tells a refusal from an outage', () => {
+    expect(isRefusal(new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', 'x'))).toBe(true);
+    expect(isRefusal(new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'x'))).toBe(true);
+    expect(isRefusal(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'x'))).toBe(false);
+    expect(isRefusal(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', 'x'))).toBe(false);
+    expect(isRefusal(undefined)).toBe(false);
+  });
 
   async function raw(first: agentV1.AgentMessage): Promise<LlmgwError> {
     const client = makeClient(agentServiceClient(), addr, { tls: { ca, ...nodeA } });

@@ -16,6 +16,9 @@ export interface BackoffOptions {
 
 export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({ initialMs: 500, maxMs: 30_000, multiplier: 2, jitter: 0.5 });
 
+/** After a refusal (wrong identity): only an operator fixes that, so dial back slowly. */
+export const REFUSED_BACKOFF: Readonly<BackoffOptions> = Object.freeze({ initialMs: 30_000, maxMs: 300_000, multiplier: 2, jitter: 0.5 });
+
 /**
  * The delay before reconnect attempt `attempt` (0 = the first retry):
  * min(maxMs, initialMs·multiplier^attempt), of which `jitter` is random.

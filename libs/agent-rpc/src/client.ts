@@ -4,11 +4,24 @@ import { LlmgwError } from '@llmgw/errors';
 import { fromGrpcError, makeClient, type ClientTlsOptions } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffOptions } from './backoff';
+import { DEFAULT_BACKOFF, REFUSED_BACKOFF, backoffDelay, type BackoffOptions } from './backoff';
 import { agentServiceClient } from './proto';
 
 /** Where the agent's side of the stream stands. */
-export type AgentStreamState = 'idle' | 'connecting' | 'registered' | 'disconnected' | 'closed';
+export type AgentStreamState = 'idle' | 'connecting' | 'registered' | 'disconnected' | 'refused' | 'closed';
+
+/**
+ * Codes with which inventory refuses this agent, as opposed to being away:
+ * the certificate does not name the node it claims (PERMISSION_DENIED), it
+ * has none or the wrong role (UNAUTHENTICATED), or its Register is invalid.
+ * Dialling again at outage speed cannot fix any of them.
+ */
+const REFUSALS: ReadonlySet<string> = new Set(['LLMGW_ERR_PERMISSION_DENIED', 'LLMGW_ERR_AUTH_INVALID', 'LLMGW_ERR_AUTH_MISSING', 'LLMGW_ERR_INVALID_ARGUMENT', 'LLMGW_ERR_FAILED_PRECONDITION']);
+
+/** True when `err` means inventory refused this agent (wrong identity, invalid Register), not that it is unreachable. */
+export function isRefusal(err: LlmgwError | undefined): boolean {
+  return !!err && REFUSALS.has(err.code);
+}
 
 /** Sends one message on the current stream; false when no stream is registered (the message is dropped). */
 export type AgentSend = (msg: agentV1.AgentMessage) => boolean;
@@ -36,6 +49,14 @@ export interface AgentStreamClientOptions {
   heartbeatIntervalMs?: number;
   /** Reconnect backoff (default 500 ms doubling to 30 s, half jittered). */
   backoff?: BackoffOptions;
+  /**
+   * Backoff after inventory refused the agent (state 'refused'): slow, since
+   * only an operator can fix a refusal (default 30 s doubling to 5 min, half
+   * jittered). The agent keeps dialling rather than exiting: its engines keep
+   * running under its supervision, and a refusal can end without a change on
+   * the node (inventory's CA bundle or the node's certificate replaced).
+   */
+  refusedBackoff?: BackoffOptions;
   /** How long to wait for inventory's Ack of Register before giving up on a stream, ms (default 15 000). */
   registerTimeoutMs?: number;
   onState?(state: AgentStreamState, info: { error?: LlmgwError; attempt: number; nextRetryMs?: number }): void;
@@ -218,11 +239,15 @@ export class AgentStreamClient {
   private disconnected(err: LlmgwError): void {
     this.clearTimers();
     if (this.stateValue === 'closed') return;
+    const refused = isRefusal(err);
+    // The first refusal after an outage (or after a success) starts the slow schedule from its beginning.
+    if (refused !== isRefusal(this.lastErrorValue)) this.attempt = 0;
     this.lastErrorValue = err;
-    const delay = backoffDelay(this.attempt, this.opts.backoff ?? DEFAULT_BACKOFF, this.opts.random);
+    const delay = backoffDelay(this.attempt, refused ? (this.opts.refusedBackoff ?? REFUSED_BACKOFF) : (this.opts.backoff ?? DEFAULT_BACKOFF), this.opts.random);
     this.attempt++;
-    this.opts.log?.warn({ code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt }, 'agent stream down; engines keep running');
-    this.setState('disconnected', { error: err, nextRetryMs: delay });
+    if (refused) this.opts.log?.error({ server: this.opts.address, code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt }, 'inventory refused this agent; fix its identity (certificate CN = node_id, role node) or Register; engines keep running');
+    else this.opts.log?.warn({ code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt }, 'agent stream down; engines keep running');
+    this.setState(refused ? 'refused' : 'disconnected', { error: err, nextRetryMs: delay });
     // Kept referenced: a disconnected agent must stay up and keep dialling.
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }

@@ -20,8 +20,8 @@ export const inventoryConfigSchema = z
   .object({
     /** Fleet-facing gRPC port (AgentService): node agents dial in here. */
     agent_listen: listenAddress().default('0.0.0.0:7443'),
-    /** Internal gRPC port: InventoryService (placement-scheduler) and the node half of ControlService (ctl). */
-    listen: listenAddress().default('127.0.0.1:7074'),
+    /** Internal gRPC port: InventoryService, for the placement-scheduler (whose ControlService `llmgw ctl` uses). */
+    listen: listenAddress().default('127.0.0.1:7073'),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9095'),
     log_level: logLevel(),
@@ -57,15 +57,6 @@ export const inventoryConfigSchema = z
       })
       .strict()
       .optional(),
-    /** Engine stats published to Redis for routers and admission (`<prefix>endpoint-stats:<replica>`). */
-    engine_stats: z
-      .object({
-        enabled: z.boolean().default(true),
-        /** A key expires this long after the agent's last scrape was written. */
-        ttl: duration().default(10_000),
-      })
-      .strict()
-      .default({ enabled: true, ttl: 10_000 }),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -10,8 +10,8 @@ export const placementSchedulerConfigSchema = z
   .object({
     /** The model catalog file (YAML; deploy/examples/catalog.yaml). */
     catalog: z.string().min(1),
-    /** gRPC port of the ControlService `llmgw ctl` talks to. */
-    listen: listenAddress().default('127.0.0.1:7075'),
+    /** gRPC port of the ControlService `llmgw ctl` talks to (its one address: inventory serves none). */
+    listen: listenAddress().default('127.0.0.1:7074'),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9096'),
     log_level: logLevel(),
@@ -19,15 +19,28 @@ export const placementSchedulerConfigSchema = z
     instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
     /** TLS (mTLS with client_ca) of the ControlService port; plaintext when absent. */
     tls: z.object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() }).strict().optional(),
-    /** Inventory's internal gRPC port (InventoryService and the node half of ControlService). */
+    /** Inventory's internal gRPC port (InventoryService: the fleet watch, shard commands, logs, node intent). */
     inventory: z
       .object({
-        address: z.string().min(1).default('127.0.0.1:7074'),
+        address: z.string().min(1).default('127.0.0.1:7073'),
         /** mTLS towards inventory: CA, and this service's client certificate. */
         tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().optional() }).strict().optional(),
       })
       .strict()
-      .default({ address: '127.0.0.1:7074' }),
+      .default({ address: '127.0.0.1:7073' }),
+    /**
+     * Accounting's gRPC port, where operator actions on the ControlService
+     * (cordon, uncordon, drain, model targets) are appended to the audit log
+     * (AuditLog.AppendAudit) with the operator's identity. Absent: they are
+     * in this service's log only.
+     */
+    accounting: z
+      .object({
+        address: z.string().min(1),
+        tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().optional() }).strict().optional(),
+      })
+      .strict()
+      .optional(),
     /**
      * Redis for the leader lock, endpoint publication (what routers read),
      * the catalog view and demand, and operator targets. Absent: an

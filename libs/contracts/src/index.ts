@@ -9,6 +9,5 @@ export * as admissionV1 from './generated/llmgw/admission/v1';
 export type { ProtoGrpcType as AccountingProto } from './generated/accounting';
 export * from './openai';
 export * from './model-catalog';
-export * from './endpoint-stats';
 export * from './parse-json';
 export * from './defaults';

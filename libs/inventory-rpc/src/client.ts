@@ -1,8 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import type { agentV1, controlV1, inventoryV1 } from '@llmgw/contracts';
+import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { callUnary, fromGrpcError, makeClient, withRequestId, deadlineIn, type CallOptions, type ClientTlsOptions } from '@llmgw/grpc';
 import type { FleetEvent } from './fleet-view';
-import { controlClientConstructor, inventoryClientConstructor } from './proto';
+import { inventoryClientConstructor } from './proto';
 
 export interface RpcClientOptions {
   /** "host:port". */
@@ -14,7 +14,7 @@ export interface RpcClientOptions {
   callTimeoutMs?: number;
 }
 
-const CHANNEL_DEFAULTS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000, 'grpc.keepalive_time_ms': 30_000 };
+export const CHANNEL_DEFAULTS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000, 'grpc.keepalive_time_ms': 30_000 };
 
 /** A server stream as an async iterable; a failure throws the LlmgwError `fromGrpcError` rebuilds. */
 export async function* readStream<T>(stream: grpc.ClientReadableStream<T>, signal?: AbortSignal): AsyncGenerator<T> {
@@ -31,7 +31,7 @@ export async function* readStream<T>(stream: grpc.ClientReadableStream<T>, signa
   }
 }
 
-function streamOptions(opts: CallOptions & { signal?: AbortSignal }): { md: grpc.Metadata; callOpts: grpc.CallOptions } {
+export function streamOptions(opts: CallOptions & { signal?: AbortSignal }): { md: grpc.Metadata; callOpts: grpc.CallOptions } {
   const md = opts.metadata ?? new grpc.Metadata();
   if (opts.requestId) withRequestId(opts.requestId, md);
   return { md, callOpts: opts.deadlineMs ? { deadline: deadlineIn(opts.deadlineMs) } : {} };
@@ -139,8 +139,14 @@ export class InventoryClient {
     this.timeout = o.callTimeoutMs ?? 10_000;
   }
 
-  listNodes(opts: CallOptions = {}): Promise<inventoryV1.ListNodesResponse__Output> {
-    return callUnary(this.raw, 'ListNodes', {}, { deadlineMs: this.timeout, ...opts });
+  /** The fleet once; `includeStats` adds each shard's latest EngineStats, `nodeId` narrows it to one node. */
+  listNodes(req: inventoryV1.ListNodesRequest = {}, opts: CallOptions = {}): Promise<inventoryV1.ListNodesResponse__Output> {
+    return callUnary(this.raw, 'ListNodes', req, { deadlineMs: this.timeout, idempotent: true, ...opts });
+  }
+
+  /** Operator intent for a node; the operator's identity goes in `opts.metadata` (`withActor`). */
+  setNodeIntent(req: inventoryV1.SetNodeIntentRequest, opts: CallOptions = {}): Promise<inventoryV1.SetNodeIntentResponse__Output> {
+    return callUnary(this.raw, 'SetNodeIntent', req, { deadlineMs: this.timeout, idempotent: true, ...opts });
   }
 
   /** Relays one command; resolves with the agent's Ack, rejects with an LlmgwError (NOT_FOUND, UNAVAILABLE, DEADLINE_EXCEEDED, …). */
@@ -155,54 +161,6 @@ export class InventoryClient {
 
   watchFleet(o: WatchFleetOptions): FleetWatch {
     return new FleetWatch(this.raw, o);
-  }
-
-  close(): void {
-    this.raw.close();
-  }
-}
-
-/**
- * A typed client for llmgw.control.v1.ControlService (ctl, and the
- * placement-scheduler forwarding the node half to inventory). `unary` reaches
- * any other method by name.
- */
-export class ControlClient {
-  readonly raw: controlV1.ControlServiceClient;
-  private readonly timeout: number;
-
-  constructor(readonly o: RpcClientOptions) {
-    this.raw = makeClient(controlClientConstructor(), o.address, { tls: o.tls, channelOptions: { ...CHANNEL_DEFAULTS, ...o.channelOptions } });
-    this.timeout = o.callTimeoutMs ?? 10_000;
-  }
-
-  unary<Res>(method: keyof controlV1.ControlServiceClient & string, req: unknown, opts: CallOptions = {}): Promise<Res> {
-    return callUnary<Res>(this.raw, method, req, { deadlineMs: this.timeout, ...opts });
-  }
-
-  listNodes(opts: CallOptions = {}): Promise<controlV1.ListNodesResponse__Output> {
-    return this.unary('ListNodes', {}, opts);
-  }
-
-  getNode(nodeId: string, opts: CallOptions = {}): Promise<controlV1.Node__Output> {
-    return this.unary('GetNode', { nodeId }, opts);
-  }
-
-  cordon(nodeId: string, reason = '', opts: CallOptions = {}): Promise<controlV1.NodeAdminResponse__Output> {
-    return this.unary('CordonNode', { nodeId, reason }, opts);
-  }
-
-  uncordon(nodeId: string, opts: CallOptions = {}): Promise<controlV1.NodeAdminResponse__Output> {
-    return this.unary('UncordonNode', { nodeId }, opts);
-  }
-
-  drain(nodeId: string, reason = '', replicaDrainTimeoutMs = 0, opts: CallOptions = {}): Promise<controlV1.NodeAdminResponse__Output> {
-    return this.unary('DrainNode', { nodeId, reason, replicaDrainTimeoutMs }, opts);
-  }
-
-  logs(req: controlV1.LogsRequest, opts: CallOptions & { signal?: AbortSignal } = {}): AsyncGenerator<agentV1.LogsReply__Output> {
-    const { md, callOpts } = streamOptions({ deadlineMs: this.timeout, ...opts });
-    return readStream(this.raw.Logs(req, md, callOpts), opts.signal);
   }
 
   close(): void {

@@ -1,8 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
-import { loadProto, type controlV1, type inventoryV1 } from '@llmgw/contracts';
+import { loadProto, type inventoryV1 } from '@llmgw/contracts';
 
 export const INVENTORY_PROTO = 'llmgw/inventory/v1/inventory.proto';
-export const CONTROL_PROTO = 'llmgw/control/v1/control.proto';
 
 type Ctor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C;
 
@@ -13,13 +12,4 @@ export function inventoryClientConstructor(): Ctor<inventoryV1.InventoryServiceC
 
 export function inventoryServiceDefinition(): inventoryV1.InventoryServiceDefinition {
   return inventoryClientConstructor().service;
-}
-
-/** The generated client constructor of llmgw.control.v1.ControlService. */
-export function controlClientConstructor(): Ctor<controlV1.ControlServiceClient> & { service: controlV1.ControlServiceDefinition } {
-  return loadProto(CONTROL_PROTO).llmgw.control.v1.ControlService as any;
-}
-
-export function controlServiceDefinition(): controlV1.ControlServiceDefinition {
-  return controlClientConstructor().service;
 }

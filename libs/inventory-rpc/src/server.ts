@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import { endStreamWithError, remainingMs, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { callerActor, endStreamWithError, remainingMs, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
 import { z } from 'zod';
 
 /** What a watch gets: events pushed synchronously, in order. */
@@ -18,7 +18,9 @@ export interface WatchSink {
  * falls between the two. It returns the unsubscribe function.
  */
 export interface InventoryBackend {
-  listNodes(): inventoryV1.ListNodesResponse;
+  listNodes(req?: inventoryV1.ListNodesRequest__Output): inventoryV1.ListNodesResponse;
+  /** Operator intent; `actor` is the identity the caller forwarded (`callerActor`). */
+  setNodeIntent(req: inventoryV1.SetNodeIntentRequest__Output, actor: string): Promise<inventoryV1.SetNodeIntentResponse>;
   watch(req: inventoryV1.WatchFleetRequest__Output, sink: WatchSink): () => void;
   sendShardCommand(req: inventoryV1.ShardCommandRequest__Output, ctx: { deadlineMs: number; signal: AbortSignal; requestId: string }): Promise<inventoryV1.ShardCommandResponse>;
   fetchLogs(req: inventoryV1.FetchLogsRequest__Output, write: (chunk: agentV1.LogsReply) => Promise<void>, signal: AbortSignal): Promise<void>;
@@ -41,6 +43,15 @@ const commandSchema = z
     const shardId = r.command === 'start' ? c?.spec?.shardId : c?.shardId;
     if (typeof shardId !== 'string' || !shardId) ctx.addIssue({ code: 'custom', path: [r.command, r.command === 'start' ? 'spec.shardId' : 'shardId'], message: 'shard_id is required' });
   });
+const intentSchema = z
+  .object({
+    nodeId: idSchema,
+    intent: z.enum(['NODE_INTENT_UNSPECIFIED', 'NODE_INTENT_CORDONED', 'NODE_INTENT_DRAINING'], { message: 'intent must be a NodeIntent' }),
+    reason: z.string().max(1024, 'reason is at most 1024 characters'),
+    drainTimeoutMs: z.number().int().min(0).max(86_400_000, 'drain_timeout_ms is at most 24 h'),
+  })
+  .passthrough();
+const listSchema = z.object({ includeStats: z.boolean(), nodeId: z.string().max(200) }).passthrough();
 const logsSchema = z
   .object({
     nodeId: idSchema,
@@ -60,7 +71,12 @@ const logsSchema = z
 export function inventoryServiceHandlers(backend: InventoryBackend, opts: InventoryHandlerOptions = {}): inventoryV1.InventoryServiceHandlers {
   const maxQueue = opts.maxWatchQueue ?? 50_000;
   return {
-    ListNodes: unary({ log: opts.log, handler: () => backend.listNodes() }),
+    ListNodes: unary({ log: opts.log, schema: listSchema as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
+    SetNodeIntent: unary({
+      log: opts.log,
+      schema: intentSchema as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
+      handler: (r, ctx) => backend.setNodeIntent(r, callerActor(ctx.call)),
+    }),
     SendShardCommand: unary({
       log: opts.log,
       schema: commandSchema as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,

@@ -96,6 +96,8 @@ export interface SimCommand {
   readonly nodeId: string;
   readonly shardId: string;
   readonly token: number;
+  /** DrainShard's timeout, ms. */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -140,9 +142,9 @@ export class SimFleet implements ShardCommandSink {
     if (!this.shards.has(spec.shardId)) this.put(nodeId, spec, 'starting');
   }
 
-  async drain(nodeId: string, shardId: string, _reason: string, _timeoutMs: number, token: number): Promise<void> {
+  async drain(nodeId: string, shardId: string, _reason: string, timeoutMs: number, token: number): Promise<void> {
     this.check(nodeId, token);
-    this.commands.push({ kind: 'drain', nodeId, shardId, token });
+    this.commands.push({ kind: 'drain', nodeId, shardId, token, timeoutMs });
     this.setState(shardId, 'draining');
   }
 
@@ -161,7 +163,13 @@ export class SimFleet implements ShardCommandSink {
     const s = this.shards.get(shardId)!;
     const n = this.nodes.get(s.nodeId)!;
     const endpoint = state === 'ready' && s.spec?.rank === 0 ? `http://${n.mgmtAddr}:${s.spec.httpPort}` : s.endpoint;
-    this.shards.set(shardId, { ...s, state, message, endpoint });
+    this.shards.set(shardId, { ...s, state, message, endpoint, drained: false });
+  }
+
+  /** A DRAINING shard reports that nothing is left in flight (ShardStatus.drained). */
+  drained(shardId: string): void {
+    const s = this.shards.get(shardId)!;
+    this.shards.set(shardId, { ...s, message: 'drained: no requests in flight', drained: true });
   }
 
   /** Every starting shard becomes ready. */

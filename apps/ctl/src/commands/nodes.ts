@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import { parseDurationMs } from '@llmgw/config';
 import type { controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
-import { fields, table, time } from '../format';
+import { fields, table, time, usage } from '../format';
 import { withJson } from './shared';
 
 type Node = controlV1.Node__Output;
@@ -111,9 +112,16 @@ export function registerNodes(program: Command, ctx: CtlContext): void {
       .command('drain <node>')
       .description('cordon a node and have the placement-scheduler move its replicas elsewhere, one at a time')
       .option('--reason <text>', 'why (shown as the node\'s state reason)', '')
-      .option('--replica-timeout <ms>', 'how long each replica may take to drain before it is stopped anyway (0 = the scheduler\'s default)', '0'),
+      .option('--replica-timeout <duration>', 'how long each replica may take to drain before it is stopped anyway: 30s, 2m, or ms (0 = the scheduler\'s drain_timeout)', '0'),
   ).action(async (id: string, o: { reason: string; replicaTimeout: string }, cmd: Command) => {
-    const r = await ctx.control(cmd).drain(id, o.reason, Number(o.replicaTimeout) || 0);
+    let timeoutMs: number;
+    try {
+      timeoutMs = parseDurationMs(o.replicaTimeout);
+    } catch (e) {
+      throw usage(`--replica-timeout: ${(e as Error).message}`);
+    }
+    if (timeoutMs > 86_400_000) throw usage('--replica-timeout is at most 24h');
+    const r = await ctx.control(cmd).drain(id, o.reason, timeoutMs);
     ctx.out(cmd, r, () => adminLine('draining', r));
   });
 }

@@ -39,7 +39,7 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
   withJson(
     program
       .command('audit')
-      .description('the audit log of tenancy changes: who, what, when (newest first)')
+      .description('the audit log: who changed what, when (newest first): tenancy changes, and cordon, drain and model targets done through the placement-scheduler')
       .option('--target <id>', 'only changes to this object id')
       .option('--limit <n>', 'at most this many events', '50'),
   ).action(async (o: { target?: string; limit: string }, cmd: Command) => {

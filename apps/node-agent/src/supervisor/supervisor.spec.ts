@@ -93,7 +93,10 @@ describe('Supervisor with real sim-engine processes', () => {
 
     expect(sup.drain('a1', 2_000, 'scale down').result).toBe('ACK_RESULT_ACCEPTED');
     expect(sup.drain('a1').result).toBe('ACK_RESULT_ALREADY_DONE');
-    await until((s) => s.shardId === 'a1' && s.message === 'drained: no requests in flight', 'drained', from);
+    expect(sup.get('a1')).toMatchObject({ state: 'SHARD_STATE_DRAINING', drained: false });
+    // The scheduler reads the structured flag, not the message.
+    const drained = await until((s) => s.shardId === 'a1' && s.drained, 'drained', from);
+    expect(drained).toMatchObject({ state: 'SHARD_STATE_DRAINING', message: 'drained: no requests in flight' });
 
     expect(sup.stop('a1', 5_000, 'test').result).toBe('ACK_RESULT_ACCEPTED');
     expect(sup.stop('a1').result).toBe('ACK_RESULT_ALREADY_DONE');
@@ -174,6 +177,11 @@ describe('Supervisor with real sim-engine processes', () => {
     process.kill(-ready.pgid, 'SIGKILL');
     const after = await until((s) => s.shardId === 'f1' && s.state !== 'SHARD_STATE_READY' && s.adopted, 'the adopted engine to be seen gone', from);
     expect(after.message).toMatch(/process \d+ is gone/);
+    // Relaunched by this agent: a child of ours now, no longer the adopted process.
+    const relaunched = await until((s) => s.shardId === 'f1' && s.state === 'SHARD_STATE_READY' && s.pid !== ready.pid, 'the relaunched engine READY', from);
+    expect(relaunched.adopted).toBe(false);
+    expect(second.get('f1')).toMatchObject({ adopted: false, restarts: 1, pid: relaunched.pid });
+    expect(second.running()[0].adopted).toBe(false);
     await second.stopAll(1_000);
   }, 90_000);
 });

@@ -65,6 +65,8 @@ class Shard {
   probeTimer?: NodeJS.Timeout;
   stopping?: Promise<void>;
   draining = false;
+  /** DRAINING and done: nothing in flight, or the drain timeout passed (ShardStatus.drained). */
+  drained = false;
   specSent = false;
   tails: FileTail[] = [];
   constructor(
@@ -308,6 +310,7 @@ export class Supervisor {
       shardId: s.spec.shardId, replicaId: s.spec.replicaId, state: s.state, stateSinceMs: s.since, message: s.message,
       exitCode: s.exitCode, exited: s.exited, pid: s.exited ? 0 : s.pid, endpoint: s.state === 'SHARD_STATE_PENDING' ? '' : (s.cmd.endpoint ?? ''),
       spec: withSpec ? s.spec : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
+      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained,
     };
   }
 
@@ -385,6 +388,8 @@ export class Supervisor {
     }
     s.child = child;
     s.exited = false;
+    // Whatever was adopted before, this process is our own child.
+    s.adopted = false;
     child.once('error', (e) => {
       if (!s.pid || !readProcStat(s.pid)) this.onExit(s, child, null, null, `cannot launch ${s.cmd.argv[0]}: ${e.message}`);
     });
@@ -494,16 +499,19 @@ export class Supervisor {
     let inFlight = -1;
     while (s.state === 'SHARD_STATE_DRAINING' && !s.stopping && !this.closed) {
       if (!s.cmd.metricsUrl) {
+        s.drained = true;
         this.transition(s, 'SHARD_STATE_DRAINING', 'drained (a worker serves no requests)');
         return;
       }
       const st = await this.scrapeOne(s, 2_000);
       inFlight = st.error && !st.scrapedAtMs ? inFlight : st.running + st.waiting;
       if (inFlight === 0) {
+        s.drained = true;
         this.transition(s, 'SHARD_STATE_DRAINING', 'drained: no requests in flight');
         return;
       }
       if (Date.now() >= deadline) {
+        s.drained = true;
         this.transition(s, 'SHARD_STATE_DRAINING', `drain timed out after ${timeoutMs} ms with ${inFlight < 0 ? 'an unknown number of' : inFlight} requests in flight`);
         return;
       }

@@ -2,7 +2,9 @@ import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { ApiKey as _llmgw_accounting_v1_ApiKey, ApiKey__Output as _llmgw_accounting_v1_ApiKey__Output } from './llmgw/accounting/v1/ApiKey';
+import type { AppendAuditRequest as _llmgw_accounting_v1_AppendAuditRequest, AppendAuditRequest__Output as _llmgw_accounting_v1_AppendAuditRequest__Output } from './llmgw/accounting/v1/AppendAuditRequest';
 import type { AuditEvent as _llmgw_accounting_v1_AuditEvent, AuditEvent__Output as _llmgw_accounting_v1_AuditEvent__Output } from './llmgw/accounting/v1/AuditEvent';
+import type { AuditLogClient as _llmgw_accounting_v1_AuditLogClient, AuditLogDefinition as _llmgw_accounting_v1_AuditLogDefinition } from './llmgw/accounting/v1/AuditLog';
 import type { BudgetLimit as _llmgw_accounting_v1_BudgetLimit, BudgetLimit__Output as _llmgw_accounting_v1_BudgetLimit__Output } from './llmgw/accounting/v1/BudgetLimit';
 import type { BudgetSpend as _llmgw_accounting_v1_BudgetSpend, BudgetSpend__Output as _llmgw_accounting_v1_BudgetSpend__Output } from './llmgw/accounting/v1/BudgetSpend';
 import type { CreateKeyRequest as _llmgw_accounting_v1_CreateKeyRequest, CreateKeyRequest__Output as _llmgw_accounting_v1_CreateKeyRequest__Output } from './llmgw/accounting/v1/CreateKeyRequest';
@@ -52,7 +54,9 @@ export interface ProtoGrpcType {
     accounting: {
       v1: {
         ApiKey: MessageTypeDefinition<_llmgw_accounting_v1_ApiKey, _llmgw_accounting_v1_ApiKey__Output>
+        AppendAuditRequest: MessageTypeDefinition<_llmgw_accounting_v1_AppendAuditRequest, _llmgw_accounting_v1_AppendAuditRequest__Output>
         AuditEvent: MessageTypeDefinition<_llmgw_accounting_v1_AuditEvent, _llmgw_accounting_v1_AuditEvent__Output>
+        AuditLog: SubtypeConstructor<typeof grpc.Client, _llmgw_accounting_v1_AuditLogClient> & { service: _llmgw_accounting_v1_AuditLogDefinition }
         BudgetLimit: MessageTypeDefinition<_llmgw_accounting_v1_BudgetLimit, _llmgw_accounting_v1_BudgetLimit__Output>
         BudgetSpend: MessageTypeDefinition<_llmgw_accounting_v1_BudgetSpend, _llmgw_accounting_v1_BudgetSpend__Output>
         CreateKeyRequest: MessageTypeDefinition<_llmgw_accounting_v1_CreateKeyRequest, _llmgw_accounting_v1_CreateKeyRequest__Output>

@@ -35,6 +35,8 @@ import type { ListNodesRequest as _llmgw_inventory_v1_ListNodesRequest, ListNode
 import type { ListNodesResponse as _llmgw_inventory_v1_ListNodesResponse, ListNodesResponse__Output as _llmgw_inventory_v1_ListNodesResponse__Output } from './llmgw/inventory/v1/ListNodesResponse';
 import type { Node as _llmgw_inventory_v1_Node, Node__Output as _llmgw_inventory_v1_Node__Output } from './llmgw/inventory/v1/Node';
 import type { NodeRemoved as _llmgw_inventory_v1_NodeRemoved, NodeRemoved__Output as _llmgw_inventory_v1_NodeRemoved__Output } from './llmgw/inventory/v1/NodeRemoved';
+import type { SetNodeIntentRequest as _llmgw_inventory_v1_SetNodeIntentRequest, SetNodeIntentRequest__Output as _llmgw_inventory_v1_SetNodeIntentRequest__Output } from './llmgw/inventory/v1/SetNodeIntentRequest';
+import type { SetNodeIntentResponse as _llmgw_inventory_v1_SetNodeIntentResponse, SetNodeIntentResponse__Output as _llmgw_inventory_v1_SetNodeIntentResponse__Output } from './llmgw/inventory/v1/SetNodeIntentResponse';
 import type { ShardChanged as _llmgw_inventory_v1_ShardChanged, ShardChanged__Output as _llmgw_inventory_v1_ShardChanged__Output } from './llmgw/inventory/v1/ShardChanged';
 import type { ShardCommandRequest as _llmgw_inventory_v1_ShardCommandRequest, ShardCommandRequest__Output as _llmgw_inventory_v1_ShardCommandRequest__Output } from './llmgw/inventory/v1/ShardCommandRequest';
 import type { ShardCommandResponse as _llmgw_inventory_v1_ShardCommandResponse, ShardCommandResponse__Output as _llmgw_inventory_v1_ShardCommandResponse__Output } from './llmgw/inventory/v1/ShardCommandResponse';
@@ -98,6 +100,8 @@ export interface ProtoGrpcType {
         Node: MessageTypeDefinition<_llmgw_inventory_v1_Node, _llmgw_inventory_v1_Node__Output>
         NodeIntent: EnumTypeDefinition
         NodeRemoved: MessageTypeDefinition<_llmgw_inventory_v1_NodeRemoved, _llmgw_inventory_v1_NodeRemoved__Output>
+        SetNodeIntentRequest: MessageTypeDefinition<_llmgw_inventory_v1_SetNodeIntentRequest, _llmgw_inventory_v1_SetNodeIntentRequest__Output>
+        SetNodeIntentResponse: MessageTypeDefinition<_llmgw_inventory_v1_SetNodeIntentResponse, _llmgw_inventory_v1_SetNodeIntentResponse__Output>
         ShardChanged: MessageTypeDefinition<_llmgw_inventory_v1_ShardChanged, _llmgw_inventory_v1_ShardChanged__Output>
         ShardCommandRequest: MessageTypeDefinition<_llmgw_inventory_v1_ShardCommandRequest, _llmgw_inventory_v1_ShardCommandRequest__Output>
         ShardCommandResponse: MessageTypeDefinition<_llmgw_inventory_v1_ShardCommandResponse, _llmgw_inventory_v1_ShardCommandResponse__Output>

@@ -229,6 +229,74 @@ describe('Reconciler: excess and drains', () => {
   });
 });
 
+describe('Reconciler: the drain timeout of a node drain', () => {
+  /** Two replicas of m on n1 and n2; n3 joins and n1 drains with `timeoutMs`; returns the replica moved off n1, once draining. */
+  async function drainingOff(timeoutMs: number | undefined) {
+    const m = makeModel('m', [{ tp: 4 }], { min: 2, max: 2 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [m]);
+    await h.placeReady();
+    h.fleet.addNode({ id: 'n3' });
+    h.fleet.setNode('n1', { cordoned: true, draining: true, ...(timeoutMs ? { drainTimeoutMs: timeoutMs } : {}) });
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    const old = h.rec.replicaViews().find((v) => v.shards[0].nodeId === 'n1')!;
+    expect(old.state).toBe('draining');
+    return { h, old };
+  }
+  const stops = (h: Harness) => h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.shardId);
+
+  it('`ctl drain --replica-timeout 2s`: the engine is told 2 s, and the replica is stopped 2 s after its drain began, not at the default', async () => {
+    const { h, old } = await drainingOff(2_000);
+    expect(h.fleet.commands.filter((c) => c.kind === 'drain')).toEqual([expect.objectContaining({ shardId: `${old.id}-r0`, timeoutMs: 2_000 })]);
+    expect(h.rec.nextDeadlineMs()).toBe(h.t + 2_000);
+    h.advance(1_999);
+    await h.pass();
+    expect(stops(h)).toEqual([]);
+    h.advance(1);
+    await h.pass();
+    expect(stops(h)).toEqual([`${old.id}-r0`]);
+    expect(h.rec.nextDeadlineMs()).toBeUndefined();
+  });
+
+  it('without --replica-timeout the scheduler default holds', async () => {
+    const { h, old } = await drainingOff(undefined);
+    expect(h.fleet.commands.find((c) => c.kind === 'drain')!.timeoutMs).toBe(10_000);
+    h.advance(9_999);
+    await h.pass();
+    expect(stops(h)).toEqual([]);
+    h.advance(1);
+    await h.pass();
+    expect(stops(h)).toEqual([`${old.id}-r0`]);
+  });
+
+  it('an uncordon before the replacement is Ready ends the move: the replica stays, nothing extra is placed', async () => {
+    const m = makeModel('m', [{ tp: 4 }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [m]);
+    await h.placeReady();
+    const [only] = h.rec.replicaViews();
+    h.fleet.setNode('n1', { cordoned: true, draining: true, drainTimeoutMs: 2_000 });
+    await h.pass(); // no other node: the move waits for room
+    h.fleet.setNode('n1', { cordoned: false, draining: false, drainTimeoutMs: undefined });
+    await h.pass();
+    h.fleet.readyAll();
+    await h.pass();
+    expect(h.rec.replicaViews().map((v) => [v.id, v.state])).toEqual([[only.id, 'ready']]);
+    expect(h.starts()).toHaveLength(1);
+    expect(h.fleet.commands.some((c) => c.kind === 'drain' || c.kind === 'stop')).toBe(false);
+  });
+
+  it('stops a draining replica as soon as the agent reports it drained, before the timeout', async () => {
+    const { h, old } = await drainingOff(60_000);
+    h.advance(100);
+    await h.pass();
+    expect(stops(h)).toEqual([]);
+    h.fleet.drained(`${old.id}-r0`);
+    await h.pass();
+    expect(stops(h)).toEqual([`${old.id}-r0`]);
+  });
+});
+
 describe('Reconciler: restarts and leadership', () => {
   it('adopts the replicas a restarted scheduler finds running: nothing started twice, orphans stopped after one pass', async () => {
     const fleet = new SimFleet(fourNodesTwoFabrics);

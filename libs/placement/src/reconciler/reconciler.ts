@@ -66,6 +66,8 @@ interface ShardRec {
   /** When StartShard was sent (or the shard adopted). */
   sinceMs: number;
   stopSent: boolean;
+  /** The agent reports it drained (ShardStatus.drained). */
+  drained: boolean;
 }
 
 interface ReplicaRec {
@@ -82,6 +84,8 @@ interface ReplicaRec {
   adopted: boolean;
   message: string;
   drainStartedAtMs: number;
+  /** This drain's limit, ms: the node's `--replica-timeout` for a node drain, else drainTimeoutMs. */
+  drainTimeoutMs: number;
   /** Being moved off a draining node: a replacement is placed first. */
   evacuating: boolean;
 }
@@ -291,6 +295,7 @@ export class Reconciler {
         if (rep) {
           s.state = rep.state;
           s.message = rep.message;
+          s.drained = rep.state === 'draining' && !!rep.drained;
           if (rep.endpoint) s.endpoint = rep.endpoint;
         }
         if (r.state === 'stopping' || r.state === 'failed') continue;
@@ -321,6 +326,8 @@ export class Reconciler {
     }
 
     // 3. Node drains: move one replica per draining node at a time, replacement first.
+    // An uncordon ends a drain: a replica not yet drained stays where it is.
+    for (const r of this.replicas.values()) if (r.evacuating && !r.shards.some((s) => nodes.get(s.nodeId)?.draining)) r.evacuating = false;
     for (const n of view.nodes) {
       if (!n.draining) continue;
       const here = [...this.replicas.values()].filter((r) => r.shards.some((s) => s.nodeId === n.id) && (r.state === 'ready' || r.state === 'starting'));
@@ -347,7 +354,7 @@ export class Reconciler {
       const readyLive = live.filter((r) => r.state === 'ready').length;
       for (const r of evacuating) {
         if (readyLive >= want || want === 0) {
-          await this.startDrain(r, `node drain`, now, token);
+          await this.startDrain(r, `node drain`, now, token, this.nodeDrainTimeout(r, nodes));
           res.drained++;
         }
       }
@@ -381,7 +388,8 @@ export class Reconciler {
 
     // 5. Drains past their time, failed replicas: stop every shard. Then forget what is gone.
     for (const r of this.replicas.values()) {
-      if (r.state === 'draining' && (now - r.drainStartedAtMs >= this.o.drainTimeoutMs || r.shards[0].state === 'stopped')) r.state = 'stopping';
+      // A drain ends at its timeout, or as soon as the leader reports it drained (nothing left in flight).
+      if (r.state === 'draining' && (now - r.drainStartedAtMs >= r.drainTimeoutMs || r.shards[0].state === 'stopped' || r.shards[0].drained)) r.state = 'stopping';
       if (r.state === 'failed') r.state = 'stopping';
       if (r.state !== 'stopping') continue;
       for (const s of r.shards) {
@@ -501,7 +509,7 @@ export class Reconciler {
         ...(p.launchMode ? { launchMode: p.launchMode } : {}),
         servedModelName: m.name,
       };
-      return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false };
+      return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false, drained: false };
     });
     const r: ReplicaRec = {
       id,
@@ -517,6 +525,7 @@ export class Reconciler {
       adopted: false,
       message: '',
       drainStartedAtMs: 0,
+      drainTimeoutMs: this.o.drainTimeoutMs,
       evacuating: false,
     };
     this.replicas.set(id, r);
@@ -543,7 +552,7 @@ export class Reconciler {
     const shards: ShardRec[] = [];
     for (let rank = 0; rank < nn; rank++) {
       const rep = reps.find((r) => r.spec!.rank === rank);
-      if (rep) shards.push({ spec: rep.spec!, nodeId: rep.nodeId, state: rep.state, message: rep.message, endpoint: rep.endpoint, sinceMs: now, stopSent: false });
+      if (rep) shards.push({ spec: rep.spec!, nodeId: rep.nodeId, state: rep.state, message: rep.message, endpoint: rep.endpoint, sinceMs: now, stopSent: false, drained: rep.state === 'draining' && !!rep.drained });
     }
     const missing = nn - shards.length;
     const ready = !missing && shards.every((s) => s.state === 'ready') && !!shards[0].endpoint;
@@ -562,12 +571,39 @@ export class Reconciler {
       adopted: true,
       message: missing ? `adopted with ${missing} of ${nn} shards missing` : 'adopted from the fleet',
       drainStartedAtMs: 0,
+      drainTimeoutMs: this.o.drainTimeoutMs,
       evacuating: false,
     });
     this.o.log?.info({ replica: id, model: m.name, shards: shards.length, of: nn }, 'adopted a replica the fleet reports');
   }
 
-  private async startDrain(r: ReplicaRec, why: string, now: number, token: number): Promise<void> {
+  /**
+   * The drain limit of a replica moved off draining nodes: the shortest
+   * `--replica-timeout` among the draining nodes it has shards on, else
+   * drainTimeoutMs.
+   */
+  private nodeDrainTimeout(r: ReplicaRec, nodes: Map<string, ReconcilerNode>): number {
+    const set = r.shards.map((s) => nodes.get(s.nodeId)).filter((n) => n?.draining && (n.drainTimeoutMs ?? 0) > 0).map((n) => n!.drainTimeoutMs!);
+    return set.length ? Math.min(...set) : this.o.drainTimeoutMs;
+  }
+
+  /**
+   * When the next pass must run for a drain to end on time (unix ms): the
+   * earliest deadline of a draining replica; undefined when none drains.
+   * The scheduler wakes then, so `--replica-timeout 2s` takes 2 s, not 2 s
+   * plus up to a reconcile interval.
+   */
+  nextDeadlineMs(): number | undefined {
+    let next: number | undefined;
+    for (const r of this.replicas.values()) {
+      if (r.state !== 'draining') continue;
+      const at = r.drainStartedAtMs + r.drainTimeoutMs;
+      if (next === undefined || at < next) next = at;
+    }
+    return next;
+  }
+
+  private async startDrain(r: ReplicaRec, why: string, now: number, token: number, timeoutMs = this.o.drainTimeoutMs): Promise<void> {
     r.evacuating = false;
     if (r.state !== 'ready') {
       r.state = 'stopping';
@@ -577,11 +613,12 @@ export class Reconciler {
     r.state = 'draining';
     r.message = why;
     r.drainStartedAtMs = now;
+    r.drainTimeoutMs = timeoutMs;
     // Withdraw from routers before the engine is told, so no new request lands on it.
     await this.publish();
     const s = r.shards[0];
-    await this.send(() => this.o.sink.drain(s.nodeId, s.spec.shardId, why, this.o.drainTimeoutMs, token), s.spec.shardId);
-    this.o.log?.info({ replica: r.id, model: r.model, reason: why }, 'draining a replica');
+    await this.send(() => this.o.sink.drain(s.nodeId, s.spec.shardId, why, timeoutMs, token), s.spec.shardId);
+    this.o.log?.info({ replica: r.id, model: r.model, reason: why, timeoutMs }, 'draining a replica');
   }
 
   /** Runs one command; false (logged) when it failed, so the next pass retries it. */

@@ -48,12 +48,16 @@ export interface ShardReport {
   readonly spec?: ShardLaunchSpec;
   /** Adopted by the agent from a previous agent process. */
   readonly adopted: boolean;
+  /** DRAINING and done (nothing in flight, or the agent's drain timeout passed): it may be stopped now. */
+  readonly drained?: boolean;
 }
 
 /** A node plus the operator's drain intent. */
 export interface ReconcilerNode extends FleetNode {
   /** Cordoned and its replicas are to be moved away, one at a time. */
   readonly draining: boolean;
+  /** With `draining`: how long each replica moved off it may drain before it is stopped, ms (`ctl drain --replica-timeout`); 0/absent = drainTimeoutMs. */
+  readonly drainTimeoutMs?: number;
 }
 
 /** The actual state: inventory's fleet at one moment. */

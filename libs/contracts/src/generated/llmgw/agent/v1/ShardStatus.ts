@@ -18,6 +18,7 @@ export interface ShardStatus {
   'adopted'?: (boolean);
   'pgid'?: (number);
   'restarts'?: (number);
+  'drained'?: (boolean);
 }
 
 export interface ShardStatus__Output {
@@ -34,4 +35,5 @@ export interface ShardStatus__Output {
   'adopted': (boolean);
   'pgid': (number);
   'restarts': (number);
+  'drained': (boolean);
 }

@@ -2,7 +2,11 @@
 
 
 export interface ListNodesRequest {
+  'includeStats'?: (boolean);
+  'nodeId'?: (string);
 }
 
 export interface ListNodesRequest__Output {
+  'includeStats': (boolean);
+  'nodeId': (string);
 }

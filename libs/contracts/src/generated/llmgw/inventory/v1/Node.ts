@@ -23,6 +23,8 @@ export interface Node {
   'connectivitySinceMs'?: (number | string | Long);
   'instanceId'?: (string);
   'heartbeatIntervalMs'?: (number);
+  'intentDrainTimeoutMs'?: (number | string | Long);
+  'intentActor'?: (string);
 }
 
 export interface Node__Output {
@@ -41,4 +43,6 @@ export interface Node__Output {
   'connectivitySinceMs': (number);
   'instanceId': (string);
   'heartbeatIntervalMs': (number);
+  'intentDrainTimeoutMs': (number);
+  'intentActor': (string);
 }

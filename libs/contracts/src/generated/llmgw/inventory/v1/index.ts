@@ -9,6 +9,8 @@ export * from './ListNodesResponse';
 export * from './Node';
 export * from './NodeIntent';
 export * from './NodeRemoved';
+export * from './SetNodeIntentRequest';
+export * from './SetNodeIntentResponse';
 export * from './ShardChanged';
 export * from './ShardCommandRequest';
 export * from './ShardCommandResponse';

@@ -1,8 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, controlV1 } from '@llmgw/contracts';
-import { serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { callerActor, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import type { FleetNode } from '@llmgw/inventory-rpc';
 import { z } from 'zod';
-import type { FleetNode } from './fleet-view';
+import type { AuditSink } from './audit';
 
 export type ControlNode = controlV1.Node;
 export type NodeAdminResponse = controlV1.NodeAdminResponse;
@@ -51,13 +52,13 @@ export function toControlNode(n: FleetNode, engineStats: readonly agentV1.Engine
   };
 }
 
-/** Who asked (the mTLS CN of the caller, else "anonymous"), for logs and intent records. */
+/** Who asked (`callerActor`: certificate CN, else `x-llmgw-actor`, else "anonymous"), for logs, intent records and the audit log. */
 export type Actor = string;
 
 /**
  * The node half of the ControlService (ListNodes, GetNode, Cordon/Uncordon/
- * Drain, Logs). Inventory implements it over its own state; the
- * placement-scheduler mounts a forwarding one (`RemoteNodeAdmin`) or its own.
+ * Drain, Logs). The placement-scheduler answers it with `InventoryNodeAdmin`
+ * (inventory's InventoryService, the identity forwarded in metadata).
  * Errors are LlmgwErrors (LLMGW_ERR_NOT_FOUND for an unknown node, …).
  */
 export interface NodeAdminBackend {
@@ -74,7 +75,7 @@ const nodeId = z.string().trim().min(1, 'node_id is required').max(253);
 const reason = z.string().max(1024, 'reason is at most 1024 characters');
 const cordonSchema = z.object({ nodeId, reason }).passthrough();
 const uncordonSchema = z.object({ nodeId }).passthrough();
-const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0) }).passthrough();
+const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0).max(86_400_000, 'replica_drain_timeout_ms is at most 24 h') }).passthrough();
 const getSchema = z.object({ nodeId }).passthrough();
 const logsSchema = z
   .object({
@@ -91,33 +92,54 @@ const logsSchema = z
     if (r.source === 'LOG_SOURCE_SHARD' && !r.shardId && !r.replicaId) ctx.addIssue({ code: 'custom', path: ['shardId'], message: 'shard_id or replica_id is required for a shard log' });
   });
 
-/** The caller's identity: the client certificate CN on mTLS, else "anonymous". */
-export function actorOf(call: { getAuthContext(): { sslPeerCertificate?: { subject?: { CN?: string | string[] } } } | null }): Actor {
-  const cn = call.getAuthContext()?.sslPeerCertificate?.subject?.CN;
-  return (Array.isArray(cn) ? cn[0] : cn) || 'anonymous';
-}
-
 export type ControlNodeHandlers = Pick<controlV1.ControlServiceHandlers, 'ListNodes' | 'GetNode' | 'CordonNode' | 'UncordonNode' | 'DrainNode' | 'Logs'>;
 
 /**
  * grpc-js handlers for the node half of llmgw.control.v1.ControlService over
  * a backend: validated input (INVALID_ARGUMENT listing every problem),
- * thrown LlmgwErrors as their catalogue statuses. Spread them into the
- * service implementation next to the model half (or alone: grpc-js answers
- * UNIMPLEMENTED for the methods left out).
+ * thrown LlmgwErrors as their catalogue statuses, the caller's identity
+ * (`callerActor`: certificate CN, else `x-llmgw-actor`) handed to the
+ * backend and, for cordon, uncordon and drain, to the audit log. Spread them
+ * into the service implementation next to the model half.
  */
-export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: UnaryLogger } = {}): ControlNodeHandlers {
+export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: UnaryLogger; audit?: AuditSink } = {}): ControlNodeHandlers {
   const log = opts.log;
+  const audited = (actor: Actor, action: string, nodeId: string, details: Record<string, unknown>, res: NodeAdminResponse): NodeAdminResponse => {
+    opts.audit?.record({ actor, action, targetType: 'node', targetId: nodeId, details: { ...details, changed: res.changed } });
+    return res;
+  };
   return {
     ListNodes: unary({ log, handler: async () => ({ nodes: await backend.listNodes() }) }),
     GetNode: unary({ log, schema: getSchema, handler: (r) => backend.getNode(r.nodeId) }),
-    CordonNode: unary({ log, schema: cordonSchema, handler: (r, ctx) => backend.cordon(r.nodeId, r.reason, actorOf(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)) }),
-    UncordonNode: unary({ log, schema: uncordonSchema, handler: (r, ctx) => backend.uncordon(r.nodeId, actorOf(ctx.call)) }),
-    DrainNode: unary({ log, schema: drainSchema, handler: (r, ctx) => backend.drain(r.nodeId, r.reason, r.replicaDrainTimeoutMs, actorOf(ctx.call)) }),
+    CordonNode: unary({
+      log,
+      schema: cordonSchema,
+      handler: async (r, ctx) => {
+        const actor = callerActor(ctx.call);
+        return audited(actor, 'node.cordon', r.nodeId, { reason: r.reason }, await backend.cordon(r.nodeId, r.reason, actor));
+      },
+    }),
+    UncordonNode: unary({
+      log,
+      schema: uncordonSchema,
+      handler: async (r, ctx) => {
+        const actor = callerActor(ctx.call);
+        return audited(actor, 'node.uncordon', r.nodeId, {}, await backend.uncordon(r.nodeId, actor));
+      },
+    }),
+    DrainNode: unary({
+      log,
+      schema: drainSchema,
+      handler: async (r, ctx) => {
+        const actor = callerActor(ctx.call);
+        const res = await backend.drain(r.nodeId, r.reason, r.replicaDrainTimeoutMs, actor);
+        return audited(actor, 'node.drain', r.nodeId, { reason: r.reason, replicaDrainTimeoutMs: r.replicaDrainTimeoutMs, replicas: res.replicaIds ?? [] }, res);
+      },
+    }),
     Logs: serverStream({
       log,
       schema: logsSchema as unknown as z.ZodType<controlV1.LogsRequest__Output>,
-      handler: (r, ctx) => backend.logs(r, ctx.write, ctx.signal, actorOf(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)),
+      handler: (r, ctx) => backend.logs(r, ctx.write, ctx.signal, callerActor(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)),
     }),
   };
 }

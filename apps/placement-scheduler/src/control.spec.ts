@@ -5,7 +5,7 @@ import { isLlmgwError } from '@llmgw/errors';
 import { callUnary, createServer, listen, makeClient, shutdown } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { SimFleet, type ReconcilerNode } from '@llmgw/placement';
-import { controlModelHandlers, ModelAdmin } from './control-models';
+import { controlModelHandlers, ModelAdmin } from '@llmgw/control-rpc';
 import { specToWire, type InventoryNodeLike } from './fleet-map';
 import { PlacementScheduler, type FleetSource } from './scheduler';
 

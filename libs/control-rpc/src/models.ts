@@ -1,10 +1,17 @@
 import type { controlV1 } from '@llmgw/contracts';
 import type { Catalog } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
-import { unary, type UnaryLogger } from '@llmgw/grpc';
-import { scalingMode, type Explanation, type Model, type Profile, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
+import { callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
+import { scalingMode, type Explanation, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
 import { z } from 'zod';
-import type { PlacementScheduler } from './scheduler';
+import type { AuditSink } from './audit';
+
+/** What the model half needs of the placement-scheduler. */
+export interface ModelAdminScheduler {
+  readonly reconciler: Reconciler;
+  /** `ctl model target`: undefined clears; resolves false when nothing changed. */
+  setTarget(model: Model, t: { min: number; max: number } | undefined): Promise<boolean>;
+}
 
 const REJECT: Record<RejectReason, controlV1.RejectReason> = {
   none: 'REJECT_REASON_NONE',
@@ -109,7 +116,7 @@ export function explanationToWire(e: Explanation, current: number, desired: numb
 export class ModelAdmin {
   constructor(
     private readonly catalog: Catalog,
-    private readonly scheduler: PlacementScheduler,
+    private readonly scheduler: ModelAdminScheduler,
   ) {}
 
   private model(name: string): Model {
@@ -177,13 +184,28 @@ const targetSchema = z
 
 export type ControlModelHandlers = Pick<controlV1.ControlServiceHandlers, 'ListModels' | 'ListReplicas' | 'ExplainPlacement' | 'SetModelTarget'>;
 
-/** grpc-js handlers of the model half: validated input, catalogue errors as statuses. */
-export function controlModelHandlers(admin: ModelAdmin, opts: { log?: UnaryLogger } = {}): ControlModelHandlers {
+/**
+ * grpc-js handlers of the model half: validated input, catalogue errors as
+ * statuses; a model target change goes to the audit log with the caller.
+ */
+export function controlModelHandlers(admin: ModelAdmin, opts: { log?: UnaryLogger; audit?: AuditSink } = {}): ControlModelHandlers {
   const log = opts.log;
   return {
     ListModels: unary({ log, handler: () => admin.listModels() }),
     ListReplicas: unary({ log, schema: listReplicasSchema, handler: (r) => admin.listReplicas(r) }),
     ExplainPlacement: unary({ log, schema: explainSchema, handler: (r) => admin.explain(r) }),
-    SetModelTarget: unary({ log, schema: targetSchema, handler: (r) => admin.setTarget(r) }),
+    SetModelTarget: unary({
+      log,
+      schema: targetSchema,
+      handler: async (r, ctx) => {
+        const res = await admin.setTarget(r);
+        const s = res.model?.scaling;
+        opts.audit?.record({
+          actor: callerActor(ctx.call), action: r.clear ? 'model.target.clear' : 'model.target', targetType: 'model', targetId: res.model?.name ?? r.model,
+          details: { ...(r.clear ? {} : { min: s?.minReplicas, max: s?.maxReplicas }), changed: res.changed },
+        });
+        return res;
+      },
+    }),
   };
 }

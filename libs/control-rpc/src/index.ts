@@ -1,0 +1,6 @@
+export * from './proto';
+export * from './audit';
+export * from './nodes';
+export * from './inventory-node-admin';
+export * from './models';
+export * from './client';
