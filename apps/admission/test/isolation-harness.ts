@@ -40,6 +40,11 @@ export interface IsolationOptions {
   replicaChoice?: 'round-robin' | 'least-inflight';
   /** Router credits with admission on (default true); false = every request an Acquire. */
   credits?: boolean;
+  /**
+   * Whether the endpoints declare the engines' `max_num_seqs` (default false: admission
+   * learns the slots from the engines' metrics, as for an operator who wrote none).
+   */
+  declareSlots?: boolean;
   log?: (line: string) => void;
 }
 
@@ -137,7 +142,7 @@ export class IsolationRig {
   }
 
   private endpoints() {
-    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p' }));
+    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p', ...(this.o.declareSlots ? { max_num_seqs: this.o.maxNumSeqs } : {}) }));
   }
 
   /** Starts admission (when on) and a router; returns the router URL and a stop function. */
