@@ -29,6 +29,7 @@ async function run(): Promise<void> {
   o.scrapeIntervalMs = num('--scrape-ms') ?? o.scrapeIntervalMs;
   o.warmupMs = num('--warmup-ms') ?? o.warmupMs;
   o.declareSlots = process.argv.includes('--declared');
+  if (process.argv.includes('--default-profile')) o.replicaChoice = 'default';
   const onOnly = process.argv.includes('--on-only');
   const shape = slots ? 'slot-limited' : quick ? 'quick' : 'full';
   console.log(`priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs} (${o.declareSlots ? 'declared' : 'undeclared: learned'}), decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`);

@@ -79,12 +79,12 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       // (docs/admission.md, "Learned slots"): one series per such endpoint, 0 until learned.
       new Gauge({
         name: 'llmgw_admission_learned_slots',
-        help: 'Batch slots admission learned from the engine metrics of an endpoint that declares no max_num_seqs (0 until learned).',
+        help: 'Batch slots admission uses for an endpoint that declares no max_num_seqs: learned from its engine metrics, or its pool peers\' until then (0 while unknown).',
         labelNames: ['endpoint'],
         registers: [registry],
         collect() {
           this.reset();
-          for (const r of ctl?.replicaSlots() ?? []) if (r.declared === undefined) this.set({ endpoint: r.id }, r.learned ?? 0);
+          for (const r of ctl?.replicaSlots() ?? []) if (r.declared === undefined) this.set({ endpoint: r.id }, r.confirmed ? r.capacity : 0);
         },
       });
       const learnedLogged = new Map<string, number>();

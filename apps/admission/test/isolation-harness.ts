@@ -37,7 +37,7 @@ export interface IsolationOptions {
    * `least-inflight` (max-score on the inflight scorer: a platinum request goes
    * to the replica with a free slot).
    */
-  replicaChoice?: 'round-robin' | 'least-inflight';
+  replicaChoice?: 'round-robin' | 'least-inflight' | 'default';
   /** Router credits with admission on (default true); false = every request an Acquire. */
   credits?: boolean;
   /**
@@ -71,6 +71,8 @@ export interface PhaseResult {
   peakEngineWaiting: number;
   /** Highest bronze queue depth in the admission service while platinum was measured (0 when off). */
   peakBronzeQueued: number;
+  /** llmgw_admission_learned_slots by endpoint at the end of the phase (admission on; empty when declared). */
+  learnedSlots: Record<string, number>;
 }
 
 /**
@@ -92,6 +94,20 @@ export const SLOT_OPTIONS: IsolationOptions = {
   warmupMs: 4000,
   scrapeIntervalMs: 200,
   replicaChoice: 'least-inflight',
+};
+
+/**
+ * The slot-limited shape on endpoints that declare no `max_num_seqs`: three
+ * sim-engines with 6 slots each (18), a bronze flood of 20 × the slots, the
+ * same short platinum prompts. Admission learns each engine's slots from its
+ * metrics (docs/admission.md, "Learned slots").
+ */
+export const LEARNED_SLOT_OPTIONS: IsolationOptions = {
+  ...SLOT_OPTIONS,
+  engines: 3,
+  maxNumSeqs: 6,
+  bronzeConcurrency: 360,
+  declareSlots: false,
 };
 
 export const CI_OPTIONS: IsolationOptions = {
@@ -170,7 +186,7 @@ export class IsolationRig {
         // (Score-based profiles pass too since the router schedules each granted request on fresh
         // inflight counts — apps/router/test/granted-burst.spec.ts — but their spread varies more.)
         // With few slots per engine a request must go where a slot is free: least inflight.
-        default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug',
+        ...(this.o.replicaChoice === 'default' ? {} : { default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug' }),
         profiles: { 'least-inflight': { scorers: { inflight: 1 }, picker: { type: 'max-score' } } },
         endpoints: this.endpoints(),
         admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s', ...(this.o.credits === false ? { credit_interval: '0s' } : {}) } : { mode: 'off' },
@@ -308,6 +324,11 @@ export class IsolationRig {
       const loaded = await this.platinumSeries(stack.url);
       const bronzeWhile = f.completed() - bronzeBefore;
       const p = await peaks.stop();
+      const learnedSlots: Record<string, number> = {};
+      if (stack.admissionAdmin) {
+        const t = await request(`${stack.admissionAdmin}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text());
+        for (const m of t.matchAll(/^llmgw_admission_learned_slots\{[^}]*endpoint="([^"]+)"[^}]*\} (\S+)/gm)) learnedSlots[m[1]] = Number(m[2]);
+      }
       const b = await f.stop();
       const r: PhaseResult = {
         idleP50: pct(idle, 50),
@@ -323,8 +344,9 @@ export class IsolationRig {
         bronzeRejected: b.rejected,
         fallbacks: stack.fallbacks(),
         ...p,
+        learnedSlots,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
       return r;
     } finally {
       await stack.stop();

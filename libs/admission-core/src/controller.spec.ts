@@ -171,6 +171,21 @@ describe('AdmissionController', () => {
       expect(ctl.saturationParts('a')).toMatchObject({ capacity: 8 });
     });
 
+    it('takes an unlearned replica to be like its pool peers until its own metrics show otherwise', () => {
+      const { ctl } = setup();
+      const feed = (a0: Partial<ReplicaStats>, a1: Partial<ReplicaStats>) => ctl.updatePool('a', [replica('a-0', 0, a0), replica('a-1', 0, a1)]);
+      // a-0 fills and queues; a-1 is kept below a full batch (admission spreads the flood) and never queues
+      for (let i = 0; i < 3; i++) feed({ running: 6, waiting: 3 }, { running: 4 });
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 12, confirmed: 2 });
+      expect(ctl.replicaSlots().map((r) => [r.id, r.learned, r.capacity, r.fromPeers ?? false])).toEqual([
+        ['a-0', 6, 6, false],
+        ['a-1', undefined, 6, true],
+      ]);
+      // a-1 turns out smaller (4 slots): given its peers' share it queues at 4, which learns its own value
+      for (let i = 0; i < 3; i++) feed({ running: 6 }, { running: 4, waiting: 2 });
+      expect(ctl.replicaSlots().map((r) => [r.id, r.capacity, r.fromPeers ?? false])).toEqual([['a-0', 6, false], ['a-1', 4, false]]);
+    });
+
     it('lets a declared max_num_seqs win over anything learned', () => {
       const { ctl } = setup();
       for (let i = 0; i < 5; i++) ctl.updatePool('a', [replica('a-0', 4, { waiting: 3, declaredCapacity: 16 })]);

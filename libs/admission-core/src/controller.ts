@@ -70,8 +70,10 @@ export interface ReplicaSlots {
   learned?: number;
   /** The capacity the saturation detector uses now. */
   capacity: number;
-  /** Whether that capacity counts in the slot component (declared or learned). */
+  /** Whether that capacity counts in the slot component (declared, learned, or from its peers). */
   confirmed: boolean;
+  /** The capacity is its pool peers' until its own metrics show it. */
+  fromPeers?: boolean;
 }
 
 /** A snapshot for health pages, `ctl top` and tests. */
@@ -88,12 +90,31 @@ interface SlotState {
   lastSampleAt?: number;
 }
 
-/** Batch capacity used by the detector, and whether it is confirmed (declared or learned). */
-function capacityOf(h: SlotState | undefined, running: number): { capacity: number; confirmed: boolean } {
-  if (!h) return { capacity: running, confirmed: false };
+/**
+ * Batch capacity used by the detector, and whether it is confirmed: declared,
+ * learned from the replica's own metrics, or — until those show it — taken
+ * from the replica's peers (`peer`: the smallest confirmed capacity among the
+ * pool's other replicas of the model, which run the same engine as a rule),
+ * never below what the replica has been seen running.
+ */
+function capacityOf(h: SlotState | undefined, running: number, peer?: number): { capacity: number; confirmed: boolean; fromPeers?: boolean } {
+  if (!h) return peer !== undefined ? { capacity: Math.max(peer, running), confirmed: true, fromPeers: true } : { capacity: running, confirmed: false };
   if (h.declared !== undefined) return { capacity: h.declared, confirmed: true };
   const learned = h.learner.learned;
-  return learned !== undefined ? { capacity: learned, confirmed: true } : { capacity: h.learner.capacity(), confirmed: false };
+  if (learned !== undefined) return { capacity: learned, confirmed: true };
+  if (peer !== undefined) return { capacity: Math.max(peer, h.learner.hwm), confirmed: true, fromPeers: true };
+  return { capacity: h.learner.capacity(), confirmed: false };
+}
+
+/** Smallest declared or learned capacity among a pool's replicas; undefined when none has one. */
+function peerCapacity(st: { replicas: ReplicaStats[]; slots: Map<string, SlotState> }): number | undefined {
+  let min: number | undefined;
+  for (const r of st.replicas) {
+    const h = st.slots.get(r.id);
+    const c = h?.declared ?? h?.learner.learned;
+    if (c !== undefined) min = min === undefined ? c : Math.min(min, c);
+  }
+  return min;
 }
 
 /** Scraped running/waiting less the releases seen since that scrape, spread over the replicas. */
@@ -450,9 +471,10 @@ export class AdmissionController implements Admission {
   replicaSlots(): ReplicaSlots[] {
     const out: ReplicaSlots[] = [];
     for (const st of this.pools.values()) {
+      const peer = peerCapacity(st);
       for (const r of st.replicas) {
         const h = st.slots.get(r.id);
-        const c = capacityOf(h, r.running);
+        const c = capacityOf(h, r.running, peer);
         out.push({
           pool: st.pool,
           model: st.model,
@@ -461,6 +483,7 @@ export class AdmissionController implements Admission {
           ...(h?.declared === undefined && h?.learner.learned !== undefined ? { learned: h.learner.learned } : {}),
           capacity: c.capacity,
           confirmed: c.confirmed,
+          ...(c.fromPeers ? { fromPeers: true } : {}),
         });
       }
     }
@@ -539,8 +562,9 @@ export class AdmissionController implements Admission {
   private parts(st: PoolState, extra: number): SaturationParts {
     const n = st.replicas.length;
     const released = n > 0 ? st.releasedSinceFeed / n : 0;
+    const peer = peerCapacity(st);
     const loads: ReplicaLoad[] = st.replicas.map((r) => {
-      const c = capacityOf(st.slots.get(r.id), r.running);
+      const c = capacityOf(st.slots.get(r.id), r.running, peer);
       return {
         ...afterReleases(r, released),
         kvUsage: r.kvUsage,
