@@ -59,7 +59,7 @@ export interface AdmissionControllerDeps {
   slotLearning?: SlotLearnerOptions;
 }
 
-/** What admission knows about one replica's batch slots (`learnedSlots`). */
+/** What admission knows about one replica's batch slots (`replicaSlots()`). */
 export interface ReplicaSlots {
   pool: string;
   model: string;
