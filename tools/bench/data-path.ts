@@ -22,6 +22,7 @@
  *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
+ *            --streams-admission off|remote (the stream router's admission; default remote)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
@@ -42,6 +43,8 @@ const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
+/** --streams-admission off: the stream router runs without admission (remote by default). */
+const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
 const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 
@@ -211,7 +214,7 @@ async function main(): Promise<void> {
     console.log(`durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`);
 
     if (!SKIP.has('streams')) {
-      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}`);
+      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`);
       const tps = 2;
       const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', String(tps), '--prefill-tps', '0', '--max-num-seqs', String(STREAMS), '--batch-contention', '0', '--log-level', 'info'], QUIET)));
       procs.push(...slow);
@@ -221,7 +224,7 @@ async function main(): Promise<void> {
       const streamAdmission = await spawnRole('admission', ['--config', streamAdmissionCfg], QUIET);
       procs.push(streamAdmission);
       const streamCfg = join(dir, 'router-streams.yaml');
-      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
+      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: STREAMS_ADMISSION === 'off' ? { mode: 'off' } : { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
       const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], QUIET);
       procs.push(streamRouter);
       const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
