@@ -23,6 +23,7 @@
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
  *            --streams-admission off|remote (the stream router's admission; default remote)
+ *            --streams-queue N (that admission's queue_capacity_per_band)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
@@ -45,6 +46,8 @@ const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
 /** --streams-admission off: the stream router runs without admission (remote by default). */
 const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
+/** --streams-queue N: the stream admission service's queue_capacity_per_band (its default 2000). */
+const STREAMS_QUEUE = arg('streams-queue');
 const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 
@@ -220,7 +223,7 @@ async function main(): Promise<void> {
       procs.push(...slow);
       const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', ...(UNDECLARED_STREAMS ? {} : { max_num_seqs: STREAMS }) }));
       const streamAdmissionCfg = join(dir, 'admission-streams.yaml');
-      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints }));
+      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints, ...(STREAMS_QUEUE ? { queue_capacity_per_band: Number(STREAMS_QUEUE) } : {}) }));
       const streamAdmission = await spawnRole('admission', ['--config', streamAdmissionCfg], QUIET);
       procs.push(streamAdmission);
       const streamCfg = join(dir, 'router-streams.yaml');
