@@ -71,6 +71,8 @@ export interface PhaseResult {
   peakEngineWaiting: number;
   /** Highest bronze queue depth in the admission service while platinum was measured (0 when off). */
   peakBronzeQueued: number;
+  /** p90 of the platinum requests' wait in admission under load (the router's x-llmgw-queue-ms), ms. */
+  loadedQueueP90: number;
   /** llmgw_admission_learned_slots by endpoint at the end of the phase (admission on; empty when declared). */
   learnedSlots: Record<string, number>;
 }
@@ -141,6 +143,8 @@ export class IsolationRig {
   engines: SpawnedRole[] = [];
   private dir = mkdtempSync(join(tmpdir(), 'llmgw-iso-'));
   private agent = new Agent({ connections: 2048, pipelining: 0 });
+  /** x-llmgw-queue-ms of every platinum response, in order. */
+  private queueMs: number[] = [];
 
   constructor(readonly o: IsolationOptions) {}
 
@@ -213,6 +217,7 @@ export class IsolationRig {
       body: JSON.stringify({ model: 'iso', stream: true, max_tokens: 2, messages: [{ role: 'user', content: words(this.o.platinumPromptChars, seed) }] }),
     });
     if (res.statusCode !== 200) throw new Error(`platinum got HTTP ${res.statusCode}: ${await res.body.text()}`);
+    this.queueMs.push(Number(res.headers['x-llmgw-queue-ms'] ?? 0));
     let ttft: number | undefined;
     let buf = '';
     for await (const chunk of res.body) {
@@ -321,7 +326,9 @@ export class IsolationRig {
       await new Promise((r) => setTimeout(r, this.o.warmupMs));
       const peaks = this.sample(stack.admissionAdmin);
       const bronzeBefore = f.completed();
+      this.queueMs = [];
       const loaded = await this.platinumSeries(stack.url);
+      const loadedQueue = this.queueMs;
       const bronzeWhile = f.completed() - bronzeBefore;
       const p = await peaks.stop();
       const learnedSlots: Record<string, number> = {};
@@ -339,6 +346,7 @@ export class IsolationRig {
         loadedP99: pct(loaded, 99),
         ratio: pct(loaded, 99) / pct(idle, 99),
         ratio90: pct(loaded, 90) / pct(idle, 90),
+        loadedQueueP90: pct(loadedQueue, 90),
         bronzeCompleted: b.completed,
         bronzeCompletedWhileMeasured: bronzeWhile,
         bronzeRejected: b.rejected,
@@ -346,7 +354,7 @@ export class IsolationRig {
         ...p,
         learnedSlots,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; platinum admission wait p90 ${r.loadedQueueP90} ms; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
       return r;
     } finally {
       await stack.stop();
