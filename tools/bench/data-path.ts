@@ -19,7 +19,11 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
  *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N
  *            --variants off,tenancy,admission,durable (extra routers with part of it on)
- *            --ladder 1000,1500,2000 --skip steps,saturation,streams
+ *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
+ *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
+ *            learns, the router's upstream pool is not sized from a declaration)
+ *            --streams-admission off|remote (the stream router's admission; default remote)
+ *            --streams-queue N (that admission's queue_capacity_per_band)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
@@ -39,6 +43,11 @@ const STREAMS = Number(arg('streams') ?? (quick ? 200 : 5000));
 const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
+const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
+/** --streams-admission off: the stream router runs without admission (remote by default). */
+const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
+/** --streams-queue N: the stream admission service's queue_capacity_per_band (its default 2000). */
+const STREAMS_QUEUE = arg('streams-queue');
 const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 
@@ -141,26 +150,26 @@ async function main(): Promise<void> {
       procs.push(r);
       variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
     }
-    const ng = await startNginx(dir, behind.map((e) => e.url));
-    nginx = ng.proc;
-    const nginxUrl = ng.url;
+    const ng = SKIP.has('nginx') ? undefined : await startNginx(dir, behind.map((e) => e.url));
+    nginx = ng?.proc;
+    const nginxUrl = ng?.url;
     const auth = { authorization: `Bearer ${key}` };
     const probe = await request(`${router.url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { ...auth, 'content-type': 'application/json' } });
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(`router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`);
-    console.log(`nginx ${nginxUrl} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`);
+    console.log(`nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`);
 
     const targets: Array<{ name: string; url: string; pid?: number; headers?: Record<string, string> }> = [
       { name: 'direct', url: direct.url },
-      { name: 'nginx', url: nginxUrl },
+      ...(nginxUrl ? [{ name: 'nginx', url: nginxUrl }] : []),
       { name: 'router', url: router.url, pid: router.pid, headers: auth },
       ...variants.map(({ needsKey, ...v }) => ({ ...v, headers: needsKey ? auth : undefined })),
     ];
 
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
     console.log('rate/s  target                    p50 ms    p99 ms  added p50  added p99  failed  proxy CPU per request');
-    for (const rate of RATES) {
+    for (const rate of SKIP.has('steady') ? [] : RATES) {
       let ref: number[] = [];
       for (const t of targets) {
         const pid = t.pid;
@@ -208,17 +217,17 @@ async function main(): Promise<void> {
     console.log(`durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`);
 
     if (!SKIP.has('streams')) {
-      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s`);
+      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`);
       const tps = 2;
       const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', String(tps), '--prefill-tps', '0', '--max-num-seqs', String(STREAMS), '--batch-contention', '0', '--log-level', 'info'], QUIET)));
       procs.push(...slow);
-      const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', max_num_seqs: STREAMS }));
+      const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', ...(UNDECLARED_STREAMS ? {} : { max_num_seqs: STREAMS }) }));
       const streamAdmissionCfg = join(dir, 'admission-streams.yaml');
-      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints }));
+      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints, ...(STREAMS_QUEUE ? { queue_capacity_per_band: Number(STREAMS_QUEUE) } : {}) }));
       const streamAdmission = await spawnRole('admission', ['--config', streamAdmissionCfg], QUIET);
       procs.push(streamAdmission);
       const streamCfg = join(dir, 'router-streams.yaml');
-      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
+      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: STREAMS_ADMISSION === 'off' ? { mode: 'off' } : { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
       const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], QUIET);
       procs.push(streamRouter);
       const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
@@ -251,7 +260,9 @@ async function main(): Promise<void> {
       clearInterval(sampler);
       await agent.close();
       const ok = statuses.get('ok') ?? 0;
-      console.log(`  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`);
+      const upstream = await (await fetch(`${streamRouter.urls.admin}/metrics`)).text();
+      const upstreamPeak = [...upstream.matchAll(/^llmgw_upstream_connections\{[^}]*\} (\S+)/gm)].map((m) => Number(m[1]));
+      console.log(`  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`);
     }
   } finally {
     if (nginx?.pid) {

@@ -18,14 +18,27 @@ async function run(): Promise<void> {
     : quick
       ? { ...CI_OPTIONS, log }
       : { ...CI_OPTIONS, engines: 3, maxNumSeqs: 32, bronzeConcurrency: 500, platinumSamples: 100, warmupMs: 8000, log };
+  const num = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i > 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  o.engines = num('--engines') ?? o.engines;
+  o.maxNumSeqs = num('--max-num-seqs') ?? o.maxNumSeqs;
+  o.platinumSamples = num('--samples') ?? o.platinumSamples;
+  o.bronzeConcurrency = num('--bronze') ?? o.bronzeConcurrency;
+  o.scrapeIntervalMs = num('--scrape-ms') ?? o.scrapeIntervalMs;
+  o.warmupMs = num('--warmup-ms') ?? o.warmupMs;
+  o.declareSlots = process.argv.includes('--declared');
+  if (process.argv.includes('--default-profile')) o.replicaChoice = 'default';
+  const onOnly = process.argv.includes('--on-only');
   const shape = slots ? 'slot-limited' : quick ? 'quick' : 'full';
-  console.log(`priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs}, decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`);
+  console.log(`priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs} (${o.declareSlots ? 'declared' : 'undeclared: learned'}), decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`);
   const rig = new IsolationRig(o);
   await rig.startEngines();
   try {
     const on = await rig.phase(true);
-    const off = await rig.phase(false);
-    console.log(`platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x`);
+    const off = onOnly ? undefined : await rig.phase(false);
+    console.log(`platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x${off ? `, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x` : ''}`);
   } finally {
     await rig.close();
   }

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { Gauge } from 'prom-client';
-import { AdmissionController, feedPools } from '@llmgw/admission-core';
+import { AdmissionController, feedPools, scrapedForPools } from '@llmgw/admission-core';
 import { AdmissionRpcService, admissionServiceDefinition, createAdmissionMetrics } from '@llmgw/admission-rpc';
 import { admissionServiceConfigSchema, toAdmissionCoreConfig, type AdmissionServiceConfig, type AdmissionServiceConfigInput } from '@llmgw/config';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
@@ -77,6 +77,27 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
             : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
       if (!opts.source) ctx.onClose('endpoint source', () => source.close());
 
+      // Slots learned from the engines' metrics, for endpoints that declare no max_num_seqs
+      // (docs/admission.md, "Learned slots"): one series per such endpoint, 0 until learned.
+      new Gauge({
+        name: 'llmgw_admission_learned_slots',
+        help: 'Batch slots admission uses for an endpoint that declares no max_num_seqs: learned from its engine metrics, or its pool peers\' until then (0 while unknown).',
+        labelNames: ['endpoint'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const r of ctl?.replicaSlots() ?? []) if (r.declared === undefined) this.set({ endpoint: r.id }, r.confirmed ? r.capacity : 0);
+        },
+      });
+      const learnedLogged = new Map<string, number>();
+      const logLearned = (c: AdmissionController) => {
+        for (const r of c.replicaSlots()) {
+          if (r.learned === undefined || learnedLogged.get(r.id) === r.learned) continue;
+          log.info({ endpoint: r.id, pool: r.pool, slots: r.learned, previous: learnedLogged.get(r.id) ?? null }, 'admission learned endpoint slots');
+          learnedLogged.set(r.id, r.learned);
+        }
+      };
+
       let fed = new Set<string>();
       let feedQueued = false;
       // Many scrapes land together; feeding once per tick is enough.
@@ -85,7 +106,9 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         feedQueued = true;
         setImmediate(() => {
           feedQueued = false;
-          if (ctl) fed = feedPools(ctl, source.all(), (id) => scraper.state(id)?.stats, fed);
+          if (!ctl) return;
+          fed = feedPools(ctl, source.all(), (id) => scrapedForPools(scraper.state(id)), fed);
+          logLearned(ctl);
         });
       };
       const scraper = new Scraper({

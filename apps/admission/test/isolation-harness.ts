@@ -37,9 +37,14 @@ export interface IsolationOptions {
    * `least-inflight` (max-score on the inflight scorer: a platinum request goes
    * to the replica with a free slot).
    */
-  replicaChoice?: 'round-robin' | 'least-inflight';
+  replicaChoice?: 'round-robin' | 'least-inflight' | 'default';
   /** Router credits with admission on (default true); false = every request an Acquire. */
   credits?: boolean;
+  /**
+   * Whether the endpoints declare the engines' `max_num_seqs` (default false: admission
+   * learns the slots from the engines' metrics, as for an operator who wrote none).
+   */
+  declareSlots?: boolean;
   log?: (line: string) => void;
 }
 
@@ -66,6 +71,10 @@ export interface PhaseResult {
   peakEngineWaiting: number;
   /** Highest bronze queue depth in the admission service while platinum was measured (0 when off). */
   peakBronzeQueued: number;
+  /** p90 of the platinum requests' wait in admission under load (the router's x-llmgw-queue-ms), ms. */
+  loadedQueueP90: number;
+  /** llmgw_admission_learned_slots by endpoint at the end of the phase (admission on; empty when declared). */
+  learnedSlots: Record<string, number>;
 }
 
 /**
@@ -87,6 +96,20 @@ export const SLOT_OPTIONS: IsolationOptions = {
   warmupMs: 4000,
   scrapeIntervalMs: 200,
   replicaChoice: 'least-inflight',
+};
+
+/**
+ * The slot-limited shape on endpoints that declare no `max_num_seqs`: three
+ * sim-engines with 6 slots each (18), a bronze flood of 20 × the slots, the
+ * same short platinum prompts. Admission learns each engine's slots from its
+ * metrics (docs/admission.md, "Learned slots").
+ */
+export const LEARNED_SLOT_OPTIONS: IsolationOptions = {
+  ...SLOT_OPTIONS,
+  engines: 3,
+  maxNumSeqs: 6,
+  bronzeConcurrency: 360,
+  declareSlots: false,
 };
 
 export const CI_OPTIONS: IsolationOptions = {
@@ -120,6 +143,8 @@ export class IsolationRig {
   engines: SpawnedRole[] = [];
   private dir = mkdtempSync(join(tmpdir(), 'llmgw-iso-'));
   private agent = new Agent({ connections: 2048, pipelining: 0 });
+  /** x-llmgw-queue-ms of every platinum response, in order. */
+  private queueMs: number[] = [];
 
   constructor(readonly o: IsolationOptions) {}
 
@@ -137,7 +162,7 @@ export class IsolationRig {
   }
 
   private endpoints() {
-    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p' }));
+    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p', ...(this.o.declareSlots ? { max_num_seqs: this.o.maxNumSeqs } : {}) }));
   }
 
   /** Starts admission (when on) and a router; returns the router URL and a stop function. */
@@ -165,7 +190,7 @@ export class IsolationRig {
         // (Score-based profiles pass too since the router schedules each granted request on fresh
         // inflight counts — apps/router/test/granted-burst.spec.ts — but their spread varies more.)
         // With few slots per engine a request must go where a slot is free: least inflight.
-        default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug',
+        ...(this.o.replicaChoice === 'default' ? {} : { default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug' }),
         profiles: { 'least-inflight': { scorers: { inflight: 1 }, picker: { type: 'max-score' } } },
         endpoints: this.endpoints(),
         admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s', ...(this.o.credits === false ? { credit_interval: '0s' } : {}) } : { mode: 'off' },
@@ -192,6 +217,7 @@ export class IsolationRig {
       body: JSON.stringify({ model: 'iso', stream: true, max_tokens: 2, messages: [{ role: 'user', content: words(this.o.platinumPromptChars, seed) }] }),
     });
     if (res.statusCode !== 200) throw new Error(`platinum got HTTP ${res.statusCode}: ${await res.body.text()}`);
+    this.queueMs.push(Number(res.headers['x-llmgw-queue-ms'] ?? 0));
     let ttft: number | undefined;
     let buf = '';
     for await (const chunk of res.body) {
@@ -300,9 +326,16 @@ export class IsolationRig {
       await new Promise((r) => setTimeout(r, this.o.warmupMs));
       const peaks = this.sample(stack.admissionAdmin);
       const bronzeBefore = f.completed();
+      this.queueMs = [];
       const loaded = await this.platinumSeries(stack.url);
+      const loadedQueue = this.queueMs;
       const bronzeWhile = f.completed() - bronzeBefore;
       const p = await peaks.stop();
+      const learnedSlots: Record<string, number> = {};
+      if (stack.admissionAdmin) {
+        const t = await request(`${stack.admissionAdmin}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text());
+        for (const m of t.matchAll(/^llmgw_admission_learned_slots\{[^}]*endpoint="([^"]+)"[^}]*\} (\S+)/gm)) learnedSlots[m[1]] = Number(m[2]);
+      }
       const b = await f.stop();
       const r: PhaseResult = {
         idleP50: pct(idle, 50),
@@ -313,13 +346,15 @@ export class IsolationRig {
         loadedP99: pct(loaded, 99),
         ratio: pct(loaded, 99) / pct(idle, 99),
         ratio90: pct(loaded, 90) / pct(idle, 90),
+        loadedQueueP90: pct(loadedQueue, 90),
         bronzeCompleted: b.completed,
         bronzeCompletedWhileMeasured: bronzeWhile,
         bronzeRejected: b.rejected,
         fallbacks: stack.fallbacks(),
         ...p,
+        learnedSlots,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; platinum admission wait p90 ${r.loadedQueueP90} ms; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
       return r;
     } finally {
       await stack.stop();

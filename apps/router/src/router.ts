@@ -149,18 +149,22 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const admission = createAdmission(cfg, { log, registry, source, scraper });
   const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
   // One connection pool per engine origin, sized per endpoint: upstream_connections_per_endpoint by
-  // endpoint name, else at least the engine's declared batch slots (max_num_seqs: every request it can
-  // run at once needs its own connection) and at least upstream_connections. Requests beyond it wait
-  // for a connection, counted in llmgw_upstream_waiting.
-  const connectionsFor = (origin: string): number => {
-    let n = cfg.upstream_connections;
+  // endpoint name; else, when upstream_connections is set, at least that and at least the engine's
+  // declared batch slots (max_num_seqs: every request it can run at once needs its own connection);
+  // else unbounded. A pool cap is a FIFO queue that knows no bands and that admission cannot see, so
+  // by default there is none: the router holds one upstream connection per request it has in flight
+  // to the endpoint (at most its client connections), and admission — on declared or learned slots —
+  // is what holds requests back. Requests beyond a cap wait, counted in llmgw_upstream_waiting.
+  const connectionsFor = (origin: string): number | null => {
+    const floor = cfg.upstream_connections;
+    let n = floor ?? 0;
     for (const e of source.all()) {
       if (originOf(e.url) !== origin) continue;
       const pinned = cfg.upstream_connections_per_endpoint[e.id];
       if (pinned !== undefined) return pinned;
       if (e.maxNumSeqs !== undefined) n = Math.max(n, e.maxNumSeqs);
     }
-    return n;
+    return floor === undefined ? null : n;
   };
   const agent = new Agent({
     factory: (origin, opts) => new Pool(origin, { ...opts, connections: connectionsFor(String(origin)) }),

@@ -65,3 +65,22 @@ describe('upstream pool sized by the declared max_num_seqs', () => {
     for (const r of await Promise.all(sent)) expect(r.status).toBe(200);
   });
 });
+
+// With upstream_connections unset the pool has no bound: an endpoint that declares no max_num_seqs
+// is not capped at some default (formerly 1024 per engine, so 5000 streams over three such engines
+// stalled at 3072 open). Admission, on declared or learned slots, is what holds requests back.
+describe('upstream pool of an endpoint that declares nothing, upstream_connections unset', () => {
+  const rig = holdingRouter({}, { name: 'open' });
+  const N = 1100;
+
+  it(`opens a connection per request in flight, past 1024 (${N} held at once)`, async () => {
+    const router = rig.router!;
+    const sent = Array.from({ length: N }, () => send(router));
+    await until(() => rig.held.length === N, 60_000);
+    expect(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'open' })).toBe(0);
+    expect(await metricValue(router.adminUrl, 'llmgw_upstream_connections', { replica: 'open' })).toBe(N);
+    for (const res of rig.held) answer(res);
+    const statuses = (await Promise.all(sent)).map((r) => r.status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  }, 90_000);
+});

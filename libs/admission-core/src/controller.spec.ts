@@ -108,16 +108,15 @@ describe('AdmissionController', () => {
     const tenth = track(ctl.acquire(req('bronze')));
     await flush();
     expect(tenth.r).toBeUndefined();
-    // one scrape with a queue is not proof (requests may just be arriving): still probing
+    // one scrape with a queue is not proof of the slot count, but it ends the probe: capacity 6, not 12
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
-    expect(ctl.saturation('a')).toBe(0.75); // max(3, 9 − 12) ÷ 4
+    expect(ctl.saturationParts('a')).toMatchObject({ capacity: 0, queue: 0.75 }); // max(3, 9 − 6) ÷ 4
     ctl.updatePool('a', [replica('a-0', 2, { waiting: 0 })]);
-    expect(ctl.saturation('a')).toBe(0.75); // max(0, 9 − max(6, 4)) ÷ 4: the high-water mark holds
-    // a queue in two scrapes in a row is still not proof (a starved engine shows one at any batch) ...
-    ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
+    expect(ctl.saturation('a')).toBe(0.75); // max(0, 9 − 6) ÷ 4: the high-water mark holds
+    // a second scrape with a queue at 6 is still not proof (a starved engine shows one at any batch) ...
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
     expect(ctl.saturationParts('a')).toMatchObject({ capacity: 0 });
-    // ... three in a row at a steady batch at its high-water mark is: capacity confirmed at 6
+    // ... a third one at the window's largest batch is: capacity confirmed at 6
     ctl.updatePool('a', [replica('a-0', 6, { waiting: 2 })]);
     // confirmed: every slot is in use (slots 1) and max(2, 9 − 6) ÷ 4 queued
     expect(ctl.saturationParts('a')).toMatchObject({ slots: 1, queue: 0.75, capacity: 6, used: 6 });
@@ -126,6 +125,73 @@ describe('AdmissionController', () => {
     expect(ctl.saturationParts('a')).toMatchObject({ slots: 1, queue: 0.75 }); // still 9 outstanding − 6
     await flush();
     expect(tenth.r).toBeUndefined();
+  });
+
+  describe('slots learned for an endpoint that declares none', () => {
+    it('learns them from a full engine whose batch reads one short in some scrapes', () => {
+      const { ctl } = setup();
+      // 6 slots, a queue throughout, scrapes catching the batch at 6, 5, 6, 5, 6, 5, 6
+      for (const running of [6, 5, 6, 5, 6, 5, 6]) ctl.updatePool('a', [replica('a-0', running, { waiting: 3 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 6, confirmed: 1 });
+      expect(ctl.replicaSlots()).toEqual([{ pool: 'a', model: '', id: 'a-0', learned: 6, capacity: 6, confirmed: true }]);
+    });
+
+    it('counts one scrape once however often the pool is fed with it', () => {
+      const { ctl } = setup();
+      // Three replicas scraped at different times feed the pool three times per scrape of each.
+      for (let i = 0; i < 3; i++) ctl.updatePool('a', [replica('a-0', 6, { waiting: 3, sampledAt: 1000 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 0 });
+      ctl.updatePool('a', [replica('a-0', 6, { waiting: 3, sampledAt: 2000 })]);
+      ctl.updatePool('a', [replica('a-0', 6, { waiting: 3, sampledAt: 3000 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 6 });
+    });
+
+    it('does not over-commit a lower band to an engine that has shown a queue before its slots are learned', async () => {
+      const { ctl } = setup();
+      ctl.updatePool('a', [replica('a-0', 6, { waiting: 1 })]);
+      const got: AcquireResult[] = [];
+      for (let i = 0; i < 20; i++) {
+        const r = track(ctl.acquire(req('bronze')));
+        await flush();
+        if (!r.r) break;
+        got.push(r.r);
+      }
+      // bronze (ceiling 0.3 × target 4): what it runs (6) and one more queued at the engine, not 2 × 6 + 1
+      expect(got).toHaveLength(7);
+    });
+
+    it('relearns a smaller engine (restarted with fewer slots) and a larger one at once', () => {
+      const { ctl } = setup();
+      for (let i = 0; i < 3; i++) ctl.updatePool('a', [replica('a-0', 6, { waiting: 3 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 6 });
+      // 4 running, 3 waiting in every scrape: 7 requests held, only 4 run
+      for (let i = 0; i < 10; i++) ctl.updatePool('a', [replica('a-0', 4, { waiting: 3 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 4 });
+      ctl.updatePool('a', [replica('a-0', 8)]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 8 });
+    });
+
+    it('takes an unlearned replica to be like its pool peers until its own metrics show otherwise', () => {
+      const { ctl } = setup();
+      const feed = (a0: Partial<ReplicaStats>, a1: Partial<ReplicaStats>) => ctl.updatePool('a', [replica('a-0', 0, a0), replica('a-1', 0, a1)]);
+      // a-0 fills and queues; a-1 is kept below a full batch (admission spreads the flood) and never queues
+      for (let i = 0; i < 3; i++) feed({ running: 6, waiting: 3 }, { running: 4 });
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 12, confirmed: 2 });
+      expect(ctl.replicaSlots().map((r) => [r.id, r.learned, r.capacity, r.fromPeers ?? false])).toEqual([
+        ['a-0', 6, 6, false],
+        ['a-1', undefined, 6, true],
+      ]);
+      // a-1 turns out smaller (4 slots): given its peers' share it queues at 4, which learns its own value
+      for (let i = 0; i < 3; i++) feed({ running: 6 }, { running: 4, waiting: 2 });
+      expect(ctl.replicaSlots().map((r) => [r.id, r.capacity, r.fromPeers ?? false])).toEqual([['a-0', 6, false], ['a-1', 4, false]]);
+    });
+
+    it('lets a declared max_num_seqs win over anything learned', () => {
+      const { ctl } = setup();
+      for (let i = 0; i < 5; i++) ctl.updatePool('a', [replica('a-0', 4, { waiting: 3, declaredCapacity: 16 })]);
+      expect(ctl.saturationParts('a')).toMatchObject({ capacity: 16 });
+      expect(ctl.replicaSlots()).toEqual([{ pool: 'a', model: '', id: 'a-0', declared: 16, capacity: 16, confirmed: true }]);
+    });
   });
 
   it('treats KV pressure as saturation', async () => {

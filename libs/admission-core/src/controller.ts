@@ -2,6 +2,7 @@ import { systemClock, type Clock } from './clock';
 import { validateAdmissionConfig, type AdmissionCoreConfig, type BandConfig } from './config';
 import { noopRecorder, type AdmissionRecorder } from './recorder';
 import { bandVerdict, poolSaturationParts, type BandVerdict, type SaturationParts } from './saturation';
+import { SlotLearner, type SlotLearnerOptions } from './slots';
 import type {
   AcquireResult,
   Admission,
@@ -29,9 +30,15 @@ export interface ReplicaStats {
   /**
    * Batch slots the engine was started with (`--max-num-seqs`), when the
    * endpoint declares it: the replica's capacity, confirmed from the start
-   * (otherwise it is learned: a queue that persists at a steady batch).
+   * (otherwise it is learned from the engine's metrics: see `SlotLearner`).
    */
   declaredCapacity?: number;
+  /**
+   * When these numbers were scraped (unix ms). A pool is fed on every scrape
+   * of any of its replicas; with it, the slot learner counts each scrape of
+   * a replica once. Without it every feed counts as a new scrape.
+   */
+  sampledAt?: number;
 }
 
 /** Where lease decisions are explained (a pino logger fits). */
@@ -48,6 +55,25 @@ export interface AdmissionControllerDeps {
   log?: DecisionLog;
   /** Lease ids; defaults to a random prefix plus a counter. */
   newLeaseId?: () => string;
+  /** Window and confirmations of the slot learner (undeclared endpoints). */
+  slotLearning?: SlotLearnerOptions;
+}
+
+/** What admission knows about one replica's batch slots (`replicaSlots()`). */
+export interface ReplicaSlots {
+  pool: string;
+  model: string;
+  id: string;
+  /** The endpoint's declared `max_num_seqs`, when it has one (it wins). */
+  declared?: number;
+  /** Learned from the engine's metrics; undefined until learned. */
+  learned?: number;
+  /** The capacity the saturation detector uses now. */
+  capacity: number;
+  /** Whether that capacity counts in the slot component (declared, learned, or from its peers). */
+  confirmed: boolean;
+  /** The capacity is its pool peers' until its own metrics show it. */
+  fromPeers?: boolean;
 }
 
 /** A snapshot for health pages, `ctl top` and tests. */
@@ -57,17 +83,38 @@ export interface AdmissionSnapshot {
   saturation: Record<string, number>;
 }
 
+/** Per replica: the declared slots, or the learner for an endpoint that declares none. */
+interface SlotState {
+  declared?: number;
+  learner: SlotLearner;
+  lastSampleAt?: number;
+}
+
 /**
- * Batch capacity used by the detector: the high-water mark of `running` once
- * the engine has shown a lasting queue (it runs all it can), and until then twice what it
- * runs now — a slow start that doubles per scrape instead of growing by one,
- * so a fresh engine reaches its real batch size in a few scrapes. The probe
- * can overshoot by at most one scrape's worth, once, until the first queue
- * confirms the capacity.
+ * Batch capacity used by the detector, and whether it is confirmed: declared,
+ * learned from the replica's own metrics, or — until those show it — taken
+ * from the replica's peers (`peer`: the smallest confirmed capacity among the
+ * pool's other replicas of the model, which run the same engine as a rule),
+ * never below what the replica has been seen running.
  */
-function capacityOf(h: { hwm: number; confirmed: boolean } | undefined, running: number): number {
-  if (!h) return running;
-  return h.confirmed ? h.hwm : Math.max(h.hwm, 2 * running);
+function capacityOf(h: SlotState | undefined, running: number, peer?: number): { capacity: number; confirmed: boolean; fromPeers?: boolean } {
+  if (!h) return peer !== undefined ? { capacity: Math.max(peer, running), confirmed: true, fromPeers: true } : { capacity: running, confirmed: false };
+  if (h.declared !== undefined) return { capacity: h.declared, confirmed: true };
+  const learned = h.learner.learned;
+  if (learned !== undefined) return { capacity: learned, confirmed: true };
+  if (peer !== undefined) return { capacity: Math.max(peer, h.learner.hwm), confirmed: true, fromPeers: true };
+  return { capacity: h.learner.capacity(), confirmed: false };
+}
+
+/** Smallest declared or learned capacity among a pool's replicas; undefined when none has one. */
+function peerCapacity(st: { replicas: ReplicaStats[]; slots: Map<string, SlotState> }): number | undefined {
+  let min: number | undefined;
+  for (const r of st.replicas) {
+    const h = st.slots.get(r.id);
+    const c = h?.declared ?? h?.learner.learned;
+    if (c !== undefined) min = min === undefined ? c : Math.min(min, c);
+  }
+  return min;
 }
 
 /** Scraped running/waiting less the releases seen since that scrape, spread over the replicas. */
@@ -75,9 +122,6 @@ function afterReleases(r: ReplicaStats, released: number): { running: number; wa
   const fromRunning = Math.min(r.running, released);
   return { running: r.running - fromRunning, waiting: Math.max(0, r.waiting - (released - fromRunning)) };
 }
-
-/** Scrapes in a row with a queue at a steady, maximal batch that confirm a replica's capacity. */
-export const CONFIRM_SCRAPES = 3;
 
 const poolKey = (model: string, pool: string) => `${model}\u0000${pool}`;
 
@@ -115,8 +159,8 @@ interface PoolState {
   /** '' for a model-agnostic pool feed. */
   model: string;
   replicas: ReplicaStats[];
-  /** Per replica: high-water mark of running, and whether the engine has shown it is full. */
-  hwm: Map<string, { hwm: number; confirmed: boolean; lastWaiting: number; lastRunning: number; queuedScrapes: number }>;
+  /** Per replica: declared slots or the slot learner. */
+  slots: Map<string, SlotState>;
   thresholds: SaturationThresholds;
   outstanding: number;
   /** Outstanding leases per band name (adopted ones, whose band is unknown, under ''). */
@@ -185,6 +229,7 @@ export class AdmissionController implements Admission {
   private readonly credits = new Map<string, CreditState>();
   private creditTimer: unknown;
   private creditTimerAt = Number.POSITIVE_INFINITY;
+  private readonly slotLearning: SlotLearnerOptions | undefined;
 
   constructor(readonly config: AdmissionCoreConfig, deps: AdmissionControllerDeps = {}) {
     validateAdmissionConfig(config);
@@ -192,6 +237,7 @@ export class AdmissionController implements Admission {
     this.rec = deps.recorder ?? noopRecorder;
     this.log = deps.log;
     this.headroom = config.slotHeadroomPerReplica ?? 1;
+    this.slotLearning = deps.slotLearning;
     const prefix = Math.random().toString(36).slice(2, 10);
     let n = 0;
     this.ownPrefix = deps.newLeaseId ? undefined : `${prefix}-`;
@@ -285,24 +331,17 @@ export class AdmissionController implements Admission {
     const seen = new Set<string>();
     for (const r of replicas) {
       seen.add(r.id);
-      const prev = st.hwm.get(r.id);
-      // A queue that persists across scrapes while the batch holds steady at its high-water mark means
-      // the engine runs all it can: that mark is its capacity. (A scrape or two can catch requests that
-      // merely arrived before the engine's next scheduling step — a CPU-starved engine shows such a
-      // queue at any batch size — so it takes CONFIRM_SCRAPES in a row.)
-      const declared = r.declaredCapacity !== undefined && r.declaredCapacity >= 1 ? Math.floor(r.declaredCapacity) : undefined;
-      const hwm = declared ?? Math.max(prev?.hwm ?? 0, r.running);
-      const steady = prev !== undefined && prev.queuedScrapes > 0 && r.running === prev.lastRunning && r.running === hwm;
-      const queuedScrapes = r.waiting > 0 ? (steady ? prev.queuedScrapes + 1 : 1) : 0;
-      st.hwm.set(r.id, {
-        hwm,
-        confirmed: declared !== undefined || (prev?.confirmed ?? false) || queuedScrapes >= CONFIRM_SCRAPES,
-        lastWaiting: r.waiting,
-        lastRunning: r.running,
-        queuedScrapes,
-      });
+      let h = st.slots.get(r.id);
+      if (!h) st.slots.set(r.id, (h = { learner: new SlotLearner(this.slotLearning) }));
+      // A declared capacity is the engine's own flag and wins; without one the slots are learned
+      // from the engine's metrics (the running count while requests wait), once per scrape.
+      h.declared = r.declaredCapacity !== undefined && r.declaredCapacity >= 1 ? Math.floor(r.declaredCapacity) : undefined;
+      if (h.declared === undefined && (r.sampledAt === undefined || r.sampledAt !== h.lastSampleAt)) {
+        h.lastSampleAt = r.sampledAt;
+        h.learner.observe(r);
+      }
     }
-    for (const id of [...st.hwm.keys()]) if (!seen.has(id)) st.hwm.delete(id);
+    for (const id of [...st.slots.keys()]) if (!seen.has(id)) st.slots.delete(id);
     st.replicas = replicas.map((r) => ({ ...r }));
     st.releasedSinceFeed = 0;
     this.recordSaturation(st);
@@ -314,7 +353,7 @@ export class AdmissionController implements Admission {
     const st = this.pools.get(poolKey(model, pool));
     if (st) {
       st.replicas = [];
-      st.hwm.clear();
+      st.slots.clear();
     }
   }
 
@@ -428,6 +467,29 @@ export class AdmissionController implements Admission {
     return this.lookup(model, pool)?.creditReserved ?? 0;
   }
 
+  /** Every fed replica's slots: declared, learned, and what the detector uses now. */
+  replicaSlots(): ReplicaSlots[] {
+    const out: ReplicaSlots[] = [];
+    for (const st of this.pools.values()) {
+      const peer = peerCapacity(st);
+      for (const r of st.replicas) {
+        const h = st.slots.get(r.id);
+        const c = capacityOf(h, r.running, peer);
+        out.push({
+          pool: st.pool,
+          model: st.model,
+          id: r.id,
+          ...(h?.declared !== undefined ? { declared: h.declared } : {}),
+          ...(h?.declared === undefined && h?.learner.learned !== undefined ? { learned: h.learner.learned } : {}),
+          capacity: c.capacity,
+          confirmed: c.confirmed,
+          ...(c.fromPeers ? { fromPeers: true } : {}),
+        });
+      }
+    }
+    return out;
+  }
+
   outstandingLeases(): number {
     return this.leases.size;
   }
@@ -485,7 +547,7 @@ export class AdmissionController implements Admission {
     const k = poolKey(model, pool);
     let st = this.pools.get(k);
     if (!st) {
-      st = { pool, model, replicas: [], hwm: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0, creditReserved: 0 };
+      st = { pool, model, replicas: [], slots: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0, creditReserved: 0 };
       this.pools.set(k, st);
     }
     return st;
@@ -500,14 +562,15 @@ export class AdmissionController implements Admission {
   private parts(st: PoolState, extra: number): SaturationParts {
     const n = st.replicas.length;
     const released = n > 0 ? st.releasedSinceFeed / n : 0;
+    const peer = peerCapacity(st);
     const loads: ReplicaLoad[] = st.replicas.map((r) => {
-      const h = st.hwm.get(r.id);
+      const c = capacityOf(st.slots.get(r.id), r.running, peer);
       return {
         ...afterReleases(r, released),
         kvUsage: r.kvUsage,
         inflight: r.inflight ?? 0,
-        batchCapacity: capacityOf(h, r.running),
-        capacityConfirmed: h?.confirmed ?? false,
+        batchCapacity: c.capacity,
+        capacityConfirmed: c.confirmed,
       };
     });
     return poolSaturationParts(loads, st.thresholds, st.outstanding + st.creditReserved + extra);

@@ -5,3 +5,4 @@ export * from './config';
 export * from './recorder';
 export * from './controller';
 export * from './pools';
+export * from './slots';

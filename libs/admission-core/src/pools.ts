@@ -15,6 +15,19 @@ export interface PoolEndpointStats {
   waiting: number;
   running: number;
   kvUsage?: number;
+  /** Unix ms of the scrape these numbers come from (the slot learner counts each scrape once). */
+  sampledAt?: number;
+}
+
+/**
+ * A scraper's state of one endpoint as `feedPools` reads it: the last good
+ * scrape's numbers with the time they were scraped (structural, so this lib
+ * needs no dependency on the scraper's).
+ */
+export function scrapedForPools(state: { stats?: PoolEndpointStats; lastSuccessMs?: number } | undefined): PoolEndpointStats | undefined {
+  const s = state?.stats;
+  if (!s) return undefined;
+  return { waiting: s.waiting, running: s.running, ...(s.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}), ...(state.lastSuccessMs !== undefined ? { sampledAt: state.lastSuccessMs } : {}) };
 }
 
 /**
@@ -41,6 +54,7 @@ export function feedPools(
       waiting: s?.waiting ?? 0,
       running: s?.running ?? 0,
       ...(s?.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}),
+      ...(s?.sampledAt !== undefined ? { sampledAt: s.sampledAt } : {}),
       ...(e.maxNumSeqs !== undefined ? { declaredCapacity: e.maxNumSeqs } : {}),
     });
   }

@@ -200,8 +200,12 @@ export const routerConfigSchema = z
       })
       .strict()
       .default({ connect: 5000, first_token: 60_000, total: 600_000, idle: 30_000 }),
-    /** Most connections open to one endpoint; requests beyond it wait (llmgw_upstream_waiting). */
-    upstream_connections: z.number().int().positive().default(1024),
+    /**
+     * Most connections open to one endpoint (an endpoint declaring max_num_seqs gets at least that
+     * many); requests beyond it wait (llmgw_upstream_waiting). Unset: no bound — one connection per
+     * request in flight to the endpoint, which admission and the clients' own connections bound.
+     */
+    upstream_connections: z.number().int().positive().optional(),
     /** Per-endpoint override of upstream_connections, by endpoint name (size it to the engine's batch capacity). */
     upstream_connections_per_endpoint: z.record(z.string(), z.number().int().positive()).default({}),
     default_profile: z.string().default('chat'),

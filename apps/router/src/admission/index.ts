@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
-import { AdmissionController, feedPools, type AcquireResult, type Admission, type AdmissionRequest, type Lease } from '@llmgw/admission-core';
+import { AdmissionController, feedPools, scrapedForPools, type AcquireResult, type Admission, type AdmissionRequest, type Lease } from '@llmgw/admission-core';
 import { AdmissionRpcClient, RemoteAdmission, createAdmissionMetrics } from '@llmgw/admission-rpc';
 import { toAdmissionCoreConfig, type RouterConfig } from '@llmgw/config';
 import { Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
@@ -84,7 +84,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
   const scr = scraper;
   let fed = new Set<string>();
   const feed = () => {
-    fed = feedPools(local, src.all(), (id) => scr.state(id)?.stats, fed);
+    fed = feedPools(local, src.all(), (id) => scrapedForPools(scr.state(id)), fed);
   };
   feed();
   const timer = setInterval(feed, Math.max(50, Math.floor(cfg.scrape_interval / 2)));
