@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
+import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import { createServer } from '@llmgw/grpc';
 import { ControlClient, controlNodeHandlers, controlServiceDefinition, InventoryClient, RemoteNodeAdmin } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
@@ -23,6 +24,8 @@ export const placementSchedulerService = defineService({
     const cfg = ctx.config;
     const log = ctx.log;
     const catalog = loadCatalogFile(cfg.catalog);
+    const engineKey = cfg.engine_key_file ? readEngineKeyFile(cfg.engine_key_file) : undefined;
+    if (!engineKey) log.warn({}, 'no engine_key_file: placed engines run without an API key, open to anyone who can reach their node');
     const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
     const redisOpts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
     const redis = cfg.redis ? new Redis(cfg.redis.url, redisOpts) : undefined;
@@ -66,6 +69,7 @@ export const placementSchedulerService = defineService({
         backoffBaseMs: cfg.backoff.base,
         backoffMaxMs: cfg.backoff.max,
         portRange: cfg.port_range,
+        ...(engineKey ? { engineSecret: (replicaId: string) => deriveEngineSecret(engineKey, replicaId) } : {}),
       },
     });
     fleet.onChange(() => scheduler.soon());

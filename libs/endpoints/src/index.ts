@@ -3,3 +3,4 @@ export * from './static-source';
 export * from './redis-source';
 export * from './redis-contract';
 export * from './scraper';
+export * from './engine-secret';
