@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   ChatCompletionRequest,
@@ -470,12 +471,23 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     },
   };
 
+  // vLLM's --api-key: /v1/* needs the key; /health, /metrics and the rest stay open.
+  const wanted = cfg.apiKey ? Buffer.from(`Bearer ${cfg.apiKey}`) : undefined;
+  const authorized = (req: IncomingMessage): boolean => {
+    const got = Buffer.from(String(req.headers.authorization ?? ''));
+    return got.length === wanted!.length && timingSafeEqual(got, wanted!);
+  };
+
   return createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     const route = ROUTES[path];
     try {
+      if (wanted && (path === '/v1' || path.startsWith('/v1/')) && !authorized(req)) {
+        req.resume();
+        throw fail(req.headers.authorization ? 'LLMGW_ERR_AUTH_INVALID' : 'LLMGW_ERR_AUTH_MISSING', req.headers.authorization ? 'Incorrect API key provided.' : 'This engine requires an API key (Authorization: Bearer <key>).');
+      }
       if (!route) throw fail('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
       if (!route.methods.includes(req.method ?? '')) throw fail('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`);
       const r = route.handle(req, res);

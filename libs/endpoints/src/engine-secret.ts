@@ -49,6 +49,20 @@ export function readEngineKeyFile(path: string): Buffer {
   throw new Error(`engine_key_file ${path}: must hold ${ENGINE_KEY_BYTES} random bytes (raw, or ${ENGINE_KEY_BYTES * 2} hex characters); it has ${raw.length} bytes`);
 }
 
+/** A static endpoint's `api_key_file`: its trimmed content; refused when empty or readable by group or others. */
+export function readApiKeyFile(path: string): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw new Error(`api_key_file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new Error(`api_key_file ${path}: readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  const key = readFileSync(path, 'utf8').trim();
+  if (!key || /\s/.test(key)) throw new Error(`api_key_file ${path}: must hold one API key (no whitespace)`);
+  return key;
+}
+
 /** Creates `path` with a new random key (hex, mode 0600) unless it exists; returns the key. */
 export function createEngineKeyFile(path: string): Buffer {
   if (!existsSync(path)) {
@@ -70,7 +84,7 @@ export function createEngineKeyFile(path: string): Buffer {
  */
 export class EngineAuthorizer {
   private readonly cache = new Map<string, string>();
-  private warned = new Set<string>();
+  private readonly warned = new Set<string>();
   constructor(
     private readonly key: Buffer | undefined,
     private readonly onMissingKey?: (endpointId: string) => void,
