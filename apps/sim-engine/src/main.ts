@@ -138,7 +138,7 @@ export function buildCommand(): Command {
     .addHelpText(
       'after',
       '\nZero-latency throughput settings: --prefill-tps 0 --decode-tps 0.\n' +
-        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics.',
+        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics, /sim/priorities (requests by body `priority`).',
     )
     .exitOverride();
 }

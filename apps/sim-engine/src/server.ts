@@ -176,12 +176,15 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
    */
   const priorityOf = (body: object): number => {
     const p = (body as { priority?: unknown }).priority;
-    if (p === undefined || p === null) return 0;
-    if (typeof p !== 'number' || !Number.isSafeInteger(p)) throw fail('LLMGW_ERR_REQUEST_INVALID', 'priority must be an integer', 'priority');
-    if (p !== 0 && engine.policy !== 'priority') {
-      throw fail('LLMGW_ERR_REQUEST_INVALID', `Got priority ${p} but priority scheduling is not enabled (--scheduling-policy priority).`, 'priority');
+    if (p !== undefined && p !== null) {
+      if (typeof p !== 'number' || !Number.isSafeInteger(p)) throw fail('LLMGW_ERR_REQUEST_INVALID', 'priority must be an integer', 'priority');
+      if (p !== 0 && engine.policy !== 'priority') {
+        throw fail('LLMGW_ERR_REQUEST_INVALID', `Got priority ${p} but priority scheduling is not enabled (--scheduling-policy priority).`, 'priority');
+      }
     }
-    return p;
+    const label = p === undefined || p === null ? 'none' : String(p);
+    engine.counters.byPriority.set(label, (engine.counters.byPriority.get(label) ?? 0) + 1);
+    return typeof p === 'number' ? p : 0;
   };
 
   const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
@@ -462,6 +465,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
         r.end(text);
       },
     },
+    '/sim/priorities': { methods: ['GET'], handle: (_q, r) => sendJson(r, 200, { by_priority: Object.fromEntries(engine.counters.byPriority) }) },
     '/reset_prefix_cache': {
       methods: ['POST'],
       handle: (_q, r) => {

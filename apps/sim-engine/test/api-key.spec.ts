@@ -28,6 +28,13 @@ describe('sim-engine --api-key', () => {
     expect((await postJson(`${e.url}/v1/chat/completions`, chat)).status).toBe(200);
   });
 
+  it('GET /sim/priorities counts requests by the priority their body carried, open like /metrics', async () => {
+    const e = await engines.start({ apiKey: 'k', schedulingPolicy: 'priority', decodeTps: 0, prefillTps: 0 });
+    const auth = { 'content-type': 'application/json', authorization: 'Bearer k' };
+    for (const priority of [undefined, 0, 3, 3]) expect((await postJson(`${e.url}/v1/chat/completions`, { ...chat, ...(priority === undefined ? {} : { priority }) }, { headers: auth })).status).toBe(200);
+    expect(await (await fetch(`${e.url}/sim/priorities`)).json()).toEqual({ by_priority: { none: 1, '0': 1, '3': 2 } });
+  });
+
   describe('as a process', () => {
     let role: SpawnedRole | undefined;
     afterEach(async () => {
