@@ -131,6 +131,20 @@ describe('Reconciler: failures', () => {
     expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.nodeId)).toEqual([first.shards[0].nodeId]);
   });
 
+  it('a failed replica whose Lost node comes back with its shard still running stops that shard too', async () => {
+    const h = new Harness(new SimFleet(fourNodesTwoFabrics), [big]);
+    await h.placeReady();
+    const first = h.rec.replicaViews()[0];
+    const lostNode = first.shards[1].nodeId;
+    const lostShard = first.shards[1].shardId;
+    h.fleet.lose(lostNode);
+    await h.pass();
+    // The node is back before the failed replica is forgotten; its agent still runs the shard.
+    h.fleet.setNode(lostNode, { condition: 'ready' });
+    for (let i = 0; i < 3; i++) await h.pass();
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop' && c.nodeId === lostNode).map((c) => c.shardId)).toEqual([lostShard]);
+  });
+
   it('does not adopt a Lost node’s shards again: a single-node replica is re-placed on a survivor after one backoff', async () => {
     const one = makeModel('one', [{ tp: 1 }], { min: 1, max: 1 });
     const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [one]);

@@ -390,10 +390,15 @@ export class Reconciler {
       if (r.state === 'draining' && (now - r.drainStartedAtMs >= this.o.drainTimeoutMs || r.shards[0].state === 'stopped')) r.state = 'stopping';
       if (r.state === 'failed') r.state = 'stopping';
       if (r.state !== 'stopping') continue;
-      for (const s of r.shards) {
-        if (s.stopSent) continue;
+      // A shard on a Lost node cannot be told now; it is not marked stopped, so that if the node comes
+      // back still running it (before the replica is forgotten), it is stopped then.
+      const unreachable = (s: ShardRec) => {
         const node = nodes.get(s.nodeId);
-        if (!node || node.condition === 'lost' || TERMINAL_SHARD_STATES.has(s.state as ShardStateName)) {
+        return !node || node.condition === 'lost';
+      };
+      for (const s of r.shards) {
+        if (s.stopSent || unreachable(s)) continue;
+        if (TERMINAL_SHARD_STATES.has(s.state as ShardStateName)) {
           s.stopSent = true;
           continue;
         }
@@ -402,10 +407,9 @@ export class Reconciler {
       }
       const gone = r.shards.every((s) => {
         const rep = reports.get(s.spec.shardId);
-        const node = nodes.get(s.nodeId);
-        return !node || node.condition === 'lost' || !rep || TERMINAL_SHARD_STATES.has(rep.state);
+        return unreachable(s) || !rep || TERMINAL_SHARD_STATES.has(rep.state);
       });
-      if (gone && r.shards.every((s) => s.stopSent)) this.replicas.delete(r.id);
+      if (gone && r.shards.every((s) => s.stopSent || unreachable(s))) this.replicas.delete(r.id);
     }
 
     // 6. Publish Ready replicas; draining ones have already left the list.
