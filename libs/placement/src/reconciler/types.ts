@@ -95,6 +95,9 @@ export interface PlacedEndpoint extends EndpointInfo {
   readonly gpuClass: string;
 }
 
+/** The former name of PlacedEndpoint, kept for code written against it; new code names PlacedEndpoint (or EndpointInfo). */
+export type PublishedEndpoint = PlacedEndpoint;
+
 /** Where Ready replicas are published; called with the whole set whenever it changes. */
 export interface EndpointPublisher {
   publish(endpoints: readonly PlacedEndpoint[]): Promise<void>;
