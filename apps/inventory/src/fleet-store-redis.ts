@@ -15,6 +15,9 @@ export function fleetKeys(prefix: string) {
   return { nodes: `${p}nodes`, versions: `${p}versions`, rev: `${p}rev`, epoch: `${p}epoch`, events: `${p}events` };
 }
 
+/** JSON replacer: an engine secret (ShardSpec.api_key) is never written to Redis, whatever reached the record. */
+const noSecrets = (k: string, v: unknown) => (k === 'apiKey' ? undefined : v);
+
 const COMMIT = `
 local v = tonumber(redis.call('HGET', KEYS[5], ARGV[1]) or '0')
 if v ~= tonumber(ARGV[2]) then return {0, v, 0, ''} end
@@ -143,7 +146,7 @@ export class RedisFleetStore extends FleetMirror implements FleetStore {
         COMMIT,
         5,
         this.keys.nodes, this.keys.rev, this.keys.events, this.keys.epoch, this.keys.versions,
-        nodeId, version, m.node ? JSON.stringify(m.node) : '', JSON.stringify(m.events), m.events.length, this.o.historySize ?? 10_000, randomBytes(6).toString('hex'), this.clock(),
+        nodeId, version, m.node ? JSON.stringify(m.node, noSecrets) : '', JSON.stringify(m.events, noSecrets), m.events.length, this.o.historySize ?? 10_000, randomBytes(6).toString('hex'), this.clock(),
       )) as [number, number, number, string];
       if (res[0] === 1) {
         await this.applied(res[2]);

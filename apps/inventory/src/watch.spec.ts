@@ -154,6 +154,29 @@ describe('WatchFleet: snapshot, then every change exactly once and in order, acr
       return RedisFleetStore.open({ redis, reader, keyPrefix: prefix, historySize });
     }
 
+    it('never writes an engine secret (ShardSpec.api_key) to Redis, even when a record carries one', async () => {
+      const store = await redisStore(100);
+      try {
+        const spec = { shardId: 'r-r0', replicaId: 'r', apiKey: 'engine-secret-xyz', model: 'm' } as unknown as NonNullable<FleetNode['shards'][number]['spec']>;
+        const n1 = node('n1', [{ shardId: 'r-r0', replicaId: 'r', state: 'SHARD_STATE_READY', spec } as FleetNode['shards'][number]]);
+        await store.update('n1', () => ({ node: n1, events: [{ nodeChanged: n1 }] }));
+        const r = new Redis('redis://127.0.0.1:6379');
+        conns.push(r);
+        const prefix = prefixes[prefixes.length - 1];
+        const dump: string[] = [];
+        for (const k of await r.keys(`${prefix}*`)) {
+          const type = await r.type(k);
+          if (type === 'hash') dump.push(JSON.stringify(await r.hgetall(k)));
+          else if (type === 'stream') dump.push(JSON.stringify(await r.xrange(k, '-', '+')));
+          else if (type === 'string') dump.push(String(await r.get(k)));
+        }
+        expect(dump.join('\n')).toContain('r-r0');
+        expect(dump.join('\n')).not.toContain('engine-secret-xyz');
+      } finally {
+        await store.close();
+      }
+    });
+
     it('same property through the shared stream', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { maxLength: 40 }), async (ops) => {

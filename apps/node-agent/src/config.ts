@@ -16,8 +16,12 @@ export const agentConfigSchema = z
     mgmt_interface: z.string().min(1).optional(),
     /** The management address reported to inventory (IP or DNS name); default: mgmt_interface's IPv4, else the first non-loopback IPv4. */
     mgmt_addr: z.string().min(1).optional(),
-    /** Where engines listen. */
-    engine_bind_host: z.string().min(1).default('0.0.0.0'),
+    /**
+     * Where engines listen (HTTP and KV-event sockets). Default: the management address, so an engine
+     * is not reachable on other interfaces; "0.0.0.0" binds every interface (engines still require
+     * their replica's secret).
+     */
+    engine_bind_host: z.string().min(1).optional(),
     /** mTLS material (PEM paths). Without it the stream is plaintext: only on a trusted network. */
     tls: z.object({ ca: z.string().min(1), cert: z.string().min(1), key: z.string().min(1), server_name: z.string().min(1).optional() }).strict().optional(),
     labels: z.record(z.string(), z.string()).default({}),

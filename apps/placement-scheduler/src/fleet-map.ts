@@ -60,6 +60,11 @@ export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): S
     tp: s.tensorParallel,
     pp: s.pipelineParallel,
     ...(s.launchMode === 'mp' || s.launchMode === 'ray' ? { launchMode: s.launchMode } : {}),
+    ...(s.maxNumSeqs ? { maxNumSeqs: s.maxNumSeqs } : {}),
+    ...(s.schedulingPolicy === 'priority' || s.schedulingPolicy === 'fcfs' ? { schedulingPolicy: s.schedulingPolicy } : {}),
+    ...(s.kvEventsPort ? { kvEventsPort: s.kvEventsPort } : {}),
+    ...(s.kvReplayPort ? { kvReplayPort: s.kvReplayPort } : {}),
+    // api_key is never read back from a report: agents do not echo it, and the reconciler derives it again.
   };
 }
 
@@ -76,6 +81,11 @@ export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
     tensorParallel: s.tp,
     pipelineParallel: s.pp,
     launchMode: s.launchMode ?? '',
+    maxNumSeqs: s.maxNumSeqs ?? 0,
+    schedulingPolicy: s.schedulingPolicy ?? '',
+    kvEventsPort: s.kvEventsPort ?? 0,
+    kvReplayPort: s.kvReplayPort ?? 0,
+    apiKey: s.apiKey ?? '',
   };
 }
 

@@ -1,9 +1,13 @@
 import type { Redis } from 'ioredis';
 import { MODEL_CATALOG_SCHEMA_VERSION, type CatalogEntry } from '@llmgw/contracts';
 import { RedisEndpointWriter } from '@llmgw/endpoints';
-import { scalingMode, type EndpointPublisher, type Model, type PublishedEndpoint, type Scaling } from '@llmgw/placement';
+import { scalingMode, type EndpointPublisher, type Model, type PlacedEndpoint, type Scaling } from '@llmgw/placement';
 
 /**
+ * Publishes the placed replicas as endpoint records v1 (libs/endpoints
+ * redis-contract.ts), the one schema routers and admission read; `fabric`
+ * and `gpuClass` are not part of the record and are dropped.
+ *
  * The placement-scheduler's shared state in Redis, under one key prefix:
  * the endpoint set routers read (libs/endpoints layout), the catalog view
  * and demand signals (libs/contracts model-catalog), and operator targets
@@ -17,7 +21,7 @@ export class RedisEndpointPublisher implements EndpointPublisher {
     this.writer = new RedisEndpointWriter(redis, prefix);
   }
 
-  publish(list: readonly PublishedEndpoint[]): Promise<void> {
+  publish(list: readonly PlacedEndpoint[]): Promise<void> {
     return this.writer.replace(list);
   }
 }

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
 import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
+import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import { createServer } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
@@ -24,6 +25,8 @@ export const placementSchedulerService = defineService({
     const cfg = ctx.config;
     const log = ctx.log;
     const catalog = loadCatalogFile(cfg.catalog);
+    const engineKey = cfg.engine_key_file ? readEngineKeyFile(cfg.engine_key_file) : undefined;
+    if (!engineKey) log.warn({}, 'no engine_key_file: placed engines run without an API key, open to anyone who can reach their node');
     const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
     // `memory`: the state in this process, shared with the routers and admission of the same process.
     const mem = cfg.memory ? inProcessState(cfg.memory.key_prefix) : undefined;
@@ -73,6 +76,7 @@ export const placementSchedulerService = defineService({
         backoffBaseMs: cfg.backoff.base,
         backoffMaxMs: cfg.backoff.max,
         portRange: cfg.port_range,
+        ...(engineKey ? { engineSecret: (replicaId: string) => deriveEngineSecret(engineKey, replicaId) } : {}),
       },
     });
     fleet.onChange(() => scheduler.soon());

@@ -6,6 +6,7 @@
  * started, is killed in close(), also after a failed test.
  */
 import { ControlClient } from '@llmgw/control-rpc';
+import { createEngineKeyFile, endpointKeys, type EndpointInfo, decodeEndpoint } from '@llmgw/endpoints';
 import { FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
 import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
 import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
@@ -68,6 +69,10 @@ export class TestFleet {
   inventory?: SpawnedRole;
   scheduler?: SpawnedRole;
   router?: SpawnedRole;
+  admission?: SpawnedRole;
+  /** The cluster engine key the scheduler and the router share (placed engines require their derived secrets). */
+  readonly engineKeyFile = join(this.dir, 'engine.key');
+  readonly engineKey = createEngineKeyFile(this.engineKeyFile);
   readonly agents = new Map<string, SpawnedRole>();
   private inv?: InventoryClient;
   private watch?: FleetWatch;
@@ -78,7 +83,12 @@ export class TestFleet {
   /** Engine ports: the scheduler's range, free when the fleet starts. */
   private ports: [number, number] = [0, 0];
 
-  constructor(private readonly catalog: object, readonly nodes: readonly FleetNodeSpec[]) {}
+  /** `router`: extra router config (merged over the harness's); `admission`: the same for `startAdmission`. */
+  constructor(
+    private readonly catalog: object,
+    readonly nodes: readonly FleetNodeSpec[],
+    private readonly extra: { router?: object; admission?: object } = {},
+  ) {}
 
   get catalogPath(): string {
     return join(this.dir, 'catalog.yaml');
@@ -121,6 +131,7 @@ export class TestFleet {
     const cfg = join(this.dir, `scheduler-${instanceId}.yaml`);
     writeFileSync(cfg, stringify({
       catalog: this.catalogPath,
+      engine_key_file: this.engineKeyFile,
       inventory: { address: addr(this.inventory!.urls.grpc) },
       listen: '127.0.0.1:0',
       admin_listen: '127.0.0.1:0',
@@ -146,10 +157,33 @@ export class TestFleet {
       listen: '127.0.0.1:0',
       admin_listen: '127.0.0.1:0',
       log_level: 'warn',
+      engine_key_file: this.engineKeyFile,
       endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix, on_demand_hold: '200ms' },
+      ...this.extra.router,
     }));
     this.router = await spawnRole('router', ['--config', cfg], { timeoutMs: 60_000, keepOutput: true });
     return this.router;
+  }
+
+  /** An admission service reading the endpoints the scheduler publishes (as routers do). */
+  async startAdmission(): Promise<SpawnedRole> {
+    const cfg = join(this.dir, 'admission.yaml');
+    writeFileSync(cfg, stringify({
+      listen: '127.0.0.1:0',
+      admin_listen: '127.0.0.1:0',
+      log_level: 'warn',
+      scrape_interval: '200ms',
+      endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix },
+      ...this.extra.admission,
+    }));
+    this.admission = await spawnRole('admission', ['--config', cfg], { timeoutMs: 60_000 });
+    return this.admission;
+  }
+
+  /** The endpoint records the scheduler published in Redis, as routers read them. */
+  async published(): Promise<EndpointInfo[]> {
+    const raw = await this.redis.hgetall(endpointKeys(this.prefix).hash);
+    return Object.entries(raw).map(([id, json]) => decodeEndpoint(id, json)).filter((e): e is EndpointInfo => !!e);
   }
 
   workDir(id: string): string {
@@ -162,8 +196,8 @@ export class TestFleet {
     writeFileSync(cfg, stringify({
       node_id: id,
       server: addr(this.inventory!.urls.agents),
+      // Engines bind the management address (engine_bind_host's default).
       mgmt_addr: '127.0.0.1',
-      engine_bind_host: '127.0.0.1',
       fake_gpus: node.fakeGpus,
       work_dir: this.workDir(id),
       engines: { sim: {} },
@@ -274,7 +308,7 @@ export class TestFleet {
 
   /** Output of every process, for a failure message. */
   logs(lines = 30): string {
-    const all: Array<[string, SpawnedRole | undefined]> = [['inventory', this.inventory], ['scheduler', this.scheduler], ['router', this.router], ...[...this.agents].map(([k, v]) => [k, v] as [string, SpawnedRole])];
+    const all: Array<[string, SpawnedRole | undefined]> = [['inventory', this.inventory], ['scheduler', this.scheduler], ['router', this.router], ['admission', this.admission], ...[...this.agents].map(([k, v]) => [k, v] as [string, SpawnedRole])];
     return all.filter(([, p]) => p).map(([n, p]) => `--- ${n}\n${p!.output().slice(-lines).join('\n')}`).join('\n');
   }
 
@@ -282,7 +316,7 @@ export class TestFleet {
     this.watch?.close();
     this.inv?.close();
     this.ctl?.close();
-    const procs = [this.router, this.scheduler, ...this.agents.values(), this.inventory, ...this.retired].filter((p): p is SpawnedRole => !!p);
+    const procs = [this.router, this.admission, this.scheduler, ...this.agents.values(), this.inventory, ...this.retired].filter((p): p is SpawnedRole => !!p);
     await Promise.all(procs.map((p) => p.stop('SIGKILL').catch(() => undefined)));
     for (const n of this.nodes) for (const g of this.engineGroupsOf(n.id)) this.pgids.set(g, this.pgids.get(g) ?? 0);
     for (const [g, port] of this.pgids) killGroup(g, port);

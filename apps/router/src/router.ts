@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent, Pool } from 'undici';
 import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
-import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
+import { EngineAuthorizer, readApiKeyFile, readEngineKeyFile, RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointInfo, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { createRegistry, extractTrace, inSpan, requestIdFrom, SpanKind, type Logger, type Registry } from '@llmgw/observability';
@@ -84,7 +84,23 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
       : cfg.endpoint_source.kind === 'memory'
         ? inProcessState(cfg.endpoint_source.key_prefix).endpoints.source()
-        : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
+        : new StaticEndpointSource(cfg.endpoints.map(({ api_key_file, ...e }) => ({ ...e, ...(api_key_file ? { apiKey: readApiKeyFile(api_key_file) } : {}) }))));
+
+  // What each engine is sent as `authorization` (docs/placement.md, "Engine secrets"): never the client's.
+  const engineAuth = new EngineAuthorizer(cfg.engine_key_file ? readEngineKeyFile(cfg.engine_key_file) : undefined, (id) =>
+    log.warn({ endpoint: id }, 'endpoint requires its replica secret but the router has no engine_key_file; the engine will refuse it'),
+  );
+  const infoById = new Map<string, EndpointInfo>();
+  const indexEndpoints = () => {
+    infoById.clear();
+    for (const e of source.all()) infoById.set(e.id, e);
+  };
+  indexEndpoints();
+  const unindex = source.subscribe(indexEndpoints);
+  const engineAuthorization = (id: string): string | undefined => {
+    const e = infoById.get(id);
+    return e ? engineAuth.header(e) : undefined;
+  };
 
   // Stage-1 pool spillover uses admission's thresholds, so both agree on "saturated".
   const poolSaturated = saturatedByLoad({
@@ -214,7 +230,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   }
 
   const enginePriority = new EnginePriority(cfg.admission.bands ?? DEFAULT_BAND_CONFIGS, source);
-  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, metrics, health, agent, random, poolSaturated, lastScores, views, prefix };
+  const state: RouterState = { cfg, log, profiles, bandNames, catalog, onDemand, tenancy, admission, enginePriority, engineAuthorization, metrics, health, agent, random, poolSaturated, lastScores, views, prefix };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
   const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle', clientErrorHandler });
@@ -318,6 +334,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     unsubscribe();
     await scraper.close();
     enginePriority.close();
+    unindex();
     await (admission as { close?(): Promise<void> }).close?.();
     await tenancy.close();
     await prefix.close();

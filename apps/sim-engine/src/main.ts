@@ -120,6 +120,7 @@ export function buildCommand(): Command {
     .option('--prefill-tps <n>', 'prompt tokens per second per request (0 = instantaneous)', float('--prefill-tps'), d.prefillTps)
     .option('--decode-tps <n>', 'tokens per second of a request running alone (0 = instantaneous)', float('--decode-tps'), d.decodeTps)
     .option('--batch-contention <x>', 'per-token latency × (1 + x × (running − 1))', float('--batch-contention'), d.batchContention)
+    .option('--api-key <key>', 'require "Authorization: Bearer <key>" on /v1/* (as vLLM; default: $VLLM_API_KEY); /health and /metrics stay open')
     .option('--scheduling-policy <policy>', 'fcfs | priority (as vLLM: request `priority`, lower first, ties by arrival; preempts the lowest priority)', d.schedulingPolicy)
     .option('--fail-rate <p>', 'fraction of requests answered with HTTP 500 (seeded)', float('--fail-rate'), d.failRate)
     .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
@@ -137,7 +138,7 @@ export function buildCommand(): Command {
     .addHelpText(
       'after',
       '\nZero-latency throughput settings: --prefill-tps 0 --decode-tps 0.\n' +
-        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics.',
+        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics, /sim/priorities (requests by body `priority`).',
     )
     .exitOverride();
 }
@@ -197,6 +198,8 @@ export function main(argv: string[]): Promise<number> {
         logLevel: o.logLevel,
         tokenizer: o.tokenizer,
         hashSeed: o.hashSeed,
+        // As vLLM: the flag wins, else VLLM_API_KEY (how the node-agent passes it, off the command line).
+        apiKey: o.apiKey ?? (process.env.VLLM_API_KEY || undefined),
         kvEventsConfig: o.kvEventsConfig === undefined ? undefined : kvEventsFromJson(String(o.kvEventsConfig)),
       });
     },

@@ -41,6 +41,12 @@ export class EngineCounters {
   prefixHits = 0;
   preemptions = 0;
   finished: Record<FinishedReason, number> = { stop: 0, length: 0, abort: 0 };
+  /**
+   * Generation requests by the `priority` their body carried ("none" when it had none), served
+   * as JSON on GET /sim/priorities (not on /metrics, which holds the engine's own names only), so
+   * tests can see the band a router carried into the engine.
+   */
+  readonly byPriority = new Map<string, number>();
   readonly ttft = new Histogram(TTFT_BUCKETS);
   readonly itl = new Histogram(ITL_BUCKETS);
   readonly e2e = new Histogram(E2E_BUCKETS);
@@ -161,3 +167,4 @@ export function renderMetrics(dialect: Dialect, model: string, g: EngineGauges, 
   w.histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', c.e2e);
   return w.text();
 }
+

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   ChatCompletionRequest,
@@ -175,12 +176,15 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
    */
   const priorityOf = (body: object): number => {
     const p = (body as { priority?: unknown }).priority;
-    if (p === undefined || p === null) return 0;
-    if (typeof p !== 'number' || !Number.isSafeInteger(p)) throw fail('LLMGW_ERR_REQUEST_INVALID', 'priority must be an integer', 'priority');
-    if (p !== 0 && engine.policy !== 'priority') {
-      throw fail('LLMGW_ERR_REQUEST_INVALID', `Got priority ${p} but priority scheduling is not enabled (--scheduling-policy priority).`, 'priority');
+    if (p !== undefined && p !== null) {
+      if (typeof p !== 'number' || !Number.isSafeInteger(p)) throw fail('LLMGW_ERR_REQUEST_INVALID', 'priority must be an integer', 'priority');
+      if (p !== 0 && engine.policy !== 'priority') {
+        throw fail('LLMGW_ERR_REQUEST_INVALID', `Got priority ${p} but priority scheduling is not enabled (--scheduling-policy priority).`, 'priority');
+      }
     }
-    return p;
+    const label = p === undefined || p === null ? 'none' : String(p);
+    engine.counters.byPriority.set(label, (engine.counters.byPriority.get(label) ?? 0) + 1);
+    return typeof p === 'number' ? p : 0;
   };
 
   const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
@@ -461,6 +465,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
         r.end(text);
       },
     },
+    '/sim/priorities': { methods: ['GET'], handle: (_q, r) => sendJson(r, 200, { by_priority: Object.fromEntries(engine.counters.byPriority) }) },
     '/reset_prefix_cache': {
       methods: ['POST'],
       handle: (_q, r) => {
@@ -470,12 +475,23 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     },
   };
 
+  // vLLM's --api-key: /v1/* needs the key; /health, /metrics and the rest stay open.
+  const wanted = cfg.apiKey ? Buffer.from(`Bearer ${cfg.apiKey}`) : undefined;
+  const authorized = (req: IncomingMessage): boolean => {
+    const got = Buffer.from(String(req.headers.authorization ?? ''));
+    return got.length === wanted!.length && timingSafeEqual(got, wanted!);
+  };
+
   return createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     const route = ROUTES[path];
     try {
+      if (wanted && (path === '/v1' || path.startsWith('/v1/')) && !authorized(req)) {
+        req.resume();
+        throw fail(req.headers.authorization ? 'LLMGW_ERR_AUTH_INVALID' : 'LLMGW_ERR_AUTH_MISSING', req.headers.authorization ? 'Incorrect API key provided.' : 'This engine requires an API key (Authorization: Bearer <key>).');
+      }
       if (!route) throw fail('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
       if (!route.methods.includes(req.method ?? '')) throw fail('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`);
       const r = route.handle(req, res);

@@ -16,6 +16,7 @@ import { nodeAgentService } from '@llmgw/app-node-agent';
 import { start as startScheduler } from '@llmgw/app-placement-scheduler';
 import { start as startRouter } from '@llmgw/app-router';
 import { start as startSimEngine } from '@llmgw/app-sim-engine';
+import { createEngineKeyFile } from '@llmgw/endpoints';
 import type { Logger } from '@llmgw/observability';
 import { startService } from '@llmgw/service';
 import { dropInProcessState } from '@llmgw/stores';
@@ -71,6 +72,8 @@ export interface UpContext {
   demoReplicas?: string[];
   /** Where `llmgw ctl` finds this stack's addresses (`<data-dir>/ctl.yaml`). */
   ctlConfig?: string;
+  /** With --fleet: `<data-dir>/engine.key`, from which the scheduler and the routers derive each replica's engine secret. */
+  engineKeyFile?: string;
 }
 
 export interface StartedPart {
@@ -125,7 +128,8 @@ export const FLEET_NODES = [
 /** The demo catalog: the demo model always on (`engines` replicas), `<model>-lazy` on demand. */
 export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'> & { engines?: number }): object {
   const n = o.engines ?? 1;
-  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', args: ['--decode-tps', String(o.decodeTps)], startup_timeout: '2m' };
+  // sim's contract defaults: KV events on, scheduling_policy priority; its slots declared here.
+  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 256, args: ['--decode-tps', String(o.decodeTps)], startup_timeout: '2m' };
   return {
     models: [
       { name: o.model, source: `sim/${o.model}`, scaling: { min: n, max: n }, profiles: [profile] },
@@ -153,6 +157,9 @@ const fleet: Part = {
     mkdirSync(dir, { recursive: true });
     const prefix = fleetKeyPrefix(o.dataDir);
     const level = o.logLevel as never;
+    // Placed engines require their replica's secret, derived from this key (created once, 0600).
+    ctx.engineKeyFile = resolve(o.dataDir, 'engine.key');
+    createEngineKeyFile(ctx.engineKeyFile);
     const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, insecure_agents: true, lost_after: '15s', log_level: level } });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
     const mgmt = loopbackOf(o.host);
@@ -162,7 +169,7 @@ const fleet: Part = {
         const agent = await startService(nodeAgentService(), {
           configSource: `llmgw up (${n.id})`,
           config: {
-            node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, engine_bind_host: o.host, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
+            node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
             engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
             // A sim-engine answers within a few hundred ms of its launch: probing it every 250 ms (not 1 s)
             // gets a replica READY, and `up` to its banner, that much sooner.
@@ -177,7 +184,7 @@ const fleet: Part = {
     const state = o.redisUrl ? { redis: { url: o.redisUrl, key_prefix: prefix } } : { memory: { key_prefix: prefix } };
     const sched = await startScheduler({
       config: {
-        catalog, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        catalog, engine_key_file: ctx.engineKeyFile, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
         ...state, ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl } } : {}), reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
@@ -259,6 +266,7 @@ const routers: Part = {
           log_level: o.logLevel as never,
           endpoints: ctx.endpoints,
           ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
+          ...(ctx.engineKeyFile ? { engine_key_file: ctx.engineKeyFile } : {}),
           admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl } : { mode: 'off' },
           tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, redis_url: o.redisUrl } : { enabled: false },
         } as never,

@@ -67,6 +67,9 @@ describe('catalog', () => {
     ['a duplicate profile', (m) => ({ ...m, profiles: [base.profiles[0], base.profiles[0]] }), 'profiles[1] (a100-tp8).name: duplicate profile name'],
     ['no profiles', (m) => ({ ...m, profiles: [] }), 'models[0] (llama-3.3-70b).profiles: a model needs at least one profile'],
     ['launch_mode on sglang', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'sglang', launch_mode: 'ray' }] }), 'launch_mode is a vllm setting'],
+    ['KV events on llama.cpp', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', kv_events: true }] }), 'engine llamacpp publishes no KV events'],
+    ['priority scheduling on llama.cpp', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', scheduling_policy: 'priority' }] }), 'engine llamacpp has no priority scheduling'],
+    ['max_num_seqs 0', (m) => ({ ...m, profiles: [{ ...base.profiles[0], max_num_seqs: 0 }] }), 'profiles[0] (a100-tp8).max_num_seqs'],
   ])('rejects %s, naming file, model and field', (_t, mutate, want) => {
     let msg = '';
     try {
@@ -75,6 +78,19 @@ describe('catalog', () => {
       msg = (e as Error).message;
     }
     expect(msg).toContain(want);
+  });
+
+  it('fills the endpoint contract from the engine: vLLM priority + KV events + 256 slots, llama.cpp its 4 slots, fcfs, no events; declared values win', () => {
+    const c = parseCatalog({
+      models: [
+        { ...base, profiles: [{ name: 'v', gpu_class: 'h100-80g', engine: 'vllm' }, { name: 'd', gpu_class: 'h100-80g', engine: 'vllm', max_num_seqs: 32, kv_events: false, scheduling_policy: 'fcfs' }] },
+        { name: 'tiny', source: '/m/q.gguf', profiles: [{ name: 'cpu', gpu_class: 'h100-80g', engine: 'llamacpp' }] },
+      ],
+    });
+    const p = (m: string, n: string) => c.byName.get(m)!.profiles.find((x) => x.name === n)!;
+    expect(p('llama-3.3-70b', 'v')).toMatchObject({ maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' });
+    expect(p('llama-3.3-70b', 'd')).toMatchObject({ maxNumSeqs: 32, kvEvents: false, schedulingPolicy: 'fcfs' });
+    expect(p('tiny', 'cpu')).toMatchObject({ maxNumSeqs: 4, kvEvents: false, schedulingPolicy: 'fcfs' });
   });
 
   it('rejects a name or alias used twice, and reports every problem at once', () => {

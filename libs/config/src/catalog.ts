@@ -1,4 +1,4 @@
-import { ENGINE_NAMES, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
+import { ENGINE_NAMES, engineContract, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
 import { z } from 'zod';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
 
@@ -32,6 +32,16 @@ const profileSchema = z
     startup_timeout: duration().default(20 * 60_000),
     /** vLLM only: "mp" or "ray". */
     launch_mode: z.enum(['mp', 'ray']).optional(),
+    /**
+     * The engine's batch slots (vLLM --max-num-seqs, SGLang --max-running-requests, llama.cpp
+     * --parallel): passed to the engine and published, so admission's credits and the router's
+     * upstream pool match it. Default per engine (docs/placement.md).
+     */
+    max_num_seqs: z.number().int().min(1).max(65_536).optional(),
+    /** Publish KV-cache events for prefix routing tier 2 (vLLM/SGLang --kv-events-config). Default: on where the engine can. */
+    kv_events: z.boolean().optional(),
+    /** `priority`: the engine orders its queue by the request's band. Default: priority where the engine can. */
+    scheduling_policy: z.enum(['fcfs', 'priority']).optional(),
   })
   .strict();
 
@@ -130,6 +140,7 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
         priority: p.priority,
         startupTimeoutMs: p.startup_timeout,
         ...(p.launch_mode ? { launchMode: p.launch_mode } : {}),
+        ...engineContract({ engine: p.engine, maxNumSeqs: p.max_num_seqs, kvEvents: p.kv_events, schedulingPolicy: p.scheduling_policy }),
       };
       if (Number.isInteger(gpn)) for (const e of validateProfileShape(prof)) issues.push(`${pat}: ${e}`);
       return prof;

@@ -10,6 +10,12 @@ export const placementSchedulerConfigSchema = z
   .object({
     /** The model catalog file (YAML; deploy/examples/catalog.yaml). */
     catalog: z.string().min(1),
+    /**
+     * The cluster engine key (32 random bytes, a 0600 file; the same file on every router). Each
+     * replica's engine then requires its own secret derived from it (docs/placement.md, "Engine
+     * secrets"). Absent: engines run without a key, reachable by anyone who can reach the node.
+     */
+    engine_key_file: z.string().min(1).optional(),
     /** gRPC port of the ControlService `llmgw ctl` talks to (its one address: inventory serves none). */
     listen: listenAddress().default('127.0.0.1:7074'),
     /** Metrics, /healthz, /readyz. */

@@ -33,6 +33,8 @@ export const staticEndpointSchema = z
      * Admission takes it as the replica's confirmed capacity instead of learning it from queues.
      */
     max_num_seqs: z.number().int().min(1).optional(),
+    /** A file holding the engine's API key (its `--api-key`), sent as `authorization: Bearer`; read once at start. */
+    api_key_file: z.string().min(1).optional(),
     /** KV event sockets of the replica (vLLM --kv-events-config), for the tier-2 prefix index. */
     kv_events: z
       .object({ endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port'), replay_endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port').optional() })
@@ -149,6 +151,12 @@ export const routerConfigSchema = z
   .object({
     /** Client API listener, "host:port" (":8080" = all interfaces). */
     listen: listenAddress().default('127.0.0.1:8080'),
+    /**
+     * The cluster engine key file (the placement-scheduler's `engine_key_file`): the router derives
+     * each placed replica's engine secret from it and presents it to the engine. Required when
+     * published endpoints say `auth: replica-key`.
+     */
+    engine_key_file: z.string().min(1).optional(),
     /** Metrics, /healthz, /readyz. */
     admin_listen: listenAddress().default('127.0.0.1:9090'),
     log_level: logLevel(),

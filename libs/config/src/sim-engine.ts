@@ -24,6 +24,11 @@ export const simEngineConfigSchema = z
     decodeTps: z.number().min(0).default(50),
     /** Per-token latency grows by this fraction for every other running sequence. */
     batchContention: z.number().min(0).default(0.02),
+    /**
+     * vLLM's `--api-key` (or `VLLM_API_KEY`): every /v1/* request must present
+     * `Authorization: Bearer <key>` or gets a 401; /health and /metrics stay open, as on vLLM.
+     */
+    apiKey: z.string().min(1).optional(),
     /** vLLM's --scheduling-policy: fcfs (arrival order) or priority (request `priority`, lower first, ties by arrival). */
     schedulingPolicy: z.enum(['fcfs', 'priority']).default('fcfs'),
     /** Fraction of requests answered with a 500 (seeded). */

@@ -11,3 +11,4 @@ export * from './openai';
 export * from './model-catalog';
 export * from './parse-json';
 export * from './defaults';
+export * from './endpoint-info';

@@ -4,3 +4,4 @@ export * from './redis-source';
 export * from './memory-source';
 export * from './redis-contract';
 export * from './scraper';
+export * from './engine-secret';

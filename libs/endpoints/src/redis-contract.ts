@@ -36,6 +36,8 @@ export const endpointRecordSchema = z.object({
   /** The engine's batch slots (`--max-num-seqs`); admission's confirmed capacity. Optional within v1. */
   max_num_seqs: z.number().int().min(1).optional(),
   kv_events: z.object({ endpoint: z.string().min(1), replay_endpoint: z.string().min(1).optional() }).optional(),
+  /** `replica-key`: the engine requires the replica's engine secret, which readers derive; never the secret itself. Optional within v1. */
+  auth: z.enum(['replica-key']).optional(),
 });
 
 /** Payload of `<prefix>endpoints:changed`: the version number after the change. */
@@ -55,6 +57,7 @@ export function encodeEndpoint(e: EndpointInfo): string {
     draining: e.draining,
     ...(e.schedulingPolicy ? { scheduling_policy: e.schedulingPolicy } : {}),
     ...(e.maxNumSeqs !== undefined ? { max_num_seqs: e.maxNumSeqs } : {}),
+    ...(e.auth ? { auth: e.auth } : {}),
     ...(e.kvEvents ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } } : {}),
   });
 }

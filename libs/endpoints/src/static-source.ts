@@ -1,6 +1,6 @@
 import type { EngineKind } from '@llmgw/engine-metrics';
 import { CachedEndpointList } from './endpoint-list';
-import type { EndpointInfo, KvEventsAddress, SchedulingPolicy } from './types';
+import type { EndpointAuth, EndpointInfo, KvEventsAddress, SchedulingPolicy } from './types';
 
 export { groupByModel } from './endpoint-list';
 
@@ -24,6 +24,10 @@ export interface StaticEndpointInput {
   /** KV event sockets (config form `kv_events: { endpoint, replay_endpoint }` is accepted too). */
   kvEvents?: KvEventsAddress;
   kv_events?: { endpoint: string; replay_endpoint?: string };
+  /** `replica-key`: the engine wants the replica's derived secret (published endpoints). */
+  auth?: EndpointAuth;
+  /** A static endpoint's API key, as config loading read it from `api_key_file`. */
+  apiKey?: string;
 }
 
 const POLICIES: readonly SchedulingPolicy[] = ['fcfs', 'priority'];
@@ -43,6 +47,8 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
     schedulingPolicy: e.scheduling_policy ?? 'fcfs',
     ...(e.max_num_seqs !== undefined && Number.isInteger(e.max_num_seqs) && e.max_num_seqs > 0 ? { maxNumSeqs: e.max_num_seqs } : {}),
     ...kvEventsOf(e),
+    ...(e.auth === 'replica-key' ? { auth: e.auth } : {}),
+    ...(e.apiKey ? { apiKey: e.apiKey } : {}),
   });
 }
 
@@ -58,7 +64,7 @@ function kvEventsOf(e: StaticEndpointInput): { kvEvents?: KvEventsAddress } {
  * ends the name and the last `=` before the first `,` starts the model.
  */
 /** `--endpoint` flags as entries of a config file's `endpoints` list (what the config schemas take). */
-export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs'>> & Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>> {
+export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs' | 'auth' | 'apiKey'>> & Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>> {
   return flags.map((f) => {
     const e = parseEndpointFlag(f);
     return {

@@ -12,6 +12,8 @@ export type ShardStatus = agentV1.ShardStatus__Output;
  * cannot drift apart.
  */
 export function mergeShardStatus(shards: readonly ShardStatus[], status: ShardStatus): ShardStatus[] {
+  // The engine secret never enters the fleet record (agents do not send it; this holds if one does).
+  if (status.spec?.apiKey) status = { ...status, spec: { ...status.spec, apiKey: '' } };
   const i = shards.findIndex((s) => s.shardId === status.shardId);
   if (i < 0) return [...shards, status];
   const merged = status.spec ? status : { ...status, spec: shards[i].spec };

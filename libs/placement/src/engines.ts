@@ -16,14 +16,38 @@ export interface EngineRules {
    * been launched.
    */
   readonly startOrder: 'workers-first' | 'leader-first';
+  /** What the data path gets from this engine unless the profile says otherwise (docs/placement.md). */
+  readonly defaults: EngineContract;
+  /** Can the engine publish KV-cache events (vLLM's ZMQ protocol)? */
+  readonly kvEvents: boolean;
+  /** Can the engine order its queue by request priority? */
+  readonly priorityScheduling: boolean;
+}
+
+/**
+ * What a profile's engine supports, as the data path uses it: batch slots
+ * (admission's credits, the router's upstream pool), KV events (prefix tier 2)
+ * and the scheduling policy (bands carried into the engine).
+ */
+export interface EngineContract {
+  readonly maxNumSeqs: number;
+  readonly kvEvents: boolean;
+  readonly schedulingPolicy: 'fcfs' | 'priority';
 }
 
 export const ENGINE_RULES: Readonly<Record<EngineName, EngineRules>> = {
-  vllm: { multiNode: true, startOrder: 'workers-first' },
-  sglang: { multiNode: true, startOrder: 'workers-first' },
-  llamacpp: { multiNode: false, startOrder: 'workers-first' },
-  sim: { multiNode: true, startOrder: 'workers-first' },
+  vllm: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
+  sglang: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
+  // llama-server: its slots are `--parallel`; it publishes no KV events and serves its slots in arrival order.
+  llamacpp: { multiNode: false, startOrder: 'workers-first', kvEvents: false, priorityScheduling: false, defaults: { maxNumSeqs: 4, kvEvents: false, schedulingPolicy: 'fcfs' } },
+  sim: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
 };
+
+/** The profile's engine contract: what it declares, the engine's defaults for the rest. */
+export function engineContract(p: Pick<Profile, 'engine' | 'maxNumSeqs' | 'kvEvents' | 'schedulingPolicy'>): EngineContract {
+  const d = ENGINE_RULES[p.engine].defaults;
+  return { maxNumSeqs: p.maxNumSeqs ?? d.maxNumSeqs, kvEvents: p.kvEvents ?? d.kvEvents, schedulingPolicy: p.schedulingPolicy ?? d.schedulingPolicy };
+}
 
 /** The value following `flag` in args ("--flag v" or "--flag=v"); undefined when absent. */
 export function argValue(args: readonly string[], flag: string): string | undefined {
@@ -90,5 +114,7 @@ export function validateProfileShape(p: Profile): string[] {
     errs.push(`tp × pp (${p.tp} × ${p.pp} = ${p.tp * p.pp}) must equal gpus_per_node × nodes (${p.gpusPerNode} × ${p.nodes} = ${p.gpusPerNode * p.nodes})`);
   }
   if (p.launchMode !== undefined && p.engine !== 'vllm') errs.push(`launch_mode is a vllm setting; engine is ${p.engine}`);
+  if (p.kvEvents && !rules.kvEvents) errs.push(`engine ${p.engine} publishes no KV events (kv_events: true)`);
+  if (p.schedulingPolicy === 'priority' && !rules.priorityScheduling) errs.push(`engine ${p.engine} has no priority scheduling (scheduling_policy: priority)`);
   return errs;
 }

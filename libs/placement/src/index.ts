@@ -1,5 +1,5 @@
 export * from './types';
-export { ENGINE_RULES, argValue, parseComputeCapability, requirements, validateOnGpus, validateProfileShape, type EngineRules } from './engines';
+export { ENGINE_RULES, engineContract, argValue, parseComputeCapability, requirements, validateOnGpus, validateProfileShape, type EngineContract, type EngineRules } from './engines';
 export { Fleet, type ClassView } from './fleet';
 export { explain, place, addToFootprint, domainOf, SCORE_WEIGHTS, type ExplainOptions } from './place';
 export { planReplicas, type Demand, type PlanResult } from './plan';

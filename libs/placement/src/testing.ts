@@ -76,6 +76,9 @@ export function makeProfile(p: Partial<Profile> & { name?: string }): Profile {
     priority: p.priority ?? 0,
     startupTimeoutMs: p.startupTimeoutMs ?? 1_200_000,
     launchMode: p.launchMode,
+    ...(p.maxNumSeqs !== undefined ? { maxNumSeqs: p.maxNumSeqs } : {}),
+    ...(p.kvEvents !== undefined ? { kvEvents: p.kvEvents } : {}),
+    ...(p.schedulingPolicy !== undefined ? { schedulingPolicy: p.schedulingPolicy } : {}),
   };
 }
 

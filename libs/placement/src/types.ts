@@ -101,8 +101,19 @@ export interface EngineLaunch {
   readonly launchMode?: 'mp' | 'ray';
 }
 
+/**
+ * What the profile declares its engine supports (catalog `max_num_seqs`,
+ * `kv_events`, `scheduling_policy`); undefined = the engine's default
+ * (`engineContract`, libs/placement engines.ts).
+ */
+export interface ProfileContract {
+  readonly maxNumSeqs?: number;
+  readonly kvEvents?: boolean;
+  readonly schedulingPolicy?: 'fcfs' | 'priority';
+}
+
 /** How a model runs on one GPU class (plan §6.1 Profile). */
-export interface Profile extends EngineLaunch {
+export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
   readonly gpuClass: string;

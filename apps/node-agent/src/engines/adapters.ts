@@ -3,8 +3,45 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { baseEnv, commonProblems, probes, servedName, type Engine, type EngineCommand, type EngineKind, type EngineProbe, type NodeContext } from './engine';
 
-/** Where engines bind: every interface unless the node context says otherwise. */
-const bindHost = (node: NodeContext) => node.bindHost ?? '0.0.0.0';
+/** Where engines bind: the node's management address unless agent.yaml `engine_bind_host` says otherwise. */
+const bindHost = (node: NodeContext) => node.bindHost ?? node.mgmtAddr;
+
+/** tcp://host:port for a ZMQ socket on the bind address ("*" for every interface). */
+const zmqAddr = (host: string, port: number) => `tcp://${host === '0.0.0.0' || host === '::' ? '*' : host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * vLLM's `--kv-events-config` (KVEventsConfig: enable_kv_cache_events,
+ * publisher, endpoint, replay_endpoint, topic) on the spec's ports; SGLang
+ * reads the same keys but enables publishing by the flag alone, without
+ * `enable_kv_cache_events`. Undefined when the spec has no KV-event port.
+ */
+function kvEventsJson(spec: agentV1.ShardSpec__Output, node: NodeContext, dialect: 'vllm' | 'sglang'): string | undefined {
+  if (!spec.kvEventsPort) return undefined;
+  const host = bindHost(node);
+  return JSON.stringify({
+    ...(dialect === 'vllm' ? { enable_kv_cache_events: true } : {}),
+    publisher: 'zmq',
+    endpoint: zmqAddr(host, spec.kvEventsPort),
+    ...(spec.kvReplayPort ? { replay_endpoint: zmqAddr(host, spec.kvReplayPort) } : {}),
+    topic: '',
+  });
+}
+
+/**
+ * The vLLM-dialect contract flags (vLLM and sim-engine): batch slots,
+ * scheduling policy, KV events. The engine secret goes in `VLLM_API_KEY`
+ * (vLLM reads it when `--api-key` is absent), so it is not on the command
+ * line `ps` shows.
+ */
+function vllmContract(spec: agentV1.ShardSpec__Output, node: NodeContext, env: Record<string, string>): string[] {
+  const out: string[] = [];
+  if (spec.maxNumSeqs) out.push('--max-num-seqs', String(spec.maxNumSeqs));
+  if (spec.schedulingPolicy) out.push('--scheduling-policy', spec.schedulingPolicy);
+  const kv = kvEventsJson(spec, node, 'vllm');
+  if (kv) out.push('--kv-events-config', kv);
+  if (spec.apiKey) env.VLLM_API_KEY = spec.apiKey;
+  return out;
+}
 
 const parallel = (spec: agentV1.ShardSpec__Output) => ({
   tp: Math.max(1, spec.tensorParallel || spec.gpuIndices.length || 1),
@@ -42,7 +79,7 @@ export class VllmEngine implements Engine {
     return p;
   }
 
-  private serveArgs(spec: agentV1.ShardSpec__Output, node: NodeContext): string[] {
+  private serveArgs(spec: agentV1.ShardSpec__Output, node: NodeContext, env: Record<string, string>): string[] {
     const { tp, pp } = parallel(spec);
     return [
       this.cfg.bin, 'serve', spec.modelPath || spec.model,
@@ -50,6 +87,7 @@ export class VllmEngine implements Engine {
       '--served-model-name', servedName(spec),
       '--tensor-parallel-size', String(tp),
       '--pipeline-parallel-size', String(pp),
+      ...vllmContract(spec, node, env),
     ];
   }
 
@@ -57,17 +95,18 @@ export class VllmEngine implements Engine {
     const env = baseEnv(spec, node);
     const { nnodes } = parallel(spec);
     const served = servedName(spec);
-    if (nnodes === 1) return { argv: [...this.serveArgs(spec, node), ...spec.args], env, servedModelName: served, ...probes(spec, node) };
+    const auth = spec.apiKey ? { apiKey: spec.apiKey } : {};
+    if (nnodes === 1) return { argv: [...this.serveArgs(spec, node, env), ...spec.args], env, servedModelName: served, ...auth, ...probes(spec, node) };
     env.VLLM_HOST_IP = node.mgmtAddr;
     if (this.mode(spec) === 'mp') {
       const argv = [
-        ...this.serveArgs(spec, node),
+        ...this.serveArgs(spec, node, env),
         '--nnodes', String(nnodes), '--node-rank', String(spec.rank),
         '--master-addr', spec.leaderAddr, '--master-port', String(spec.leaderPort),
         ...(spec.rank > 0 ? ['--headless'] : []),
         ...spec.args,
       ];
-      return { argv, env, servedModelName: served, ...probes(spec, node) };
+      return { argv, env, servedModelName: served, ...auth, ...probes(spec, node) };
     }
     const cleanup = [this.ray(), 'stop', '--force'];
     if (spec.rank > 0) {
@@ -80,12 +119,16 @@ export class VllmEngine implements Engine {
     // the shell that then becomes `vllm serve` (exec), so a stop reaches both.
     const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
     const head = [this.ray(), 'start', '--head', `--port=${spec.leaderPort}`, `--node-ip-address=${node.mgmtAddr}`, `--num-gpus=${spec.gpuIndices.length}`].map(q).join(' ');
-    const serve = [...this.serveArgs(spec, node), '--distributed-executor-backend', 'ray', ...spec.args].map(q).join(' ');
-    return { argv: ['/bin/sh', '-c', `${head} && exec ${serve}`], env, cleanup, servedModelName: served, ...probes(spec, node) };
+    const serve = [...this.serveArgs(spec, node, env), '--distributed-executor-backend', 'ray', ...spec.args].map(q).join(' ');
+    return { argv: ['/bin/sh', '-c', `${head} && exec ${serve}`], env, cleanup, servedModelName: served, ...auth, ...probes(spec, node) };
   }
 
   flags(): string[] {
-    return ['--host', '--port', '--served-model-name', '--tensor-parallel-size', '--pipeline-parallel-size', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--headless', '--distributed-executor-backend'];
+    return [
+      '--host', '--port', '--served-model-name', '--tensor-parallel-size', '--pipeline-parallel-size',
+      '--max-num-seqs', '--scheduling-policy', '--kv-events-config',
+      '--nnodes', '--node-rank', '--master-addr', '--master-port', '--headless', '--distributed-executor-backend',
+    ];
   }
 
   probe(): EngineProbe {
@@ -118,13 +161,24 @@ export class SglangEngine implements Engine {
       '--tp-size', String(tp), '--pp-size', String(pp),
       '--enable-metrics',
     ];
+    if (spec.maxNumSeqs) argv.push('--max-running-requests', String(spec.maxNumSeqs));
+    // SGLang runs higher priority values first unless told otherwise; the router sends the top band as 0 (vLLM's order).
+    if (spec.schedulingPolicy === 'priority') argv.push('--enable-priority-scheduling', '--schedule-low-priority-values-first');
+    const kv = kvEventsJson(spec, node, 'sglang');
+    if (kv) argv.push('--kv-events-config', kv);
+    // SGLang takes its key only as a flag: it is visible in `ps` on the node (docs/node-agent.md).
+    if (spec.apiKey) argv.push('--api-key', spec.apiKey);
     if (nnodes > 1) argv.push('--nnodes', String(nnodes), '--node-rank', String(spec.rank), '--dist-init-addr', `${spec.leaderAddr}:${spec.leaderPort}`);
     argv.push(...spec.args);
-    return { argv, env, servedModelName: servedName(spec), ...probes(spec, node) };
+    return { argv, env, servedModelName: servedName(spec), ...(spec.apiKey ? { apiKey: spec.apiKey } : {}), ...probes(spec, node) };
   }
 
   flags(): string[] {
-    return ['--model-path', '--host', '--port', '--served-model-name', '--tp-size', '--pp-size', '--enable-metrics', '--nnodes', '--node-rank', '--dist-init-addr'];
+    return [
+      '--model-path', '--host', '--port', '--served-model-name', '--tp-size', '--pp-size', '--enable-metrics',
+      '--max-running-requests', '--enable-priority-scheduling', '--schedule-low-priority-values-first', '--kv-events-config', '--api-key',
+      '--nnodes', '--node-rank', '--dist-init-addr',
+    ];
   }
 
   probe(): EngineProbe {
@@ -159,13 +213,17 @@ export class LlamaCppEngine implements Engine {
       '--alias', servedName(spec),
       '--metrics',
       '--n-gpu-layers', spec.gpuIndices.length ? '999' : '0',
+      ...(spec.maxNumSeqs ? ['--parallel', String(spec.maxNumSeqs)] : []),
       ...spec.args,
     ];
-    return { argv, env: baseEnv(spec, node), servedModelName: servedName(spec), ...probes(spec, node) };
+    const env = baseEnv(spec, node);
+    // llama-server reads --api-key from LLAMA_API_KEY: off the command line.
+    if (spec.apiKey) env.LLAMA_API_KEY = spec.apiKey;
+    return { argv, env, servedModelName: servedName(spec), ...(spec.apiKey ? { apiKey: spec.apiKey } : {}), ...probes(spec, node) };
   }
 
   flags(): string[] {
-    return ['--model', '--host', '--port', '--alias', '--metrics', '--n-gpu-layers'];
+    return ['--model', '--host', '--port', '--alias', '--metrics', '--n-gpu-layers', '--parallel'];
   }
 
   probe(): EngineProbe {
@@ -215,8 +273,9 @@ export class SimEngineAdapter implements Engine {
   }
 
   build(spec: agentV1.ShardSpec__Output, node: NodeContext): EngineCommand {
-    const argv = [this.node, this.llmgw, 'sim-engine', '--host', bindHost(node), '--port', String(spec.httpPort), '--model', servedName(spec), ...spec.args];
-    const cmd: EngineCommand = { argv, env: baseEnv(spec, node), servedModelName: servedName(spec), ...probes(spec, node, node.mgmtAddr) };
+    const env = baseEnv(spec, node);
+    const argv = [this.node, this.llmgw, 'sim-engine', '--host', bindHost(node), '--port', String(spec.httpPort), '--model', servedName(spec), ...vllmContract(spec, node, env), ...spec.args];
+    const cmd: EngineCommand = { argv, env, servedModelName: servedName(spec), ...(spec.apiKey ? { apiKey: spec.apiKey } : {}), ...probes(spec, node, node.mgmtAddr) };
     if (spec.rank > 0) {
       // A worker: readiness from its own sim-engine, nothing routers or the stats loop would see.
       const own = probes({ ...spec, rank: 0 }, node, node.mgmtAddr);
@@ -227,7 +286,7 @@ export class SimEngineAdapter implements Engine {
   }
 
   flags(): string[] {
-    return ['--host', '--port', '--model'];
+    return ['--host', '--port', '--model', '--max-num-seqs', '--scheduling-policy', '--kv-events-config'];
   }
 
   probe(): EngineProbe {

@@ -14,7 +14,7 @@ export interface NodeContext {
   fabrics: readonly Pick<agentV1.FabricAttachment__Output, 'fabric' | 'hcas'>[];
   /** Gpu.index values the node has. */
   gpuIndices: readonly number[];
-  /** Where engines bind (default 0.0.0.0). */
+  /** Where engines bind (agent.yaml engine_bind_host; default the management address). */
   bindHost?: string;
 }
 
@@ -33,6 +33,8 @@ export interface EngineCommand {
   endpoint?: string;
   /** The name /v1/models must list for READY. */
   servedModelName: string;
+  /** The engine's API key (the replica's secret): the readiness probe of /v1/models presents it. */
+  apiKey?: string;
 }
 
 /** How `engine-check` asks an engine about itself. */

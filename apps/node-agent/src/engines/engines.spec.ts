@@ -21,7 +21,8 @@ function spec(over: Partial<agentV1.ShardSpec__Output> = {}): agentV1.ShardSpec_
   return {
     shardId: 'rep1-r0', replicaId: 'rep1', model: 'llama-70b', profile: 'tp4', engine: 'vllm', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0,
     gpuIndices: [0, 1, 2, 3], hcas: [], fabric: '', httpPort: 20001, modelPath: '/models/llama-70b', args: [], env: {}, tensorParallel: 4,
-    pipelineParallel: 1, startupTimeoutMs: 0, launchMode: '', servedModelName: '', ...over,
+    pipelineParallel: 1, startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0,
+    apiKey: '', ...over,
   };
 }
 
@@ -33,7 +34,7 @@ describe('adapters: argv and environment', () => {
   const vllmRay = new VllmEngine({ bin: '/opt/venvs/vllm/bin/vllm', launch_mode: 'ray' });
   const sglang = new SglangEngine({ python: '/opt/venvs/sglang/bin/python' });
   const llama = new LlamaCppEngine({ bin: '/usr/local/bin/llama-server' });
-  const SERVE = ['/opt/venvs/vllm/bin/vllm', 'serve', '/models/llama-70b', '--host', '0.0.0.0', '--port', '20001', '--served-model-name', 'llama-70b'];
+  const SERVE = ['/opt/venvs/vllm/bin/vllm', 'serve', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama-70b'];
 
   it.each([
     ['vllm single node', vllm, spec({ args: ['--max-model-len', '8192'] }),
@@ -49,16 +50,16 @@ describe('adapters: argv and environment', () => {
       ['/opt/venvs/vllm/bin/ray', 'start', '--block', '--address=10.0.0.5:20500', '--node-ip-address=10.0.0.5', '--num-gpus=4'],
       { NCCL_IB_HCA: '=mlx5_0,mlx5_1', VLLM_HOST_IP: '10.0.0.5' }],
     ['sglang single node', sglang, spec({ engine: 'sglang', servedModelName: 'llama' }),
-      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '0.0.0.0', '--port', '20001', '--served-model-name', 'llama', '--tp-size', '4', '--pp-size', '1', '--enable-metrics'],
+      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama', '--tp-size', '4', '--pp-size', '1', '--enable-metrics'],
       { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_DISABLE: '1' }],
     ['sglang multi-node worker', sglang, multi(1, { engine: 'sglang', gpuIndices: [4, 5, 6, 7] }),
-      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '0.0.0.0', '--port', '20001', '--served-model-name', 'llama-70b', '--tp-size', '4', '--pp-size', '2', '--enable-metrics', '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.5:20500'],
+      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama-70b', '--tp-size', '4', '--pp-size', '2', '--enable-metrics', '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.5:20500'],
       { CUDA_VISIBLE_DEVICES: '4,5,6,7', NCCL_IB_HCA: '=mlx5_0,mlx5_1' }],
     ['llama.cpp on GPU', llama, spec({ engine: 'llamacpp', gpuIndices: [2], modelPath: '/models/q.gguf', tensorParallel: 1 }),
-      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '0.0.0.0', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '999'],
+      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '10.0.0.5', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '999'],
       { CUDA_VISIBLE_DEVICES: '2', NCCL_IB_DISABLE: '1' }],
     ['llama.cpp on CPU (a CPU profile hides every GPU)', llama, spec({ engine: 'llamacpp', gpuIndices: [], modelPath: '/models/q.gguf', args: ['--threads', '8'] }),
-      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '0.0.0.0', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '0', '--threads', '8'],
+      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '10.0.0.5', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '0', '--threads', '8'],
       { CUDA_VISIBLE_DEVICES: '' }],
   ])('%s', (_what, engine, s, argv, env) => {
     const cmd = engine.build(s, NODE);
@@ -74,7 +75,7 @@ describe('adapters: argv and environment', () => {
     expect(cmd.argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
     expect(cmd.argv[2]).toBe(
       "'/opt/venvs/vllm/bin/ray' 'start' '--head' '--port=20500' '--node-ip-address=10.0.0.5' '--num-gpus=4' && exec '/opt/venvs/vllm/bin/vllm' 'serve' '/models/llama-70b' " +
-        "'--host' '0.0.0.0' '--port' '20001' '--served-model-name' 'llama-70b' '--tensor-parallel-size' '4' '--pipeline-parallel-size' '2' '--distributed-executor-backend' 'ray'",
+        "'--host' '10.0.0.5' '--port' '20001' '--served-model-name' 'llama-70b' '--tensor-parallel-size' '4' '--pipeline-parallel-size' '2' '--distributed-executor-backend' 'ray'",
     );
     expect(cmd.cleanup).toEqual(['/opt/venvs/vllm/bin/ray', 'stop', '--force']);
   });
@@ -176,6 +177,67 @@ describe('NCCL_IB_HCA never names an HCA of another fabric (property)', () => {
   });
 });
 
+describe('adapters: the endpoint contract and the engine secret', () => {
+  const vllm = new VllmEngine({ bin: 'vllm', launch_mode: 'mp' });
+  const contract = { maxNumSeqs: 64, schedulingPolicy: 'priority', kvEventsPort: 20002, kvReplayPort: 20003, apiKey: 's3cret-key' };
+  const after = (argv: string[], flag: string) => argv[argv.indexOf(flag) + 1];
+
+  it('vLLM: --max-num-seqs, --scheduling-policy, --kv-events-config on the bind address; the secret in VLLM_API_KEY, not argv', () => {
+    const cmd = vllm.build(spec(contract), NODE);
+    expect(after(cmd.argv, '--host')).toBe('10.0.0.5');
+    expect(after(cmd.argv, '--max-num-seqs')).toBe('64');
+    expect(after(cmd.argv, '--scheduling-policy')).toBe('priority');
+    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({ enable_kv_cache_events: true, publisher: 'zmq', endpoint: 'tcp://10.0.0.5:20002', replay_endpoint: 'tcp://10.0.0.5:20003', topic: '' });
+    expect(cmd.env.VLLM_API_KEY).toBe('s3cret-key');
+    expect(cmd.apiKey).toBe('s3cret-key');
+    expect(cmd.argv.join(' ')).not.toContain('s3cret-key');
+  });
+
+  it('vLLM multi-node: every rank gets the slots and policy, only a rank with a KV port publishes', () => {
+    const worker = vllm.build(multi(1, { maxNumSeqs: 64, schedulingPolicy: 'priority' }), NODE);
+    expect(after(worker.argv, '--max-num-seqs')).toBe('64');
+    expect(worker.argv).not.toContain('--kv-events-config');
+  });
+
+  it('SGLang: --max-running-requests, priority scheduling with low values first, --kv-events-config (publisher zmq), --api-key (SGLang has no env for it)', () => {
+    const cmd = new SglangEngine({ python: 'python3' }).build(spec({ engine: 'sglang', ...contract }), NODE);
+    expect(after(cmd.argv, '--max-running-requests')).toBe('64');
+    expect(cmd.argv).toEqual(expect.arrayContaining(['--enable-priority-scheduling', '--schedule-low-priority-values-first']));
+    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({ publisher: 'zmq', endpoint: 'tcp://10.0.0.5:20002', replay_endpoint: 'tcp://10.0.0.5:20003', topic: '' });
+    expect(after(cmd.argv, '--api-key')).toBe('s3cret-key');
+    expect(cmd.apiKey).toBe('s3cret-key');
+  });
+
+  it('llama.cpp: --parallel from the slots, the secret in LLAMA_API_KEY', () => {
+    const cmd = new LlamaCppEngine({ bin: 'llama-server' }).build(spec({ engine: 'llamacpp', maxNumSeqs: 4, apiKey: 's3cret-key' }), NODE);
+    expect(after(cmd.argv, '--parallel')).toBe('4');
+    expect(cmd.env.LLAMA_API_KEY).toBe('s3cret-key');
+    expect(cmd.argv.join(' ')).not.toContain('s3cret-key');
+  });
+
+  it('sim: the same vLLM flags, the secret in VLLM_API_KEY; nothing extra without a contract', () => {
+    const sim = new SimEngineAdapter({ node: 'node', llmgw: 'llmgw.cjs' });
+    const cmd = sim.build(spec({ engine: 'sim', ...contract }), NODE);
+    expect(after(cmd.argv, '--max-num-seqs')).toBe('64');
+    expect(after(cmd.argv, '--scheduling-policy')).toBe('priority');
+    expect(JSON.parse(after(cmd.argv, '--kv-events-config')).endpoint).toBe('tcp://10.0.0.5:20002');
+    expect(cmd.env.VLLM_API_KEY).toBe('s3cret-key');
+    const bare = sim.build(spec({ engine: 'sim' }), NODE);
+    expect(bare.argv.filter((a) => a.startsWith('--'))).toEqual(['--host', '--port', '--model']);
+    expect(bare.env.VLLM_API_KEY).toBeUndefined();
+    expect(bare.apiKey).toBeUndefined();
+  });
+
+  it('engines bind the management address by default; an explicit bind host wins (every interface: tcp://*)', () => {
+    const def = vllm.build(spec(contract), { ...NODE, mgmtAddr: '10.9.9.9' });
+    expect(after(def.argv, '--host')).toBe('10.9.9.9');
+    const all = vllm.build(spec(contract), { ...NODE, bindHost: '0.0.0.0' });
+    expect(after(all.argv, '--host')).toBe('0.0.0.0');
+    expect(JSON.parse(after(all.argv, '--kv-events-config')).endpoint).toBe('tcp://*:20002');
+    expect(all.endpoint).toBe('http://10.0.0.5:20001');
+  });
+});
+
 describe('engine-check', () => {
   let dir: string;
   beforeAll(() => {
@@ -196,6 +258,21 @@ describe('engine-check', () => {
   it('every flag the llama.cpp adapter passes is in the documented llama-server flags', async () => {
     const r = await checkEngine(new LlamaCppEngine({ bin: join(dir, 'llama-server') }));
     expect(r).toMatchObject({ engine: 'llamacpp', version: '6520 (25d5b0c5)', missingFlags: [], error: '' });
+  });
+
+  it.each([
+    ['vLLM', 'vllm-serve_flags_excerpt.tsv', (bin: string) => new VllmEngine({ bin, launch_mode: 'mp' })],
+    ['SGLang', 'sglang-launch_server_flags_excerpt.tsv', (bin: string) => new SglangEngine({ python: bin })],
+  ])('every flag the %s adapter passes is in its documented flags', async (_name, table, make) => {
+    const text = readFileSync(join(__dirname, `../../../../fixtures/cli_help/${table}`), 'utf8');
+    const help = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t').slice(1, 3).join(' ')).join('\n');
+    const helpFile = join(dir, `${table}.help`);
+    writeFileSync(helpFile, help + '\n');
+    const bin = join(dir, `stand-in-${table}`);
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "0.11.0"; exit 0; fi\ncat ${helpFile}\n`);
+    chmodSync(bin, 0o755);
+    const r = await checkEngine(make(bin));
+    expect(r).toMatchObject({ missingFlags: [], error: '' });
   });
 
   it('a flag missing from --help fails the check with a reason', async () => {

@@ -309,7 +309,8 @@ export class Supervisor {
     return {
       shardId: s.spec.shardId, replicaId: s.spec.replicaId, state: s.state, stateSinceMs: s.since, message: s.message,
       exitCode: s.exitCode, exited: s.exited, pid: s.exited ? 0 : s.pid, endpoint: s.state === 'SHARD_STATE_PENDING' ? '' : (s.cmd.endpoint ?? ''),
-      spec: withSpec ? s.spec : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
+      // The engine secret stays on this node: reports carry the spec without it.
+      spec: withSpec ? withoutSecret(s.spec) : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
       drained: s.state === 'SHARD_STATE_DRAINING' && s.drained,
     };
   }
@@ -429,7 +430,7 @@ export class Supervisor {
         if (s.stopping || TERMINAL.has(s.state)) return;
         if (h && s.state === 'SHARD_STATE_STARTING') this.transition(s, 'SHARD_STATE_LOADING', `/health answers ${h.status}`);
         if (h?.status === 200) {
-          const m = await this.httpGet(s.cmd.modelsUrl!);
+          const m = await this.httpGet(s.cmd.modelsUrl!, s.cmd.apiKey);
           if (s.stopping || TERMINAL.has(s.state)) return;
           const listed = m?.status === 200 && listsModel(m.body, s.cmd.servedModelName);
           if (listed) this.transition(s, 'SHARD_STATE_READY', `serving ${s.cmd.servedModelName}`);
@@ -439,9 +440,10 @@ export class Supervisor {
     this.scheduleProbe(s);
   }
 
-  private async httpGet(url: string): Promise<{ status: number; body: string } | undefined> {
+  private async httpGet(url: string, apiKey?: string): Promise<{ status: number; body: string } | undefined> {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(500, Math.min(5_000, this.opts.timings.healthIntervalMs * 2))) });
+      const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(Math.max(500, Math.min(5_000, this.opts.timings.healthIntervalMs * 2))) });
       return { status: res.status, body: await res.text() };
     } catch {
       return undefined;
@@ -541,4 +543,9 @@ export function listsModel(body: string, model: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The spec as the agent reports it: everything but the engine secret. */
+export function withoutSecret(spec: agentV1.ShardSpec__Output): agentV1.ShardSpec__Output {
+  return spec.apiKey ? { ...spec, apiKey: '' } : spec;
 }

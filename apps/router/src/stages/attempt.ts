@@ -116,7 +116,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
       result = await inSpan('router.proxy_attempt', { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts }, (span) => attempt({
         url: `${ep.url}${api.path}`,
         body: upstreamBody,
-        headers: withTrace(upstreamHeaders, clientTrace, span),
+        headers: withAuth(withTrace(upstreamHeaders, clientTrace, span), s.engineAuthorization?.(ep.id)),
         stream: wantsStream,
         withholdUsage: withhold,
         agent: s.agent,
@@ -163,6 +163,15 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.status = result.status;
   }
   if (c.servedModel !== c.model) metrics.fallbacks.inc({ model: c.model!, served_model: c.servedModel! });
+}
+
+/**
+ * The engine's own credential (its replica secret, or a static endpoint's key). Upstream headers are
+ * built afresh for every request, so the client's authorization never reaches an engine.
+ */
+function withAuth(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
+  if (authorization !== undefined) headers.authorization = authorization;
+  return headers;
 }
 
 /** The upstream headers with the attempt span's trace context, or the client's when no SDK records spans. */

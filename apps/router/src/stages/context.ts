@@ -63,6 +63,8 @@ export interface RouterState {
   readonly admission: RouterAdmission;
   /** Band → vLLM request `priority` for endpoints with `scheduling_policy: priority` (apps/router/src/admission). */
   readonly enginePriority?: EnginePriority;
+  /** The `authorization` the router sends endpoint `id` (its replica secret or static key); undefined = none. */
+  readonly engineAuthorization?: (id: string) => string | undefined;
   readonly metrics: RouterMetrics;
   readonly health: EndpointHealth;
   readonly agent: Agent;

@@ -1,13 +1,13 @@
 import { makeModel, SimFleet, type NodeSpec } from '../testing';
 import type { Model } from '../types';
 import { Reconciler, type ReconcilerOptions } from './reconciler';
-import type { PublishedEndpoint } from './types';
+import type { PlacedEndpoint } from './types';
 
 class Harness {
   t = 1_000_000;
   token: number | undefined = 1;
   ids = 0;
-  published: PublishedEndpoint[][] = [];
+  published: PlacedEndpoint[][] = [];
   catalog: Model[];
   readonly rec: Reconciler;
   constructor(
@@ -129,6 +129,20 @@ describe('Reconciler: failures', () => {
     expect(next.shards.map((s) => s.nodeId)).not.toContain(lostNode);
     // The survivor of the old replica was told to stop; the lost node was not sent anything.
     expect(h.fleet.commands.filter((c) => c.kind === 'stop').map((c) => c.nodeId)).toEqual([first.shards[0].nodeId]);
+  });
+
+  it('a failed replica whose Lost node comes back with its shard still running stops that shard too', async () => {
+    const h = new Harness(new SimFleet(fourNodesTwoFabrics), [big]);
+    await h.placeReady();
+    const first = h.rec.replicaViews()[0];
+    const lostNode = first.shards[1].nodeId;
+    const lostShard = first.shards[1].shardId;
+    h.fleet.lose(lostNode);
+    await h.pass();
+    // The node is back before the failed replica is forgotten; its agent still runs the shard.
+    h.fleet.setNode(lostNode, { condition: 'ready' });
+    for (let i = 0; i < 3; i++) await h.pass();
+    expect(h.fleet.commands.filter((c) => c.kind === 'stop' && c.nodeId === lostNode).map((c) => c.shardId)).toEqual([lostShard]);
   });
 
   it('does not adopt a Lost node’s shards again: a single-node replica is re-placed on a survivor after one backoff', async () => {
@@ -383,5 +397,68 @@ describe('Reconciler: on demand', () => {
     const r = await h.pass();
     expect(r.drained).toBe(1);
     expect(h.endpoints).toEqual([]);
+  });
+});
+
+describe('Reconciler: the endpoint contract a placed replica publishes', () => {
+  const secret = (id: string) => `secret-of-${id}`;
+
+  it('passes the profile contract to the engine and publishes it with the KV-event sockets and the auth marker, never the secret', async () => {
+    const m = makeModel('chat', [{ tp: 1, engine: 'sim', maxNumSeqs: 8, kvEvents: true, schedulingPolicy: 'priority' }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }]), [m], { engineSecret: secret, portRange: [30000, 30099] });
+    await h.placeReady();
+    const spec = h.fleet.shards.get('chat-0001-r0')!.spec!;
+    expect(spec).toMatchObject({ maxNumSeqs: 8, schedulingPolicy: 'priority', apiKey: 'secret-of-chat-0001' });
+    const ports = [spec.httpPort, spec.kvEventsPort!, spec.kvReplayPort!];
+    expect(new Set(ports).size).toBe(3);
+    expect(ports.every((p) => p >= 30000 && p <= 30099)).toBe(true);
+    const addr = h.fleet.nodes.get('n1')!.mgmtAddr;
+    expect(h.endpoints).toEqual([
+      expect.objectContaining({
+        id: 'chat-0001',
+        url: `http://${addr}:${spec.httpPort}`,
+        maxNumSeqs: 8,
+        schedulingPolicy: 'priority',
+        kvEvents: { endpoint: `tcp://${addr}:${spec.kvEventsPort}`, replayEndpoint: `tcp://${addr}:${spec.kvReplayPort}` },
+        auth: 'replica-key',
+      }),
+    ]);
+    expect(JSON.stringify(h.endpoints)).not.toContain('secret-of');
+  });
+
+  it('engine defaults: vLLM gets priority, KV events and 256 slots; llama.cpp its own slots, no KV events, fcfs; no key without an engine key', async () => {
+    const m = makeModel('both', [{ tp: 1, engine: 'vllm', priority: 1 }], { min: 1, max: 1 });
+    const l = makeModel('tiny', [{ tp: 1, engine: 'llamacpp' }], { min: 1, max: 1 });
+    const h = new Harness(new SimFleet([{ id: 'n1' }, { id: 'n2' }]), [m, l]);
+    await h.placeReady();
+    const byModel = new Map(h.endpoints.map((e) => [e.model, e]));
+    expect(byModel.get('both')).toMatchObject({ maxNumSeqs: 256, schedulingPolicy: 'priority', kvEvents: { endpoint: expect.stringMatching(/^tcp:\/\//) } });
+    expect(byModel.get('tiny')).toMatchObject({ maxNumSeqs: 4 });
+    expect(byModel.get('tiny')!.kvEvents).toBeUndefined();
+    expect(byModel.get('tiny')!.schedulingPolicy).toBeUndefined();
+    for (const e of h.endpoints) expect(e.auth).toBeUndefined();
+    for (const s of h.fleet.shards.values()) expect(s.spec!.apiKey).toBeUndefined();
+  });
+
+  it('KV-event ports are unique per management address, across replicas and against reported shards', async () => {
+    // n1 and n2 share a management address in SimFleet (same id length): one port space.
+    const m = makeModel('chat', [{ tp: 1, engine: 'sim' }], { min: 2, max: 2 });
+    const h = new Harness(new SimFleet([{ id: 'n1', gpus: 1 }, { id: 'n2', gpus: 1 }]), [m], { portRange: [31000, 31005] });
+    await h.placeReady();
+    const specs = [...h.fleet.shards.values()].map((s) => s.spec!);
+    expect(specs).toHaveLength(2);
+    expect(h.fleet.nodes.get('n1')!.mgmtAddr).toBe(h.fleet.nodes.get('n2')!.mgmtAddr);
+    const all = specs.flatMap((s) => [s.httpPort, s.kvEventsPort!, s.kvReplayPort!]);
+    expect(new Set(all).size).toBe(6);
+    // A restarted scheduler adopts them from the fleet (specs as reported, no secret) and places a
+    // third replica on a third node at the same address: its ports avoid the adopted ones.
+    const h2 = new Harness(h.fleet, [makeModel('chat', [{ tp: 1, engine: 'sim' }], { min: 3, max: 3 })], { portRange: [31000, 31008], newReplicaId: (m) => `${m}-b${++h.ids}` });
+    h2.fleet.addNode({ id: 'n3', gpus: 1 });
+    await h2.pass();
+    expect(h2.rec.replicaViews().filter((r) => r.adopted)).toHaveLength(2);
+    const third = [...h2.fleet.shards.values()].map((s) => s.spec!).find((s) => !specs.some((o) => o.shardId === s.shardId))!;
+    expect(third).toBeDefined();
+    const all3 = [...all, third.httpPort, third.kvEventsPort!, third.kvReplayPort!];
+    expect(new Set(all3).size).toBe(9);
   });
 });

@@ -1,4 +1,4 @@
-import { ENGINE_RULES } from '../engines';
+import { ENGINE_RULES, engineContract } from '../engines';
 import { Fleet } from '../fleet';
 import { addToFootprint, domainOf, explain, place } from '../place';
 import { EMPTY_FOOTPRINT, scalingMode, type Explanation, type Model, type ModelFootprint, type PlacementDecision, type Profile, type Scaling } from '../types';
@@ -6,7 +6,7 @@ import {
   TERMINAL_SHARD_STATES,
   type EndpointPublisher,
   type FleetView,
-  type PublishedEndpoint,
+  type PlacedEndpoint,
   type ReconcilerNode,
   type ReplicaStateName,
   type ReplicaView,
@@ -44,6 +44,12 @@ export interface ReconcilerOptions {
   backoffMaxMs?: number;
   /** Called with the outcome of every pass (metrics). */
   onPass?: (r: PassResult) => void;
+  /**
+   * The replica's engine secret (libs/endpoints `deriveEngineSecret` under the
+   * cluster engine key). When set, every spec carries it and every published
+   * endpoint says `auth: replica-key`; when absent, engines run without a key.
+   */
+  engineSecret?: (replicaId: string) => string;
 }
 
 export interface PassResult {
@@ -98,7 +104,7 @@ interface Backoff {
 const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] };
 
 /** The engines' metric vocabulary: sim-engine speaks vLLM's names. */
-const METRICS_ENGINE: Record<string, PublishedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
+const METRICS_ENGINE: Record<string, PlacedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
 
 /**
  * Plan §6.3: compares desired replicas (catalog scaling, operator targets,
@@ -123,7 +129,7 @@ export class Reconciler {
   private running: Promise<PassResult> | undefined;
   private again = false;
   private view: FleetView = { nodes: [], shards: [] };
-  private readonly o: Required<Omit<ReconcilerOptions, 'log' | 'onPass'>> & Pick<ReconcilerOptions, 'log' | 'onPass'>;
+  private readonly o: Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>;
 
   constructor(opts: ReconcilerOptions) {
     this.o = {
@@ -392,10 +398,15 @@ export class Reconciler {
       if (r.state === 'draining' && (now - r.drainStartedAtMs >= r.drainTimeoutMs || r.shards[0].state === 'stopped' || r.shards[0].drained)) r.state = 'stopping';
       if (r.state === 'failed') r.state = 'stopping';
       if (r.state !== 'stopping') continue;
-      for (const s of r.shards) {
-        if (s.stopSent) continue;
+      // A shard on a Lost node cannot be told now; it is not marked stopped, so that if the node comes
+      // back still running it (before the replica is forgotten), it is stopped then.
+      const unreachable = (s: ShardRec) => {
         const node = nodes.get(s.nodeId);
-        if (!node || node.condition === 'lost' || TERMINAL_SHARD_STATES.has(s.state as ShardStateName)) {
+        return !node || node.condition === 'lost';
+      };
+      for (const s of r.shards) {
+        if (s.stopSent || unreachable(s)) continue;
+        if (TERMINAL_SHARD_STATES.has(s.state as ShardStateName)) {
           s.stopSent = true;
           continue;
         }
@@ -404,10 +415,9 @@ export class Reconciler {
       }
       const gone = r.shards.every((s) => {
         const rep = reports.get(s.spec.shardId);
-        const node = nodes.get(s.nodeId);
-        return !node || node.condition === 'lost' || !rep || TERMINAL_SHARD_STATES.has(rep.state);
+        return unreachable(s) || !rep || TERMINAL_SHARD_STATES.has(rep.state);
       });
-      if (gone && r.shards.every((s) => s.stopSent)) this.replicas.delete(r.id);
+      if (gone && r.shards.every((s) => s.stopSent || unreachable(s))) this.replicas.delete(r.id);
     }
 
     // 6. Publish Ready replicas; draining ones have already left the list.
@@ -463,8 +473,9 @@ export class Reconciler {
   private freePorts(nodeId: string, n: number, taken: Set<number>): number[] {
     const addrOf = new Map(this.view.nodes.map((x) => [x.id, x.mgmtAddr]));
     const here = (id: string) => id === nodeId || (!!addrOf.get(nodeId) && addrOf.get(id) === addrOf.get(nodeId));
-    for (const r of this.replicas.values()) for (const s of r.shards) if (here(s.nodeId)) taken.add(s.spec.httpPort).add(s.spec.leaderPort);
-    for (const rep of this.view.shards) if (here(rep.nodeId) && rep.spec) taken.add(rep.spec.httpPort).add(rep.spec.leaderPort);
+    const take = (spec: ShardLaunchSpec) => taken.add(spec.httpPort).add(spec.leaderPort).add(spec.kvEventsPort ?? 0).add(spec.kvReplayPort ?? 0);
+    for (const r of this.replicas.values()) for (const s of r.shards) if (here(s.nodeId)) take(s.spec);
+    for (const rep of this.view.shards) if (here(rep.nodeId) && rep.spec) take(rep.spec);
     const out: number[] = [];
     for (let p = this.o.portRange[0]; p <= this.o.portRange[1] && out.length < n; p++) if (!taken.has(p)) out.push(p);
     if (out.length < n) throw new Error(`no free port left on ${nodeId} in ${this.o.portRange.join('-')}`);
@@ -484,7 +495,14 @@ export class Reconciler {
       taken.set(key, t);
       return this.freePorts(node, n, t);
     };
-    const [httpPort, leaderPort] = portsOf(leader.id, d.shards.length > 1 ? 2 : 1);
+    const contract = engineContract(p);
+    // The leader's ports: HTTP, then the rendezvous port (multi-node), then KV-event PUB and replay.
+    const multi = d.shards.length > 1;
+    const leaderPorts = portsOf(leader.id, 1 + (multi ? 1 : 0) + (contract.kvEvents ? 2 : 0));
+    const httpPort = leaderPorts[0];
+    const leaderPort = multi ? leaderPorts[1] : 0;
+    const [kvEventsPort, kvReplayPort] = contract.kvEvents ? leaderPorts.slice(multi ? 2 : 1) : [0, 0];
+    const apiKey = this.o.engineSecret?.(id);
     const shards: ShardRec[] = d.shards.map((s) => {
       const spec: ShardLaunchSpec = {
         shardId: `${id}-r${s.rank}`,
@@ -495,7 +513,7 @@ export class Reconciler {
         rank: s.rank,
         nnodes: d.shards.length,
         leaderAddr: leader.mgmtAddr,
-        leaderPort: d.shards.length > 1 ? leaderPort : 0,
+        leaderPort,
         gpuIndices: s.gpuIndices,
         hcas: s.hcas,
         fabric: d.fabric,
@@ -508,6 +526,11 @@ export class Reconciler {
         startupTimeoutMs: p.startupTimeoutMs,
         ...(p.launchMode ? { launchMode: p.launchMode } : {}),
         servedModelName: m.name,
+        maxNumSeqs: contract.maxNumSeqs,
+        schedulingPolicy: contract.schedulingPolicy,
+        kvEventsPort: s.rank === 0 ? kvEventsPort : 0,
+        kvReplayPort: s.rank === 0 ? kvReplayPort : 0,
+        ...(apiKey ? { apiKey } : {}),
       };
       return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false, drained: false };
     });
@@ -632,20 +655,34 @@ export class Reconciler {
     }
   }
 
-  /** The published set: Ready replicas that are not draining. */
-  endpoints(): PublishedEndpoint[] {
-    const out: PublishedEndpoint[] = [];
+  /**
+   * The published set: Ready replicas that are not draining, each as the
+   * endpoint record routers and admission read (what rank 0 runs with: its
+   * batch slots, scheduling policy, KV-event sockets on the endpoint's host,
+   * and whether it wants the replica's engine secret).
+   */
+  endpoints(): PlacedEndpoint[] {
+    const out: PlacedEndpoint[] = [];
     for (const r of this.replicas.values()) {
       if (r.state !== 'ready') continue;
+      const lead = r.shards[0];
+      const spec = lead.spec;
+      const host = hostOf(lead.endpoint);
       out.push({
         id: r.id,
-        url: r.shards[0].endpoint,
+        url: lead.endpoint,
         model: r.model,
         engine: METRICS_ENGINE[r.profile.engine],
         pool: r.pool,
         priority: r.profile.priority,
         weight: r.profile.weight,
         draining: false,
+        ...(spec.schedulingPolicy === 'priority' ? { schedulingPolicy: 'priority' as const } : {}),
+        ...(spec.maxNumSeqs ? { maxNumSeqs: spec.maxNumSeqs } : {}),
+        ...(spec.kvEventsPort && host
+          ? { kvEvents: { endpoint: `tcp://${host}:${spec.kvEventsPort}`, ...(spec.kvReplayPort ? { replayEndpoint: `tcp://${host}:${spec.kvReplayPort}` } : {}) } }
+          : {}),
+        ...(this.o.engineSecret ? { auth: 'replica-key' as const } : {}),
         fabric: r.fabric,
         gpuClass: r.gpuClass,
       });
@@ -667,3 +704,12 @@ export class Reconciler {
 }
 
 const stateRank = (s: ReplicaStateName) => (s === 'starting' ? 0 : 1);
+
+/** The host of an HTTP base URL as it goes into tcp://host:port ("[::1]" for IPv6); '' when unparsable. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}

@@ -1,3 +1,4 @@
+import type { EndpointInfo } from '@llmgw/contracts';
 import type { EngineLaunch, EngineName, FleetNode, Profile } from '../types';
 
 /** A shard's state as the agent reports it (plan §5.4). */
@@ -33,6 +34,17 @@ export interface ShardLaunchSpec extends EngineLaunch {
   readonly modelPath: string;
   /** The name the engine serves (the catalog model name). */
   readonly servedModelName: string;
+  /** The profile's declared batch slots (engineContract); absent in specs from before the field. */
+  readonly maxNumSeqs?: number;
+  readonly schedulingPolicy?: 'fcfs' | 'priority';
+  /** KV-event PUB and replay ports on the leader's address (rank 0); 0 or absent = none. */
+  readonly kvEventsPort?: number;
+  readonly kvReplayPort?: number;
+  /**
+   * The replica's engine secret (libs/endpoints engine-secret.ts). Only on
+   * specs the reconciler sends; reports never carry it back.
+   */
+  readonly apiKey?: string;
 }
 
 /** One shard as a node reports it (inventory's view of the fleet). */
@@ -78,26 +90,21 @@ export interface ShardCommandSink {
 }
 
 /**
- * One Ready replica as routers and admission see it (the Redis endpoint
- * source). `fabric` and `gpuClass` are extra fields readers may ignore.
+ * One Ready replica as routers and admission see it: the endpoint record v1
+ * (`EndpointInfo`, docs/wire-contracts.md) with what placement knows besides,
+ * `fabric` and `gpuClass`, which readers ignore.
  */
-export interface PublishedEndpoint {
-  readonly id: string;
-  readonly url: string;
-  readonly model: string;
-  /** The metric vocabulary to scrape with; sim shards speak vLLM's. */
-  readonly engine: 'vllm' | 'sglang' | 'llamacpp';
-  readonly pool: string;
-  readonly priority: number;
-  readonly weight: number;
-  readonly draining: boolean;
+export interface PlacedEndpoint extends EndpointInfo {
   readonly fabric: string;
   readonly gpuClass: string;
 }
 
+/** The former name of PlacedEndpoint, kept for code written against it; new code names PlacedEndpoint (or EndpointInfo). */
+export type PublishedEndpoint = PlacedEndpoint;
+
 /** Where Ready replicas are published; called with the whole set whenever it changes. */
 export interface EndpointPublisher {
-  publish(endpoints: readonly PublishedEndpoint[]): Promise<void>;
+  publish(endpoints: readonly PlacedEndpoint[]): Promise<void>;
 }
 
 export type ReplicaStateName = 'starting' | 'ready' | 'draining' | 'stopping' | 'failed';

@@ -24,6 +24,11 @@ export interface ShardSpec {
   'startupTimeoutMs'?: (number | string | Long);
   'launchMode'?: (string);
   'servedModelName'?: (string);
+  'maxNumSeqs'?: (number);
+  'schedulingPolicy'?: (string);
+  'kvEventsPort'?: (number);
+  'kvReplayPort'?: (number);
+  'apiKey'?: (string);
 }
 
 export interface ShardSpec__Output {
@@ -48,4 +53,9 @@ export interface ShardSpec__Output {
   'startupTimeoutMs': (number);
   'launchMode': (string);
   'servedModelName': (string);
+  'maxNumSeqs': (number);
+  'schedulingPolicy': (string);
+  'kvEventsPort': (number);
+  'kvReplayPort': (number);
+  'apiKey': (string);
 }
