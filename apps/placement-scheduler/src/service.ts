@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
-import { createServer } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import { ControlClient, controlNodeHandlers, controlServiceDefinition, InventoryClient, RemoteNodeAdmin } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
 import { LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
@@ -13,6 +13,11 @@ export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
   election: LeaderElection;
 }
+
+/** Who may call the ControlService port (docs/security.md): operators (ctl) and the portal; health is open. */
+export const SCHEDULER_AUTHORIZATION: AuthorizationTable = {
+  'llmgw.control.v1.ControlService': ['operator', 'portal'],
+};
 
 /** `llmgw placement-scheduler` as a service on the host (libs/service). */
 export const placementSchedulerService = defineService({
@@ -31,7 +36,7 @@ export const placementSchedulerService = defineService({
     // Commands fail fast while Redis is away (no offline queue), so start only once both connections are up,
     // or after a bounded wait: then the lock and the demand channel retry on their own.
     for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
-    const invTls = cfg.inventory.tls ? { ca: cfg.inventory.tls.ca, cert: cfg.inventory.tls.cert, key: cfg.inventory.tls.key, serverName: cfg.inventory.tls.server_name } : undefined;
+    const invTls = ctx.clientTls(cfg.inventory.tls, 'inventory.tls');
     const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
     const control = new ControlClient({ address: cfg.inventory.address, tls: invTls });
 
@@ -77,12 +82,13 @@ export const placementSchedulerService = defineService({
       });
     }
 
-    const server = createServer();
-    server.addService(controlServiceDefinition(), {
-      ...controlNodeHandlers(new RemoteNodeAdmin(control), { log }),
-      ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log }),
+    const { address: listen } = await ctx.grpcServer('control', {
+      address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION,
+      services: [{
+        definition: controlServiceDefinition(),
+        implementation: { ...controlNodeHandlers(new RemoteNodeAdmin(control), { log }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log }) } as never,
+      }],
     });
-    const listen = await ctx.listenGrpc('control', server, cfg.listen, cfg.tls);
     ctx.onClose('scheduler', async () => {
       scheduler.close();
       await election.stop();

@@ -36,7 +36,7 @@ function checkName(what: string, v: string): void {
 const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 /**
- * Creates the private CA of plan §5.6 in `dir` (ca.crt, ca.key, key mode 0600).
+ * Creates the private CA (docs/security.md) in `dir` (ca.crt, ca.key, key mode 0600).
  * Its key should live on one machine; its certificate is trusted everywhere.
  */
 export async function initCa(opts: { dir: string; commonName?: string; days?: number }): Promise<CertFiles> {
@@ -68,6 +68,11 @@ export interface IssueOptions {
    */
   sans?: readonly string[];
   usage: 'server' | 'client';
+  /**
+   * The role the certificate carries in its subject OU (docs/security.md):
+   * what a server authorizes, per method, for the caller presenting it.
+   */
+  role?: string;
   days?: number;
 }
 
@@ -75,6 +80,7 @@ export interface IssueOptions {
 export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   checkName('common name', opts.commonName);
   checkName('file name', opts.name);
+  if (opts.role !== undefined) checkName('role', opts.role);
   for (const n of opts.sans ?? []) if (!isIP(n) && !/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(n)) throw new Error(`SAN ${JSON.stringify(n)} is neither an IP nor a DNS name`);
   if (opts.usage === 'server' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
   await mkdir(opts.dir, { recursive: true });
@@ -89,7 +95,7 @@ export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   ];
   try {
     await writeFile(ext, lines.join('\n') + '\n');
-    await openssl(['req', '-new', ...KEY_ARGS, '-keyout', f.keyPath, '-out', csr, '-subj', `/CN=${opts.commonName}`]);
+    await openssl(['req', '-new', ...KEY_ARGS, '-keyout', f.keyPath, '-out', csr, '-subj', `${opts.role ? `/OU=${opts.role}` : ''}/CN=${opts.commonName}`]);
     await openssl(['x509', '-req', '-in', csr, '-CA', opts.ca.certPath, '-CAkey', opts.ca.keyPath,
       '-set_serial', `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '1')}`,
       '-days', String(opts.days ?? 825), '-extfile', ext, '-out', f.certPath]);

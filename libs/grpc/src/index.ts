@@ -8,3 +8,4 @@ export * from './ca';
 export * from './health';
 export * from './stream';
 export * from './client';
+export * from './roles';
