@@ -24,7 +24,7 @@ async function ctl(...argv: string[]): Promise<Run> {
 const spec = { shardId: 'rep-a-r0', replicaId: 'rep-a', model: 'llama-8b', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0, 1], httpPort: 8101 };
 
 beforeAll(async () => {
-  inv = await spawnRole('inventory', ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 60_000 });
+  inv = await spawnRole('inventory', ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 60_000 });
   agent = new SimAgent({
     address: inv.urls.agents.replace('http://', ''),
     nodeId: 'gpu-a-01',

@@ -131,7 +131,7 @@ const fleet: Part = {
     mkdirSync(dir, { recursive: true });
     const prefix = fleetKeyPrefix(o.dataDir);
     const level = o.logLevel as never;
-    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, insecure_agents: true, lost_after: '15s', log_level: level } });
+    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, lost_after: '15s', log_level: level } });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
     const mgmt = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
     for (const n of FLEET_NODES) {
