@@ -8,3 +8,4 @@ export * from './catalog';
 export * from './placement-scheduler';
 export * from './inventory';
 export * from './tls';
+export * from './ctl';

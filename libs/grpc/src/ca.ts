@@ -67,7 +67,8 @@ export interface IssueOptions {
    * ignores the CN, so a server certificate without SANs is rejected.
    */
   sans?: readonly string[];
-  usage: 'server' | 'client';
+  /** serverAuth, clientAuth, or both (a service that serves and calls with one certificate). */
+  usage: 'server' | 'client' | 'server+client';
   /**
    * The role the certificate carries in its subject OU (docs/security.md):
    * what a server authorizes, per method, for the caller presenting it.
@@ -82,7 +83,7 @@ export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   checkName('file name', opts.name);
   if (opts.role !== undefined) checkName('role', opts.role);
   for (const n of opts.sans ?? []) if (!isIP(n) && !/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(n)) throw new Error(`SAN ${JSON.stringify(n)} is neither an IP nor a DNS name`);
-  if (opts.usage === 'server' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
+  if (opts.usage !== 'client' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
   await mkdir(opts.dir, { recursive: true });
   const f = { certPath: join(opts.dir, `${opts.name}.crt`), keyPath: join(opts.dir, `${opts.name}.key`) };
   const csr = join(opts.dir, `${opts.name}.csr.tmp`);
@@ -90,7 +91,7 @@ export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   const lines = [
     'basicConstraints=critical,CA:FALSE',
     'keyUsage=critical,digitalSignature,keyEncipherment',
-    `extendedKeyUsage=${opts.usage === 'server' ? 'serverAuth' : 'clientAuth'}`,
+    `extendedKeyUsage=${{ server: 'serverAuth', client: 'clientAuth', 'server+client': 'serverAuth,clientAuth' }[opts.usage]}`,
     ...(opts.sans?.length ? [`subjectAltName=${subjectAltNames(opts.sans)}`] : []),
   ];
   try {
