@@ -97,7 +97,7 @@ describe('llmgw ctl against inventory: nodes, cordon, drain, logs, top', () => {
     let err = '';
     const code = await main(['nodes'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: '127.0.0.1:1', actor: 't' });
     expect(code).toBe(1);
-    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is inventory \(or the placement-scheduler\) running\? Set --control or LLMGW_CONTROL_ADDR/);
+    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is inventory \(or the placement-scheduler\) running\? Set --control, LLMGW_CONTROL_ADDR or control in the config file/);
   });
 });
 

@@ -9,6 +9,7 @@
  * Point it at real infrastructure with --redis-url and --database-url and the
  * code paths are the scaled deployment's.
  */
+import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from '@llmgw/observability';
 import { startStack, type RunningStack, type UpOptions } from './stack';
@@ -78,7 +79,9 @@ its first request answers 503 model_loading with Retry-After, then it serves.`,
 
 /** The "llmgw is up" banner: what runs, the demo key when there is one, and a request to try. */
 export function banner(stack: RunningStack): string {
-  const { o, demoKey, demoKeyExisted, accountingUrl, routerUrls } = stack.ctx;
+  const { o, demoKey, demoKeyExisted, routerUrls } = stack.ctx;
+  // ctl finds ./.llmgw/ctl.yaml on its own; another data directory is named.
+  const ctl = resolve(o.dataDir) === resolve('.llmgw') ? 'llmgw ctl' : `llmgw ctl --config ${join(o.dataDir, 'ctl.yaml')}`;
   const lines = ['', 'llmgw is up', ...stack.summary];
   if (o.auth && demoKey) {
     lines.push('', `  demo API key ${demoKey}`, '               shown once: it is stored only as a hash. Keep it, e.g. export LLMGW_KEY=<the key>.');
@@ -86,7 +89,7 @@ export function banner(stack: RunningStack): string {
     lines.push(
       '',
       '  demo API key was created on the first start and is not shown again (only its hash is stored).',
-      `  Make another: llmgw ctl --accounting ${accountingUrl} key create --project demo --name mine`,
+      `  Make another: ${ctl} key create --project demo --name mine`,
       `  or start afresh: rm -rf ${o.dataDir}`,
     );
   }
@@ -96,7 +99,7 @@ export function banner(stack: RunningStack): string {
     'Try:',
     `  curl -s ${routerUrls[0]}/v1/chat/completions -H 'content-type: application/json'${auth} \\`,
     `    -d '{"model":"${o.model}","messages":[{"role":"user","content":"Hello!"}],"max_tokens":16}'`,
-    ...(stack.ctx.controlUrl ? [`  llmgw ctl --control ${stack.ctx.controlUrl.replace(/^http:\/\//, '')} replicas`] : []),
+    ...(stack.ctx.controlUrl ? [`  ${ctl} replicas`] : []),
     '',
     'Stop with Ctrl-C.',
     '',

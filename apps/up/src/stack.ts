@@ -18,6 +18,8 @@ import { start as startRouter } from '@llmgw/app-router';
 import { start as startSimEngine } from '@llmgw/app-sim-engine';
 import type { Logger } from '@llmgw/observability';
 import { startService } from '@llmgw/service';
+import { writeCtlConfig } from './ctl-config';
+import { ensureUpPki, type UpPki } from './tls';
 
 export interface UpOptions {
   host: string;
@@ -59,6 +61,8 @@ export interface UpContext {
   endpointSource?: { kind: 'redis'; redis_url: string; key_prefix: string };
   /** With --fleet: the placement-scheduler's ControlService. */
   controlUrl?: string;
+  /** The local CA and role certificates every link uses (mTLS), in <data-dir>/tls. */
+  tls?: UpPki;
 }
 
 export interface StartedPart {
@@ -76,6 +80,25 @@ export interface Part {
    */
   start(ctx: UpContext, add: (s: StartedPart) => void): Promise<void>;
 }
+
+/** The local CA and a certificate per role, made on the first start and reused after. */
+const pki: Part = {
+  name: 'tls',
+  async start(ctx, add) {
+    ctx.tls = await ensureUpPki(ctx.o.dataDir, ctx.o.host, FLEET_NODES.map((n) => n.id));
+    const made = ctx.tls.issued.length ? `issued ${ctx.tls.issued.join(', ')}` : 'reused';
+    add({ summary: [`  mTLS         every gRPC link; CA and role certificates in ${ctx.tls.dir} (${made})`, `  llmgw ctl    configured by ${resolve(ctx.o.dataDir, 'ctl.yaml')}`], close: async () => undefined });
+  },
+};
+
+/** Writes <data-dir>/ctl.yaml: `llmgw ctl` then reaches the admin APIs from here with no flags. */
+const ctlConfig: Part = {
+  name: 'ctl-config',
+  async start(ctx, add) {
+    writeCtlConfig(ctx.o.dataDir, { accounting: ctx.accountingUrl, control: ctx.controlUrl }, ctx.tls);
+    add({ summary: [], close: async () => undefined });
+  },
+};
 
 const simEngines: Part = {
   name: 'sim-engines',
@@ -131,7 +154,7 @@ const fleet: Part = {
     mkdirSync(dir, { recursive: true });
     const prefix = fleetKeyPrefix(o.dataDir);
     const level = o.logLevel as never;
-    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, lost_after: '15s', log_level: level } });
+    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, lost_after: '15s', log_level: level, tls: ctx.tls?.server('inventory'), agent_tls: ctx.tls?.server('inventory') } });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
     const mgmt = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
     for (const n of FLEET_NODES) {
@@ -140,6 +163,7 @@ const fleet: Part = {
         config: {
           node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, engine_bind_host: o.host, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
           engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
+          tls: ctx.tls?.node(n.id),
         },
       });
       add({ summary: [`  node-agent   ${n.id}: ${n.fakeGpus} (fake GPUs; shards run as sim-engines)`], close: () => agent.close() });
@@ -148,7 +172,8 @@ const fleet: Part = {
     writeFileSync(catalog, stringify(demoCatalog(o)));
     const sched = await startScheduler({
       config: {
-        catalog, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        catalog, inventory: { address: inv.address, tls: ctx.tls?.client('placement-scheduler') }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        tls: ctx.tls?.server('placement-scheduler'),
         redis: { url: o.redisUrl, key_prefix: prefix }, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
@@ -176,7 +201,7 @@ const accounting: Part = {
       databaseUrl = `pglite:${dir}`;
     }
     const acct = await startAccounting({
-      config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never },
+      config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never, tls: ctx.tls?.server('accounting') },
     });
     const where = o.databaseUrl ? 'PostgreSQL' : resolve(o.dataDir, 'pglite');
     add({ summary: [`  accounting   ${acct.url} (gRPC); tenancy and usage in ${where}`], close: () => acct.close() });
@@ -197,6 +222,7 @@ const admission: Part = {
         listen: `${o.host}:${o.admissionPort}`,
         admin_listen: `${o.host}:0`,
         log_level: o.logLevel as never,
+        tls: ctx.tls?.server('admission'),
         endpoints: ctx.endpoints,
         ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
         ...(o.redisUrl ? { leader: { redis_url: o.redisUrl } } : {}),
@@ -219,8 +245,8 @@ const routers: Part = {
           log_level: o.logLevel as never,
           endpoints: ctx.endpoints,
           ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
-          admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl } : { mode: 'off' },
-          tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, redis_url: o.redisUrl } : { enabled: false },
+          admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl, tls: ctx.tls?.client('router') } : { mode: 'off' },
+          tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, accounting_tls: ctx.tls?.client('router'), redis_url: o.redisUrl } : { enabled: false },
         } as never,
       });
       add({ summary: [`  router ${i + 1}     ${r.url}/v1  (OpenAI-compatible)   admin ${r.adminUrl}/metrics`], close: () => r.close() });
@@ -232,7 +258,7 @@ const routers: Part = {
 /** Started in this order, closed in the reverse one; the banner lists them front (routers) to back. */
 // The fleet starts after accounting: an embedded PGlite start blocks the event loop for seconds,
 // which would cost the in-process agents their heartbeats and the scheduler its lock.
-export const PARTS: readonly Part[] = [simEngines, accounting, fleet, admission, routers];
+export const PARTS: readonly Part[] = [pki, simEngines, accounting, fleet, admission, routers, ctlConfig];
 
 export interface RunningStack {
   ctx: UpContext;

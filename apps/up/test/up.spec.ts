@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STOP_DEADLINE_MS } from '../src/main';
@@ -100,6 +100,22 @@ describe('llmgw up, as the README runs it', () => {
     const refused = await fetch(`${routerUrl}/v1/chat/completions`, { method: 'POST', headers, body });
     expect(refused.status).toBe(401);
   });
+
+  it('runs every gRPC link over mTLS with its own CA, and `llmgw ctl` reaches accounting with the ctl.yaml it wrote', async () => {
+    for (const k of ['ca.key', 'accounting.key', 'router.key', 'operator.key']) expect(statSync(join(dataDir, 'tls', k)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dataDir, 'ctl.yaml'), 'utf8')).toMatch(/tls:\n\s+ca: tls\/ca\.crt\n\s+cert: tls\/operator\.crt/);
+    const run = (args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) =>
+        execFile(process.execPath, ['bin/llmgw.cjs', 'ctl', ...args], { cwd: root, env: { ...process.env, LLMGW_CTL_CONFIG: '' } }, (e, out, err) => resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out, err })),
+      );
+    const ok = await run(['--config', join(dataDir, 'ctl.yaml'), 'org', 'list', '--json']);
+    expect(ok.err).toBe('');
+    expect(JSON.parse(ok.out)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'demo' })]));
+    // Without the operator certificate the admin API is not reachable.
+    const accounting = /accounting:\s*(\S+)/.exec(readFileSync(join(dataDir, 'ctl.yaml'), 'utf8'))![1];
+    const refused = await run(['--accounting', accounting, '--timeout', '1500', 'org', 'list']);
+    expect(refused.code).toBe(1);
+  }, 60_000);
 
   it(`stops everything on SIGINT with exit status 0 (up exits 1 itself past ${STOP_DEADLINE_MS / 1000} s)`, async () => {
     // Ctrl-C in a terminal signals the whole foreground group.
