@@ -109,13 +109,15 @@ describe('llmgw up, as the README runs it', () => {
         execFile(process.execPath, ['bin/llmgw.cjs', 'ctl', ...args], { cwd: root, env: { ...process.env, LLMGW_CTL_CONFIG: '' } }, (e, out, err) => resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out, err })),
       );
     const ok = await run(['--config', join(dataDir, 'ctl.yaml'), 'org', 'list', '--json']);
-    expect(ok.err).toBe('');
+    expect(ok.err).not.toMatch(/llmgw ctl:/);
+    expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'demo' })]));
     // Without the operator certificate the admin API is not reachable.
     const accounting = /accounting:\s*(\S+)/.exec(readFileSync(join(dataDir, 'ctl.yaml'), 'utf8'))![1];
     const refused = await run(['--accounting', accounting, '--timeout', '1500', 'org', 'list']);
     expect(refused.code).toBe(1);
-  }, 60_000);
+    expect(refused.err).toMatch(/llmgw ctl: cannot reach accounting/);
+  }, 90_000);
 
   it(`stops everything on SIGINT with exit status 0 (up exits 1 itself past ${STOP_DEADLINE_MS / 1000} s)`, async () => {
     // Ctrl-C in a terminal signals the whole foreground group.
