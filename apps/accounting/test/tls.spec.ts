@@ -1,4 +1,5 @@
 import { accountingProto } from '@llmgw/accounting-rpc';
+import { HEALTH_SERVICE } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
 import { rawCall, refusals, testPki, type TestPki } from '@llmgw/testing';
@@ -55,7 +56,6 @@ describe('accounting port over mTLS', () => {
   });
 
   it('answers gRPC health to any certificate of its CA', async () => {
-    const { HEALTH_SERVICE } = await import('@llmgw/grpc');
     expect(await rawCall(acc.url, pki.clientTls('node'), HEALTH_SERVICE, 'Check', { service: 'llmgw.accounting.v1.TenancyAdmin' })).toMatchObject({ code: 'OK', response: { status: 'SERVING' } });
     expect((await rawCall(acc.url, pki.otherCaTls(), HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('UNAVAILABLE');
   });

@@ -1,3 +1,5 @@
+import * as grpc from '@grpc/grpc-js';
+import { isIP } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,8 +7,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, insecureFlag, listenAddress, logLevel, serverTlsSchema } from '@llmgw/config';
 import { HEALTH_SERVICE, type AuthorizationTable } from '@llmgw/grpc';
-import { rawCall, testPki } from '@llmgw/testing';
-import { defineService, runService, serviceNameOf, startService } from './index';
+import { rawCall, testPki } from './pki';
+import { defineService, runService, serviceNameOf, startService } from '@llmgw/service';
 
 const schema = z
   .object({ listen: listenAddress().default('127.0.0.1:0'), log_level: logLevel(), tls: serverTlsSchema.optional(), insecure: insecureFlag() })
@@ -38,7 +40,6 @@ describe('TLS to an IP address', () => {
   it('sets no IP as the TLS server name (no DEP0123) and still verifies the IP against the certificate', async () => {
     // The CommonJS module object grpc-js calls `connect` on.
     const tlsModule = jest.requireActual<typeof import('node:tls')>('tls');
-    const { isIP } = await import('node:net');
     const connect = jest.spyOn(tlsModule, 'connect');
     const serverNames = () => connect.mock.calls.map((c) => (c[0] as { servername?: string }).servername);
     const pki = await testPki();
@@ -55,7 +56,6 @@ describe('TLS to an IP address', () => {
       expect(serverNames().filter((n) => n && isIP(n))).toEqual([]);
 
       // grpc-js on its own (what every client did before) is what this would catch.
-      const grpc = await import('@grpc/grpc-js');
       const tls = pki.clientTls('router');
       const c = new (grpc.makeGenericClientConstructor(HEALTH_SERVICE, 'h'))(s.service.address, grpc.credentials.createSsl(tls.ca as Buffer, tls.key as Buffer, tls.cert as Buffer));
       await new Promise<void>((r) => (c as any).Check({ service: '' }, () => r()));
