@@ -66,7 +66,7 @@ export interface ServiceContext<C> {
   onClose(step: string, fn: CloseStep): void;
   /** Listens an HTTP server or fastify app; it stops accepting first on shutdown. Returns its URL. */
   listenHttp(name: string, target: HttpServer | FastifyInstance, address: string, opts?: { backlog?: number }): Promise<string>;
-  /** Binds a gRPC server (TLS/mTLS from a config `tls` block). Returns "host:port". */
+  /** Binds a gRPC server you built (TLS/mTLS from a config `tls` block; no role checks, no plaintext refusal: prefer `grpcServer`). Returns "host:port". */
   listenGrpc(name: string, server: GrpcServer, address: string, tls?: TlsFiles): Promise<string>;
   /**
    * Creates, secures and listens one gRPC server: its services, gRPC health
