@@ -177,7 +177,7 @@ const fleet: Part = {
         redis: { url: o.redisUrl, key_prefix: prefix }, reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
-    add({ summary: [`  placement    ${sched.urls.control} (ControlService: llmgw ctl --control ${sched.urls.control.replace(/^http:\/\//, '')} replicas); catalog ${catalog}`], close: () => sched.close() });
+    add({ summary: [`  placement    ${sched.urls.control} (ControlService, mTLS; llmgw ctl replicas); catalog ${catalog}`], close: () => sched.close() });
     ctx.controlUrl = sched.urls.control;
     ctx.endpointSource = { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix };
     // The always-on model serves before the banner says "up" (or up says why not).

@@ -16,7 +16,6 @@ let dataDir: string;
 let output = '';
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 let routerUrl: string;
-let control: string;
 const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
 
 async function outputMatch(re: RegExp, ms: number): Promise<RegExpMatchArray> {
@@ -36,7 +35,8 @@ const chat = (model: string) =>
   });
 
 const ctl = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [LLMGW, 'ctl', '--control', control, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LLMGW_QUIET_BUILD: '1' } });
+  // Over mTLS with the operator certificate, the address and files from the ctl.yaml up wrote.
+  const r = spawnSync(process.execPath, [LLMGW, 'ctl', '--config', join(dataDir, 'ctl.yaml'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, LLMGW_QUIET_BUILD: '1' } });
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   return r.stdout;
 };
@@ -80,7 +80,7 @@ describe('llmgw up --fleet', () => {
   it('starts inventory, the scheduler and two fake-GPU agents; the always-on demo model is placed and serves', async () => {
     await outputMatch(/llmgw is up/, 150_000);
     routerUrl = (await outputMatch(/router 1\s+(http:\/\/\S+)\/v1/, 1_000))[1];
-    control = (await outputMatch(/llmgw ctl --control (\S+) replicas/, 1_000))[1];
+    expect(output).toContain(`llmgw ctl --config ${join(dataDir, 'ctl.yaml')} replicas`);
     expect(output).toMatch(/node-agent\s+up-gpu-a: 4xh100-80g,fabric=fab-a/);
     expect(output).toMatch(/node-agent\s+up-gpu-b: 4xh100-80g,fabric=fab-b/);
     const res = await chat('demo');
