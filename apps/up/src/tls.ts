@@ -4,12 +4,12 @@
  * reused on later starts while they are valid and name the addresses in use.
  * Every link of the stack runs over mTLS with these.
  */
-import { X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { X509Certificate } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { initCa, issueCert, type CertFiles, type Role } from '@llmgw/grpc';
+import { initCa, issueCert, readCertificate, type CertFiles, type Role } from '@llmgw/grpc';
 
 /** The services `up` runs that serve gRPC, each with a server certificate. */
 export const UP_SERVER_ROLES = ['accounting', 'admission', 'inventory', 'placement-scheduler'] as const;
@@ -54,7 +54,7 @@ const RENEW_BEFORE_MS = 30 * 86_400_000;
 function reusable(f: CertFiles, ca: X509Certificate, role: string, cn: string, sans: readonly string[]): boolean {
   if (!existsSync(f.certPath) || !existsSync(f.keyPath)) return false;
   try {
-    const x = new X509Certificate(readFileSync(f.certPath));
+    const x = readCertificate(f.certPath);
     if (!x.checkIssued(ca) || !x.verify(ca.publicKey)) return false;
     if (new Date(x.validTo).getTime() < Date.now() + RENEW_BEFORE_MS) return false;
     const subject = x.subject.split('\n');
@@ -90,7 +90,7 @@ export async function ensureUpPki(dataDir: string, host: string, nodeIds: readon
   let caCert: X509Certificate | undefined;
   if (caOk) {
     try {
-      caCert = new X509Certificate(readFileSync(caFiles.certPath));
+      caCert = readCertificate(caFiles.certPath);
       caOk = caCert.ca && new Date(caCert.validTo).getTime() > Date.now() + RENEW_BEFORE_MS;
     } catch {
       caOk = false;
@@ -98,7 +98,7 @@ export async function ensureUpPki(dataDir: string, host: string, nodeIds: readon
   }
   if (!caOk) {
     caFiles = await initCa({ dir, commonName: 'llmgw-up-ca', days: 3650 });
-    caCert = new X509Certificate(readFileSync(caFiles.certPath));
+    caCert = readCertificate(caFiles.certPath);
     issued.push('ca');
   }
   const sans = upSans(host);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +17,11 @@ export interface CertFiles {
 /** The loaded PEMs of a CertFiles pair. */
 export async function readCertFiles(f: CertFiles): Promise<{ cert: Buffer; key: Buffer }> {
   return { cert: await readFile(f.certPath), key: await readFile(f.keyPath) };
+}
+
+/** A certificate file, parsed (to describe it, check its issuer, SANs, expiry). */
+export function readCertificate(path: string): X509Certificate {
+  return new X509Certificate(readFileSync(path));
 }
 
 async function openssl(args: string[]): Promise<void> {

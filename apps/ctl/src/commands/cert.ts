@@ -1,7 +1,6 @@
-import { initCa, isRole, issueCert, ROLES, type CertFiles } from '@llmgw/grpc';
+import { initCa, isRole, issueCert, readCertificate, ROLES, type CertFiles } from '@llmgw/grpc';
 import type { Command } from 'commander';
-import { X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CtlContext } from '../context';
 import { fields, usage } from '../format';
@@ -25,7 +24,7 @@ interface Issued {
 
 /** What a written certificate says, read back from the file. */
 function describe(f: CertFiles, use: Issued['usage']): Issued {
-  const x = new X509Certificate(readFileSync(f.certPath));
+  const x = readCertificate(f.certPath);
   const cn = /CN=([^\n,]+)/.exec(x.subject)?.[1] ?? '';
   const role = /(?:^|\n)OU=([^\n,]+)/.exec(x.subject)?.[1];
   const sans = (x.subjectAltName ?? '').split(',').map((s) => s.trim().replace(/^(DNS|IP Address):/, '')).filter(Boolean);
