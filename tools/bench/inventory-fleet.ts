@@ -40,7 +40,7 @@ async function run(): Promise<void> {
   const steadyS = Number(arg('seconds', '60'));
   const redis = arg('redis', '');
   const prefix = `bench:inv:${randomBytes(4).toString('hex')}:`;
-  const args = ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'];
+  const args = ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'];
   if (redis) args.push('--redis-url', redis, '--redis-prefix', prefix);
   const inv = await spawnRole('inventory', args, { timeoutMs: 60_000, keepOutput: false });
   const pid = inv.pid;

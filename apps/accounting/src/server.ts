@@ -1,7 +1,7 @@
-import { addAccountingServices, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
+import { accountingProto, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { accountingConfigSchema, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
-import { HealthService, createServer } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import { LATENCY_BUCKETS, type Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
@@ -12,6 +12,18 @@ import { UsageIngester } from './ingest';
 import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
+
+/**
+ * Who may call accounting (docs/security.md): routers resolve keys, operators
+ * (ctl) and the portal administer tenancy, the placement-scheduler appends
+ * the fleet actions it relays to the audit log; health is open to any certificate.
+ */
+export const ACCOUNTING_AUTHORIZATION: AuthorizationTable = {
+  [KEY_RESOLVER_SERVICE]: ['router'],
+  [TENANCY_ADMIN_SERVICE]: ['operator', 'portal'],
+  // Operator actions done elsewhere (cordon, drain, model targets), appended by the relay that did them.
+  [AUDIT_LOG_SERVICE]: ['placement-scheduler', 'portal'],
+};
 
 /** Longest a shutdown waits for running calls before cutting them (ms). */
 const DRAIN_DEADLINE_MS = 3000;
@@ -139,16 +151,16 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       for (const t of timers) t.unref();
       ctx.onClose('rollup timers', () => timers.forEach(clearInterval));
 
-      const server = createServer();
       const deps = { tenancy, usage, counters: s.counters, log };
-      addAccountingServices(server, { keyResolver: keyResolverHandlers(deps), tenancyAdmin: tenancyAdminHandlers(deps), auditLog: auditLogHandlers(deps) });
-      const health = new HealthService('SERVING');
-      health.set(KEY_RESOLVER_SERVICE, 'SERVING');
-      health.set(TENANCY_ADMIN_SERVICE, 'SERVING');
-      health.set(AUDIT_LOG_SERVICE, 'SERVING');
-      health.addTo(server);
-      const url = await ctx.listenGrpc('grpc', server, cfg.listen, cfg.tls);
-      ctx.onClose('grpc health', () => health.shutdown());
+      const pkg = accountingProto();
+      const { address: url } = await ctx.grpcServer('grpc', {
+        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ACCOUNTING_AUTHORIZATION,
+        services: [
+          { definition: pkg.KeyResolver.service, implementation: keyResolverHandlers(deps) as never },
+          { definition: pkg.TenancyAdmin.service, implementation: tenancyAdminHandlers(deps) as never },
+          { definition: pkg.AuditLog.service, implementation: auditLogHandlers(deps) as never },
+        ],
+      });
       ctx.readiness(async () => {
         try {
           await pingDb(db.db);

@@ -271,7 +271,7 @@ describe('accounting over mTLS', () => {
     try {
       const ca = await initCa({ dir: join(dir, 'ca') });
       const srv = await issueCert({ ca, dir, name: 'accounting', commonName: 'accounting', sans: ['127.0.0.1', 'localhost'], usage: 'server' });
-      const cli = await readCertFiles(await issueCert({ ca, dir, name: 'ops', commonName: 'ops-alice', usage: 'client' }));
+      const cli = await readCertFiles(await issueCert({ ca, dir, name: 'ops', commonName: 'ops-alice', usage: 'client', role: 'operator' }));
       const caPem = (await readCertFiles(ca)).cert;
       const acc = await start({
         config: { ...baseConfig, database_url: 'pglite:memory', tls: { cert: srv.certPath, key: srv.keyPath, client_ca: ca.certPath } },

@@ -5,10 +5,19 @@ import { AdmissionRpcService, admissionServiceDefinition, createAdmissionMetrics
 import { admissionServiceConfigSchema, toAdmissionCoreConfig, type AdmissionServiceConfig, type AdmissionServiceConfigInput } from '@llmgw/config';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
-import { createServer } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
 import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
+
+/**
+ * Who may call admission (docs/security.md): routers; operators may read
+ * Status; health is open to any certificate.
+ */
+export const ADMISSION_AUTHORIZATION: AuthorizationTable = {
+  'llmgw.admission.v1.Admission': ['router'],
+  'llmgw.admission.v1.Admission/Status': ['router', 'operator', 'portal'],
+};
 
 /** Longest a shutdown waits for open Acquire streams before cutting them (ms). */
 const DRAIN_DEADLINE_MS = 2000;
@@ -167,9 +176,11 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         onError: (e) => log.debug({ err: (e as Error).message }, 'leader lock error'),
       });
 
-      const server = createServer({ 'grpc.max_concurrent_streams': 100_000 });
-      server.addService(admissionServiceDefinition(), svc.implementation());
-      const url = await ctx.listenGrpc('grpc', server, cfg.listen, cfg.tls);
+      const { address: url } = await ctx.grpcServer('grpc', {
+        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ADMISSION_AUTHORIZATION,
+        services: [{ definition: admissionServiceDefinition(), implementation: svc.implementation() as never }],
+        options: { 'grpc.max_concurrent_streams': 100_000 },
+      });
 
       await election.start();
       // Stop the election first on close: releasing the lock lets a standby take over at once.

@@ -1,19 +1,10 @@
 import { AccountingClient } from '@llmgw/accounting-rpc';
-import { readFileSync } from 'node:fs';
+import type { ClientTlsOptions } from '@llmgw/grpc';
 
 export { normaliseAddress } from '@llmgw/accounting-rpc';
 
-/** PEM files for TLS to the admin APIs; cert+key = mTLS (the audit log then records the certificate's CN). */
-export interface CtlTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-}
-
 /** ctl's accounting client: TenancyAdmin as promises, every call carrying the actor (libs/accounting-rpc). */
-export function accountingAdmin(address: string, opts: { actor: string; timeoutMs: number; tls?: CtlTls }): AccountingClient {
-  const t = opts.tls;
-  const read = (f?: string) => (f ? readFileSync(f) : undefined);
-  const tls = t && (t.ca || t.cert || t.key) ? { ca: read(t.ca), cert: read(t.cert), key: read(t.key) } : undefined;
-  return new AccountingClient({ address, tls, actor: opts.actor, callTimeoutMs: opts.timeoutMs });
+/** TLS as the host read it (ctl's context); cert+key = mTLS (the audit log then records the certificate's CN). */
+export function accountingAdmin(address: string, opts: { actor: string; timeoutMs: number; tls?: ClientTlsOptions }): AccountingClient {
+  return new AccountingClient({ address, tls: opts.tls, actor: opts.actor, callTimeoutMs: opts.timeoutMs });
 }

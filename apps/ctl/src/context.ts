@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
+import { ConfigError } from '@llmgw/config';
+import type { ClientTlsOptions } from '@llmgw/grpc';
 import { ControlClient } from '@llmgw/control-rpc';
-import { readFileSync } from 'node:fs';
+import { clientTls } from '@llmgw/service';
 import type { AccountingClient } from '@llmgw/accounting-rpc';
 import { accountingAdmin, normaliseAddress } from './accounting-client';
+import { findCtlConfig, type CtlConfigSearch, type LoadedCtlConfig } from './config-file';
+import { usage } from './format';
 
 /** Where ctl writes; tests pass their own. */
 export interface CtlIO {
@@ -18,8 +22,16 @@ export interface CtlBoot {
   controlAddr?: string;
   /** $USER@host, the default audit actor. */
   actor: string;
-  /** LLMGW_TLS_CA / LLMGW_TLS_CERT / LLMGW_TLS_KEY at boot. */
-  tls?: { ca?: string; cert?: string; key?: string };
+  /** LLMGW_TLS_CA / LLMGW_TLS_CERT / LLMGW_TLS_KEY / LLMGW_TLS_SERVER_NAME at boot. */
+  tls?: { ca?: string; cert?: string; key?: string; serverName?: string };
+  /** Where to look for the config file when --config is not given ($LLMGW_CTL_CONFIG, ./.llmgw/ctl.yaml, ~/.config/llmgw/ctl.yaml). */
+  configSearch?: CtlConfigSearch;
+}
+
+/** What a command's options say, before defaults. */
+export interface CtlOptions {
+  json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; config?: string;
+  tlsCa?: string; tlsCert?: string; tlsKey?: string; tlsServerName?: string;
 }
 
 /**
@@ -31,21 +43,52 @@ export class CtlContext {
   private acct?: AccountingClient;
   private ctl?: ControlClient;
 
+  private file?: LoadedCtlConfig | null;
+
   constructor(readonly io: CtlIO, readonly boot: CtlBoot) {}
 
   /** Global + command options of the running command. */
-  opts(cmd: Command): { json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string } {
+  opts(cmd: Command): CtlOptions {
     return cmd.optsWithGlobals();
+  }
+
+  /** The config file in use (--config, else the boot search), read once; undefined when there is none. */
+  configFile(cmd: Command): LoadedCtlConfig | undefined {
+    if (this.file === undefined) this.file = findCtlConfig(this.opts(cmd).config, this.boot.configSearch) ?? null;
+    return this.file ?? undefined;
+  }
+
+  /** Each TLS setting from its flag, else LLMGW_TLS_*, else the config file; the files read once. */
+  tls(cmd: Command): ClientTlsOptions | undefined {
+    const o = this.opts(cmd);
+    const f = this.configFile(cmd)?.tls;
+    const b = this.boot.tls;
+    const ca = o.tlsCa ?? b?.ca ?? f?.ca;
+    const cert = o.tlsCert ?? b?.cert ?? f?.cert;
+    const key = o.tlsKey ?? b?.key ?? f?.key;
+    const serverName = o.tlsServerName ?? b?.serverName ?? f?.server_name;
+    if (!ca && !cert && !key) return undefined;
+    if (!ca) throw usage('TLS needs the CA that signed the admin API\'s certificate: --tls-ca, LLMGW_TLS_CA or tls.ca in the config file');
+    try {
+      return clientTls({ ca, cert, key, server_name: serverName }, 'ctl TLS (--tls-*, LLMGW_TLS_*, config tls)');
+    } catch (e) {
+      if (e instanceof ConfigError) throw usage(e.message);
+      throw e;
+    }
+  }
+
+  /** Who the audit log records: --actor, else the config file's actor, else $USER@host. */
+  actor(cmd: Command): string {
+    return this.opts(cmd).actor ?? this.configFile(cmd)?.actor ?? this.boot.actor;
   }
 
   accounting(cmd: Command): AccountingClient {
     if (!this.acct) {
       const o = this.opts(cmd);
-      const addr = o.accounting ?? this.boot.accountingAddr ?? '127.0.0.1:7072';
-      const tls = { ca: o.tlsCa ?? this.boot.tls?.ca, cert: o.tlsCert ?? this.boot.tls?.cert, key: o.tlsKey ?? this.boot.tls?.key };
-      this.acct = accountingAdmin(addr, { actor: o.actor ?? this.boot.actor, timeoutMs: Number(o.timeout ?? 10_000), tls });
+      const addr = o.accounting ?? this.boot.accountingAddr ?? this.configFile(cmd)?.accounting ?? '127.0.0.1:7072';
+      this.acct = accountingAdmin(addr, { actor: this.actor(cmd), timeoutMs: Number(o.timeout ?? 10_000), tls: this.tls(cmd) });
       this.accountingAddress = addr;
-      this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting or LLMGW_ACCOUNTING_ADDR`;
+      this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting, LLMGW_ACCOUNTING_ADDR or accounting in the config file`;
     }
     return this.acct;
   }
@@ -60,14 +103,9 @@ export class CtlContext {
   control(cmd: Command): ControlClient {
     if (!this.ctl) {
       const o = this.opts(cmd);
-      const addr = normaliseAddress(o.control ?? this.boot.controlAddr ?? '127.0.0.1:7074');
-      const read = (f?: string) => (f ? readFileSync(f) : undefined);
-      const ca = o.tlsCa ?? this.boot.tls?.ca;
-      const cert = o.tlsCert ?? this.boot.tls?.cert;
-      const key = o.tlsKey ?? this.boot.tls?.key;
-      const tls = ca || cert || key ? { ca: read(ca), cert: read(cert), key: read(key) } : undefined;
-      this.ctl = new ControlClient({ address: addr, tls, actor: o.actor ?? this.boot.actor, callTimeoutMs: Number(o.timeout ?? 10_000) });
-      this.unreachableHint = `cannot reach the control API at ${addr}; is the placement-scheduler running? Set --control or LLMGW_CONTROL_ADDR`;
+      const addr = normaliseAddress(o.control ?? this.boot.controlAddr ?? this.configFile(cmd)?.control ?? '127.0.0.1:7074');
+      this.ctl = new ControlClient({ address: addr, tls: this.tls(cmd), actor: this.actor(cmd), callTimeoutMs: Number(o.timeout ?? 10_000) });
+      this.unreachableHint = `cannot reach the control API at ${addr}; is the placement-scheduler running? Set --control, LLMGW_CONTROL_ADDR or control in the config file`;
     }
     return this.ctl;
   }

@@ -29,12 +29,16 @@ describe('llmgw ctl cert', () => {
 
     const srv = await ctl('cert', 'issue-server', 'inventory', '--san', 'inventory.internal', '--san', '127.0.0.1', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
     expect(srv.code).toBe(0);
-    expect(srv.json()).toMatchObject({ commonName: 'inventory', usage: 'server', sans: ['inventory.internal', '127.0.0.1'] });
+    expect(srv.json()).toMatchObject({ commonName: 'inventory', role: 'inventory', usage: 'server', sans: ['inventory.internal', '127.0.0.1'] });
     const node = await ctl('cert', 'issue-node', 'gpu-a-01', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
-    expect(node.json()).toMatchObject({ commonName: 'gpu-a-01', usage: 'client', sans: [] });
-    const client = await ctl('cert', 'issue-client', 'router', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'));
+    expect(node.json()).toMatchObject({ commonName: 'gpu-a-01', role: 'node', usage: 'client', sans: [] });
+    const client = await ctl('cert', 'issue-client', 'router', '--role', 'router', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'));
     expect(client.code).toBe(0);
     expect(client.out).toMatch(/CN:\s+router/);
+    expect(client.out).toMatch(/role:\s+router/);
+    const sched = await ctl('cert', 'issue-server', 'sched', '--role', 'placement-scheduler', '--client', '--san', '127.0.0.1', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
+    expect(sched.json()).toMatchObject({ commonName: 'sched', role: 'placement-scheduler', usage: 'server+client' });
+    expect(new X509Certificate(readFileSync(join(dir, 'out', 'sched.crt'))).subject).toBe('OU=placement-scheduler\nCN=sched');
     expect(client.out).toContain('(mode 0600)');
     expect(client.out).not.toMatch(/BEGIN (EC )?PRIVATE KEY/);
 
@@ -74,7 +78,10 @@ describe('llmgw ctl cert', () => {
     [['cert', 'issue-server', 'x', '--ca-dir', 'CA', '--dir', 'OUT'], /needs at least one --san/],
     [['cert', 'issue-server', 'x', '--san', 'bad host!', '--ca-dir', 'CA', '--dir', 'OUT'], /SAN "bad host!" is neither an IP nor a DNS name/],
     [['cert', 'issue-node', 'gpu-a-01', '--ca-dir', 'CA', '--dir', 'OUT'], /gpu-a-01\.crt and .*gpu-a-01\.key already exist/],
-    [['cert', 'issue-client', 'x', '--ca-dir', 'NOCA', '--dir', 'OUT'], /no CA at .*none .*run `llmgw ctl cert init-ca/],
+    [['cert', 'issue-client', 'x', '--role', 'operator', '--ca-dir', 'NOCA', '--dir', 'OUT'], /no CA at .*none .*run `llmgw ctl cert init-ca/],
+    [['cert', 'issue-client', 'x', '--role', 'admin', '--ca-dir', 'CA', '--dir', 'OUT'], /--role "admin" is not a role; one of router, operator, node/],
+    [['cert', 'issue-client', 'x', '--role', 'node', '--ca-dir', 'CA', '--dir', 'OUT'], /use `llmgw ctl cert issue-node <node-id>`/],
+    [['cert', 'issue-server', 'x', '--client', '--san', '10.0.0.1', '--ca-dir', 'CA', '--dir', 'OUT'], /--client needs --role/],
     [['cert', 'init-ca', '--dir', 'OTHER', '--days', '0'], /--days must be 1–36500/],
   ])('refuses %j (exit 2, nothing written)', async (argv, message) => {
     const paths = argv.map((a) => (a === 'CA' ? join(dir, 'ca') : a === 'OUT' ? join(dir, 'out') : a === 'NOCA' ? join(dir, 'none') : a === 'OTHER' ? join(dir, 'other') : a));
@@ -85,7 +92,7 @@ describe('llmgw ctl cert', () => {
 
   it('--force replaces, with a new key', async () => {
     const before = readFileSync(join(dir, 'out', 'router.key'), 'utf8');
-    expect((await ctl('cert', 'issue-client', 'router', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--force')).code).toBe(0);
+    expect((await ctl('cert', 'issue-client', 'router', '--role', 'router', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--force')).code).toBe(0);
     expect(readFileSync(join(dir, 'out', 'router.key'), 'utf8')).not.toBe(before);
   }, 30_000);
 });

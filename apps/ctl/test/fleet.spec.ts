@@ -37,7 +37,7 @@ const spec = { shardId: 'rep-a-r0', replicaId: 'rep-a', model: 'llama-8b', profi
 // so a replica stopped within the test was stopped by the --replica-timeout deadline, nothing else.
 beforeAll(async () => {
   acct = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory', '--log-level', 'warn'], { timeoutMs: 120_000 });
-  inv = await spawnRole('inventory', ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 120_000 });
+  inv = await spawnRole('inventory', ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 120_000 });
   const catalog = join(dir, 'catalog.yaml');
   writeFileSync(catalog, stringify({ models: [{ name: 'llama-8b', source: 'sim/llama-8b', scaling: { min: 1, max: 1 }, profiles: [{ name: 'p', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }] }] }));
   const config = join(dir, 'placement-scheduler.yaml');
@@ -119,7 +119,7 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
     let err = '';
     const code = await main(['nodes'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: '127.0.0.1:1', actor: 't' });
     expect(code).toBe(1);
-    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is the placement-scheduler running\? Set --control or LLMGW_CONTROL_ADDR/);
+    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is the placement-scheduler running\? Set --control, LLMGW_CONTROL_ADDR or control in the config file/);
   });
 
   it('`drain --replica-timeout 2s` reaches the reconciler: the replica drains with 2 s and is stopped at that deadline; `ctl audit` names who drained', async () => {

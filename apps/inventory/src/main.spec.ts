@@ -24,6 +24,6 @@ describe('llmgw inventory', () => {
     });
     await expect(main(['--port', '0'])).resolves.toBe(2);
     write.mockRestore();
-    expect(err).toContain('agent_tls: the fleet port needs mTLS');
+    expect(err).toContain('refusing plaintext gRPC on 0.0.0.0:7443: agent_tls is not set');
   });
 });

@@ -25,7 +25,7 @@ export function buildCommand(): Command {
     .option('--agent-cert <file>', 'fleet port server certificate (PEM)')
     .option('--agent-key <file>', 'fleet port server key (PEM)')
     .option('--agent-ca <file>', 'CA that signs node certificates: mTLS, CN must equal the node id')
-    .option('--insecure-agents', 'accept agents in plaintext without certificates (one-machine labs only)')
+    .option('--insecure', 'allow plaintext (or TLS without client certificates) on a non-loopback address; a warning is logged')
     .option('--lost-after <duration>', 'unseen this long → Lost, e.g. 60s')
     .option('--log-level <level>', 'trace | debug | info | warn | error')
     .addHelpText(
@@ -33,7 +33,7 @@ export function buildCommand(): Command {
       `
 Examples:
   llmgw inventory --agent-cert inv.crt --agent-key inv.key --agent-ca ca.crt --redis-url redis://127.0.0.1:6379
-  llmgw inventory --insecure-agents --port 7073 --agent-listen 127.0.0.1:7443
+  llmgw inventory --port 7073 --agent-listen 127.0.0.1:7443      # plaintext: loopback only (a lab on one machine)
 
 Agents dial agent_listen (default :7443); the placement-scheduler uses listen (default 127.0.0.1:7073).
 \`llmgw ctl\` talks to the placement-scheduler's ControlService (127.0.0.1:7074), never to inventory.`,
@@ -43,7 +43,7 @@ Agents dial agent_listen (default :7443); the placement-scheduler uses listen (d
 
 interface Flags {
   config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; redisPrefix?: string; instanceId?: string;
-  agentCert?: string; agentKey?: string; agentCa?: string; insecureAgents?: boolean; lostAfter?: string; logLevel?: string;
+  agentCert?: string; agentKey?: string; agentCa?: string; insecure?: boolean; lostAfter?: string; logLevel?: string;
 }
 
 /** `llmgw inventory ...` */
@@ -58,7 +58,7 @@ export function main(argv: string[]): Promise<number> {
       if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
       if (o.instanceId) input.instance_id = o.instanceId;
       if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
-      if (o.insecureAgents) input.insecure_agents = true;
+      if (o.insecure) input.insecure = true;
       if (o.lostAfter) input.lost_after = o.lostAfter;
       if (o.logLevel) input.log_level = o.logLevel;
     },

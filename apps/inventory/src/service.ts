@@ -1,7 +1,7 @@
 import { agentServiceDefinition } from '@llmgw/agent-rpc';
 import type { agentV1 } from '@llmgw/contracts';
 import { inventoryConfigSchema, type InventoryConfig, type InventoryConfigInput } from '@llmgw/config';
-import { HealthService, createServer } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import { inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
 import type { Logger, Registry } from '@llmgw/observability';
 import { defineService, startService, type ServiceContext } from '@llmgw/service';
@@ -13,6 +13,21 @@ import { RedisFleetStore } from './fleet-store-redis';
 import { MemoryIntentStore, RedisIntentStore, type IntentStore } from './intent-store';
 import { Inventory } from './inventory';
 import { createInventoryMetrics } from './metrics';
+
+/**
+ * Who may call inventory's internal port (docs/security.md): the
+ * placement-scheduler reads the fleet and commands shards; operators (ctl),
+ * the portal and the placement-scheduler (relaying ctl) use the node half of
+ * ControlService. Health is open to any certificate.
+ */
+export const INVENTORY_AUTHORIZATION: AuthorizationTable = {
+  'llmgw.inventory.v1.InventoryService': ['placement-scheduler'],
+};
+
+/** The fleet port: nodes only, each as itself (CN = node id, checked on Register). */
+export const AGENT_PORT_AUTHORIZATION: AuthorizationTable = {
+  'llmgw.agent.v1.AgentService': ['node'],
+};
 
 /** What a started inventory hands back (tests, `llmgw up`). */
 export interface InventoryHandle {
@@ -92,29 +107,29 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       });
       inventory.startSweeper(cfg.sweep_interval);
 
-      const health = new HealthService('SERVING');
-      const api = createServer({ 'grpc.max_concurrent_streams': 10_000 });
-      api.addService(inventoryServiceDefinition(), inventoryServiceHandlers(inventory, { log: ctx.log }));
-      health.set('llmgw.inventory.v1.InventoryService', 'SERVING');
-      health.addTo(api);
-      const address = await ctx.listenGrpc('grpc', api, cfg.listen, cfg.tls);
+      const { address, health } = await ctx.grpcServer('grpc', {
+        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: INVENTORY_AUTHORIZATION,
+        services: [
+          { definition: inventoryServiceDefinition(), implementation: inventoryServiceHandlers(inventory, { log: ctx.log }) as never },
+        ],
+        options: { 'grpc.max_concurrent_streams': 10_000 },
+      });
       ctx.onClose('watches', () => {
         health.shutdown();
         inventory.endWatches();
       });
 
-      const agentHealth = new HealthService('SERVING');
-      const fleet = createServer({ 'grpc.max_concurrent_streams': 100 });
-      fleet.addService(agentServiceDefinition(), { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers);
-      agentHealth.set('llmgw.agent.v1.AgentService', 'SERVING');
-      agentHealth.addTo(fleet);
-      const agentAddress = await ctx.listenGrpc('agents', fleet, cfg.agent_listen, cfg.agent_tls);
+      const fleetPort = await ctx.grpcServer('agents', {
+        address: cfg.agent_listen, tls: cfg.agent_tls, tlsKey: 'agent_tls', insecure: cfg.insecure, authorize: AGENT_PORT_AUTHORIZATION,
+        services: [{ definition: agentServiceDefinition(), implementation: { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers as never }],
+        options: { 'grpc.max_concurrent_streams': 100 },
+      });
+      const agentAddress = fleetPort.address;
       ctx.onClose('agent streams', () => {
-        agentHealth.shutdown();
+        fleetPort.health.shutdown();
         inventory.close();
       });
 
-      if (!cfg.agent_tls) ctx.log.warn({ agentAddress }, 'the fleet port accepts agents in plaintext without certificates (insecure_agents)');
       ctx.readiness(() => ({ ready: true, nodes: inventory.nodes().length, agents: inventory.localAgents(), watchers: inventory.watcherCount() }));
       ctx.describe({ redis: !!cfg.redis, mtls: !!cfg.agent_tls?.client_ca, nodes: inventory.nodes().length });
       return { agentAddress, address, inventory };

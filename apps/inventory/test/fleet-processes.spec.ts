@@ -33,7 +33,7 @@ describe('inventory processes', () => {
   });
 
   function inventory(id: string, extra: string[] = []): Promise<SpawnedRole> {
-    return spawnRole('inventory', ['--insecure-agents', '--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--instance-id', id, '--log-level', 'warn', ...extra], { timeoutMs: 60_000 }).then((p) => (procs.push(p), p));
+    return spawnRole('inventory', ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--instance-id', id, '--log-level', 'warn', ...extra], { timeoutMs: 60_000 }).then((p) => (procs.push(p), p));
   }
 
   it('two instances: a command through instance 2 reaches the agent on 1; SIGKILL of 1 and the node is back in the watch on 2 with its shards', async () => {

@@ -43,7 +43,7 @@ describe('inventory over mTLS (one in-process instance)', () => {
   const sink = logSink();
 
   async function nodeCert(cn: string, caOf = caFiles) {
-    return readCertFiles(await issueCert({ ca: caOf, dir, name: `${cn}-${randomBytes(3).toString('hex')}`, commonName: cn, usage: 'client' }));
+    return readCertFiles(await issueCert({ ca: caOf, dir, name: `${cn}-${randomBytes(3).toString('hex')}`, commonName: cn, usage: 'client', role: 'node' }));
   }
 
   async function agent(nodeId: string, extra: Partial<ConstructorParameters<typeof SimAgent>[0]> = {}, cn = nodeId) {
@@ -220,7 +220,7 @@ describe('inventory over mTLS (one in-process instance)', () => {
 
 describe('two inventory instances sharing the fleet through Redis', () => {
   const prefix = `test:inv:${randomBytes(5).toString('hex')}:`;
-  const base = { agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', insecure_agents: true, sweep_interval: 50, lost_after: 3000, command_timeout: 2000, log_level: 'silent' as const, redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 1500 } };
+  const base = { agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', sweep_interval: 50, lost_after: 3000, command_timeout: 2000, log_level: 'silent' as const, redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 1500 } };
   const running: RunningInventory[] = [];
   const agents: SimAgent[] = [];
   const clients: Array<{ close(): void }> = [];

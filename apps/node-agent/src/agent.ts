@@ -1,7 +1,7 @@
 import { AgentStreamClient, type AgentSend, type AgentStreamState } from '@llmgw/agent-rpc';
 import type { agentV1 } from '@llmgw/contracts';
 import { createLogger, type Logger } from '@llmgw/observability';
-import { readFileSync } from 'node:fs';
+import { clientTls } from '@llmgw/service';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AgentConfig } from './config';
@@ -56,17 +56,9 @@ export function teeToRing(ring: LogRing, out: NodeJS.WritableStream): Writable {
   });
 }
 
-/** Reads TLS material named in agent.yaml; a missing file is a clear error at boot. */
+/** Reads TLS material named in agent.yaml (through the service host); a missing file is a clear error at boot. */
 function loadTls(cfg: AgentConfig) {
-  if (!cfg.tls) return undefined;
-  const read = (what: string, p: string) => {
-    try {
-      return readFileSync(p);
-    } catch (e) {
-      throw new Error(`tls.${what}: cannot read ${p}: ${(e as Error).message}`);
-    }
-  };
-  return { ca: read('ca', cfg.tls.ca), cert: read('cert', cfg.tls.cert), key: read('key', cfg.tls.key), serverName: cfg.tls.server_name };
+  return clientTls(cfg.tls, 'tls');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { duration, listenAddress, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
+import { clientMtlsSchema, duration, listenAddress, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
 import { z } from 'zod';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-], at most 63, starting alphanumeric');
@@ -23,7 +23,7 @@ export const agentConfigSchema = z
      */
     engine_bind_host: z.string().min(1).optional(),
     /** mTLS material (PEM paths). Without it the stream is plaintext: only on a trusted network. */
-    tls: z.object({ ca: z.string().min(1), cert: z.string().min(1), key: z.string().min(1), server_name: z.string().min(1).optional() }).strict().optional(),
+    tls: clientMtlsSchema.optional(),
     labels: z.record(z.string(), z.string()).default({}),
     /** Explicit fabric labels (recommended, plan §5.2). */
     fabrics: z.array(z.object({ name, hcas: z.array(hcaName).min(1) }).strict()).default([]),

@@ -3,7 +3,7 @@ import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedule
 import { AccountingClient } from '@llmgw/accounting-rpc';
 import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
-import { createServer } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
 import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
@@ -15,6 +15,11 @@ export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
   election: LeaderElection;
 }
+
+/** Who may call the ControlService port (docs/security.md): operators (ctl) and the portal; health is open. */
+export const SCHEDULER_AUTHORIZATION: AuthorizationTable = {
+  'llmgw.control.v1.ControlService': ['operator', 'portal'],
+};
 
 /** `llmgw placement-scheduler` as a service on the host (libs/service). */
 export const placementSchedulerService = defineService({
@@ -37,10 +42,10 @@ export const placementSchedulerService = defineService({
     // Commands fail fast while Redis is away (no offline queue), so start only once both connections are up,
     // or after a bounded wait: then the lock and the demand channel retry on their own.
     for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
-    const invTls = cfg.inventory.tls ? { ca: cfg.inventory.tls.ca, cert: cfg.inventory.tls.cert, key: cfg.inventory.tls.key, serverName: cfg.inventory.tls.server_name } : undefined;
+    const invTls = ctx.clientTls(cfg.inventory.tls, 'inventory.tls');
     const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
     // Operator actions go to accounting's audit log (AuditLog) when it is configured; always to this log.
-    const acctTls = cfg.accounting?.tls ? { ca: cfg.accounting.tls.ca, cert: cfg.accounting.tls.cert, key: cfg.accounting.tls.key, serverName: cfg.accounting.tls.server_name } : undefined;
+    const acctTls = ctx.clientTls(cfg.accounting?.tls, 'accounting.tls');
     const accounting = cfg.accounting ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls }) : undefined;
     const audit = accounting ? new AccountingAuditSink({ client: accounting, log }) : logOnlyAuditSink(log);
     if (!accounting) log.warn({}, 'no accounting address: operator actions (cordon, drain, model targets) are recorded in this log only, not in the audit log');
@@ -89,12 +94,13 @@ export const placementSchedulerService = defineService({
           .catch((e) => (log.warn({ err: (e as Error).message }, 'demand channel: subscribe failed; demand is read every pass'), undefined))
       : undefined;
 
-    const server = createServer();
-    server.addService(controlServiceDefinition(), {
-      ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }),
-      ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }),
+    const { address: listen } = await ctx.grpcServer('control', {
+      address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION,
+      services: [{
+        definition: controlServiceDefinition(),
+        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }) } as never,
+      }],
     });
-    const listen = await ctx.listenGrpc('control', server, cfg.listen, cfg.tls);
     ctx.onClose('scheduler', async () => {
       stopDemand?.();
       scheduler.close();

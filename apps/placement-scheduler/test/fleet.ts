@@ -96,7 +96,7 @@ export class TestFleet {
 
   async startInventory(): Promise<void> {
     const cfg = join(this.dir, 'inventory.yaml');
-    writeFileSync(cfg, stringify({ listen: '127.0.0.1:0', agent_listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', insecure_agents: true, missed_heartbeats: 3, lost_after: '1500ms', sweep_interval: '200ms', log_level: 'info' }));
+    writeFileSync(cfg, stringify({ listen: '127.0.0.1:0', agent_listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', missed_heartbeats: 3, lost_after: '1500ms', sweep_interval: '200ms', log_level: 'info' }));
     this.inventory = await spawnRole('inventory', ['--config', cfg, '--instance-id', 'inv-e2e'], { timeoutMs: 60_000 });
     this.inv = new InventoryClient({ address: addr(this.inventory.urls.grpc) });
     this.watch = this.inv.watchFleet({

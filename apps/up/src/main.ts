@@ -13,6 +13,7 @@
  * Point it at real infrastructure with --redis-url and --database-url and the
  * code paths are the scaled deployment's.
  */
+import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { createLogger } from '@llmgw/observability';
@@ -100,7 +101,7 @@ export function banner(stack: RunningStack): string {
   const lines = ['', 'llmgw is up', ...stack.summary];
   // From the directory above a data dir named .llmgw, ctl finds ctl.yaml by itself.
   const ctlIsDefault = !!ctlConfig && resolve(ctlConfig) === resolve('.llmgw', CTL_CONFIG_FILE);
-  const ctl = ctlConfig && !ctlIsDefault ? `LLMGW_CTL_CONFIG=${ctlConfig} llmgw ctl` : 'llmgw ctl';
+  const ctl = ctlConfig && !ctlIsDefault ? `llmgw ctl --config ${ctlConfig}` : 'llmgw ctl';
   if (o.auth && demoKey) {
     lines.push('', `  demo API key ${demoKey}`, '               shown once: it is stored only as a hash. Keep it, e.g. export LLMGW_KEY=<the key>.');
   } else if (o.auth && demoKeyExisted) {

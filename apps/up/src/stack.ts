@@ -21,6 +21,7 @@ import type { Logger } from '@llmgw/observability';
 import { startService } from '@llmgw/service';
 import { dropInProcessState } from '@llmgw/stores';
 import { writeCtlConfig } from './ctl-config';
+import { ensureUpPki, type UpPki } from './tls';
 
 export interface UpOptions {
   host: string;
@@ -74,6 +75,8 @@ export interface UpContext {
   ctlConfig?: string;
   /** With --fleet: `<data-dir>/engine.key`, from which the scheduler and the routers derive each replica's engine secret. */
   engineKeyFile?: string;
+  /** The local CA and role certificates every link uses (mTLS), in <data-dir>/tls. */
+  tls?: UpPki;
 }
 
 export interface StartedPart {
@@ -92,6 +95,17 @@ export interface Part {
   start(ctx: UpContext, add: (s: StartedPart) => void): Promise<void>;
 }
 
+/** The local CA and a certificate per role, made on the first start and reused after. */
+const pki: Part = {
+  name: 'tls',
+  async start(ctx, add) {
+    ctx.tls = await ensureUpPki(ctx.o.dataDir, ctx.o.host, FLEET_NODES.map((n) => n.id));
+    const made = ctx.tls.issued.length ? `issued ${ctx.tls.issued.join(', ')}` : 'reused';
+    add({ summary: [`  mTLS         every gRPC link; CA and role certificates in ${ctx.tls.dir} (${made})`, `  llmgw ctl    configured by ${resolve(ctx.o.dataDir, 'ctl.yaml')}`], close: async () => undefined });
+  },
+};
+
+/** Writes <data-dir>/ctl.yaml: `llmgw ctl` then reaches the admin APIs from here with no flags. */
 const simEngines: Part = {
   name: 'sim-engines',
   async start(ctx, add) {
@@ -160,7 +174,7 @@ const fleet: Part = {
     // Placed engines require their replica's secret, derived from this key (created once, 0600).
     ctx.engineKeyFile = resolve(o.dataDir, 'engine.key');
     createEngineKeyFile(ctx.engineKeyFile);
-    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, insecure_agents: true, lost_after: '15s', log_level: level } });
+    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, lost_after: '15s', log_level: level, tls: ctx.tls?.server('inventory'), agent_tls: ctx.tls?.server('inventory') } });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
     const mgmt = loopbackOf(o.host);
     // Both agents at once: each checks its engine before it registers.
@@ -174,6 +188,7 @@ const fleet: Part = {
             // A sim-engine answers within a few hundred ms of its launch: probing it every 250 ms (not 1 s)
             // gets a replica READY, and `up` to its banner, that much sooner.
             health_interval: '250ms',
+            tls: ctx.tls?.node(n.id),
           },
         });
         add({ summary: [`  node-agent   ${n.id}: ${n.fakeGpus} (fake GPUs; shards run as sim-engines)`], close: () => agent.close() });
@@ -184,12 +199,13 @@ const fleet: Part = {
     const state = o.redisUrl ? { redis: { url: o.redisUrl, key_prefix: prefix } } : { memory: { key_prefix: prefix } };
     const sched = await startScheduler({
       config: {
-        catalog, engine_key_file: ctx.engineKeyFile, inventory: { address: inv.address }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
-        ...state, ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl } } : {}), reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
+        catalog, engine_key_file: ctx.engineKeyFile, inventory: { address: inv.address, tls: ctx.tls?.client('placement-scheduler') }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        tls: ctx.tls?.server('placement-scheduler'),
+        ...state, ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl, tls: ctx.tls?.client('placement-scheduler') } } : {}), reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
       },
     });
     const where = o.redisUrl ? 'Redis' : 'in process';
-    add({ summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService); catalog ${catalog}; shared state ${where}`], close: () => sched.close() });
+    add({ summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService, mTLS); catalog ${catalog}; shared state ${where}`], close: () => sched.close() });
     if (!o.redisUrl) add({ summary: [], close: async () => dropInProcessState(prefix) });
     ctx.controlUrl = sched.urls.control;
     ctx.endpointSource = o.redisUrl ? { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix } : { kind: 'memory', key_prefix: prefix };
@@ -223,7 +239,7 @@ const accounting: Part = {
       databaseUrl = `pglite:${dir}`;
     }
     const acct = await startAccounting({
-      config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never },
+      config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never, tls: ctx.tls?.server('accounting') },
     });
     const where = o.databaseUrl ? 'PostgreSQL' : resolve(o.dataDir, 'pglite');
     add({ summary: [`  accounting   ${acct.url} (gRPC); tenancy and usage in ${where}`], close: () => acct.close() });
@@ -244,6 +260,7 @@ const admission: Part = {
         listen: `${o.host}:${o.admissionPort}`,
         admin_listen: `${o.host}:0`,
         log_level: o.logLevel as never,
+        tls: ctx.tls?.server('admission'),
         endpoints: ctx.endpoints,
         ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
         ...(o.redisUrl ? { leader: { redis_url: o.redisUrl } } : {}),
@@ -267,8 +284,8 @@ const routers: Part = {
           endpoints: ctx.endpoints,
           ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
           ...(ctx.engineKeyFile ? { engine_key_file: ctx.engineKeyFile } : {}),
-          admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl } : { mode: 'off' },
-          tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, redis_url: o.redisUrl } : { enabled: false },
+          admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl, tls: ctx.tls?.client('router') } : { mode: 'off' },
+          tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, accounting_tls: ctx.tls?.client('router'), redis_url: o.redisUrl } : { enabled: false },
         } as never,
       });
       add({ summary: [`  router ${i + 1}     ${r.url}/v1  (OpenAI-compatible)   admin ${r.adminUrl}/metrics`], close: () => r.close() });
@@ -281,7 +298,7 @@ const routers: Part = {
 // The engines line comes after the control plane (it names the placed replicas).
 // The control plane starts after accounting: an embedded PGlite start blocks the event loop for seconds,
 // which would cost the in-process agents their heartbeats and the scheduler its lock.
-export const PARTS: readonly Part[] = [accounting, fleet, simEngines, admission, routers];
+export const PARTS: readonly Part[] = [pki, accounting, fleet, simEngines, admission, routers];
 
 export interface RunningStack {
   ctx: UpContext;
@@ -317,7 +334,7 @@ export async function startStack(o: UpOptions, log: Logger, parts: readonly Part
     ctx.ctlConfig = writeCtlConfig(o.dataDir, {
       accounting: ctx.accountingUrl ? hostPort(ctx.accountingUrl) : undefined,
       control: ctx.controlUrl ? hostPort(ctx.controlUrl) : undefined,
-    });
+    }, ctx.tls);
   } catch (e) {
     log.warn({ err: (e as Error).message }, 'could not write ctl.yaml; llmgw ctl needs --accounting / --control');
   }

@@ -30,7 +30,7 @@ describe('llmgw up --redis-url', () => {
   it('places the demo model and serves it from the replica whose endpoint record it published in Redis', async () => {
     await up.match(/llmgw is up/, 150_000);
     routerUrl = (await up.match(/router 1\s+(http:\/\/\S+)\/v1/, 1_000))[1];
-    expect(up.output).toMatch(/placement\s+\S+ \(ControlService\).*shared state Redis/);
+    expect(up.output).toMatch(/placement\s+\S+ \(ControlService, mTLS\).*shared state Redis/);
     const published = await redis.hgetall(`${fleetKeyPrefix(up.dataDir)}endpoints`);
     expect(Object.keys(published)).toEqual([expect.stringMatching(/^demo-/)]);
     const res = await chat('demo');

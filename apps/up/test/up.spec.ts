@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { parse } from 'yaml';
@@ -40,7 +40,7 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
     expect(up.output).toMatch(/inventory\s+\S+ \(gRPC\)/);
     expect(up.output).toMatch(/node-agent\s+up-gpu-a: 4xh100-80g,fabric=fab-a/);
     expect(up.output).toMatch(/node-agent\s+up-gpu-b: 4xh100-80g,fabric=fab-b/);
-    expect(up.output).toMatch(/placement\s+\S+ \(ControlService\).*shared state in process/);
+    expect(up.output).toMatch(/placement\s+\S+ \(ControlService, mTLS\).*shared state in process/);
     // Both demo replicas (--engines defaults to 2) were ready before the banner.
     expect(up.output).toMatch(/engines\s+sim-engines the placement-scheduler placed .*: demo-\S+ on up-gpu-\w, demo-\S+ on up-gpu-\w/);
   }, 180_000);
@@ -59,11 +59,24 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
     expect((await chat('demo', false)).status).toBe(401);
   });
 
-  it('writes <data-dir>/ctl.yaml (owner-only) with the accounting and control addresses', () => {
+  it('runs every gRPC link over mTLS with its own CA; writes <data-dir>/ctl.yaml (owner-only) with the addresses and the operator certificate', () => {
+    for (const k of ['ca.key', 'accounting.key', 'router.key', 'operator.key']) expect(statSync(join(up.dataDir, 'tls', k)).mode & 0o777).toBe(0o600);
     const file = join(up.dataDir, 'ctl.yaml');
     const doc = parse(readFileSync(file, 'utf8'));
-    expect(doc).toEqual({ accounting: expect.stringMatching(/^127\.0\.0\.1:\d+$/), control: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+    expect(doc).toEqual({
+      accounting: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      control: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' },
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Without the operator certificate neither admin API answers.
+    const bare = join(up.dataDir, 'ctl-no-tls.yaml');
+    writeFileSync(bare, '{}\n');
+    const noCert = up.ctl('--config', bare, '--accounting', doc.accounting, '--timeout', '1500', 'org', 'list');
+    expect(noCert.status).toBe(1);
+    expect(noCert.stderr).toMatch(/llmgw ctl: cannot reach accounting/);
+    const noCertControl = up.ctl('--config', bare, '--control', doc.control, '--timeout', '1500', 'nodes');
+    expect(noCertControl.status).toBe(1);
   });
 
   it('`llmgw ctl nodes`, `replicas` and `org list` work with no flags from the directory above .llmgw', () => {

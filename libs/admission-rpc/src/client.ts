@@ -1,12 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
 import type { admissionV1 } from '@llmgw/contracts';
-import { callUnary, type CallOptions } from '@llmgw/grpc';
+import { callUnary, clientChannelOptions, clientCredentials, type CallOptions, type ClientTlsOptions } from '@llmgw/grpc';
 import { admissionClientConstructor } from './proto';
 
 export interface AdmissionRpcClientOptions {
   /** "host:port" of the leader and its standbys, in the order to try. */
   addresses: string[];
   credentials?: grpc.ChannelCredentials;
+  /** TLS (mTLS with cert + key) to every address; used when `credentials` is absent. */
+  tls?: ClientTlsOptions;
   channelOptions?: grpc.ChannelOptions;
   /** Deadline of Release/KeepAlive/Credit/Status calls, ms. */
   callTimeoutMs?: number;
@@ -42,8 +44,9 @@ export class AdmissionRpcClient {
   constructor(readonly o: AdmissionRpcClientOptions) {
     if (o.addresses.length === 0) throw new Error('admission client: no address');
     const Ctor = admissionClientConstructor();
-    const creds = o.credentials ?? grpc.credentials.createInsecure();
-    this.clients = o.addresses.map((a) => new Ctor(a, creds, { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000, ...o.channelOptions }));
+    const creds = o.credentials ?? clientCredentials({ tls: o.tls });
+    const tlsOptions = (a: string) => (o.credentials ? {} : clientChannelOptions({ tls: o.tls, address: a }));
+    this.clients = o.addresses.map((a) => new Ctor(a, creds, { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000, ...tlsOptions(a), ...o.channelOptions }));
     this.timeout = o.callTimeoutMs ?? 2000;
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, listenAddress, logLevel } from './load';
 
 /**
@@ -19,11 +20,10 @@ export const accountingConfigSchema = z
     redis_url: z.string().optional(),
     /** Prefix of every Redis key, shared with the routers. */
     key_prefix: z.string().default('llmgw:'),
-    /** TLS material (PEM file paths); mTLS when client_ca is set. Plaintext when absent. */
-    tls: z
-      .object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() })
-      .strict()
-      .optional(),
+    /** TLS material (PEM file paths); mTLS with role checks when client_ca is set (docs/security.md). */
+    tls: serverTlsSchema.optional(),
+    /** Plaintext on a non-loopback listen address is refused unless this is true. */
+    insecure: insecureFlag(),
     ingest: z
       .object({
         /** Consumer name in the usage stream's group; stable across restarts so a restart resumes its own pending records. */

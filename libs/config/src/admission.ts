@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, engineMetricOverrides, listenAddress, logLevel } from './load';
 import { endpointSourceShape, staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
@@ -17,11 +18,10 @@ export const admissionServiceConfigSchema = z
     log_level: logLevel(),
     /** Leader-lock owner id; defaults to hostname-pid-random. */
     instance_id: z.string().min(1).optional(),
-    /** TLS material (PEM file paths); mTLS when client_ca is set. Plaintext when absent. */
-    tls: z
-      .object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() })
-      .strict()
-      .optional(),
+    /** TLS material (PEM file paths); mTLS with role checks when client_ca is set (docs/security.md). */
+    tls: serverTlsSchema.optional(),
+    /** Plaintext on a non-loopback listen address is refused unless this is true. */
+    insecure: insecureFlag(),
     leader: z
       .object({
         /** Redis holding the leader lock; absent = in-process lock (a single instance). */

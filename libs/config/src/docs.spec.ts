@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { accountingConfigSchema } from './accounting';
+import { inventoryConfigSchema } from './inventory';
+import { placementSchedulerConfigSchema } from './placement-scheduler';
 import { admissionServiceConfigSchema } from './admission';
 import { loadConfigFile, parseConfig } from './load';
 import { routerConfigSchema } from './router';
@@ -197,6 +199,8 @@ describe('deploy/examples', () => {
   const SCHEMAS: Record<string, z.ZodType> = {
     'admission.yaml': admissionServiceConfigSchema,
     'accounting.yaml': accountingConfigSchema,
+    'inventory.yaml': inventoryConfigSchema,
+    'placement-scheduler.yaml': placementSchedulerConfigSchema,
   };
 
   it('every example file has a schema test', () => {
@@ -211,10 +215,18 @@ describe('deploy/examples', () => {
     expect(Object.isFrozen(cfg)).toBe(true);
   });
 
-  it('accounting.yaml parses to exactly the defaults and spells out every key', () => {
+  it.each(['inventory.yaml', 'placement-scheduler.yaml', 'admission.yaml'])('%s parses, with mTLS on every port it serves', (file) => {
+    const cfg = loadConfigFile(SCHEMAS[file], join(EXAMPLES, file)) as { tls?: { client_ca?: string }; agent_tls?: { client_ca?: string }; insecure: boolean };
+    expect(cfg.tls?.client_ca).toBe('/etc/llmgw/tls/ca.crt');
+    if (file === 'inventory.yaml') expect(cfg.agent_tls?.client_ca).toBe('/etc/llmgw/tls/ca.crt');
+    expect(cfg.insecure).toBe(false);
+  });
+
+  it('accounting.yaml parses to the defaults but for its address and mTLS, and spells out every key', () => {
     const path = join(EXAMPLES, 'accounting.yaml');
     const cfg = loadConfigFile(accountingConfigSchema, path);
-    expect(cfg).toEqual(parseConfig(accountingConfigSchema, {}));
+    expect(cfg.tls).toEqual({ cert: '/etc/llmgw/tls/accounting.crt', key: '/etc/llmgw/tls/accounting.key', client_ca: '/etc/llmgw/tls/ca.crt' });
+    expect({ ...cfg, tls: undefined, listen: '127.0.0.1:7072' }).toEqual({ ...parseConfig(accountingConfigSchema, {}), tls: undefined });
     const text = readFileSync(path, 'utf8');
     const missing = [...keyPaths(accountingConfigSchema).paths].map((p) => p.split('.').pop()!).filter((k) => !new RegExp(`^\\s*#?\\s*${k}:`, 'm').test(text));
     expect(missing).toEqual([]);

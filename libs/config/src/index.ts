@@ -7,3 +7,5 @@ export * from './sim-engine';
 export * from './catalog';
 export * from './placement-scheduler';
 export * from './inventory';
+export * from './tls';
+export * from './ctl';

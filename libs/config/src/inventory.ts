@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
+import { insecureFlag, serverTlsSchema } from './tls';
 
-const tlsFiles = z
-  .object({
-    /** PEM certificate file (server). */
-    cert: z.string().min(1),
-    /** PEM private key file (mode 0600). */
-    key: z.string().min(1),
-    /** CA bundle that signs client certificates; set = mTLS, every client must present one. */
-    client_ca: z.string().min(1).optional(),
-  })
-  .strict();
 
 /**
  * The inventory's configuration (`llmgw inventory`, docs/inventory.md).
@@ -28,11 +19,11 @@ export const inventoryConfigSchema = z
     /** This instance's id (command routing, llmgw_agent_connected); default hostname-pid-random. */
     instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
     /** mTLS of the fleet port: the server certificate and the CA that signs node certificates (CN = node id). */
-    agent_tls: tlsFiles.optional(),
-    /** Accept agents in plaintext without certificates (a lab or `llmgw up` on one machine only). */
-    insecure_agents: z.boolean().default(false),
-    /** TLS (mTLS with client_ca) of the internal port; plaintext when absent. */
-    tls: tlsFiles.optional(),
+    agent_tls: serverTlsSchema.optional(),
+    /** TLS (mTLS with role checks when client_ca is set) of the internal port. */
+    tls: serverTlsSchema.optional(),
+    /** Plaintext (or TLS without client certificates) on a non-loopback address is refused unless this is true. */
+    insecure: insecureFlag(),
     /** Heartbeats missed before a node is Unreachable (plan §5.6: 3). */
     missed_heartbeats: z.number().int().min(1).max(100).default(3),
     /** A node unseen this long is Lost; its shards count as failed (plan §5.6: 60 s). */
@@ -60,8 +51,7 @@ export const inventoryConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (!c.agent_tls && !c.insecure_agents) ctx.addIssue({ code: 'custom', path: ['agent_tls'], message: 'the fleet port needs mTLS (agent_tls with client_ca); set insecure_agents: true only for a lab on one machine' });
-    if (c.agent_tls && !c.agent_tls.client_ca && !c.insecure_agents) ctx.addIssue({ code: 'custom', path: ['agent_tls', 'client_ca'], message: 'required: agents prove their node id with a client certificate (plan §5.6)' });
+    if (c.agent_tls && !c.agent_tls.client_ca && !c.insecure) ctx.addIssue({ code: 'custom', path: ['agent_tls', 'client_ca'], message: 'required: agents prove their node id with a client certificate (docs/security.md)' });
   });
 
 export type InventoryConfig = z.output<typeof inventoryConfigSchema>;

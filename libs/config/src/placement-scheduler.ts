@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
+import { clientTlsSchema, insecureFlag, serverTlsSchema } from './tls';
 
 /**
  * The placement-scheduler's configuration (`llmgw placement-scheduler`,
@@ -23,14 +24,16 @@ export const placementSchedulerConfigSchema = z
     log_level: logLevel(),
     /** Leader lock owner id; default hostname-pid-random. */
     instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
-    /** TLS (mTLS with client_ca) of the ControlService port; plaintext when absent. */
-    tls: z.object({ cert: z.string().min(1), key: z.string().min(1), client_ca: z.string().min(1).optional() }).strict().optional(),
+    /** TLS (mTLS with role checks when client_ca is set) of the ControlService port (docs/security.md). */
+    tls: serverTlsSchema.optional(),
+    /** Plaintext on a non-loopback listen address is refused unless this is true. */
+    insecure: insecureFlag(),
     /** Inventory's internal gRPC port (InventoryService: the fleet watch, shard commands, logs, node intent). */
     inventory: z
       .object({
         address: z.string().min(1).default('127.0.0.1:7073'),
-        /** mTLS towards inventory: CA, and this service's client certificate. */
-        tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().optional() }).strict().optional(),
+        /** mTLS towards inventory: CA, and this service's client certificate (role placement-scheduler). */
+        tls: clientTlsSchema.optional(),
       })
       .strict()
       .default({ address: '127.0.0.1:7073' }),
@@ -43,7 +46,8 @@ export const placementSchedulerConfigSchema = z
     accounting: z
       .object({
         address: z.string().min(1),
-        tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().optional() }).strict().optional(),
+        /** mTLS towards accounting's AuditLog (role placement-scheduler). */
+        tls: clientTlsSchema.optional(),
       })
       .strict()
       .optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { duration } from './load';
+import { clientTlsSchema } from './tls';
 
 /** Budget units per million tokens for one model (plan §7.9.4); both zero = free (exempt from budgets). */
 export const modelPriceSchema = z
@@ -18,8 +19,8 @@ export const routerTenancySchema = z
     enabled: z.boolean().default(false),
     /** Accounting's KeyResolver gRPC address "host:port" (read-through on a key-cache miss). */
     accounting_address: z.string().optional(),
-    /** PEM paths for mTLS to accounting; plaintext when absent. */
-    accounting_tls: z.object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional() }).strict().optional(),
+    /** TLS to accounting (PEM paths; cert + key = mTLS, role router); plaintext when absent. */
+    accounting_tls: clientTlsSchema.optional(),
     /** Redis shared by every router for counters, the usage stream and invalidation; absent = in-process (one router). */
     redis_url: z.string().optional(),
     key_prefix: z.string().default('llmgw:'),

@@ -3,6 +3,7 @@ import { profilesConfigSchema } from '@llmgw/scheduling';
 import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } from './load';
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
+import { clientTlsSchema } from './tls';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
 const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreShape;
@@ -71,11 +72,7 @@ export const routerAdmissionSchema = z
     /** remote: deadline for Release/KeepAlive/Status calls and for connecting. */
     call_timeout: duration().optional(),
     /** remote: TLS to the service (PEM file paths); cert + key present → mTLS. Plaintext when absent. */
-    tls: z
-      .object({ ca: z.string().min(1), cert: z.string().min(1).optional(), key: z.string().min(1).optional(), server_name: z.string().min(1).optional() })
-      .strict()
-      .refine((t) => (t.cert === undefined) === (t.key === undefined), 'cert and key go together')
-      .optional(),
+    tls: clientTlsSchema.optional(),
     /** Saturation detector, bands and queue bounds for local mode and the remote fallback (plan §9.1). */
     ...admissionCoreShapeForRouter,
   })

@@ -41,7 +41,13 @@ describe('private CA', () => {
     expect(statSync(f.keyPath).mode & 0o777).toBe(0o600);
   }, 20_000);
 
+  it('puts the role in the subject OU', async () => {
+    const f = await issueCert({ ca, dir, name: 'role-router', commonName: 'router-1', usage: 'client', role: 'router' });
+    expect(new X509Certificate(readFileSync(f.certPath)).subject.split('\n')).toEqual(['OU=router', 'CN=router-1']);
+  }, 20_000);
+
   it.each([
+    [{ commonName: 'x', usage: 'client' as const, role: 'a/OU=operator' }, /role/],
     [{ commonName: 'a/CN=evil', usage: 'client' as const }, /common name/],
     [{ commonName: 'inv', usage: 'server' as const }, /needs at least one SAN/],
     [{ commonName: 'inv', usage: 'server' as const, sans: ['bad name!'] }, /neither an IP nor a DNS name/],

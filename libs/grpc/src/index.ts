@@ -9,3 +9,4 @@ export * from './health';
 export * from './stream';
 export * from './client';
 export * from './actor';
+export * from './roles';

@@ -2,13 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import type { Server as GrpcServer } from '@grpc/grpc-js';
+import type { Server as GrpcServer, ServerOptions as GrpcServerOptions, ServiceDefinition as GrpcServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { parseListen } from '@llmgw/cli';
+import { authorizationInterceptor, createServer, HealthService, type AuthorizationTable } from '@llmgw/grpc';
 import type { z } from 'zod';
 import { untilSignal } from '@llmgw/cli';
 import { ConfigError, parseConfig } from '@llmgw/config';
 import { createLogger, createRegistry, logListening, PACKAGE_VERSION, requestLogger, type Logger, type Registry, type RequestLogFields } from '@llmgw/observability';
 import { createAdminApp, type ReadinessCheck, type Readiness } from './admin';
-import { listenGrpc, listenHttp, serverTls, type Listener, type TlsFiles } from './listen';
+import { clientTls, isLoopbackHost, listenGrpc, listenHttp, serverTls, type ClientTlsFiles, type Listener, type TlsFiles } from './listen';
+import type { ClientTlsOptions } from '@llmgw/grpc';
 import { Shutdown, type CloseStep } from './shutdown';
 import { installTracing, otlpFromEnv } from './tracing';
 
@@ -63,10 +66,51 @@ export interface ServiceContext<C> {
   onClose(step: string, fn: CloseStep): void;
   /** Listens an HTTP server or fastify app; it stops accepting first on shutdown. Returns its URL. */
   listenHttp(name: string, target: HttpServer | FastifyInstance, address: string, opts?: { backlog?: number }): Promise<string>;
-  /** Binds a gRPC server (TLS/mTLS from a config `tls` block). Returns "host:port". */
+  /** Binds a gRPC server you built (TLS/mTLS from a config `tls` block; no role checks, no plaintext refusal: prefer `grpcServer`). Returns "host:port". */
   listenGrpc(name: string, server: GrpcServer, address: string, tls?: TlsFiles): Promise<string>;
+  /**
+   * Creates, secures and listens one gRPC server: its services, gRPC health
+   * (grpc.health.v1, SERVING per service until shutdown), TLS from the
+   * config's `tls` block, and — with `tls.client_ca` — the caller's
+   * certificate role checked per method against `authorize`. Plaintext on a
+   * non-loopback address is refused (ConfigError) unless `insecure`.
+   */
+  grpcServer(name: string, opts: GrpcServerSpec): Promise<GrpcServerHandle>;
+  /** Reads a client `tls` block's files (`what`: its config key, for errors). */
+  clientTls(files: ClientTlsFiles | undefined, what: string): ClientTlsOptions | undefined;
   /** Extra fields for the one "listening" line the host writes once `start` returns. */
   describe(fields: Record<string, unknown>): void;
+}
+
+/** What `ctx.grpcServer` serves and how. */
+export interface GrpcServerSpec {
+  /** "host:port" (port 0 = any free one). */
+  address: string;
+  /** The server `tls` block (file paths); absent = plaintext. */
+  tls?: TlsFiles;
+  /** The config key of `tls`, named in errors ("agent_tls"); default "tls". */
+  tlsKey?: string;
+  /** The config's top-level `insecure: true`: plaintext allowed on a non-loopback address. */
+  insecure?: boolean;
+  /** Who may call what (docs/security.md); enforced when `tls.client_ca` is set. */
+  authorize: AuthorizationTable;
+  services: ReadonlyArray<{ definition: GrpcServiceDefinition; implementation: UntypedServiceImplementation }>;
+  /** grpc-js server options over the llmgw defaults (stream limits). */
+  options?: GrpcServerOptions;
+}
+
+export interface GrpcServerHandle {
+  /** "host:port" as a client on this machine dials it. */
+  address: string;
+  server: GrpcServer;
+  /** Serving state per service ("" = the whole server). */
+  health: HealthService;
+}
+
+/** "pkg.Service" from a generated service definition (its methods' paths). */
+export function serviceNameOf(def: GrpcServiceDefinition): string {
+  const path = Object.values(def)[0]?.path ?? '';
+  return /^\/([^/]+)\//.exec(path)?.[1] ?? '';
 }
 
 export interface StartServiceOptions {
@@ -166,6 +210,54 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
       register(name, l);
       return `${l.url.slice('http://'.length)}`;
     },
+    async grpcServer(name, spec) {
+      const tlsKey = spec.tlsKey ?? 'tls';
+      const { host } = parseListen(spec.address);
+      const where = `${def.name} ${name} listener`;
+      if (!isLoopbackHost(host)) {
+        const why = !spec.tls
+          ? `plaintext gRPC on ${spec.address}: ${tlsKey} is not set`
+          : !spec.tls.client_ca
+            ? `gRPC on ${spec.address} without client certificates: ${tlsKey}.client_ca is not set, so any client may call`
+            : undefined;
+        if (why && !spec.insecure) throw new ConfigError(where, [`refusing ${why}. Configure ${tlsKey} { cert, key, client_ca } (docs/security.md), or set insecure: true to accept it`]);
+        if (why) log.warn({ listener: name, address: spec.address }, `insecure: true — ${why}; anyone who can reach it may call it`);
+      }
+      const tls = serverTls(spec.tls, tlsKey);
+      const refusals = new Map<string, number>();
+      // One line per distinct refusal and minute: a misconfigured client retries often.
+      const noteRefusal = (key: string, fields: Record<string, unknown>, msg: string) => {
+        const now = Date.now();
+        if ((refusals.get(key) ?? 0) > now - 60_000) return;
+        refusals.set(key, now);
+        if (refusals.size > 1000) refusals.clear();
+        log.warn({ listener: name, ...fields }, msg);
+      };
+      const interceptors = tls?.requireClientCert
+        ? [authorizationInterceptor(spec.authorize, (r) => noteRefusal(`${r.path} ${r.details}`, { method: r.path, peer: r.peer, code: r.code }, `call refused: ${r.details}`))]
+        : [];
+      const server = createServer({ ...spec.options, interceptors });
+      const health = new HealthService('SERVING');
+      for (const svc of spec.services) {
+        server.addService(svc.definition, svc.implementation);
+        health.set(serviceNameOf(svc.definition), 'SERVING');
+      }
+      health.addTo(server);
+      const l = await listenGrpc(server, spec.address, tls);
+      // Clients without a certificate, or with one from another CA, fail in the
+      // handshake (they see UNAVAILABLE): say here why.
+      const h2 = (server as unknown as { http2Servers?: Map<unknown, unknown> }).http2Servers;
+      if (tls && h2 instanceof Map) {
+        for (const srv of h2.keys()) {
+          (srv as NodeJS.EventEmitter).on?.('tlsClientError', (err: Error, socket: { remoteAddress?: string }) =>
+            noteRefusal(`tls ${socket?.remoteAddress} ${err.message}`, { peer: socket?.remoteAddress }, `TLS handshake refused: ${err.message}`));
+        }
+      }
+      register(name, l);
+      ctx.onClose(`${name} health`, () => health.shutdown());
+      return { address: l.url.slice('http://'.length), server, health };
+    },
+    clientTls: (files, what) => clientTls(files, what),
     describe: (fields) => void Object.assign(described, fields),
   };
   function register(name: string, l: Listener): void {

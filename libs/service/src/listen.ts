@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Server as GrpcServer } from '@grpc/grpc-js';
 import { parseListen, reachableHost } from '@llmgw/cli';
-import { listen as grpcListen, type ServerTlsOptions } from '@llmgw/grpc';
+import { ConfigError } from '@llmgw/config';
+import { listen as grpcListen, type ClientTlsOptions, type ServerTlsOptions } from '@llmgw/grpc';
 
-/** A config's `tls` block (file paths), as every gRPC service's schema spells it. */
+/** A config's server `tls` block (file paths), as every gRPC service's schema spells it. */
 export interface TlsFiles {
   cert: string;
   key: string;
@@ -14,14 +15,55 @@ export interface TlsFiles {
   client_ca?: string;
 }
 
-/** Reads a `tls` block's files once, at start. */
-export function serverTls(files: TlsFiles | undefined): ServerTlsOptions | undefined {
+/** A config's client `tls` block (file paths): the server's CA, this side's certificate and key. */
+export interface ClientTlsFiles {
+  ca: string;
+  cert?: string;
+  key?: string;
+  server_name?: string;
+}
+
+/** One PEM file, or a ConfigError naming the config key and the path. */
+function readPem(what: string, path: string): Buffer {
+  let pem: Buffer;
+  try {
+    pem = readFileSync(path);
+  } catch (e) {
+    throw new ConfigError(what, [`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  }
+  if (!pem.includes('-----BEGIN ')) throw new ConfigError(what, [`${path} is not a PEM file (no "-----BEGIN" line)`]);
+  return pem;
+}
+
+/** Reads a server `tls` block's files once, at start (`what` names the block in errors, e.g. "tls"). */
+export function serverTls(files: TlsFiles | undefined, what = 'tls'): ServerTlsOptions | undefined {
   if (!files) return undefined;
   return {
-    cert: readFileSync(files.cert),
-    key: readFileSync(files.key),
-    ...(files.client_ca ? { ca: readFileSync(files.client_ca), requireClientCert: true } : {}),
+    cert: readPem(`${what}.cert`, files.cert),
+    key: readPem(`${what}.key`, files.key),
+    ...(files.client_ca ? { ca: readPem(`${what}.client_ca`, files.client_ca), requireClientCert: true } : {}),
   };
+}
+
+/**
+ * Reads a client `tls` block's files once, at start, into what the gRPC
+ * clients take (`what` names the block in errors, e.g. "inventory.tls").
+ * Apps never read TLS files themselves: they pass their block here.
+ */
+export function clientTls(files: ClientTlsFiles | undefined, what = 'tls'): ClientTlsOptions | undefined {
+  if (!files) return undefined;
+  if ((files.cert === undefined) !== (files.key === undefined)) throw new ConfigError(what, ['cert and key go together']);
+  return {
+    ca: readPem(`${what}.ca`, files.ca),
+    ...(files.cert ? { cert: readPem(`${what}.cert`, files.cert), key: readPem(`${what}.key`, files.key!) } : {}),
+    ...(files.server_name ? { serverName: files.server_name } : {}),
+  };
+}
+
+/** True for 127.0.0.0/8, ::1 and localhost: the addresses plaintext stays allowed on. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\./.test(h);
 }
 
 export interface Listener {

@@ -3,3 +3,4 @@ export * from './process';
 export * from './sim-agent';
 export * from './wait';
 export * from './endpoint-contract';
+export * from './pki';

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
 import { AdmissionController, feedPools, scrapedForPools, type AcquireResult, type Admission, type AdmissionRequest, type Lease } from '@llmgw/admission-core';
@@ -7,7 +6,7 @@ import { AdmissionRpcClient, RemoteAdmission, createAdmissionMetrics } from '@ll
 import { toAdmissionCoreConfig, type RouterConfig } from '@llmgw/config';
 import { Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
-import { clientChannelOptions, clientCredentials, type ClientTlsOptions } from '@llmgw/grpc';
+import { clientTls } from '@llmgw/service';
 import type { Logger } from '@llmgw/observability';
 
 /** What the router hands to its admission implementation. */
@@ -48,14 +47,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
   const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (a.mode === 'remote' && addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
   // Read at boot: a missing file is a startup error, not a request-time one.
-  const tls: ClientTlsOptions | undefined =
-    a.mode === 'remote' && a.tls
-      ? {
-          ca: readFileSync(a.tls.ca),
-          ...(a.tls.cert && a.tls.key ? { cert: readFileSync(a.tls.cert), key: readFileSync(a.tls.key) } : {}),
-          ...(a.tls.server_name ? { serverName: a.tls.server_name } : {}),
-        }
-      : undefined;
+  const tls = a.mode === 'remote' ? clientTls(a.tls, 'admission.tls') : undefined;
 
   const closers: Array<() => Promise<unknown> | unknown> = [];
   const local = new AdmissionController(toAdmissionCoreConfig(a), { recorder: createAdmissionMetrics(deps.registry), log: deps.log });
@@ -110,7 +102,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
     new Gauge({ name: 'llmgw_admission_degraded', help: 'Whether the router runs on in-process admission because the admission service is unreachable (1) or uses the service (0).', registers: [deps.registry] });
   degradedGauge.set(0);
   const remote = new RemoteAdmission({
-    client: new AdmissionRpcClient({ addresses, callTimeoutMs: a.call_timeout, credentials: clientCredentials({ tls }), channelOptions: clientChannelOptions({ tls }) }),
+    client: new AdmissionRpcClient({ addresses, callTimeoutMs: a.call_timeout, tls }),
     local,
     routerId: deps.routerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     queueTtlMs: a.queue_ttl,

@@ -26,7 +26,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { clientTls } from '@llmgw/service';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
@@ -91,7 +91,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     registers: [deps.registry],
   });
   const ends = new DurableEnds(5_000, () => holdTimeouts.inc());
-  const tls = t.accounting_tls && { ca: readFileSync(t.accounting_tls.ca), ...(t.accounting_tls.cert ? { cert: readFileSync(t.accounting_tls.cert) } : {}), ...(t.accounting_tls.key ? { key: readFileSync(t.accounting_tls.key) } : {}) };
+  const tls = clientTls(t.accounting_tls, 'tenancy.accounting_tls');
   const resolver = over.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls }) : undefined;
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
   const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), cfg.default_band));
