@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { decodeCatalogEntry, modelCatalogKeys, type CatalogEntry } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
@@ -12,7 +12,8 @@ import type { Logger } from '@llmgw/observability';
  * Names in no catalog keep getting the unknown-model 404.
  */
 export interface OnDemandOptions {
-  url: string;
+  /** A `commands` connection from the service host (`ctx.redis`), which also closes it. */
+  redis: Redis;
   keyPrefix: string;
   /** How long a request waits for a replica before `model_loading`, ms. */
   holdMs: number;
@@ -34,17 +35,12 @@ export class OnDemand {
 
   private constructor(private readonly o: OnDemandOptions) {
     this.keys = modelCatalogKeys(o.keyPrefix);
-    this.redis = new Redis(o.url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) });
-    this.redis.on('error', (e) => o.log?.debug({ err: e.message }, 'on-demand catalog: redis error'));
+    this.redis = o.redis;
   }
 
   static async open(o: OnDemandOptions): Promise<OnDemand> {
     const d = new OnDemand(o);
-    try {
-      await d.redis.connect();
-    } catch (e) {
-      o.log?.warn({ err: (e as Error).message }, 'on-demand catalog: redis unreachable; on-demand models answer as unknown until it is');
-    }
+    if (d.redis.status !== 'ready') o.log?.warn({}, 'on-demand catalog: redis unreachable; on-demand models answer as unknown until it is');
     await d.refresh();
     d.timer = setInterval(() => void d.refresh(), o.refreshMs ?? 5_000);
     d.timer.unref();
@@ -117,6 +113,5 @@ export class OnDemand {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.redis.disconnect();
   }
 }

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Dependencies, Logger } from '@llmgw/observability';
+import { Dependencies, type Logger } from '@llmgw/observability';
 
 /**
  * What a Redis connection is for; each kind is one set of ioredis options
@@ -30,6 +30,9 @@ export interface RedisClientOptions {
   /** Sends the commands issued in one event-loop turn in one write (a hot path with many small calls). */
   autoPipelining?: boolean;
 }
+
+/** `ctx.redis` as a value a service hands to the parts it builds (libs take clients, apps take this). */
+export type RedisConnect = (purpose: string, url: string, opts?: RedisClientOptions) => Promise<Redis>;
 
 /** Reconnects after 200 ms, 400 ms, … at most every 2 s, forever. */
 export const redisRetryStrategy = (attempt: number): number => Math.min(attempt * 200, 2000);
@@ -126,4 +129,22 @@ async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
   let t: NodeJS.Timeout | undefined;
   await Promise.race([p, new Promise((r) => (t = setTimeout(r, ms)))]);
   clearTimeout(t);
+}
+
+/**
+ * `ctx.redis` outside a service host (a part built on its own in a test):
+ * the same clients, closed together, last opened first, by `close`.
+ */
+export function redisPool(log: Logger, dependencies = new Dependencies({ log })): { connect: RedisConnect; close(): Promise<void> } {
+  const open: Array<() => Promise<void>> = [];
+  return {
+    async connect(purpose, url, opts = {}) {
+      const r = await openRedis(purpose, url, opts, { log, dependencies });
+      open.push(() => r.close());
+      return r.client;
+    },
+    async close() {
+      while (open.length) await open.pop()!();
+    },
+  };
 }
