@@ -1,9 +1,8 @@
-import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { createServer } from '@llmgw/grpc';
 import { ControlClient, controlNodeHandlers, controlServiceDefinition, InventoryClient, RemoteNodeAdmin } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
-import { LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
+import type { LeaderElection } from '@llmgw/stores';
 import { controlModelHandlers, ModelAdmin } from './control-models';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
@@ -24,28 +23,22 @@ export const placementSchedulerService = defineService({
     const log = ctx.log;
     const catalog = loadCatalogFile(cfg.catalog);
     const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
-    const redisOpts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-    const redis = cfg.redis ? new Redis(cfg.redis.url, redisOpts) : undefined;
-    const sub = redis?.duplicate();
-    for (const r of [redis, sub]) r?.on('error', (e) => log.debug({ err: e.message }, 'redis error'));
-    // Commands fail fast while Redis is away (no offline queue), so start only once both connections are up,
-    // or after a bounded wait: then the lock and the demand channel retry on their own.
-    for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
+    // Commands fail fast while Redis is away; the lock and the demand channel retry on their own.
+    const redis = cfg.redis ? await ctx.redis('scheduler state', cfg.redis.url, { readyWaitMs: cfg.lock_ttl }) : undefined;
+    const sub = cfg.redis ? await ctx.redis('demand channel', cfg.redis.url, { kind: 'subscriber', readyWaitMs: cfg.lock_ttl }) : undefined;
     const invTls = cfg.inventory.tls ? { ca: cfg.inventory.tls.ca, cert: cfg.inventory.tls.cert, key: cfg.inventory.tls.key, serverName: cfg.inventory.tls.server_name } : undefined;
-    const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
+    const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls, dependency: ctx.dependency('inventory', { address: cfg.inventory.address }) });
     const control = new ControlClient({ address: cfg.inventory.address, tls: invTls });
 
-    const election = new LeaderElection({
-      lock: redis ? new RedisLeaderLock(redis, prefix) : new MemoryLeaderLock(),
-      name: 'placement-scheduler',
-      owner: ctx.instanceId,
+    const election: LeaderElection = await ctx.leader('placement-scheduler', {
+      redisUrl: cfg.redis?.url,
+      keyPrefix: prefix,
       ttlMs: cfg.lock_ttl,
       onElected: (token) => {
         log.info({ token }, 'elected leader; reconciling');
         scheduler.soon();
       },
       onLost: (reason) => log.warn({ reason }, 'leadership lost; standing by'),
-      onError: (e) => log.debug({ err: (e as Error).message }, 'leader lock error'),
     });
     const fleet = new InventoryFleetSource(inventory, log);
     const catalogView = redis ? new RedisCatalogView(redis, prefix) : undefined;
@@ -70,7 +63,9 @@ export const placementSchedulerService = defineService({
     });
     fleet.onChange(() => scheduler.soon());
     if (sub && catalogView) {
-      await sub.subscribe(catalogView.demandChannel).catch((e) => log.warn({ err: (e as Error).message }, 'demand channel: subscribe failed; demand is read every pass'));
+      // While Redis is away the SUBSCRIBE waits for it; meanwhile demand is read every pass.
+      const subscribed = sub.subscribe(catalogView.demandChannel).catch((e) => log.warn({ err: (e as Error).message }, 'demand channel: subscribe failed; demand is read every pass'));
+      if (sub.status === 'ready') await subscribed;
       sub.on('message', (_ch: string, model: string) => {
         scheduler.noteDemand(model);
         scheduler.soon();
@@ -88,8 +83,6 @@ export const placementSchedulerService = defineService({
       await election.stop();
       inventory.close();
       control.close();
-      sub?.disconnect();
-      redis?.disconnect();
     });
     await election.start();
     await scheduler.start();
@@ -102,19 +95,4 @@ export const placementSchedulerService = defineService({
 /** Starts the placement-scheduler (tests, `llmgw up`, main). */
 export function start(opts: StartServiceOptions) {
   return startService(placementSchedulerService, opts);
-}
-
-/** Resolves true once `r` is connected, false after `ms` without a connection. */
-function redisReady(r: Redis, ms: number): Promise<boolean> {
-  if (r.status === 'ready') return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      r.off('ready', onReady);
-      resolve(ok);
-    };
-    const onReady = () => done(true);
-    const timer = setTimeout(() => done(false), ms);
-    r.once('ready', onReady);
-  });
 }

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { LlmgwError } from '@llmgw/errors';
 import { failSpan, inSpan, SpanKind } from '@llmgw/observability';
 import { childCallOptions } from './deadline';
-import { fromGrpcError } from './errors';
+import { fromGrpcError, LLMGW_CODE_KEY } from './errors';
 import { outgoingMetadata } from './metadata';
 
 export interface CallOptions {
@@ -64,7 +64,10 @@ export function callUnary<Res>(client: grpc.Client, method: string, req: unknown
         const delay = (opts.retryDelayMs ?? 50) * 2 ** attempt;
         const retry = attempt < retries && err.grpcCode === grpc.status.UNAVAILABLE && !opts.signal?.aborted && (deadline === undefined || Date.now() + delay < deadline);
         if (!retry) {
-          if (err.grpcCode === grpc.status.UNAVAILABLE) opts.dependency?.lost(err);
+          // A status the server sent itself (its llmgw-code trailer) is an answer, even UNAVAILABLE ("no agent stream").
+          const fromPeer = (e as { metadata?: unknown })?.metadata instanceof grpc.Metadata && (e as { metadata: grpc.Metadata }).metadata.get(LLMGW_CODE_KEY).length > 0;
+          if (fromPeer) opts.dependency?.ok();
+          else if (err.grpcCode === grpc.status.UNAVAILABLE) opts.dependency?.lost(err);
           else if (err.grpcCode !== grpc.status.DEADLINE_EXCEEDED && err.grpcCode !== grpc.status.CANCELLED) opts.dependency?.ok();
           span.setAttribute('rpc.grpc.status_code', err.grpcCode);
           if (attempt) span.setAttribute('llmgw.retries', attempt);

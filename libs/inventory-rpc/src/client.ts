@@ -12,6 +12,8 @@ export interface RpcClientOptions {
   channelOptions?: grpc.ChannelOptions;
   /** Deadline of unary calls without their own, ms (default 10000). */
   callTimeoutMs?: number;
+  /** Told of every call's and the fleet watch's outcome: inventory lost / back (the service host's `ctx.dependency`). */
+  dependency?: CallOptions['dependency'];
 }
 
 const CHANNEL_DEFAULTS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000, 'grpc.keepalive_time_ms': 30_000 };
@@ -52,6 +54,8 @@ export interface WatchFleetOptions {
   resumeFrom?: { revision: number; epoch: string };
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Told `lost` on every failed (re)connect and `ok` when events flow again. */
+  dependency?: CallOptions['dependency'];
 }
 
 /**
@@ -94,6 +98,7 @@ export class FleetWatch {
       if (!this.connected) {
         this.connected = true;
         this.failures = 0;
+        this.o.dependency?.ok();
         this.o.onConnection?.(true);
       }
       if (ev.event !== 'stats') {
@@ -109,6 +114,7 @@ export class FleetWatch {
       if (this.connected) this.o.onConnection?.(false, err);
       this.connected = false;
       if (this.closed) return;
+      this.o.dependency?.lost(err ?? new Error('fleet watch ended'));
       const base = Math.min(this.o.maxBackoffMs ?? 5000, (this.o.minBackoffMs ?? 200) * 2 ** Math.min(this.failures++, 10));
       this.timer = setTimeout(() => this.open(), base * (0.5 + Math.random() / 2));
     };
@@ -140,12 +146,12 @@ export class InventoryClient {
   }
 
   listNodes(opts: CallOptions = {}): Promise<inventoryV1.ListNodesResponse__Output> {
-    return callUnary(this.raw, 'ListNodes', {}, { deadlineMs: this.timeout, ...opts });
+    return callUnary(this.raw, 'ListNodes', {}, { deadlineMs: this.timeout, dependency: this.o.dependency, ...opts });
   }
 
   /** Relays one command; resolves with the agent's Ack, rejects with an LlmgwError (NOT_FOUND, UNAVAILABLE, DEADLINE_EXCEEDED, …). */
   sendShardCommand(req: inventoryV1.ShardCommandRequest, opts: CallOptions = {}): Promise<inventoryV1.ShardCommandResponse__Output> {
-    return callUnary(this.raw, 'SendShardCommand', req, { deadlineMs: this.timeout, ...opts });
+    return callUnary(this.raw, 'SendShardCommand', req, { deadlineMs: this.timeout, dependency: this.o.dependency, ...opts });
   }
 
   fetchLogs(req: inventoryV1.FetchLogsRequest, opts: CallOptions & { signal?: AbortSignal } = {}): AsyncGenerator<agentV1.LogsReply__Output> {
@@ -154,7 +160,7 @@ export class InventoryClient {
   }
 
   watchFleet(o: WatchFleetOptions): FleetWatch {
-    return new FleetWatch(this.raw, o);
+    return new FleetWatch(this.raw, { dependency: this.o.dependency, ...o });
   }
 
   close(): void {

@@ -209,7 +209,12 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
     },
     describe: (fields) => void Object.assign(described, fields),
     async redis(purpose, url, o = {}) {
+      if (shutdown.started) throw new Error(`redis ${purpose}: the service is shutting down`);
       const r = await openRedis(purpose, url, o, { log, dependencies });
+      if (shutdown.started) {
+        await r.close();
+        throw new Error(`redis ${purpose}: the service is shutting down`);
+      }
       shutdown.add(`redis ${purpose}`, () => r.close());
       return r.client;
     },
