@@ -44,8 +44,8 @@ const compositionRoots = fs
   })
   .map((name) => `apps/${name}/**/*.ts`);
 
-// The service host owns the outside world (docs/architecture.md, "The service
-// host"): an app gets its Redis clients from ctx.redis, never constructs one.
+// The service host owns the outside world (docs/operations.md, "Redis, leader
+// locks and lost dependencies"): an app gets its Redis clients from ctx.redis, never constructs one.
 // Only `import type` from ioredis, no require/import() of it, no duplicate().
 // Tests (*.spec.ts, test/) may build their own clients.
 const APP_SOURCES = ['apps/*/src/**/*.ts', 'apps/*/lint-fixtures/**/*.ts'];

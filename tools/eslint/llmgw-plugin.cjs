@@ -6,8 +6,8 @@ const TLS_NAME = /(^|_)tls($|_)|Tls/i;
 
 /**
  * no-tls-file-reads: an app never reads key or certificate files itself;
- * the service host reads the config's `tls` blocks (docs/architecture.md,
- * "The service host"). Reports every readFile/readFileSync call (bare or as
+ * the service host reads the config's `tls` blocks (docs/operations.md,
+ * "Redis, leader locks and lost dependencies"). Reports every readFile/readFileSync call (bare or as
  * `fs.readFileSync`) in a file whose code names TLS (an identifier or a
  * property such as `tls`, `accounting_tls`, `loadTls`); strings and comments
  * do not count, so a command that only prints "tls.cert" is not flagged.

@@ -7,7 +7,7 @@ import { start, type RunningRouter } from '../src/main';
 import { capturingLog, fakeUpstream, until, type FakeUpstream } from './helpers';
 
 // A lost dependency is one warn line when lost and one when back (with the outage's length),
-// not one per failed call and not only at debug (docs/operations.md, "Lost dependencies").
+// not one per failed call and not only at debug (docs/operations.md, "Redis, leader locks and lost dependencies").
 const lostLines = (lines: any[], dep: string) => lines.filter((l) => l.msg === 'dependency lost' && l.dependency === dep);
 const backLines = (lines: any[], dep: string) => lines.filter((l) => l.msg === 'dependency back' && l.dependency === dep);
 

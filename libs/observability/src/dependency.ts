@@ -29,7 +29,7 @@ function messageOf(err: unknown): string | undefined {
 }
 
 /**
- * One dependency as one state machine (docs/operations.md, "Lost
+ * One dependency as one state machine (docs/operations.md, "Redis, leader locks and lost
  * dependencies"): the first failure after it was up writes ONE warn line,
  * `dependency lost`, with the error; the first success after that writes ONE
  * warn line, `dependency back`, with how long it was away (`down_ms`). Every

@@ -3,7 +3,7 @@ import { Dependencies, type Logger } from '@llmgw/observability';
 
 /**
  * What a Redis connection is for; each kind is one set of ioredis options
- * (docs/architecture.md, "The service host"):
+ * (docs/operations.md, "Redis, leader locks and lost dependencies"):
  * - `commands`: fail fast. No offline queue, one retry: while Redis is away a
  *   command rejects at once and the caller degrades (the router's limits, the
  *   endpoint and catalog views, leader locks, the scheduler's state).

@@ -97,8 +97,9 @@ export class RedisKeyCacheBus implements KeyCacheBus {
         sub.off('message', onMessage);
       };
       const subscribed = sub.subscribe(this.channel);
-      // While Redis is away the SUBSCRIBE waits in the queue; the caller does not (cache_ttl covers the gap).
-      if (sub.status === 'ready') await subscribed;
+      // Resolves once subscribed; but while Redis is away the SUBSCRIBE waits in the queue and the
+      // caller does not (cache_ttl covers the gap).
+      if (sub.status === 'ready' || this.redis.status === 'ready') await subscribed;
       else subscribed.catch(() => undefined);
     }
     this.handlers.add(handler);
