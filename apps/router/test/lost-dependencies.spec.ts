@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { accountingProto } from '@llmgw/accounting-rpc';
+import { admissionServiceDefinition } from '@llmgw/admission-rpc';
 import { createServer } from '@llmgw/grpc';
 import { freePort, startRedisServer, type TestRedisServer } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
@@ -80,6 +81,42 @@ describe('router: lost dependencies are logged once each way', () => {
       await until(async () => (await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401);
       expect(backLines(lines, 'accounting')).toEqual([expect.objectContaining({ level: 'warn', address, down_ms: expect.any(Number) })]);
       expect(lostLines(lines, 'accounting')).toHaveLength(1);
+    } finally {
+      await r.close();
+      server?.forceShutdown();
+    }
+  }, 60_000);
+
+  it('admission: the switch to in-process admission is the lost line, the switch back the back line', async () => {
+    const port = await freePort();
+    const address = `127.0.0.1:${port}`;
+    const { log, lines } = capturingLog('info');
+    const r = await start({
+      log,
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        endpoints: [{ name: 'a', url: up.url, model: 'm' }],
+        admission: { mode: 'remote', address, probe_interval: 100, keepalive_interval: 100, call_timeout: 1000 },
+      },
+    });
+    let server: grpc.Server | undefined;
+    try {
+      await until(() => lostLines(lines, 'admission').length > 0);
+      // An admission leader comes up on that address (a fake that serves and grants).
+      server = createServer();
+      const reply = (res: object) => (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, res);
+      server.addService(admissionServiceDefinition(), {
+        Status: reply({ serving: true, instanceId: 'fake', fencingToken: 1 }),
+        KeepAlive: reply({}),
+        Credit: reply({}),
+        Release: reply({}),
+        Acquire: reply({ granted: { leaseId: 'l-1', pool: 'default' }, queuedMs: 0 }),
+      } as never);
+      await new Promise<void>((res, rej) => server!.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
+      await until(() => backLines(lines, 'admission').length > 0);
+      expect(lostLines(lines, 'admission')).toEqual([expect.objectContaining({ level: 'warn', address, fallback: 'in-process admission' })]);
+      expect(backLines(lines, 'admission')).toEqual([expect.objectContaining({ level: 'warn', down_ms: expect.any(Number) })]);
     } finally {
       await r.close();
       server?.forceShutdown();
