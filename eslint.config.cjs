@@ -44,6 +44,37 @@ const compositionRoots = fs
   })
   .map((name) => `apps/${name}/**/*.ts`);
 
+// The service host owns the outside world (docs/operations.md, "Redis, leader
+// locks and lost dependencies"): an app gets its Redis clients from ctx.redis, never constructs one.
+// Only `import type` from ioredis, no require/import() of it, no duplicate().
+// Tests (*.spec.ts, test/) may build their own clients.
+const APP_SOURCES = ['apps/*/src/**/*.ts', 'apps/*/lint-fixtures/**/*.ts'];
+const APP_TESTS = ['**/*.spec.ts', 'apps/*/test/**'];
+const NO_REDIS_CLIENT = 'Apps get Redis clients from the service host (ctx.redis(purpose, url, { kind })); only `import type` from ioredis.';
+const noRedisInApps = {
+  files: APP_SOURCES,
+  ignores: APP_TESTS,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'ioredis', message: NO_REDIS_CLIENT, allowTypeImports: true }] }],
+    'no-restricted-syntax': [
+      'error',
+      { selector: "CallExpression[callee.name='require'][arguments.0.value='ioredis']", message: NO_REDIS_CLIENT },
+      { selector: "ImportExpression[source.value='ioredis']", message: NO_REDIS_CLIENT },
+      { selector: "CallExpression[callee.property.name='duplicate'][arguments.length<=1]", message: 'A second Redis connection comes from ctx.redis (a kind per purpose), not from duplicate().' },
+    ],
+  },
+};
+
+// Apps do not read TLS files: the service host does (ctx.grpcServer for a
+// server block, ctx.clientTls / clientTls for a client block).
+const llmgw = require('./tools/eslint/llmgw-plugin.cjs');
+const noTlsFileReads = {
+  files: APP_SOURCES,
+  ignores: APP_TESTS,
+  plugins: { llmgw },
+  rules: { 'llmgw/no-tls-file-reads': 'error' },
+};
+
 module.exports = [
   { ignores: ['**/node_modules/**', '**/dist/**', '**/*.fixture.ts', 'libs/contracts/src/generated/**', '**/*.cjs', '**/*.js'] },
   ...tseslint.configs.recommended,
@@ -61,5 +92,9 @@ module.exports = [
   ...(compositionRoots.length
     ? [{ files: compositionRoots, rules: { '@nx/enforce-module-boundaries': ['error', { ...boundaries, allow: [APP_ENTRY] }] } }]
     : []),
+  noRedisInApps,
+  noTlsFileReads,
 ];
 module.exports.boundaries = boundaries;
+module.exports.noRedisInApps = noRedisInApps;
+module.exports.noTlsFileReads = noTlsFileReads;

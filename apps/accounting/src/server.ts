@@ -5,7 +5,6 @@ import type { AuthorizationTable } from '@llmgw/grpc';
 import { LATENCY_BUCKETS, type Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
-import Redis from 'ioredis';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
@@ -78,14 +77,12 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       if (!opts.db) ctx.onClose('database', () => db.close());
 
       let stores = opts.stores;
-      let redis: Redis | undefined;
       if (!stores) {
         if (cfg.redis_url) {
-          redis = new Redis(cfg.redis_url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-          redis.on('error', (e) => log.warn({ err: e.message }, 'redis error'));
-          const r = redis;
-          ctx.onClose('redis', () => r.quit().catch(() => r.disconnect()));
-          stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len, log });
+          // The ledger's writes wait through a reconnect rather than fail (kind `queued`).
+          const url = cfg.redis_url;
+          const redis = await ctx.redis('ledger', url, { kind: 'queued' });
+          stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len, log, open: (purpose, kind) => ctx.redis(purpose, url, { kind }) });
         } else {
           stores = inProcessAccountingStores();
         }

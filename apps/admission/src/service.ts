@@ -1,4 +1,3 @@
-import Redis from 'ioredis';
 import { Gauge } from 'prom-client';
 import { AdmissionController, feedPools, scrapedForPools } from '@llmgw/admission-core';
 import { AdmissionRpcService, admissionServiceDefinition, createAdmissionMetrics } from '@llmgw/admission-rpc';
@@ -8,7 +7,7 @@ import type { MappingOverride } from '@llmgw/engine-metrics';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
-import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
+import { inProcessState, type LeaderLock } from '@llmgw/stores';
 
 /**
  * Who may call admission (docs/security.md): routers; operators may read
@@ -80,7 +79,12 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       const source =
         opts.source ??
         (cfg.endpoint_source.kind === 'redis'
-          ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
+          ? await RedisEndpointSource.open({
+              commands: await ctx.redis('endpoint source', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379'),
+              subscriber: await ctx.redis('endpoint source subscriber', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', { kind: 'subscriber' }),
+              keyPrefix: cfg.endpoint_source.key_prefix,
+              log,
+            })
           : cfg.endpoint_source.kind === 'memory'
             ? inProcessState(cfg.endpoint_source.key_prefix).endpoints.source()
             : new StaticEndpointSource(cfg.endpoints.map((e) => ({ ...e }))));
@@ -132,32 +136,15 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       const unsubscribe = source.subscribe(feed);
       ctx.onClose('endpoint subscription', unsubscribe);
 
-      let lock = opts.lock;
-      if (!lock) {
-        if (cfg.leader.redis_url) {
-          const redis = new Redis(cfg.leader.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-          redis.on('error', (e) => log.debug({ err: e.message }, 'leader lock redis error'));
-          ctx.onClose('leader lock redis', () => redis.quit().catch(() => redis.disconnect()));
-          // Without the offline queue a command before "ready" fails: wait (bounded) so a
-          // healthy start elects at once; an unreachable Redis just leaves us standing by.
-          await new Promise<void>((res) => {
-            const t = setTimeout(res, 2000);
-            redis.once('ready', () => (clearTimeout(t), res()));
-          });
-          lock = new RedisLeaderLock(redis, cfg.leader.key_prefix);
-        } else {
-          lock = new MemoryLeaderLock();
-        }
-      }
-
       const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, creditTtlMs: cfg.credit_ttl, creditMax: cfg.credit_max, log });
       svc.start();
       ctx.onClose('rpc service', () => svc.stop());
 
-      const election = new LeaderElection({
-        lock,
-        name: cfg.leader.name,
-        owner: instanceId,
+      // The lock: the one given (tests, `llmgw up`), else in Redis when leader.redis_url is set, else in this process.
+      const election = await ctx.leader(cfg.leader.name, {
+        lock: opts.lock,
+        redisUrl: cfg.leader.redis_url,
+        keyPrefix: cfg.leader.key_prefix,
         ttlMs: cfg.leader.lock_ttl,
         onElected: (token) => {
           svc.reset();
@@ -173,7 +160,6 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
           leaderGauge.set(0);
           log.warn({ instanceId, reason }, 'lost admission leadership; standing by');
         },
-        onError: (e) => log.debug({ err: (e as Error).message }, 'leader lock error'),
       });
 
       const { address: url } = await ctx.grpcServer('grpc', {

@@ -5,7 +5,6 @@ import type { AuthorizationTable } from '@llmgw/grpc';
 import { inventoryServiceDefinition, inventoryServiceHandlers } from '@llmgw/inventory-rpc';
 import type { Logger, Registry } from '@llmgw/observability';
 import { defineService, startService, type ServiceContext } from '@llmgw/service';
-import { Redis } from 'ioredis';
 import { RedisPeers } from './cluster';
 import { MemoryFence, RedisFence, type FenceStore } from './fence';
 import { MemoryFleetStore, type FleetStore } from './fleet-store';
@@ -50,13 +49,10 @@ async function openStores(ctx: ServiceContext<InventoryConfig>, clock?: () => nu
   const cfg = ctx.config;
   const log = ctx.log;
   if (!cfg.redis) return { store: new MemoryFleetStore({ historySize: cfg.watch_history, clock }), intents: new MemoryIntentStore(), fence: new MemoryFence() };
-  const ro = { maxRetriesPerRequest: 2, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-  const redis = new Redis(cfg.redis.url, ro);
-  // Blocking stream reads and the subscriber need connections of their own.
-  const reader = new Redis(cfg.redis.url, { ...ro, maxRetriesPerRequest: null });
-  const sub = new Redis(cfg.redis.url, ro);
-  for (const c of [redis, reader, sub]) c.on('error', (e) => log.debug({ err: e.message }, 'inventory redis error'));
-  ctx.onClose('redis', () => redis.quit().catch(() => redis.disconnect()));
+  // Commands wait through a reconnect; blocking stream reads and the subscriber need connections of their own.
+  const redis = await ctx.redis('fleet store', cfg.redis.url, { kind: 'queued' });
+  const reader = await ctx.redis('fleet store reader', cfg.redis.url, { kind: 'blocking' });
+  const sub = await ctx.redis('peers', cfg.redis.url, { kind: 'subscriber' });
   const store = await RedisFleetStore.open({ redis, reader, keyPrefix: cfg.redis.key_prefix, historySize: cfg.watch_history, clock, log });
   ctx.onClose('fleet store', () => store.close());
   const peers = new RedisPeers({ redis, sub, keyPrefix: cfg.redis.key_prefix, instanceId: ctx.instanceId, instanceTtlMs: cfg.redis.instance_ttl, log, clock });

@@ -30,6 +30,8 @@ export interface StartAgentOptions {
   logDestination?: NodeJS.WritableStream;
   /** Stream state changes (tests, `llmgw up`). */
   onStreamState?: (state: AgentStreamState) => void;
+  /** Inventory's loss and return (the service host's `ctx.dependency`: one warn line each); without it every disconnect is a warn line. */
+  dependency?: { lost(err: unknown): void; ok(): void };
 }
 
 /** A running agent. `close()` leaves engines running: the next agent re-adopts them. */
@@ -187,7 +189,11 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     log,
     onState: (s, info) => {
       if (s === 'registered') log.info({ server: config.server, sessionId: stream.sessionId }, 'registered with inventory');
-      else if (s === 'disconnected') log.warn({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
+      if (s === 'registered') opts.dependency?.ok();
+      else if (s === 'disconnected' && opts.dependency) {
+        opts.dependency.lost(info.error ?? new Error('stream closed'));
+        log.debug({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
+      } else if (s === 'disconnected') log.warn({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
       // 'refused' (wrong certificate for this node_id, wrong role): the stream client says so at error, with the reason.
       opts.onStreamState?.(s);
     },

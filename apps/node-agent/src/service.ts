@@ -23,7 +23,7 @@ export function nodeAgentService(opts: { agentLog?: LogRing } = {}) {
       drain_deadline: c.stop_engines_on_exit ? Math.max(c.drain_deadline, c.stop_grace + 5_000) : c.drain_deadline,
     }),
     async start(ctx): Promise<AgentHandle> {
-      const agent = await startAgent(ctx.config, { log: ctx.log, agentLog: opts.agentLog });
+      const agent = await startAgent(ctx.config, { log: ctx.log, agentLog: opts.agentLog, dependency: ctx.dependency('inventory', { address: ctx.config.server, fallback: 'engines keep running' }) });
       ctx.onClose('agent stream', () => agent.close());
       if (ctx.config.stop_engines_on_exit) ctx.onClose('engines', () => agent.stopEngines());
       new Gauge({

@@ -56,8 +56,9 @@ export class InventoryFleetSource implements FleetSource {
       },
       onConnection: (connected, err) => {
         this.live = connected;
+        // Inventory's loss and return are the inventory dependency's warn lines (the service host).
         if (connected) log.info({}, 'fleet watch connected');
-        else log.warn({ err: err?.message }, 'fleet watch lost; reconciling paused until it resumes');
+        else log.info({ err: err?.message }, 'fleet watch lost; reconciling paused until it resumes');
       },
     });
   }

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
 import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
@@ -6,7 +5,7 @@ import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
-import { inProcessState, LeaderElection, MemoryLeaderLock, RedisLeaderLock } from '@llmgw/stores';
+import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
 import { PlacementScheduler } from './scheduler';
@@ -35,32 +34,27 @@ export const placementSchedulerService = defineService({
     const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
     // `memory`: the state in this process, shared with the routers and admission of the same process.
     const mem = cfg.memory ? inProcessState(cfg.memory.key_prefix) : undefined;
-    const redisOpts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-    const redis = cfg.redis ? new Redis(cfg.redis.url, redisOpts) : undefined;
-    const sub = redis?.duplicate();
-    for (const r of [redis, sub]) r?.on('error', (e) => log.debug({ err: e.message }, 'redis error'));
-    // Commands fail fast while Redis is away (no offline queue), so start only once both connections are up,
-    // or after a bounded wait: then the lock and the demand channel retry on their own.
-    for (const r of [redis, sub]) if (r && !(await redisReady(r, cfg.lock_ttl))) log.warn({ url: cfg.redis?.url }, 'redis: not connected yet; leadership and demand wait for it');
+    // Commands fail fast while Redis is away; the lock and the demand channel retry on their own.
+    const redis = cfg.redis ? await ctx.redis('scheduler state', cfg.redis.url, { readyWaitMs: cfg.lock_ttl }) : undefined;
+    const sub = cfg.redis ? await ctx.redis('demand channel', cfg.redis.url, { kind: 'subscriber', readyWaitMs: cfg.lock_ttl }) : undefined;
     const invTls = ctx.clientTls(cfg.inventory.tls, 'inventory.tls');
-    const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls });
+    const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls, dependency: ctx.dependency('inventory', { address: cfg.inventory.address }) });
     // Operator actions go to accounting's audit log (AuditLog) when it is configured; always to this log.
     const acctTls = ctx.clientTls(cfg.accounting?.tls, 'accounting.tls');
-    const accounting = cfg.accounting ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls }) : undefined;
+    const accounting = cfg.accounting ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls, dependency: ctx.dependency('accounting', { address: cfg.accounting.address }) }) : undefined;
     const audit = accounting ? new AccountingAuditSink({ client: accounting, log }) : logOnlyAuditSink(log);
     if (!accounting) log.warn({}, 'no accounting address: operator actions (cordon, drain, model targets) are recorded in this log only, not in the audit log');
 
-    const election = new LeaderElection({
-      lock: redis ? new RedisLeaderLock(redis, prefix) : (mem?.lock ?? new MemoryLeaderLock()),
-      name: 'placement-scheduler',
-      owner: ctx.instanceId,
+    const election: LeaderElection = await ctx.leader('placement-scheduler', {
+      redisUrl: cfg.redis?.url,
+      keyPrefix: prefix,
+      ...(mem ? { lock: mem.lock } : {}),
       ttlMs: cfg.lock_ttl,
       onElected: (token) => {
         log.info({ token }, 'elected leader; reconciling');
         scheduler.soon();
       },
       onLost: (reason) => log.warn({ reason }, 'leadership lost; standing by'),
-      onError: (e) => log.debug({ err: (e as Error).message }, 'leader lock error'),
     });
     const fleet = new InventoryFleetSource(inventory, log);
     const catalogView = redis ? new RedisCatalogView(redis, prefix, sub) : mem?.catalog;
@@ -109,8 +103,6 @@ export const placementSchedulerService = defineService({
       await Promise.race([audit.flushed?.(), new Promise((r) => setTimeout(r, 2000).unref())]);
       audit.close?.();
       accounting?.close();
-      sub?.disconnect();
-      redis?.disconnect();
     });
     await election.start();
     await scheduler.start();
@@ -123,19 +115,4 @@ export const placementSchedulerService = defineService({
 /** Starts the placement-scheduler (tests, `llmgw up`, main). */
 export function start(opts: StartServiceOptions) {
   return startService(placementSchedulerService, opts);
-}
-
-/** Resolves true once `r` is connected, false after `ms` without a connection. */
-function redisReady(r: Redis, ms: number): Promise<boolean> {
-  if (r.status === 'ready') return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      r.off('ready', onReady);
-      resolve(ok);
-    };
-    const onReady = () => done(true);
-    const timer = setTimeout(() => done(false), ms);
-    r.once('ready', onReady);
-  });
 }

@@ -46,7 +46,7 @@ export function routerService(opts: { source?: EndpointSource; random?: () => nu
     settings: (c) => ({ log_level: c.log_level, admin_listen: c.admin_listen, drain_deadline: c.drain_delay + c.shutdown_grace + 1000 }),
     async start(ctx): Promise<RouterHandle> {
       const cfg = ctx.config;
-      const core = await createRouter(cfg, { log: ctx.log, registry: ctx.registry, source: opts.source, random: opts.random });
+      const core = await createRouter(cfg, { log: ctx.log, registry: ctx.registry, source: opts.source, random: opts.random, redis: ctx.redis, dependency: ctx.dependency });
       ctx.onClose('router', () => core.closeResources());
       // A deep accept backlog (the kernel caps it at net.core.somaxconn): clients open connections in
       // bursts, and with Node's default of 511 a burst of thousands overflows the queue — dropped SYNs

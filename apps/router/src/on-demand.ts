@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
 import { RedisCatalogViewReader, type CatalogViewReader } from '@llmgw/stores';
@@ -38,19 +38,15 @@ export class OnDemand {
 
   constructor(private readonly o: OnDemandOptions) {}
 
-  /** On the catalog view in Redis: two connections of its own (commands, change channel). */
-  static async open(o: Omit<OnDemandOptions, 'view' | 'onClose'> & { url: string; keyPrefix: string; refreshMs?: number }): Promise<OnDemand> {
-    const ro = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-    const redis = new Redis(o.url, ro);
-    const sub = new Redis(o.url, ro);
-    for (const c of [redis, sub]) c.on('error', (e) => o.log?.debug({ err: e.message }, 'on-demand catalog: redis error'));
-    try {
-      await Promise.all([redis.connect(), sub.connect()]);
-    } catch (e) {
-      o.log?.warn({ err: (e as Error).message }, 'on-demand catalog: redis unreachable; unknown models answer 503 catalog_not_loaded until a catalog view is read');
-    }
-    const view = await RedisCatalogViewReader.open({ redis, sub, keyPrefix: o.keyPrefix, pollIntervalMs: o.refreshMs, log: o.log });
-    return new OnDemand({ ...o, view, onClose: () => (redis.disconnect(), sub.disconnect()) });
+  /**
+   * On the catalog view in Redis, through two connections from the service
+   * host (`ctx.redis`: a `commands` one and a `subscriber` for the change
+   * channel), which the host also closes.
+   */
+  static async open(o: Omit<OnDemandOptions, 'view' | 'onClose'> & { redis: Redis; sub: Redis; keyPrefix: string; refreshMs?: number }): Promise<OnDemand> {
+    if (o.redis.status !== 'ready') o.log?.warn({}, 'on-demand catalog: redis unreachable; unknown models answer 503 catalog_not_loaded until a catalog view is read');
+    const view = await RedisCatalogViewReader.open({ redis: o.redis, sub: o.sub, keyPrefix: o.keyPrefix, pollIntervalMs: o.refreshMs, log: o.log });
+    return new OnDemand({ ...o, view });
   }
 
   /** Re-reads the catalog view now (it is also re-read on every change). */

@@ -20,6 +20,8 @@ import { admit, API, attemptUpstream, authenticate, fail, finish, parse, Request
 import { OnDemand } from './on-demand';
 import { createTenancy, type TenancyHooks } from './tenancy';
 import { createPrefixRouting } from './prefix';
+import type { DependencyMonitor } from '@llmgw/observability';
+import type { RedisConnect } from '@llmgw/service';
 
 export interface RouterDeps {
   log: Logger;
@@ -32,6 +34,10 @@ export interface RouterDeps {
   tenancy?: TenancyHooks;
   /** Overrides the on-demand catalog view built from a Redis endpoint source (tests). */
   onDemand?: OnDemand;
+  /** The service host's `ctx.redis`: every Redis client the config asks for comes from it. */
+  redis?: RedisConnect;
+  /** The service host's `ctx.dependency`: accounting and admission report their outages to it. */
+  dependency?: (name: string, fields?: Record<string, unknown>) => DependencyMonitor;
 }
 
 export interface RouterCore {
@@ -64,7 +70,15 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const log = deps.log;
   const registry = deps.registry ?? createRegistry('router', { defaultMetrics: true });
   const random = deps.random ?? Math.random;
-  const prefix = createPrefixRouting(cfg, { log, registry });
+  const redis: RedisConnect = deps.redis ?? (async (purpose) => {
+    throw new ConfigError('router config', [`${purpose}: a Redis URL is configured but this router was built without the service host's Redis clients (start it with start() or routerService)`]);
+  });
+  const shareUrl = cfg.prefix.approx_tree.enabled ? cfg.prefix.approx_tree.share.redis_url : undefined;
+  // The share connects in the background: no wait, inserts stay local until Redis answers.
+  const share = shareUrl
+    ? { publisher: await redis('prefix share', shareUrl, { readyWaitMs: 0 }), subscriber: await redis('prefix share subscriber', shareUrl, { kind: 'subscriber', readyWaitMs: 0 }) }
+    : undefined;
+  const prefix = createPrefixRouting(cfg, { log, registry, share });
   const profiles = buildProfiles(cfg.profiles as never, createDefaultRegistry({ prefixIndex: prefix.index }), {
     scorerParams: { session: { load_factor: cfg.prefix.session_affinity.load_factor }, prefix: prefix.scorerParams },
   });
@@ -81,7 +95,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const source =
     deps.source ??
     (cfg.endpoint_source.kind === 'redis'
-      ? await RedisEndpointSource.open({ url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', keyPrefix: cfg.endpoint_source.key_prefix, log })
+      ? await RedisEndpointSource.open({
+          commands: await redis('endpoint source', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379'),
+          subscriber: await redis('endpoint source subscriber', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', { kind: 'subscriber' }),
+          keyPrefix: cfg.endpoint_source.key_prefix,
+          log,
+        })
       : cfg.endpoint_source.kind === 'memory'
         ? inProcessState(cfg.endpoint_source.key_prefix).endpoints.source()
         : new StaticEndpointSource(cfg.endpoints.map(({ api_key_file, ...e }) => ({ ...e, ...(api_key_file ? { apiKey: readApiKeyFile(api_key_file) } : {}) }))));
@@ -152,7 +171,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     deps.onDemand ??
     (cfg.endpoint_source.kind === 'redis'
       ? await OnDemand.open({
-          url: cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379',
+          redis: await redis('on-demand catalog', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379'),
+          sub: await redis('on-demand catalog subscriber', cfg.endpoint_source.redis_url ?? 'redis://127.0.0.1:6379', { kind: 'subscriber' }),
           keyPrefix: cfg.endpoint_source.key_prefix,
           holdMs: cfg.endpoint_source.on_demand_hold,
           subscribe: (cb) => source.subscribe(cb),
@@ -162,8 +182,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
         ? new OnDemand({ view: inProcessState(cfg.endpoint_source.key_prefix).catalog.reader(), holdMs: cfg.endpoint_source.on_demand_hold, subscribe: (cb) => source.subscribe(cb), log })
         : undefined);
   const catalog = new ModelCatalog(cfg, source, onDemand);
-  const admission = createAdmission(cfg, { log, registry, source, scraper });
-  const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry });
+  const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency });
+  const tenancyRedis = !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
+    ? // Auto-pipelining: the reserve, settle and usage append of every request issued in one event-loop turn go out in one write.
+      await redis('tenancy', cfg.tenancy.redis_url, { autoPipelining: true })
+    : undefined;
+  const tenancy: PinAwareTenancy = deps.tenancy ?? createTenancy(cfg, { log, registry, redis: tenancyRedis, openRedis: (purpose, kind) => redis(purpose, cfg.tenancy.redis_url!, { kind }), dependency: deps.dependency });
   // One connection pool per engine origin, sized per endpoint: upstream_connections_per_endpoint by
   // endpoint name; else, when upstream_connections is set, at least that and at least the engine's
   // declared batch slots (max_num_seqs: every request it can run at once needs its own connection);

@@ -16,6 +16,8 @@ export interface AccountingClientOptions {
   callTimeoutMs?: number;
   /** Default `x-llmgw-actor` of admin calls. */
   actor?: string;
+  /** Told of every call's outcome: accounting lost / back (the service host's `ctx.dependency`). */
+  dependency?: CallOptions['dependency'];
 }
 
 export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) | 'ResolveKey';
@@ -53,16 +55,16 @@ export class AccountingClient {
 
   /** ResolveKey: the key's principal on the wire (NOT_FOUND for a refused key, UNAVAILABLE when down). */
   resolveKey(keyHash: string, opts: CallOptions = {}): Promise<accountingV1.ResolvedKey__Output> {
-    return callUnary(this.resolver, 'ResolveKey', { keyHash }, { deadlineMs: this.timeout, idempotent: true, ...opts });
+    return callUnary(this.resolver, 'ResolveKey', { keyHash }, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
   }
 
   /** Any method of either service by name; admin calls carry `actor` (or the client's default). */
   call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
-    if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, ...opts });
+    if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
     const { actor = this.o.actor, ...rest } = opts;
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
-    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), ...rest, metadata: md });
+    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), dependency: this.o.dependency, ...rest, metadata: md });
   }
 
   /**

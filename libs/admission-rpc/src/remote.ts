@@ -21,6 +21,13 @@ export interface RemoteAdmissionOptions {
    */
   creditIntervalMs?: number;
   log?: { info(o: object, m: string): void; warn(o: object, m: string): void; debug?(o: object, m: string): void };
+  /**
+   * Told when the service is lost (the switch to the fallback) and back (the
+   * switch back): the service host's `ctx.dependency`, which writes one warn
+   * line each, the second with the outage's length. Without it the switches
+   * are logged here.
+   */
+  dependency?: { lost(err: unknown): void; ok(): void };
 }
 
 /**
@@ -149,7 +156,10 @@ export class RemoteAdmission implements Admission {
     if (this.degraded === d) return;
     this.degraded = d;
     if (d) this.credits?.revoke();
-    if (d) this.o.log?.warn({ reason: why, address: this.o.client.address }, 'admission service unreachable; using in-process admission');
+    if (this.o.dependency) {
+      if (d) this.o.dependency.lost(new Error(why));
+      else this.o.dependency.ok();
+    } else if (d) this.o.log?.warn({ reason: why, address: this.o.client.address }, 'admission service unreachable; using in-process admission');
     else this.o.log?.info({ address: this.o.client.address }, 'admission service answers again; using it');
     this.o.onDegraded?.(d);
     if (this.timer) clearTimeout(this.timer);

@@ -24,7 +24,8 @@ describe('RedisEndpointSource', () => {
 
   it('loads, follows pub/sub changes, ignores junk and keeps the list when Redis goes away', async () => {
     await writer.replace([normaliseEndpoint({ name: 'a', url: 'http://h:1', model: 'm', pool: 'p1', priority: 5 })]);
-    const src = await RedisEndpointSource.open({ url: URL, keyPrefix: prefix, pollIntervalMs: 60_000 });
+    const [commands, subscriber] = [new Redis(URL), new Redis(URL)];
+    const src = await RedisEndpointSource.open({ commands, subscriber, keyPrefix: prefix, pollIntervalMs: 60_000 });
     try {
       expect(src.endpoints('m')).toMatchObject([{ id: 'a', pool: 'p1', priority: 5, engine: 'vllm' }]);
       let changes = 0;
@@ -53,6 +54,7 @@ describe('RedisEndpointSource', () => {
       expect(src.all().map((e) => e.id)).toEqual(['b']);
     } finally {
       await src.close();
+      subscriber.disconnect();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '@llmgw/observability';
 import { CachedEndpointList } from './endpoint-list';
 import type { EndpointWriter } from './memory-source';
@@ -6,7 +6,14 @@ import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSch
 import type { EndpointInfo } from './types';
 
 export interface RedisEndpointSourceOptions {
-  url: string;
+  /**
+   * The connections, opened and closed by their owner (the service host's
+   * `ctx.redis`): one for commands (HGETALL) and a pub/sub one for the change
+   * channel (kind `subscriber`: SUBSCRIBE waits for the connection and is
+   * sent again after a reconnect).
+   */
+  commands: Redis;
+  subscriber: Redis;
   keyPrefix?: string;
   pollIntervalMs?: number;
   log?: Logger;
@@ -28,16 +35,23 @@ export class RedisEndpointSource extends CachedEndpointList {
   private loading?: Promise<void>;
   private again = false;
 
+  private readonly onMessage = (ch: string, msg: string) => {
+    if (ch !== this.keys.channel) return;
+    // The poll catches up with whatever a bad message meant to announce.
+    if (!endpointsChangedSchema.safeParse(msg).success) return this.opts.log?.warn({ channel: ch, message: msg.slice(0, 100) }, 'endpoint source: ignoring a change message that is not a version number');
+    void this.reload();
+  };
+  /** Back after a reconnect: changes announced meanwhile were missed. */
+  private readonly onReady = () => void this.reload();
+
   private constructor(private readonly opts: RedisEndpointSourceOptions) {
     super();
     this.keys = endpointKeys(opts.keyPrefix ?? 'llmgw:');
-    const ro = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-    this.cmd = new Redis(opts.url, ro);
-    this.sub = new Redis(opts.url, ro);
-    for (const c of [this.cmd, this.sub]) c.on('error', (e) => opts.log?.debug({ err: e.message }, 'endpoint source redis error'));
+    this.cmd = opts.commands;
+    this.sub = opts.subscriber;
   }
 
-  /** Connects, loads the list once (an empty list if Redis is down) and starts watching. */
+  /** Loads the list once (an empty list if Redis is down) and starts watching. */
   static async open(opts: RedisEndpointSourceOptions): Promise<RedisEndpointSource> {
     const s = new RedisEndpointSource(opts);
     await s.start();
@@ -45,22 +59,14 @@ export class RedisEndpointSource extends CachedEndpointList {
   }
 
   private async start(): Promise<void> {
-    try {
-      await Promise.all([this.cmd.connect(), this.sub.connect()]);
-    } catch (e) {
-      this.opts.log?.warn({ err: (e as Error).message }, 'endpoint source: redis unreachable; serving an empty list until it answers');
-    }
-    this.sub.on('message', (ch: string, msg: string) => {
-      if (ch !== this.keys.channel) return;
-      // The poll catches up with whatever a bad message meant to announce.
-      if (!endpointsChangedSchema.safeParse(msg).success) return this.opts.log?.warn({ channel: ch, message: msg.slice(0, 100) }, 'endpoint source: ignoring a change message that is not a version number');
-      void this.reload();
-    });
-    this.sub.on('ready', () => {
-      void this.sub.subscribe(this.keys.channel).catch(() => undefined);
-      void this.reload();
-    });
-    if (this.sub.status === 'ready') await this.sub.subscribe(this.keys.channel).catch(() => undefined);
+    this.sub.on('message', this.onMessage);
+    this.sub.on('ready', this.onReady);
+    const subscribed = this.sub.subscribe(this.keys.channel);
+    // While Redis is away the SUBSCRIBE waits in the subscriber's queue; start does not.
+    if (this.sub.status === 'ready') await subscribed.catch((e) => this.opts.log?.warn({ err: (e as Error).message }, 'endpoint source: subscribe failed; changes are seen by the poll'));
+    else subscribed.catch(() => undefined);
+    if (this.cmd.status !== 'ready') this.opts.log?.warn({}, 'endpoint source: redis unreachable; serving an empty list until it answers');
+    this.cmd.on('ready', this.onReady);
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.opts.pollIntervalMs ?? 10_000);
     this.timer.unref();
@@ -108,8 +114,10 @@ export class RedisEndpointSource extends CachedEndpointList {
     if (this.timer) clearInterval(this.timer);
     await super.close();
     await this.loading?.catch(() => undefined);
-    this.cmd.disconnect();
-    this.sub.disconnect();
+    this.sub.off('message', this.onMessage);
+    this.sub.off('ready', this.onReady);
+    this.cmd.off('ready', this.onReady);
+    await this.sub.unsubscribe(this.keys.channel).catch(() => undefined);
   }
 }
 

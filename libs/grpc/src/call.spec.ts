@@ -109,3 +109,33 @@ async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describe('callUnary: what it tells the dependency monitor', () => {
+  it('lost when no server is reached; ok when one answers, even with an UNAVAILABLE it sent itself', async () => {
+    const events: string[] = [];
+    const dependency = { lost: () => void events.push('lost'), ok: () => void events.push('ok') };
+    const server = createServer();
+    server.addService(TEST_SERVICE, {
+      call: unary<{ op: string }, object>({
+        handler: async (req) => {
+          if (req.op === 'standby') throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'a standby');
+          return { ok: true };
+        },
+      }),
+      watch: () => undefined,
+    });
+    const port = await listen(server, '127.0.0.1', 0);
+    const up = new TestClient(`127.0.0.1:${port}`, clientCredentials());
+    const down = new TestClient('127.0.0.1:1', clientCredentials());
+    try {
+      await callUnary(up, 'call', { op: 'ok' }, { deadlineMs: 5000, dependency });
+      await expect(callUnary(up, 'call', { op: 'standby' }, { deadlineMs: 5000, dependency })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+      await expect(callUnary(down, 'call', { op: 'ok' }, { deadlineMs: 5000, dependency })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+      expect(events).toEqual(['ok', 'ok', 'lost']);
+    } finally {
+      up.close();
+      down.close();
+      await shutdown(server, 1000);
+    }
+  });
+});

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { LlmgwError } from '@llmgw/errors';
 import { failSpan, inSpan, SpanKind } from '@llmgw/observability';
 import { childCallOptions } from './deadline';
-import { fromGrpcError } from './errors';
+import { fromGrpcError, LLMGW_CODE_KEY } from './errors';
 import { outgoingMetadata } from './metadata';
 
 export interface CallOptions {
@@ -27,6 +27,12 @@ export interface CallOptions {
   retries?: number;
   /** First retry delay, ms; default 50. */
   retryDelayMs?: number;
+  /**
+   * Told how the call went (the service host's `ctx.dependency`): `lost` when
+   * it failed UNAVAILABLE (no server reached), `ok` when a server answered,
+   * with a result or with any other status. Deadlines and cancels say neither.
+   */
+  dependency?: { lost(err: unknown): void; ok(): void };
 }
 
 /** A unary method of a generated client, in its (argument, metadata, options, callback) form. */
@@ -49,13 +55,20 @@ export function callUnary<Res>(client: grpc.Client, method: string, req: unknown
     const md = outgoingMetadata(opts.requestId, opts.metadata?.clone() ?? new grpc.Metadata());
     for (let attempt = 0; ; attempt++) {
       try {
-        return await once<Res>(client, fn, req, md, base, opts.signal);
+        const res = await once<Res>(client, fn, req, md, base, opts.signal);
+        opts.dependency?.ok();
+        return res;
       } catch (e) {
         const err = fromGrpcError(e);
         const deadline = base.deadline instanceof Date ? base.deadline.getTime() : (base.deadline as number | undefined);
         const delay = (opts.retryDelayMs ?? 50) * 2 ** attempt;
         const retry = attempt < retries && err.grpcCode === grpc.status.UNAVAILABLE && !opts.signal?.aborted && (deadline === undefined || Date.now() + delay < deadline);
         if (!retry) {
+          // A status the server sent itself (its llmgw-code trailer) is an answer, even UNAVAILABLE ("no agent stream").
+          const fromPeer = (e as { metadata?: unknown })?.metadata instanceof grpc.Metadata && (e as { metadata: grpc.Metadata }).metadata.get(LLMGW_CODE_KEY).length > 0;
+          if (fromPeer) opts.dependency?.ok();
+          else if (err.grpcCode === grpc.status.UNAVAILABLE) opts.dependency?.lost(err);
+          else if (err.grpcCode !== grpc.status.DEADLINE_EXCEEDED && err.grpcCode !== grpc.status.CANCELLED) opts.dependency?.ok();
           span.setAttribute('rpc.grpc.status_code', err.grpcCode);
           if (attempt) span.setAttribute('llmgw.retries', attempt);
           failSpan(span, err.message);

@@ -12,6 +12,8 @@ export interface RpcClientOptions {
   channelOptions?: grpc.ChannelOptions;
   /** Deadline of unary calls without their own, ms (default 10000). */
   callTimeoutMs?: number;
+  /** Told of every call's and the fleet watch's outcome: inventory lost / back (the service host's `ctx.dependency`). */
+  dependency?: CallOptions['dependency'];
 }
 
 export const CHANNEL_DEFAULTS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000, 'grpc.keepalive_time_ms': 30_000 };
@@ -52,6 +54,8 @@ export interface WatchFleetOptions {
   resumeFrom?: { revision: number; epoch: string };
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Told `lost` on every failed (re)connect and `ok` when events flow again. */
+  dependency?: CallOptions['dependency'];
 }
 
 /**
@@ -94,6 +98,7 @@ export class FleetWatch {
       if (!this.connected) {
         this.connected = true;
         this.failures = 0;
+        this.o.dependency?.ok();
         this.o.onConnection?.(true);
       }
       if (ev.event !== 'stats') {
@@ -109,6 +114,7 @@ export class FleetWatch {
       if (this.connected) this.o.onConnection?.(false, err);
       this.connected = false;
       if (this.closed) return;
+      this.o.dependency?.lost(err ?? new Error('fleet watch ended'));
       const base = Math.min(this.o.maxBackoffMs ?? 5000, (this.o.minBackoffMs ?? 200) * 2 ** Math.min(this.failures++, 10));
       this.timer = setTimeout(() => this.open(), base * (0.5 + Math.random() / 2));
     };
@@ -141,17 +147,17 @@ export class InventoryClient {
 
   /** The fleet once; `includeStats` adds each shard's latest EngineStats, `nodeId` narrows it to one node. */
   listNodes(req: inventoryV1.ListNodesRequest = {}, opts: CallOptions = {}): Promise<inventoryV1.ListNodesResponse__Output> {
-    return callUnary(this.raw, 'ListNodes', req, { deadlineMs: this.timeout, idempotent: true, ...opts });
+    return callUnary(this.raw, 'ListNodes', req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
   }
 
   /** Operator intent for a node; the operator's identity goes in `opts.metadata` (`withActor`). */
   setNodeIntent(req: inventoryV1.SetNodeIntentRequest, opts: CallOptions = {}): Promise<inventoryV1.SetNodeIntentResponse__Output> {
-    return callUnary(this.raw, 'SetNodeIntent', req, { deadlineMs: this.timeout, idempotent: true, ...opts });
+    return callUnary(this.raw, 'SetNodeIntent', req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
   }
 
   /** Relays one command; resolves with the agent's Ack, rejects with an LlmgwError (NOT_FOUND, UNAVAILABLE, DEADLINE_EXCEEDED, …). */
   sendShardCommand(req: inventoryV1.ShardCommandRequest, opts: CallOptions = {}): Promise<inventoryV1.ShardCommandResponse__Output> {
-    return callUnary(this.raw, 'SendShardCommand', req, { deadlineMs: this.timeout, ...opts });
+    return callUnary(this.raw, 'SendShardCommand', req, { deadlineMs: this.timeout, dependency: this.o.dependency, ...opts });
   }
 
   fetchLogs(req: inventoryV1.FetchLogsRequest, opts: CallOptions & { signal?: AbortSignal } = {}): AsyncGenerator<agentV1.LogsReply__Output> {
@@ -160,7 +166,7 @@ export class InventoryClient {
   }
 
   watchFleet(o: WatchFleetOptions): FleetWatch {
-    return new FleetWatch(this.raw, o);
+    return new FleetWatch(this.raw, { dependency: this.o.dependency, ...o });
   }
 
   close(): void {

@@ -8,12 +8,31 @@ import { authorizationInterceptor, createServer, HealthService, type Authorizati
 import type { z } from 'zod';
 import { untilSignal } from '@llmgw/cli';
 import { ConfigError, parseConfig } from '@llmgw/config';
-import { createLogger, createRegistry, logListening, PACKAGE_VERSION, requestLogger, type Logger, type Registry, type RequestLogFields } from '@llmgw/observability';
+import { createLogger, createRegistry, Dependencies, logListening, PACKAGE_VERSION, requestLogger, type DependencyMonitor, type Logger, type Registry, type RequestLogFields } from '@llmgw/observability';
+import type { Redis } from 'ioredis';
+import { LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
 import { createAdminApp, type ReadinessCheck, type Readiness } from './admin';
 import { clientTls, isLoopbackHost, listenGrpc, listenHttp, serverTls, type ClientTlsFiles, type Listener, type TlsFiles } from './listen';
 import type { ClientTlsOptions } from '@llmgw/grpc';
 import { Shutdown, type CloseStep } from './shutdown';
 import { installTracing, otlpFromEnv } from './tracing';
+import { openRedis, type RedisClientOptions } from './redis';
+
+/** What `ctx.leader` needs: the lock's store and timing, and what to do on election and loss. */
+export interface LeaderOptions {
+  /** The lock lives in this Redis (shared by every instance); absent = in this process only. */
+  redisUrl?: string;
+  /** Key prefix of the Redis lock (default `llmgw:`). */
+  keyPrefix?: string;
+  /** Use this lock instead (tests, `llmgw up` sharing one in-process lock between services). */
+  lock?: LeaderLock;
+  /** How long the lock lives without renewal; failover takes at most this long. */
+  ttlMs: number;
+  /** Renew / retry period; default ttlMs / 3. */
+  intervalMs?: number;
+  onElected?: (token: number) => void;
+  onLost?: (reason: string) => void;
+}
 
 /** What the host needs to know from a service's parsed config. */
 export interface HostSettings {
@@ -80,6 +99,27 @@ export interface ServiceContext<C> {
   clientTls(files: ClientTlsFiles | undefined, what: string): ClientTlsOptions | undefined;
   /** Extra fields for the one "listening" line the host writes once `start` returns. */
   describe(fields: Record<string, unknown>): void;
+  /**
+   * A Redis client for one purpose ("endpoint source", "tenancy", …) with the
+   * options of its kind (redis.ts), waited for (bounded), its loss and return
+   * logged once each (`dependency lost` / `dependency back`), and closed on
+   * shutdown after everything registered later (its users) has stopped.
+   */
+  redis(purpose: string, url: string, opts?: RedisClientOptions): Promise<Redis>;
+  /**
+   * The monitor of one outside dependency by name ("accounting", "admission",
+   * "inventory"): report `lost(err)` / `ok()` from its client, and the host
+   * logs one warn line when it is lost and one, with the outage's length, when
+   * it is back. The same name gives the same monitor.
+   */
+  dependency(name: string, fields?: Record<string, unknown>): DependencyMonitor;
+  /**
+   * A leader election for `name` (the Redis lock when `redisUrl` is given,
+   * through `ctx.redis`; else an in-process one), owned by this instance.
+   * Not started: call `start()` once the service can act as leader. It is
+   * stopped (and the lock released) on shutdown at the latest.
+   */
+  leader(name: string, opts: LeaderOptions): Promise<LeaderElection>;
 }
 
 /** What `ctx.grpcServer` serves and how. */
@@ -168,6 +208,7 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
   const drainMs = settings.drain_deadline ?? DEFAULT_DRAIN_DEADLINE_MS;
 
   const shutdown = new Shutdown(log);
+  const dependencies = new Dependencies({ log, registry });
   let check: ReadinessCheck | undefined;
   const admin = createAdminApp({
     registry,
@@ -259,6 +300,33 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
     },
     clientTls: (files, what) => clientTls(files, what),
     describe: (fields) => void Object.assign(described, fields),
+    async redis(purpose, url, o = {}) {
+      if (shutdown.started) throw new Error(`redis ${purpose}: the service is shutting down`);
+      const r = await openRedis(purpose, url, o, { log, dependencies });
+      if (shutdown.started) {
+        await r.close();
+        throw new Error(`redis ${purpose}: the service is shutting down`);
+      }
+      shutdown.add(`redis ${purpose}`, () => r.close());
+      return r.client;
+    },
+    dependency: (name, fields) => dependencies.get(name, fields),
+    async leader(name, o) {
+      const lock = o.lock ?? (o.redisUrl ? new RedisLeaderLock(await ctx.redis(`leader lock ${name}`, o.redisUrl), o.keyPrefix) : new MemoryLeaderLock());
+      const election = new LeaderElection({
+        lock,
+        name,
+        owner: instanceId,
+        ttlMs: o.ttlMs,
+        intervalMs: o.intervalMs,
+        onElected: o.onElected,
+        onLost: o.onLost,
+        // An unreachable Redis is the redis dependency's line; a failed lock call is detail.
+        onError: (e) => log.debug({ lock: name, err: (e as Error).message }, 'leader lock error'),
+      });
+      shutdown.add(`leader ${name}`, () => election.stop());
+      return election;
+    },
   };
   function register(name: string, l: Listener): void {
     urls[name] = l.url;

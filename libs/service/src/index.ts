@@ -5,3 +5,4 @@ export * from './listen';
 export * from './profile';
 export * from './shutdown';
 export * from './tracing';
+export * from './redis';

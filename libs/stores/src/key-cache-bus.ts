@@ -47,9 +47,11 @@ export class MemoryKeyCacheBus implements KeyCacheBus {
 export class RedisKeyCacheBus implements KeyCacheBus {
   readonly channel: string;
   private sub?: Redis;
+  private detach?: () => void;
   private readonly handlers = new Set<(ev: KeyCacheInvalidation) => void>();
 
-  constructor(private readonly redis: Redis, prefix = 'llmgw:', private readonly log?: ContractLog) {
+  /** `open` gives the subscriber connection (the service host's `ctx.redis`, which closes it); default: a duplicate of `redis`. */
+  constructor(private readonly redis: Redis, prefix = 'llmgw:', private readonly log?: ContractLog, private readonly open?: (purpose: string, kind: 'subscriber') => Promise<Redis>) {
     this.channel = redisKeys.keyCacheChannel(prefix);
   }
 
@@ -60,17 +62,22 @@ export class RedisKeyCacheBus implements KeyCacheBus {
   async subscribe(handler: (ev: KeyCacheInvalidation) => void): Promise<() => void> {
     if (!this.sub) {
       // Queue the SUBSCRIBE until connected, whatever the parent's offline-queue setting.
-      const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-      sub.on('error', () => {});
+      let sub: Redis;
+      if (this.open) sub = await this.open('key cache subscriber', 'subscriber');
+      else {
+        sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+        sub.on('error', () => {});
+      }
       this.sub = sub;
       // Invalidations published while the connection was down are lost: after a
       // reconnect, tell every subscriber that anything may have changed.
-      let readyBefore = false;
-      sub.on('ready', () => {
+      let readyBefore = sub.status === 'ready';
+      const onReady = () => {
         if (readyBefore) for (const h of this.handlers) h({ scopeType: 'all', scopeId: '' });
         readyBefore = true;
-      });
-      sub.on('message', (_ch: string, msg: string) => {
+      };
+      const onMessage = (ch: string, msg: string) => {
+        if (ch !== this.channel) return;
         const r = parseJson(keyCacheInvalidationSchema, msg);
         // A message that cannot be read still says something changed: the safe reading is "everything".
         if (!r.ok) this.log?.warn({ channel: this.channel, error: r.error }, 'key-cache invalidation is not valid v1; dropping every cached key');
@@ -82,8 +89,18 @@ export class RedisKeyCacheBus implements KeyCacheBus {
             this.log?.warn({ err: (e as Error).message }, 'key-cache invalidation handler failed');
           }
         }
-      });
-      await sub.subscribe(this.channel);
+      };
+      sub.on('ready', onReady);
+      sub.on('message', onMessage);
+      this.detach = () => {
+        sub.off('ready', onReady);
+        sub.off('message', onMessage);
+      };
+      const subscribed = sub.subscribe(this.channel);
+      // Resolves once subscribed; but while Redis is away the SUBSCRIBE waits in the queue and the
+      // caller does not (cache_ttl covers the gap).
+      if (sub.status === 'ready' || this.redis.status === 'ready') await subscribed;
+      else subscribed.catch(() => undefined);
     }
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
@@ -91,9 +108,11 @@ export class RedisKeyCacheBus implements KeyCacheBus {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    if (this.sub) {
-      this.sub.disconnect();
-      this.sub = undefined;
-    }
+    const sub = this.sub;
+    this.sub = undefined;
+    this.detach?.();
+    if (!sub) return;
+    if (this.open) await sub.unsubscribe(this.channel).catch(() => undefined);
+    else sub.disconnect();
   }
 }

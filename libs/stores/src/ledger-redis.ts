@@ -10,6 +10,8 @@ export interface RedisLedgerOptions {
   maxLen?: number;
   /** Told about every entry that is not a valid usage record (it is skipped and acked). */
   log?: ContractLog;
+  /** Opens the blocking reader (the service host's `ctx.redis`, which closes it); default: a duplicate of `redis`. */
+  open?: (purpose: string, kind: 'blocking') => Promise<Redis>;
 }
 
 type RawEntries = Array<[string, string[]]>;
@@ -37,14 +39,17 @@ export class RedisUsageLedger implements UsageLedger {
   readonly group: string;
   /** Approximate bound on the stream (XADD MAXLEN ~). */
   readonly maxLen: number;
-  private reader?: Redis;
+  private reader?: Promise<Redis>;
+  private ownReader = false;
   private readonly log?: ContractLog;
+  private readonly open?: RedisLedgerOptions['open'];
 
   constructor(private readonly redis: Redis, prefix = 'llmgw:', opts: RedisLedgerOptions = {}) {
     this.stream = opts.stream ?? redisKeys.usageStream(prefix);
     this.log = opts.log;
     this.group = opts.group ?? 'accounting';
     this.maxLen = opts.maxLen ?? 1_000_000;
+    this.open = opts.open;
   }
 
   async append(rec: LedgerRecord): Promise<string> {
@@ -59,10 +64,19 @@ export class RedisUsageLedger implements UsageLedger {
     }
   }
 
-  private readerConn(): Redis {
+  private readerConn(): Promise<Redis> {
     if (!this.reader) {
-      this.reader = this.redis.duplicate({ enableOfflineQueue: true });
-      this.reader.on('error', () => {});
+      if (this.open) {
+        const opened = this.open('usage ledger reader', 'blocking');
+        // A failed open is retried on the next read.
+        opened.catch(() => (this.reader = undefined));
+        this.reader = opened;
+      } else {
+        const r = this.redis.duplicate({ enableOfflineQueue: true });
+        r.on('error', () => {});
+        this.ownReader = true;
+        this.reader = Promise.resolve(r);
+      }
     }
     return this.reader;
   }
@@ -71,7 +85,7 @@ export class RedisUsageLedger implements UsageLedger {
     const args: (string | number)[] = ['GROUP', this.group, consumer, 'COUNT', count];
     if (blockMs > 0) args.push('BLOCK', blockMs);
     args.push('STREAMS', this.stream, '>');
-    const res = (await (this.readerConn() as any).xreadgroup(...args)) as Array<[string, RawEntries]> | null;
+    const res = (await ((await this.readerConn()) as any).xreadgroup(...args)) as Array<[string, RawEntries]> | null;
     return res ? toEntries(res[0][1], this.log) : [];
   }
 
@@ -103,9 +117,8 @@ export class RedisUsageLedger implements UsageLedger {
   }
 
   async close(): Promise<void> {
-    if (this.reader) {
-      this.reader.disconnect();
-      this.reader = undefined;
-    }
+    const r = this.reader;
+    this.reader = undefined;
+    if (r && this.ownReader) (await r).disconnect();
   }
 }

@@ -37,14 +37,22 @@ export function inProcessAccountingStores(name = 'default'): AccountingStores {
   return s;
 }
 
-/** The Redis-backed stores; the caller owns and closes `redis`. */
-export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number; log?: ContractLog } = {}): AccountingStores {
+/**
+ * Opens the extra connection a store needs (the service host's `ctx.redis`,
+ * which also closes it): `subscriber` for pub/sub, `blocking` for blocking
+ * stream reads. Without it a store duplicates its command client and closes
+ * the duplicate itself.
+ */
+export type OpenRedis = (purpose: string, kind: 'subscriber' | 'blocking') => Promise<Redis>;
+
+/** The Redis-backed stores; the caller owns and closes `redis` (and what `open` opens). */
+export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number; log?: ContractLog; open?: OpenRedis } = {}): AccountingStores {
   const counters = new RedisLimitCounters(redis, prefix);
-  const ledger = new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log });
+  const ledger = new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log, open: opts.open });
   return {
     counters,
     ledger,
-    keyCacheBus: new RedisKeyCacheBus(redis, prefix, opts.log),
+    keyCacheBus: new RedisKeyCacheBus(redis, prefix, opts.log, opts.open),
     settleAndAppend: (r, actual, nowMs, rec) => counters.settleAndAppend(r, actual, nowMs, ledger.stream, ledger.maxLen, encodeLedgerRecord(rec)),
   };
 }

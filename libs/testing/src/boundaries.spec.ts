@@ -36,3 +36,40 @@ describe('module boundaries', () => {
     expect(messages).toEqual([expect.stringMatching(/^5: .*relative or absolute path/), expect.stringMatching(/^6: Imports of apps are forbidden/)]);
   }, 120_000);
 });
+
+// The service host owns the outside world: no app constructs a Redis client
+// (and, once turned on, no app reads a TLS file). Same style: deliberate
+// violations in lint-fixtures/, which must keep being reported.
+async function lintWith(file: string, rules: string[], overrideConfig?: unknown) {
+  const path = join(root, file);
+  expect(existsSync(path)).toBe(true);
+  const eslint = new ESLint({ cwd: root, ignore: false, overrideConfig: overrideConfig as never });
+  const [result] = await eslint.lintFiles([path]);
+  return result.messages.filter((m) => rules.includes(m.ruleId ?? '')).map((m) => `${m.line}: ${m.message}`);
+}
+
+describe('the service host owns Redis and TLS', () => {
+  it('refuses an app constructing an ioredis client: value import, require, import(), duplicate(); lets a type import through', async () => {
+    const messages = await lintWith('apps/router/lint-fixtures/redis-client.fixture.ts', ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax']);
+    expect(messages).toEqual([
+      expect.stringMatching(/^5: .*ctx\.redis/),
+      expect.stringMatching(/^10: .*duplicate/),
+      expect.stringMatching(/^11: .*ctx\.redis/),
+      expect.stringMatching(/^12: .*ctx\.redis/),
+    ]);
+  }, 120_000);
+
+  it('finds no Redis construction in any app source today', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const results = await eslint.lintFiles(['apps/*/src/**/*.ts']);
+    const found = results.flatMap((r) => r.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => `${r.filePath}:${m.line}: ${m.message}`));
+    expect(found).toEqual([]);
+  }, 300_000);
+
+  it('(rule ready, not on yet) refuses reading files in an app file that handles TLS, not elsewhere', async () => {
+    const { noTlsFileReads } = require(join(root, 'eslint.config.cjs'));
+    const tls = await lintWith('apps/router/lint-fixtures/tls-file-read.fixture.ts', ['llmgw/no-tls-file-reads'], noTlsFileReads);
+    expect(tls).toEqual([expect.stringMatching(/^9: .*service host/), expect.stringMatching(/^10: .*service host/)]);
+    expect(await lintWith('apps/router/lint-fixtures/plain-file-read.fixture.ts', ['llmgw/no-tls-file-reads'], noTlsFileReads)).toEqual([]);
+  }, 120_000);
+});

@@ -4,3 +4,4 @@ export * from './sim-agent';
 export * from './wait';
 export * from './endpoint-contract';
 export * from './pki';
+export * from './redis-server';

@@ -23,6 +23,8 @@ export interface AdmissionDeps {
   scraper?: Scraper;
   /** KeepAlive key of this router process; default hostname-pid-random. */
   routerId?: string;
+  /** The service host's `ctx.dependency`: the admission service's loss and return. */
+  dependency?: (name: string, fields?: Record<string, unknown>) => { lost(err: unknown): void; ok(): void };
 }
 
 export type RouterAdmission = Admission & {
@@ -111,6 +113,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
     creditIntervalMs: a.credit_interval,
     onDegraded: (d) => degradedGauge.set(d ? 1 : 0),
     log: deps.log,
+    dependency: deps.dependency?.('admission', { address: addresses.join(','), fallback: 'in-process admission' }),
   });
   remote.start();
   closers.unshift(() => remote.close());

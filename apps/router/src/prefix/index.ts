@@ -2,6 +2,7 @@ import type { RouterConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
 import { blockHashes, llama3ChatHeadTokens, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
 import type { Logger, Registry } from '@llmgw/observability';
+import type { Redis } from 'ioredis';
 import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
 import { KvSubscriber } from './kv-subscriber';
 import { createPrefixMetrics } from './metrics';
@@ -31,7 +32,7 @@ export interface PrefixRouting {
   close(): Promise<void>;
 }
 
-export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; registry: Registry }): PrefixRouting {
+export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; registry: Registry; share?: { publisher: Redis; subscriber: Redis } }): PrefixRouting {
   const tree = cfg.prefix.approx_tree;
   const kvCfg = cfg.prefix.kv_events;
   const index = new PrefixIndex({
@@ -75,9 +76,9 @@ export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; regi
     },
     attach(src) {
       source = src;
-      if (tree.enabled && tree.share.redis_url) {
-        // Connects in the background; until Redis answers, inserts stay local (counted as dropped).
-        share = new PrefixShare({ url: tree.share.redis_url, keyPrefix: tree.share.key_prefix, log: deps.log, apply: (ins) => index.applyRemote(ins) });
+      if (tree.enabled && deps.share) {
+        // Until Redis answers, inserts stay local (counted as dropped).
+        share = new PrefixShare({ ...deps.share, keyPrefix: tree.share.key_prefix, log: deps.log, apply: (ins) => index.applyRemote(ins) });
         const s = share;
         index.onInsert = (ins) => s.publish(ins);
         void s.open().then(() => {

@@ -6,6 +6,7 @@ import { decodeBatch, seqFrame, seqOf } from './kv-wire';
 import { promptText, promptTokenIds } from './prompt';
 import { routerConfigSchema } from '@llmgw/config';
 import { createRegistry } from '@llmgw/observability';
+import { redisPool } from '@llmgw/service';
 import type { RoutingProfile } from '@llmgw/scheduling';
 import { createPrefixRouting } from './index';
 import { decodeInsert, encodeInsert, PrefixShare, shareChannel } from './share';
@@ -122,8 +123,10 @@ describe('tree sharing between routers (Redis pub/sub)', () => {
     const keyPrefix = `test:${randomUUID()}:`;
     const a = new PrefixIndex();
     const b = new PrefixIndex();
-    const sa = new PrefixShare({ url: 'redis://127.0.0.1:6379', keyPrefix, log, apply: (i) => a.applyRemote(i) });
-    const sb = new PrefixShare({ url: 'redis://127.0.0.1:6379', keyPrefix, log, apply: (i) => b.applyRemote(i) });
+    const redis = redisPool(log);
+    const clients = async () => ({ publisher: await redis.connect('prefix share', 'redis://127.0.0.1:6379'), subscriber: await redis.connect('prefix share subscriber', 'redis://127.0.0.1:6379', { kind: 'subscriber' }) });
+    const sa = new PrefixShare({ ...(await clients()), keyPrefix, log, apply: (i) => a.applyRemote(i) });
+    const sb = new PrefixShare({ ...(await clients()), keyPrefix, log, apply: (i) => b.applyRemote(i) });
     try {
       await Promise.all([sa.open(), sb.open()]);
       expect(sa.ready && sb.ready).toBe(true);
@@ -140,6 +143,7 @@ describe('tree sharing between routers (Redis pub/sub)', () => {
     } finally {
       await sa.close();
       await sb.close();
+      await redis.close();
     }
   });
 });

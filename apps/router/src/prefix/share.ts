@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { decode, encode } from '@msgpack/msgpack';
 import type { ApproxInsert } from '@llmgw/prefix';
 import type { Logger } from '@llmgw/observability';
@@ -48,7 +48,14 @@ export function decodeInsert(buf: Uint8Array): { origin: string; insert: ApproxI
 }
 
 export interface PrefixShareOptions {
-  url: string;
+  /**
+   * Its two connections, from the service host (`ctx.redis`, which logs their
+   * loss and return and closes them): one to publish on (kind `commands`: a
+   * publish while Redis is away fails at once and is counted as dropped) and
+   * one subscribed to the channel (kind `subscriber`).
+   */
+  publisher: Redis;
+  subscriber: Redis;
   keyPrefix: string;
   log: Logger;
   /** Applies another router's insert. */
@@ -63,24 +70,24 @@ export class PrefixShare {
   /** Counters for metrics: sent, received (applied), dropped (publish failed or bad message). */
   readonly stats = { sent: 0, received: 0, dropped: 0 };
 
+  private readonly onMessage = (_ch: Buffer, msg: Buffer) => this.receive(msg);
+
   constructor(private readonly opts: PrefixShareOptions) {
     this.channel = shareChannel(opts.keyPrefix);
-    const ro = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (n: number) => Math.min(n * 200, 2000) };
-    this.pub = new Redis(opts.url, ro);
-    this.sub = new Redis(opts.url, ro);
-    for (const c of [this.pub, this.sub]) c.on('error', (e) => opts.log.debug({ err: e.message }, 'prefix share: redis error'));
-    this.sub.on('messageBuffer', (_ch: Buffer, msg: Buffer) => this.receive(msg));
-    this.sub.on('ready', () => void this.sub.subscribe(this.channel).catch(() => undefined));
+    this.pub = opts.publisher;
+    this.sub = opts.subscriber;
+    this.sub.on('messageBuffer', this.onMessage);
   }
 
-  /** Connects and subscribes; a Redis that is down is retried in the background (the router keeps its own tree meanwhile). */
+  /** Subscribes; while Redis is away the SUBSCRIBE waits for it (the router keeps its own tree meanwhile). */
   async open(): Promise<void> {
-    try {
-      await Promise.all([this.pub.connect(), this.sub.connect()]);
-      await this.sub.subscribe(this.channel);
-    } catch (e) {
-      this.opts.log.warn({ err: (e as Error).message }, 'prefix share: redis unreachable; this router keeps its own tree until it answers');
+    const subscribed = this.sub.subscribe(this.channel);
+    if (this.sub.status !== 'ready') {
+      subscribed.catch(() => undefined);
+      this.opts.log.warn({}, 'prefix share: redis unreachable; this router keeps its own tree until it answers');
+      return;
     }
+    await subscribed.catch((e) => this.opts.log.warn({ err: (e as Error).message }, 'prefix share: subscribe failed; this router keeps its own tree'));
   }
 
   /** True once both connections are up and subscribed. */
@@ -108,8 +115,9 @@ export class PrefixShare {
     this.opts.apply(m.insert);
   }
 
+  /** Stops sharing; the connections are closed by their owner. */
   async close(): Promise<void> {
-    this.pub.disconnect();
-    this.sub.disconnect();
+    this.sub.off('messageBuffer', this.onMessage);
+    await this.sub.unsubscribe(this.channel).catch(() => undefined);
   }
 }

@@ -24,7 +24,7 @@ import {
   periodBounds,
 } from '@llmgw/tenancy';
 import type { FastifyInstance } from 'fastify';
-import Redis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { clientTls } from '@llmgw/service';
 import { Counter, Gauge } from 'prom-client';
@@ -67,19 +67,18 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   const t = cfg.tenancy;
   const log = deps.log;
   const now = over.now ?? Date.now;
-  let redis: Redis | undefined;
+  const redis: Redis | undefined = over.stores ? undefined : deps.redis;
   let stores = over.stores;
   if (!stores) {
     if (t.redis_url) {
-      // Auto-pipelining: every request's reserve, settle and usage append issued in the same
-      // event-loop turn go out in one write (and come back in one read) instead of one each.
-      redis = new Redis(t.redis_url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, enableAutoPipelining: true });
-      redis.on('error', (e) => log.warn({ err: e.message }, 'tenancy redis error'));
-      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len, log });
+      if (!redis) throw new Error('tenancy.redis_url is set but the router was given no Redis client for it (the service host opens it)');
+      stores = redisAccountingStores(redis, t.key_prefix, { ledgerMaxLen: t.stream_max_len, log, open: deps.openRedis });
     } else {
       stores = inProcessAccountingStores(t.embedded_stores);
     }
   }
+  // While Redis is away the host has logged it once (dependency lost); each failed call is detail.
+  const logFailure = (obj: object, msg: string) => (redis && redis.status !== 'ready' ? log.debug(obj, msg) : log.warn(obj, msg));
   const s = stores;
   // Redis down: single-router behaviour with local counters, flagged as degraded.
   const local = new MemoryLimitCounters();
@@ -92,7 +91,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   });
   const ends = new DurableEnds(5_000, () => holdTimeouts.inc());
   const tls = clientTls(t.accounting_tls, 'tenancy.accounting_tls');
-  const resolver = over.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls }) : undefined;
+  const resolver = over.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls, dependency: deps.dependency?.('accounting', { address: t.accounting_address }) }) : undefined;
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
   const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), cfg.default_band));
 
@@ -105,17 +104,6 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   const dropped = new Counter({ name: 'llmgw_usage_ledger_dropped_total', help: 'Usage records dropped because the in-memory buffer was full.', registers: [deps.registry] });
 
   const ready = (async () => {
-    if (redis && redis.status !== 'ready') {
-      // The first requests should count on the shared counters, not fall back to local ones.
-      const r = redis;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 2000);
-        r.once('ready', () => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
     try {
       await s.keyCacheBus.subscribe((ev) => {
         const n = cache.invalidate(ev);
@@ -218,7 +206,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       degraded.set(0);
     } catch (e) {
       degraded.set(1);
-      log.warn({ err: (e as Error).message }, 'shared limit counters unreachable; counting locally');
+      logFailure({ err: (e as Error).message }, 'shared limit counters unreachable; counting locally');
       counters = local;
       attempt = await reserveOn(counters, p, model, tokens, at);
     }
@@ -274,7 +262,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
         alsoFailed?.(e);
         if (buffered.length >= t.ledger_buffer) dropped.inc();
         else buffered.push(full);
-        log.warn({ err: (e as Error).message, buffered: buffered.length }, 'usage ledger unreachable; record kept in memory');
+        logFailure({ err: (e as Error).message, buffered: buffered.length }, 'usage ledger unreachable; record kept in memory');
         ends.release(full.requestId);
       },
     );
@@ -409,10 +397,10 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       for (let i = 0; i < 50 && pending > 0; i++) await new Promise((r) => setTimeout(r, 20));
       await flushBuffer().catch((e) => log.warn({ err: (e as Error).message, lost: buffered.length }, 'usage records could not be written to the ledger at shutdown'));
       resolver?.close();
+      // The Redis client itself is the host's: it closes after this.
       if (!over.stores && redis) {
         await s.keyCacheBus.close().catch(() => {});
         await s.ledger.close().catch(() => {});
-        await redis.quit().catch(() => redis!.disconnect());
       }
     },
   };

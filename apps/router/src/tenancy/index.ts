@@ -1,6 +1,7 @@
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
-import type { Logger } from '@llmgw/observability';
+import type { DependencyStatus, Logger } from '@llmgw/observability';
+import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { createEnabledTenancy } from './enabled';
@@ -46,6 +47,12 @@ export interface TenancyHooks {
 export interface TenancyDeps {
   log: Logger;
   registry: Registry;
+  /** The `commands` client for `tenancy.redis_url` (the service host's `ctx.redis`). */
+  redis?: Redis;
+  /** Opens the other connections the stores need (the key-cache subscriber). */
+  openRedis?: (purpose: string, kind: 'subscriber' | 'blocking') => Promise<Redis>;
+  /** The service host's `ctx.dependency` (accounting's outages). */
+  dependency?: (name: string, fields?: Record<string, unknown>) => DependencyStatus;
 }
 
 /** Tenancy as configured: the enabled implementation (enabled.ts) or the no-op one. */
