@@ -1,9 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isLlmgwError } from '@llmgw/errors';
-import { existsSync, readFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import { COMMAND_MODULES } from './commands';
 import { UsageError } from './format';
 import { CtlContext, type CtlBoot, type CtlIO } from './context';
@@ -11,27 +8,6 @@ import { defaultConfigSearch } from './config-file';
 
 export { CtlContext } from './context';
 export type { CtlIO, CtlBoot } from './context';
-
-/**
- * The addresses of the ctl config file (`$LLMGW_CTL_CONFIG`, else `./.llmgw/ctl.yaml`, which `llmgw up`
- * writes); none when there is no file. Flags and LLMGW_*_ADDR win over it.
- */
-function configFileAddresses(env: NodeJS.ProcessEnv): { accounting?: string; control?: string } {
-  const file = env.LLMGW_CTL_CONFIG || join('.llmgw', 'ctl.yaml');
-  if (!existsSync(file)) {
-    if (env.LLMGW_CTL_CONFIG) throw new UsageError(`LLMGW_CTL_CONFIG: no file ${file}`);
-    return {};
-  }
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`${file}: not YAML (${(e as Error).message})`);
-  }
-  const o = (doc && typeof doc === 'object' ? doc : {}) as Record<string, unknown>;
-  const str = (k: string) => (typeof o[k] === 'string' && o[k] ? (o[k] as string) : undefined);
-  return { accounting: str('accounting'), control: str('control') };
-}
 
 function bootFromEnv(): CtlBoot {
   let user = 'unknown';
@@ -41,10 +17,9 @@ function bootFromEnv(): CtlBoot {
     // no passwd entry (containers)
   }
   const env = process.env;
-  const file = configFileAddresses(env);
   return {
-    accountingAddr: env.LLMGW_ACCOUNTING_ADDR || file.accounting,
-    controlAddr: env.LLMGW_CONTROL_ADDR || file.control,
+    accountingAddr: env.LLMGW_ACCOUNTING_ADDR || undefined,
+    controlAddr: env.LLMGW_CONTROL_ADDR || undefined,
     actor: `${env.USER || user}@${hostname()}`,
     tls: { ca: env.LLMGW_TLS_CA || undefined, cert: env.LLMGW_TLS_CERT || undefined, key: env.LLMGW_TLS_KEY || undefined, serverName: env.LLMGW_TLS_SERVER_NAME || undefined },
     configSearch: defaultConfigSearch(env),

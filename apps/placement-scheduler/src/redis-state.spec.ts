@@ -15,11 +15,13 @@ describe('scheduler → Redis → router: the endpoint record round trip', () =>
   const prefix = `test:sched-rt:${randomBytes(5).toString('hex')}:`;
   const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
   let source: RedisEndpointSource | undefined;
+  const conns: Redis[] = [];
   afterAll(async () => {
     await source?.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
+    for (const c of conns) c.disconnect();
   });
 
   it('a placed replica reads back with max_num_seqs, kv_events, scheduling_policy and auth — never its secret', async () => {
@@ -40,7 +42,9 @@ describe('scheduler → Redis → router: the endpoint record round trip', () =>
     const [placed] = rec.endpoints();
     expect(placed).toBeDefined();
 
-    source = await RedisEndpointSource.open({ url: 'redis://127.0.0.1:6379', keyPrefix: prefix });
+    const [commands, subscriber] = [new Redis('redis://127.0.0.1:6379'), new Redis('redis://127.0.0.1:6379')];
+    conns.push(commands, subscriber);
+    source = await RedisEndpointSource.open({ commands, subscriber, keyPrefix: prefix });
     await waitUntil(() => source!.all().length === 1, 'the record read back', { timeoutMs: 10_000, everyMs: 20 });
     const { fabric: _f, gpuClass: _g, ...asRecord } = placed;
     expect(source.all()[0]).toEqual(asRecord);

@@ -13,7 +13,6 @@
  * Point it at real infrastructure with --redis-url and --database-url and the
  * code paths are the scaled deployment's.
  */
-import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { createLogger } from '@llmgw/observability';

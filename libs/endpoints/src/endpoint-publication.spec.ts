@@ -11,6 +11,7 @@ import type { EndpointSource } from './types';
 const URL = 'redis://127.0.0.1:6379';
 const redis = new Redis(URL, { maxRetriesPerRequest: 1 });
 const prefixes: string[] = [];
+const conns: Redis[] = [];
 
 afterAll(async () => {
   for (const p of prefixes) {
@@ -18,6 +19,7 @@ afterAll(async () => {
     if (keys.length) await redis.del(...keys);
   }
   redis.disconnect();
+  for (const c of conns) c.disconnect();
 });
 
 interface Impl {
@@ -39,7 +41,12 @@ const impls: Array<[string, () => Impl]> = [
     () => {
       const prefix = `test:${randomUUID()}:`;
       prefixes.push(prefix);
-      return { writer: new RedisEndpointWriter(redis, prefix), open: () => RedisEndpointSource.open({ url: URL, keyPrefix: prefix, pollIntervalMs: 3_600_000 }) };
+      return { writer: new RedisEndpointWriter(redis, prefix), open: () => {
+          const [commands, subscriber] = [new Redis(URL), new Redis(URL)];
+          conns.push(commands, subscriber);
+          return RedisEndpointSource.open({ commands, subscriber, keyPrefix: prefix, pollIntervalMs: 3_600_000 });
+        },
+      };
     },
   ],
 ];
