@@ -19,6 +19,8 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
  *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N
  *            --variants off,tenancy,admission,durable (extra routers with part of it on)
+ *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
+ *            calling both with its role certificate: measured beside the plaintext router)
  *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
@@ -26,7 +28,7 @@
  *            --streams-queue N (that admission's queue_capacity_per_band)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
-import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ const STREAMS = Number(arg('streams') ?? (quick ? 200 : 5000));
 const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
+const MTLS = process.argv.includes('--mtls');
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
 /** --streams-admission off: the stream router runs without admission (remote by default). */
 const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
@@ -149,6 +152,31 @@ async function main(): Promise<void> {
       const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
       procs.push(r);
       variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
+    }
+    // --mtls: the same stack with every gRPC link over mTLS with role checks (docs/security.md), beside the plaintext one.
+    if (MTLS) {
+      const pki = await testPki();
+      const admTlsCfg = join(dir, 'admission-tls.yaml');
+      writeFileSync(admTlsCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints, tls: pki.serverTls() }));
+      const accTlsCfg = join(dir, 'accounting-tls.yaml');
+      writeFileSync(accTlsCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: db.url, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, ingest: { consumer: 'bench-tls' }, tls: pki.serverTls() }));
+      const [admTls, accTls] = await Promise.all([spawnRole('admission', ['--config', admTlsCfg], QUIET), spawnRole('accounting', ['--config', accTlsCfg], QUIET)]);
+      procs.push(admTls, accTls);
+      const routerTls = pki.clientTlsFiles('router');
+      const file = join(dir, 'router-mtls.yaml');
+      const base = routerConfig();
+      writeFileSync(
+        file,
+        JSON.stringify({
+          ...base,
+          tenancy: { ...(base.tenancy as object), accounting_address: new URL(accTls.urls.grpc ?? accTls.url).host, accounting_tls: routerTls },
+          admission: { mode: 'remote', address: new URL(admTls.url).host, tls: routerTls },
+        }),
+      );
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      procs.push(r);
+      variants.push({ name: 'router (mTLS links)', url: r.url, pid: r.pid, needsKey: true });
+      console.log(`router (mTLS links) ${r.url}: the same configuration, admission ${new URL(admTls.url).host} and accounting over mTLS (role router)`);
     }
     const ng = SKIP.has('nginx') ? undefined : await startNginx(dir, behind.map((e) => e.url));
     nginx = ng?.proc;

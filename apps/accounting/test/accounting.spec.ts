@@ -3,7 +3,7 @@ import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createDb, type Db } from '@llmgw/db';
 import { createTestDatabase } from '@llmgw/db/testing';
-import { checkHealth, clientCredentials, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
+import { checkHealth, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
 import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores, redisKeys } from '@llmgw/stores';
 import Redis from 'ioredis';
@@ -272,6 +272,7 @@ describe('accounting over mTLS', () => {
       const ca = await initCa({ dir: join(dir, 'ca') });
       const srv = await issueCert({ ca, dir, name: 'accounting', commonName: 'accounting', sans: ['127.0.0.1', 'localhost'], usage: 'server' });
       const cli = await readCertFiles(await issueCert({ ca, dir, name: 'ops', commonName: 'ops-alice', usage: 'client', role: 'operator' }));
+      const relay = await readCertFiles(await issueCert({ ca, dir, name: 'sched', commonName: 'sched-1', usage: 'client', role: 'placement-scheduler' }));
       const caPem = (await readCertFiles(ca)).cert;
       const acc = await start({
         config: { ...baseConfig, database_url: 'pglite:memory', tls: { cert: srv.certPath, key: srv.keyPath, client_ca: ca.certPath } },
@@ -279,16 +280,19 @@ describe('accounting over mTLS', () => {
         log: quiet,
       });
       try {
-        const good = new AccountingClient({ address: acc.url, credentials: clientCredentials({ tls: { ca: caPem, ...cli } }) });
+        const good = new AccountingClient({ address: acc.url, tls: { ca: caPem, ...cli } });
         const org = await good.call<accountingV1.Org__Output>('CreateOrg', { name: 'tls-org' });
         const audit = await good.call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: org.id });
         expect(audit.events[0].actor).toBe('cn=ops-alice');
-        // A relay appending a fleet action: the operator it names is the actor, its own CN is kept as `via`.
-        const ev = await good.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{"reason":"fan"}' }, 'carol@ops');
-        expect(ev.actor).toBe('carol@ops');
-        expect(JSON.parse(ev.details)).toEqual({ reason: 'fan', via: 'cn=ops-alice' });
+        // Only a relay (role placement-scheduler) appends fleet actions: the operator it names is the actor, its own CN is kept as `via`.
+        await expect(good.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{}' }, 'mallory@ops')).rejects.toMatchObject({ message: expect.stringMatching(/wrong role "operator" .*AuditLog\/AppendAudit/) });
         good.close();
-        const anon = new AccountingClient({ address: acc.url, credentials: clientCredentials({ tls: { ca: caPem } }) });
+        const sched = new AccountingClient({ address: acc.url, tls: { ca: caPem, ...relay } });
+        const ev = await sched.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{"reason":"fan"}' }, 'carol@ops');
+        expect(ev.actor).toBe('carol@ops');
+        expect(JSON.parse(ev.details)).toEqual({ reason: 'fan', via: 'cn=sched-1' });
+        sched.close();
+        const anon = new AccountingClient({ address: acc.url, tls: { ca: caPem } });
         await expect(anon.call('ListOrgs', {}, { deadlineMs: 3000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
         anon.close();
         const plain = new AccountingClient({ address: acc.url, credentials: grpc.credentials.createInsecure() });

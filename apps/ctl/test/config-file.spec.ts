@@ -17,15 +17,20 @@ describe('llmgw ctl config file', () => {
   let dir: string;
   let pki: TestPki;
   let inv: SpawnedRole;
+  let sched: SpawnedRole;
   let control: string;
 
   beforeAll(async () => {
     pki = await testPki();
     dir = mkdtempSync(join(tmpdir(), 'llmgw-ctl-config-'));
-    const cfg = join(dir, 'inventory.yaml');
-    writeFileSync(cfg, stringify({ listen: '127.0.0.1:0', agent_listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', tls: pki.serverTls(), agent_tls: pki.serverTls(), log_level: 'warn' }));
-    inv = await spawnRole('inventory', ['--config', cfg], { timeoutMs: 60_000 });
-    control = inv.urls.grpc.replace(/^http:\/\//, '');
+    // The ControlService ctl talks to is the placement-scheduler's (over mTLS); it relays node verbs to inventory.
+    inv = await spawnRole('inventory', ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 60_000 });
+    const catalog = join(dir, 'catalog.yaml');
+    writeFileSync(catalog, stringify({ models: [] }));
+    const cfg = join(dir, 'placement-scheduler.yaml');
+    writeFileSync(cfg, stringify({ catalog, inventory: { address: inv.urls.grpc.replace(/^http:\/\//, '') }, listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', tls: pki.serverTls(), log_level: 'warn' }));
+    sched = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
+    control = sched.urls.control.replace(/^http:\/\//, '');
     // The files beside the config, named relatively (as `llmgw up` writes them).
     mkdirSync(join(dir, 'conf', 'tls'), { recursive: true });
     copyFileSync(pki.ca, join(dir, 'conf', 'tls', 'ca.crt'));
@@ -34,6 +39,7 @@ describe('llmgw ctl config file', () => {
     writeFileSync(join(dir, 'conf', 'ctl.yaml'), stringify({ control, tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' }, actor: 'ops@test' }));
   }, 90_000);
   afterAll(async () => {
+    await sched?.stop();
     await inv?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

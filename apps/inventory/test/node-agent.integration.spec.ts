@@ -80,8 +80,8 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
     dir = mkdtempSync(join(tmpdir(), 'llmgw-inv-agent-'));
     ca = await initCa({ dir });
     srv = await issueCert({ ca, dir, name: 'inventory', commonName: 'inventory', sans: ['127.0.0.1', 'localhost'], usage: 'server' });
-    await issueCert({ ca, dir, name: 'node-a', commonName: 'node-a', usage: 'client' });
-    await issueCert({ ca, dir, name: 'node-b', commonName: 'node-b', usage: 'client' });
+    await issueCert({ ca, dir, name: 'node-a', commonName: 'node-a', usage: 'client', role: 'node' });
+    await issueCert({ ca, dir, name: 'node-b', commonName: 'node-b', usage: 'client', role: 'node' });
     agentPort = await freePort();
     await startInventory();
   }, 120_000);

@@ -100,7 +100,7 @@ const pki: Part = {
   name: 'tls',
   async start(ctx, add) {
     ctx.tls = await ensureUpPki(ctx.o.dataDir, ctx.o.host, FLEET_NODES.map((n) => n.id));
-    const made = ctx.tls.issued.length ? `issued ${ctx.tls.issued.join(', ')}` : 'reused';
+    const made = ctx.tls.issued.length ? `${ctx.tls.issued.length} issued now` : 'reused';
     add({ summary: [`  mTLS         every gRPC link; CA and role certificates in ${ctx.tls.dir} (${made})`, `  llmgw ctl    configured by ${resolve(ctx.o.dataDir, 'ctl.yaml')}`], close: async () => undefined });
   },
 };
@@ -143,7 +143,8 @@ export const FLEET_NODES = [
 export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'> & { engines?: number }): object {
   const n = o.engines ?? 1;
   // sim's contract defaults: KV events on, scheduling_policy priority; its slots declared here.
-  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 256, args: ['--decode-tps', String(o.decodeTps)], startup_timeout: '2m' };
+  // The llama3 tokenizer, so the block hashes of its KV events are the ones the routers' tier-2 index computes.
+  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 256, args: ['--decode-tps', String(o.decodeTps), '--tokenizer', 'llama3'], startup_timeout: '2m' };
   return {
     models: [
       { name: o.model, source: `sim/${o.model}`, scaling: { min: n, max: n }, profiles: [profile] },
@@ -284,6 +285,8 @@ const routers: Part = {
           endpoints: ctx.endpoints,
           ...(ctx.endpointSource ? { endpoint_source: ctx.endpointSource } : {}),
           ...(ctx.engineKeyFile ? { engine_key_file: ctx.engineKeyFile } : {}),
+          // Placed replicas publish KV events: the routers follow them (prefix tier 2) beside the approximate tree.
+          ...(ctx.controlUrl ? { prefix: { kv_events: { enabled: true } } } : {}),
           admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl, tls: ctx.tls?.client('router') } : { mode: 'off' },
           tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, accounting_tls: ctx.tls?.client('router'), redis_url: o.redisUrl } : { enabled: false },
         } as never,

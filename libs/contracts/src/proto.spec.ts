@@ -20,7 +20,7 @@ describe('loader options and generator flags come from one place', () => {
 describe('loadProto', () => {
   it.each([
     ['llmgw/agent/v1/agent.proto', (p: any) => p.llmgw.agent.v1.AgentService, { Connect: [true, true] }],
-    ['llmgw/inventory/v1/inventory.proto', (p: any) => p.llmgw.inventory.v1.InventoryService, { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true] }],
+    ['llmgw/inventory/v1/inventory.proto', (p: any) => p.llmgw.inventory.v1.InventoryService, { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true], SetNodeIntent: [false, false] }],
     ['llmgw/control/v1/control.proto', (p: any) => p.llmgw.control.v1.ControlService,
       { ListNodes: [false, false], GetNode: [false, false], ListModels: [false, false], ListReplicas: [false, false], CordonNode: [false, false], UncordonNode: [false, false], DrainNode: [false, false], ExplainPlacement: [false, false], SetModelTarget: [false, false], Logs: [false, true] }],
   ] as const)('%s defines the service the generated types describe', (rel, pick, methods) => {
