@@ -1,5 +1,4 @@
 import { Redis } from 'ioredis';
-import { waitUntil } from '@llmgw/testing';
 import { fleetKeyPrefix, STOP_DEADLINE_MS } from '../src/main';
 import { ok, UpProcess } from './spawn-up';
 
@@ -43,19 +42,7 @@ describe('llmgw up --redis-url', () => {
   }, 180_000);
 
   it('loads the on-demand model when asked: 503 model_loading while it loads, then it serves', async () => {
-    const answers: number[] = [];
-    await waitUntil(async () => {
-      const r = await chat('demo-lazy');
-      answers.push(r.status);
-      if (r.status !== 200) {
-        expect(r.status).toBe(503);
-        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(await r.text()).toContain('model_loading');
-      } else await r.text();
-      return r.status === 200;
-    }, 'demo-lazy to serve', { timeoutMs: 60_000, everyMs: 200 });
-    expect(answers.at(-1)).toBe(200);
-    expect(ok(up.ctl('replicas'))).toMatch(/demo-lazy\s.*ready/);
+    await up.onDemandLoads((model) => chat(model), 'demo-lazy');
   }, 90_000);
 
   it('SIGINT stops everything, the engine processes too, with status 0', async () => {

@@ -63,6 +63,26 @@ export class UpProcess {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 
+  /**
+   * Asks for an on-demand model until it serves: every answer before is 503 `model_loading` with
+   * Retry-After, and `llmgw ctl replicas` then lists its replica ready.
+   */
+  async onDemandLoads(chat: (model: string) => Promise<Response>, model: string): Promise<void> {
+    const answers: number[] = [];
+    await waitUntil(async () => {
+      const r = await chat(model);
+      answers.push(r.status);
+      if (r.status !== 200) {
+        expect(r.status).toBe(503);
+        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(await r.text()).toContain('model_loading');
+      } else await r.text();
+      return r.status === 200;
+    }, `${model} to serve`, { timeoutMs: 60_000, everyMs: 200 });
+    expect(answers.at(-1)).toBe(200);
+    expect(ok(this.ctl('replicas'))).toMatch(new RegExp(`${model}\\s.*ready`));
+  }
+
   /** Adoption records the agents keep per running engine. */
   engineRecords(): string[] {
     return FLEET_NODES.flatMap((n) => {

@@ -191,19 +191,7 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
   });
 
   it('loads the on-demand model through the in-process demand channel: 503 model_loading, then it serves', async () => {
-    const answers: number[] = [];
-    await waitUntil(async () => {
-      const r = await chat('demo-lazy');
-      answers.push(r.status);
-      if (r.status !== 200) {
-        expect(r.status).toBe(503);
-        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(await r.text()).toContain('model_loading');
-      } else await r.text();
-      return r.status === 200;
-    }, 'demo-lazy to serve', { timeoutMs: 60_000, everyMs: 200 });
-    expect(answers.at(-1)).toBe(200);
-    expect(ok(up.ctl('replicas'))).toMatch(/demo-lazy\s.*ready/);
+    await up.onDemandLoads((model) => chat(model), 'demo-lazy');
   }, 90_000);
 
   it('uses no Redis: nothing under its key prefix there', async () => {

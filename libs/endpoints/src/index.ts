@@ -5,3 +5,4 @@ export * from './memory-source';
 export * from './redis-contract';
 export * from './scraper';
 export * from './engine-secret';
+export * from './coalesced-reload';

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '@llmgw/observability';
+import { CoalescedReload } from './coalesced-reload';
 import { CachedEndpointList } from './endpoint-list';
 import type { EndpointWriter } from './memory-source';
 import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSchema } from './redis-contract';
@@ -32,8 +33,7 @@ export class RedisEndpointSource extends CachedEndpointList {
   private readonly sub: Redis;
   private timer?: NodeJS.Timeout;
   private closed = false;
-  private loading?: Promise<void>;
-  private again = false;
+  private readonly reloads = new CoalescedReload(() => this.loadOnce(), () => this.closed);
 
   private readonly onMessage = (ch: string, msg: string) => {
     if (ch !== this.keys.channel) return;
@@ -74,19 +74,7 @@ export class RedisEndpointSource extends CachedEndpointList {
 
   /** Re-reads the hash; coalesces concurrent calls; keeps the old list on failure. */
   reload(): Promise<void> {
-    if (this.loading) {
-      this.again = true;
-      return this.loading;
-    }
-    this.loading = (async () => {
-      do {
-        this.again = false;
-        await this.loadOnce();
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    return this.reloads.run();
   }
 
   private async loadOnce(): Promise<void> {
@@ -113,7 +101,7 @@ export class RedisEndpointSource extends CachedEndpointList {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await super.close();
-    await this.loading?.catch(() => undefined);
+    await this.reloads.settled();
     this.sub.off('message', this.onMessage);
     this.sub.off('ready', this.onReady);
     this.cmd.off('ready', this.onReady);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { decodeCatalogEntry, modelCatalogKeys, type CatalogEntry } from '@llmgw/contracts';
+import { CoalescedReload } from '@llmgw/endpoints';
 import { catalogViewKey, type CatalogViewReader, type CatalogViewWriter } from './catalog-view';
 
 /** A minimal logger shape (pino fits). */
@@ -84,8 +85,7 @@ export class RedisCatalogViewReader implements CatalogViewReader {
   private readonly subs = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private closed = false;
-  private loading?: Promise<void>;
-  private again = false;
+  private readonly reloads = new CoalescedReload(() => this.readOnce(), () => this.closed);
   private readonly onMessage = (ch: string) => {
     if (ch === this.keys.changedChannel) void this.refresh();
   };
@@ -131,19 +131,7 @@ export class RedisCatalogViewReader implements CatalogViewReader {
 
   /** Re-reads the view; coalesces concurrent calls; keeps the last view on failure. */
   refresh(): Promise<void> {
-    if (this.loading) {
-      this.again = true;
-      return this.loading;
-    }
-    this.loading = (async () => {
-      do {
-        this.again = false;
-        await this.readOnce();
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    return this.reloads.run();
   }
 
   private async readOnce(): Promise<void> {
@@ -182,7 +170,7 @@ export class RedisCatalogViewReader implements CatalogViewReader {
     if (this.timer) clearInterval(this.timer);
     this.o.sub.off('message', this.onMessage);
     this.o.sub.off('ready', this.onReady);
-    await this.loading?.catch(() => undefined);
+    await this.reloads.settled();
     this.subs.clear();
   }
 }
