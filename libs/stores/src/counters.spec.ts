@@ -20,8 +20,11 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const T0 = Date.parse('2026-11-30T12:00:00.000Z');
-const DAY = { periodStart: Date.parse('2026-11-30T00:00:00Z'), periodEnd: Date.parse('2026-12-01T00:00:00Z') };
+// Today's UTC day, not a fixed date: Redis expires a budget counter a day after its period ends
+// (PEXPIREAT on the real clock), so a period in the past would have no counter at all.
+const TODAY = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+const T0 = TODAY + 12 * 3_600_000;
+const DAY = { periodStart: TODAY, periodEnd: TODAY + 86_400_000 };
 
 const impls: Array<[string, () => LimitCounters]> = [
   ['memory', () => new MemoryLimitCounters()],
