@@ -73,8 +73,35 @@ export interface PhaseResult {
   peakBronzeQueued: number;
   /** p90 of the platinum requests' wait in admission under load (the router's x-llmgw-queue-ms), ms. */
   loadedQueueP90: number;
+  /** p50 of the bronze requests' wait in admission while platinum was measured (x-llmgw-queue-ms), ms. */
+  bronzeQueueP50: number;
   /** llmgw_admission_learned_slots by endpoint at the end of the phase (admission on; empty when declared). */
   learnedSlots: Record<string, number>;
+  /**
+   * The engines' own view of the loaded platinum requests (GET /sim/requests, by x-request-id):
+   * how many reached an engine, and how many of those found no free batch slot and waited for a
+   * running request to finish. Counts of events, not durations: they do not depend on how busy the
+   * machine is.
+   */
+  platinumAtEngine: number;
+  platinumWaitedForSlot: number;
+  /** p90 of the requests ahead of a loaded platinum request in its engine's waiting queue. */
+  platinumAheadP90: number;
+  /** Platinum TTFT p90 on the engines' clocks (arrival at the engine to first token), idle and loaded, ms. */
+  engineIdleP90: number;
+  engineLoadedP90: number;
+  /** Platinum TTFT p90 as the router logged it (its handler's start to the first chunk), idle and loaded, ms. */
+  routerIdleP90: number;
+  routerLoadedP90: number;
+}
+
+/** One request as the sim-engine logged it (GET /sim/requests). */
+interface EngineRequest {
+  request_id: string;
+  slot_free_on_arrival: boolean;
+  ahead_on_arrival: number;
+  queued_ms: number;
+  ttft_ms: number;
 }
 
 /**
@@ -124,6 +151,9 @@ export const CI_OPTIONS: IsolationOptions = {
   platinumPromptChars: 2000,
   warmupMs: 3000,
   scrapeIntervalMs: 200,
+  // Declared, as docs/configuration.md recommends: this shape is about the bands, and learning
+  // undeclared slots has its own suite (learned-slot-isolation.spec.ts).
+  declareSlots: true,
   // Once admission knows the engines' real slots (learned or declared) it keeps them full; a granted
   // platinum request must then go to the engine with a free slot, not the next in turn, or it waits
   // inside an FCFS engine behind bronze (round robin measured 1.14-1.63x here, run to run).
@@ -211,13 +241,13 @@ export class IsolationRig {
       stop: async () => void (await Promise.all(stops.map((s) => s()))) };
   }
 
-  /** One streamed platinum request; returns ms to the first content token. */
-  async platinumTtft(url: string, seed: number): Promise<number> {
+  /** One streamed platinum request; returns ms to the first content token. `id` is its x-request-id. */
+  async platinumTtft(url: string, seed: number, id?: string): Promise<number> {
     const t0 = performance.now();
     const res = await request(`${url}/v1/chat/completions`, {
       method: 'POST',
       dispatcher: this.agent,
-      headers: { 'content-type': 'application/json', 'x-llmgw-band': 'platinum', 'x-llmgw-tenant': 'interactive' },
+      headers: { 'content-type': 'application/json', 'x-llmgw-band': 'platinum', 'x-llmgw-tenant': 'interactive', ...(id ? { 'x-request-id': id } : {}) },
       body: JSON.stringify({ model: 'iso', stream: true, max_tokens: 2, messages: [{ role: 'user', content: words(this.o.platinumPromptChars, seed) }] }),
     });
     if (res.statusCode !== 200) throw new Error(`platinum got HTTP ${res.statusCode}: ${await res.body.text()}`);
@@ -233,20 +263,22 @@ export class IsolationRig {
     return ttft;
   }
 
-  /** Platinum arrivals every `platinumGapMs` (open loop, like interactive users); their TTFTs. */
-  async platinumSeries(url: string): Promise<number[]> {
+  /** Platinum arrivals every `platinumGapMs` (open loop, like interactive users); their TTFTs. Ids are `<tag>-<i>`. */
+  async platinumSeries(url: string, tag: string): Promise<number[]> {
     const all: Array<Promise<number>> = [];
     for (let i = 0; i < this.o.platinumSamples; i++) {
-      all.push(this.platinumTtft(url, i * 31 + 7));
+      all.push(this.platinumTtft(url, i * 31 + 7, `${tag}-${i}`));
       await new Promise((r) => setTimeout(r, this.o.platinumGapMs));
     }
     return Promise.all(all);
   }
 
   /** Keeps `bronzeConcurrency` non-streamed bronze requests in flight until stopped. */
-  flood(url: string): { completed: () => number; stop: () => Promise<{ completed: number; rejected: number }> } {
+  flood(url: string): { completed: () => number; queueMs: number[]; stop: () => Promise<{ completed: number; rejected: number }> } {
     let running = true;
     let completed = 0;
+    /** x-llmgw-queue-ms of every bronze answer, in order. */
+    const queueMs: number[] = [];
     // Stopping cancels what is still queued or running, so a phase does not wait for the backlog to drain.
     const cancel = new AbortController();
     let rejected = 0;
@@ -264,7 +296,10 @@ export class IsolationRig {
             body: JSON.stringify({ model: 'iso', max_tokens: lo + (n % (hi - lo + 1)), messages: [{ role: 'user', content: words(200, n) }] }),
           });
           await res.body.dump();
-          if (res.statusCode === 200) completed++;
+          if (res.statusCode === 200) {
+            completed++;
+            queueMs.push(Number(res.headers['x-llmgw-queue-ms'] ?? 0));
+          }
           else {
             rejected++;
             await new Promise((r) => setTimeout(r, 50));
@@ -279,6 +314,7 @@ export class IsolationRig {
     const workers = Array.from({ length: this.o.bronzeConcurrency }, worker);
     return {
       completed: () => completed,
+      queueMs,
       stop: async () => {
         running = false;
         const done = { completed, rejected };
@@ -317,6 +353,14 @@ export class IsolationRig {
     };
   }
 
+  /** Every engine's log of the requests whose x-request-id starts with `tag-`. */
+  async engineView(tag: string): Promise<EngineRequest[]> {
+    const logs = await Promise.all(
+      this.engines.map((e) => request(`${e.url}/sim/requests?prefix=${encodeURIComponent(`${tag}-`)}`, { dispatcher: this.agent }).then((r) => r.body.json() as Promise<{ requests: EngineRequest[] }>)),
+    );
+    return logs.flatMap((l) => l.requests);
+  }
+
   /** Idle platinum series, then the same under the bronze flood. */
   async phase(admission: boolean): Promise<PhaseResult> {
     const stack = await this.startStack(admission);
@@ -325,15 +369,18 @@ export class IsolationRig {
       await this.platinumTtft(stack.url, 1);
       await this.platinumTtft(stack.url, 2);
       await new Promise((r) => setTimeout(r, this.o.scrapeIntervalMs * 3));
-      const idle = await this.platinumSeries(stack.url);
+      const tag = `plat-${admission ? 'on' : 'off'}-${Date.now().toString(36)}`;
+      const idle = await this.platinumSeries(stack.url, `${tag}-idle`);
       const f = this.flood(stack.url);
       await new Promise((r) => setTimeout(r, this.o.warmupMs));
       const peaks = this.sample(stack.admissionAdmin);
       const bronzeBefore = f.completed();
+      const bronzeQueueBefore = f.queueMs.length;
       this.queueMs = [];
-      const loaded = await this.platinumSeries(stack.url);
+      const loaded = await this.platinumSeries(stack.url, `${tag}-load`);
       const loadedQueue = this.queueMs;
       const bronzeWhile = f.completed() - bronzeBefore;
+      const bronzeQueue = f.queueMs.slice(bronzeQueueBefore);
       const p = await peaks.stop();
       const learnedSlots: Record<string, number> = {};
       if (stack.admissionAdmin) {
@@ -341,6 +388,23 @@ export class IsolationRig {
         for (const m of t.matchAll(/^llmgw_admission_learned_slots\{[^}]*endpoint="([^"]+)"[^}]*\} (\S+)/gm)) learnedSlots[m[1]] = Number(m[2]);
       }
       const b = await f.stop();
+      const engineIdle = await this.engineView(`${tag}-idle`);
+      const engineLoaded = await this.engineView(`${tag}-load`);
+      const routerTtft = (prefix: string): number[] => {
+        const out: number[] = [];
+        for (const line of stack.routerOutput()) {
+          if (!line.includes(prefix)) continue;
+          try {
+            const j = JSON.parse(line) as { reqId?: string; ttftMs?: number };
+            if (j.reqId?.startsWith(prefix) && typeof j.ttftMs === 'number') out.push(j.ttftMs);
+          } catch {
+            // not a JSON log line
+          }
+        }
+        return out;
+      };
+      const routerIdle = routerTtft(`${tag}-idle-`);
+      const routerLoaded = routerTtft(`${tag}-load-`);
       const r: PhaseResult = {
         idleP50: pct(idle, 50),
         idleP90: pct(idle, 90),
@@ -351,14 +415,22 @@ export class IsolationRig {
         ratio: pct(loaded, 99) / pct(idle, 99),
         ratio90: pct(loaded, 90) / pct(idle, 90),
         loadedQueueP90: pct(loadedQueue, 90),
+        bronzeQueueP50: bronzeQueue.length ? pct(bronzeQueue, 50) : 0,
         bronzeCompleted: b.completed,
         bronzeCompletedWhileMeasured: bronzeWhile,
         bronzeRejected: b.rejected,
         fallbacks: stack.fallbacks(),
         ...p,
         learnedSlots,
+        platinumAtEngine: engineLoaded.length,
+        platinumWaitedForSlot: engineLoaded.filter((e) => !e.slot_free_on_arrival).length,
+        platinumAheadP90: engineLoaded.length ? pct(engineLoaded.map((e) => e.ahead_on_arrival), 90) : 0,
+        engineIdleP90: engineIdle.length ? pct(engineIdle.map((e) => e.ttft_ms), 90) : 0,
+        engineLoadedP90: engineLoaded.length ? pct(engineLoaded.map((e) => e.ttft_ms), 90) : 0,
+        routerIdleP90: routerIdle.length ? pct(routerIdle, 90) : 0,
+        routerLoadedP90: routerLoaded.length ? pct(routerLoaded, 90) : 0,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; platinum admission wait p90 ${r.loadedQueueP90} ms; bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
+      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; in the router: platinum TTFT p90 idle ${r.routerIdleP90.toFixed(0)} ms, loaded ${r.routerLoadedP90.toFixed(0)} ms; at the engines: platinum TTFT p90 idle ${r.engineIdleP90.toFixed(0)} ms, loaded ${r.engineLoadedP90.toFixed(0)} ms, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot (ahead p90 ${r.platinumAheadP90}); platinum admission wait p90 ${r.loadedQueueP90} ms (bronze p50 ${r.bronzeQueueP50} ms); bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
       return r;
     } finally {
       await stack.stop();
@@ -371,3 +443,4 @@ export class IsolationRig {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+

@@ -1,4 +1,5 @@
 import { IsolationRig, SLOT_OPTIONS, type PhaseResult } from './isolation-harness';
+import { expectCollapse, expectIsolated } from './isolation-expect';
 
 /**
  * Issue 13 on real processes: slot-limited engines (two sim-engines with
@@ -6,14 +7,12 @@ import { IsolationRig, SLOT_OPTIONS, type PhaseResult } from './isolation-harnes
  * short platinum prompts, through a router with admission remote (on) or
  * off. With the slot component, bronze borrows all but one slot per engine
  * and is held at the gateway, so platinum always finds a free slot.
- * Full size and figures: tools/bench/priority-isolation.ts --slots.
+ * The assertions count events the engines and admission report (which
+ * platinum request found a free slot, who queued where), so they hold on a
+ * busy machine; the TTFT ratios are printed beside them. Wall-clock figures:
+ * tools/bench/priority-isolation.ts --slots (docs/performance.md).
  */
-// Wall-clock ratios on real processes: they run in `npm test` (CI runs on a machine with nothing else
-// on it; measured there at 1.05-1.08x against a bound of 1.5x). On a machine shared with other heavy
-// load the ratios measure that load instead: LLMGW_TIMING_TESTS=0 skips them there, never in CI.
-const timing = process.env.LLMGW_TIMING_TESTS === '0' && !process.env.CI ? describe.skip : describe;
-
-timing('priority isolation on slot-limited engines (issue 13)', () => {
+describe('priority isolation on slot-limited engines (issue 13)', () => {
   const lines: string[] = [];
   let rig: IsolationRig;
   let on: PhaseResult;
@@ -29,20 +28,11 @@ timing('priority isolation on slot-limited engines (issue 13)', () => {
 
   afterAll(() => rig?.close());
 
-  it('keeps platinum TTFT p90 within 1.5x idle while bronze floods 20x the slots, and bronze keeps completing', () => {
-    expect(on.fallbacks).toBe(0);
-    // the flood was held at the gateway, not in the engines' queues ...
-    expect(on.peakBronzeQueued).toBeGreaterThan(SLOT_OPTIONS.bronzeConcurrency / 2);
-    expect(on.peakOccupancy).toBeGreaterThanOrEqual(12 / 16);
-    // ... bronze was not starved ...
-    expect(on.bronzeCompletedWhileMeasured).toBeGreaterThan(0);
-    // ... and platinum kept its TTFT
-    expect(on.ratio90).toBeLessThanOrEqual(1.5);
+  it('platinum finds a free slot while bronze floods 20x the slots and is held at the gateway, and bronze keeps completing', () => {
+    expectIsolated(on, SLOT_OPTIONS, 12 / 16);
   });
 
-  it('with admission off the same flood makes platinum at least 10x worse (the flood is real)', () => {
-    expect(off.peakEngineWaiting).toBeGreaterThan(SLOT_OPTIONS.bronzeConcurrency / 2);
-    expect(off.loadedP90).toBeGreaterThanOrEqual(10 * on.loadedP90);
-    expect(off.ratio90).toBeGreaterThanOrEqual(10);
+  it('with admission off the same flood queues platinum inside the engines behind bronze (the flood is real)', () => {
+    expectCollapse(off, SLOT_OPTIONS);
   });
 });

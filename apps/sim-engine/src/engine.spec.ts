@@ -139,4 +139,35 @@ describe('SimEngine timing model, on a manual clock', () => {
     expect(alone.e2e).toBe(190); // 19 more tokens × 10 ms
     for (const r of four) expect(r.e2e).toBe(19 * 10 * (1 + 2 * 3)); // 70 ms per token with 4 running
   });
+
+  it('logs each request with an id at its first token: whether a slot was free, what was ahead, its queue time and TTFT', async () => {
+    const clock = new ManualClock(0);
+    // 2 slots, 100 ms prefill for 100 tokens, 10 ms a token
+    engine = new SimEngine({ ...zero, maxNumSeqs: 2, numGpuBlocks: 256, prefillTps: 1000, decodeTps: 100 }, clock);
+    const submit = (requestId: string | undefined, seed: number, maxTokens: number) =>
+      engine.submit({ promptTokens: prompt(seed, 100), maxTokens, limitReason: 'length', textSeed: seed, requestId, sink: { tokens: () => undefined, finish: () => undefined } });
+    submit('a', 1, 5); // takes slot 1
+    submit('b', 2, 5); // takes slot 2
+    submit('c', 3, 2); // waits for a's end: 100 ms prefill + 4 more tokens at 10 ms = 140 ms
+    submit(undefined, 4, 2); // no id: not logged
+    await runTo(clock, 1_000);
+    const log = engine.counters.requests();
+    expect(log.map((e) => e.request_id)).toEqual(['a', 'b', 'c']);
+    const [a, b, c] = log;
+    expect(a).toMatchObject({ slot_free_on_arrival: true, ahead_on_arrival: 0, queued_ms: 0, ttft_ms: 100, prompt_tokens: 100, priority: 0 });
+    expect(b).toMatchObject({ slot_free_on_arrival: true, ahead_on_arrival: 1, queued_ms: 0, ttft_ms: 100 });
+    expect(c).toMatchObject({ slot_free_on_arrival: false, ahead_on_arrival: 2, queued_ms: 140, ttft_ms: 240 });
+    expect(engine.counters.requests('b')).toEqual([b]);
+  });
+
+  it('keeps the newest 4096 entries of the request log, oldest first', () => {
+    engine = new SimEngine(zero);
+    for (let i = 0; i < 4100; i++) {
+      engine.counters.logRequest({ request_id: `r${i}`, priority: 0, prompt_tokens: 1, slot_free_on_arrival: true, ahead_on_arrival: 0, queued_ms: 0, ttft_ms: 0 });
+    }
+    const ids = engine.counters.requests().map((e) => e.request_id);
+    expect(ids).toHaveLength(4096);
+    expect(ids[0]).toBe('r4');
+    expect(ids.at(-1)).toBe('r4099');
+  });
 });

@@ -62,6 +62,8 @@ export interface SubmitRequest {
   textSeed: number;
   /** vLLM's request `priority`: lower is served first under the `priority` policy (default 0). */
   priority?: number;
+  /** The request's `x-request-id`, when it had one: its first token is then kept in the request log. */
+  requestId?: string;
   sink: SeqSink;
 }
 
@@ -76,6 +78,12 @@ export class Sequence {
   /** Blocks held privately (partial blocks, uncached ones). */
   private = 0;
   admitted = false;
+  /** Engine clock when the sequence first entered the running batch. */
+  admittedAt = 0;
+  /** Whether a batch slot was free for it when it arrived (no wait for a running sequence to finish). */
+  slotFreeOnArrival = true;
+  /** Sequences ahead of it in the waiting queue when it arrived. */
+  aheadOnArrival = 0;
   promptCounted = false;
   prefillTokens = 0;
   nextAt = 0;
@@ -175,14 +183,15 @@ export class SimEngine {
 
   submit(req: SubmitRequest): Sequence {
     const seq = new Sequence(this.nextId++, req, this.clock.now(), this.opts.blockSize);
-    if (this.policy === 'priority') this.enqueueByPriority(seq);
-    else this.waiting.push(seq);
+    const ahead = this.policy === 'priority' ? this.enqueueByPriority(seq) : this.waiting.push(seq) - 1;
+    seq.aheadOnArrival = ahead;
+    seq.slotFreeOnArrival = this.running.length + ahead < this.opts.maxNumSeqs;
     this.kick();
     return seq;
   }
 
-  /** Inserts into the waiting queue at its (priority, arrival, id) place; after equals. */
-  private enqueueByPriority(seq: Sequence): void {
+  /** Inserts into the waiting queue at its (priority, arrival, id) place, after equals; returns that place. */
+  private enqueueByPriority(seq: Sequence): number {
     let lo = 0;
     let hi = this.waiting.length;
     while (lo < hi) {
@@ -191,6 +200,7 @@ export class SimEngine {
       else hi = mid;
     }
     this.waiting.splice(lo, 0, seq);
+    return lo;
   }
 
   /** Drops a sequence (client gone): its blocks are freed at once. */
@@ -293,6 +303,7 @@ export class SimEngine {
       seq.private = need;
       if (!seq.admitted) {
         seq.admitted = true;
+        seq.admittedAt = now;
         seq.cachedTokens = hits * bs;
         this.counters.prefixQueries += seq.promptLen;
         this.counters.prefixHits += hits * bs;
@@ -411,6 +422,17 @@ export class SimEngine {
     if (seq.generated === 1) {
       seq.firstTokenAt = now;
       this.counters.ttft.observe((now - seq.arrivedAt) / 1000);
+      if (seq.req.requestId !== undefined) {
+        this.counters.logRequest({
+          request_id: seq.req.requestId,
+          priority: seq.priority,
+          prompt_tokens: seq.promptLen,
+          slot_free_on_arrival: seq.slotFreeOnArrival,
+          ahead_on_arrival: seq.aheadOnArrival,
+          queued_ms: seq.admittedAt - seq.arrivedAt,
+          ttft_ms: now - seq.arrivedAt,
+        });
+      }
     } else {
       this.counters.itl.observe((now - seq.lastTokenAt) / 1000);
     }

@@ -138,7 +138,7 @@ export function buildCommand(): Command {
     .addHelpText(
       'after',
       '\nZero-latency throughput settings: --prefill-tps 0 --decode-tps 0.\n' +
-        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics, /sim/priorities (requests by body `priority`).',
+        'Endpoints: POST /v1/chat/completions, /v1/completions, /v1/embeddings, /reset_prefix_cache; GET /v1/models, /health, /metrics, /sim/priorities (requests by body `priority`), /sim/requests (the engine view of requests with an x-request-id).',
     )
     .exitOverride();
 }

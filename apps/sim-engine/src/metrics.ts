@@ -33,6 +33,29 @@ export class Histogram {
 
 export type FinishedReason = 'stop' | 'length' | 'abort';
 
+/**
+ * One request's first token as the engine saw it, for requests that carried an
+ * `x-request-id` (GET /sim/requests). Times are the engine's own: they show
+ * whether a request waited for a batch slot, apart from any time spent before
+ * it reached the engine.
+ */
+export interface RequestLogEntry {
+  request_id: string;
+  priority: number;
+  prompt_tokens: number;
+  /** A batch slot was free when it arrived: it did not wait for a running sequence to finish. */
+  slot_free_on_arrival: boolean;
+  /** Sequences ahead of it in the waiting queue when it arrived. */
+  ahead_on_arrival: number;
+  /** Arrival to first entry into the running batch, ms. */
+  queued_ms: number;
+  /** Arrival to first token, ms. */
+  ttft_ms: number;
+}
+
+/** How many first tokens the request log keeps (the oldest are dropped). */
+export const REQUEST_LOG_SIZE = 4096;
+
 /** Everything the engine counts; gauges are read from the engine at render time. */
 export class EngineCounters {
   promptTokens = 0;
@@ -47,10 +70,27 @@ export class EngineCounters {
    * tests can see the band a router carried into the engine.
    */
   readonly byPriority = new Map<string, number>();
+  /** The last REQUEST_LOG_SIZE first tokens of requests with an `x-request-id`, oldest first. */
+  readonly requestLog: RequestLogEntry[] = [];
+  private requestLogHead = 0;
   readonly ttft = new Histogram(TTFT_BUCKETS);
   readonly itl = new Histogram(ITL_BUCKETS);
   readonly e2e = new Histogram(E2E_BUCKETS);
   readonly startedAt = Date.now() / 1000;
+
+  logRequest(e: RequestLogEntry): void {
+    if (this.requestLog.length < REQUEST_LOG_SIZE) this.requestLog.push(e);
+    else {
+      this.requestLog[this.requestLogHead] = e;
+      this.requestLogHead = (this.requestLogHead + 1) % REQUEST_LOG_SIZE;
+    }
+  }
+
+  /** The request log in arrival-of-first-token order, optionally only ids starting with `prefix`. */
+  requests(prefix = ''): RequestLogEntry[] {
+    const ordered = [...this.requestLog.slice(this.requestLogHead), ...this.requestLog.slice(0, this.requestLogHead)];
+    return prefix ? ordered.filter((e) => e.request_id.startsWith(prefix)) : ordered;
+  }
 }
 
 /** The engine state a scrape shows. */

@@ -191,7 +191,9 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
 
   /** One generation: submitted to the engine, and dropped from it when the client goes away. */
   function generate(res: ServerResponse, job: { tokens: number[]; max: number; reason: 'stop' | 'length'; stop?: string[]; prompt: string; seed?: number | null; priority?: number }, sink: SeqSink): void {
-    const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, sink });
+    const rid = res.req?.headers['x-request-id'];
+    const requestId = typeof rid === 'string' && rid !== '' ? rid.slice(0, 256) : undefined;
+    const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, requestId, sink });
     res.on('close', () => engine.abort(seq));
   }
 
@@ -466,6 +468,11 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       },
     },
     '/sim/priorities': { methods: ['GET'], handle: (_q, r) => sendJson(r, 200, { by_priority: Object.fromEntries(engine.counters.byPriority) }) },
+    // The engine's view of recent requests that carried an x-request-id (?prefix= selects by id).
+    '/sim/requests': {
+      methods: ['GET'],
+      handle: (q, r) => sendJson(r, 200, { requests: engine.counters.requests(new URL(q.url ?? '/', 'http://sim').searchParams.get('prefix') ?? '') }),
+    },
     '/reset_prefix_cache': {
       methods: ['POST'],
       handle: (_q, r) => {

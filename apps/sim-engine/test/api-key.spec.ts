@@ -35,6 +35,19 @@ describe('sim-engine --api-key', () => {
     expect(await (await fetch(`${e.url}/sim/priorities`)).json()).toEqual({ by_priority: { none: 1, '0': 1, '3': 2 } });
   });
 
+  it('GET /sim/requests shows the engine’s view of requests that carried an x-request-id, open like /metrics', async () => {
+    const e = await engines.start({ apiKey: 'k', decodeTps: 0, prefillTps: 0 });
+    const auth = { 'content-type': 'application/json', authorization: 'Bearer k' };
+    for (const id of ['plat-1', 'bronze-1', undefined]) {
+      expect((await postJson(`${e.url}/v1/chat/completions`, chat, { headers: { ...auth, ...(id ? { 'x-request-id': id } : {}) } })).status).toBe(200);
+    }
+    const all = (await (await fetch(`${e.url}/sim/requests`)).json()) as { requests: Array<Record<string, unknown>> };
+    expect(all.requests.map((r) => r.request_id)).toEqual(['plat-1', 'bronze-1']);
+    expect(all.requests[0]).toMatchObject({ slot_free_on_arrival: true, ahead_on_arrival: 0, priority: 0 });
+    const plat = (await (await fetch(`${e.url}/sim/requests?prefix=plat-`)).json()) as { requests: Array<Record<string, unknown>> };
+    expect(plat.requests.map((r) => r.request_id)).toEqual(['plat-1']);
+  });
+
   describe('as a process', () => {
     let role: SpawnedRole | undefined;
     afterEach(async () => {

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { createLogger, createRegistry, logListening, redactSecrets, requestIdFrom, scrubSecrets } from './index';
+import { createLogger, createRegistry, logListening, nonBlockingDestination, redactSecrets, requestIdFrom, scrubSecrets } from './index';
 
 function capture() {
   const stream = new PassThrough();
@@ -73,3 +74,29 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('the stdout destination', () => {
+  it('never blocks the event loop when its reader stops reading: lines wait in memory, and past the bound are dropped and counted', async () => {
+    // A pipe nobody reads: `sleep` never reads its stdin, so the pipe fills after 64 KiB.
+    const reader = spawn('sleep', ['60'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    let drops = 0;
+    const dest = nonBlockingDestination(fd, 256 * 1024, () => drops++);
+    dest.on('error', () => undefined);
+    const log = createLogger({ service: 't', destination: dest });
+    const line = 'x'.repeat(1000);
+    // ~2 MB: far past the pipe's buffer and the 256 KiB bound. A synchronous destination
+    // (pino's default for stdout) would sleep in write(2)'s EAGAIN loop here and never return.
+    for (let i = 0; i < 2000; i++) log.info({ i, line }, 'line');
+    // ... the event loop still turns, and what did not fit was counted
+    await new Promise((r) => setImmediate(r));
+    expect(drops).toBeGreaterThan(1000);
+    expect(drops).toBeLessThan(2000);
+    reader.kill('SIGKILL');
+    dest.destroy();
+  });
+
+  it('exports llmgw_log_lines_dropped_total with the default metrics', async () => {
+    const text = await createRegistry('t', { defaultMetrics: true }).metrics();
+    expect(text).toMatch(/^llmgw_log_lines_dropped_total\{service="t"\} 0$/m);
+  });
+});

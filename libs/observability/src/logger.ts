@@ -78,7 +78,47 @@ export function createLogger(cfg: LoggerConfig): Logger {
     mixinMergeStrategy: (merge, mixin) => (mixin === NO_FIELDS ? merge : Object.assign(mixin, merge)),
     formatters: { level: (label) => ({ level: label }), log: (o) => scrubSecrets(o) },
   };
-  return cfg.destination ? pino(opts, cfg.destination as any) : pino(opts);
+  return pino(opts, (cfg.destination ?? stdoutDestination()) as any);
+}
+
+/** What stdout may hold in memory while its reader lags before lines are dropped (and counted). */
+export const STDOUT_BUFFER_BYTES = 16 * 1024 * 1024;
+let stdout: ReturnType<typeof pino.destination> | undefined;
+let dropped = 0;
+
+/**
+ * The process's one stdout destination, shared by every logger in it (so lines
+ * from services composed in one process never interleave mid-line).
+ * Asynchronous: a log line never blocks the event loop. pino's default
+ * synchronous stdout sleeps 100 ms in write(2)'s EAGAIN loop whenever the
+ * reader of a pipe or socket (a supervisor, journald, a parent process) falls
+ * behind, which stalled a busy router for seconds at a time and held every
+ * new connection in the accept queue meanwhile. Lines wait in memory instead,
+ * up to STDOUT_BUFFER_BYTES; past that they are dropped and counted
+ * (`llmgw_log_lines_dropped_total`). pino flushes what is waiting synchronously
+ * when the process exits, so only a SIGKILL loses buffered lines.
+ */
+function stdoutDestination(): ReturnType<typeof pino.destination> {
+  stdout ??= nonBlockingDestination(1, STDOUT_BUFFER_BYTES, () => {
+    dropped++;
+  });
+  return stdout;
+}
+
+/**
+ * An asynchronous pino destination on `fd` that never blocks the event loop:
+ * what the reader has not taken yet waits in memory up to `maxBytes`; a line
+ * past that is dropped and reported to `onDrop`.
+ */
+export function nonBlockingDestination(fd: number, maxBytes: number, onDrop: () => void): ReturnType<typeof pino.destination> {
+  const dest = pino.destination({ dest: fd, sync: false, maxLength: maxBytes });
+  dest.on('drop', onDrop);
+  return dest;
+}
+
+/** Log lines dropped since start because stdout's reader fell STDOUT_BUFFER_BYTES behind. */
+export function droppedLogLines(): number {
+  return dropped;
 }
 
 const KEY_PATTERN = /sk-llmgw-[0-9A-Za-z]{6,}/g;

@@ -1,4 +1,5 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { droppedLogLines } from './logger';
 
 export { Registry };
 
@@ -9,7 +10,20 @@ export { Registry };
 export function createRegistry(service: string, opts: { defaultMetrics?: boolean } = {}): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (opts.defaultMetrics) {
+    collectDefaultMetrics({ register: registry });
+    let counted = 0;
+    new Counter({
+      name: 'llmgw_log_lines_dropped_total',
+      help: 'Log lines dropped because the reader of stdout fell too far behind (the process never waits for it).',
+      registers: [registry],
+      collect() {
+        const now = droppedLogLines();
+        if (now > counted) this.inc(now - counted);
+        counted = now;
+      },
+    });
+  }
   return registry;
 }
 
