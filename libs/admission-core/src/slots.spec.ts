@@ -34,6 +34,23 @@ describe('SlotLearner (slots of an endpoint that declares none)', () => {
     expect(l.learned).toBeUndefined();
   });
 
+  it('after an unconfirmed queue, a whole window without one at the high-water mark resumes the probe a quarter at a time; a queue holds it again', () => {
+    // A starved 32-slot engine showed a short queue at 12 running: not 3 confirmations, nothing learned.
+    const l = feed(new SlotLearner({ window: 4 }), [[12, 2], [12, 0], [12, 0]]);
+    expect(l.learned).toBeUndefined();
+    expect(l.capacity()).toBe(12); // the queue is still in the window
+    feed(l, [[12, 0]]);
+    expect(l.capacity()).toBe(12); // still in the window
+    feed(l, [[12, 0]]);
+    expect(l.capacity()).toBe(15); // a window of 4 scrapes at 12 with no queue: probe on
+    feed(l, [[15, 0], [15, 0], [15, 0], [15, 0]]);
+    expect(l.capacity()).toBe(18);
+    feed(l, [[14, 0]]);
+    expect(l.capacity()).toBe(15); // not running at the mark: nothing to probe for
+    feed(l, [[15, 1]]);
+    expect(l.capacity()).toBe(15); // a queue: hold at the most it ran
+  });
+
   it('keeps a learned value while the engine shows no queue (admission holding the flood is the value working)', () => {
     const l = feed(new SlotLearner(), [[6, 3], [6, 3], [6, 3]]);
     expect(l.learned).toBe(6);

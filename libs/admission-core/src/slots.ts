@@ -79,15 +79,21 @@ export class SlotLearner {
 
   /**
    * Batch capacity for the saturation detector: the learned slots; before
-   * that, once the engine has shown a queue, the most it has run (no more
-   * probing beyond it: a queue says the probe went far enough); before any
-   * queue, twice what it runs now — a slow start that doubles per scrape, so
-   * a fresh engine reaches its real batch in a few scrapes.
+   * any queue, twice what it runs now — a slow start that doubles per scrape,
+   * so a fresh engine reaches its real batch in a few scrapes. Once the engine
+   * has shown a queue that was not confirmed as its slot count, the most it
+   * has run — while the window still shows a queue. A whole window without
+   * one, with the engine running that much, says the queue was noise (a
+   * starved engine's next scheduling step, at any batch size): holding there
+   * would keep the lower bands below the engine's real batch for good, since
+   * admission then never lets it show a queue again. So the probe goes on, a
+   * quarter at a time, until a queue shows (and is confirmed, or not).
    */
   capacity(): number {
     if (this.learnedSlots !== undefined) return this.learnedSlots;
-    if (this.queueSeen) return Math.max(1, this.highWater);
-    return Math.max(this.highWater, 2 * this.lastRunning);
+    if (!this.queueSeen) return Math.max(this.highWater, 2 * this.lastRunning);
+    const hold = this.win.length < this.size || this.lastRunning < this.highWater || this.win.some((x) => x.waiting > 0);
+    return hold ? Math.max(1, this.highWater) : this.highWater + Math.max(1, Math.floor(this.highWater / 4));
   }
 
   /** Feeds one scrape; returns true when the learned value changed. */
