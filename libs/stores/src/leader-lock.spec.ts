@@ -91,3 +91,26 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
     expect(events.map((e) => e.replace(/\d+/, ''))).toEqual(['a+', 'b+']);
   });
 });
+
+describe('LeaderElection says why leadership was lost', () => {
+  it('tells a lock that lapsed (the holder paused past its TTL) from one another owner took', async () => {
+    let now = 0;
+    const lock = new MemoryLeaderLock(() => now);
+    const reasons: string[] = [];
+    // Renewals run only when the test calls them: the clock is the test's.
+    const a = new LeaderElection({ lock, name: 'n', owner: 'a', ttlMs: 1000, intervalMs: 3_600_000, onLost: (r) => reasons.push(r) });
+    const renew = () => (a as unknown as { attempt(): Promise<void> }).attempt();
+    await a.start();
+    expect(a.isLeader).toBe(true);
+    now = 5000; // a was paused for 5 s: its renewal comes after the TTL, and nobody else is there
+    await renew();
+    expect(a.isLeader).toBe(false);
+    await renew(); // the next attempt takes the free lock again
+    expect(a.isLeader).toBe(true);
+    now = 10_000;
+    expect(await lock.acquire('n', 'b', 1000)).toBeDefined(); // this time another owner was faster
+    await renew();
+    expect(reasons).toEqual(['lock lapsed: not renewed within its 1000 ms TTL', 'lock taken by another owner (b)']);
+    await a.stop();
+  });
+});

@@ -98,7 +98,11 @@ export class LeaderElection {
     try {
       if (this.token !== undefined) {
         const ok = await lock.renew(name, owner, this.token, ttlMs);
-        if (!ok && !this.stopped) this.lose('lock taken by another owner');
+        if (!ok && !this.stopped) {
+          // Say which: a lock that lapsed (this process was paused or starved past its TTL) is not one another owner took.
+          const now = await lock.holder(name).catch(() => undefined);
+          this.lose(now ? `lock taken by another owner (${now.owner})` : `lock lapsed: not renewed within its ${ttlMs} ms TTL`);
+        }
       } else {
         const t = await lock.acquire(name, owner, ttlMs);
         if (t !== undefined && !this.stopped) {
