@@ -101,7 +101,7 @@ describe('accounting publishes every key record (in-process stores)', () => {
     }
   });
 
-  it('a record store that does not answer does not hold up a revoke for long, nor fail it', async () => {
+  it('a record store that does not answer does not hold up a revoke for long, nor fail it, nor hold up shutdown', async () => {
     const t = acc.tenancy;
     const project = (await t.listProjects()).find((p) => p.name === 'chat')!;
     const { row } = await t.createKey('op', project.id, { name: 'slow' });
@@ -113,5 +113,10 @@ describe('accounting publishes every key record (in-process stores)', () => {
     await bus.subscribe((ev) => seen.push(`${ev.scopeType}:${ev.scopeId}`));
     await bus.publish({ scopeType: 'key', scopeId: row.id });
     expect(seen).toEqual([`key:${row.id}`]);
+    // Nor a shutdown: a backfill stuck on the store is left behind.
+    pub.startBackfill();
+    let closed = false;
+    await pub.close().then(() => (closed = true));
+    expect(closed).toBe(true);
   });
 });

@@ -79,10 +79,12 @@ export class KeyPublisher {
     });
   }
 
-  /** Waits for queued republishes (shutdown). */
+  /** Stops the backfill after its current batch and waits for queued republishes, at most `writeTimeoutMs` (shutdown). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.queue.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.queue.catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, this.writeTimeoutMs)))]);
+    clearTimeout(timer);
   }
 
   /** Republishes the keys under one scope; `all` is every key. */
@@ -132,7 +134,7 @@ export class KeyPublisher {
     let after = '';
     let total = 0;
     for (;;) {
-      if (this.closed && total > 0) break;
+      if (this.closed) break;
       // Read before the rows: a record carries the time its state was read (`rev`).
       const rev = Date.now();
       const keys = await filter(this.db.selectFrom('api_keys').selectAll())
