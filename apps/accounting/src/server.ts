@@ -8,6 +8,7 @@ import { type AccountingStores, inProcessAccountingStores, redisAccountingStores
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
+import { KeyPublisher } from './key-publisher';
 import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
@@ -89,7 +90,10 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       }
       const s = stores;
 
-      const tenancy = new TenancyStore(db.db, s.keyCacheBus, opts.now);
+      // Every key's record for routers to verify keys by while accounting cannot answer (docs/accounting.md).
+      const publisher = s.publishedKeys && new KeyPublisher(db.db, s.publishedKeys, { log, registry });
+      const tenancy = new TenancyStore(db.db, publisher ? publisher.wrap(s.keyCacheBus) : s.keyCacheBus, opts.now);
+      publisher?.attach(tenancy);
       const usage = new UsageStore(db.db);
 
       const metrics = {
@@ -132,6 +136,10 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
         metrics,
       );
       await ingester.start();
+      if (publisher) {
+        publisher.startBackfill();
+        ctx.onClose('key publisher', () => publisher.close());
+      }
       ctx.onClose('usage ingester', () => ingester.stop());
 
       const rollupNow = async () => {

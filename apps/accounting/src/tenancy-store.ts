@@ -206,6 +206,8 @@ export class TenancyStore {
       await tx.insertInto('api_keys').values(row).execute();
       await this.audit(tx, actor, 'key.create', 'key', row.id, { name: row.name, project_id: p.id, key_prefix: row.key_prefix, band: row.band, routing_profile: row.routing_profile, expires_at: row.expires_at });
     });
+    // Nothing is cached for a new key; the event publishes its record (apps/accounting/src/key-publisher.ts).
+    await this.invalidate('key', row.id);
     return { row, secret: minted.key };
   }
 

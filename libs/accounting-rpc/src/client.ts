@@ -25,6 +25,15 @@ export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) 
 /** Admin methods that only read: retried when the service is briefly unavailable. */
 const READS = /^(Get|List|Explain|Query)/;
 
+/**
+ * Reconnect promptly after accounting restarts (docs/accounting.md): grpc-js
+ * waits 1 s after a failed connect and doubles up to 120 s, so a router that
+ * saw accounting down for a while took seconds to notice it back. Capped at
+ * 500 ms here: one connect attempt per half second to a peer that is down is
+ * cheap, and a key is resolved (or its record read) meanwhile.
+ */
+export const RECONNECT: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 500 };
+
 /** Strips an optional grpc:// or http(s):// and trailing slashes. */
 export function normaliseAddress(addr: string): string {
   return addr.replace(/^(grpc|http|https):\/\//, '').replace(/\/+$/, '');
@@ -46,7 +55,7 @@ export class AccountingClient {
   constructor(readonly o: AccountingClientOptions) {
     const pkg = accountingProto();
     const address = normaliseAddress(o.address);
-    this.tenancyAdmin = o.credentials ? new pkg.TenancyAdmin(address, o.credentials) : makeClient(pkg.TenancyAdmin, address, { tls: o.tls });
+    this.tenancyAdmin = o.credentials ? new pkg.TenancyAdmin(address, o.credentials, RECONNECT) : makeClient(pkg.TenancyAdmin, address, { tls: o.tls, channelOptions: RECONNECT });
     const channel = (this.tenancyAdmin as grpc.Client).getChannel() as grpc.Channel;
     this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.auditLog = new pkg.AuditLog(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });

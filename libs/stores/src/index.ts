@@ -9,6 +9,7 @@ export * from './ledger';
 export * from './ledger-memory';
 export * from './ledger-redis';
 export * from './key-cache-bus';
+export * from './published-keys';
 export * from './ledger-stores';
 export * from './redis-contracts';
 export * from './catalog-view';

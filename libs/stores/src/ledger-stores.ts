@@ -6,13 +6,16 @@ import { type KeyCacheBus, MemoryKeyCacheBus, RedisKeyCacheBus } from './key-cac
 import { type LedgerRecord, type UsageLedger, encodeLedgerRecord } from './ledger';
 import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
+import { MemoryPublishedKeys, type PublishedKeys, RedisPublishedKeys } from './published-keys';
 import type { ContractLog } from './redis-contracts';
 
-/** The three stores accounting and the router's tenancy share. */
+/** The stores accounting and the router's tenancy share. */
 export interface AccountingStores {
   counters: LimitCounters;
   ledger: UsageLedger;
   keyCacheBus: KeyCacheBus;
+  /** Every key's published record: accounting writes, routers read while accounting cannot answer (absent: not published). */
+  publishedKeys?: PublishedKeys;
   /**
    * `counters.settle(r, actual, nowMs)` and `ledger.append(rec)` in one round trip, both or
    * neither; resolves with the ledger entry id once the record is in the ledger. Present
@@ -31,7 +34,7 @@ const embedded = new Map<string, AccountingStores>();
 export function inProcessAccountingStores(name = 'default'): AccountingStores {
   let s = embedded.get(name);
   if (!s) {
-    s = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
+    s = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys: new MemoryPublishedKeys() };
     embedded.set(name, s);
   }
   return s;
@@ -53,6 +56,7 @@ export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { l
     counters,
     ledger,
     keyCacheBus: new RedisKeyCacheBus(redis, prefix, opts.log, opts.open),
+    publishedKeys: new RedisPublishedKeys(redis, prefix, opts.log),
     settleAndAppend: (r, actual, nowMs, rec) => counters.settleAndAppend(r, actual, nowMs, ledger.stream, ledger.maxLen, encodeLedgerRecord(rec)),
   };
 }

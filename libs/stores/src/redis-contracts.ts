@@ -25,11 +25,14 @@ export const redisKeys = {
   usageStream: (prefix: string) => `${prefix}usage`,
   /** Pub/sub channel of key-cache invalidations. */
   keyCacheChannel: (prefix: string) => `${prefix}keycache`,
+  /** STRING: the published record of one API key (by its SHA-256 hash), JSON. */
+  publishedKey: (prefix: string, keyHash: string) => `${prefix}apikey:${keyHash}`,
 };
 
 /** Version written by this code; readers accept it and records without `v` (written before it existed). */
 export const USAGE_RECORD_VERSION = 1;
 export const KEY_CACHE_INVALIDATION_VERSION = 1;
+export const PUBLISHED_KEY_VERSION = 1;
 
 const count = z.number().nonnegative();
 const version = (v: number) => z.literal(v).optional();
@@ -61,3 +64,48 @@ export const keyCacheInvalidationSchema = z.object({
   scopeType: z.enum(['org', 'team', 'project', 'key', 'all']),
   scopeId: z.string(),
 });
+
+const scopeLimit = z.object({ scope: z.string().min(1), limit: z.number().int().nonnegative() });
+
+/**
+ * Published key v1: accounting writes one per API key (on create, update,
+ * revoke and a scope's limit change, and for every key at start); routers read
+ * it only while accounting cannot answer ResolveKey. Never holds the secret:
+ * `keyHash` is the SHA-256 of the bearer key, which is what routers look up.
+ * `rev` is the unix ms at which accounting read the state written (a record
+ * is replaced only by one read at the same time or later); a `revoked` record
+ * is a tombstone that nothing replaces.
+ */
+export const publishedKeySchema = z.discriminatedUnion('state', [
+  z.object({
+    v: z.literal(PUBLISHED_KEY_VERSION),
+    state: z.literal('active'),
+    keyHash: z.string().regex(/^[0-9a-f]{64}$/),
+    rev: z.number().int().nonnegative(),
+    keyId: z.string().min(1),
+    keyPrefix: z.string(),
+    projectId: z.string().min(1),
+    teamId: z.string().min(1),
+    orgId: z.string().min(1),
+    /** '' = neither the key nor its project names a band (the router's `default_band` applies). */
+    band: z.string(),
+    routingProfile: z.string().optional(),
+    /** Unix ms; absent = never expires. */
+    expiresAt: z.number().int().optional(),
+    /** Resolved along key → project → team → org, as ResolveKey answers them. */
+    limits: z.object({
+      rpm: z.array(scopeLimit),
+      tpm: z.array(scopeLimit),
+      budgets: z.array(z.object({ scope: z.string().min(1), limitMicros: z.number().int().nonnegative(), period: z.enum(['day', 'month']) })),
+      /** Absent = every model. */
+      allowedModels: z.array(z.string()).optional(),
+    }),
+  }),
+  z.object({
+    v: z.literal(PUBLISHED_KEY_VERSION),
+    state: z.literal('revoked'),
+    keyHash: z.string().regex(/^[0-9a-f]{64}$/),
+    rev: z.number().int().nonnegative(),
+    keyId: z.string().min(1),
+  }),
+]);

@@ -1,7 +1,7 @@
 import { AccountingClient, principalFromWire } from '@llmgw/accounting-rpc';
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
-import { LlmgwError, isLlmgwError, toHttpError } from '@llmgw/errors';
+import { LlmgwError, toHttpError } from '@llmgw/errors';
 import { inSpan, requestIdFrom } from '@llmgw/observability';
 import {
   type AccountingStores,
@@ -11,6 +11,7 @@ import {
   MemoryLimitCounters,
   type WindowHeadroom,
   inProcessAccountingStores,
+  principalOfRecord,
   redisAccountingStores,
 } from '@llmgw/stores';
 import {
@@ -30,6 +31,7 @@ import { clientTls } from '@llmgw/service';
 import { Counter, Gauge } from 'prom-client';
 import { DurableEnds } from './durable-end';
 import { KeyCache } from './key-cache';
+import { KeyResolution } from './key-resolution';
 import { rateLimitHeaders } from './rate-headers';
 import type { Reservation, TenancyDeps, TenancyHooks } from './index';
 
@@ -54,11 +56,19 @@ export interface TenancyOverrides {
   now?: () => number;
 }
 
+/** First wait before a key whose refresh failed is refreshed again; doubles per failure up to the max. */
+const RESOLVE_RETRY_MS = 1_000;
+const RESOLVE_MAX_RETRY_MS = 4_000;
+/** Longest a published-record read may take (Redis may be down too). */
+const RECORD_TIMEOUT_MS = 500;
+
 const LIMIT_CODES = { rpm: 'LLMGW_ERR_RATE_LIMIT_RPM', tpm: 'LLMGW_ERR_RATE_LIMIT_TPM', budget: 'LLMGW_ERR_BUDGET_EXCEEDED' } as const;
 
 /**
  * Tenancy on (plan §7.9): bearer key → SHA-256 → in-memory cache (read
- * through to accounting on a miss, dropped on invalidation); one counter
+ * through to accounting on a miss, revalidated in the background when stale,
+ * dropped on invalidation; the key's published record while accounting cannot
+ * answer: key-resolution.ts, docs/accounting.md); one counter
  * call (a single Lua script on Redis) checks and reserves RPM, TPM and
  * budgets along the chain; settle on completion; usage records appended to
  * the ledger. Without Redis, the process-wide in-process stores are used.
@@ -83,7 +93,6 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   // Redis down: single-router behaviour with local counters, flagged as degraded.
   const local = new MemoryLimitCounters();
   const cache = new KeyCache(t.cache_ttl, t.negative_cache_ttl);
-  const inflight = new Map<string, Promise<Principal | null>>();
   const holdTimeouts = new Counter({
     name: 'llmgw_usage_durable_hold_timeouts_total',
     help: 'Responses whose final bytes were released by the durable-usage hold timeout before their usage record reached the ledger.',
@@ -95,7 +104,30 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
   if (!over.resolve && !resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
   const resolveWire = over.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), cfg.default_band));
 
-  const cacheCounter = new Counter({ name: 'llmgw_key_cache_total', help: 'API key lookups by result (hit, miss, negative, stale).', labelNames: ['result'], registers: [deps.registry] });
+  const cacheCounter = new Counter({ name: 'llmgw_key_cache_total', help: 'API key lookups by result (hit, negative, miss, stale: served while revalidated, record: from the published record, unverified: 503 while accounting is unreachable).', labelNames: ['result'], registers: [deps.registry] });
+  const resolveCounter = new Counter({ name: 'llmgw_key_resolve_total', help: 'ResolveKey calls to accounting, by result (ok, not_found, failed).', labelNames: ['result'], registers: [deps.registry] });
+  const published = s.publishedKeys;
+  const keys = new KeyResolution({
+    cache,
+    resolve: resolveWire,
+    // Read only when accounting cannot answer (docs/accounting.md, "When accounting is unreachable").
+    published: published
+      ? async (hash) => {
+          try {
+            const rec = await withTimeout(published.get(hash), Math.min(t.resolve_timeout, RECORD_TIMEOUT_MS));
+            return rec ? principalOfRecord(rec, cfg.default_band) : undefined;
+          } catch (e) {
+            logFailure({ err: (e as Error).message }, 'published key record unreadable');
+            return undefined;
+          }
+        }
+      : undefined,
+    now,
+    retryMs: RESOLVE_RETRY_MS,
+    maxRetryMs: RESOLVE_MAX_RETRY_MS,
+    onLookup: (result) => cacheCounter.inc({ result }),
+    onResolve: (result) => resolveCounter.inc({ result }),
+  });
   const rejected = new Counter({ name: 'llmgw_tenancy_rejected_total', help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).', labelNames: ['reason'], registers: [deps.registry] });
   const fallbacks = new Counter({ name: 'llmgw_budget_fallback_total', help: 'Requests served by the budget fallback model.', registers: [deps.registry] });
   const degraded = new Gauge({ name: 'llmgw_tenancy_degraded', help: '1 while limits are counted locally because Redis is unreachable (per-router, not shared).', registers: [deps.registry] });
@@ -119,40 +151,7 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
     return p ? { promptPerMTok: p.prompt_per_mtok, completionPerMTok: p.completion_per_mtok } : undefined;
   };
 
-  async function lookup(hash: string): Promise<Principal | null> {
-    const at = now();
-    const c = cache.get(hash, at);
-    if (c?.fresh) {
-      cacheCounter.inc({ result: c.principal ? 'hit' : 'negative' });
-      return c.principal;
-    }
-    let p = inflight.get(hash);
-    if (!p) {
-      p = (async () => {
-        try {
-          const principal = await resolveWire(hash);
-          cache.set(hash, principal, now());
-          return principal;
-        } catch (e) {
-          if (isLlmgwError(e) && e.code === 'LLMGW_ERR_NOT_FOUND') {
-            cache.set(hash, null, now());
-            return null;
-          }
-          // Accounting unreachable: known keys keep working from the (stale) cache.
-          if (c?.principal) {
-            cacheCounter.inc({ result: 'stale' });
-            return c.principal;
-          }
-          throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'cannot verify the API key right now (accounting unreachable)', { retryAfterSeconds: 1, cause: e });
-        } finally {
-          inflight.delete(hash);
-        }
-      })();
-      inflight.set(hash, p);
-      cacheCounter.inc({ result: 'miss' });
-    }
-    return p;
-  }
+  const lookup = (hash: string) => keys.lookup(hash);
 
   async function authenticate(authorization: string | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
@@ -404,6 +403,14 @@ export function createEnabledTenancy(cfg: RouterConfig, deps: TenancyDeps, over:
       }
     },
   };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 function headersOf(r: { requests?: WindowHeadroom; tokens?: WindowHeadroom }): Record<string, string> | undefined {

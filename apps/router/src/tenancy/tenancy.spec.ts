@@ -2,7 +2,7 @@ import { routerConfigSchema, parseConfig, type RouterConfigInput } from '@llmgw/
 import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { createLogger, createRegistry } from '@llmgw/observability';
-import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
+import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryPublishedKeys, MemoryUsageLedger, activeKeyRecord, revokedKeyRecord } from '@llmgw/stores';
 import { hashApiKey, mintApiKey, periodBounds } from '@llmgw/tenancy';
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
@@ -110,6 +110,31 @@ describe('router tenancy', () => {
     expect((await hooks.authenticate(`Bearer ${key.key}`))?.keyId).toBe('k1');
     expect(lookups).toBe(2);
     await expect(hooks.authenticate(`Bearer ${mintApiKey().key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+  });
+
+  it('answers a key never used from its published record while accounting is down (a tombstone refuses), and counts the ResolveKey calls', async () => {
+    const t = 1_700_000_000_000;
+    const [used, fresh, revoked] = [mintApiKey(), mintApiKey(), mintApiKey()];
+    const publishedKeys = new MemoryPublishedKeys();
+    await publishedKeys.put([activeKeyRecord(fresh.hash, principal({ keyId: 'k-fresh', band: '' }), 1), revokedKeyRecord(revoked.hash, 'k-rev', 1)]);
+    const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys };
+    const registry = createRegistry('router');
+    const cfg = parseConfig(routerConfigSchema, { default_band: 'bronze', tenancy: { enabled: true } });
+    const hooks = createEnabledTenancy(cfg, { log, registry }, {
+      stores,
+      now: () => t,
+      resolve: async () => {
+        throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
+      },
+    });
+    expect(await hooks.authenticate(`Bearer ${fresh.key}`)).toMatchObject({ keyId: 'k-fresh', band: 'bronze' });
+    for (let i = 0; i < 3; i++) expect(await hooks.authenticate(`Bearer ${fresh.key}`)).toMatchObject({ keyId: 'k-fresh' });
+    await expect(hooks.authenticate(`Bearer ${revoked.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_AUTH_INVALID' });
+    await expect(hooks.authenticate(`Bearer ${used.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE' });
+    // One call found accounting down; the clock did not move, so nothing asked it again.
+    const m = (await registry.getSingleMetric('llmgw_key_resolve_total')!.get()).values;
+    expect(m).toEqual([expect.objectContaining({ labels: { result: 'failed' }, value: 1 })]);
+    await hooks.close();
   });
 
   it('enforces the allowlist with 403', async () => {
