@@ -68,6 +68,33 @@ describe('EndpointHealth', () => {
     expect(h.breaker('a')).toBe('open');
   });
 
+  it('half-open: no client request is the probe while scrapes get no answer; an answered scrape lets it through', () => {
+    const { h, transitions, advance } = make();
+    for (let n = 1; n <= 3; n++) h.scrapeFailures('a', n, true);
+    expect(h.breaker('a')).toBe('open');
+    advance(100);
+    expect(h.breaker('a')).toBe('half_open');
+    expect(h.available('a')).toBe(false); // the engine is unreachable: the scraper probes, not a client
+    h.scrapeFailures('a', 4, true);
+    expect(h.breaker('a')).toBe('open'); // still dark: open again, backoff doubled
+    advance(200);
+    expect(h.available('a')).toBe(false);
+    h.scrapeFailures('a', 0, false); // a good scrape
+    expect(h.available('a')).toBe(true);
+    h.begin('a');
+    h.success('a');
+    h.end('a');
+    expect(transitions).toEqual(['closed>open', 'open>half_open', 'half_open>open', 'open>half_open', 'half_open>closed']);
+  });
+
+  it('half-open after answered but failing scrapes (HTTP errors): a client request may still probe', () => {
+    const { h, advance } = make();
+    for (let n = 1; n <= 3; n++) h.scrapeFailures('a', n, false);
+    advance(100);
+    expect(h.breaker('a')).toBe('half_open');
+    expect(h.available('a')).toBe(true);
+  });
+
   it('counts inflight', () => {
     const { h } = make();
     h.begin('a');

@@ -25,6 +25,8 @@ interface Entry {
   opens: number;
   openUntil: number;
   probeInFlight: boolean;
+  /** The last scrape got no answer at all (refused, reset, timed out). */
+  scrapeUnreachable: boolean;
 }
 
 export class EndpointHealth {
@@ -40,7 +42,7 @@ export class EndpointHealth {
   private entry(id: string): Entry {
     let e = this.entries.get(id);
     if (!e) {
-      e = { inflight: 0, cooldownUntil: 0, breaker: 'closed', consecutiveFailures: 0, opens: 0, openUntil: 0, probeInFlight: false };
+      e = { inflight: 0, cooldownUntil: 0, breaker: 'closed', consecutiveFailures: 0, opens: 0, openUntil: 0, probeInFlight: false, scrapeUnreachable: false };
       this.entries.set(id, e);
     }
     return e;
@@ -62,14 +64,19 @@ export class EndpointHealth {
     return !!e && e.cooldownUntil > this.now();
   }
 
-  /** May a new request go to this endpoint now? (Cooldown over, breaker closed, or half-open with no probe out.) */
+  /**
+   * May a new request go to this endpoint now? Cooldown over, and the breaker closed, or
+   * half-open with no probe out, provided the last scrape got an answer: while the scraper
+   * cannot reach the endpoint at all, no client request is spent as the probe (the next
+   * failed scrape re-opens the breaker; a scrape that gets an answer lets the probe through).
+   */
   available(id: string): boolean {
     const e = this.entries.get(id);
     if (!e) return true;
     if (e.cooldownUntil > this.now()) return false;
     this.advance(id, e);
     if (e.breaker === 'open') return false;
-    if (e.breaker === 'half_open') return !e.probeInFlight;
+    if (e.breaker === 'half_open') return !e.probeInFlight && !e.scrapeUnreachable;
     return true;
   }
 
@@ -112,8 +119,14 @@ export class EndpointHealth {
     }
   }
 
-  /** The scraper's consecutive-failure count for this endpoint. */
-  scrapeFailures(id: string, consecutive: number): void {
+  /**
+   * After every scrape: the scraper's consecutive-failure count for this endpoint, and whether
+   * the last scrape got no answer at all (`unreachable`).
+   */
+  scrapeFailures(id: string, consecutive: number, unreachable = false): void {
+    const known = this.entries.get(id);
+    if (known) known.scrapeUnreachable = unreachable;
+    else if (unreachable) this.entry(id).scrapeUnreachable = true;
     if (consecutive < this.opts.scrapeFailureThreshold) return;
     const e = this.entry(id);
     this.advance(id, e);

@@ -74,6 +74,7 @@ export function createRouterMetrics(registry: Registry, src: MetricSources) {
     cacheDecision: new Counter({ name: 'llmgw_cache_decision_total', help: 'Cache-aware routing decisions.', labelNames: ['model', 'decision'], ...reg }),
     scheduleFailures: new Counter({ name: 'llmgw_schedule_failures_total', help: 'Requests for which no endpoint could be picked.', labelNames: ['model', 'reason'], ...reg }),
     retries: new Counter({ name: 'llmgw_retries_total', help: 'Upstream attempts retried on another endpoint, by reason.', labelNames: ['model', 'reason'], ...reg }),
+    streamCuts: new Counter({ name: 'llmgw_streams_cut_total', help: 'Streams that broke after they had started (the client got an error event), by reason.', labelNames: ['model', 'pool', 'reason'], ...reg }),
     fallbacks: new Counter({ name: 'llmgw_fallbacks_total', help: 'Requests served by a fallback model.', labelNames: ['model', 'served_model'], ...reg }),
     breaker: new Gauge({ name: 'llmgw_endpoint_breaker_state', help: 'Breaker state: 0 closed, 1 half-open, 2 open.', labelNames: ['replica'], ...reg }),
     endpointCacheStale: new Gauge({

@@ -1,4 +1,9 @@
-import { normaliseUpstreamError } from './proxy';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { LlmgwError } from '@llmgw/errors';
+import { waitUntil } from '@llmgw/testing';
+import { attempt, normaliseUpstreamError, sseErrorEvent, type AttemptResult, type SseErrorStyle } from './proxy';
 
 describe('normaliseUpstreamError', () => {
   it.each([
@@ -16,5 +21,142 @@ describe('normaliseUpstreamError', () => {
     expect(e.code).toBe(code);
     expect(e.message).toBe(message);
     expect(e.param ?? null).toBe(param);
+  });
+});
+
+describe('sseErrorEvent', () => {
+  const err = new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine closed the stream before it finished');
+  it('chat and completions: a data event with OpenAI error JSON, as OpenAI sends and its SDKs throw on', () => {
+    const ev = sseErrorEvent(err, 'chat');
+    expect(ev.endsWith('\n\n')).toBe(true);
+    expect(ev.startsWith('data: ')).toBe(true);
+    expect(JSON.parse(ev.slice(6))).toEqual({
+      error: { message: 'the engine closed the stream before it finished', type: 'server_error', param: null, code: 'upstream_error', llmgw_code: 'LLMGW_ERR_UPSTREAM_ERROR' },
+    });
+  });
+  it('the Responses API: its typed error event', () => {
+    const [event, data] = sseErrorEvent(err, 'responses').trimEnd().split('\n');
+    expect(event).toBe('event: error');
+    expect(JSON.parse(data.slice(6))).toEqual({ type: 'error', code: 'upstream_error', message: 'the engine closed the stream before it finished', param: null });
+  });
+});
+
+/**
+ * attempt() between a real client and a real upstream: a server whose handler runs one
+ * attempt against `upstream` and records its result, and a raw read of what the client got.
+ */
+describe('attempt: a connection lost on the way', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  });
+  const agent = new Agent({ keepAliveTimeout: 1000 });
+  afterAll(() => agent.close());
+
+  async function listen(handler: http.RequestListener): Promise<string> {
+    const srv = http.createServer(handler);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise<void>((r) => (srv.closeAllConnections(), srv.close(() => r()))));
+    return `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  }
+
+  /** Runs one attempt against an upstream that behaves as `upstream` says; returns the result and the client's view. */
+  async function run(upstream: (res: http.ServerResponse) => void, opts: { stream?: boolean; style?: SseErrorStyle; idle?: number } = {}) {
+    const up = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => upstream(res));
+    });
+    let result: AttemptResult | undefined;
+    const front = await listen((req, res) => {
+      const ac = new AbortController();
+      void attempt({
+        url: `${up}/v1/chat/completions`,
+        body: Buffer.from('{}'),
+        headers: { 'content-type': 'application/json' },
+        stream: opts.stream ?? true,
+        withholdUsage: false,
+        agent,
+        timeouts: { firstToken: 0, total: 0, idle: opts.idle ?? 0 },
+        clientSignal: ac.signal,
+        errorEventStyle: opts.style ?? 'chat',
+        responseHeaders: () => ({}),
+        res,
+      }).then((r) => {
+        result = r;
+        // Nothing was written for these: the caller (the attempt stage) would retry or answer.
+        if (!res.headersSent) res.writeHead(599).end();
+      });
+    });
+    const res = await fetch(front, { method: 'POST', body: '{}' });
+    const text = await res.text(); // rejects if the stream is not ended properly
+    await waitUntil(() => result !== undefined, 'the attempt result');
+    return { result: result!, status: res.status, text };
+  }
+
+  const event = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+
+  it('a stream cut after it started: the events so far, an OpenAI error event, then a properly ended stream; no retry', async () => {
+    const { result, status, text } = await run((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // One whole event and half of the next: the half is never passed on.
+      res.write(event('par') + 'data: {"choices":[{"ind');
+      setImmediate(() => res.socket?.destroy());
+    });
+    expect(status).toBe(200);
+    const events = text.split('\n\n').filter(Boolean);
+    expect(events[0]).toBe(event('par').trim());
+    expect(JSON.parse(events[1].slice(6)).error).toMatchObject({ code: 'upstream_error', type: 'server_error' });
+    expect(events).toHaveLength(2);
+    expect(result).toMatchObject({ kind: 'served', status: 200, complete: false, endpointFault: true, cut: { reason: 'upstream_closed' } });
+  });
+
+  it('a Responses API stream cut: its typed error event', async () => {
+    const { text, result } = await run(
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: response.created\ndata: {"type":"response.created"}\n\n');
+        setImmediate(() => res.socket?.destroy());
+      },
+      { style: 'responses' },
+    );
+    expect(text).toMatch(/\n\nevent: error\ndata: \{"type":"error","code":"upstream_error",.*\}\n\n$/);
+    expect(result.kind).toBe('served');
+  });
+
+  it('a stream gone idle: the error event says upstream_timeout', async () => {
+    const { text, result } = await run(
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(event('a')); // and nothing more: only the idle timeout ends this
+      },
+      { idle: 100 },
+    );
+    expect(text.endsWith('\n\n')).toBe(true);
+    expect(JSON.parse(text.trim().split('\n\n').pop()!.slice(6)).error.code).toBe('upstream_timeout');
+    expect(result).toMatchObject({ kind: 'served', cut: { reason: 'idle_timeout' } });
+  });
+
+  it('headers, then the connection lost before the first event: nothing reached the client, so it is a retry', async () => {
+    const { result, status } = await run((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      setImmediate(() => res.socket?.destroy());
+    });
+    expect(status).toBe(599);
+    expect(result).toMatchObject({ kind: 'retry', reason: 'connect', endpointFault: true });
+  });
+
+  it('a non-streaming answer cut mid-body: nothing reached the client, so it is a retry (it used to escape as an exception)', async () => {
+    const { result, status } = await run(
+      (res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"id":"x","choices":[');
+        setImmediate(() => res.socket?.destroy());
+      },
+      { stream: false },
+    );
+    expect(status).toBe(599);
+    expect(result).toMatchObject({ kind: 'retry', reason: 'connect', endpointFault: true });
+    expect((result as { error: LlmgwError }).error.code).toBe('LLMGW_ERR_UPSTREAM_CONNECT');
   });
 });

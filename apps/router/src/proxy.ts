@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { request, type Agent } from 'undici';
-import { codeForUpstreamStatus, LlmgwError, type ErrorCode } from '@llmgw/errors';
+import { codeForUpstreamStatus, LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
 import { SseUsageTap, usageFrom, type CapturedUsage } from './sse';
 
 /** Timeouts for one upstream attempt (ms; 0 = none). */
@@ -21,6 +21,8 @@ export interface AttemptInput {
   timeouts: AttemptTimeouts;
   /** Aborted when the client goes away. */
   clientSignal: AbortSignal;
+  /** How a stream that breaks after it started tells the client (sseErrorEvent). */
+  errorEventStyle: SseErrorStyle;
   /** Extra response headers (x-llmgw-*), written with the first byte to the client. */
   responseHeaders: () => Record<string, string>;
   res: ServerResponse;
@@ -31,14 +33,37 @@ export interface AttemptInput {
  * - `retry`: nothing reached the client, and the failure is one the plan
  *   retries (connection error, 503, 429) — try another endpoint.
  * - `error`: nothing reached the client; send this error.
- * - `served`: the response (or part of it) reached the client.
+ * - `served`: the response (or part of it) reached the client; `cut` says why a stream
+ *   ended early (the client got an error event, then the end of the stream).
  * - `client_gone`: the client disconnected; upstream was aborted.
  */
 export type AttemptResult =
   | { kind: 'retry'; reason: 'connect' | 'status_503' | 'status_429'; error: LlmgwError; endpointFault: true }
   | { kind: 'error'; error: LlmgwError; endpointFault: boolean }
-  | { kind: 'served'; status: number; usage?: CapturedUsage; ttftMs?: number; complete: boolean; endpointFault: boolean }
+  | { kind: 'served'; status: number; usage?: CapturedUsage; ttftMs?: number; complete: boolean; endpointFault: boolean; cut?: StreamCut }
   | { kind: 'client_gone'; ttftMs?: number; usage?: CapturedUsage; endpointFault: false };
+
+/** Why a stream that had started reaching the client ended before the engine finished it. */
+export interface StreamCut {
+  reason: 'upstream_closed' | 'idle_timeout' | 'total_timeout';
+  error: LlmgwError;
+}
+
+/** `chat`: chat and completions streams; `responses`: the Responses API's typed events. */
+export type SseErrorStyle = 'chat' | 'responses';
+
+/**
+ * The last event of a stream that broke after it started, in OpenAI's shapes: chat and
+ * completions streams carry `data: {"error":{…}}` (what OpenAI sends and its SDKs throw on);
+ * the Responses API has its own `error` event type. No `[DONE]` follows.
+ */
+export function sseErrorEvent(e: LlmgwError, style: SseErrorStyle): string {
+  const { body } = toHttpError(e);
+  if (style === 'responses') {
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', code: body.error.code, message: body.error.message, param: body.error.param })}\n\n`;
+  }
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
 
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
@@ -46,6 +71,19 @@ function errCode(e: unknown): string | undefined {
   const err = e as { code?: string; cause?: { code?: string } };
   return err?.code ?? err?.cause?.code;
 }
+
+/** A failure of the connection itself (refused, reset, closed), as opposed to an answer. */
+function connectionLost(e: unknown): string | undefined {
+  const code = errCode(e);
+  return code && CONNECT_CODES.has(code) ? code : undefined;
+}
+
+const lostConnection = (code: string, e: unknown, stage: string): AttemptResult => ({
+  kind: 'retry',
+  reason: 'connect',
+  error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `${stage} (${code})`, { cause: e }),
+  endpointFault: true,
+});
 
 class AttemptAbort extends Error {
   constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
@@ -120,10 +158,8 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       const why = whyAborted();
       if (why === 'client') return { kind: 'client_gone', endpointFault: false };
       if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
-      const code = errCode(e);
-      if (code && CONNECT_CODES.has(code)) {
-        return { kind: 'retry', reason: 'connect', error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `cannot reach the engine (${code})`, { cause: e }), endpointFault: true };
-      }
+      const code = connectionLost(e);
+      if (code) return lostConnection(code, e, 'cannot reach the engine');
       return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }), endpointFault: true };
     }
 
@@ -147,7 +183,17 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       clearTimeout(first);
       ttftMs = performance.now() - t0;
       const parts: Buffer[] = [];
-      for await (const c of up.body) parts.push(c as Buffer);
+      try {
+        for await (const c of up.body) parts.push(c as Buffer);
+      } catch (e) {
+        // Nothing reached the client yet: a lost connection is retried like a refused one.
+        const why = whyAborted();
+        if (why === 'client') return { kind: 'client_gone', ttftMs, endpointFault: false };
+        if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
+        const code = connectionLost(e);
+        if (code) return lostConnection(code, e, 'the engine closed the connection before its answer was complete');
+        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine\'s answer could not be read'), endpointFault: true };
+      }
       const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
       let usage: CapturedUsage | undefined;
       if (buf.includes('"usage"')) {
@@ -191,11 +237,20 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       if (why === 'client') return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
       if (!wrote) {
         if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
-        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', `upstream stream failed: ${(e as Error).message}`), endpointFault: true };
+        // Headers came, no event did: nothing reached the client, so a lost connection is retried.
+        const code = connectionLost(e);
+        if (code) return lostConnection(code, e, 'the engine closed the stream before its first event');
+        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine\'s stream could not be read'), endpointFault: true };
       }
-      // Mid-stream: no retry and no status to change; end the client's stream.
-      res.destroy();
-      return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true };
+      // Mid-stream: the status is sent and part of the answer with it, so no retry. The client
+      // gets an error event after the last complete event, then a properly ended stream.
+      const cut: StreamCut =
+        why === 'idle' || why === 'total'
+          ? { reason: why === 'idle' ? 'idle_timeout' : 'total_timeout', error: timeoutError(why) }
+          : { reason: 'upstream_closed', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine closed the stream before it finished') };
+      if (res.destroyed) return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
+      res.end(sseErrorEvent(cut.error, inp.errorEventStyle));
+      return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true, cut };
     }
     const rest = tap.end();
     if (!wrote) {

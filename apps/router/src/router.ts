@@ -160,7 +160,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
     log,
     onScrape: (ep, s) => {
-      health.scrapeFailures(ep.id, s.consecutiveFailures);
+      health.scrapeFailures(ep.id, s.consecutiveFailures, s.unreachable);
       scraped.add(ep.id);
       metrics.stale.set({ replica: ep.id }, s.stale ? 1 : 0);
     },

@@ -44,11 +44,30 @@ describe('Scraper', () => {
       status = 500;
       await sc.scrapeAll();
       await sc.scrapeAll();
-      expect(sc.state('e1')).toMatchObject({ stale: true, consecutiveFailures: 2, stats: { running: 1 } });
+      expect(sc.state('e1')).toMatchObject({ stale: true, consecutiveFailures: 2, unreachable: false, stats: { running: 1 } });
       expect(seen).toEqual([true, true, false, false]);
       status = 200;
       await sc.scrapeAll();
       expect(sc.state('e1')).toMatchObject({ stale: false, consecutiveFailures: 0 });
+    } finally {
+      await sc.close();
+      await srv.close();
+    }
+  });
+
+  it('a scrape that times out without an answer is unreachable; the next good one clears it', async () => {
+    let answer = false;
+    const srv = await serve((res) => {
+      if (answer) res.end(good(0, 0, 1)); // else: never answered, only the timeout ends it
+    });
+    const src = new StaticEndpointSource([{ name: 'dark', url: srv.url, model: 'm' }]);
+    const sc = new Scraper({ source: src, intervalMs: 60_000, timeoutMs: 200 });
+    try {
+      await sc.scrapeAll();
+      expect(sc.state('dark')).toMatchObject({ consecutiveFailures: 1, unreachable: true });
+      answer = true;
+      await sc.scrapeAll();
+      expect(sc.state('dark')).toMatchObject({ consecutiveFailures: 0, unreachable: false });
     } finally {
       await sc.close();
       await srv.close();
@@ -62,7 +81,7 @@ describe('Scraper', () => {
     const sc = new Scraper({ source: src, intervalMs: 60_000, timeoutMs: 500 });
     try {
       await sc.scrapeAll();
-      expect(sc.state('gone')).toMatchObject({ stale: true, consecutiveFailures: 1 });
+      expect(sc.state('gone')).toMatchObject({ stale: true, consecutiveFailures: 1, unreachable: true });
     } finally {
       await sc.close();
     }

@@ -14,6 +14,11 @@ export interface ScrapeState {
   stale: boolean;
   /** Failed scrapes in a row (0 after a good one). */
   consecutiveFailures: number;
+  /**
+   * The last scrape got no answer at all (connection refused or reset, or timed out), as
+   * opposed to an answer that was an HTTP error or broke the metric contract; false after a good one.
+   */
+  unreachable: boolean;
   lastError?: string;
   /** Current contract violation(s), joined; undefined when the scrape honours the contract. */
   violation?: string;
@@ -125,7 +130,7 @@ export class Scraper {
     }
     for (const [id, ep] of current) {
       if (this.loops.has(id)) continue;
-      const loop: Loop = { ep, state: { id, stale: true, consecutiveFailures: 0, batchCapacity: 0 }, running: false };
+      const loop: Loop = { ep, state: { id, stale: true, consecutiveFailures: 0, unreachable: false, batchCapacity: 0 }, running: false };
       this.loops.set(id, loop);
       // The first scrape comes soon, spread over a tenth of the interval.
       this.schedule(loop, this.random() * this.opts.intervalMs * 0.1);
@@ -149,8 +154,10 @@ export class Scraper {
     const s = l.state;
     let text: string | undefined;
     let error: string | undefined;
+    let answered = true;
+    let res: Awaited<ReturnType<typeof request>> | undefined;
     try {
-      const res = await request(`${ep.url}/metrics`, { dispatcher: this.agent, method: 'GET' });
+      res = await request(`${ep.url}/metrics`, { dispatcher: this.agent, method: 'GET' });
       if (res.statusCode !== 200) {
         error = `HTTP ${res.statusCode}`;
         await res.body.dump();
@@ -159,6 +166,8 @@ export class Scraper {
       }
     } catch (e) {
       error = (e as Error).message || String(e);
+      // No response headers: nothing answered (a non-200 status is an answer, and is not thrown).
+      answered = res !== undefined;
     } finally {
       l.running = false;
     }
@@ -178,6 +187,7 @@ export class Scraper {
     if (!ok) {
       s.stale = true;
       s.consecutiveFailures++;
+      s.unreachable = !answered;
       s.lastError = error;
       this.opts.log?.debug({ endpoint: ep.id, err: error, failures: s.consecutiveFailures }, 'scrape failed');
     }
@@ -191,6 +201,7 @@ export class Scraper {
     s.lastSuccessMs = now;
     s.stale = false;
     s.consecutiveFailures = 0;
+    s.unreachable = false;
     s.lastError = undefined;
     s.batchCapacity = Math.max(s.batchCapacity, stats.running);
     const fin = stats.requestsFinishedTotal;

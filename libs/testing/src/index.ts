@@ -5,3 +5,4 @@ export * from './wait';
 export * from './endpoint-contract';
 export * from './pki';
 export * from './redis-server';
+export * from './fault-proxy';

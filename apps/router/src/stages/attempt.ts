@@ -122,6 +122,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
         agent: s.agent,
         timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: wantsStream ? cfg.timeouts.idle : 0 },
         clientSignal: c.signal,
+        errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
         res: c.res,
         responseHeaders: () => ({
           ...c.reservation?.rateLimitHeaders,
@@ -161,6 +162,11 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.res.destroy();
   } else {
     c.status = result.status;
+    if (result.cut) {
+      c.streamCut = result.cut.reason;
+      metrics.streamCuts.inc({ model: c.servedModel!, pool: c.pool ?? 'none', reason: result.cut.reason });
+      c.logger(log).warn({ model: c.servedModel, endpoint: c.endpoint, reason: result.cut.reason, err: result.cut.error.message }, 'stream cut');
+    }
   }
   if (c.servedModel !== c.model) metrics.fallbacks.inc({ model: c.model!, served_model: c.servedModel! });
 }

@@ -12,6 +12,7 @@ import type { OnDemand } from '../on-demand';
 import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 import type { PrefixRouting } from '../prefix';
+import type { StreamCut } from '../proxy';
 import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy';
 import type { EnginePriority } from '../admission/engine-priority';
@@ -120,6 +121,8 @@ export class RequestContext {
   attempts = 0;
   ttftMs?: number;
   usage?: CapturedUsage;
+  /** Why a stream that had started ended early (the client got an error event). */
+  streamCut?: StreamCut['reason'];
   // finish
   status = 0;
   clientGone = false;

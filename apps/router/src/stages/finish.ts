@@ -91,6 +91,7 @@ export function finish(s: RouterState, c: RequestContext): void {
       promptTokens: usage?.promptTokens,
       completionTokens: usage?.completionTokens,
       clientGone: c.clientGone || undefined,
+      streamCut: c.streamCut,
     },
     'request completed',
   );
