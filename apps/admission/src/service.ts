@@ -166,6 +166,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ADMISSION_AUTHORIZATION,
         services: [{ definition: admissionServiceDefinition(), implementation: svc.implementation() as never }],
         options: { 'grpc.max_concurrent_streams': 100_000 },
+        maxReceiveMessageBytes: cfg.max_message_bytes,
       });
 
       await election.start();
