@@ -10,7 +10,7 @@ import { z } from 'zod';
 export interface BoundsSpec {
   /** The longest string (characters) or bytes field, unless `fields` names it. */
   maxString: number;
-  /** The most entries of a repeated or map field, unless `fields` names it. */
+  /** The most entries of a repeated field (of a map field: this, but at least 64), unless `fields` names it. */
   maxRepeated: number;
   /**
    * Per-field overrides by the field's own name (the decoded, camelCase one:
@@ -50,9 +50,10 @@ export function findOversized(value: unknown, spec: BoundsSpec = DEFAULT_BOUNDS,
       return undefined;
     }
     if (v && typeof v === 'object') {
-      // A map field decodes as a plain object whose keys are data: bound their number and length.
+      // A map field decodes as a plain object whose keys are data: bound their number (never
+      // below 64, the most fields a message of ours has) and their length.
       const keys = Object.keys(v);
-      const max = own?.repeated ?? spec.maxRepeated;
+      const max = Math.max(own?.repeated ?? spec.maxRepeated, 64);
       if (keys.length > max) return { field, detail: `${keys.length} entries; at most ${max} allowed` };
       for (const k of keys) {
         if (k.length > spec.maxString) return { field, detail: `a key of ${k.length} characters; at most ${spec.maxString} allowed` };

@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import { boundedSchema, callerActor, endStreamWithError, findOversized, remainingMs, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { boundedSchema, callerActor, endStreamWithError, findOversized, remainingMs, serverStream, unary, type BoundsSpec, type UnaryLogger } from '@llmgw/grpc';
 import { z } from 'zod';
 
 /** What a watch gets: events pushed synchronously, in order. */
@@ -35,6 +35,9 @@ export interface InventoryHandlerOptions {
 /** The longest node, shard, replica, command or request id accepted (docs/inventory.md, "Limits"). */
 export const MAX_ID_CHARS = 200;
 const idSchema = z.string().trim().min(1, 'is required').max(MAX_ID_CHARS);
+/** Every string and repeated field of a request is bounded; ids by MAX_ID_CHARS. */
+const ID_BOUND = { string: MAX_ID_CHARS };
+const BOUNDS: BoundsSpec = { maxString: 4096, maxRepeated: 1024, fields: { nodeId: ID_BOUND, shardId: ID_BOUND, replicaId: ID_BOUND, commandId: ID_BOUND, requestId: ID_BOUND, resumeEpoch: ID_BOUND } };
 const optionalId = z.string().max(MAX_ID_CHARS);
 const safeMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const commandSchema = z
@@ -87,20 +90,20 @@ const watchSchema = z.object({ includeStats: z.boolean(), resumeAfterRevision: s
 export function inventoryServiceHandlers(backend: InventoryBackend, opts: InventoryHandlerOptions = {}): inventoryV1.InventoryServiceHandlers {
   const maxQueue = opts.maxWatchQueue ?? 50_000;
   return {
-    ListNodes: unary({ log: opts.log, schema: boundedSchema(listSchema) as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
+    ListNodes: unary({ log: opts.log, schema: boundedSchema(listSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
     SetNodeIntent: unary({
       log: opts.log,
-      schema: boundedSchema(intentSchema) as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
+      schema: boundedSchema(intentSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
       handler: (r, ctx) => backend.setNodeIntent(r, callerActor(ctx.call)),
     }),
     SendShardCommand: unary({
       log: opts.log,
-      schema: boundedSchema(commandSchema) as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,
+      schema: boundedSchema(commandSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,
       handler: (r, ctx) => backend.sendShardCommand(r, { deadlineMs: remainingMs(ctx.call), signal: ctx.signal, requestId: ctx.requestId }),
     }),
     FetchLogs: serverStream({
       log: opts.log,
-      schema: boundedSchema(logsSchema) as unknown as z.ZodType<inventoryV1.FetchLogsRequest__Output>,
+      schema: boundedSchema(logsSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.FetchLogsRequest__Output>,
       handler: (r, ctx) => backend.fetchLogs(r, ctx.write, ctx.signal),
     }),
     WatchFleet: (call: grpc.ServerWritableStream<inventoryV1.WatchFleetRequest__Output, inventoryV1.FleetEvent>) => {
@@ -140,7 +143,7 @@ export function inventoryServiceHandlers(backend: InventoryBackend, opts: Invent
       call.on('cancelled', () => finish());
       call.on('close', () => finish());
       const parsed = watchSchema.safeParse(call.request);
-      const big = findOversized(call.request);
+      const big = findOversized(call.request, BOUNDS);
       if (big || !parsed.success) {
         const detail = big ? `${big.field}: ${big.detail}` : parsed.error!.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
         return finish(new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', detail));
