@@ -73,7 +73,6 @@ describe('Inventory: a heartbeat with many shards', () => {
     expect(reads).toBeLessThan(20 * n);
     expect(events.filter((e) => e === 'shardChanged')).toHaveLength(n);
     expect(call.status).toBeUndefined();
-    // eslint-disable-next-line no-console
     console.info(`20,000-shard heartbeat applied in process: ${reads} shard-id reads`);
   });
 

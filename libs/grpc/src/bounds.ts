@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Size limits of a decoded request, checked before a handler reads it
- * (docs/security.md, "Bad input"): every string and every repeated or map
+ * (docs/security.md, "Bad input at the gRPC ports"): every string and every repeated or map
  * field has a bound, so work and memory per call stay proportional to what
  * the service means to accept, not to what a peer sends.
  */

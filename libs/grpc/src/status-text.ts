@@ -2,7 +2,7 @@
  * The longest status message (grpc-message) a server sends, in characters.
  * The message travels percent-encoded in an HTTP/2 trailer; an unbounded one
  * (an echoed 100 KB id) overflows the peer's header-list limit, and the
- * status never arrives (docs/security.md, "Bad input").
+ * status never arrives (docs/security.md, "Bad input at the gRPC ports").
  */
 export const MAX_STATUS_MESSAGE_CHARS = 1024;
 
