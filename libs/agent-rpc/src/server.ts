@@ -211,6 +211,14 @@ function asCode(c: string): any {
   return ERROR_CODE.test(c) ? c : 'LLMGW_ERR_INTERNAL';
 }
 
+const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', 'SHARD_STATE_PENDING', 'SHARD_STATE_STARTING', 'SHARD_STATE_LOADING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+
+/** The first shard status whose state is not a ShardState this build knows, as an issue naming the field. */
+function unknownState(where: string, list: readonly agentV1.ShardStatus__Output[]): string | undefined {
+  const i = list.findIndex((s) => !SHARD_STATES.has(s.state as string));
+  return i < 0 ? undefined : `${where}[${i}].state is not a known ShardState`;
+}
+
 /**
  * Checks a Register before anything else reads it: sizes first (the first
  * oversized field alone), then every other problem in one INVALID_ARGUMENT.
@@ -225,6 +233,8 @@ export function validateRegister(reg: agentV1.Register__Output, bounds: BoundsSp
   else if (id.length > 63) issues.push(`register.node.node_id is ${id.length} characters; at most 63 allowed`);
   else if (!NODE_ID_PATTERN.test(id)) issues.push(`register.node.node_id ${JSON.stringify(id)} must match ${NODE_ID_PATTERN}`);
   if (!reg.sessionId) issues.push('register.session_id is required');
+  const badState = unknownState('register.running_shards', reg.runningShards ?? []);
+  if (badState) issues.push(badState);
   const shardIds = new Set<string>();
   for (const s of reg.runningShards ?? []) {
     if (!s.shardId) issues.push('register.running_shards[].shard_id is required');
@@ -245,6 +255,8 @@ export function validateAgentMessage(m: agentV1.AgentMessage__Output, bounds: Bo
   if (m.msg === 'heartbeat' && m.heartbeat?.shards.some((s) => !s.shardId)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.shards[].shard_id is required');
   if (m.msg === 'heartbeat' && m.heartbeat && !Number.isSafeInteger(Number(m.heartbeat.sentAtMs))) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.sent_at_ms is out of range');
   if (m.msg === 'shard' && m.shard && !m.shard.shardId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'shard.shard_id is required');
+  const badState = m.msg === 'heartbeat' ? unknownState('heartbeat.shards', m.heartbeat?.shards ?? []) : m.msg === 'shard' && m.shard ? unknownState('shard', [m.shard])?.replace('shard[0]', 'shard') : undefined;
+  if (badState) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', badState);
 }
 
 /**
