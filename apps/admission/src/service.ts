@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import { AdmissionController, feedPools, scrapedForPools } from '@llmgw/admission-core';
-import { AdmissionRpcService, admissionServiceDefinition, createAdmissionMetrics } from '@llmgw/admission-rpc';
+import { AdmissionRpcService, ServedPools, admissionServiceDefinition, createAdmissionMetrics } from '@llmgw/admission-rpc';
 import { admissionServiceConfigSchema, toAdmissionCoreConfig, type AdmissionServiceConfig, type AdmissionServiceConfigInput } from '@llmgw/config';
 import { RedisEndpointSource, Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
@@ -112,6 +112,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       };
 
       let fed = new Set<string>();
+      const served = new ServedPools();
       let feedQueued = false;
       // Many scrapes land together; feeding once per tick is enough.
       const feed = () => {
@@ -120,7 +121,10 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         setImmediate(() => {
           feedQueued = false;
           if (!ctl) return;
-          fed = feedPools(ctl, source.all(), (id) => scrapedForPools(scraper.state(id)), fed);
+          const all = source.all();
+          // Only a list read from the store says what is not served (before the first read, nothing is refused).
+          if (source.lastRefreshMs() > 0) served.update(all);
+          fed = feedPools(ctl, all, (id) => scrapedForPools(scraper.state(id)), fed);
           logLearned(ctl);
         });
       };
@@ -136,7 +140,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       const unsubscribe = source.subscribe(feed);
       ctx.onClose('endpoint subscription', unsubscribe);
 
-      const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, creditTtlMs: cfg.credit_ttl, creditMax: cfg.credit_max, log });
+      const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, creditTtlMs: cfg.credit_ttl, creditMax: cfg.credit_max, log, served });
       svc.start();
       ctx.onClose('rpc service', () => svc.stop());
 
@@ -166,6 +170,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ADMISSION_AUTHORIZATION,
         services: [{ definition: admissionServiceDefinition(), implementation: svc.implementation() as never }],
         options: { 'grpc.max_concurrent_streams': 100_000 },
+        maxReceiveMessageBytes: cfg.max_message_bytes,
       });
 
       await election.start();

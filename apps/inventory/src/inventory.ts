@@ -2,7 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { agentConnectHandler, type AgentSession } from '@llmgw/agent-rpc';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
-import { mergeShardStatus, type FleetNode, type InventoryBackend, type WatchSink } from '@llmgw/inventory-rpc';
+import { mergeShardStatus, mergeShardStatuses, type FleetNode, type InventoryBackend, type WatchSink } from '@llmgw/inventory-rpc';
 import type { Logger } from '@llmgw/observability';
 import { randomUUID } from 'node:crypto';
 import type { FenceStore } from './fence';
@@ -54,6 +54,8 @@ export interface InventoryOptions {
   commandTimeoutMs: number;
   /** How long a finished command's Ack is kept for idempotent repeats. */
   commandRecordTtlMs: number;
+  /** The most shards a Register or Heartbeat may list; more ends the stream with INVALID_ARGUMENT (default 1024). */
+  maxShardsPerNode?: number;
 }
 
 const LOG_CHUNK_LINES = 500;
@@ -140,6 +142,7 @@ export class Inventory implements InventoryBackend {
     return agentConnectHandler({
       requireCert: this.o.requirePeerCert,
       commandTimeoutMs: this.o.commandTimeoutMs,
+      maxShardsPerNode: this.o.maxShardsPerNode,
       log: this.o.log,
       now: this.clock,
       onRegister: (s) => this.register(s),
@@ -186,7 +189,7 @@ export class Inventory implements InventoryBackend {
       sessionId: s.sessionId,
       peerCn: s.peerCommonName ?? '',
       gpuHealth: r.gpuHealth ?? [],
-      shards: r.runningShards.reduce<agentV1.ShardStatus__Output[]>((acc, sh) => mergeShardStatus(acc, sh), []),
+      shards: mergeShardStatuses([], r.runningShards),
       ...intentFields(intent),
       instanceId: this.o.instanceId,
       heartbeatIntervalMs: hb,
@@ -213,7 +216,11 @@ export class Inventory implements InventoryBackend {
     if (!cur) return;
     const own = this.ownFields(s, cur, now, 'heartbeats resumed');
     const healthChanged = !sameHealth(cur.gpuHealth, hb.gpus);
-    const shardsChanged = hb.shards.some((h) => cur.shards.find((c) => c.shardId === h.shardId)?.state !== h.state) || cur.shards.some((c) => !hb.shards.find((h) => h.shardId === c.shardId));
+    // Linear in shards (maps by id): a node may report many (docs/inventory.md, "Limits").
+    const reported = new Set(hb.shards.map((h) => h.shardId));
+    const stateOf = (list: readonly agentV1.ShardStatus__Output[]) => new Map(list.map((x) => [x.shardId, x.state]));
+    const curStates = stateOf(cur.shards);
+    const shardsChanged = hb.shards.some((h) => curStates.get(h.shardId) !== h.state) || cur.shards.some((c) => !reported.has(c.shardId));
     if (!Object.keys(own).length && !healthChanged && !shardsChanged) {
       if (hb.gpus.length) this.refreshHealthQuietly(cur, hb.gpus);
       return;
@@ -221,15 +228,13 @@ export class Inventory implements InventoryBackend {
     await this.o.store.update(s.nodeId, (c) => {
       if (!c || s.closed) return null;
       const events: EventBody[] = [];
-      let shards = c.shards.filter((x) => hb.shards.some((h) => h.shardId === x.shardId));
-      const removed = shards.length !== c.shards.length;
-      const changes: agentV1.ShardStatus__Output[] = [];
-      for (const h of hb.shards) {
-        const known = shards.find((x) => x.shardId === h.shardId);
-        if (known?.state === h.state) continue;
-        shards = mergeShardStatus(shards, h);
-        changes.push(shards.find((x) => x.shardId === h.shardId)!);
-      }
+      const kept = c.shards.filter((x) => reported.has(x.shardId));
+      const removed = kept.length !== c.shards.length;
+      const keptStates = stateOf(kept);
+      const changed = hb.shards.filter((h) => keptStates.get(h.shardId) !== h.state);
+      const shards = mergeShardStatuses(kept, changed);
+      const byId = new Map(shards.map((x) => [x.shardId, x]));
+      const changes = [...new Set(changed.map((h) => h.shardId))].map((id) => byId.get(id)!);
       const ownNow = this.ownFields(s, c, now, 'heartbeats resumed');
       const node: FleetNode = { ...c, ...ownNow, gpuHealth: hb.gpus, shards, lastSeenMs: now };
       if (removed || Object.keys(ownNow).length || !sameHealth(c.gpuHealth, hb.gpus)) events.push({ nodeChanged: node });

@@ -94,6 +94,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
         forgetAfterMs: cfg.forget_after,
         commandTimeoutMs: cfg.command_timeout,
         commandRecordTtlMs: cfg.command_record_ttl,
+        maxShardsPerNode: cfg.max_shards_per_node,
       });
       ref.inv = inventory;
       await s.peers?.start({
@@ -109,6 +110,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
           { definition: inventoryServiceDefinition(), implementation: inventoryServiceHandlers(inventory, { log: ctx.log }) as never },
         ],
         options: { 'grpc.max_concurrent_streams': 10_000 },
+        maxReceiveMessageBytes: cfg.max_message_bytes,
       });
       ctx.onClose('watches', () => {
         health.shutdown();
@@ -119,6 +121,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
         address: cfg.agent_listen, tls: cfg.agent_tls, tlsKey: 'agent_tls', insecure: cfg.insecure, authorize: AGENT_PORT_AUTHORIZATION,
         services: [{ definition: agentServiceDefinition(), implementation: { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers as never }],
         options: { 'grpc.max_concurrent_streams': 100 },
+        maxReceiveMessageBytes: cfg.max_message_bytes,
       });
       const agentAddress = fleetPort.address;
       ctx.onClose('agent streams', () => {

@@ -89,7 +89,7 @@ export const placementSchedulerService = defineService({
       : undefined;
 
     const { address: listen } = await ctx.grpcServer('control', {
-      address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION,
+      address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION, maxReceiveMessageBytes: cfg.max_message_bytes,
       services: [{
         definition: controlServiceDefinition(),
         implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }) } as never,

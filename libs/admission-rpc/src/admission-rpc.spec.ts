@@ -7,6 +7,7 @@ import { createAdmissionMetrics } from './metrics';
 import { admissionServiceDefinition } from './proto';
 import { RemoteAdmission } from './remote';
 import { AdmissionRpcService } from './server';
+import { ServedPools } from './served';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,8 +27,8 @@ function controller(registry?: Registry) {
   return ctl;
 }
 
-async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number }) {
-  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs });
+async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number; served?: ServedPools; graceMs?: number }) {
+  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs, served: opts.served, unknownPoolGraceMs: opts.graceMs });
   const server = createServer();
   server.addService(admissionServiceDefinition(), svc.implementation());
   const port = await listen(server, '127.0.0.1', opts.port ?? 0);
@@ -202,5 +203,77 @@ describe('admission over gRPC', () => {
     await expect(client.acquire({ requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' }, 1000)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', grpcCode: grpc.status.UNAVAILABLE });
     expect(await client.status()).toMatchObject({ serving: false, instanceId: 'i' });
     expect(await client.findServing()).toBeUndefined();
+  });
+});
+
+describe('Acquire at the edge', () => {
+  const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r1' };
+
+  it('refuses a model or pool nobody serves with NOT_FOUND after one endpoint update, instead of queueing it to its deadline', async () => {
+    const ctl = controller();
+    const served = new ServedPools();
+    const s = await serve({ ctl, served, graceMs: 60_000 });
+    const client = new AdmissionRpcClient({ addresses: [s.address], callTimeoutMs: 30_000 });
+    try {
+      // Before the endpoint list is read, nothing is refused.
+      expect((await client.acquire(base, 30_000)).granted).toBeTruthy();
+      served.update([{ model: 'm', pool: 'p' }]);
+      const unknownModel = client.acquire({ ...base, model: 'nobody' }, 30_000).catch((e) => e);
+      const unknownPool = client.acquire({ ...base, candidatePools: ['gone-1', 'gone-2'] }, 30_000).catch((e) => e);
+      // A pair the router saw first is granted once the update lists it.
+      const lagging = client.acquire({ ...base, model: 'new', candidatePools: ['p2'] }, 30_000);
+      await sleep(50);
+      ctl.updatePool('p2', [{ id: 'r2', waiting: 0, running: 0 }], 'new');
+      served.update([{ model: 'm', pool: 'p' }, { model: 'new', pool: 'p2' }]);
+      expect(await unknownModel).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', grpcCode: grpc.status.NOT_FOUND, message: expect.stringContaining('no endpoint serves model "nobody" in pool "p"') });
+      expect(await unknownPool).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', message: expect.stringContaining('any of pools "gone-1", "gone-2"') });
+      expect((await lagging).granted?.pool).toBe('p2');
+      expect(ctl.queued()).toBe(0);
+    } finally {
+      client.close();
+      ctl.close();
+      await s.close();
+    }
+  });
+
+  it('refuses within the grace time when no update comes', async () => {
+    const ctl = controller();
+    const served = new ServedPools();
+    served.update([{ model: 'm', pool: 'p' }]);
+    const s = await serve({ ctl, served, graceMs: 50 });
+    const client = new AdmissionRpcClient({ addresses: [s.address], callTimeoutMs: 30_000 });
+    try {
+      await expect(client.acquire({ ...base, model: 'nobody' }, 30_000)).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    } finally {
+      client.close();
+      ctl.close();
+      await s.close();
+    }
+  });
+
+  it('answers INVALID_ARGUMENT naming the field for oversized, out-of-range and wrongly typed input, with a bounded message', async () => {
+    const ctl = controller();
+    const s = await serve({ ctl });
+    const client = new AdmissionRpcClient({ addresses: [s.address], callTimeoutMs: 5_000 });
+    try {
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ model: 'm'.repeat(100_000) }, 'model'],
+        [{ candidatePools: Array.from({ length: 65 }, (_, i) => `p${i}`) }, 'candidate_pools'],
+        [{ estimatedTokens: -1 }, 'estimated_tokens'],
+        [{ deadlineUnixMs: -5 }, 'deadlineUnixMs'],
+        [{ model: '' }, 'model is required'],
+        [{ candidatePools: [] }, 'candidate_pools'],
+      ];
+      for (const [over, field] of cases) {
+        const e = await client.acquire({ ...base, ...over } as typeof base, 5_000).catch((x) => x);
+        expect(e).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining(field) });
+        expect(e.message.length).toBeLessThan(1200);
+      }
+      expect(ctl.queued()).toBe(0);
+    } finally {
+      client.close();
+      ctl.close();
+      await s.close();
+    }
   });
 });

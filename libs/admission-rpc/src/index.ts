@@ -5,3 +5,4 @@ export * from './server';
 export * from './client';
 export * from './remote';
 export * from './credits';
+export * from './served';

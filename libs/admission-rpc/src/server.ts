@@ -1,8 +1,10 @@
 import type { AdmissionController } from '@llmgw/admission-core';
 import type { admissionV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import { unary, type UnaryContext } from '@llmgw/grpc';
+import { boundedSchema, unary, type UnaryContext } from '@llmgw/grpc';
+import { z } from 'zod';
 import { reasonToWire } from './reason';
+import type { ServedPools } from './served';
 
 /** A minimal logger shape (pino fits). */
 export interface RpcLogger {
@@ -26,6 +28,15 @@ export interface AdmissionRpcServiceOptions {
   reconcileAfterMs?: number;
   log?: RpcLogger;
   now?: () => number;
+  /**
+   * The (model, pool) pairs the endpoint source lists. With it, an Acquire
+   * whose pools nobody serves the model in is refused with NOT_FOUND once
+   * the next endpoint update (or `unknownPoolGraceMs`) confirms it, instead
+   * of queueing until its deadline.
+   */
+  served?: ServedPools;
+  /** How long an Acquire for an unserved model or pool waits for an endpoint update before it is refused, ms (default 1000). */
+  unknownPoolGraceMs?: number;
   /** How long a router's credit stays reserved after a renewal, ms (default 1500). */
   creditTtlMs?: number;
   /** Largest credit per router and pool; 0 turns credits off (every request asks). Default 256. */
@@ -37,6 +48,25 @@ interface RouterState {
   /** Lease id → when it was granted (or adopted) here. */
   leases: Map<string, number>;
 }
+
+const name = z.string().max(256);
+const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** Acquire's request at the edge: sizes and ranges (INVALID_ARGUMENT naming the field); the rest is checked in `acquire`. */
+const acquireSchema = boundedSchema(
+  z
+    .object({
+      requestId: name,
+      band: name,
+      tenant: name,
+      model: name,
+      candidatePools: z.array(name).max(64, 'at most 64 candidate pools'),
+      estimatedTokens: z.number().int('estimated_tokens must be a whole number').min(0, 'estimated_tokens must be >= 0').max(Number.MAX_SAFE_INTEGER),
+      deadlineUnixMs: safeInt,
+      routerId: name,
+    })
+    .passthrough(),
+  { maxString: 256, maxRepeated: 64 },
+) as unknown as z.ZodType<admissionV1.AcquireRequest__Output>;
 
 const unavailable = (msg: string) => new LlmgwError('LLMGW_ERR_UNAVAILABLE', msg);
 const invalid = (msg: string) => new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', msg);
@@ -109,7 +139,7 @@ export class AdmissionRpcService {
   implementation(): admissionV1.AdmissionHandlers {
     const log = this.o.log && { error: (o: object, m: string) => this.o.log!.warn(o, m) };
     return {
-      Acquire: unary({ log, handler: (q: admissionV1.AcquireRequest__Output, ctx) => this.acquire(q, ctx) }),
+      Acquire: unary({ log, schema: acquireSchema, handler: (q: admissionV1.AcquireRequest__Output, ctx) => this.acquire(q, ctx) }),
       Release: unary({ log, handler: (q: admissionV1.ReleaseRequest__Output): admissionV1.ReleaseResponse => this.release(q) }),
       KeepAlive: unary({ log, handler: (q: admissionV1.KeepAliveRequest__Output): admissionV1.KeepAliveResponse => this.keepAlive(q) }),
       Credit: unary({ log, handler: (q: admissionV1.CreditRequest__Output): admissionV1.CreditResponse => this.credit(q) }),
@@ -191,12 +221,26 @@ export class AdmissionRpcService {
     };
   }
 
+  /**
+   * Refuses (NOT_FOUND) an Acquire naming no pool that serves its model: it
+   * could only wait out its deadline. An endpoint list that does not list it
+   * yet gets one more update (or the grace time) to catch up with the router's.
+   */
+  private async assertServed(model: string, pools: readonly string[], signal: AbortSignal): Promise<void> {
+    const served = this.o.served;
+    if (!served || served.serves(model, pools) !== false) return;
+    await served.next(this.o.unknownPoolGraceMs ?? 1000, signal);
+    if (served.serves(model, pools) !== false) return;
+    throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no endpoint serves model "${model}" in ${pools.length === 1 ? `pool "${pools[0]}"` : `any of pools ${pools.map((p) => `"${p}"`).join(', ')}`}; admission refuses it instead of queueing it`);
+  }
+
   private async acquire(q: admissionV1.AcquireRequest__Output, ctx: UnaryContext): Promise<admissionV1.AcquireResponse> {
     const ctl = this.leader();
     if (!q.band) throw invalid('band is required');
     if (!q.model) throw invalid('model is required');
     if (!q.candidatePools?.length) throw invalid('candidate_pools must not be empty');
     if (!(q.estimatedTokens >= 0)) throw invalid('estimated_tokens must be >= 0');
+    await this.assertServed(q.model, q.candidatePools, ctx.signal);
     const routerId = q.routerId || ctx.call.getPeer();
     this.touch(routerId);
     const r = await ctl.acquire(

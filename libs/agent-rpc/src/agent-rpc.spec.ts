@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import {
-  AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentServiceClient, agentServiceDefinition, backoffDelay, isRefusal,
+  AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentMessageBounds, agentServiceClient, agentServiceDefinition, backoffDelay, isRefusal,
+  validateAgentMessage, validateRegister,
 } from './index';
 
 /** Resolves when `pred` holds, checking on every event; fails loudly after `ms`. */
@@ -24,6 +25,41 @@ function waitFor<T>(what: string, pred: () => T | undefined | false, ms = 10_000
     tick();
   });
 }
+
+describe('agent message validation', () => {
+  const reg = (over: Partial<agentV1.Register__Output> = {}): agentV1.Register__Output => ({ node: { nodeId: 'gpu-1' } as agentV1.NodeInfo__Output, runningShards: [], sessionId: 's', agentStartedAtMs: 0, sentAtMs: 0, heartbeatIntervalMs: 0, gpuHealth: [], ...over });
+  const shards = (n: number) => Array.from({ length: n }, (_, i) => ({ shardId: `s${i}`, state: 'SHARD_STATE_READY' }) as agentV1.ShardStatus__Output);
+  const refusal = (f: () => void): LlmgwError => {
+    try {
+      f();
+    } catch (e) {
+      return e as LlmgwError;
+    }
+    throw new Error('not refused');
+  };
+
+  it('refuses a 100 KB node id without echoing it', () => {
+    const e = refusal(() => validateRegister(reg({ node: { nodeId: 'a'.repeat(100_000) } as agentV1.NodeInfo__Output })));
+    expect(e).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'register.node.node_id: 100000 characters; at most 63 allowed' });
+    const e2 = refusal(() => validateRegister(reg({ node: { nodeId: 'B'.repeat(64) } as agentV1.NodeInfo__Output })));
+    expect(e2.message).toBe('register.node.node_id: 64 characters; at most 63 allowed');
+    expect(refusal(() => validateRegister(reg({ node: { nodeId: 'Bad' } as agentV1.NodeInfo__Output }))).message).toContain('must match');
+  });
+
+  it('caps the shards of a Register and a Heartbeat (configurable), and every string, naming the field', () => {
+    expect(() => validateRegister(reg({ runningShards: shards(1024) }))).not.toThrow();
+    expect(refusal(() => validateRegister(reg({ runningShards: shards(1025) }))).message).toBe('register.running_shards: 1025 entries; at most 1024 allowed');
+    const hb = (n: number): agentV1.AgentMessage__Output => ({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: shards(n) } });
+    expect(refusal(() => validateAgentMessage(hb(20_000))).message).toBe('heartbeat.shards: 20000 entries; at most 1024 allowed');
+    expect(() => validateAgentMessage(hb(20_000), agentMessageBounds(20_000))).not.toThrow();
+    const longMsg: agentV1.AgentMessage__Output = { msg: 'shard', shard: { ...shards(1)[0], message: 'm'.repeat(5000) } };
+    expect(refusal(() => validateAgentMessage(longMsg)).message).toBe('shard.message: 5000 characters; at most 4096 allowed');
+    expect(refusal(() => validateAgentMessage({ msg: 'shard', shard: { ...shards(1)[0], state: 42 as never } })).message).toBe('shard.state is not a known ShardState');
+    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: [shards(1)[0], { ...shards(1)[0], state: 9 as never }] } })).message).toBe('heartbeat.shards[1].state is not a known ShardState');
+    expect(refusal(() => validateRegister(reg({ runningShards: [{ ...shards(1)[0], state: 9 as never }] }))).message).toBe('register.running_shards[0].state is not a known ShardState');
+    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: [{ ...shards(1)[0], shardId: '' }] } })).message).toBe('heartbeat.shards[].shard_id is required');
+  });
+});
 
 describe('backoffDelay', () => {
   const o = { initialMs: 500, maxMs: 30_000, multiplier: 2, jitter: 0.5 };

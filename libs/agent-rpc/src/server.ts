@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1 } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
-import { assertPeerIdentity, endStreamWithError, peerCommonName } from '@llmgw/grpc';
+import { assertPeerIdentity, endStreamWithError, findOversized, peerCommonName, type BoundsSpec } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { randomUUID } from 'node:crypto';
 import { NODE_ID_PATTERN } from './proto';
@@ -49,6 +49,31 @@ export interface AgentConnectOptions extends AgentStreamEvents {
   commandTimeoutMs?: number;
   log?: Logger;
   now?: () => number;
+  /**
+   * The most shards one Register or Heartbeat may list (default
+   * DEFAULT_MAX_SHARDS_PER_NODE); a message over it ends the stream with
+   * INVALID_ARGUMENT, before any of it is applied.
+   */
+  maxShardsPerNode?: number;
+}
+
+/** Shards one node may report at once, unless configured (inventory `max_shards_per_node`). */
+export const DEFAULT_MAX_SHARDS_PER_NODE = 1024;
+
+/** Size limits of every message an agent sends (docs/inventory.md, "Limits"). */
+export function agentMessageBounds(maxShards = DEFAULT_MAX_SHARDS_PER_NODE): BoundsSpec {
+  return {
+    maxString: 4096,
+    maxRepeated: 1024,
+    fields: {
+      nodeId: { string: 63 },
+      runningShards: { repeated: maxShards },
+      shards: { repeated: maxShards },
+      // Log replies: lines of engine output, relayed in chunks.
+      lines: { repeated: 10_000 },
+      text: { string: 65_536 },
+    },
+  };
 }
 
 interface Pending {
@@ -186,20 +211,52 @@ function asCode(c: string): any {
   return ERROR_CODE.test(c) ? c : 'LLMGW_ERR_INTERNAL';
 }
 
-/** Checks a Register before anything else reads it; every problem in one INVALID_ARGUMENT. */
-export function validateRegister(reg: agentV1.Register__Output): void {
+const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', 'SHARD_STATE_PENDING', 'SHARD_STATE_STARTING', 'SHARD_STATE_LOADING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+
+/** The first shard status whose state is not a ShardState this build knows, as an issue naming the field. */
+function unknownState(where: string, list: readonly agentV1.ShardStatus__Output[]): string | undefined {
+  const i = list.findIndex((s) => !SHARD_STATES.has(s.state as string));
+  return i < 0 ? undefined : `${where}[${i}].state is not a known ShardState`;
+}
+
+/**
+ * Checks a Register before anything else reads it: sizes first (the first
+ * oversized field alone), then every other problem in one INVALID_ARGUMENT.
+ * Nothing the agent sent is echoed beyond the length of a valid node id.
+ */
+export function validateRegister(reg: agentV1.Register__Output, bounds: BoundsSpec = agentMessageBounds()): void {
+  const big = findOversized(reg, bounds, 'register');
+  if (big) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${big.field}: ${big.detail}`);
   const issues: string[] = [];
   const id = reg.node?.nodeId ?? '';
   if (!reg.node) issues.push('register.node is required');
+  else if (id.length > 63) issues.push(`register.node.node_id is ${id.length} characters; at most 63 allowed`);
   else if (!NODE_ID_PATTERN.test(id)) issues.push(`register.node.node_id ${JSON.stringify(id)} must match ${NODE_ID_PATTERN}`);
   if (!reg.sessionId) issues.push('register.session_id is required');
+  const badState = unknownState('register.running_shards', reg.runningShards ?? []);
+  if (badState) issues.push(badState);
   const shardIds = new Set<string>();
   for (const s of reg.runningShards ?? []) {
     if (!s.shardId) issues.push('register.running_shards[].shard_id is required');
     else if (shardIds.has(s.shardId)) issues.push(`register.running_shards lists ${s.shardId} twice`);
     shardIds.add(s.shardId);
+    if (issues.length >= 10) break;
   }
   if (issues.length) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', issues.join('; '));
+}
+
+/**
+ * Checks a message after Register: sizes (`bounds`), and shard ids present
+ * where the message is about shards. Throws INVALID_ARGUMENT naming the field.
+ */
+export function validateAgentMessage(m: agentV1.AgentMessage__Output, bounds: BoundsSpec = agentMessageBounds()): void {
+  const big = findOversized(m, bounds);
+  if (big) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${big.field}: ${big.detail}`);
+  if (m.msg === 'heartbeat' && m.heartbeat?.shards.some((s) => !s.shardId)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.shards[].shard_id is required');
+  if (m.msg === 'heartbeat' && m.heartbeat && !Number.isSafeInteger(Number(m.heartbeat.sentAtMs))) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.sent_at_ms is out of range');
+  if (m.msg === 'shard' && m.shard && !m.shard.shardId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'shard.shard_id is required');
+  const badState = m.msg === 'heartbeat' ? unknownState('heartbeat.shards', m.heartbeat?.shards ?? []) : m.msg === 'shard' && m.shard ? unknownState('shard', [m.shard])?.replace('shard[0]', 'shard') : undefined;
+  if (badState) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', badState);
 }
 
 /**
@@ -213,6 +270,7 @@ export function validateRegister(reg: agentV1.Register__Output): void {
 export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiStreamingCall<agentV1.AgentMessage__Output, agentV1.ControlMessage> {
   const timeout = opts.commandTimeoutMs ?? 30_000;
   const now = opts.now ?? Date.now;
+  const bounds = agentMessageBounds(opts.maxShardsPerNode);
   return (call: Duplex) => {
     let session: AgentSession | undefined;
     let claimed: string | undefined;
@@ -233,8 +291,9 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
       if (failed) return;
       if (!session) {
         if (m.msg !== 'register' || !m.register) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on an agent stream must be register, got ${m.msg ?? 'nothing'}`);
-        claimed = m.register.node?.nodeId;
-        validateRegister(m.register);
+        const nodeId = m.register.node?.nodeId;
+        claimed = nodeId && nodeId.length <= 63 ? nodeId : undefined;
+        validateRegister(m.register, bounds);
         assertPeerIdentity(call, m.register.node!.nodeId, { requireCert: opts.requireCert });
         const s = new AgentSession(m.register, call, timeout, now, (ss, err) => opts.onClose?.(ss, err));
         await opts.onRegister(s);
@@ -242,6 +301,7 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
         call.write({ ack: { refId: s.sessionId, result: 'ACK_RESULT_ACCEPTED' } });
         return;
       }
+      validateAgentMessage(m, bounds);
       switch (m.msg) {
         case 'register':
           throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', 'register may be sent only once per stream');

@@ -22,6 +22,8 @@ export const admissionServiceConfigSchema = z
     tls: serverTlsSchema.optional(),
     /** Plaintext on a non-loopback listen address is refused unless this is true. */
     insecure: insecureFlag(),
+    /** The largest gRPC request message the port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
+    max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
     leader: z
       .object({
         /** Redis holding the leader lock; absent = in-process lock (a single instance). */

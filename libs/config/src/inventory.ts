@@ -36,6 +36,10 @@ export const inventoryConfigSchema = z
     command_timeout: duration().default(10_000),
     /** How long an acknowledged command id is remembered for idempotent repeats. */
     command_record_ttl: duration().default(600_000),
+    /** The most shards one Register or Heartbeat may list; more ends the agent's stream with INVALID_ARGUMENT. */
+    max_shards_per_node: z.number().int().min(1).max(100_000).default(1024),
+    /** The largest gRPC message either port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
+    max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
     /** Events kept for resumed watches (per instance, and in the Redis stream). */
     watch_history: z.number().int().min(100).max(10_000_000).default(100_000),
     /** Shared state for several instances and durable cordon/drain intent; absent = one in-process instance. */

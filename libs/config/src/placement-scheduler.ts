@@ -28,6 +28,8 @@ export const placementSchedulerConfigSchema = z
     tls: serverTlsSchema.optional(),
     /** Plaintext on a non-loopback listen address is refused unless this is true. */
     insecure: insecureFlag(),
+    /** The largest gRPC request message the port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
+    max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
     /** Inventory's internal gRPC port (InventoryService: the fleet watch, shard commands, logs, node intent). */
     inventory: z
       .object({

@@ -1,7 +1,7 @@
 import type { controlV1 } from '@llmgw/contracts';
 import type { Catalog } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
-import { callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
+import { boundedSchema, callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
 import { scalingMode, type Explanation, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
@@ -192,11 +192,11 @@ export function controlModelHandlers(admin: ModelAdmin, opts: { log?: UnaryLogge
   const log = opts.log;
   return {
     ListModels: unary({ log, handler: () => admin.listModels() }),
-    ListReplicas: unary({ log, schema: listReplicasSchema, handler: (r) => admin.listReplicas(r) }),
-    ExplainPlacement: unary({ log, schema: explainSchema, handler: (r) => admin.explain(r) }),
+    ListReplicas: unary({ log, schema: boundedSchema(listReplicasSchema), handler: (r) => admin.listReplicas(r) }),
+    ExplainPlacement: unary({ log, schema: boundedSchema(explainSchema), handler: (r) => admin.explain(r) }),
     SetModelTarget: unary({
       log,
-      schema: targetSchema,
+      schema: boundedSchema(targetSchema),
       handler: async (r, ctx) => {
         const res = await admin.setTarget(r);
         const s = res.model?.scaling;

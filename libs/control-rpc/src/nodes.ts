@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, controlV1 } from '@llmgw/contracts';
-import { callerActor, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { boundedSchema, callerActor, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
@@ -71,7 +71,9 @@ export interface NodeAdminBackend {
   logs(req: controlV1.LogsRequest__Output, write: (chunk: LogsReply) => Promise<void>, signal: AbortSignal, actor: Actor): Promise<void>;
 }
 
-const nodeId = z.string().trim().min(1, 'node_id is required').max(253);
+/** The longest node, shard or replica id accepted (docs/placement.md, "Limits"). */
+const MAX_ID = 253;
+const nodeId = z.string().trim().min(1, 'node_id is required').max(MAX_ID);
 const reason = z.string().max(1024, 'reason is at most 1024 characters');
 const cordonSchema = z.object({ nodeId, reason }).passthrough();
 const uncordonSchema = z.object({ nodeId }).passthrough();
@@ -79,12 +81,12 @@ const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number()
 const getSchema = z.object({ nodeId }).passthrough();
 const logsSchema = z
   .object({
-    nodeId: z.string(),
-    source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD']),
-    shardId: z.string(),
-    replicaId: z.string(),
+    nodeId: z.string().max(MAX_ID),
+    source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD'], { message: 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD' }),
+    shardId: z.string().max(MAX_ID),
+    replicaId: z.string().max(MAX_ID),
     tailLines: z.number().int().min(0).max(100_000),
-    sinceMs: z.number().int().min(0),
+    sinceMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   })
   .passthrough()
   .superRefine((r, ctx) => {
@@ -110,10 +112,10 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
   };
   return {
     ListNodes: unary({ log, handler: async () => ({ nodes: await backend.listNodes() }) }),
-    GetNode: unary({ log, schema: getSchema, handler: (r) => backend.getNode(r.nodeId) }),
+    GetNode: unary({ log, schema: boundedSchema(getSchema), handler: (r) => backend.getNode(r.nodeId) }),
     CordonNode: unary({
       log,
-      schema: cordonSchema,
+      schema: boundedSchema(cordonSchema),
       handler: async (r, ctx) => {
         const actor = callerActor(ctx.call);
         return audited(actor, 'node.cordon', r.nodeId, { reason: r.reason }, await backend.cordon(r.nodeId, r.reason, actor));
@@ -121,7 +123,7 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
     }),
     UncordonNode: unary({
       log,
-      schema: uncordonSchema,
+      schema: boundedSchema(uncordonSchema),
       handler: async (r, ctx) => {
         const actor = callerActor(ctx.call);
         return audited(actor, 'node.uncordon', r.nodeId, {}, await backend.uncordon(r.nodeId, actor));
@@ -129,7 +131,7 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
     }),
     DrainNode: unary({
       log,
-      schema: drainSchema,
+      schema: boundedSchema(drainSchema),
       handler: async (r, ctx) => {
         const actor = callerActor(ctx.call);
         const res = await backend.drain(r.nodeId, r.reason, r.replicaDrainTimeoutMs, actor);
@@ -138,7 +140,7 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
     }),
     Logs: serverStream({
       log,
-      schema: logsSchema as unknown as z.ZodType<controlV1.LogsRequest__Output>,
+      schema: boundedSchema(logsSchema) as unknown as z.ZodType<controlV1.LogsRequest__Output>,
       handler: (r, ctx) => backend.logs(r, ctx.write, ctx.signal, callerActor(ctx.call as unknown as grpc.ServerUnaryCall<unknown, unknown>)),
     }),
   };

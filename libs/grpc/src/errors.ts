@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { ERRORS, GrpcCode, LlmgwError, isLlmgwError, type ErrorCode } from '@llmgw/errors';
+import { truncateForStatus } from './status-text';
 
 /** Trailer metadata key carrying the catalogue code, so it survives the hop exactly. */
 export const LLMGW_CODE_KEY = 'llmgw-code';
@@ -26,7 +27,7 @@ const isCode = (v: unknown): v is ErrorCode => typeof v === 'string' && Object.p
 /**
  * Anything thrown → a grpc-js ServiceError (a `Partial<StatusObject>` the
  * server callback accepts). An LlmgwError keeps its catalogue gRPC code and
- * message, and its code/retry-after travel in trailers; anything else becomes
+ * message (bounded by `truncateForStatus`), and its code/retry-after travel in trailers; anything else becomes
  * INTERNAL with a fixed message, so no detail of an unexpected failure leaks.
  */
 export function toGrpcError(e: unknown): grpc.ServiceError {
@@ -34,7 +35,8 @@ export function toGrpcError(e: unknown): grpc.ServiceError {
   if (isLlmgwError(e)) {
     metadata.set(LLMGW_CODE_KEY, e.code);
     if (e.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(e.retryAfterSeconds));
-    return Object.assign(new Error(e.message), { code: e.grpcCode as grpc.status, details: e.message, metadata });
+    const details = truncateForStatus(e.message);
+    return Object.assign(new Error(details), { code: e.grpcCode as grpc.status, details, metadata });
   }
   metadata.set(LLMGW_CODE_KEY, 'LLMGW_ERR_INTERNAL');
   return Object.assign(new Error('internal error'), { code: grpc.status.INTERNAL, details: 'internal error', metadata });

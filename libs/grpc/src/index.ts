@@ -10,3 +10,5 @@ export * from './stream';
 export * from './client';
 export * from './actor';
 export * from './roles';
+export * from './status-text';
+export * from './bounds';

@@ -4,20 +4,41 @@ export type FleetNode = inventoryV1.Node__Output;
 export type FleetEvent = inventoryV1.FleetEvent__Output;
 export type ShardStatus = agentV1.ShardStatus__Output;
 
+/** The engine secret never enters the fleet record (agents do not send it; this holds if one does). */
+function withoutSecret(status: ShardStatus): ShardStatus {
+  return status.spec?.apiKey ? { ...status, spec: { ...status.spec, apiKey: '' } } : status;
+}
+
 /**
  * A shard list with one status merged in: replaces the entry with the same
  * shard_id (keeping the earlier spec when the new status omits it, as
  * agents do after the first report) or appends it. Inventory and every
- * watch consumer apply shard changes with this one function, so their views
- * cannot drift apart.
+ * watch consumer apply shard changes with this one function (or
+ * `mergeShardStatuses` for many at once), so their views cannot drift apart.
  */
 export function mergeShardStatus(shards: readonly ShardStatus[], status: ShardStatus): ShardStatus[] {
-  // The engine secret never enters the fleet record (agents do not send it; this holds if one does).
-  if (status.spec?.apiKey) status = { ...status, spec: { ...status.spec, apiKey: '' } };
-  const i = shards.findIndex((s) => s.shardId === status.shardId);
-  if (i < 0) return [...shards, status];
-  const merged = status.spec ? status : { ...status, spec: shards[i].spec };
-  return [...shards.slice(0, i), merged, ...shards.slice(i + 1)];
+  return mergeShardStatuses(shards, [status]);
+}
+
+/**
+ * `mergeShardStatus` for many statuses at once, in one pass over each list
+ * (a map by shard_id): linear in shards + statuses, so a node reporting
+ * thousands of shards costs thousands of steps, not millions. Later
+ * statuses of the same shard win; order is kept, new shards appended.
+ */
+export function mergeShardStatuses(shards: readonly ShardStatus[], statuses: readonly ShardStatus[]): ShardStatus[] {
+  const out = shards.slice();
+  const at = new Map<string, number>();
+  for (let i = 0; i < out.length; i++) at.set(out[i].shardId, i);
+  for (const raw of statuses) {
+    const status = withoutSecret(raw);
+    const i = at.get(status.shardId);
+    if (i === undefined) {
+      at.set(status.shardId, out.length);
+      out.push(status);
+    } else out[i] = status.spec ? status : { ...status, spec: out[i].spec };
+  }
+  return out;
 }
 
 /**

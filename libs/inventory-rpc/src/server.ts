@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import { callerActor, endStreamWithError, remainingMs, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
+import { boundedSchema, callerActor, endStreamWithError, findOversized, remainingMs, serverStream, unary, type BoundsSpec, type UnaryLogger } from '@llmgw/grpc';
 import { z } from 'zod';
 
 /** What a watch gets: events pushed synchronously, in order. */
@@ -32,16 +32,26 @@ export interface InventoryHandlerOptions {
   maxWatchQueue?: number;
 }
 
-const idSchema = z.string().trim().min(1).max(200);
+/** The longest node, shard, replica, command or request id accepted (docs/inventory.md, "Limits"). */
+export const MAX_ID_CHARS = 200;
+const idSchema = z.string().trim().min(1, 'is required').max(MAX_ID_CHARS);
+/** Every string and repeated field of a request is bounded; ids by MAX_ID_CHARS. */
+const ID_BOUND = { string: MAX_ID_CHARS };
+const BOUNDS: BoundsSpec = { maxString: 4096, maxRepeated: 1024, fields: { nodeId: ID_BOUND, shardId: ID_BOUND, replicaId: ID_BOUND, commandId: ID_BOUND, requestId: ID_BOUND, resumeEpoch: ID_BOUND } };
+const optionalId = z.string().max(MAX_ID_CHARS);
+const safeMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const commandSchema = z
-  .object({ nodeId: idSchema, command: z.enum(['start', 'stop', 'drain'], { message: 'one of start, stop, drain is required' }), fencingToken: z.number().int().min(0) })
+  .object({ nodeId: idSchema, command: z.enum(['start', 'stop', 'drain'], { message: 'one of start, stop, drain is required' }), fencingToken: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) })
   .passthrough()
   .superRefine((r: any, ctx) => {
     const c = r[r.command];
     const cmdId = c?.commandId;
     if (typeof cmdId !== 'string' || !cmdId) ctx.addIssue({ code: 'custom', path: [r.command, 'commandId'], message: 'command_id is required' });
+    else if (cmdId.length > MAX_ID_CHARS) ctx.addIssue({ code: 'custom', path: [r.command, 'commandId'], message: `at most ${MAX_ID_CHARS} characters` });
     const shardId = r.command === 'start' ? c?.spec?.shardId : c?.shardId;
-    if (typeof shardId !== 'string' || !shardId) ctx.addIssue({ code: 'custom', path: [r.command, r.command === 'start' ? 'spec.shardId' : 'shardId'], message: 'shard_id is required' });
+    const shardPath = [r.command, r.command === 'start' ? 'spec.shardId' : 'shardId'];
+    if (typeof shardId !== 'string' || !shardId) ctx.addIssue({ code: 'custom', path: shardPath, message: 'shard_id is required' });
+    else if (shardId.length > MAX_ID_CHARS) ctx.addIssue({ code: 'custom', path: shardPath, message: `at most ${MAX_ID_CHARS} characters` });
   });
 const intentSchema = z
   .object({
@@ -51,16 +61,25 @@ const intentSchema = z
     drainTimeoutMs: z.number().int().min(0).max(86_400_000, 'drain_timeout_ms is at most 24 h'),
   })
   .passthrough();
-const listSchema = z.object({ includeStats: z.boolean(), nodeId: z.string().max(200) }).passthrough();
+const listSchema = z.object({ includeStats: z.boolean(), nodeId: optionalId }).passthrough();
 const logsSchema = z
   .object({
     nodeId: idSchema,
-    request: z.object({ source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD'], { message: 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD' }), shardId: z.string() }).passthrough(),
+    request: z
+      .object({
+        requestId: optionalId,
+        source: z.enum(['LOG_SOURCE_AGENT', 'LOG_SOURCE_SHARD'], { message: 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD' }),
+        shardId: optionalId,
+        tailLines: z.number().int().min(0).max(100_000),
+        sinceMs: safeMs,
+      })
+      .passthrough(),
   })
   .passthrough()
   .superRefine((r, ctx) => {
     if (r.request.source === 'LOG_SOURCE_SHARD' && !r.request.shardId) ctx.addIssue({ code: 'custom', path: ['request', 'shardId'], message: 'shard_id is required for a shard log' });
   });
+const watchSchema = z.object({ includeStats: z.boolean(), resumeAfterRevision: safeMs, resumeEpoch: optionalId }).passthrough();
 
 /**
  * grpc-js handlers for llmgw.inventory.v1.InventoryService over a backend:
@@ -71,20 +90,20 @@ const logsSchema = z
 export function inventoryServiceHandlers(backend: InventoryBackend, opts: InventoryHandlerOptions = {}): inventoryV1.InventoryServiceHandlers {
   const maxQueue = opts.maxWatchQueue ?? 50_000;
   return {
-    ListNodes: unary({ log: opts.log, schema: listSchema as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
+    ListNodes: unary({ log: opts.log, schema: boundedSchema(listSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
     SetNodeIntent: unary({
       log: opts.log,
-      schema: intentSchema as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
+      schema: boundedSchema(intentSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
       handler: (r, ctx) => backend.setNodeIntent(r, callerActor(ctx.call)),
     }),
     SendShardCommand: unary({
       log: opts.log,
-      schema: commandSchema as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,
+      schema: boundedSchema(commandSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ShardCommandRequest__Output>,
       handler: (r, ctx) => backend.sendShardCommand(r, { deadlineMs: remainingMs(ctx.call), signal: ctx.signal, requestId: ctx.requestId }),
     }),
     FetchLogs: serverStream({
       log: opts.log,
-      schema: logsSchema as unknown as z.ZodType<inventoryV1.FetchLogsRequest__Output>,
+      schema: boundedSchema(logsSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.FetchLogsRequest__Output>,
       handler: (r, ctx) => backend.fetchLogs(r, ctx.write, ctx.signal),
     }),
     WatchFleet: (call: grpc.ServerWritableStream<inventoryV1.WatchFleetRequest__Output, inventoryV1.FleetEvent>) => {
@@ -123,6 +142,12 @@ export function inventoryServiceHandlers(backend: InventoryBackend, opts: Invent
       let unsubscribe: () => void = () => undefined;
       call.on('cancelled', () => finish());
       call.on('close', () => finish());
+      const parsed = watchSchema.safeParse(call.request);
+      const big = findOversized(call.request, BOUNDS);
+      if (big || !parsed.success) {
+        const detail = big ? `${big.field}: ${big.detail}` : parsed.error!.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+        return finish(new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', detail));
+      }
       try {
         unsubscribe = backend.watch(call.request, sink);
       } catch (e) {

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import * as grpcJs from '@grpc/grpc-js';
 import { createServer as createGrpcServer, HealthService } from '@llmgw/grpc';
 import { ConfigError, listenAddress, logLevel } from '@llmgw/config';
 import { createLogger, inSpan } from '@llmgw/observability';
@@ -259,3 +260,52 @@ async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe('ctx.grpcServer: the largest request message', () => {
+  const json = {
+    requestSerialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
+    requestDeserialize: (b: Buffer) => JSON.parse(b.toString()),
+    responseSerialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
+    responseDeserialize: (b: Buffer) => JSON.parse(b.toString()),
+  };
+  const DEF = { call: { path: '/llmgw.test.v1.Size/Call', requestStream: false, responseStream: false, originalName: 'call', ...json } } as grpcJs.ServiceDefinition;
+  const Client = grpcJs.makeGenericClientConstructor(DEF, 'Size');
+  const call = (c: grpcJs.Client, s: string) =>
+    new Promise<{ n: number }>((resolve, reject) => (c as any).call({ s }, (err: grpcJs.ServiceError | null, res: { n: number }) => (err ? reject(err) : resolve(res))));
+
+  function sized(maxReceiveMessageBytes?: number) {
+    return defineService({
+      name: 'sized',
+      schema,
+      settings: (c) => c,
+      async start(ctx) {
+        const { address } = await ctx.grpcServer('grpc', {
+          address: '127.0.0.1:0',
+          authorize: {} as never,
+          services: [{ definition: DEF, implementation: { call: (c: any, cb: any) => cb(null, { n: c.request.s.length }) } }],
+          ...(maxReceiveMessageBytes !== undefined ? { maxReceiveMessageBytes } : {}),
+        });
+        return { address };
+      },
+    });
+  }
+
+  it('refuses a request over maxReceiveMessageBytes with RESOURCE_EXHAUSTED before the handler, and serves the next one; 16 MiB by default', async () => {
+    const { stream } = capture();
+    const small = await startService(sized(65_536), { config: {}, logDestination: stream });
+    const big = await startService(sized(), { config: {}, logDestination: stream });
+    const c1 = new Client(small.service.address, grpcJs.credentials.createInsecure());
+    const c2 = new Client(big.service.address, grpcJs.credentials.createInsecure());
+    try {
+      await expect(call(c1, 'x'.repeat(100_000))).rejects.toMatchObject({ code: grpcJs.status.RESOURCE_EXHAUSTED });
+      expect(await call(c1, 'x'.repeat(60_000))).toEqual({ n: 60_000 });
+      expect(await call(c2, 'x'.repeat(1_000_000))).toEqual({ n: 1_000_000 });
+      await expect(call(c2, 'x'.repeat(17 * 1024 * 1024))).rejects.toMatchObject({ code: grpcJs.status.RESOURCE_EXHAUSTED });
+    } finally {
+      c1.close();
+      c2.close();
+      await small.close();
+      await big.close();
+    }
+  });
+});

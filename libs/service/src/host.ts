@@ -137,6 +137,13 @@ export interface GrpcServerSpec {
   services: ReadonlyArray<{ definition: GrpcServiceDefinition; implementation: UntypedServiceImplementation }>;
   /** grpc-js server options over the llmgw defaults (stream limits). */
   options?: GrpcServerOptions;
+  /**
+   * The largest request message this server accepts, bytes (default 16 MiB,
+   * DEFAULT_SERVER_OPTIONS); a bigger one is refused with RESOURCE_EXHAUSTED
+   * before any handler runs. Services take it from their config's
+   * `max_message_bytes` (docs/configuration.md).
+   */
+  maxReceiveMessageBytes?: number;
 }
 
 export interface GrpcServerHandle {
@@ -277,7 +284,8 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
       const interceptors = tls?.requireClientCert
         ? [authorizationInterceptor(spec.authorize, (r) => noteRefusal(`${r.path} ${r.details}`, { method: r.path, peer: r.peer, code: r.code }, `call refused: ${r.details}`))]
         : [];
-      const server = createServer({ ...spec.options, interceptors });
+      const sizeLimit = spec.maxReceiveMessageBytes !== undefined ? { 'grpc.max_receive_message_length': spec.maxReceiveMessageBytes } : {};
+      const server = createServer({ ...spec.options, ...sizeLimit, interceptors });
       const health = new HealthService('SERVING');
       for (const svc of spec.services) {
         server.addService(svc.definition, svc.implementation);

@@ -462,3 +462,109 @@ describe('Reconciler: the endpoint contract a placed replica publishes', () => {
     expect(new Set(all3).size).toBe(9);
   });
 });
+
+describe('Reconciler: orphans of a node that reported thousands of shards', () => {
+  /** The fleet as sink, with stops to chosen nodes held (never answered) or failing, and their concurrency measured. */
+  class OrphanSink {
+    stops: string[] = [];
+    active = 0;
+    maxActive = 0;
+    hold = new Set<string>();
+    fail = new Set<string>();
+    private readonly held: Array<() => void> = [];
+    constructor(readonly fleet: SimFleet) {}
+    start = (n: string, spec: Parameters<SimFleet['start']>[1], t: number) => this.fleet.start(n, spec, t);
+    drain = (n: string, id: string, why: string, ms: number, t: number) => this.fleet.drain(n, id, why, ms, t);
+    stop = async (n: string, id: string, why: string, t: number): Promise<void> => {
+      this.stops.push(id);
+      this.active++;
+      this.maxActive = Math.max(this.maxActive, this.active);
+      try {
+        if (this.hold.has(n)) await new Promise<void>((r) => this.held.push(r));
+        if (this.fail.has(n)) throw new Error(`node ${n} did not answer`);
+        await this.fleet.stop(n, id, why, t);
+      } finally {
+        this.active--;
+      }
+    };
+    release() {
+      for (const r of this.held.splice(0)) r();
+    }
+  }
+  const m = makeModel('m', [{ tp: 1 }], { min: 1, max: 8 });
+  const setup = () => {
+    const fleet = new SimFleet([{ id: 'good' }, { id: 'bad' }]);
+    for (let i = 0; i < 10_000; i++) fleet.put('bad', undefined, 'ready', `junk-${i}-r0`, `junk-${i}`);
+    const sink = new OrphanSink(fleet);
+    const h = new Harness(fleet, [m], { sink });
+    return { fleet, sink, h };
+  };
+  const scaleUp = (h: Harness, min: number) => h.rec.setTarget('m', { min, max: 8 });
+
+  it('keeps placing at its pace while 10,000 orphans sit on an unreachable node, sending them no stop, and stops them once it is back', async () => {
+    const { fleet, sink, h } = setup();
+    fleet.setNode('bad', { condition: 'unreachable' });
+    expect((await h.pass()).placed).toBe(1);
+    for (let i = 2; i <= 4; i++) {
+      scaleUp(h, i);
+      const r = await h.pass();
+      expect(r).toMatchObject({ placed: 1, orphansStopped: 0, orphansDeferred: 10_000 });
+    }
+    expect(sink.stops).toEqual([]);
+    // Back: every orphan is stopped, at most 16 at a time, beside the passes.
+    fleet.setNode('bad', { condition: 'ready' });
+    expect((await h.pass()).orphansStopped).toBe(10_000);
+    await h.rec.orphanStopsSettled();
+    expect(sink.stops).toHaveLength(10_000);
+    expect(sink.maxActive).toBeLessThanOrEqual(16);
+    expect(fleet.live('bad').filter((x) => x.shardId.startsWith('junk-'))).toEqual([]);
+  });
+
+  it('never waits on orphan stops a node does not answer: a scale-up is placed in the next pass, and no orphan is sent twice while in flight', async () => {
+    const { sink, h } = setup();
+    sink.hold.add('bad');
+    await h.pass();
+    const r = await h.pass();
+    expect(r.orphansStopped).toBe(10_000);
+    expect(sink.stops).toHaveLength(16);
+    scaleUp(h, 2);
+    expect((await h.pass()).placed).toBe(1);
+    scaleUp(h, 3);
+    expect(await h.pass()).toMatchObject({ placed: 1, orphansStopped: 0 });
+    expect(sink.stops).toHaveLength(16);
+    expect(h.rec.orphanStopsPending()).toBe(10_000);
+    sink.hold.delete('bad');
+    sink.release();
+    await h.rec.orphanStopsSettled();
+    expect(sink.stops).toHaveLength(10_000);
+    expect(new Set(sink.stops).size).toBe(10_000);
+  });
+
+  it('skips a node whose orphan stops fail until its backoff passes or it reconnects, instead of retrying every orphan every pass', async () => {
+    const { fleet, sink, h } = setup();
+    sink.fail.add('bad');
+    await h.pass();
+    await h.pass();
+    await h.rec.orphanStopsSettled();
+    const sent = sink.stops.length;
+    expect(sent).toBeLessThanOrEqual(16);
+    expect(await h.pass()).toMatchObject({ orphansStopped: 0, orphansDeferred: 10_000 });
+    expect(sink.stops).toHaveLength(sent);
+    // After the backoff (1 s, doubling), tried again.
+    h.advance(1_000);
+    expect((await h.pass()).orphansStopped).toBe(10_000);
+    await h.rec.orphanStopsSettled();
+    expect(sink.stops.length).toBeGreaterThan(sent);
+    expect(sink.stops.length).toBeLessThanOrEqual(sent + 16);
+    // A reconnect ends the backoff at once.
+    const before = sink.stops.length;
+    sink.fail.delete('bad');
+    fleet.setNode('bad', { condition: 'unreachable' });
+    expect((await h.pass()).orphansDeferred).toBe(10_000);
+    fleet.setNode('bad', { condition: 'ready' });
+    expect((await h.pass()).orphansStopped).toBe(10_000);
+    await h.rec.orphanStopsSettled();
+    expect(sink.stops.length).toBe(before + 10_000);
+    expect(fleet.live('bad').filter((x) => x.shardId.startsWith('junk-'))).toEqual([]);
+  });
+});

@@ -50,6 +50,11 @@ export interface ReconcilerOptions {
    * endpoint says `auth: replica-key`; when absent, engines run without a key.
    */
   engineSecret?: (replicaId: string) => string;
+  /**
+   * Orphan StopShards in flight at once (default 16). Orphan stops run
+   * beside the passes, never inside one: a pass queues them and goes on.
+   */
+  orphanStopConcurrency?: number;
 }
 
 export interface PassResult {
@@ -58,7 +63,10 @@ export interface PassResult {
   readonly failed: number;
   readonly drained: number;
   readonly stopped: number;
+  /** Orphan StopShards this pass queued (they are sent beside the passes, `orphanStopConcurrency` at once). */
   readonly orphansStopped: number;
+  /** Orphans left alone this pass: their node is not reachable (or its stops keep failing); stopped once it is. */
+  readonly orphansDeferred: number;
   readonly adopted: number;
   readonly unschedulable: readonly string[];
 }
@@ -101,7 +109,13 @@ interface Backoff {
   notBeforeMs: number;
 }
 
-const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] };
+interface OrphanStop {
+  nodeId: string;
+  shardId: string;
+  token: number;
+}
+
+const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, orphansDeferred: 0, adopted: 0, unschedulable: [] };
 
 /** The engines' metric vocabulary: sim-engine speaks vLLM's names. */
 const METRICS_ENGINE: Record<string, PlacedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
@@ -129,6 +143,14 @@ export class Reconciler {
   private running: Promise<PassResult> | undefined;
   private again = false;
   private view: FleetView = { nodes: [], shards: [] };
+  /** Orphan stops queued (from `orphanHead` on) or in flight, by shard id. */
+  private readonly orphanQueue: OrphanStop[] = [];
+  private orphanHead = 0;
+  private readonly orphanPending = new Set<string>();
+  private orphanActive = 0;
+  /** Nodes whose orphan stops failed: skipped until notBeforeMs (doubling), or until they reconnect. */
+  private readonly orphanBackoff = new Map<string, Backoff & { condition: string }>();
+  private orphanWaiters: Array<() => void> = [];
   private readonly o: Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>;
 
   constructor(opts: ReconcilerOptions) {
@@ -138,6 +160,7 @@ export class Reconciler {
       drainTimeoutMs: 30_000,
       backoffBaseMs: 2_000,
       backoffMaxMs: 120_000,
+      orphanStopConcurrency: 16,
       ...opts,
     };
   }
@@ -256,7 +279,7 @@ export class Reconciler {
     for (const s of view.shards) reports.set(s.shardId, s);
     const models = new Map<string, Model>();
     for (const m of this.o.catalog()) models.set(m.name, m);
-    const res = { placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, adopted: 0, unschedulable: [] as string[] };
+    const res = { placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, orphansDeferred: 0, adopted: 0, unschedulable: [] as string[] };
 
     // 1. Claim: shards of known replicas; adopt whole replicas from specs; the rest are orphans.
     // A Lost node's shards are neither adopted nor orphans: inventory still lists them, but they
@@ -281,16 +304,36 @@ export class Reconciler {
       for (const rep of reps) claimed.add(rep.shardId);
       res.adopted++;
     }
+    // Orphans are stopped beside the pass (queued here, `orphanStopConcurrency` in flight), never
+    // awaited by it, and only on reachable nodes: one agent reporting thousands of shards and going
+    // away must not slow placement for everyone (docs/placement.md, "Orphan shards").
+    for (const n of view.nodes) {
+      const b = this.orphanBackoff.get(n.id);
+      if (b && n.condition !== 'ready') b.condition = n.condition;
+    }
     const unclaimed = new Set<string>();
+    const queuedPerNode = new Map<string, number>();
     for (const rep of view.shards) {
       if (claimed.has(rep.shardId) || TERMINAL_SHARD_STATES.has(rep.state)) continue;
-      if (this.unclaimedLastPass.has(rep.shardId)) {
-        this.o.log?.warn({ shard: rep.shardId, node: rep.nodeId }, 'stopping an orphan shard no replica claims');
-        await this.send(() => this.o.sink.stop(rep.nodeId, rep.shardId, 'orphan: no replica claims it', token), rep.shardId);
-        res.orphansStopped++;
-      } else unclaimed.add(rep.shardId);
+      if (!this.unclaimedLastPass.has(rep.shardId)) {
+        unclaimed.add(rep.shardId);
+        continue;
+      }
+      // Still an orphan next pass too, whatever happens to this stop: it is stopped (again) then if it still runs.
+      unclaimed.add(rep.shardId);
+      if (this.orphanPending.has(rep.shardId)) continue;
+      if (!this.orphanNodeOpen(nodes.get(rep.nodeId), now)) {
+        res.orphansDeferred++;
+        continue;
+      }
+      this.orphanPending.add(rep.shardId);
+      this.orphanQueue.push({ nodeId: rep.nodeId, shardId: rep.shardId, token });
+      queuedPerNode.set(rep.nodeId, (queuedPerNode.get(rep.nodeId) ?? 0) + 1);
+      res.orphansStopped++;
     }
     this.unclaimedLastPass = unclaimed;
+    for (const [node, count] of queuedPerNode) this.o.log?.warn({ node, shards: count }, 'stopping orphan shards no replica claims');
+    this.pumpOrphans();
 
     // 2. Update replicas from reports; fail what must fail.
     for (const r of this.replicas.values()) {
@@ -431,6 +474,89 @@ export class Reconciler {
     this.replicas.clear();
     this.unclaimedLastPass = new Set();
     this.ledBy = undefined;
+    // Queued orphan stops belong to the old term (their token); those in flight finish on their own.
+    for (let i = this.orphanHead; i < this.orphanQueue.length; i++) this.orphanPending.delete(this.orphanQueue[i].shardId);
+    this.orphanQueue.length = 0;
+    this.orphanHead = 0;
+    this.orphanBackoff.clear();
+    this.notifyOrphanWaiters();
+  }
+
+  /** Resolves once no orphan stop is queued or in flight (tests, shutdown). */
+  orphanStopsSettled(): Promise<void> {
+    if (!this.orphanPending.size) return Promise.resolve();
+    return new Promise((resolve) => this.orphanWaiters.push(resolve));
+  }
+
+  /** Orphan stops queued or in flight. */
+  orphanStopsPending(): number {
+    return this.orphanPending.size;
+  }
+
+  /**
+   * Whether orphans on `node` may be told to stop now: it is connected, and
+   * its earlier orphan stops did not fail recently (a node that reconnects
+   * is tried again at once).
+   */
+  private orphanNodeOpen(node: ReconcilerNode | undefined, now: number): boolean {
+    if (!node || node.condition !== 'ready') return false;
+    const b = this.orphanBackoff.get(node.id);
+    if (!b) return true;
+    if (b.condition !== 'ready' || now >= b.notBeforeMs) return true;
+    return false;
+  }
+
+  private noteOrphanNode(nodeId: string, ok: boolean): void {
+    if (ok) {
+      this.orphanBackoff.delete(nodeId);
+      return;
+    }
+    const b = this.orphanBackoff.get(nodeId);
+    // The stops of one round fail together: one failure per round doubles the wait.
+    if (b && b.condition === 'ready' && this.o.now() < b.notBeforeMs) return;
+    const failures = (b?.failures ?? 0) + 1;
+    const delay = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** Math.min(failures - 1, 30));
+    this.orphanBackoff.set(nodeId, { failures, notBeforeMs: this.o.now() + delay, condition: 'ready' });
+  }
+
+  /** Starts queued orphan stops up to the concurrency bound; each finished one starts the next. */
+  private pumpOrphans(): void {
+    while (this.orphanActive < this.o.orphanStopConcurrency && this.orphanHead < this.orphanQueue.length) {
+      const job = this.orphanQueue[this.orphanHead++];
+      const node = this.view.nodes.find((n) => n.id === job.nodeId);
+      if (this.o.fencingToken() !== job.token || !this.orphanNodeOpen(node, this.o.now())) {
+        // The node went away (or failed its stops) or the term ended while this waited: the next pass decides again.
+        this.orphanPending.delete(job.shardId);
+        continue;
+      }
+      this.orphanActive++;
+      void this.o.sink.stop(job.nodeId, job.shardId, 'orphan: no replica claims it', job.token).then(
+        () => this.orphanDone(job, true),
+        (e: unknown) => {
+          if (!this.orphanBackoff.has(job.nodeId)) this.o.log?.warn({ node: job.nodeId, shard: job.shardId, err: (e as Error).message }, 'orphan stop failed; the node is skipped for a while');
+          this.orphanDone(job, false);
+        },
+      );
+    }
+    if (this.orphanHead === this.orphanQueue.length) {
+      this.orphanQueue.length = 0;
+      this.orphanHead = 0;
+    }
+    this.notifyOrphanWaiters();
+  }
+
+  private orphanDone(job: OrphanStop, ok: boolean): void {
+    this.orphanActive--;
+    this.orphanPending.delete(job.shardId);
+    this.noteOrphanNode(job.nodeId, ok);
+    this.pumpOrphans();
+  }
+
+  private notifyOrphanWaiters(): void {
+    if (this.orphanPending.size || !this.orphanWaiters.length) return;
+    const w = this.orphanWaiters;
+    this.orphanWaiters = [];
+    for (const f of w) f();
   }
 
   private liveOf(model: string): ReplicaRec[] {
