@@ -5,3 +5,5 @@ export * from './wait';
 export * from './endpoint-contract';
 export * from './pki';
 export * from './redis-server';
+export * from './grpc-fuzz';
+export * from './grpc-fuzz-fleet';
