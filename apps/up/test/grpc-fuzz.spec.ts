@@ -28,8 +28,8 @@ import { formatFindings, fuzzTarget, loadFuzzMethods, startFuzzFleet, testPki, t
  *   instead of being refused (a far deadline, or no candidate pools, is a hang).
  * - inventory: a 100 KB shard id in FetchLogs (echoed).
  * - inventory-agent: a 100 KB node id in Register (echoed); a Register with
- *   10,000 running shards stalls the event loop (quadratic merge); a Register
- *   whose node lists an empty or undecodable HCA is never answered.
+ *   10,000 running shards (or HCAs) stalls the event loop past the limit
+ *   (cases here run one at a time, so a stall does not time out a neighbour).
  * - placement-scheduler: hangs anywhere, because a 100 KB id it forwards to
  *   inventory wedges its one connection to inventory, and every node verb on
  *   that connection waits meanwhile (which case trips it depends on order).
@@ -49,7 +49,7 @@ const HELD: Record<string, Held> = {
   accounting: { allowHang: /^oversized:/, allowHandlerError: /^(control-chars:[\w.]+:nul|int-extreme:)/ },
   admission: { allowHang: /^(int-extreme:deadlineUnixMs:|wire-type:candidatePools:)/ },
   inventory: { allowHang: /^oversized:/ },
-  'inventory-agent': { allowHang: /^(oversized:register\.node\.nodeId:|repeated:register\.|(empty|truncated|wire-type):register\.node\.hcas:)/ },
+  'inventory-agent': { allowHang: /^(oversized:register\.node\.nodeId:|repeated:register\.)/ },
   'placement-scheduler': { allowHang: /./ },
 };
 
