@@ -6,3 +6,5 @@ export * from './endpoint-contract';
 export * from './pki';
 export * from './redis-server';
 export * from './fault-proxy';
+export * from './grpc-fuzz';
+export * from './grpc-fuzz-fleet';
