@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { principalToWire } from '@llmgw/accounting-rpc';
+import { IDEMPOTENCY_KEY, principalToWire } from '@llmgw/accounting-rpc';
 import { type accountingV1, nameProblem } from '@llmgw/contracts';
 import { type ApiKeyRow, type AuditRow, type LimitRow, type Organization, type Project, type Team, dbError } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
@@ -17,8 +17,6 @@ export function scopeTypeOf(s: string): ScopeType {
   throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `scope.scope_type must be one of ${SCOPE_TYPES.join(', ')}`, { param: 'scope.scope_type' });
 }
 
-/** Metadata key of an admin write's idempotency key (docs/accounting.md, "Retries and request ids"). */
-export const IDEMPOTENCY_KEY = 'llmgw-idempotency-key';
 
 /** The caller's idempotency key: 1–128 of A-Z a-z 0-9 . _ : - (absent = not idempotent). */
 export function idempotencyKeyOf(md: grpc.Metadata): string | undefined {

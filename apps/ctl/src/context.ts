@@ -89,6 +89,7 @@ export class CtlContext {
       this.acct = accountingAdmin(addr, { actor: this.actor(cmd), timeoutMs: Number(o.timeout ?? 10_000), tls: this.tls(cmd) });
       this.accountingAddress = addr;
       this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting, LLMGW_ACCOUNTING_ADDR or accounting in the config file`;
+      this.answeredBy = `accounting at ${addr}`;
     }
     return this.acct;
   }
@@ -106,12 +107,16 @@ export class CtlContext {
       const addr = normaliseAddress(o.control ?? this.boot.controlAddr ?? this.configFile(cmd)?.control ?? '127.0.0.1:7074');
       this.ctl = new ControlClient({ address: addr, tls: this.tls(cmd), actor: this.actor(cmd), callTimeoutMs: Number(o.timeout ?? 10_000) });
       this.unreachableHint = `cannot reach the control API at ${addr}; is the placement-scheduler running? Set --control, LLMGW_CONTROL_ADDR or control in the config file`;
+      this.answeredBy = `the control API at ${addr}`;
     }
     return this.ctl;
   }
 
   /** What to say when the service last opened cannot be reached. */
   unreachableHint?: string;
+
+  /** Who answered, when the service last opened sent a failure status itself. */
+  answeredBy?: string;
 
   /** Prints `data` as JSON with --json, else runs `human`. */
   out(cmd: Command, data: unknown, human: () => string): void {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { isLlmgwError } from '@llmgw/errors';
+import { isLlmgwError, type LlmgwError } from '@llmgw/errors';
+import { LLMGW_CODE_KEY } from '@llmgw/grpc';
 import { hostname, userInfo } from 'node:os';
 import { COMMAND_MODULES } from './commands';
 import { UsageError } from './format';
@@ -63,6 +64,12 @@ Examples:
   return program;
 }
 
+/** True when the failed call's status came from the service itself (its llmgw-code trailer), not from the transport. */
+function answeredByService(e: LlmgwError): boolean {
+  const md = (e.cause as { metadata?: { get(k: string): unknown[] } } | undefined)?.metadata;
+  return typeof md?.get === 'function' && md.get(LLMGW_CODE_KEY).length > 0;
+}
+
 /** `llmgw ctl ...`; exit 0 ok, 1 a failed call, 2 bad usage. */
 export async function main(argv: string[], io: CtlIO = { stdout: process.stdout, stderr: process.stderr }, boot?: CtlBoot): Promise<number> {
   if (!boot) {
@@ -93,7 +100,10 @@ export async function main(argv: string[], io: CtlIO = { stdout: process.stdout,
     }
     if (isLlmgwError(e)) {
       let message = e.message;
-      if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
+      // A status the service sent itself ("database unavailable (…)") is its answer: it was reachable.
+      if ((e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') && answeredByService(e)) {
+        message = `${ctx.answeredBy ?? 'the service'} answered: ${e.message}`;
+      } else if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
         message = `${ctx.unreachableHint ?? 'cannot reach the service'} (${e.message})`;
       }
       if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message } }, null, 2) + '\n');

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
 import type { accountingV1 } from '@llmgw/contracts';
 import { callUnary, makeClient, type CallOptions, type ClientTlsOptions } from '@llmgw/grpc';
 import { accountingProto } from './proto';
@@ -24,6 +25,13 @@ export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) 
 
 /** Admin methods that only read: retried when the service is briefly unavailable. */
 const READS = /^(Get|List|Explain|Query)/;
+
+/**
+ * Metadata key of an admin write's idempotency key: accounting records the
+ * first result under it and answers a repeat with that result instead of
+ * writing again (docs/accounting.md, "Retries and request ids").
+ */
+export const IDEMPOTENCY_KEY = 'llmgw-idempotency-key';
 
 /** Strips an optional grpc:// or http(s):// and trailing slashes. */
 export function normaliseAddress(addr: string): string {
@@ -58,13 +66,21 @@ export class AccountingClient {
     return callUnary(this.resolver, 'ResolveKey', { keyHash }, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
   }
 
-  /** Any method of either service by name; admin calls carry `actor` (or the client's default). */
-  call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
+  /**
+   * Any method of either service by name; admin calls carry `actor` (or the
+   * client's default). Every admin write carries an idempotency key
+   * (`idempotencyKey`, else a fresh one per call), so it is retried with that
+   * key when accounting or its database is briefly unavailable: a write that
+   * completed is returned, not repeated.
+   */
+  call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string; idempotencyKey?: string } = {}): Promise<Res> {
     if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
-    const { actor = this.o.actor, ...rest } = opts;
+    const { actor = this.o.actor, idempotencyKey, ...rest } = opts;
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
-    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), dependency: this.o.dependency, ...rest, metadata: md });
+    const read = READS.test(method);
+    if (!read && !md.get(IDEMPOTENCY_KEY).length) md.set(IDEMPOTENCY_KEY, idempotencyKey ?? randomUUID());
+    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: true, retryDelayMs: read ? 50 : 200, dependency: this.o.dependency, ...rest, metadata: md });
   }
 
   /**
