@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import { createDb, type Db } from './create-db';
+import pg from 'pg';
+import { createDb, pingDb, type Db } from './create-db';
+import { dbError } from './errors';
 import { migrateToLatest } from './migrations';
 import { createTestDatabase } from './testing';
 
@@ -95,4 +97,44 @@ describe.each(backends)('database on $name', (backend) => {
 
 it('refuses an unknown URL scheme', async () => {
   await expect(createDb('mysql://x')).rejects.toThrow(/unsupported database URL/);
+});
+
+describe('a postgres connection that loses its server while checked out', () => {
+  it('reports the error to onConnectionError instead of crashing, and the pool replaces the connection', async () => {
+    const t = await createTestDatabase();
+    const errors: Error[] = [];
+    const db = await createDb(t.url, { onConnectionError: (e) => errors.push(e) });
+    try {
+      await db.db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
+        // Checked out with no statement running: the case pg-pool's own listener does not cover.
+        const admin = new pg.Client({ connectionString: t.url });
+        await admin.connect();
+        try {
+          await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+        } finally {
+          await admin.end();
+        }
+        const deadline = Date.now() + 10_000;
+        while (!errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      });
+      expect(errors.length).toBeGreaterThan(0);
+      const r = await sql<{ one: number }>`select 1 as one`.execute(db.db);
+      expect(r.rows[0].one).toBe(1);
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
+  it('a refused server: queries fail as UNAVAILABLE "database unavailable (connection refused)", pingDb rejects', async () => {
+    const db = await createDb('postgres://postgres@127.0.0.1:1/none', { migrate: false, connectTimeoutMs: 1000 });
+    try {
+      const e = await sql`select 1`.execute(db.db).then(() => undefined, (x: unknown) => x);
+      expect(dbError(e)).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: 'database unavailable (connection refused)' });
+      await expect(pingDb(db.db, 1000)).rejects.toBeDefined();
+    } finally {
+      await db.close();
+    }
+  });
 });
