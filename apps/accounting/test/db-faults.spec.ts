@@ -73,6 +73,8 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
 
   const keyNames = async () => (await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: projectId, includeRevoked: true })).keys.map((k) => k.name);
 
+  let ctlKey: string | undefined;
+
   it('hung: /readyz 503 at once, admin calls UNAVAILABLE naming the database, ctl key create fails in time and leaves no key', async () => {
     pgs.hang();
     try {
@@ -84,6 +86,8 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
       expect(r.stderr).toMatch(/accounting at .* answered: database unavailable/);
       expect(r.stderr).not.toMatch(/is it running/);
       expect(r.stdout).not.toMatch(/sk-llmgw-/);
+      ctlKey = /--idempotency-key (\S+)/.exec(r.stderr)?.[1];
+      expect(ctlKey).toBeDefined();
       expect(await readyz()).toBe(503);
       expect(alive()).toBe(true);
     } finally {
@@ -101,6 +105,15 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     expect(b.key!.id).toBe(a.key!.id);
     expect(b.secret).toBe(a.secret);
     expect(await keyNames()).toEqual(['retried']);
+    // ctl repeated with the key it printed: the key is made once, and the repeat returns it with its secret.
+    const args = ['--accounting', new URL(acct.urls.grpc).host, '--idempotency-key', ctlKey!, '--json', 'key', 'create', '--project', projectId, '--name', 'ctl-during-hang'];
+    const first = await ctl(args);
+    const second = await ctl(args);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    const [k1, k2] = [JSON.parse(first.stdout), JSON.parse(second.stdout)];
+    expect(k2.id).toBe(k1.id);
+    expect(k2.secret).toBe(k1.secret);
+    expect((await keyNames()).sort()).toEqual(['ctl-during-hang', 'retried']);
   });
 
   it('refused: UNAVAILABLE "database unavailable (connection refused)", /readyz 503; back when it starts', async () => {
@@ -133,7 +146,7 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     await waitUntil(async () => (await readyz()) === 200, 'accounting ready after the restart', { timeoutMs: 30_000 });
     const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name: 'after-recovery' });
     expect(k.secret).toMatch(/^sk-llmgw-/);
-    expect((await keyNames()).sort()).toEqual(['after-recovery', 'retried']);
+    expect((await keyNames()).sort()).toEqual(['after-recovery', 'ctl-during-hang', 'retried']);
     expect(alive()).toBe(true);
     expect(acct.output().join('\n')).not.toMatch(/Unhandled 'error' event/);
   });

@@ -19,6 +19,12 @@ export interface AccountingClientOptions {
   actor?: string;
   /** Told of every call's outcome: accounting lost / back (the service host's `ctx.dependency`). */
   dependency?: CallOptions['dependency'];
+  /**
+   * Idempotency keys of admin writes are `<base>:<n>` for the n-th write made
+   * through this client (ctl: one base per invocation, so repeating a command
+   * with the same base repeats the same keys); absent = a fresh key per write.
+   */
+  idempotencyKeyBase?: string;
 }
 
 export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) | 'ResolveKey';
@@ -50,6 +56,8 @@ export class AccountingClient {
   readonly tenancyAdmin: accountingV1.TenancyAdminClient;
   readonly auditLog: accountingV1.AuditLogClient;
   private readonly timeout: number;
+  /** Admin writes sent through this client so far. */
+  writes = 0;
 
   constructor(readonly o: AccountingClientOptions) {
     const pkg = accountingProto();
@@ -79,7 +87,11 @@ export class AccountingClient {
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
     const read = READS.test(method);
-    if (!read && !md.get(IDEMPOTENCY_KEY).length) md.set(IDEMPOTENCY_KEY, idempotencyKey ?? randomUUID());
+    if (!read) {
+      this.writes++;
+      const base = this.o.idempotencyKeyBase;
+      if (!md.get(IDEMPOTENCY_KEY).length) md.set(IDEMPOTENCY_KEY, idempotencyKey ?? (base ? `${base}:${this.writes}` : randomUUID()));
+    }
     return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: true, retryDelayMs: read ? 50 : 200, dependency: this.o.dependency, ...rest, metadata: md });
   }
 
