@@ -94,7 +94,6 @@ export async function createDb(url: string, opts: DbOptions = {}): Promise<Db> {
  * server; closing it makes the server roll back whatever it had begun.
  */
 class GuardedPool implements PostgresPool {
-  private readonly wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   private readonly broken = new WeakSet<pg.PoolClient>();
 
   constructor(private readonly pool: pg.Pool, onError?: (err: Error) => void) {
@@ -105,8 +104,9 @@ class GuardedPool implements PostgresPool {
         // a failing reporter must not turn a lost connection into a crash
       }
     };
-    // Idle clients: pg-pool removes them itself.
-    pool.on('error', report);
+    // pg-pool re-emits an idle client's error here (and removes the client); the
+    // client's own listener below has reported it already.
+    pool.on('error', () => {});
     pool.on('connect', (client) => {
       client.on('error', (err) => {
         this.broken.add(client);
@@ -116,37 +116,37 @@ class GuardedPool implements PostgresPool {
   }
 
   async connect(): Promise<PostgresPoolClient> {
-    const client = await this.pool.connect();
-    let w = this.wrapped.get(client);
-    if (!w) {
-      const c = client;
-      w = {
-        query: ((...args: unknown[]) => {
-          if (this.broken.has(c)) return Promise.reject(new Error('Connection terminated: this connection failed and is being closed'));
-          const r = (c.query as (...a: unknown[]) => unknown)(...args);
-          if (r && typeof (r as Promise<unknown>).then === 'function') {
-            return (r as Promise<unknown>).catch((e: unknown) => {
-              if (unavailableReason(e)) this.broken.add(c);
-              throw e;
-            });
-          }
-          return r;
-        }) as PostgresPoolClient['query'],
-        release: (destroy?: boolean) => {
-          const bad = Boolean(destroy) || this.broken.has(c);
-          this.broken.delete(c);
-          this.wrapped.delete(c);
-          c.release(bad ? true : undefined);
-        },
-      };
-      this.wrapped.set(client, w);
-    }
-    return w;
+    const c = await this.pool.connect();
+    // A fresh wrapper per checkout (kysely keys its connection state by this object).
+    return {
+      query: ((...args: unknown[]) => {
+        if (this.broken.has(c)) return Promise.reject(new Error('Connection terminated: this connection failed and is being closed'));
+        const r = (c.query as (...a: unknown[]) => unknown)(...args);
+        if (r && typeof (r as Promise<unknown>).then === 'function') {
+          return (r as Promise<unknown>).catch((e: unknown) => {
+            if (connectionFailed(e)) this.broken.add(c);
+            throw e;
+          });
+        }
+        return r;
+      }) as PostgresPoolClient['query'],
+      release: (destroy?: boolean) => {
+        const bad = Boolean(destroy) || this.broken.has(c);
+        this.broken.delete(c);
+        c.release(bad ? true : undefined);
+      },
+    };
   }
 
   end(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** The connection itself failed (lost, refused, timed out), not just one statement (a conflict, a constraint). */
+function connectionFailed(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return unavailableReason(e) !== undefined && code !== '40001' && code !== '40P01';
 }
 
 /**
