@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { createDb, pingDb, type Db } from './create-db';
-import { dbError } from './errors';
-import { migrateToLatest } from './migrations';
+import { dbError, isUniqueViolation } from './errors';
+import { MIGRATIONS, migrateToLatest } from './migrations';
 import { createTestDatabase } from './testing';
 
 type Backend = { name: string; open(): Promise<{ db: Db; cleanup(): Promise<void> }> };
@@ -133,6 +133,40 @@ describe('a postgres connection that loses its server while checked out', () => 
       const e = await sql`select 1`.execute(db.db).then(() => undefined, (x: unknown) => x);
       expect(dbError(e)).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: 'database unavailable (connection refused)' });
       await expect(pingDb(db.db, 1000)).rejects.toBeDefined();
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 0004: key names unique per project', () => {
+  it('renames duplicates made before it (the oldest keeps its name), then refuses new ones', async () => {
+    const db = await createDb('pglite:memory', { migrate: false });
+    try {
+      const migrator = new Migrator({
+        db: db.db,
+        provider: { getMigrations: async () => MIGRATIONS },
+        migrationTableName: 'llmgw_migrations',
+        migrationLockTableName: 'llmgw_migrations_lock',
+      });
+      expect((await migrator.migrateTo('0003_usage_rollup_status')).error).toBeUndefined();
+      await db.db.insertInto('organizations').values({ id: 'org_1', name: 'o', created_at: 1 }).execute();
+      await db.db.insertInto('teams').values({ id: 'team_1', org_id: 'org_1', name: 't', created_at: 1 }).execute();
+      await db.db.insertInto('projects').values({ id: 'proj_1', team_id: 'team_1', name: 'p', band: null, created_at: 1 }).execute();
+      const key = (id: string, name: string, at: number) => ({
+        id, key_hash: `h-${id}`, key_prefix: 'sk-llmgw-x', name, project_id: 'proj_1', band: null, routing_profile: null, created_at: at, expires_at: null, revoked_at: null, last_used_at: null,
+      });
+      await db.db.insertInto('api_keys').values([key('key_b', 'ci', 2), key('key_a', 'ci', 1), key('key_c', 'ci', 3), key('key_d', 'other', 1)]).execute();
+      expect(await migrateToLatest(db.db)).toEqual(['0004_key_names_admin_requests']);
+      const rows = await db.db.selectFrom('api_keys').select(['id', 'name']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 'key_a', name: 'ci' },
+        { id: 'key_b', name: 'ci #key_b' },
+        { id: 'key_c', name: 'ci #key_c' },
+        { id: 'key_d', name: 'other' },
+      ]);
+      const dup = await db.db.insertInto('api_keys').values(key('key_e', 'ci', 4)).execute().then(() => undefined, (e: unknown) => e);
+      expect(isUniqueViolation(dup)).toBe(true);
     } finally {
       await db.close();
     }
