@@ -74,7 +74,17 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       const cfg: AccountingConfig = ctx.config;
       const log = ctx.log;
       const registry = ctx.registry;
-      const db = opts.db ?? (await createDb(cfg.database_url));
+      const dbErrors = new Counter({ name: 'llmgw_db_connection_errors_total', help: 'Errors PostgreSQL connections reported (lost, reset, terminated); each is logged, the connection closed and replaced.', registers: [registry] });
+      const db =
+        opts.db ??
+        (await createDb(cfg.database_url, {
+          connectTimeoutMs: cfg.database_connect_timeout,
+          statementTimeoutMs: cfg.database_statement_timeout,
+          onConnectionError: (err) => {
+            dbErrors.inc();
+            log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection failed; it is closed and replaced');
+          },
+        }));
       if (!opts.db) ctx.onClose('database', () => db.close());
 
       let stores = opts.stores;
@@ -147,6 +157,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
         rollupRows.inc(n);
         const d = await usage.applyRetention(Date.now(), cfg.raw_retention);
         retained.inc(d);
+        await tenancy.pruneRequests(cfg.idempotency_window);
         if (n || d) log.debug({ rolledUp: n, deleted: d }, 'usage rollup');
       };
       const timers = [
@@ -156,7 +167,9 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       for (const t of timers) t.unref();
       ctx.onClose('rollup timers', () => timers.forEach(clearInterval));
 
-      const deps = { tenancy, usage, counters: s.counters, log };
+      // A call waits on the database at most this long (its own deadline aside): a connection, then a statement.
+      const dbCallTimeoutMs = cfg.database_connect_timeout + cfg.database_statement_timeout + 1000;
+      const deps = { tenancy, usage, counters: s.counters, log, dbCallTimeoutMs };
       const pkg = accountingProto();
       const { address: url } = await ctx.grpcServer('grpc', {
         address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ACCOUNTING_AUTHORIZATION,
@@ -168,7 +181,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       });
       ctx.readiness(async () => {
         try {
-          await pingDb(db.db);
+          await pingDb(db.db, cfg.database_ping_timeout);
         } catch {
           return { ready: false, status: 'unavailable', database: 'unreachable' };
         }

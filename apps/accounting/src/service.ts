@@ -1,12 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
-import { principalToWire } from '@llmgw/accounting-rpc';
-import type { accountingV1 } from '@llmgw/contracts';
-import type { ApiKeyRow, AuditRow, LimitRow, Organization, Project, Team } from '@llmgw/db';
+import { IDEMPOTENCY_KEY, principalToWire } from '@llmgw/accounting-rpc';
+import { type accountingV1, nameProblem } from '@llmgw/contracts';
+import { type ApiKeyRow, type AuditRow, type LimitRow, type Organization, type Project, type Team, dbError } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
-import { ACTOR_METADATA_KEY, peerCommonName, unary, type UnaryLogger } from '@llmgw/grpc';
+import { ACTOR_METADATA_KEY, peerCommonName, unary, type UnaryContext, type UnaryLogger } from '@llmgw/grpc';
 import type { LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
-import type { TenancyStore } from './tenancy-store';
+import { checkRef, checkTime, type TenancyStore, type WriteOptions } from './tenancy-store';
 import type { UsageGroupBy, UsageStore } from './usage-store';
 
 
@@ -14,8 +14,72 @@ const SCOPE_TYPES: ScopeType[] = ['org', 'team', 'project', 'key'];
 
 export function scopeTypeOf(s: string): ScopeType {
   if ((SCOPE_TYPES as string[]).includes(s)) return s as ScopeType;
-  throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `scope type must be one of ${SCOPE_TYPES.join(', ')}`);
+  throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `scope.scope_type must be one of ${SCOPE_TYPES.join(', ')}`, { param: 'scope.scope_type' });
 }
+
+
+/** The caller's idempotency key: 1–128 of A-Z a-z 0-9 . _ : - (absent = not idempotent). */
+export function idempotencyKeyOf(md: grpc.Metadata): string | undefined {
+  const v = md.get(IDEMPOTENCY_KEY)[0];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) {
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${IDEMPOTENCY_KEY} must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`, { param: IDEMPOTENCY_KEY });
+  }
+  return v;
+}
+
+/** Margin kept before the caller's deadline, so the answer arrives while the caller still listens (ms). */
+const DEADLINE_MARGIN_MS = 300;
+
+/**
+ * Runs one database-backed handler within the caller's deadline
+ * (docs/operations.md, "What happens when the database …"): when the
+ * database has not answered shortly before the deadline (or within
+ * `maxMs`), the call answers UNAVAILABLE "database unavailable" and its
+ * write is abandoned (the signal makes the transaction roll back instead of
+ * committing). Database errors become statuses that say what is wrong (dbError).
+ */
+export async function withinDeadline<T>(ctx: Pick<UnaryContext, 'signal' | 'call'>, maxMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onCancel = () => ac.abort();
+  ctx.signal.addEventListener('abort', onCancel, { once: true });
+  const d = ctx.call.getDeadline();
+  const at = d instanceof Date ? d.getTime() : Number(d);
+  const remaining = Number.isFinite(at) ? at - Date.now() : Infinity;
+  const budget = Math.max(0, Math.min(maxMs, remaining - Math.min(DEADLINE_MARGIN_MS, remaining / 10)));
+  let timer: NodeJS.Timeout | undefined;
+  const work = fn(ac.signal);
+  work.catch(() => {});
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          ac.abort();
+          reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', "database unavailable (no answer before the call's deadline)", { retryAfterSeconds: 1 }));
+        }, budget);
+      }),
+    ]);
+  } catch (e) {
+    throw dbError(e);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onCancel);
+  }
+}
+
+/** A wire int64 time (unix ms) checked for what bigint and a JS number hold; 0 = unset. */
+const time = (v: number, field: string, signed = false) => {
+  checkTime(v, field, signed);
+  return v;
+};
+
+/** An optional stored label (band, routing profile): the name rule, '' = unset. */
+const label = (v: string, field: string) => {
+  const p = nameProblem(v, field, { optional: true });
+  if (p) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', p, { param: field });
+  return v;
+};
 
 const n0 = (v: number | null | undefined) => v ?? 0;
 
@@ -54,15 +118,17 @@ export interface ServiceDeps {
   counters: LimitCounters;
   log: UnaryLogger;
   now?: () => number;
+  /** Longest one call waits on the database, deadline aside (ms; default 16000). */
+  dbCallTimeoutMs?: number;
 }
 
 export function keyResolverHandlers(d: ServiceDeps): accountingV1.KeyResolverHandlers {
   return {
     ResolveKey: unary({
       log: d.log,
-      handler: async (req: accountingV1.ResolveKeyRequest__Output) => {
+      handler: async (req: accountingV1.ResolveKeyRequest__Output, ctx) => {
         if (!/^[0-9a-f]{64}$/.test(req.keyHash)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'key_hash must be 64 lowercase hex characters');
-        return principalToWire(await d.tenancy.resolve(req.keyHash));
+        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, async () => principalToWire(await d.tenancy.resolve(req.keyHash)));
       },
     }),
   };
@@ -71,8 +137,16 @@ export function keyResolverHandlers(d: ServiceDeps): accountingV1.KeyResolverHan
 export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminHandlers {
   const t = d.tenancy;
   const now = d.now ?? Date.now;
-  const h = <Req, Res>(fn: (req: Req, actor: string) => Promise<Res>) =>
-    unary<Req, Res>({ log: d.log, handler: (req, ctx) => fn(req, actorOf(ctx.call)) });
+  // Every admin call: within the caller's deadline, database errors mapped;
+  // writes get the caller's idempotency key and the abandon signal.
+  const h = <Req, Res>(fn: (req: Req, actor: string, w: WriteOptions) => Promise<Res>) =>
+    unary<Req, Res>({
+      log: d.log,
+      handler: (req, ctx) => {
+        const requestKey = idempotencyKeyOf(ctx.metadata);
+        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, (signal) => fn(req, actorOf(ctx.call), { requestKey, signal }));
+      },
+    });
   const limitInput = (l: accountingV1.Limit__Output | null) => ({
     ...(l?.hasRpm ? { rpm: l.rpm } : {}),
     ...(l?.hasTpm ? { tpm: l.tpm } : {}),
@@ -80,40 +154,42 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     ...(l?.modelsRestricted ? { allowedModels: [...l.allowedModels] } : {}),
   });
   return {
-    CreateOrg: h(async (r: accountingV1.CreateOrgRequest__Output, actor) => toOrg(await t.createOrg(actor, r.name))),
+    CreateOrg: h(async (r: accountingV1.CreateOrgRequest__Output, actor, w) => toOrg(await t.createOrg(actor, r.name, w))),
     ListOrgs: h(async () => ({ orgs: (await t.listOrgs()).map(toOrg) })),
     GetOrg: h(async (r: accountingV1.Ref__Output) => toOrg(await t.org(r.ref))),
-    RenameOrg: h(async (r: accountingV1.RenameRequest__Output, actor) => toOrg(await t.renameOrg(actor, r.ref, r.name))),
+    RenameOrg: h(async (r: accountingV1.RenameRequest__Output, actor, w) => toOrg(await t.renameOrg(actor, r.ref, r.name, w))),
 
-    CreateTeam: h(async (r: accountingV1.CreateTeamRequest__Output, actor) => toTeam(await t.createTeam(actor, r.org, r.name))),
+    CreateTeam: h(async (r: accountingV1.CreateTeamRequest__Output, actor, w) => toTeam(await t.createTeam(actor, r.org, r.name, w))),
     ListTeams: h(async (r: accountingV1.ListTeamsRequest__Output) => ({ teams: (await t.listTeams(r.org || undefined)).map(toTeam) })),
     GetTeam: h(async (r: accountingV1.Ref__Output) => toTeam(await t.team(r.ref))),
-    RenameTeam: h(async (r: accountingV1.RenameRequest__Output, actor) => toTeam(await t.renameTeam(actor, r.ref, r.name))),
+    RenameTeam: h(async (r: accountingV1.RenameRequest__Output, actor, w) => toTeam(await t.renameTeam(actor, r.ref, r.name, w))),
 
-    CreateProject: h(async (r: accountingV1.CreateProjectRequest__Output, actor) => toProject(await t.createProject(actor, r.team, r.name, r.band || undefined))),
+    CreateProject: h(async (r: accountingV1.CreateProjectRequest__Output, actor, w) => toProject(await t.createProject(actor, r.team, r.name, label(r.band, 'band') || undefined, w))),
     ListProjects: h(async (r: accountingV1.ListProjectsRequest__Output) => ({ projects: (await t.listProjects(r.team || undefined)).map(toProject) })),
     GetProject: h(async (r: accountingV1.Ref__Output) => toProject(await t.project(r.ref))),
-    UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor) => toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(r.band) }))),
+    UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor, w) => toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(label(r.band, 'band')) }, w))),
 
-    CreateKey: h(async (r: accountingV1.CreateKeyRequest__Output, actor) => {
-      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: r.band || undefined, routingProfile: r.routingProfile || undefined, expiresAt: r.expiresAtMs || undefined });
+    CreateKey: h(async (r: accountingV1.CreateKeyRequest__Output, actor, w) => {
+      const expiresAt = time(r.expiresAtMs, 'expires_at_ms') || undefined;
+      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: label(r.band, 'band') || undefined, routingProfile: label(r.routingProfile, 'routing_profile') || undefined, expiresAt }, w);
       return { key: toKey(row), secret };
     }),
     ListKeys: h(async (r: accountingV1.ListKeysRequest__Output) => ({ keys: (await t.listKeys(r.project || undefined, r.includeRevoked)).map(toKey) })),
     GetKey: h(async (r: accountingV1.Ref__Output) => toKey(await t.key(r.ref))),
-    RevokeKey: h(async (r: accountingV1.Ref__Output, actor) => toKey(await t.revokeKey(actor, r.ref))),
-    UpdateKey: h(async (r: accountingV1.UpdateKeyRequest__Output, actor) =>
-      toKey(
+    RevokeKey: h(async (r: accountingV1.Ref__Output, actor, w) => toKey(await t.revokeKey(actor, r.ref, w))),
+    UpdateKey: h(async (r: accountingV1.UpdateKeyRequest__Output, actor, w) => {
+      const exp = time(r.expiresAtMs, 'expires_at_ms', true);
+      return toKey(
         await t.updateKey(actor, r.ref, {
-          name: r.name || undefined, band: clear(r.band), routingProfile: clear(r.routingProfile),
-          expiresAt: r.expiresAtMs === 0 ? undefined : r.expiresAtMs < 0 ? null : r.expiresAtMs,
-        }),
-      ),
-    ),
+          name: r.name || undefined, band: clear(label(r.band, 'band')), routingProfile: clear(label(r.routingProfile, 'routing_profile')),
+          expiresAt: exp === 0 ? undefined : exp < 0 ? null : exp,
+        }, w),
+      );
+    }),
 
-    SetLimit: h(async (r: accountingV1.SetLimitRequest__Output, actor) => {
-      if (!r.scope) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'scope is required');
-      return toLimit(await t.setLimit(actor, scopeTypeOf(r.scope.scopeType), r.scope.scope, limitInput(r.limit)));
+    SetLimit: h(async (r: accountingV1.SetLimitRequest__Output, actor, w) => {
+      if (!r.scope) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'scope is required', { param: 'scope' });
+      return toLimit(await t.setLimit(actor, scopeTypeOf(r.scope.scopeType), r.scope.scope, limitInput(r.limit), w));
     }),
     GetLimit: h(async (r: accountingV1.ScopeRef__Output) => toLimit(await t.getLimit(scopeTypeOf(r.scopeType), r.scope))),
     ListLimits: h(async () => ({ limits: (await t.listLimits()).map(toLimit) })),
@@ -134,8 +210,10 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
       const groupBy = r.groupBy as UsageGroupBy;
       if (!['', 'model', 'key', 'project', 'hour', 'status'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, hour, status or empty');
+      const from = time(r.fromMs, 'from_ms', true);
+      const to = time(r.toMs, 'to_ms', true) || now() + 1;
       const scope = r.scope?.scopeType ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) } : undefined;
-      const rows = await d.usage.query({ scope, from: r.fromMs, to: r.toMs || now() + 1, groupBy });
+      const rows = await d.usage.query({ scope, from, to, groupBy });
       return {
         rows: rows.map((x) => ({ group: x.grp, requests: x.requests, refused: x.refused, failed: x.failed, promptTokens: x.prompt_tokens, completionTokens: x.completion_tokens, cachedTokens: x.cached_tokens, costMicros: x.cost_micros })),
       };
@@ -152,7 +230,7 @@ const auditText = (max: number) => (v: string) => v.trim().slice(0, max);
  * The actor is the operator the relay resolved (`x-llmgw-actor`); the
  * relay's own certificate CN is kept as `via` in the details.
  */
-export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log'>): accountingV1.AuditLogHandlers {
+export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log' | 'dbCallTimeoutMs'>): accountingV1.AuditLogHandlers {
   return {
     AppendAudit: unary({
       log: d.log,
@@ -161,6 +239,9 @@ export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log'>): accou
         const targetType = auditText(50)(r.targetType);
         const targetId = auditText(300)(r.targetId);
         if (!action || !targetType || !targetId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'action, target_type and target_id are required');
+        checkRef(action, 'action', 100);
+        checkRef(targetType, 'target_type', 50);
+        checkRef(targetId, 'target_id', 300);
         let details: Record<string, unknown> = {};
         if (r.details) {
           try {
@@ -175,7 +256,7 @@ export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log'>): accou
         const claimed = ctx.call.metadata.get(ACTOR_METADATA_KEY)[0];
         const actor = typeof claimed === 'string' && claimed.trim() ? claimed.trim().slice(0, 200) : 'anonymous';
         const via = peerCommonName(ctx.call as any);
-        return toAudit(await d.tenancy.appendAudit(actor, action, targetType, targetId, via ? { ...details, via: `cn=${via}` } : details));
+        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, async () => toAudit(await d.tenancy.appendAudit(actor, action, targetType, targetId, via ? { ...details, via: `cn=${via}` } : details)));
       },
     }),
   };

@@ -1,10 +1,10 @@
-import type { ApiKeyRow, AuditRow, Database, LimitRow, Organization, Project, Team } from '@llmgw/db';
-import { LlmgwError } from '@llmgw/errors';
+import { type ApiKeyRow, type AuditRow, type Database, type LimitRow, type Organization, type Project, type Team, isUniqueViolation } from '@llmgw/db';
+import { LlmgwError, isLlmgwError } from '@llmgw/errors';
 import { type BudgetPeriod, type LevelLimits, type ScopeType, mintApiKey, resolveLimits } from '@llmgw/tenancy';
-import type { Principal } from '@llmgw/contracts';
+import { type Principal, detailOf, nameProblem } from '@llmgw/contracts';
 import type { KeyCacheBus } from '@llmgw/stores';
 import { type Kysely, type Transaction } from 'kysely';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /** Fields of a limit row; undefined = not limited at this level. */
 export interface LimitInput {
@@ -29,11 +29,27 @@ function newId(type: ScopeType): string {
   return ID_PREFIX[type] + randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
 }
 
-function isUniqueViolation(e: unknown): boolean {
-  return (e as { code?: string })?.code === '23505' || /unique|duplicate key/i.test(String((e as Error)?.message));
+const notFound = (what: string, ref: string) => new LlmgwError('LLMGW_ERR_NOT_FOUND', `${what} "${detailOf(ref)}" not found`);
+
+/** Largest value of a Postgres `integer` column (rpm, tpm). */
+export const PG_INT_MAX = 2_147_483_647;
+
+/**
+ * How one admin write runs (docs/accounting.md, "Retries and request ids"):
+ * `requestKey` makes it idempotent (a repeat returns the first result), and
+ * once `signal` aborts (the caller's deadline passed) the write is abandoned:
+ * it rolls back instead of committing.
+ */
+export interface WriteOptions {
+  requestKey?: string;
+  signal?: AbortSignal;
 }
 
-const notFound = (what: string, ref: string) => new LlmgwError('LLMGW_ERR_NOT_FOUND', `${what} "${ref}" not found`);
+/** The stored result of a CreateKey: the row and the secret sealed with the process's in-memory key. */
+interface StoredKey {
+  row: ApiKeyRow;
+  sealed: string;
+}
 
 /**
  * The tenancy tree in the database: create/list/show/update, key minting and
@@ -70,7 +86,8 @@ export class TenancyStore {
 
   // --- lookups by id or name ---------------------------------------------
 
-  async org(ref: string): Promise<Organization> {
+  async org(ref: string, field = 'ref'): Promise<Organization> {
+    checkRef(ref, field);
     const r = await this.db.selectFrom('organizations').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).executeTakeFirst();
     if (!r) throw notFound('organization', ref);
     return r;
@@ -78,19 +95,22 @@ export class TenancyStore {
 
   private async unique<T>(rows: T[], what: string, ref: string): Promise<T> {
     if (rows.length === 0) throw notFound(what, ref);
-    if (rows.length > 1) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${what} name "${ref}" is ambiguous; use its id`);
+    if (rows.length > 1) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${what} name "${detailOf(ref)}" is ambiguous; use its id`);
     return rows[0];
   }
 
-  async team(ref: string): Promise<Team> {
+  async team(ref: string, field = 'ref'): Promise<Team> {
+    checkRef(ref, field);
     return this.unique(await this.db.selectFrom('teams').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).execute(), 'team', ref);
   }
 
-  async project(ref: string): Promise<Project> {
+  async project(ref: string, field = 'ref'): Promise<Project> {
+    checkRef(ref, field);
     return this.unique(await this.db.selectFrom('projects').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).execute(), 'project', ref);
   }
 
-  async key(ref: string): Promise<ApiKeyRow> {
+  async key(ref: string, field = 'ref'): Promise<ApiKeyRow> {
+    checkRef(ref, field);
     return this.unique(
       await this.db.selectFrom('api_keys').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref), eb('key_prefix', '=', ref)])).execute(),
       'key',
@@ -98,132 +118,164 @@ export class TenancyStore {
     );
   }
 
-  async scopeId(type: ScopeType, ref: string): Promise<string> {
-    if (type === 'org') return (await this.org(ref)).id;
-    if (type === 'team') return (await this.team(ref)).id;
-    if (type === 'project') return (await this.project(ref)).id;
-    return (await this.key(ref)).id;
+  async scopeId(type: ScopeType, ref: string, field = 'scope'): Promise<string> {
+    if (type === 'org') return (await this.org(ref, field)).id;
+    if (type === 'team') return (await this.team(ref, field)).id;
+    if (type === 'project') return (await this.project(ref, field)).id;
+    return (await this.key(ref, field)).id;
   }
 
   // --- organizations, teams, projects --------------------------------------
 
-  async createOrg(actor: string, name: string): Promise<Organization> {
+  async createOrg(actor: string, name: string, o?: WriteOptions): Promise<Organization> {
     checkName(name);
-    const row = { id: newId('org'), name, created_at: this.now() };
-    await this.write('organization', name, async (tx) => {
-      await tx.insertInto('organizations').values(row).execute();
-      await this.audit(tx, actor, 'org.create', 'org', row.id, { name });
+    return this.idempotent(o, 'CreateOrg', async () => {
+      const row = { id: newId('org'), name, created_at: this.now() };
+      await this.write(o, 'CreateOrg', row, `organization "${detailOf(name)}"`, async (tx) => {
+        await tx.insertInto('organizations').values(row).execute();
+        await this.audit(tx, actor, 'org.create', 'org', row.id, { name });
+      });
+      return row;
     });
-    return row;
   }
 
   listOrgs(): Promise<Organization[]> {
     return this.db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
   }
 
-  async renameOrg(actor: string, ref: string, name: string): Promise<Organization> {
+  async renameOrg(actor: string, ref: string, name: string, w?: WriteOptions): Promise<Organization> {
     checkName(name);
-    const o = await this.org(ref);
-    await this.write('organization', name, async (tx) => {
-      await tx.updateTable('organizations').set({ name }).where('id', '=', o.id).execute();
-      await this.audit(tx, actor, 'org.rename', 'org', o.id, { from: o.name, to: name });
+    return this.idempotent(w, 'RenameOrg', async () => {
+      const o = await this.org(ref);
+      const res = { ...o, name };
+      await this.write(w, 'RenameOrg', res, `organization "${detailOf(name)}"`, async (tx) => {
+        await tx.updateTable('organizations').set({ name }).where('id', '=', o.id).execute();
+        await this.audit(tx, actor, 'org.rename', 'org', o.id, { from: o.name, to: name });
+      });
+      return res;
     });
-    return { ...o, name };
   }
 
-  async createTeam(actor: string, orgRef: string, name: string): Promise<Team> {
+  async createTeam(actor: string, orgRef: string, name: string, w?: WriteOptions): Promise<Team> {
     checkName(name);
-    const o = await this.org(orgRef);
-    const row = { id: newId('team'), org_id: o.id, name, created_at: this.now() };
-    await this.write('team', name, async (tx) => {
-      await tx.insertInto('teams').values(row).execute();
-      await this.audit(tx, actor, 'team.create', 'team', row.id, { name, org_id: o.id });
+    return this.idempotent(w, 'CreateTeam', async () => {
+      const o = await this.org(orgRef, 'org');
+      const row = { id: newId('team'), org_id: o.id, name, created_at: this.now() };
+      await this.write(w, 'CreateTeam', row, `team "${detailOf(name)}"`, async (tx) => {
+        await tx.insertInto('teams').values(row).execute();
+        await this.audit(tx, actor, 'team.create', 'team', row.id, { name, org_id: o.id });
+      });
+      return row;
     });
-    return row;
   }
 
   async listTeams(orgRef?: string): Promise<Team[]> {
     let q = this.db.selectFrom('teams').selectAll().orderBy('created_at').orderBy('id');
-    if (orgRef) q = q.where('org_id', '=', (await this.org(orgRef)).id);
+    if (orgRef) q = q.where('org_id', '=', (await this.org(orgRef, 'org')).id);
     return q.execute();
   }
 
-  async renameTeam(actor: string, ref: string, name: string): Promise<Team> {
+  async renameTeam(actor: string, ref: string, name: string, w?: WriteOptions): Promise<Team> {
     checkName(name);
-    const t = await this.team(ref);
-    await this.write('team', name, async (tx) => {
-      await tx.updateTable('teams').set({ name }).where('id', '=', t.id).execute();
-      await this.audit(tx, actor, 'team.rename', 'team', t.id, { from: t.name, to: name });
+    return this.idempotent(w, 'RenameTeam', async () => {
+      const t = await this.team(ref);
+      const res = { ...t, name };
+      await this.write(w, 'RenameTeam', res, `team "${detailOf(name)}"`, async (tx) => {
+        await tx.updateTable('teams').set({ name }).where('id', '=', t.id).execute();
+        await this.audit(tx, actor, 'team.rename', 'team', t.id, { from: t.name, to: name });
+      });
+      return res;
     });
-    return { ...t, name };
   }
 
-  async createProject(actor: string, teamRef: string, name: string, band?: string): Promise<Project> {
+  async createProject(actor: string, teamRef: string, name: string, band?: string, w?: WriteOptions): Promise<Project> {
     checkName(name);
-    const t = await this.team(teamRef);
-    const row = { id: newId('project'), team_id: t.id, name, band: band || null, created_at: this.now() };
-    await this.write('project', name, async (tx) => {
-      await tx.insertInto('projects').values(row).execute();
-      await this.audit(tx, actor, 'project.create', 'project', row.id, { name, team_id: t.id, band: row.band });
+    if (band) checkName(band, 'band');
+    return this.idempotent(w, 'CreateProject', async () => {
+      const t = await this.team(teamRef, 'team');
+      const row = { id: newId('project'), team_id: t.id, name, band: band || null, created_at: this.now() };
+      await this.write(w, 'CreateProject', row, `project "${detailOf(name)}"`, async (tx) => {
+        await tx.insertInto('projects').values(row).execute();
+        await this.audit(tx, actor, 'project.create', 'project', row.id, { name, team_id: t.id, band: row.band });
+      });
+      return row;
     });
-    return row;
   }
 
   async listProjects(teamRef?: string): Promise<Project[]> {
     let q = this.db.selectFrom('projects').selectAll().orderBy('created_at').orderBy('id');
-    if (teamRef) q = q.where('team_id', '=', (await this.team(teamRef)).id);
+    if (teamRef) q = q.where('team_id', '=', (await this.team(teamRef, 'team')).id);
     return q.execute();
   }
 
-  async updateProject(actor: string, ref: string, upd: { name?: string; band?: string | null }): Promise<Project> {
-    const p = await this.project(ref);
-    const set: Partial<Project> = {};
-    if (upd.name) set.name = checkName(upd.name);
-    if (upd.band !== undefined) set.band = upd.band;
-    if (!Object.keys(set).length) return p;
-    await this.write('project', upd.name ?? p.name, async (tx) => {
-      await tx.updateTable('projects').set(set).where('id', '=', p.id).execute();
-      await this.audit(tx, actor, 'project.update', 'project', p.id, set);
+  async updateProject(actor: string, ref: string, upd: { name?: string; band?: string | null }, w?: WriteOptions): Promise<Project> {
+    if (upd.name) checkName(upd.name);
+    if (upd.band) checkName(upd.band, 'band');
+    return this.idempotent(w, 'UpdateProject', async () => {
+      const p = await this.project(ref);
+      const set: Partial<Project> = {};
+      if (upd.name) set.name = upd.name;
+      if (upd.band !== undefined) set.band = upd.band;
+      if (!Object.keys(set).length) return p;
+      const res = { ...p, ...set };
+      await this.write(w, 'UpdateProject', res, `project "${detailOf(upd.name ?? p.name)}"`, async (tx) => {
+        await tx.updateTable('projects').set(set).where('id', '=', p.id).execute();
+        await this.audit(tx, actor, 'project.update', 'project', p.id, set);
+      });
+      await this.invalidate('project', p.id);
+      return res;
     });
-    await this.invalidate('project', p.id);
-    return { ...p, ...set };
   }
 
   // --- keys ----------------------------------------------------------------
 
   /** Mints a key; the secret is returned here and nowhere else. */
-  async createKey(actor: string, projectRef: string, opts: { name: string; band?: string; routingProfile?: string; expiresAt?: number }): Promise<{ row: ApiKeyRow; secret: string }> {
+  /**
+   * Mints a key; the secret is returned here and nowhere else. A repeat with
+   * the same request key returns the same key and secret while this process
+   * runs; the secret is kept only sealed with a key held in memory, so after
+   * a restart a repeat answers FAILED_PRECONDITION naming the key to revoke.
+   */
+  async createKey(actor: string, projectRef: string, opts: { name: string; band?: string; routingProfile?: string; expiresAt?: number }, w?: WriteOptions): Promise<{ row: ApiKeyRow; secret: string }> {
     checkName(opts.name);
-    const p = await this.project(projectRef);
-    if (opts.expiresAt !== undefined && opts.expiresAt <= this.now()) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'expires_at is in the past');
-    const minted = mintApiKey();
-    const row: ApiKeyRow = {
-      id: newId('key'), key_hash: minted.hash, key_prefix: minted.prefix, name: opts.name, project_id: p.id,
-      band: opts.band || null, routing_profile: opts.routingProfile || null, created_at: this.now(),
-      expires_at: opts.expiresAt ?? null, revoked_at: null, last_used_at: null,
-    };
-    await this.db.transaction().execute(async (tx) => {
-      await tx.insertInto('api_keys').values(row).execute();
-      await this.audit(tx, actor, 'key.create', 'key', row.id, { name: row.name, project_id: p.id, key_prefix: row.key_prefix, band: row.band, routing_profile: row.routing_profile, expires_at: row.expires_at });
-    });
-    // Nothing is cached for a new key; the event publishes its record (apps/accounting/src/key-publisher.ts).
-    await this.invalidate('key', row.id);
-    return { row, secret: minted.key };
+    if (opts.band) checkName(opts.band, 'band');
+    if (opts.routingProfile) checkName(opts.routingProfile, 'routing_profile');
+    if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expires_at_ms');
+    const revive = (stored: StoredKey) => ({ row: stored.row, secret: this.unseal(stored) });
+    return this.idempotent<{ row: ApiKeyRow; secret: string }, StoredKey>(w, 'CreateKey', async () => {
+      const p = await this.project(projectRef, 'project');
+      if (opts.expiresAt !== undefined && opts.expiresAt <= this.now()) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'expires_at_ms is in the past');
+      const minted = mintApiKey();
+      const row: ApiKeyRow = {
+        id: newId('key'), key_hash: minted.hash, key_prefix: minted.prefix, name: opts.name, project_id: p.id,
+        band: opts.band || null, routing_profile: opts.routingProfile || null, created_at: this.now(),
+        expires_at: opts.expiresAt ?? null, revoked_at: null, last_used_at: null,
+      };
+      const stored: StoredKey = { row, sealed: this.seal(minted.key) };
+      await this.write(w, 'CreateKey', stored, `key "${detailOf(opts.name)}" in project ${p.id}`, async (tx) => {
+        await tx.insertInto('api_keys').values(row).execute();
+        await this.audit(tx, actor, 'key.create', 'key', row.id, { name: row.name, project_id: p.id, key_prefix: row.key_prefix, band: row.band, routing_profile: row.routing_profile, expires_at: row.expires_at });
+      });
+      // Nothing is cached for a new key; the event publishes its record (apps/accounting/src/key-publisher.ts).
+      await this.invalidate('key', row.id);
+      return { row, secret: minted.key };
+    }, revive);
   }
 
   async listKeys(projectRef?: string, includeRevoked = false): Promise<ApiKeyRow[]> {
     let q = this.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
-    if (projectRef) q = q.where('project_id', '=', (await this.project(projectRef)).id);
+    if (projectRef) q = q.where('project_id', '=', (await this.project(projectRef, 'project')).id);
     if (!includeRevoked) q = q.where('revoked_at', 'is', null);
     return q.execute();
   }
 
   /** Soft delete; idempotent (a second revoke keeps the first time). */
-  async revokeKey(actor: string, ref: string): Promise<ApiKeyRow> {
+  async revokeKey(actor: string, ref: string, w?: WriteOptions): Promise<ApiKeyRow> {
     const k = await this.key(ref);
     if (k.revoked_at !== null) return k;
     const at = this.now();
-    await this.db.transaction().execute(async (tx) => {
+    // Naturally idempotent: a repeat finds the key revoked and returns it; the request key is not recorded.
+    await this.write({ signal: w?.signal }, 'RevokeKey', undefined, 'key', async (tx) => {
       await tx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', k.id).execute();
       await this.audit(tx, actor, 'key.revoke', 'key', k.id, { key_prefix: k.key_prefix });
     });
@@ -231,37 +283,52 @@ export class TenancyStore {
     return { ...k, revoked_at: at };
   }
 
-  async updateKey(actor: string, ref: string, upd: { name?: string; band?: string | null; routingProfile?: string | null; expiresAt?: number | null }): Promise<ApiKeyRow> {
-    const k = await this.key(ref);
-    const set: Partial<ApiKeyRow> = {};
-    if (upd.name) set.name = checkName(upd.name);
-    if (upd.band !== undefined) set.band = upd.band;
-    if (upd.routingProfile !== undefined) set.routing_profile = upd.routingProfile;
-    if (upd.expiresAt !== undefined) set.expires_at = upd.expiresAt;
-    if (!Object.keys(set).length) return k;
-    await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('api_keys').set(set).where('id', '=', k.id).execute();
-      await this.audit(tx, actor, 'key.update', 'key', k.id, set);
+  async updateKey(actor: string, ref: string, upd: { name?: string; band?: string | null; routingProfile?: string | null; expiresAt?: number | null }, w?: WriteOptions): Promise<ApiKeyRow> {
+    if (upd.name) checkName(upd.name);
+    if (upd.band) checkName(upd.band, 'band');
+    if (upd.routingProfile) checkName(upd.routingProfile, 'routing_profile');
+    if (upd.expiresAt) checkTime(upd.expiresAt, 'expires_at_ms');
+    return this.idempotent(w, 'UpdateKey', async () => {
+      const k = await this.key(ref);
+      const set: Partial<ApiKeyRow> = {};
+      if (upd.name) set.name = upd.name;
+      if (upd.band !== undefined) set.band = upd.band;
+      if (upd.routingProfile !== undefined) set.routing_profile = upd.routingProfile;
+      if (upd.expiresAt !== undefined) set.expires_at = upd.expiresAt;
+      if (!Object.keys(set).length) return k;
+      const res = { ...k, ...set };
+      await this.write(w, 'UpdateKey', res, `key "${detailOf(upd.name ?? k.name)}" in project ${k.project_id}`, async (tx) => {
+        await tx.updateTable('api_keys').set(set).where('id', '=', k.id).execute();
+        await this.audit(tx, actor, 'key.update', 'key', k.id, set);
+      });
+      await this.invalidate('key', k.id);
+      return res;
     });
-    await this.invalidate('key', k.id);
-    return { ...k, ...set };
   }
 
   // --- limits --------------------------------------------------------------
 
-  async setLimit(actor: string, type: ScopeType, ref: string, l: LimitInput): Promise<LimitRow> {
-    const id = await this.scopeId(type, ref);
-    for (const [k, v] of Object.entries({ rpm: l.rpm, tpm: l.tpm, budget: l.budgetMicros })) {
-      if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${k} must be a non-negative integer`);
+  async setLimit(actor: string, type: ScopeType, ref: string, l: LimitInput, w?: WriteOptions): Promise<LimitRow> {
+    for (const [k, v, max] of [['limit.rpm', l.rpm, PG_INT_MAX], ['limit.tpm', l.tpm, PG_INT_MAX], ['limit.budget_micros', l.budgetMicros, Number.MAX_SAFE_INTEGER]] as const) {
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 0 || v > max)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${k} must be an integer from 0 to ${max}`, { param: k });
     }
-    if (l.budgetPeriod !== undefined && l.budgetPeriod !== 'day' && l.budgetPeriod !== 'month') throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'budget period must be "day" or "month"');
+    if (l.budgetPeriod !== undefined && l.budgetPeriod !== 'day' && l.budgetPeriod !== 'month') throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'limit.budget_period must be "day" or "month"', { param: 'limit.budget_period' });
+    if (l.allowedModels !== undefined) {
+      if (l.allowedModels.length > 1000) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'limit.allowed_models holds at most 1000 models', { param: 'limit.allowed_models' });
+      for (const m of l.allowedModels) checkName(m, 'limit.allowed_models');
+    }
+    return this.idempotent(w, 'SetLimit', () => this.setLimitNow(actor, type, ref, l, w));
+  }
+
+  private async setLimitNow(actor: string, type: ScopeType, ref: string, l: LimitInput, w?: WriteOptions): Promise<LimitRow> {
+    const id = await this.scopeId(type, ref);
     const row: LimitRow = {
       scope_type: type, scope_id: id, rpm: l.rpm ?? null, tpm: l.tpm ?? null, budget_micros: l.budgetMicros ?? null,
       budget_period: l.budgetMicros !== undefined ? (l.budgetPeriod ?? 'month') : null,
       allowed_models: l.allowedModels === undefined ? null : JSON.stringify([...new Set(l.allowedModels)].sort()),
       updated_at: this.now(),
     };
-    await this.db.transaction().execute(async (tx) => {
+    await this.write(w, 'SetLimit', row, 'limit', async (tx) => {
       await tx
         .insertInto('limits')
         .values(row)
@@ -274,6 +341,7 @@ export class TenancyStore {
   }
 
   async getLimit(type: ScopeType, ref: string): Promise<LimitRow> {
+    // (scopeId checks the reference)
     const id = await this.scopeId(type, ref);
     const r = await this.db.selectFrom('limits').selectAll().where('scope_type', '=', type).where('scope_id', '=', id).executeTakeFirst();
     return r ?? { scope_type: type, scope_id: id, rpm: null, tpm: null, budget_micros: null, budget_period: null, allowed_models: null, updated_at: 0 };
@@ -334,23 +402,113 @@ export class TenancyStore {
   }
 
   listAudit(opts: { sinceMs?: number; limit?: number; targetId?: string }): Promise<AuditRow[]> {
+    if (opts.sinceMs !== undefined) checkTime(opts.sinceMs, 'since_ms', true);
+    if (opts.targetId) checkRef(opts.targetId, 'target_id', 300);
     let q = this.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(Math.min(Math.max(opts.limit || 100, 1), 10_000));
     if (opts.sinceMs) q = q.where('ts', '>=', opts.sinceMs);
     if (opts.targetId) q = q.where('target_id', '=', opts.targetId);
     return q.execute();
   }
 
-  private async write(what: string, name: string, fn: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+  /**
+   * One admin change in one transaction, with its audit event. With a
+   * request key the result is recorded in the same transaction (so it is
+   * there exactly when the change is). When the caller's deadline passed
+   * before the statements finished, the transaction rolls back instead of
+   * committing: a write the caller was told failed does not appear later.
+   */
+  private async write(w: WriteOptions | undefined, method: string, result: unknown, what: string, fn: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+    if (w?.signal?.aborted) throw abandoned();
     try {
-      await this.db.transaction().execute(fn);
+      await this.db.transaction().execute(async (tx) => {
+        await fn(tx);
+        if (w?.requestKey) {
+          await tx.insertInto('admin_requests').values({ request_key: w.requestKey, method, response: JSON.stringify(result), created_at: this.now() }).execute();
+        }
+        if (w?.signal?.aborted) throw abandoned();
+      });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new LlmgwError('LLMGW_ERR_ALREADY_EXISTS', `${what} "${name}" already exists`);
+      if (isUniqueViolation(e)) throw new LlmgwError('LLMGW_ERR_ALREADY_EXISTS', `${what} already exists`, { cause: e });
       throw e;
+    }
+  }
+
+  /**
+   * Runs a write once per request key: a key seen before returns the first
+   * result (revived from what was stored), also when a concurrent call with
+   * the same key won the race.
+   */
+  private async idempotent<T, S = T>(w: WriteOptions | undefined, method: string, run: () => Promise<T>, revive?: (stored: S) => T): Promise<T> {
+    const replay = async (): Promise<T | undefined> => {
+      if (!w?.requestKey) return undefined;
+      const r = await this.db.selectFrom('admin_requests').selectAll().where('request_key', '=', w.requestKey).executeTakeFirst();
+      if (!r) return undefined;
+      if (r.method !== method) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `this idempotency key was already used for ${r.method}; use a new one`, { param: 'llmgw-idempotency-key' });
+      const stored = JSON.parse(r.response) as S;
+      return revive ? revive(stored) : (stored as unknown as T);
+    };
+    const prior = await replay();
+    if (prior !== undefined) return prior;
+    try {
+      return await run();
+    } catch (e) {
+      if (w?.requestKey && isLlmgwError(e) && e.code === 'LLMGW_ERR_ALREADY_EXISTS') {
+        const again = await replay();
+        if (again !== undefined) return again;
+      }
+      throw e;
+    }
+  }
+
+  /** Forgets request keys older than `windowMs` (the rollup timer calls it). */
+  async pruneRequests(windowMs: number): Promise<number> {
+    const r = await this.db.deleteFrom('admin_requests').where('created_at', '<', this.now() - windowMs).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0);
+  }
+
+  // A process-local key: a sealed secret can be opened by this process only (see createKey).
+  private readonly sealKey = randomBytes(32);
+
+  private seal(secret: string): string {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.sealKey, iv);
+    const body = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
+    return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
+  }
+
+  private unseal(stored: StoredKey): string {
+    try {
+      const raw = Buffer.from(stored.sealed, 'base64');
+      const d = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, 12));
+      d.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    } catch {
+      throw new LlmgwError(
+        'LLMGW_ERR_FAILED_PRECONDITION',
+        `key ${stored.row.id} (${stored.row.key_prefix}…) was created by this request, but its secret can no longer be shown (accounting restarted since); revoke it and create another`,
+      );
     }
   }
 }
 
-function checkName(name: string): string {
-  if (!name || name.length > 200 || /[\n\r\t]/.test(name)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'a name must be 1–200 characters without control characters');
+const abandoned = () => new LlmgwError('LLMGW_ERR_UNAVAILABLE', "database unavailable (no answer before the call's deadline; nothing was written)", { retryAfterSeconds: 1 });
+
+/** The name rule (libs/contracts names.ts) for a stored name; INVALID_ARGUMENT naming `field`. */
+export function checkName(name: string, field = 'name'): string {
+  const problem = nameProblem(name, field);
+  if (problem) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', problem, { param: field });
   return name;
+}
+
+/** The name rule for a reference (an id or a name) that is looked up. */
+export function checkRef(ref: string, field: string, max?: number): void {
+  const problem = nameProblem(ref, field, { max });
+  if (problem) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', problem, { param: field });
+}
+
+/** A time in unix ms that a bigint column and a JS number both hold exactly; `signed` allows negatives. */
+export function checkTime(v: number, field: string, signed = false): void {
+  if (!Number.isSafeInteger(v) || (!signed && v < 0)) {
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${field} must be an integer ${signed ? 'between -(2^53-1) and 2^53-1' : 'from 0 to 2^53-1'} (milliseconds since 1970)`, { param: field });
+  }
 }

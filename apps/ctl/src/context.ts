@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { randomUUID } from 'node:crypto';
 import { ConfigError } from '@llmgw/config';
 import type { ClientTlsOptions } from '@llmgw/grpc';
 import { ControlClient } from '@llmgw/control-rpc';
@@ -30,7 +31,7 @@ export interface CtlBoot {
 
 /** What a command's options say, before defaults. */
 export interface CtlOptions {
-  json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; config?: string;
+  json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; config?: string; idempotencyKey?: string;
   tlsCa?: string; tlsCert?: string; tlsKey?: string; tlsServerName?: string;
 }
 
@@ -86,15 +87,26 @@ export class CtlContext {
     if (!this.acct) {
       const o = this.opts(cmd);
       const addr = o.accounting ?? this.boot.accountingAddr ?? this.configFile(cmd)?.accounting ?? '127.0.0.1:7072';
-      this.acct = accountingAdmin(addr, { actor: this.actor(cmd), timeoutMs: Number(o.timeout ?? 10_000), tls: this.tls(cmd) });
+      if (o.idempotencyKey !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(o.idempotencyKey)) throw usage('--idempotency-key must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_" or "-"');
+      this.idempotencyKey = o.idempotencyKey ?? randomUUID();
+      this.acct = accountingAdmin(addr, { actor: this.actor(cmd), timeoutMs: Number(o.timeout ?? 10_000), tls: this.tls(cmd), idempotencyKey: this.idempotencyKey });
       this.accountingAddress = addr;
       this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting, LLMGW_ACCOUNTING_ADDR or accounting in the config file`;
+      this.answeredBy = `accounting at ${addr}`;
     }
     return this.acct;
   }
 
   /** The address in use (for error hints). */
   accountingAddress?: string;
+
+  /** This invocation's idempotency key for admin writes (--idempotency-key, else fresh). */
+  idempotencyKey?: string;
+
+  /** Admin writes this invocation sent to accounting. */
+  get accountingWrites(): number {
+    return this.acct?.writes ?? 0;
+  }
 
   /**
    * The ControlService client (the placement-scheduler: nodes, cordon,
@@ -106,12 +118,16 @@ export class CtlContext {
       const addr = normaliseAddress(o.control ?? this.boot.controlAddr ?? this.configFile(cmd)?.control ?? '127.0.0.1:7074');
       this.ctl = new ControlClient({ address: addr, tls: this.tls(cmd), actor: this.actor(cmd), callTimeoutMs: Number(o.timeout ?? 10_000) });
       this.unreachableHint = `cannot reach the control API at ${addr}; is the placement-scheduler running? Set --control, LLMGW_CONTROL_ADDR or control in the config file`;
+      this.answeredBy = `the control API at ${addr}`;
     }
     return this.ctl;
   }
 
   /** What to say when the service last opened cannot be reached. */
   unreachableHint?: string;
+
+  /** Who answered, when the service last opened sent a failure status itself. */
+  answeredBy?: string;
 
   /** Prints `data` as JSON with --json, else runs `human`. */
   out(cmd: Command, data: unknown, human: () => string): void {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { isLlmgwError } from '@llmgw/errors';
+import { isLlmgwError, type LlmgwError } from '@llmgw/errors';
+import { LLMGW_CODE_KEY } from '@llmgw/grpc';
 import { hostname, userInfo } from 'node:os';
 import { COMMAND_MODULES } from './commands';
 import { UsageError } from './format';
@@ -35,6 +36,7 @@ export function buildProgram(ctx: CtlContext): Command {
     .option('--control <addr>', "the placement-scheduler's ControlService, host:port (default $LLMGW_CONTROL_ADDR, the config file, else 127.0.0.1:7074)")
     .option('--actor <name>', 'who to record in the audit log (default: the config file, else $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
+    .option('--idempotency-key <key>', 'key of this command\'s admin writes (default: a fresh one); repeat a write that failed unavailable with the key it printed to get its result instead of writing twice')
     .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA, else the config file')
     .option('--tls-cert <file>', 'operator certificate for mTLS (role operator; its CN is recorded in the audit log); default $LLMGW_TLS_CERT, else the config file')
     .option('--tls-key <file>', 'key of --tls-cert; default $LLMGW_TLS_KEY, else the config file')
@@ -61,6 +63,12 @@ Examples:
     );
   for (const register of COMMAND_MODULES) register(program, ctx);
   return program;
+}
+
+/** True when the failed call's status came from the service itself (its llmgw-code trailer), not from the transport. */
+function answeredByService(e: LlmgwError): boolean {
+  const md = (e.cause as { metadata?: { get(k: string): unknown[] } } | undefined)?.metadata;
+  return typeof md?.get === 'function' && md.get(LLMGW_CODE_KEY).length > 0;
 }
 
 /** `llmgw ctl ...`; exit 0 ok, 1 a failed call, 2 bad usage. */
@@ -93,8 +101,14 @@ export async function main(argv: string[], io: CtlIO = { stdout: process.stdout,
     }
     if (isLlmgwError(e)) {
       let message = e.message;
-      if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
+      // A status the service sent itself ("database unavailable (…)") is its answer: it was reachable.
+      if ((e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') && answeredByService(e)) {
+        message = `${ctx.answeredBy ?? 'the service'} answered: ${e.message}`;
+      } else if (e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') {
         message = `${ctx.unreachableHint ?? 'cannot reach the service'} (${e.message})`;
+      }
+      if ((e.code === 'LLMGW_ERR_UNAVAILABLE' || e.code === 'LLMGW_ERR_DEADLINE_EXCEEDED') && ctx.accountingWrites > 0) {
+        message += `\nnothing was written, or it was written once: repeat the command with --idempotency-key ${ctx.idempotencyKey} to get its result without writing twice`;
       }
       if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message } }, null, 2) + '\n');
       io.stderr.write(`llmgw ctl: ${message}\n`);

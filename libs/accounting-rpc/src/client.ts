@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
 import type { accountingV1 } from '@llmgw/contracts';
 import { callUnary, makeClient, type CallOptions, type ClientTlsOptions } from '@llmgw/grpc';
 import { accountingProto } from './proto';
@@ -18,6 +19,12 @@ export interface AccountingClientOptions {
   actor?: string;
   /** Told of every call's outcome: accounting lost / back (the service host's `ctx.dependency`). */
   dependency?: CallOptions['dependency'];
+  /**
+   * Idempotency keys of admin writes are `<base>:<n>` for the n-th write made
+   * through this client (ctl: one base per invocation, so repeating a command
+   * with the same base repeats the same keys); absent = a fresh key per write.
+   */
+  idempotencyKeyBase?: string;
 }
 
 export type AccountingMethod = (keyof accountingV1.TenancyAdminClient & string) | 'ResolveKey';
@@ -33,6 +40,13 @@ const READS = /^(Get|List|Explain|Query)/;
  * cheap, and a key is resolved (or its record read) meanwhile.
  */
 export const RECONNECT: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 500 };
+
+/**
+ * Metadata key of an admin write's idempotency key: accounting records the
+ * first result under it and answers a repeat with that result instead of
+ * writing again (docs/accounting.md, "Retries and request ids").
+ */
+export const IDEMPOTENCY_KEY = 'llmgw-idempotency-key';
 
 /** Strips an optional grpc:// or http(s):// and trailing slashes. */
 export function normaliseAddress(addr: string): string {
@@ -51,6 +65,8 @@ export class AccountingClient {
   readonly tenancyAdmin: accountingV1.TenancyAdminClient;
   readonly auditLog: accountingV1.AuditLogClient;
   private readonly timeout: number;
+  /** Admin writes sent through this client so far. */
+  writes = 0;
 
   constructor(readonly o: AccountingClientOptions) {
     const pkg = accountingProto();
@@ -67,13 +83,25 @@ export class AccountingClient {
     return callUnary(this.resolver, 'ResolveKey', { keyHash }, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
   }
 
-  /** Any method of either service by name; admin calls carry `actor` (or the client's default). */
-  call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
+  /**
+   * Any method of either service by name; admin calls carry `actor` (or the
+   * client's default). Every admin write carries an idempotency key
+   * (`idempotencyKey`, else a fresh one per call), so it is retried with that
+   * key when accounting or its database is briefly unavailable: a write that
+   * completed is returned, not repeated.
+   */
+  call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string; idempotencyKey?: string } = {}): Promise<Res> {
     if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
-    const { actor = this.o.actor, ...rest } = opts;
+    const { actor = this.o.actor, idempotencyKey, ...rest } = opts;
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
-    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: READS.test(method), dependency: this.o.dependency, ...rest, metadata: md });
+    const read = READS.test(method);
+    if (!read) {
+      this.writes++;
+      const base = this.o.idempotencyKeyBase;
+      if (!md.get(IDEMPOTENCY_KEY).length) md.set(IDEMPOTENCY_KEY, idempotencyKey ?? (base ? `${base}:${this.writes}` : randomUUID()));
+    }
+    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: true, retryDelayMs: read ? 50 : 200, dependency: this.o.dependency, ...rest, metadata: md });
   }
 
   /**

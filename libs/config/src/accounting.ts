@@ -16,6 +16,14 @@ export const accountingConfigSchema = z
     log_level: logLevel(),
     /** `postgres://…`, `pglite:memory` or `pglite:<dir>` (embedded). */
     database_url: z.string().min(1).default('pglite:memory'),
+    /** Longest wait for a new PostgreSQL connection; a call that cannot get one answers UNAVAILABLE "database unavailable". */
+    database_connect_timeout: duration().default(5000),
+    /** Longest a statement may run (server-side statement_timeout; a connection silent 1 s past it is closed). */
+    database_statement_timeout: duration().default(10_000),
+    /** /readyz's own wait for the database ping: past it, 503 "database unreachable". */
+    database_ping_timeout: duration().default(500),
+    /** How long an admin write's idempotency key is remembered (a retry with it returns the first result). */
+    idempotency_window: duration().default(86_400_000),
     /** Redis for counters, the usage stream and key-cache invalidation; absent = in-process stores. */
     redis_url: z.string().optional(),
     /** Prefix of every Redis key, shared with the routers. */

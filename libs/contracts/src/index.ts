@@ -12,3 +12,4 @@ export * from './model-catalog';
 export * from './parse-json';
 export * from './defaults';
 export * from './endpoint-info';
+export * from './names';

@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
-import { createDb, type Db } from './create-db';
-import { migrateToLatest } from './migrations';
+import { Migrator, sql } from 'kysely';
+import pg from 'pg';
+import { createDb, pingDb, type Db } from './create-db';
+import { dbError, isUniqueViolation } from './errors';
+import { MIGRATIONS, migrateToLatest } from './migrations';
 import { createTestDatabase } from './testing';
 
 type Backend = { name: string; open(): Promise<{ db: Db; cleanup(): Promise<void> }> };
@@ -95,4 +97,78 @@ describe.each(backends)('database on $name', (backend) => {
 
 it('refuses an unknown URL scheme', async () => {
   await expect(createDb('mysql://x')).rejects.toThrow(/unsupported database URL/);
+});
+
+describe('a postgres connection that loses its server while checked out', () => {
+  it('reports the error to onConnectionError instead of crashing, and the pool replaces the connection', async () => {
+    const t = await createTestDatabase();
+    const errors: Error[] = [];
+    const db = await createDb(t.url, { onConnectionError: (e) => errors.push(e) });
+    try {
+      await db.db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
+        // Checked out with no statement running: the case pg-pool's own listener does not cover.
+        const admin = new pg.Client({ connectionString: t.url });
+        await admin.connect();
+        try {
+          await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+        } finally {
+          await admin.end();
+        }
+        const deadline = Date.now() + 10_000;
+        while (!errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      });
+      expect(errors.length).toBeGreaterThan(0);
+      const r = await sql<{ one: number }>`select 1 as one`.execute(db.db);
+      expect(r.rows[0].one).toBe(1);
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
+  it('a refused server: queries fail as UNAVAILABLE "database unavailable (connection refused)", pingDb rejects', async () => {
+    const db = await createDb('postgres://postgres@127.0.0.1:1/none', { migrate: false, connectTimeoutMs: 1000 });
+    try {
+      const e = await sql`select 1`.execute(db.db).then(() => undefined, (x: unknown) => x);
+      expect(dbError(e)).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: 'database unavailable (connection refused)' });
+      await expect(pingDb(db.db, 1000)).rejects.toBeDefined();
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migration 0004: key names unique per project', () => {
+  it('renames duplicates made before it (the oldest keeps its name), then refuses new ones', async () => {
+    const db = await createDb('pglite:memory', { migrate: false });
+    try {
+      const migrator = new Migrator({
+        db: db.db,
+        provider: { getMigrations: async () => MIGRATIONS },
+        migrationTableName: 'llmgw_migrations',
+        migrationLockTableName: 'llmgw_migrations_lock',
+      });
+      expect((await migrator.migrateTo('0003_usage_rollup_status')).error).toBeUndefined();
+      await db.db.insertInto('organizations').values({ id: 'org_1', name: 'o', created_at: 1 }).execute();
+      await db.db.insertInto('teams').values({ id: 'team_1', org_id: 'org_1', name: 't', created_at: 1 }).execute();
+      await db.db.insertInto('projects').values({ id: 'proj_1', team_id: 'team_1', name: 'p', band: null, created_at: 1 }).execute();
+      const key = (id: string, name: string, at: number) => ({
+        id, key_hash: `h-${id}`, key_prefix: 'sk-llmgw-x', name, project_id: 'proj_1', band: null, routing_profile: null, created_at: at, expires_at: null, revoked_at: null, last_used_at: null,
+      });
+      await db.db.insertInto('api_keys').values([key('key_b', 'ci', 2), key('key_a', 'ci', 1), key('key_c', 'ci', 3), key('key_d', 'other', 1)]).execute();
+      expect(await migrateToLatest(db.db)).toEqual(['0004_key_names_admin_requests']);
+      const rows = await db.db.selectFrom('api_keys').select(['id', 'name']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 'key_a', name: 'ci' },
+        { id: 'key_b', name: 'ci #key_b' },
+        { id: 'key_c', name: 'ci #key_c' },
+        { id: 'key_d', name: 'other' },
+      ]);
+      const dup = await db.db.insertInto('api_keys').values(key('key_e', 'ci', 4)).execute().then(() => undefined, (e: unknown) => e);
+      expect(isUniqueViolation(dup)).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -3,3 +3,4 @@ export * from './migrations';
 export * from './pglite-dialect';
 export * from './create-db';
 export * from './pglite-template';
+export * from './errors';

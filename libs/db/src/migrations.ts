@@ -124,6 +124,25 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('usage_rollup').addPrimaryKeyConstraint('usage_rollup_pk', ['hour_ts', 'key_id', 'model', 'status']).execute();
     },
   },
+  '0004_key_names_admin_requests': {
+    // Key names become unique per project. Duplicates made before this
+    // migration keep their oldest holder's name; the others get " #<id>".
+    // admin_requests holds the results of idempotent admin writes.
+    async up(db: Kysely<any>) {
+      await sql`update api_keys k set name = k.name || ' #' || k.id
+        where exists (select 1 from api_keys o where o.project_id = k.project_id and o.name = k.name
+          and (o.created_at < k.created_at or (o.created_at = k.created_at and o.id < k.id)))`.execute(db);
+      await db.schema.alterTable('api_keys').addUniqueConstraint('api_keys_project_name', ['project_id', 'name']).execute();
+      await db.schema
+        .createTable('admin_requests')
+        .addColumn('request_key', 'text', (c) => c.primaryKey())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('response', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('admin_requests_by_time').on('admin_requests').column('created_at').execute();
+    },
+  },
 };
 
 class StaticProvider implements MigrationProvider {

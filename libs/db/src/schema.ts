@@ -15,6 +15,7 @@ export interface Database {
   usage: UsageTable;
   usage_rollup: UsageRollupTable;
   audit_log: AuditLogTable;
+  admin_requests: AdminRequestsTable;
 }
 
 export interface OrganizationsTable {
@@ -128,6 +129,23 @@ export interface AuditLogTable {
   details: string;
 }
 
+/**
+ * Admin writes already done, by the client's idempotency key
+ * (docs/accounting.md, "Retries and request ids"): a repeated key gets the
+ * first result instead of a second write. Written in the same transaction as
+ * the change it records.
+ */
+export interface AdminRequestsTable {
+  /** The client's idempotency key (`llmgw-idempotency-key` metadata). */
+  request_key: string;
+  /** The method it was used for, e.g. `CreateKey`. */
+  method: string;
+  /** JSON of the result; for CreateKey the secret only sealed with a key held in memory. */
+  response: string;
+  created_at: number;
+}
+
+export type AdminRequestRow = Selectable<AdminRequestsTable>;
 export type Organization = Selectable<OrganizationsTable>;
 export type Team = Selectable<TeamsTable>;
 export type Project = Selectable<ProjectsTable>;
