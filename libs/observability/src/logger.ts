@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import pino, { type Logger, type LoggerOptions } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { PACKAGE_VERSION } from './version';
 
 export type { Logger };
@@ -51,7 +51,7 @@ export interface LoggerConfig {
   instanceId?: string;
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
-  destination?: NodeJS.WritableStream;
+  destination?: NodeJS.WritableStream | DestinationStream;
 }
 
 /**
@@ -78,7 +78,7 @@ export function createLogger(cfg: LoggerConfig): Logger {
     mixinMergeStrategy: (merge, mixin) => (mixin === NO_FIELDS ? merge : Object.assign(mixin, merge)),
     formatters: { level: (label) => ({ level: label }), log: (o) => scrubSecrets(o) },
   };
-  return pino(opts, (cfg.destination ?? stdoutDestination()) as any);
+  return pino(opts, cfg.destination ?? stdoutDestination());
 }
 
 /** What stdout may hold in memory while its reader lags before lines are dropped (and counted). */
