@@ -39,6 +39,9 @@ async function run(): Promise<void> {
     const on = await rig.phase(true);
     const off = onOnly ? undefined : await rig.phase(false);
     console.log(`platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x${off ? `, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x` : ''}`);
+    // The same requests on the engines' clocks (GET /sim/requests): what queueing did, apart from the machine's load.
+    const eng = (r: typeof on) => `p90 ${(r.engineLoadedP90 / Math.max(1, r.engineIdleP90)).toFixed(2)}x, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot`;
+    console.log(`at the engines: admission on ${eng(on)}${off ? `; admission off ${eng(off)}` : ''}`);
   } finally {
     await rig.close();
   }
