@@ -1,4 +1,5 @@
 import { accountingProto } from '@llmgw/accounting-rpc';
+import { controlServiceDefinition } from '@llmgw/control-rpc';
 import { inventoryServiceDefinition } from '@llmgw/inventory-rpc';
 import type { agentV1 } from '@llmgw/contracts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { callRaw, eventLoopMaxMs, type FuzzTarget, type ScenarioFinding } from './grpc-fuzz';
-import { rawCall, type TestPki } from './pki';
+import { rawCall, type RawCallResult, type TestPki } from './pki';
 import { spawnRole, type SpawnedRole } from './process';
 import { SimAgent } from './sim-agent';
 import { waitUntil } from './wait';
@@ -23,6 +24,14 @@ export interface FuzzFleet {
   roles: Record<'accounting' | 'admission' | 'inventory' | 'placement-scheduler', SpawnedRole>;
   /** The 20,000-shard heartbeat on the fleet port (and what it did to inventory). */
   bigHeartbeat(shards?: number): Promise<ScenarioFinding>;
+  /** The placement-scheduler's reconcile_interval in this fleet (ms). */
+  reconcileIntervalMs: number;
+  /** A valid call on the placement-scheduler's ControlService, as operator. */
+  control(method: string, request: unknown): Promise<RawCallResult>;
+  /** The node ids inventory knows (ListNodes on its internal port). */
+  nodeIds(): Promise<string[]>;
+  /** One sample from a role's admin /metrics: the first line of `name` whose labels contain every `labels` pair; undefined when none. */
+  metric(role: keyof FuzzFleet['roles'], name: string, labels?: Record<string, string>): Promise<number | undefined>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +43,8 @@ export interface FuzzFleetOptions {
   startTimeoutMs?: number;
 }
 
+/** Short, so the reconciler's pace after the fuzzing is measured in seconds, not minutes. */
+const RECONCILE_INTERVAL_MS = 250;
 const HEALTH = { path: '/grpc.health.v1.Health/Check', requestStream: false, responseStream: false };
 const hostPort = (url: string) => url.replace(/^[a-z]+:\/\//, '');
 const alive = (r: SpawnedRole) => () => r.proc.exitCode === null && r.proc.signalCode === null;
@@ -70,6 +81,7 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
     const scheduler = await spawn('placement-scheduler', write('placement-scheduler.yaml', {
       ...common,
       catalog,
+      reconcile_interval: RECONCILE_INTERVAL_MS,
       inventory: { address: hostPort(inventory.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
       accounting: { address: hostPort(accounting.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
     }));
@@ -214,7 +226,23 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
       }
     };
 
-    return { targets, roles: { accounting, admission, inventory, 'placement-scheduler': scheduler }, bigHeartbeat, stop };
+    const roles = { accounting, admission, inventory, 'placement-scheduler': scheduler };
+    const control = (method: string, request: unknown) => rawCall(hostPort(scheduler.urls.control), pki.clientTls('operator'), controlServiceDefinition() as never, method, request, 15_000);
+    const nodeIds = async () => {
+      const r = await rawCall(hostPort(inventory.urls.grpc), pki.clientTls('placement-scheduler'), inventoryServiceDefinition(), 'ListNodes', {}, 15_000);
+      if (r.code !== 'OK') throw new Error(`grpc fuzz fleet: ListNodes answered ${r.code} ${r.message}`);
+      return ((r.response as { nodes?: Array<{ info?: { nodeId?: string } }> }).nodes ?? []).map((n) => n.info?.nodeId ?? '?').sort();
+    };
+    const metric = async (role: keyof typeof roles, name: string, labels: Record<string, string> = {}) => {
+      const text = await (await fetch(metrics(roles[role]), { signal: AbortSignal.timeout(10_000) })).text();
+      for (const line of text.split('\n')) {
+        const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})? ([0-9.eE+-]+|NaN)$/.exec(line);
+        if (!m || m[1] !== name) continue;
+        if (Object.entries(labels).every(([k, v]) => (m[2] ?? '').includes(`${k}="${v}"`))) return Number(m[3]);
+      }
+      return undefined;
+    };
+    return { targets, roles, bigHeartbeat, reconcileIntervalMs: RECONCILE_INTERVAL_MS, control, nodeIds, metric, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoRoot } from '@llmgw/contracts';
 import { clientChannelOptions, clientCredentials, type ClientTlsOptions } from '@llmgw/grpc';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -784,16 +785,95 @@ export interface FuzzOptions extends Omit<CaseOptions, 'base'> {
 
 const cut = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…(${s.length})` : s);
 
+/** Per metrics URL: the largest delay any scrape through eventLoopMaxMs read since takeEventLoopMaxMs last cleared it. */
+const seenLagMs = new Map<string, number>();
+
 /** The largest event-loop delay since the last scrape, in ms (prom-client resets it per scrape). */
 export async function eventLoopMaxMs(metricsUrl: string): Promise<number | undefined> {
   try {
     const r = await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) });
     const text = await r.text();
     const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.eE+-]+)/m.exec(text);
-    return m ? Number(m[1]) * 1000 : undefined;
+    if (!m) return undefined;
+    const ms = Number(m[1]) * 1000;
+    seenLagMs.set(metricsUrl, Math.max(ms, seenLagMs.get(metricsUrl) ?? 0));
+    return ms;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The largest event-loop delay read at `metricsUrl` by every eventLoopMaxMs
+ * scrape since the previous take (each scrape resets the server's maximum, so
+ * this is the maximum over the whole span however many scrapes cut it), and
+ * clears it. Scrape once before taking, so the span ends now.
+ */
+export function takeEventLoopMaxMs(metricsUrl: string): number | undefined {
+  const v = seenLagMs.get(metricsUrl);
+  seenLagMs.delete(metricsUrl);
+  return v;
+}
+
+/**
+ * A bystander Node process that does nothing but measure its own event-loop
+ * delay (as prom-client does for nodejs_eventloop_lag_max_seconds: a 10 ms
+ * timer histogram). Whatever it sees comes from the machine (CPU contention,
+ * other processes), not from any input, so it is the same-window reference
+ * for what a fuzzed server reports.
+ */
+export interface LagProbe {
+  /** The largest delay since the previous take (or the start), in ms; resets it. */
+  takeMaxMs(): Promise<number>;
+  stop(): void;
+}
+
+const LAG_PROBE_SCRIPT = [
+  "const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 });",
+  'h.enable();',
+  "process.stdin.setEncoding('utf8');",
+  "process.stdin.on('data', () => { process.stdout.write(`${(h.max / 1e6).toFixed(1)}\\n`); h.reset(); });",
+  "process.stdin.on('end', () => process.exit(0));",
+  "process.stdout.write('ready\\n');",
+].join('\n');
+
+export async function startLagProbe(): Promise<LagProbe> {
+  const child = spawn(process.execPath, ['-e', LAG_PROBE_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: Array<(line: string) => void> = [];
+  let buf = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    buf += d;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      const w = waiters.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  const next = () =>
+    new Promise<string>((resolve, reject) => {
+      const l = lines.shift();
+      if (l !== undefined) return resolve(l);
+      const t = setTimeout(() => reject(new Error('lag probe: no answer in 10 s')), 10_000);
+      waiters.push((line) => {
+        clearTimeout(t);
+        resolve(line);
+      });
+    });
+  await next();
+  return {
+    takeMaxMs: async () => {
+      child.stdin.write('\n');
+      return Number(await next());
+    },
+    stop: () => {
+      child.stdin.end();
+      child.kill();
+    },
+  };
 }
 
 /** The role a method needs, read from the refusal an authorized-by-role server sends (docs/security.md). */
