@@ -121,7 +121,7 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
         address: cfg.agent_listen, tls: cfg.agent_tls, tlsKey: 'agent_tls', insecure: cfg.insecure, authorize: AGENT_PORT_AUTHORIZATION,
         services: [{ definition: agentServiceDefinition(), implementation: { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers as never }],
         options: { 'grpc.max_concurrent_streams': 100 },
-        maxReceiveMessageBytes: cfg.max_message_bytes,
+        maxReceiveMessageBytes: cfg.agent_max_message_bytes,
       });
       const agentAddress = fleetPort.address;
       ctx.onClose('agent streams', () => {

@@ -92,13 +92,26 @@ describe('inventory: bounded input and work', () => {
     expect(fromGrpcError(errors[0])).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('resume_epoch') });
   });
 
-  it('refuses a heartbeat of 20,000 shards (max_shards_per_node 1024): the stream ends with INVALID_ARGUMENT and the record keeps what it had', async () => {
+  it('refuses a heartbeat of 2,000 shards (max_shards_per_node 1024): the stream ends with INVALID_ARGUMENT and the record keeps what it had', async () => {
     const { client, agent } = await inventory();
     const a = agent('gpu-1', { runningShards: shards(3) });
     await a.start();
-    a.send({ heartbeat: { seq: 1, sentAtMs: Date.now(), gpus: [], shards: shards(20_000) } });
+    a.send({ heartbeat: { seq: 1, sentAtMs: Date.now(), gpus: [], shards: shards(2_000) } });
     await until('the stream refused', () => a.lastError !== undefined);
-    expect(fromGrpcError(a.lastError)).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'heartbeat.shards: 20000 entries; at most 1024 allowed' });
+    expect(fromGrpcError(a.lastError)).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'heartbeat.shards: 2000 entries; at most 1024 allowed' });
+    const n = (await client.listNodes()).nodes[0];
+    expect(n.shards).toHaveLength(3);
+  });
+
+  it('refuses a heartbeat of 20,000 shards from its size (agent_max_message_bytes 1 MiB), before decoding it, and the record keeps what it had', async () => {
+    const { client, agent } = await inventory();
+    const a = agent('gpu-1', { runningShards: shards(3) });
+    await a.start();
+    // With what a real heartbeat carries per shard (an endpoint, a timestamp): about 1.4 MB.
+    const big = shards(20_000).map((s) => ({ ...s, endpoint: 'http://10.0.0.1:20000', stateSinceMs: Date.now() }));
+    a.send({ heartbeat: { seq: 1, sentAtMs: Date.now(), gpus: [], shards: big } });
+    await until('the stream refused', () => a.lastError !== undefined);
+    expect((a.lastError as { code?: number }).code).toBe(8); // RESOURCE_EXHAUSTED: grpc-js read the length, not the message
     const n = (await client.listNodes()).nodes[0];
     expect(n.shards).toHaveLength(3);
   });

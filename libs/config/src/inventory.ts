@@ -38,8 +38,15 @@ export const inventoryConfigSchema = z
     command_record_ttl: duration().default(600_000),
     /** The most shards one Register or Heartbeat may list; more ends the agent's stream with INVALID_ARGUMENT. */
     max_shards_per_node: z.number().int().min(1).max(100_000).default(1024),
-    /** The largest gRPC message either port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
+    /** The largest gRPC message the internal port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
     max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
+    /**
+     * The largest message an agent may send on the fleet port, bytes (RESOURCE_EXHAUSTED beyond,
+     * refused from its length before it is decoded: decoding a 2 MB heartbeat held the event loop
+     * about 200 ms). 1 MiB holds a Register or Heartbeat of max_shards_per_node ordinary shards and
+     * a 64 KiB log chunk with room to spare.
+     */
+    agent_max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(1024 * 1024),
     /** Events kept for resumed watches (per instance, and in the Redis stream). */
     watch_history: z.number().int().min(100).max(10_000_000).default(100_000),
     /** Shared state for several instances and durable cordon/drain intent; absent = one in-process instance. */
