@@ -5,6 +5,7 @@ export * from './admission-core';
 export * from './accounting';
 export * from './sim-engine';
 export * from './catalog';
+export * from './catalog-sources';
 export * from './placement-scheduler';
 export * from './inventory';
 export * from './tls';
