@@ -75,7 +75,7 @@ describe('buildProfiles', () => {
   it.each([
     ['lora is not available yet', { chat: { scorers: { lora: 3 } } }, /profiles\.chat\.scorers\.lora: .*not available yet/],
     ['bad prefix param', { chat: { scorers: { prefix: 3 }, scorer_params: { prefix: { cache_threshold: 2 } } } }, /prefix-scorer 'prefix' params\.cache_threshold/],
-    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, pool-priority, prefix, queue, session\)/],
+    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, lora, pool-priority, prefix, queue, session\)/],
     ['unknown picker', { chat: { picker: { type: 'best' } } }, /profiles\.chat\.picker\.type: unknown picker 'best'/],
     ['bad picker param', { chat: { picker: { type: 'softmax', temperature: -2 } } }, /softmax-picker 'softmax' params\.temperature/],
     ['unknown picker param', { chat: { picker: { type: 'p2c', temperature: 1 } } }, /p2c-picker 'p2c' params: Unrecognized key: "temperature"/],
