@@ -10,3 +10,4 @@ export * from './placement-scheduler';
 export * from './inventory';
 export * from './tls';
 export * from './ctl';
+export * from './doc-examples';

@@ -99,9 +99,8 @@ export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
 });
 
-const NOT_YET: Record<string, string> = {
-  lora: "scorer 'lora' is not available yet (v2)",
-};
+/** Scorer names reserved for what is not built yet, with the message naming them gives. */
+const NOT_YET: Record<string, string> = {};
 
 export interface BuildProfilesOptions {
   /**
