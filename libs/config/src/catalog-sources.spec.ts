@@ -26,6 +26,9 @@ describe('catalog sources, adapters and providers', () => {
     expect(c.weights.get('b')?.hf).toBe('org/b');
     expect(c.weights.has('c')).toBe(false);
     expect(c.byName.get('b')?.source).toBe('org/b');
+    expect(c.byName.get('b')?.weights).toEqual({ baseUrl: 'https://hf-mirror.internal/org/b/resolve/main/', manifest: 'llmgw-manifest.json', credentialsEnv: 'HF_TOKEN' });
+    expect(c.byName.get('a')?.weights).toEqual({ baseUrl: 'https://mirror.internal/models/a/', manifest: 'manifest.json', credentialsFile: '/etc/llmgw/mirror-token' });
+    expect(c.byName.get('c')?.weights).toBeUndefined();
   });
 
   it('refuses secrets in URLs, both or neither credential source, and hf without a mirror', () => {

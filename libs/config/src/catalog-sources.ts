@@ -45,6 +45,19 @@ export const weightsSchema = z
   .refine((w) => w.hf === undefined || w.mirror !== undefined, 'hf needs mirror (the host serving the repository)');
 export type WeightsConfig = z.output<typeof weightsSchema>;
 
+/**
+ * The mirror directory and manifest the agent fetches (an `hf` repository is
+ * read as `<mirror>/<repo>/resolve/<revision>/` with `llmgw-manifest.json`);
+ * undefined for a local `path`.
+ */
+export function weightsMirror(w: WeightsConfig): { baseUrl: string; manifest: string; credentialsFile?: string; credentialsEnv?: string } | undefined {
+  if (!w.mirror) return undefined;
+  const mirror = w.mirror.endsWith('/') ? w.mirror : `${w.mirror}/`;
+  const baseUrl = w.hf ? new URL(`${w.hf}/resolve/${encodeURIComponent(w.revision)}/`, mirror).toString() : mirror;
+  const manifest = w.hf ? 'llmgw-manifest.json' : w.manifest;
+  return { baseUrl, manifest, ...(w.credentials?.file ? { credentialsFile: w.credentials.file } : {}), ...(w.credentials?.env ? { credentialsEnv: w.credentials.env } : {}) };
+}
+
 export const adapterSchema = z
   .object({
     /** The adapter's model name as clients send it; `<base>:<name>` also reaches it. */

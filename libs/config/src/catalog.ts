@@ -1,6 +1,6 @@
 import { ENGINE_NAMES, engineContract, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
 import { z } from 'zod';
-import { adapterSchema, providerSchema, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
+import { adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
 
 /**
@@ -193,6 +193,7 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
       scaling: { min, max, idleTimeoutMs: s?.idle_timeout ?? 0, targetWaitingPerReplica: s?.target_waiting_per_replica ?? 0 },
       fallbacks: m.fallbacks,
       ...(m.routing_profile ? { routingProfile: m.routing_profile } : {}),
+      ...(m.weights && weightsMirror(m.weights) ? { weights: weightsMirror(m.weights) } : {}),
     };
     models.push(model);
     if (m.slo) slo.set(m.name, { ttftP99Ms: m.slo.ttft_p99, tpotP99Ms: m.slo.tpot_p99 });

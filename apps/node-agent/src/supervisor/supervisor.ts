@@ -9,6 +9,7 @@ import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
 import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
 import { scrapeShard } from './engine-stats';
 import { engineSpec, fetchWeights } from './weights-step';
+import { formatProgress } from '../weights/progress';
 
 export { listsModel, withoutSecret } from './shard';
 export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './shard';
@@ -263,7 +264,7 @@ export class Supervisor {
     if (w && s.spec.weights?.baseUrl && !s.stopping && !TERMINAL.has(s.state)) {
       const why = await fetchWeights(s.spec, w.cache, {
         downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
-        progress: (p) => { s.download = p; this.emit(s); },
+        progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },
         wanted: () => !s.stopping && !TERMINAL.has(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
       });
       if (why && !s.stopping && !TERMINAL.has(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);

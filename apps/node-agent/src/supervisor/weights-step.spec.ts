@@ -72,6 +72,7 @@ describe('supervisor: weights before launch', () => {
     const p = events.find((e) => e.state === 'SHARD_STATE_DOWNLOADING' && e.download)!.download!;
     expect(p.bytesTotal).toBe(320 * 1024);
     expect(p.bytesDone).toBeLessThanOrEqual(p.bytesTotal);
+    expect(events.find((e) => e.state === 'SHARD_STATE_DOWNLOADING' && e.download)!.message).toMatch(/^downloading weights: [\d.]+ (B|KiB)\/320\.0 KiB [\d.]+ (B|KiB|MiB)\/s( ETA [0-9hms]+)?$/);
     await waitUntil(() => ['a', 'b'].every((id) => s.get(id)?.state === 'SHARD_STATE_READY'), 'both shards READY', { timeoutMs: 30_000 });
     expect(mirror.requests.filter((r) => r.path.endsWith('w.bin'))).toHaveLength(1);
     expect(s.get('a')?.download).toBeNull();

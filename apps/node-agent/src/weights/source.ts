@@ -2,14 +2,11 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Where a model's weights come from, as the agent needs it (docs/models.md,
- * "Sources"): a local path the engine reads as is, an HTTP(S) mirror serving
- * a manifest and the files beside it, or a Hugging Face-style repository on
- * such a mirror (`<mirror>/<repo>/resolve/<revision>/<file>`).
+ * "Sources"): a local path the engine reads as is, or an HTTP(S) mirror
+ * serving a manifest and the files beside it (the catalog resolves a Hugging
+ * Face-style repository to its mirror directory).
  */
-export type WeightsSource =
-  | { kind: 'path'; path: string }
-  | { kind: 'mirror'; baseUrl: string; manifest: string; credentials?: Credentials }
-  | { kind: 'hf'; mirror: string; repo: string; revision: string; credentials?: Credentials };
+export type WeightsSource = { kind: 'path'; path: string } | { kind: 'mirror'; baseUrl: string; manifest: string; credentials?: Credentials };
 
 /** Where the mirror's bearer token is read from: never the catalog itself. */
 export interface Credentials {
@@ -21,13 +18,8 @@ export interface Credentials {
 
 /** The directory URL files are fetched from (ends with `/`), and the manifest's URL. */
 export function sourceUrls(src: Exclude<WeightsSource, { kind: 'path' }>): { base: string; manifest: string } {
-  if (src.kind === 'mirror') {
-    const base = src.baseUrl.endsWith('/') ? src.baseUrl : `${src.baseUrl}/`;
-    return { base, manifest: new URL(src.manifest, base).toString() };
-  }
-  const mirror = src.mirror.endsWith('/') ? src.mirror : `${src.mirror}/`;
-  const base = new URL(`${src.repo}/resolve/${encodeURIComponent(src.revision)}/`, mirror).toString();
-  return { base, manifest: new URL('llmgw-manifest.json', base).toString() };
+  const base = src.baseUrl.endsWith('/') ? src.baseUrl : `${src.baseUrl}/`;
+  return { base, manifest: new URL(src.manifest, base).toString() };
 }
 
 /** A stable directory name for a source in the cache. */

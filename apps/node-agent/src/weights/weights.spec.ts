@@ -174,7 +174,7 @@ describe('weights cache', () => {
     expect(() => parseManifest({ files: [{ path: '../etc/passwd', size: 1, sha256: 'a'.repeat(64) }] }, 'm')).toThrow(/files.0.path: must be a relative path/);
     expect(() => parseManifest({ files: [] }, 'm')).toThrow(/at least one file/);
     expect(() => parseManifest({ files: [{ path: 'a', size: 1, sha256: 'x' }] }, 'm')).toThrow(/sha256: must be 64/);
-    expect(sourceUrls({ kind: 'hf', mirror: 'https://hf-mirror.internal', repo: 'org/model', revision: 'main' })).toEqual({
+    expect(sourceUrls({ kind: 'mirror', baseUrl: 'https://hf-mirror.internal/org/model/resolve/main', manifest: 'llmgw-manifest.json' })).toEqual({
       base: 'https://hf-mirror.internal/org/model/resolve/main/',
       manifest: 'https://hf-mirror.internal/org/model/resolve/main/llmgw-manifest.json',
     });
