@@ -121,7 +121,7 @@ const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0
 const METRICS_ENGINE: Record<string, PlacedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
 
 /**
- * Plan §6.3: compares desired replicas (catalog scaling, operator targets,
+ * The reconciler (docs/placement.md, "The reconciler"): compares desired replicas (catalog scaling, operator targets,
  * on-demand use) with actual ones (what the fleet reports) and closes the
  * gap through shard commands. Pure apart from the injected sink, publisher
  * and clock; one pass at a time.
@@ -129,7 +129,7 @@ const METRICS_ENGINE: Record<string, PlacedEndpoint['engine']> = { vllm: 'vllm',
  * Replica state lives only here and in the fleet: a new leader (or a
  * restarted one) rebuilds it from the shards agents report, adopting those
  * whose spec names a catalog model, so nothing is started twice; a shard
- * nothing claims for two consecutive passes is stopped (plan §6.5).
+ * nothing claims for two consecutive passes is stopped (docs/inventory.md#what-it-keeps-and-where-from).
  */
 export class Reconciler {
   private readonly replicas = new Map<string, ReplicaRec>();
@@ -193,7 +193,7 @@ export class Reconciler {
     return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
   }
 
-  /** Replicas wanted now (plan §6.3, upstream notes on on-demand loading). */
+  /** Replicas wanted now (docs/placement.md#scaling). */
   desired(m: Model, now = this.o.now()): number {
     const s = this.scalingOf(m);
     const mode = scalingMode(s);
