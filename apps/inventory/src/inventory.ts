@@ -71,7 +71,7 @@ const sameHealth = (a: readonly agentV1.GpuHealthReport__Output[], b: readonly a
   a.length === b.length && a.every((x, i) => x.index === b[i].index && x.health === b[i].health && x.reasons.join('\n') === b[i].reasons.join('\n'));
 
 /**
- * The inventory (docs/wire-contracts.md#the-agent-stream; docs/inventory.md#what-it-keeps-and-where-from): node, GPU and shard state rebuilt from
+ * The inventory (docs/inventory.md): node, GPU and shard state rebuilt from
  * what agents report, liveness (Unreachable after missed heartbeats, Lost
  * later, forgotten at last), operator intent, the watch, and the command and
  * log relays: InventoryService, which the placement-scheduler calls (its
