@@ -72,6 +72,12 @@ describe('shard specs', () => {
     expect(specFromWire(specToWire(spec) as agentV1.ShardSpec__Output)).toEqual(spec);
     const withWeights = { ...spec, weights: { baseUrl: 'https://mirror.internal/m/', manifest: 'manifest.json', credentialsEnv: 'MIRROR_TOKEN' } };
     expect(specFromWire(specToWire(withWeights) as agentV1.ShardSpec__Output)).toEqual(withWeights);
+    const withAdapters = {
+      ...spec,
+      maxLoras: 2,
+      adapters: [{ name: 'sql', scale: 1, weights: { baseUrl: 'https://mirror.internal/a/sql/', manifest: 'manifest.json', credentialsFile: '/etc/t' } }, { name: 'legal', scale: 0.8, path: '/adapters/legal' }],
+    };
+    expect(specFromWire(specToWire(withAdapters) as agentV1.ShardSpec__Output)).toEqual(withAdapters);
   });
 
   it('maps DOWNLOADING to downloading, with the progress in the message', () => {

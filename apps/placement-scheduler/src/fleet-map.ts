@@ -8,6 +8,7 @@ import {
   type ShardLaunchSpec,
   type ShardReport,
   type ShardStateName,
+  type WeightsMirror,
 } from '@llmgw/placement';
 
 /**
@@ -65,7 +66,9 @@ export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): S
     ...(s.schedulingPolicy === 'priority' || s.schedulingPolicy === 'fcfs' ? { schedulingPolicy: s.schedulingPolicy } : {}),
     ...(s.kvEventsPort ? { kvEventsPort: s.kvEventsPort } : {}),
     ...(s.kvReplayPort ? { kvReplayPort: s.kvReplayPort } : {}),
-    ...(s.weights?.baseUrl ? { weights: { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, ...(s.weights.credentialsFile ? { credentialsFile: s.weights.credentialsFile } : {}), ...(s.weights.credentialsEnv ? { credentialsEnv: s.weights.credentialsEnv } : {}) } } : {}),
+    ...(mirrorFromWire(s.weights) ? { weights: mirrorFromWire(s.weights) } : {}),
+    ...(s.adapters?.length ? { adapters: s.adapters.map((a) => ({ name: a.name, scale: a.scale, ...(mirrorFromWire(a.weights) ? { weights: mirrorFromWire(a.weights) } : { path: a.path }) })) } : {}),
+    ...(s.maxLoras ? { maxLoras: s.maxLoras } : {}),
     // api_key is never read back from a report: agents do not echo it, and the reconciler derives it again.
   };
 }
@@ -88,8 +91,19 @@ export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
     kvEventsPort: s.kvEventsPort ?? 0,
     kvReplayPort: s.kvReplayPort ?? 0,
     apiKey: s.apiKey ?? '',
-    weights: s.weights ? { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, credentialsFile: s.weights.credentialsFile ?? '', credentialsEnv: s.weights.credentialsEnv ?? '' } : null,
+    weights: s.weights ? mirrorToWire(s.weights) : null,
+    adapters: (s.adapters ?? []).map((a) => ({ name: a.name, path: a.path ?? '', scale: a.scale, weights: a.weights ? mirrorToWire(a.weights) : null })),
+    maxLoras: s.maxLoras ?? 0,
   };
+}
+
+function mirrorToWire(w: WeightsMirror): agentV1.WeightsSource {
+  return { baseUrl: w.baseUrl, manifest: w.manifest, credentialsFile: w.credentialsFile ?? '', credentialsEnv: w.credentialsEnv ?? '' };
+}
+
+function mirrorFromWire(w: agentV1.WeightsSource__Output | null | undefined): WeightsMirror | undefined {
+  if (!w?.baseUrl) return undefined;
+  return { baseUrl: w.baseUrl, manifest: w.manifest, ...(w.credentialsFile ? { credentialsFile: w.credentialsFile } : {}), ...(w.credentialsEnv ? { credentialsEnv: w.credentialsEnv } : {}) };
 }
 
 /** One inventory node → the placement view of it, or undefined without NodeInfo. */

@@ -83,11 +83,11 @@ export class TestFleet {
   /** Engine ports: the scheduler's range, free when the fleet starts. */
   private ports: [number, number] = [0, 0];
 
-  /** `router`: extra router config (merged over the harness's); `admission`: the same for `startAdmission`. */
+  /** `router`: extra router config (merged over the harness's); `admission` and `agent`: the same for those. */
   constructor(
     private readonly catalog: object,
     readonly nodes: readonly FleetNodeSpec[],
-    private readonly extra: { router?: object; admission?: object } = {},
+    private readonly extra: { router?: object; admission?: object; agent?: object } = {},
   ) {}
 
   get catalogPath(): string {
@@ -210,6 +210,7 @@ export class TestFleet {
       startup_timeout: '60s',
       admin_listen: '127.0.0.1:0',
       log_level: 'info',
+      ...this.extra.agent,
     }));
     const a = await spawnRole('node-agent', ['run', '--config', cfg], { timeoutMs: 60_000 });
     this.agents.set(id, a);

@@ -101,6 +101,15 @@ function float(name: string) {
   };
 }
 
+/** vLLM's `--lora-modules name=path …` (each value may also hold several, space-separated). */
+function loraModules(values: string[]): Array<{ name: string; path: string }> {
+  return values.flatMap((v) => v.split(/\s+/).filter(Boolean)).map((m) => {
+    const i = m.indexOf('=');
+    if (i <= 0 || i === m.length - 1) throw new InvalidArgumentError(`--lora-modules: "${m}" is not name=path`);
+    return { name: m.slice(0, i), path: m.slice(i + 1) };
+  });
+}
+
 function collectModels(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
@@ -126,6 +135,10 @@ export function buildCommand(): Command {
     .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
     .option('--dialect <engine>', 'metric vocabulary on /metrics: vllm | sglang | llamacpp', d.dialect)
     .option('--max-loras <n>', 'LoRA adapters in GPU slots at once (as vLLM); 0 = no LoRA', int('--max-loras'), d.maxLoras)
+    .option('--enable-lora', "as vLLM: serve LoRA adapters (one slot unless --max-loras)")
+    .option('--lora-modules <name=path...>', 'as vLLM: adapters registered at start', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--lora <path>', 'as llama.cpp: an adapter loaded at start (repeatable; ids in order), applied per request', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--lora-init-without-apply', 'as llama.cpp: adapters start at scale 0')
     .option('--lora-load-ms <ms>', 'time to load an adapter into a slot', float('--lora-load-ms'), d.loraLoadMs)
     .option('--max-tokens-default <n>', 'tokens generated when a request sets no max_tokens', int('--max-tokens-default'), d.maxTokensDefault)
     .option('--body-limit-bytes <n>', 'request bodies above this size get HTTP 413', int('--body-limit-bytes'), d.bodyLimitBytes)
@@ -196,6 +209,9 @@ export function main(argv: string[]): Promise<number> {
         dialect: o.dialect,
         maxLoras: o.maxLoras,
         loraLoadMs: o.loraLoadMs,
+        loraModules: loraModules(o.loraModules ?? []),
+        llamaLoras: o.lora ?? [],
+        loraInitWithoutApply: o.loraInitWithoutApply === true,
         maxTokensDefault: o.maxTokensDefault,
         bodyLimitBytes: o.bodyLimitBytes,
         embeddingDim: o.embeddingDim,

@@ -6,6 +6,7 @@ import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
 import type { SeqSink, SeqUsage, SimEngine } from './engine';
 import { LoraSlots } from './lora';
+import { LlamaLoras } from './llamacpp-lora';
 import { loraRoutes } from './lora-routes';
 import { renderMetrics } from './metrics';
 import { fnv1a, mulberry32 } from './rng';
@@ -27,7 +28,10 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   let idCounter = 0;
   const nextId = (prefix: string): string => `${prefix}-${(cfg.seed >>> 0).toString(16)}${(++idCounter).toString(16).padStart(8, '0')}`;
 
-  const lora = new LoraSlots(cfg.maxLoras, cfg.loraLoadMs);
+  // vLLM's --enable-lora alone gives one slot; --lora-modules are registered at start.
+  const lora = new LoraSlots(cfg.maxLoras || (cfg.loraModules.length ? 1 : 0), cfg.loraLoadMs);
+  for (const m of cfg.loraModules) lora.register(m.name, m.path);
+  const llama = cfg.llamaLoras.length ? new LlamaLoras(cfg.llamaLoras, cfg.loraInitWithoutApply) : undefined;
   /** The adapter a generating request names (its `model`). */
   const adapterOf = new WeakMap<ServerResponse, string>();
   const checkModel = (model: string, param = 'model', res?: ServerResponse): void => {
@@ -85,7 +89,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     const rid = res.req?.headers['x-request-id'];
     const requestId = typeof rid === 'string' && rid !== '' ? rid.slice(0, 256) : undefined;
     const submit = (s: SeqSink) => {
-      const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, requestId, sink: s });
+      const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt + (llama?.tag(res) ?? ''), job.seed), priority: job.priority, requestId, sink: s });
       res.on('close', () => engine.abort(seq));
     };
     const adapter = adapterOf.get(res);
@@ -120,6 +124,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     const prompt = renderChat(body.messages);
     const tokens = tokenizer.chat(body.messages);
     checkLength(tokens.length, maxTokens, 'messages');
+    llama?.apply(body, res);
     maybeFail();
     const id = nextId('chatcmpl');
     const createdAt = Math.floor(Date.now() / 1000);
@@ -186,6 +191,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     if (tokens.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'prompt must not be empty', 'prompt');
     const maxTokens = body.max_tokens ?? undefined;
     checkLength(tokens.length, maxTokens, 'prompt');
+    llama?.apply(body, res);
     maybeFail();
     const id = nextId('cmpl');
     const createdAt = Math.floor(Date.now() / 1000);
@@ -365,12 +371,13 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     '/metrics': {
       methods: ['GET'],
       handle: (_q, r) => {
-        const text = renderMetrics(cfg.dialect, cfg.models[0], engine.gauges(), engine.counters, cfg.maxLoras > 0 ? lora.info() : undefined);
+        const text = renderMetrics(cfg.dialect, cfg.models[0], engine.gauges(), engine.counters, lora.maxLoras > 0 ? lora.info() : undefined);
         r.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
         r.end(text);
       },
     },
     ...loraRoutes(lora, cfg.bodyLimitBytes),
+    ...(llama ? llama.routes(cfg.bodyLimitBytes) : {}),
     '/sim/priorities': { methods: ['GET'], handle: (_q, r) => sendJson(r, 200, { by_priority: Object.fromEntries(engine.counters.byPriority) }) },
     // The engine's view of recent requests that carried an x-request-id (?prefix= selects by id).
     '/sim/requests': {

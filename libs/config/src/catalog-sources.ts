@@ -69,6 +69,12 @@ export const adapterSchema = z
   .strict();
 export type AdapterConfig = z.output<typeof adapterSchema>;
 
+/** An adapter as the placement spec carries it to the agent: its path, or the mirror to fetch. */
+export function adapterLaunch(a: AdapterConfig): { name: string; scale: number; path?: string; weights?: NonNullable<ReturnType<typeof weightsMirror>> } {
+  const mirror = weightsMirror(a.weights);
+  return { name: a.name, scale: a.scale, ...(mirror ? { weights: mirror } : { path: a.weights.path }) };
+}
+
 export const providerSchema = z
   .object({
     /** The OpenAI-compatible API's base URL, up to and including `/v1`. */

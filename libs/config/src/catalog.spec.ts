@@ -136,6 +136,24 @@ describe('catalog sources, adapters and providers', () => {
     expect(c.byName.get('c')?.weights).toBeUndefined();
   });
 
+  it("gives placement each adapter's path or mirror with its scale, and max_loaded_adapters", () => {
+    const c = parseCatalog({
+      models: [
+        {
+          name: 'base', source: '/models/base', max_loaded_adapters: 2, profiles: [profile],
+          adapters: [{ name: 'sql', weights: { mirror: 'https://mirror.internal/a/sql/', credentials: { env: 'TOKEN' } } }, { name: 'legal', weights: { path: '/adapters/legal' }, scale: 0.8 }],
+        },
+        { name: 'plain', source: '/models/plain', profiles: [profile] },
+      ],
+    });
+    expect(c.byName.get('base')?.adapters).toEqual([
+      { name: 'sql', scale: 1, weights: { baseUrl: 'https://mirror.internal/a/sql/', manifest: 'manifest.json', credentialsEnv: 'TOKEN' } },
+      { name: 'legal', scale: 0.8, path: '/adapters/legal' },
+    ]);
+    expect(c.byName.get('base')?.maxLoadedAdapters).toBe(2);
+    expect(c.byName.get('plain')?.adapters).toBeUndefined();
+  });
+
   it('refuses secrets in URLs, both or neither credential source, and hf without a mirror', () => {
     expect(
       issues({

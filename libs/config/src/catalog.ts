@@ -1,6 +1,6 @@
 import { ENGINE_NAMES, engineContract, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
 import { z } from 'zod';
-import { adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
+import { adapterLaunch, adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
 
 /**
@@ -194,6 +194,8 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
       fallbacks: m.fallbacks,
       ...(m.routing_profile ? { routingProfile: m.routing_profile } : {}),
       ...(m.weights && weightsMirror(m.weights) ? { weights: weightsMirror(m.weights) } : {}),
+      ...(m.adapters.length ? { adapters: m.adapters.map(adapterLaunch) } : {}),
+      ...(m.max_loaded_adapters ? { maxLoadedAdapters: m.max_loaded_adapters } : {}),
     };
     models.push(model);
     if (m.slo) slo.set(m.name, { ttftP99Ms: m.slo.ttft_p99, tpotP99Ms: m.slo.tpot_p99 });

@@ -143,6 +143,18 @@ export interface Model {
   readonly routingProfile?: string;
   /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
   readonly weights?: WeightsMirror;
+  /** The catalog's LoRA adapters, resolved (docs/models.md, "Adapters"). */
+  readonly adapters?: readonly LoraAdapterLaunch[];
+  /** vLLM's --max-loras (the catalog's max_loaded_adapters). */
+  readonly maxLoadedAdapters?: number;
+}
+
+/** One LoRA adapter as the agent gets it: a path on the node, or a mirror it fetches. */
+export interface LoraAdapterLaunch {
+  readonly name: string;
+  readonly path?: string;
+  readonly weights?: WeightsMirror;
+  readonly scale: number;
 }
 
 /** An HTTP(S) mirror of a model's files; credentials only by where the agent reads them. */

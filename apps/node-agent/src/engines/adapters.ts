@@ -1,6 +1,7 @@
 import type { agentV1 } from '@llmgw/contracts';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { llamaCppLoraArgs, vllmLoraArgs } from './lora-args';
 import { baseEnv, commonProblems, probes, servedName, type Engine, type EngineCommand, type EngineKind, type EngineProbe, type NodeContext } from './engine';
 
 /** Where engines bind: the node's management address unless agent.yaml `engine_bind_host` says otherwise. */
@@ -40,6 +41,7 @@ function vllmContract(spec: agentV1.ShardSpec__Output, node: NodeContext, env: R
   const kv = kvEventsJson(spec, node, 'vllm');
   if (kv) out.push('--kv-events-config', kv);
   if (spec.apiKey) env.VLLM_API_KEY = spec.apiKey;
+  out.push(...vllmLoraArgs(spec));
   return out;
 }
 
@@ -214,6 +216,7 @@ export class LlamaCppEngine implements Engine {
       '--metrics',
       '--n-gpu-layers', spec.gpuIndices.length ? '999' : '0',
       ...(spec.maxNumSeqs ? ['--parallel', String(spec.maxNumSeqs)] : []),
+      ...llamaCppLoraArgs(spec),
       ...spec.args,
     ];
     const env = baseEnv(spec, node);

@@ -8,7 +8,7 @@ import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
 import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
 import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
 import { scrapeShard } from './engine-stats';
-import { engineSpec, fetchWeights } from './weights-step';
+import { engineSpec, fetchWeights, specMirrors } from './weights-step';
 import { formatProgress } from '../weights/progress';
 
 export { listsModel, withoutSecret } from './shard';
@@ -261,7 +261,7 @@ export class Supervisor {
       }
     }
     const w = this.opts.weights;
-    if (w && s.spec.weights?.baseUrl && !s.stopping && !TERMINAL.has(s.state)) {
+    if (w && specMirrors(s.spec).length && !s.stopping && !TERMINAL.has(s.state)) {
       const why = await fetchWeights(s.spec, w.cache, {
         downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
         progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },

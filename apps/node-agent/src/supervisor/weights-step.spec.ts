@@ -1,11 +1,10 @@
 import type { agentV1 } from '@llmgw/contracts';
-import { waitUntil } from '@llmgw/testing';
+import { startTestMirror, testBytes, waitUntil, type TestMirror } from '@llmgw/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, commonProblems, type Engine, type NodeContext } from '../engines/engine';
 import { WeightsCache } from '../weights/cache';
-import { startTestMirror, testBytes, type TestMirror } from '../weights/test-mirror';
 import { Supervisor } from './supervisor';
 import { weightsInUse } from './weights-step';
 
@@ -26,7 +25,7 @@ function spec(shardId: string, weights: agentV1.WeightsSource__Output | null): a
   return {
     shardId, replicaId: shardId, model: 'm', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0, gpuIndices: [], hcas: [], fabric: '',
     httpPort: 20000 + shardId.charCodeAt(0), modelPath: '/nowhere', args: [], env: {}, tensorParallel: 0, pipelineParallel: 0, startupTimeoutMs: 0, launchMode: '', servedModelName: '',
-    maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights,
+    maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights, adapters: [], maxLoras: 0,
   };
 }
 

@@ -5,31 +5,49 @@ import { cacheKey, type WeightsSource } from '../weights/source';
 
 type Mirror = Extract<WeightsSource, { kind: 'mirror' }>;
 
-/** The mirror a spec names, if any (ShardSpec.weights). */
-export function specWeights(spec: agentV1.ShardSpec__Output): Mirror | undefined {
-  const w = spec.weights;
+/** A WeightsSource on the wire as a mirror the cache fetches; undefined when unset. */
+function wireMirror(w: agentV1.WeightsSource__Output | null | undefined): Mirror | undefined {
   if (!w?.baseUrl) return undefined;
   const credentials = w.credentialsFile ? { file: w.credentialsFile } : w.credentialsEnv ? { env: w.credentialsEnv } : undefined;
   return { kind: 'mirror', baseUrl: w.baseUrl, manifest: w.manifest || 'manifest.json', ...(credentials ? { credentials } : {}) };
 }
 
-/**
- * The spec the engine is built from: with `weights`, its model path is the
- * cache directory the download fills (the same path every time, so an
- * adopted engine's relaunch finds it too).
- */
-export function engineSpec(spec: agentV1.ShardSpec__Output, cacheDir: string | undefined): agentV1.ShardSpec__Output {
-  const src = specWeights(spec);
-  return src && cacheDir ? { ...spec, modelPath: join(cacheDir, cacheKey(src)) } : spec;
+/** The mirror a spec names for the model itself, if any (ShardSpec.weights). */
+export function specWeights(spec: agentV1.ShardSpec__Output): Mirror | undefined {
+  return wireMirror(spec.weights);
 }
 
-/** Cache keys of the weights the given specs use (never reclaimed). */
+/** Everything a spec needs fetched before launch: the model's mirror, then each adapter's (what names it in messages). */
+export function specMirrors(spec: agentV1.ShardSpec__Output): Array<{ what: string; src: Mirror }> {
+  const out: Array<{ what: string; src: Mirror }> = [];
+  const model = specWeights(spec);
+  if (model) out.push({ what: 'weights', src: model });
+  for (const a of spec.adapters ?? []) {
+    const src = wireMirror(a.weights);
+    if (src) out.push({ what: `adapter ${a.name}`, src });
+  }
+  return out;
+}
+
+/**
+ * The spec the engine is built from: with `weights`, its model path is the
+ * cache directory the download fills, and so is each fetched adapter's path
+ * (the same path every time, so an adopted engine's relaunch finds it too).
+ */
+export function engineSpec(spec: agentV1.ShardSpec__Output, cacheDir: string | undefined): agentV1.ShardSpec__Output {
+  if (!cacheDir || !specMirrors(spec).length) return spec;
+  const src = specWeights(spec);
+  const adapters = (spec.adapters ?? []).map((a) => {
+    const m = wireMirror(a.weights);
+    return m ? { ...a, path: join(cacheDir, cacheKey(m)) } : a;
+  });
+  return { ...spec, ...(src ? { modelPath: join(cacheDir, cacheKey(src)) } : {}), adapters };
+}
+
+/** Cache keys of the weights the given specs use, models and adapters (never reclaimed). */
 export function weightsInUse(specs: Iterable<agentV1.ShardSpec__Output>): Set<string> {
   const out = new Set<string>();
-  for (const s of specs) {
-    const src = specWeights(s);
-    if (src) out.add(cacheKey(src));
-  }
+  for (const s of specs) for (const { src } of specMirrors(s)) out.add(cacheKey(src));
   return out;
 }
 
@@ -48,19 +66,26 @@ export interface WeightsStepHooks {
  * digest, or the disk for too little room).
  */
 export async function fetchWeights(spec: agentV1.ShardSpec__Output, cache: WeightsCache, hooks: WeightsStepHooks): Promise<string> {
-  const src = specWeights(spec);
-  if (!src) return '';
-  const key = cacheKey(src);
-  hooks.downloading(`fetching weights from ${src.baseUrl}`);
+  const all = specMirrors(spec);
+  if (!all.length) return '';
+  let current = cacheKey(all[0].src);
+  hooks.downloading(`fetching weights from ${all[0].src.baseUrl}`);
   const timer = setInterval(() => {
-    const p = cache.progress(key);
+    const p = cache.progress(current);
     if (p && hooks.wanted()) hooks.progress(p);
   }, hooks.progressEveryMs);
   try {
-    await cache.ensure(src);
+    // One at a time: the model first, then each adapter, all through the one cache (its bandwidth cap and reclaim).
+    for (const { what, src } of all) {
+      if (!hooks.wanted()) return '';
+      current = cacheKey(src);
+      try {
+        await cache.ensure(src);
+      } catch (e) {
+        return `${what}: ${(e as Error).message}`;
+      }
+    }
     return '';
-  } catch (e) {
-    return `weights: ${(e as Error).message}`;
   } finally {
     clearInterval(timer);
   }

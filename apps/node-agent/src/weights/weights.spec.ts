@@ -1,4 +1,4 @@
-import { waitUntil } from '@llmgw/testing';
+import { startTestMirror, testBytes, waitUntil, type TestMirror } from '@llmgw/testing';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,6 @@ import { parseManifest } from './manifest';
 import { formatProgress } from './progress';
 import { authHeader, cacheKey, sourceUrls, type WeightsSource } from './source';
 import { Throttle } from './throttle';
-import { startTestMirror, testBytes, type TestMirror } from './test-mirror';
 
 const FILES = { 'config.json': testBytes(300, 1), 'model-00001.safetensors': testBytes(96 * 1024, 2), 'model-00002.safetensors': testBytes(64 * 1024, 3) };
 const TOTAL = Object.values(FILES).reduce((a, b) => a + b.length, 0);

@@ -18,6 +18,7 @@ import type { Heartbeat as _llmgw_agent_v1_Heartbeat, Heartbeat__Output as _llmg
 import type { LogLine as _llmgw_agent_v1_LogLine, LogLine__Output as _llmgw_agent_v1_LogLine__Output } from './llmgw/agent/v1/LogLine';
 import type { LogsReply as _llmgw_agent_v1_LogsReply, LogsReply__Output as _llmgw_agent_v1_LogsReply__Output } from './llmgw/agent/v1/LogsReply';
 import type { LogsRequest as _llmgw_agent_v1_LogsRequest, LogsRequest__Output as _llmgw_agent_v1_LogsRequest__Output } from './llmgw/agent/v1/LogsRequest';
+import type { LoraAdapter as _llmgw_agent_v1_LoraAdapter, LoraAdapter__Output as _llmgw_agent_v1_LoraAdapter__Output } from './llmgw/agent/v1/LoraAdapter';
 import type { LoraState as _llmgw_agent_v1_LoraState, LoraState__Output as _llmgw_agent_v1_LoraState__Output } from './llmgw/agent/v1/LoraState';
 import type { NodeInfo as _llmgw_agent_v1_NodeInfo, NodeInfo__Output as _llmgw_agent_v1_NodeInfo__Output } from './llmgw/agent/v1/NodeInfo';
 import type { NvlinkGroup as _llmgw_agent_v1_NvlinkGroup, NvlinkGroup__Output as _llmgw_agent_v1_NvlinkGroup__Output } from './llmgw/agent/v1/NvlinkGroup';
@@ -76,6 +77,7 @@ export interface ProtoGrpcType {
         LogStream: EnumTypeDefinition
         LogsReply: MessageTypeDefinition<_llmgw_agent_v1_LogsReply, _llmgw_agent_v1_LogsReply__Output>
         LogsRequest: MessageTypeDefinition<_llmgw_agent_v1_LogsRequest, _llmgw_agent_v1_LogsRequest__Output>
+        LoraAdapter: MessageTypeDefinition<_llmgw_agent_v1_LoraAdapter, _llmgw_agent_v1_LoraAdapter__Output>
         LoraState: MessageTypeDefinition<_llmgw_agent_v1_LoraState, _llmgw_agent_v1_LoraState__Output>
         MigMode: EnumTypeDefinition
         NodeInfo: MessageTypeDefinition<_llmgw_agent_v1_NodeInfo, _llmgw_agent_v1_NodeInfo__Output>

@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { DownloadProgress as _llmgw_agent_v1_DownloadProgress, DownloadProgress__Output as _llmgw_agent_v1_DownloadProgress__Output } from './llmgw/agent/v1/DownloadProgress';
+import type { LoraAdapter as _llmgw_agent_v1_LoraAdapter, LoraAdapter__Output as _llmgw_agent_v1_LoraAdapter__Output } from './llmgw/agent/v1/LoraAdapter';
 import type { ShardSpec as _llmgw_agent_v1_ShardSpec, ShardSpec__Output as _llmgw_agent_v1_ShardSpec__Output } from './llmgw/agent/v1/ShardSpec';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from './llmgw/agent/v1/ShardStatus';
 import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from './llmgw/agent/v1/WeightsSource';
@@ -15,6 +16,7 @@ export interface ProtoGrpcType {
     agent: {
       v1: {
         DownloadProgress: MessageTypeDefinition<_llmgw_agent_v1_DownloadProgress, _llmgw_agent_v1_DownloadProgress__Output>
+        LoraAdapter: MessageTypeDefinition<_llmgw_agent_v1_LoraAdapter, _llmgw_agent_v1_LoraAdapter__Output>
         ShardSpec: MessageTypeDefinition<_llmgw_agent_v1_ShardSpec, _llmgw_agent_v1_ShardSpec__Output>
         ShardState: EnumTypeDefinition
         ShardStatus: MessageTypeDefinition<_llmgw_agent_v1_ShardStatus, _llmgw_agent_v1_ShardStatus__Output>

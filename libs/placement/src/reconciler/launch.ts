@@ -71,6 +71,8 @@ export async function launchReplica(st: ReconcilerState, m: Model, d: PlacementD
       kvReplayPort: s.rank === 0 ? kvReplayPort : 0,
       ...(apiKey ? { apiKey } : {}),
       ...(m.weights ? { weights: m.weights } : {}),
+      ...(m.adapters?.length ? { adapters: m.adapters } : {}),
+      ...(m.maxLoadedAdapters ? { maxLoras: m.maxLoadedAdapters } : {}),
     };
     return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false, drained: false };
   });

@@ -1,5 +1,5 @@
 import type { EndpointInfo } from '@llmgw/contracts';
-import type { EngineLaunch, EngineName, FleetNode, Profile, WeightsMirror } from '../types';
+import type { EngineLaunch, EngineName, FleetNode, LoraAdapterLaunch, Profile, WeightsMirror } from '../types';
 
 /** A shard's state as the agent reports it (docs/node-agent.md#shard-states). */
 export type ShardStateName = 'pending' | 'downloading' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
@@ -47,6 +47,9 @@ export interface ShardLaunchSpec extends EngineLaunch {
   readonly apiKey?: string;
   /** The model's weights mirror (the agent fetches it before launch); absent = modelPath as is. */
   readonly weights?: WeightsMirror;
+  /** The model's LoRA adapters and vLLM's --max-loras; absent = none. */
+  readonly adapters?: readonly LoraAdapterLaunch[];
+  readonly maxLoras?: number;
 }
 
 /** One shard as a node reports it (inventory's view of the fleet). */

@@ -1,6 +1,7 @@
 // Original file: llmgw/agent/v1/shard.proto
 
 import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from '../../../llmgw/agent/v1/WeightsSource';
+import type { LoraAdapter as _llmgw_agent_v1_LoraAdapter, LoraAdapter__Output as _llmgw_agent_v1_LoraAdapter__Output } from '../../../llmgw/agent/v1/LoraAdapter';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ShardSpec {
@@ -31,6 +32,8 @@ export interface ShardSpec {
   'kvReplayPort'?: (number);
   'apiKey'?: (string);
   'weights'?: (_llmgw_agent_v1_WeightsSource | null);
+  'adapters'?: (_llmgw_agent_v1_LoraAdapter)[];
+  'maxLoras'?: (number);
 }
 
 export interface ShardSpec__Output {
@@ -61,4 +64,6 @@ export interface ShardSpec__Output {
   'kvReplayPort': (number);
   'apiKey': (string);
   'weights': (_llmgw_agent_v1_WeightsSource__Output | null);
+  'adapters': (_llmgw_agent_v1_LoraAdapter__Output)[];
+  'maxLoras': (number);
 }

@@ -22,6 +22,7 @@ export * from './LogSource';
 export * from './LogStream';
 export * from './LogsReply';
 export * from './LogsRequest';
+export * from './LoraAdapter';
 export * from './LoraState';
 export * from './MigMode';
 export * from './NodeInfo';

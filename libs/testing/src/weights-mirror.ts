@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WeightsManifest } from './manifest';
 
 /**
  * A weights mirror for tests: serves `manifest.json` and the files beside it
@@ -9,9 +8,14 @@ import type { WeightsManifest } from './manifest';
  * file: cut the connection after N bytes (once), or serve other bytes than the
  * manifest's digest. It records every request (path and Range) it saw.
  */
+/** The manifest a mirror serves (docs/models.md, "Sources"). */
+export interface TestMirrorManifest {
+  files: Array<{ path: string; size: number; sha256: string }>;
+}
+
 export interface TestMirror {
   url: string;
-  manifest: WeightsManifest;
+  manifest: TestMirrorManifest;
   requests: Array<{ path: string; range?: string; auth?: string }>;
   /** Cut the next response for `file` after `afterBytes` bytes of body. */
   cutOnce(file: string, afterBytes: number): void;
@@ -38,7 +42,7 @@ export function testBytes(n: number, seed: number): Buffer {
 }
 
 export async function startTestMirror(files: Record<string, Buffer>, opts: { token?: string; prefix?: string } = {}): Promise<TestMirror> {
-  const manifest: WeightsManifest = { files: Object.entries(files).map(([path, b]) => ({ path, size: b.length, sha256: sha256(b) })) };
+  const manifest: TestMirrorManifest = { files: Object.entries(files).map(([path, b]) => ({ path, size: b.length, sha256: sha256(b) })) };
   const cuts = new Map<string, number>();
   const corrupted = new Set<string>();
   const prefix = opts.prefix ?? '/';
