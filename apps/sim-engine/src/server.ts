@@ -29,9 +29,9 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   const nextId = (prefix: string): string => `${prefix}-${(cfg.seed >>> 0).toString(16)}${(++idCounter).toString(16).padStart(8, '0')}`;
 
   // vLLM's --enable-lora alone gives one slot; --lora-modules are registered at start.
-  const lora = new LoraSlots(cfg.maxLoras || (cfg.loraModules.length ? 1 : 0), cfg.loraLoadMs);
+  const lora = new LoraSlots(cfg.maxLoras || (cfg.enableLora || cfg.loraModules.length ? 1 : 0), cfg.loraLoadMs);
   for (const m of cfg.loraModules) lora.register(m.name, m.path);
-  const llama = cfg.llamaLoras.length ? new LlamaLoras(cfg.llamaLoras, cfg.loraInitWithoutApply) : undefined;
+  const llama = cfg.lora.length ? new LlamaLoras(cfg.lora, cfg.loraInitWithoutApply) : undefined;
   /** The adapter a generating request names (its `model`). */
   const adapterOf = new WeakMap<ServerResponse, string>();
   const checkModel = (model: string, param = 'model', res?: ServerResponse): void => {

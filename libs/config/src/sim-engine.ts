@@ -39,10 +39,12 @@ export const simEngineConfigSchema = z
     maxLoras: z.number().int().min(0).max(256).default(0),
     /** Time to load an adapter into a slot, ms. */
     loraLoadMs: z.number().min(0).default(200),
-    /** vLLM's --lora-modules: adapters registered at start (name and path); with none of --max-loras, one slot. */
+    /** vLLM's --enable-lora: serve adapters; without maxLoras, one slot. */
+    enableLora: z.boolean().default(false),
+    /** vLLM's --lora-modules: adapters registered at start (name and path). */
     loraModules: z.array(z.object({ name: z.string().min(1).max(256), path: z.string().min(1).max(4096) }).strict()).default([]),
     /** llama.cpp's --lora: adapters loaded at start, ids in this order, applied per request (`lora` field). */
-    llamaLoras: z.array(z.string().min(1).max(4096)).default([]),
+    lora: z.array(z.string().min(1).max(4096)).default([]),
     /** llama.cpp's --lora-init-without-apply: adapters start at scale 0 (a request or POST /lora-adapters applies them). */
     loraInitWithoutApply: z.boolean().default(false),
     /** Tokens generated when the request sets no max_tokens (finish_reason "stop"). */
