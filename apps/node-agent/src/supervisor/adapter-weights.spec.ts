@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, commonProblems, type Engine, type NodeContext } from '../engines/engine';
-import { WeightsCache } from '../weights/cache';
 import { cacheKey } from '../weights/source';
-import { Supervisor } from './supervisor';
+import type { Supervisor } from './supervisor';
+import { weightsSupervisor } from './weights-test-kit';
 import { engineSpec, weightsInUse } from './weights-step';
 
 const NODE: NodeContext = { mgmtAddr: '127.0.0.1', bindHost: '127.0.0.1', gpuIndices: [0], fabrics: [] };
@@ -52,17 +52,9 @@ describe('supervisor: adapter weights through the model cache', () => {
     };
   }
   function supervisor() {
-    const cacheDir = join(dir, 'models');
-    const cache: WeightsCache = new WeightsCache({
-      dir: cacheDir, minFreeBytes: 0, bytesPerSecond: 0, parallelFiles: 2, freeBytes: async () => 1e12,
-      inUse: () => weightsInUse(sup.running().flatMap((s) => (s.spec ? [s.spec] : []))),
-    });
-    sup = new Supervisor({
-      workDir: dir, engines: new Map([['sim', new NeedsAdapters()]]), node: NODE, logRingLines: 50, weights: { cache, dir: cacheDir, progressEveryMs: 50 },
-      timings: { healthIntervalMs: 50, stopGraceMs: 1_000, drainTimeoutMs: 1_000, startupTimeoutMs: 10_000, maxRestarts: 0, restartBackoffMs: 10, restartBackoffMaxMs: 10 },
-      onStatus: (s) => events.push(s),
-    });
-    return { sup, cacheDir };
+    const made = weightsSupervisor({ dir, engine: new NeedsAdapters(), node: NODE, onStatus: (s) => events.push(s) });
+    sup = made.sup;
+    return made;
   }
 
   it('fetches a mirrored adapter before launch and gives the engine its cache directory; a local adapter path is kept as is', async () => {

@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, commonProblems, type Engine, type NodeContext } from '../engines/engine';
-import { WeightsCache } from '../weights/cache';
-import { Supervisor } from './supervisor';
-import { weightsInUse } from './weights-step';
+import type { Supervisor } from './supervisor';
+import { weightsSupervisor } from './weights-test-kit';
 
 const NODE: NodeContext = { mgmtAddr: '127.0.0.1', bindHost: '127.0.0.1', gpuIndices: [0, 1], fabrics: [] };
 
@@ -49,17 +48,9 @@ describe('supervisor: weights before launch', () => {
   });
 
   function supervisor(bytesPerSecond: number) {
-    const cacheDir = join(dir, 'models');
-    const cache: WeightsCache = new WeightsCache({
-      dir: cacheDir, minFreeBytes: 0, bytesPerSecond, parallelFiles: 2, freeBytes: async () => 1e12,
-      inUse: () => weightsInUse(sup.running().flatMap((s) => (s.spec ? [s.spec] : []))),
-    });
-    sup = new Supervisor({
-      workDir: dir, engines: new Map([['sim', new NeedsWeights()]]), node: NODE, logRingLines: 50, weights: { cache, dir: cacheDir, progressEveryMs: 50 },
-      timings: { healthIntervalMs: 50, stopGraceMs: 1_000, drainTimeoutMs: 1_000, startupTimeoutMs: 10_000, maxRestarts: 0, restartBackoffMs: 10, restartBackoffMaxMs: 10 },
-      onStatus: (s) => events.push(s),
-    });
-    return { sup, cache };
+    const made = weightsSupervisor({ dir, engine: new NeedsWeights(), node: NODE, bytesPerSecond, onStatus: (s) => events.push(s) });
+    sup = made.sup;
+    return made;
   }
   const src = (): agentV1.WeightsSource__Output => ({ baseUrl: mirror.url, manifest: 'manifest.json', credentialsFile: '', credentialsEnv: '' });
 
