@@ -68,8 +68,12 @@ describe('a model fetched from a mirror: ctl replicas shows the download, then t
       throw new Error(`${(e as Error).message}; saw ${JSON.stringify([...states])}\n${fleet.logs(40)}`);
     });
 
-    // While it runs, as an operator sees it: bytes done of the total, a rate, an ETA.
+    // While it runs, as an operator sees it: bytes done of the total, a rate, an ETA. The mirror
+    // slows to ~136 KiB/s (2 files at once) while the two ctl runs last, so a loaded machine's slow
+    // ctl start cannot outlast the download; then the agent's cap alone paces it again.
+    mirror.chunkDelayMs = 60;
     const [json, table] = [await ctl('--json'), await ctl()];
+    mirror.chunkDelayMs = 0;
     const shard = (JSON.parse(json) as CtlReplica[]).find((r) => r.model === 'tiny')!.shards[0];
     expect({ state: shard.state, before: [...states] }).toEqual({ state: 'SHARD_STATE_DOWNLOADING', before: [...states] });
     const m = /^downloading weights: ([\d.]+) (B|KiB|MiB)\/([\d.]+ MiB) ([\d.]+) (B|KiB|MiB)\/s( ETA [0-9hms]+)?$/.exec(shard.message);
