@@ -57,6 +57,7 @@ function summary() {
   const bin = (name) => path.join(root, 'node_modules/.bin', name);
   await step('proto: generated types are fresh', 'node', ['tools/scripts/proto-gen.cjs', '--check']);
   await step('house: no non-test file over 450 lines', 'node', ['tools/scripts/check-file-size.cjs']);
+  await step('house: specs wait for events, not sleeps', 'node', ['tools/scripts/check-spec-sleeps.cjs']);
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck', nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--skip-nx-cache']);

@@ -1,4 +1,4 @@
-import { FleetView, InventoryClient } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient } from '@llmgw/inventory-rpc';
 import { SimAgent, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -37,7 +37,7 @@ describe('inventory processes', () => {
     await agent.start();
     const c2 = new InventoryClient({ address: addr(two.urls.grpc) });
     clients.push(c2);
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const w = c2.watchFleet({ onEvent: (e) => view.apply(e) });
     try {
       await waitUntil(() => view.nodes.get('gpu-k-01')?.instanceId === 'one', 'node on instance one, seen through two', { timeoutMs: 30_000, everyMs: 25 });

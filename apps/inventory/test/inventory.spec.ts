@@ -1,6 +1,6 @@
 import { initCa, issueCert, readCertFiles, fromGrpcError } from '@llmgw/grpc';
 import { withActor } from '@llmgw/grpc';
-import { FleetView, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
 import { SimAgent, waitUntil } from '@llmgw/testing';
 import { Redis } from 'ioredis';
@@ -147,7 +147,7 @@ describe('inventory over mTLS (one in-process instance)', () => {
   it('marks an agent whose heartbeats stop Unreachable, then Lost, and Ready again when they resume', async () => {
     const a = await agent('gpu-sleepy');
     await a.start();
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const states: string[] = [];
     const watch = client.watchFleet({ onEvent: (e) => {
       view.apply(e);
@@ -263,7 +263,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const [one, two] = running;
     const c2 = new InventoryClient({ address: two.address });
     clients.push(c2);
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const got: FleetEvent[] = [];
     let w = c2.watchFleet({ onEvent: (e) => (got.push(e), view.apply(e)) });
     await waitUntil(() => got.length > 0, 'snapshot', { timeoutMs: 20_000, everyMs: 20 });

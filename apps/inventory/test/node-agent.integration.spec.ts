@@ -8,7 +8,7 @@
  * node X is refused.
  */
 import { initCa, issueCert } from '@llmgw/grpc';
-import { FleetView, InventoryClient } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient } from '@llmgw/inventory-rpc';
 import { freePort, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,9 +97,9 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
 
   it('registers, runs a sim-engine shard, goes Unreachable → Lost on SIGSTOP and Ready on SIGCONT, survives an inventory restart, refuses a spoofed CN', async () => {
     const a = startAgent('a', 'node-a', 'node-a');
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const states: string[] = [];
-    const onEvent = (e: Parameters<FleetView['apply']>[0]) => {
+    const onEvent = (e: Parameters<WatchedFleet['apply']>[0]) => {
       view.apply(e);
       const n = view.nodes.get('node-a');
       if (n && states[states.length - 1] !== n.connectivity) states.push(n.connectivity);
@@ -134,7 +134,7 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
       watch.close();
       await inv!.stop('SIGKILL');
       await startInventory();
-      const fresh = new FleetView();
+      const fresh = new WatchedFleet();
       watch = client!.watchFleet({ onEvent: (e) => fresh.apply(e) });
       await waitUntil(() => fresh.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a re-registered with the new inventory', { timeoutMs: 120_000, everyMs: 50, seen: () => a.out.join('').slice(-2000) });
       const back = fresh.nodes.get('node-a')!.shards.find((s) => s.shardId === 'sim1-r0');

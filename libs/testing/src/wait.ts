@@ -23,6 +23,8 @@ export type Met<T> = Exclude<T, false | 0 | '' | null | undefined>;
  * what it waited for); rejects with "timed out after N ms waiting for <what>"
  * otherwise (`what` may be a function, to describe the state at that moment).
  */
+export function waitUntil(cond: () => boolean | Promise<boolean>, what: string | (() => string), opts?: WaitOptions): Promise<void>;
+export function waitUntil<T>(cond: () => T | Promise<T>, what: string | (() => string), opts?: WaitOptions): Promise<Met<T>>;
 export async function waitUntil<T>(cond: () => T | Promise<T>, what: string | (() => string), opts: WaitOptions = {}): Promise<Met<T>> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const everyMs = opts.everyMs ?? 5;
