@@ -4,7 +4,7 @@ import { duration, listenAddress, logLevel } from './load';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /**
- * The accounting service's configuration (`llmgw accounting`, plan §7.9).
+ * The accounting service's configuration (`llmgw accounting`, docs/accounting.md).
  * Parsed once at boot, strict, frozen.
  */
 

@@ -10,7 +10,7 @@ export type NodeAdminResponse = controlV1.NodeAdminResponse;
 export type LogsReply = agentV1.LogsReply;
 
 /**
- * A node's combined state (plan §6.1): connectivity first (Lost, then
+ * A node's combined state (docs/inventory.md#node-states): connectivity first (Lost, then
  * Unreachable), then operator intent (Draining, Cordoned), else Ready; with
  * the reason and time of the part that decided it.
  */

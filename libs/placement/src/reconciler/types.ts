@@ -1,7 +1,7 @@
 import type { EndpointInfo, ShardStateName } from '@llmgw/contracts';
 import type { EngineLaunch, EngineKind, FleetNode, Profile } from '../types';
 
-/** A shard's state as the agent reports it, and which states are terminal (libs/contracts shard-states.ts). */
+/** A shard's state as the agent reports it (docs/node-agent.md#shard-states), and which states are terminal: libs/contracts shard-states.ts. */
 export { TERMINAL_SHARD_STATES, type ShardStateName } from '@llmgw/contracts';
 
 /**
