@@ -5,6 +5,7 @@
 //   node tools/scripts/check-file-size.cjs
 const fs = require('node:fs');
 const path = require('node:path');
+const { tsFiles, relTo } = require('./ts-files.cjs');
 
 const MAX_LINES = 450;
 const ROOTS = ['apps', 'libs', 'tools'];
@@ -19,21 +20,11 @@ const isTest = (rel) =>
   rel.endsWith('.spec.ts') || rel.endsWith('.fixture.ts') || /(^|\/)(test|lint-fixtures|__fixtures__)\//.test(rel);
 const isGenerated = (rel) => /(^|\/)generated\//.test(rel);
 
-function walk(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
-
 function check(root) {
   const over = [];
   const stale = new Set(Object.keys(ALLOWED));
-  for (const abs of ROOTS.flatMap((r) => (fs.existsSync(path.join(root, r)) ? walk(path.join(root, r), []) : []))) {
-    const rel = path.relative(root, abs).split(path.sep).join('/');
+  for (const abs of tsFiles(root, ROOTS)) {
+    const rel = relTo(root, abs);
     if (isTest(rel) || isGenerated(rel)) continue;
     const text = fs.readFileSync(abs, 'utf8');
     const lines = text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);

@@ -10,22 +10,13 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { tsFiles, relTo } = require('./ts-files.cjs');
 
 const ROOTS = ['apps', 'libs'];
 /** Cycles allowed for now, as the sorted files of their component joined by ' <-> ', each with its reason. */
 const ALLOWED = {};
 
 const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*${},\s]+?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
-
-function walk(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Comments out, strings kept (the import specifiers are strings). */
 const stripComments = (s) => s.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`\\])\/\/[^\n]*/g, '$1');
@@ -40,7 +31,7 @@ function resolve(from, spec) {
 }
 
 function graph(root, roots) {
-  const files = roots.flatMap((r) => (fs.existsSync(path.join(root, r)) ? walk(path.join(root, r), []) : []));
+  const files = tsFiles(root, roots);
   const edges = new Map();
   for (const f of files) {
     const text = stripComments(fs.readFileSync(f, 'utf8'));
@@ -132,7 +123,7 @@ function cycleIn(comp, edges) {
 
 function check(root, roots = ROOTS, allowed = ALLOWED) {
   const edges = graph(root, roots);
-  const rel = (f) => path.relative(root, f).split(path.sep).join('/');
+  const rel = (f) => relTo(root, f);
   const found = components(edges).map((comp) => ({ key: comp.map(rel).sort().join(' <-> '), cycle: cycleIn(comp, edges).map(rel) }));
   return { cycles: found.filter((c) => !allowed[c.key]), allowedSeen: found.filter((c) => allowed[c.key]).map((c) => c.key), files: edges.size };
 }

@@ -12,6 +12,7 @@
 //   node tools/scripts/check-spec-sleeps.cjs
 const fs = require('node:fs');
 const path = require('node:path');
+const { tsFiles, relTo } = require('./ts-files.cjs');
 
 const ROOTS = ['apps', 'libs'];
 /** Any of these on a line of test code is a timer (jest.setTimeout is not). */
@@ -78,21 +79,11 @@ const PENDING = {
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);
 
-function walk(dir, out) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (e.name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
 /** Timer lines of test code not explained by ALLOWED, per file. */
 function scan(root, roots = ROOTS, allowed = ALLOWED) {
   const found = new Map();
-  for (const abs of roots.flatMap((r) => (fs.existsSync(path.join(root, r)) ? walk(path.join(root, r), []) : []))) {
-    const rel = path.relative(root, abs).split(path.sep).join('/');
+  for (const abs of tsFiles(root, roots)) {
+    const rel = relTo(root, abs);
     if (!isTest(rel)) continue;
     fs.readFileSync(abs, 'utf8')
       .split('\n')
