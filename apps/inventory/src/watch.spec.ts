@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FleetView, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
+import { WatchedFleet, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -70,7 +70,7 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
 }
 
 interface Consumer {
-  view: FleetView;
+  view: WatchedFleet;
   got: FleetEvent[];
   unsub?: () => void;
 }
@@ -97,7 +97,7 @@ function watch(inv: Inventory, c: Consumer, resume: boolean): void {
  */
 async function check(store: FleetStore, ops: Op[], expectNoSnapshotAfterFirst: boolean): Promise<void> {
   const inv = inventory(store);
-  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new FleetView(), got: [] }));
+  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new WatchedFleet(), got: [] }));
   for (const c of consumers) watch(inv, c, false);
   for (const op of ops) {
     if (op.k === 'drop') {
@@ -195,7 +195,7 @@ describe('WatchFleet: snapshot, then every change exactly once and in order, acr
       const a = await redisStore(1000);
       const n1 = node('n1');
       await a.update('n1', () => ({ node: n1, events: [{ nodeChanged: n1 }] }));
-      const c: Consumer = { view: new FleetView(), got: [] };
+      const c: Consumer = { view: new WatchedFleet(), got: [] };
       watch(inventory(a), c, false);
       const redis = new Redis('redis://127.0.0.1:6379');
       const reader = new Redis('redis://127.0.0.1:6379');

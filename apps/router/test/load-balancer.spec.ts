@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, freePort, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 
 // deploy/loadbalancer/haproxy.cfg in front of three router processes that share one admission
 // service, over two sim-engines: SIGKILL one router and only requests in flight on it fail;
@@ -70,14 +70,6 @@ function summary(outcomes: Outcome[]): string {
   return [...n].map(([k, v]) => `${k}: ${v}`).join(', ');
 }
 
-async function waitFor(what: string | (() => string), cond: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 (haveHaproxy ? describe : describe.skip)('routers behind haproxy (deploy/loadbalancer)', () => {
   let engines: SpawnedRole[] = [];
   let admission: SpawnedRole;
@@ -110,12 +102,12 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
     lb.stderr!.on('data', (b: Buffer) => lbLog.push(b.toString()));
     // Every router in rotation: answers through the balancer from all three.
     const seen = new Set<string>();
-    await waitFor(() => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`, async () => {
+    await waitUntil(async () => {
       const r = await fetch(`${lbUrl}/v1/models`).catch(() => undefined);
       const who = r?.headers.get('x-llmgw-router');
       if (r?.status === 200 && who) seen.add(who);
       return seen.size === 3;
-    });
+    }, () => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`, { timeoutMs: 30_000, everyMs: 100 });
   });
 
   afterAll(async () => {
@@ -134,7 +126,7 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
 
   it('SIGKILL: only the requests in flight on the killed router fail', async () => {
     const l = load(lbUrl, 12);
-    await waitFor(() => `steady load (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.ok).length >= 30, 90_000);
+    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const victim = routers[1];
     const exited = new Promise((r) => victim.proc.once('exit', r));
     const killedAt = performance.now();
@@ -144,7 +136,7 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
     await exited;
     const diedAt = performance.now();
     const afterKill = () => l.outcomes.filter((o) => o.startedAt > diedAt);
-    await waitFor(() => `load after the kill (${summary(l.outcomes)})`, () => afterKill().filter((o) => o.ok).length >= 30, 90_000);
+    await waitUntil(() => afterKill().filter((o) => o.ok).length >= 30, () => `load after the kill (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const all = await l.stop();
     const failed = all.filter((o) => !o.ok);
     // Everything that failed was already running when the router died…
@@ -159,15 +151,15 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
   it('SIGTERM: the router turns not-ready, the balancer stops sending, no request fails', async () => {
     const r = routers[0];
     const l = load(lbUrl, 12);
-    await waitFor(() => `steady load (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.ok).length >= 30, 90_000);
+    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     // Not stop(): that turns into SIGKILL after 5 s, and draining takes drain_delay plus the running requests.
     const exited = new Promise<number | null>((res) => r.proc.once('exit', (code) => res(code)));
     r.proc.kill('SIGTERM');
     // Not ready at once, while still serving.
-    await waitFor('router1 not ready', async () => (await fetch(`${r.urls.admin}/readyz`).then((x) => x.status).catch(() => 0)) === 503, 5_000);
+    await waitUntil(async () => (await fetch(`${r.urls.admin}/readyz`).then((x) => x.status).catch(() => 0)) === 503, 'router1 not ready', { timeoutMs: 5_000, everyMs: 100 });
     const code = await exited;
     const drainedAt = performance.now();
-    await waitFor(() => `load after the drain (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30, 90_000);
+    await waitUntil(() => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30, () => `load after the drain (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const all = await l.stop();
     expect(code).toBe(0);
     expect(all.filter((o) => !o.ok)).toEqual([]);

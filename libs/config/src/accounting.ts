@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, listenAddress, logLevel } from './load';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /**
  * The accounting service's configuration (`llmgw accounting`, docs/accounting.md).
@@ -27,7 +28,7 @@ export const accountingConfigSchema = z
     /** Redis for counters, the usage stream and key-cache invalidation; absent = in-process stores. */
     redis_url: z.string().optional(),
     /** Prefix of every Redis key, shared with the routers. */
-    key_prefix: z.string().default('llmgw:'),
+    key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
     /** TLS material (PEM file paths); mTLS with role checks when client_ca is set (docs/security.md). */
     tls: serverTlsSchema.optional(),
     /** Plaintext on a non-loopback listen address is refused unless this is true. */

@@ -1,7 +1,8 @@
-import { ENGINE_NAMES, engineContract, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
+import { engineContract, validateProfileShape, type Model, type Profile } from '@llmgw/placement';
 import { z } from 'zod';
 import { adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
+import { ENGINE_KINDS } from '@llmgw/contracts';
 
 /**
  * The model catalog (docs/placement.md#the-catalog): the source of truth for what
@@ -17,7 +18,7 @@ const profileSchema = z
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -'),
     /** The GPU class every shard needs ("h100-80g"), as agents derive it (docs/node-agent.md#discovery). */
     gpu_class: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'must be a GPU class such as h100-80g'),
-    engine: z.enum(ENGINE_NAMES as [EngineName, ...EngineName[]]),
+    engine: z.enum(ENGINE_KINDS),
     tp: z.number().int().min(1).max(512).default(1),
     pp: z.number().int().min(1).max(64).default(1),
     /** Default: tp × pp / nodes. */

@@ -6,8 +6,8 @@
  */
 
 /** Engine kinds a profile can name. `sim` is llmgw's simulated engine. */
-export type EngineName = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_NAMES: readonly EngineName[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+import type { EngineKind } from '@llmgw/contracts';
+export { ENGINE_KINDS, type EngineKind } from '@llmgw/contracts';
 
 /** A node's connectivity as inventory reports it. Operator intent is separate (`FleetNode.cordoned`). */
 export type NodeCondition = 'ready' | 'unreachable' | 'lost';
@@ -62,7 +62,7 @@ export interface FleetNode {
   /** GPU index sets fully connected by NVLink; empty when none or unknown. */
   readonly nvlinkGroups: readonly (readonly number[])[];
   /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
-  readonly engines: readonly EngineName[] | 'any';
+  readonly engines: readonly EngineKind[] | 'any';
 }
 
 /** GPUs already held on each node (by running or starting shards), by node id. */
@@ -117,7 +117,7 @@ export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
   readonly gpuClass: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly gpusPerNode: number;
   /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
   readonly nodes: number;
