@@ -23,7 +23,6 @@ import { findRepoRoot } from '@llmgw/testing';
 const root = findRepoRoot();
 const composeDir = join(root, 'deploy/compose');
 const composeFile = join(composeDir, 'compose.yaml');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { argvFor } = require(join(root, 'deploy/containers/entrypoint.cjs')) as { argvFor: (args: string[], env?: NodeJS.ProcessEnv, exists?: (p: string) => boolean) => string[] };
 
 interface Service {
