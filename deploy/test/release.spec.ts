@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { findRepoRoot, freePortRange, waitUntil } from '@llmgw/testing';
 
 // `npm run release` (tools/scripts/release.cjs) makes a tarball that runs on its own: unpacked into an
@@ -94,5 +94,48 @@ describe('npm run release', () => {
     const exited = new Promise<number | null>((r) => up!.once('exit', (code) => r(code)));
     process.kill(-up.pid!, 'SIGINT');
     expect(await exited).toBe(0);
+  });
+
+  it("lays out the container image from the tarball (every COPY of deploy/containers/Containerfile), whose entry point and health check work", async () => {
+    // No container engine runs on the development machines: the image's filesystem is built here
+    // by doing what the Containerfile's COPY lines do, from the unpacked tarball (its build context).
+    const text = readFileSync(join(root, 'deploy/containers/Containerfile'), 'utf8').replace(/\\\n/g, ' ');
+    const workdir = /^WORKDIR (\S+)$/m.exec(text)![1];
+    const image = join(work, 'image');
+    const copies = [...text.matchAll(/^COPY (?:--\S+ )*(.+)$/gm)].map((m) => m[1].trim().split(/\s+/));
+    expect(copies.length).toBeGreaterThanOrEqual(5);
+    for (const args of copies) {
+      const dest = join(image, workdir, args.at(-1)!);
+      for (const src of args.slice(0, -1)) {
+        expect([src, existsSync(join(top, src))]).toEqual([src, true]);
+        const to = args.at(-1)!.endsWith('/') ? join(dest, src.endsWith('/') ? '' : src.split('/').at(-1)!) : dest;
+        mkdirSync(dirname(to), { recursive: true });
+        // Hard links: the same files, without copying 200 MiB on a busy machine.
+        expect(spawnSync('cp', ['-rl', join(top, src), to]).status).toBe(0);
+      }
+    }
+    const app = join(image, workdir);
+    const entry = join(app, 'deploy/containers/entrypoint.cjs');
+    const version = spawnSync(process.execPath, [entry, '--version'], { cwd: app, encoding: 'utf8' });
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
+    // The image's own launcher runs a role from the copied bundles (the config dir is empty here).
+    const proc = spawn(process.execPath, [entry, 'sim-engine', '--port', '0', '--model', 'demo'], { cwd: app, env: { ...process.env, LLMGW_CONFIG_DIR: join(work, 'no-config') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise((r) => proc.once('exit', r));
+    let url = '';
+    try {
+      await waitUntil(() => !!(url = /"msg":"listening"/.test(out) ? (/"url":"(http:[^"]+)"/.exec(out)?.[1] ?? '') : '') || proc.exitCode !== null, 'the sim-engine from the image layout', { timeoutMs: 150_000, everyMs: 50 });
+      expect({ url: !!url, out: url ? '' : out }).toEqual({ url: true, out: '' });
+      const health = (u: string) => spawnSync(process.execPath, [join(app, 'deploy/containers/healthcheck.cjs')], { env: { ...process.env, LLMGW_HEALTH_URL: u }, encoding: 'utf8' }).status;
+      expect(health(`${url}/health`)).toBe(0);
+      expect(health(`${url}/no-such-page`)).toBe(1);
+      proc.kill('SIGTERM');
+      await exited;
+      expect(health(`${url}/health`)).toBe(1);
+    } finally {
+      proc.kill('SIGKILL');
+    }
   });
 });
