@@ -1,10 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
-import { findRepoRoot, waitUntil } from '@llmgw/testing';
+import { chatLoad, findRepoRoot, loadSummary as summary, waitUntil } from '@llmgw/testing';
 import { exportedNames, missingMetrics, panelQueries, ruleQueries, sqlWithMacros } from './metric-names';
 
 // The scaled topology as processes (tools/scripts/topology.cjs, the same one deploy/compose runs in
@@ -36,65 +34,6 @@ interface Topology {
   prometheus?: string;
   processes: Proc[];
 }
-interface Outcome {
-  id: string;
-  startedAt: number;
-  endedAt: number;
-  status: number | string;
-  ok: boolean;
-  router?: string;
-}
-
-function chat(t: Topology, id: string): Promise<{ status: number; body: string; router?: string }> {
-  const body = JSON.stringify({ model: t.model, messages: [{ role: 'user', content: `hello ${id}` }], max_tokens: 16 });
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${t.lb}/v1/chat/completions`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${t.key}`, 'x-request-id': id },
-    }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** `workers` clients sending back to back until stop(). */
-function load(t: Topology, workers: number) {
-  const outcomes: Outcome[] = [];
-  let running = true;
-  const loops = Array.from({ length: workers }, async () => {
-    while (running) {
-      const id = `topo-${randomUUID()}`;
-      const startedAt = performance.now();
-      try {
-        const r = await chat(t, id);
-        outcomes.push({ id, startedAt, endedAt: performance.now(), status: r.status, ok: r.status === 200 && r.body.includes('chat.completion'), router: r.router });
-      } catch (e) {
-        outcomes.push({ id, startedAt, endedAt: performance.now(), status: (e as Error).message, ok: false });
-      }
-    }
-  });
-  return {
-    outcomes,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return outcomes;
-    },
-  };
-}
-
-const summary = (os: Outcome[]) => {
-  const n = new Map<string, number>();
-  for (const o of os) n.set(`${o.status}@${o.router ?? '-'}`, (n.get(`${o.status}@${o.router ?? '-'}`) ?? 0) + 1);
-  return [...n].map(([k, v]) => `${k}: ${v}`).join(', ');
-};
-
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -157,7 +96,7 @@ async function kill(p: Proc): Promise<void> {
   });
 
   it('dashboards and alert rules query only metrics the services export; SQL panels run on the accounting database', async () => {
-    const warm = load(t, 4);
+    const warm = chatLoad(t.lb, 4, { model: t.model, key: t.key, maxTokens: 16 });
     await waitUntil(() => warm.outcomes.filter((o) => o.ok).length >= 20, 'warm-up traffic', { timeoutMs: 120_000, everyMs: 50 });
     await warm.stop();
     const texts: string[] = [];
@@ -198,7 +137,7 @@ async function kill(p: Proc): Promise<void> {
   });
 
   it('SIGKILL of a router and of an accounting instance under load: no request started after a kill fails, every served request has its usage row', async () => {
-    const l = load(t, 8);
+    const l = chatLoad(t.lb, 8, { model: t.model, key: t.key, maxTokens: 16 });
     await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, `steady load (${summary(l.outcomes)})`, { timeoutMs: 120_000, everyMs: 50 });
     await kill(byName('router-2'));
     const routerDied = performance.now();
