@@ -156,7 +156,8 @@ function release(o) {
 
 function gitTime() {
   try {
-    return '@' + execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const t = execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return /^\d+$/.test(t) ? `@${t}` : undefined;
   } catch {
     return undefined;
   }
