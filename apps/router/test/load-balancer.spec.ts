@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRepoRoot, freePort, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
+import { chatLoad, findRepoRoot, freePort, loadSummary as summary, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 
 // deploy/loadbalancer/haproxy.cfg in front of three router processes that share one admission
 // service, over two sim-engines: SIGKILL one router and only requests in flight on it fail;
@@ -14,61 +13,6 @@ jest.setTimeout(400_000);
 
 const CFG = join(findRepoRoot(), 'deploy/loadbalancer/haproxy.cfg');
 const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
-
-interface Outcome {
-  startedAt: number;
-  endedAt: number;
-  ok: boolean;
-  status: number | string;
-  router?: string;
-}
-
-/** One chat request on its own connection (no keep-alive reuse race on the client side). */
-function once(url: string): Promise<{ status: number; body: string; router?: string }> {
-  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20 });
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** `workers` clients sending requests back to back through the balancer until stop() is called. */
-function load(url: string, workers: number) {
-  const outcomes: Outcome[] = [];
-  let running = true;
-  const loops = Array.from({ length: workers }, async () => {
-    while (running) {
-      const startedAt = performance.now();
-      try {
-        const r = await once(url);
-        outcomes.push({ startedAt, endedAt: performance.now(), ok: r.status === 200 && r.body.includes('chat.completion'), status: r.status, router: r.router });
-      } catch (e) {
-        outcomes.push({ startedAt, endedAt: performance.now(), ok: false, status: (e as Error).message });
-      }
-    }
-  });
-  return {
-    outcomes,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return outcomes;
-    },
-  };
-}
-
-/** Counts by status and router, for failure messages. */
-function summary(outcomes: Outcome[]): string {
-  const n = new Map<string, number>();
-  for (const o of outcomes) n.set(`${o.status}@${o.router ?? '-'}`, (n.get(`${o.status}@${o.router ?? '-'}`) ?? 0) + 1);
-  return [...n].map(([k, v]) => `${k}: ${v}`).join(', ');
-}
 
 (haveHaproxy ? describe : describe.skip)('routers behind haproxy (deploy/loadbalancer)', () => {
   let engines: SpawnedRole[] = [];
@@ -125,7 +69,7 @@ function summary(outcomes: Outcome[]): string {
   });
 
   it('SIGKILL: only the requests in flight on the killed router fail', async () => {
-    const l = load(lbUrl, 12);
+    const l = chatLoad(lbUrl, 12, { model: 'm' });
     await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const victim = routers[1];
     const exited = new Promise((r) => victim.proc.once('exit', r));
@@ -150,7 +94,7 @@ function summary(outcomes: Outcome[]): string {
 
   it('SIGTERM: the router turns not-ready, the balancer stops sending, no request fails', async () => {
     const r = routers[0];
-    const l = load(lbUrl, 12);
+    const l = chatLoad(lbUrl, 12, { model: 'm' });
     await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     // Not stop(): that turns into SIGKILL after 5 s, and draining takes drain_delay plus the running requests.
     const exited = new Promise<number | null>((res) => r.proc.once('exit', (code) => res(code)));
