@@ -20,11 +20,12 @@
 
   function drawChart(el) {
     var s = JSON.parse(el.getAttribute('data-series'));
-    if (!s.t.length) { el.textContent = 'No requests in this window yet.'; el.className += ' muted'; return; }
+    if (!s.any) { el.textContent = 'No requests in this window yet.'; el.className += ' muted'; return; }
     if (typeof uPlot === 'undefined') return;
     var opts = {
       width: Math.max(300, el.clientWidth), height: 220,
-      series: [{}, { label: el.getAttribute('data-label') || 'requests', stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2 }],
+      scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
+      series: [{}, { label: el.getAttribute('data-label') || 'requests', stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2, points: { show: false } }],
       axes: [{}, {}],
       legend: { show: true },
     };

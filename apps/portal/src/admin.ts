@@ -3,6 +3,7 @@ import { LlmgwError } from '@llmgw/errors';
 import { withActor } from '@llmgw/grpc';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from './app';
+import { hourlySeries } from './series';
 import { allowed, type Person, type StaffRole } from './session';
 
 type Form = Record<string, string | undefined>;
@@ -77,7 +78,8 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
       c.accounting.account<accountingV1.ListAccountsResponse__Output>('ListAccounts', {}),
       c.accounting.call<accountingV1.ListProjectsResponse__Output>('ListProjects', {}),
     ]);
-    return c.page(req, reply, 'admin-people', { accounts: accounts.accounts, projects: projects.projects, canAct: allowed(p, 'operator'), isAdmin: p.role === 'admin' });
+    const projectNames = Object.fromEntries(projects.projects.map((x) => [x.id, x.name]));
+    return c.page(req, reply, 'admin-people', { accounts: accounts.accounts, projects: projects.projects, projectNames, canAct: allowed(p, 'operator'), isAdmin: p.role === 'admin' });
   });
 
   app.post('/admin/people', async (req, reply) => {
@@ -112,8 +114,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     const group = ['model', 'project', 'key'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const w = windowOf(req.query);
     const [rows, hours] = await Promise.all([usageRows(group, w.from), usageRows('hour', w.from)]);
-    const series = { t: hours.map((r) => Number(r.group) / 1000), requests: hours.map((r) => Number(r.requests)), tokens: hours.map((r) => Number(r.promptTokens) + Number(r.completionTokens)) };
-    return c.page(req, reply, 'admin-usage', { rows, group, days: w.days, series: JSON.stringify(series) });
+    return c.page(req, reply, 'admin-usage', { rows, group, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
   });
 
   app.get('/admin/usage.csv', async (req, reply) => {

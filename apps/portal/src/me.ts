@@ -3,6 +3,7 @@ import { isLlmgwError } from '@llmgw/errors';
 import type { FastifyInstance } from 'fastify';
 import { requirePerson, type Ctx } from './app';
 import { CHAT_KEY_PREFIX } from './chat';
+import { hourlySeries } from './series';
 
 type Form = Record<string, string | undefined>;
 const str = (v: unknown, max = 300) => (typeof v === 'string' ? v.slice(0, max) : '');
@@ -21,6 +22,7 @@ export function registerMe(app: FastifyInstance, c: Ctx): void {
     const mine = new Set(keys.map((k) => k.id));
     const project = person.projectId;
     const scope = { scopeType: 'project', scope: project };
+    const projectName = project ? (await c.accounting.call<accountingV1.Project__Output>('GetProject', { ref: project })).name : '';
     const [limit, byKey, byHour] = project
       ? await Promise.all([
           c.accounting.call<accountingV1.Limit__Output>('GetLimit', scope),
@@ -31,8 +33,7 @@ export function registerMe(app: FastifyInstance, c: Ctx): void {
     const usage = byKey.rows.filter((r) => mine.has(r.group));
     const spent = usage.reduce((s, r) => s + Number(r.costMicros), 0);
     const requests = usage.reduce((s, r) => s + Number(r.requests), 0);
-    const series = { t: byHour.rows.map((r) => Number(r.group) / 1000), requests: byHour.rows.map((r) => Number(r.requests)), tokens: byHour.rows.map((r) => Number(r.promptTokens) + Number(r.completionTokens)) };
-    return { keys: keys.map((k) => ({ ...k, chat: k.name.startsWith(CHAT_KEY_PREFIX) })), limit, spent, requests, usage, series: JSON.stringify(series) };
+    return { keys: keys.map((k) => ({ ...k, chat: k.name.startsWith(CHAT_KEY_PREFIX) })), limit, spent, requests, usage, series: hourlySeries(byHour.rows, now() - 24 * 3_600_000, now()), projectName };
   };
 
   app.get('/me', async (req, reply) => {
