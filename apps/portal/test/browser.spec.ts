@@ -94,6 +94,19 @@ describe('the portal in a browser', () => {
     await signIn('ann@example.com', 'ann-password-1');
     await page.waitForURL(`${portal}/me`);
 
+    // A key handed over by a link: shown once in the browser, the link refused the second time.
+    const keyLink = JSON.parse(ctl('user', 'key-link', 'ann@example.com', '--name', 'ann-laptop', '--portal', portal, '--json')).link as string;
+    await page.goto(keyLink);
+    await shot('claim');
+    await page.click('#claim-peek button');
+    expect(await page.textContent('main')).toContain('ann-laptop');
+    await page.click('form[action="/claim"] button');
+    expect(await page.textContent('#key-secret')).toMatch(/^sk-llmgw-[0-9A-Za-z]{30,}$/);
+    await page.goto('about:blank');
+    await page.goto(keyLink);
+    await page.click('#claim-peek button');
+    expect(await page.textContent('main')).toContain('used already or has expired');
+
     const link = JSON.parse(ctl('user', 'invite', 'cy@example.com', '--name', 'Cy', '--role', 'viewer', '--project', 'demo', '--portal', portal, '--json')).link as string;
     // A key link, made by an operator for Ann: claimed once in the browser, refused the second time.
     const ctx2 = await browser.newContext();
@@ -127,6 +140,7 @@ describe('the portal in a browser', () => {
     await shot('me');
     const html = await page.content();
     expect(html).not.toMatch(/sk-llmgw-[0-9A-Za-z]{20,}/);
+    expect(await page.textContent('main')).toContain('ann-laptop');
     expect(csp.every((h) => h.includes("script-src 'self'") && !h.includes('unsafe-inline'))).toBe(true);
     await signOut();
   });

@@ -42,4 +42,16 @@ export function registerUser(program: Command, ctx: CtlContext): void {
     const link = `${o.portal.replace(/\/$/, '')}/claim#${r.token}`;
     ctx.out(cmd, { link, expires_at_ms: r.expiresAtMs, account_id: r.accountId }, () => `${link}\nworks once, until ${time(Number(r.expiresAtMs))}`);
   });
+  withJson(
+    user
+      .command('key-link <email>')
+      .description("a one-time link that hands a person a new key in their project (the key's secret is sealed with the link's token, which is never stored)")
+      .requiredOption('--name <name>', "the key's name")
+      .option('--project <project>', "the key's project (default the person's)", '')
+      .option('--portal <url>', 'the portal URL the link starts with', 'http://127.0.0.1:8090'),
+  ).action(async (email: string, o: { name: string; project: string; portal: string }, cmd: Command) => {
+    const r = await ctx.accounting(cmd).account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'key', account: email, keyName: o.name, project: o.project });
+    const link = `${o.portal.replace(/\/$/, '')}/claim#${r.token}`;
+    ctx.out(cmd, { link, expires_at_ms: r.expiresAtMs, key_id: r.keyId }, () => `${link}\nworks once, until ${time(Number(r.expiresAtMs))}`);
+  });
 }
