@@ -4,6 +4,7 @@ import { withActor } from '@llmgw/grpc';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from './app';
 import { hourlySeries } from './series';
+import { Snapshot } from './snapshot';
 import { allowed, type Person, type StaffRole } from './session';
 
 type Form = Record<string, string | undefined>;
@@ -18,6 +19,9 @@ function must(req: FastifyRequest, reply: FastifyReply, need: StaffRole): Person
   if (!allowed(req.person, need)) throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `this needs the ${need} role (or admin); you are ${req.person.role}`);
   return req.person;
 }
+
+/** Nodes per fleet page. */
+const FLEET_PAGE = 100;
 
 const STATE = (s: string) => s.replace(/^[A-Z]+_STATE_/, '').toLowerCase();
 const NODE_ACTIONS: Record<string, { method: string; verb: string }> = {
@@ -43,13 +47,23 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     return c.control;
   };
   const as = (p: Person) => ({ metadata: withActor(p.email), actor: p.email });
+  // The fleet list is shared by page views for a second (two seconds stale at most): one ListNodes of a
+  // thousand nodes costs more than a page may take. An action here drops it, so its effect shows at once.
+  const fleet = new Snapshot(async () => (c.control ? (await control().listNodes()).nodes : []), { freshMs: 1000, staleMs: 2000 }, c.now);
 
   app.get('/admin', async (req, reply) => {
     const p = must(req, reply, 'viewer');
     if (!p) return reply;
-    const nodes = c.control ? (await control().listNodes()).nodes.map(nodeView) : [];
-    const counts = nodes.reduce<Record<string, number>>((m, n) => ({ ...m, [n.state]: (m[n.state] ?? 0) + 1 }), {});
-    return c.page(req, reply, 'admin-fleet', { nodes: nodes.slice(0, 500), total: nodes.length, counts, canAct: allowed(p, 'operator') });
+    const all = await fleet.get();
+    const counts: Record<string, number> = {};
+    for (const n of all) counts[STATE(n.state)] = (counts[STATE(n.state)] ?? 0) + 1;
+    // A page of nodes at a time (the counts cover the whole fleet); ?state= narrows to one state.
+    const want = str((req.query as Form).state, 30);
+    const shown = want ? all.filter((n) => STATE(n.state) === want) : all;
+    const pages = Math.max(1, Math.ceil(shown.length / FLEET_PAGE));
+    const page = Math.min(pages, Math.max(1, Number((req.query as Form).page) || 1));
+    const nodes = shown.slice((page - 1) * FLEET_PAGE, page * FLEET_PAGE).map(nodeView);
+    return c.page(req, reply, 'admin-fleet', { nodes, total: all.length, matching: shown.length, counts, page, pages, state: want, canAct: allowed(p, 'operator') });
   });
 
   app.post('/admin/nodes', async (req, reply) => {
@@ -62,6 +76,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     const reason = str(f.reason, 200) || `from the portal by ${p.email}`;
     const req2 = a.method === 'UncordonNode' ? { nodeId } : a.method === 'DrainNode' ? { nodeId, reason, replicaDrainTimeoutMs: 0 } : { nodeId, reason };
     await control().unary<controlV1.NodeAdminResponse__Output>(a.method as never, req2, { metadata: as(p).metadata });
+    fleet.invalidate();
     return reply.redirect('/admin', 303);
   });
 
@@ -103,9 +118,20 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     return c.page(req, reply, 'message', { heading: 'One-time link', message: `Works once, until ${new Date(Number(l.expiresAtMs)).toISOString()}. Send it privately.`, secret: `${base.replace(/\/$/, '')}/claim#${l.token}`, link: { href: '/admin/people', text: 'Back to people' } });
   });
 
-  const usageRows = async (groupBy: string, fromMs: number) => (await c.accounting.call<accountingV1.QueryUsageResponse__Output>('QueryUsage', { fromMs, groupBy })).rows;
+  // Usage over days of a large ledger is summed once per window and grouping and shared for 30 s (5 min
+  // stale at most, refreshed behind the page): the page trails the ledger by at most that.
+  const usage = new Map<string, Snapshot<accountingV1.UsageRow__Output[]>>();
+  const usageRows = (groupBy: string, days: number) => {
+    const k = `${groupBy}:${days}`;
+    let snap = usage.get(k);
+    if (!snap) {
+      const load = async () => (await c.accounting.call<accountingV1.QueryUsageResponse__Output>('QueryUsage', { fromMs: (c.now ?? Date.now)() - days * 86_400_000, groupBy })).rows;
+      usage.set(k, (snap = new Snapshot(load, { freshMs: 30_000, staleMs: 300_000 }, c.now)));
+    }
+    return snap.get();
+  };
   const windowOf = (q: unknown) => {
-    const days = Math.min(90, Math.max(1, Number((q as { days?: string }).days) || 7));
+    const days = Math.min(90, Math.max(1, Math.round(Number((q as { days?: string }).days)) || 7));
     return { days, from: (c.now ?? Date.now)() - days * 86_400_000 };
   };
 
@@ -113,14 +139,14 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     if (!must(req, reply, 'viewer')) return reply;
     const group = ['model', 'project', 'key'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const w = windowOf(req.query);
-    const [rows, hours] = await Promise.all([usageRows(group, w.from), usageRows('hour', w.from)]);
+    const [rows, hours] = await Promise.all([usageRows(group, w.days), usageRows('hour', w.days)]);
     return c.page(req, reply, 'admin-usage', { rows, group, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
   });
 
   app.get('/admin/usage.csv', async (req, reply) => {
     if (!must(req, reply, 'billing')) return reply;
     const group = ['model', 'project', 'key', 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
-    const rows = await usageRows(group, windowOf(req.query).from);
+    const rows = await usageRows(group, windowOf(req.query).days);
     const q = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
     const lines = [`${group},requests,refused,failed,prompt_tokens,completion_tokens,cached_tokens,cost_micros`, ...rows.map((r) => [q(r.group), r.requests, r.refused, r.failed, r.promptTokens, r.completionTokens, r.cachedTokens, r.costMicros].join(','))];
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="usage-by-${group}.csv"`).send(lines.join('\n') + '\n');
