@@ -6,6 +6,12 @@ import { withJson } from './shared';
 
 type Account = accountingV1.Account__Output;
 
+/** Prints a one-time link (`/claim#<token>`: the token rides in the fragment, never sent to a server). */
+function printLink(ctx: CtlContext, cmd: Command, portal: string, r: accountingV1.ClaimLinkCreated__Output, extra: object): void {
+  const link = `${portal.replace(/\/$/, '')}/claim#${r.token}`;
+  ctx.out(cmd, { link, expires_at_ms: r.expiresAtMs, ...extra }, () => `${link}\nworks once, until ${time(Number(r.expiresAtMs))}`);
+}
+
 const rows = (as: Account[]) => as.map((a) => [a.email, a.name, a.status, a.role, a.projectId || '-', time(Number(a.createdAtMs))]);
 
 /** `ctl user list|approve|suspend|reinstate|promote|reset-password|invite` (docs/portal.md). */
@@ -39,8 +45,7 @@ export function registerUser(program: Command, ctx: CtlContext): void {
       .option('--portal <url>', 'the portal URL the link starts with', 'http://127.0.0.1:8090'),
   ).action(async (email: string, o: { name: string; role: string; project: string; portal: string }, cmd: Command) => {
     const r = await ctx.accounting(cmd).account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email, name: o.name || email, role: o.role, project: o.project });
-    const link = `${o.portal.replace(/\/$/, '')}/claim#${r.token}`;
-    ctx.out(cmd, { link, expires_at_ms: r.expiresAtMs, account_id: r.accountId }, () => `${link}\nworks once, until ${time(Number(r.expiresAtMs))}`);
+    printLink(ctx, cmd, o.portal, r, { account_id: r.accountId });
   });
   withJson(
     user
@@ -51,7 +56,6 @@ export function registerUser(program: Command, ctx: CtlContext): void {
       .option('--portal <url>', 'the portal URL the link starts with', 'http://127.0.0.1:8090'),
   ).action(async (email: string, o: { name: string; project: string; portal: string }, cmd: Command) => {
     const r = await ctx.accounting(cmd).account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'key', account: email, keyName: o.name, project: o.project });
-    const link = `${o.portal.replace(/\/$/, '')}/claim#${r.token}`;
-    ctx.out(cmd, { link, expires_at_ms: r.expiresAtMs, key_id: r.keyId }, () => `${link}\nworks once, until ${time(Number(r.expiresAtMs))}`);
+    printLink(ctx, cmd, o.portal, r, { key_id: r.keyId });
   });
 }
