@@ -5,20 +5,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from './app';
 import { hourlySeries } from './series';
 import { Snapshot } from './snapshot';
-import { allowed, type Person, type StaffRole } from './session';
+import { mustRole } from './roles';
+import { allowed, type Person } from './session';
 
 type Form = Record<string, string | undefined>;
 const str = (v: unknown, max = 300) => (typeof v === 'string' ? v.slice(0, max) : '');
-
-/** The person, if their role allows `need`; otherwise 403 (enforced here, whatever the page shows). */
-function must(req: FastifyRequest, reply: FastifyReply, need: StaffRole): Person | undefined {
-  if (!req.person) {
-    void reply.redirect('/signin', 303);
-    return undefined;
-  }
-  if (!allowed(req.person, need)) throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `this needs the ${need} role (or admin); you are ${req.person.role}`);
-  return req.person;
-}
 
 /** Nodes per fleet page. */
 const FLEET_PAGE = 100;
@@ -52,7 +43,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   const fleet = new Snapshot(async () => (c.control ? (await control().listNodes()).nodes : []), { freshMs: 1000, staleMs: 2000 }, c.now);
 
   app.get('/admin', async (req, reply) => {
-    const p = must(req, reply, 'viewer');
+    const p = mustRole(req, reply, 'viewer');
     if (!p) return reply;
     const all = await fleet.get();
     const counts: Record<string, number> = {};
@@ -67,7 +58,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   });
 
   app.post('/admin/nodes', async (req, reply) => {
-    const p = must(req, reply, 'operator');
+    const p = mustRole(req, reply, 'operator');
     if (!p) return reply;
     const f = req.body as Form;
     const a = NODE_ACTIONS[str(f.action)];
@@ -81,13 +72,13 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   });
 
   app.get('/admin/models', async (req, reply) => {
-    if (!must(req, reply, 'viewer')) return reply;
+    if (!mustRole(req, reply, 'viewer')) return reply;
     const [models, replicas] = await Promise.all([control().unary<controlV1.ListModelsResponse__Output>('ListModels', {}), control().unary<controlV1.ListReplicasResponse__Output>('ListReplicas', {})]);
     return c.page(req, reply, 'admin-models', { models: models.models, replicas: replicas.replicas.map((r) => ({ ...r, stateName: STATE(String(r.state)) })) });
   });
 
   app.get('/admin/people', async (req, reply) => {
-    const p = must(req, reply, 'viewer');
+    const p = mustRole(req, reply, 'viewer');
     if (!p) return reply;
     const [accounts, projects] = await Promise.all([
       c.accounting.account<accountingV1.ListAccountsResponse__Output>('ListAccounts', {}),
@@ -100,7 +91,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   app.post('/admin/people', async (req, reply) => {
     const f = req.body as Form;
     const action = str(f.action);
-    const p = must(req, reply, action === 'role' ? 'admin' : 'operator');
+    const p = mustRole(req, reply, action === 'role' ? 'admin' : 'operator');
     if (!p) return reply;
     const r = await c.accounting.account<accountingV1.UpdateAccountResponse__Output>('UpdateAccount', { ref: str(f.account), action, role: str(f.role), project: str(f.project) }, { actor: p.email });
     if (r.password) return c.page(req, reply, 'message', { heading: `New password for ${r.account?.email}`, message: 'Shown once; hand it over privately. Their sessions have been signed out.', secret: r.password, link: { href: '/admin/people', text: 'Back to people' } });
@@ -108,7 +99,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   });
 
   app.post('/admin/links', async (req, reply) => {
-    const p = must(req, reply, 'operator');
+    const p = mustRole(req, reply, 'operator');
     if (!p) return reply;
     const f = req.body as Form;
     const l = await c.accounting.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', {
@@ -136,7 +127,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   };
 
   app.get('/admin/usage', async (req, reply) => {
-    if (!must(req, reply, 'viewer')) return reply;
+    if (!mustRole(req, reply, 'viewer')) return reply;
     const group = ['model', 'project', 'key'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const w = windowOf(req.query);
     const [rows, hours] = await Promise.all([usageRows(group, w.days), usageRows('hour', w.days)]);
@@ -144,7 +135,7 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   });
 
   app.get('/admin/usage.csv', async (req, reply) => {
-    if (!must(req, reply, 'billing')) return reply;
+    if (!mustRole(req, reply, 'billing')) return reply;
     const group = ['model', 'project', 'key', 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const rows = await usageRows(group, windowOf(req.query).days);
     const q = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
@@ -153,13 +144,13 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   });
 
   app.get('/admin/audit', async (req, reply) => {
-    if (!must(req, reply, 'viewer')) return reply;
+    if (!mustRole(req, reply, 'viewer')) return reply;
     const events = (await c.accounting.call<accountingV1.ListAuditResponse__Output>('ListAudit', { limit: 200 })).events;
     return c.page(req, reply, 'admin-audit', { events: events.map((e) => ({ ...e, at: new Date(Number(e.atMs)).toISOString().replace('T', ' ').slice(0, 19) })) });
   });
 
   app.get('/admin/settings', async (req, reply) => {
-    const p = must(req, reply, 'viewer');
+    const p = mustRole(req, reply, 'viewer');
     if (!p) return reply;
     const cfg = c.cfg;
     const settings = [

@@ -14,6 +14,7 @@ import { registerChat } from './chat';
 import type { PortalConfig } from './config';
 import { registerMe } from './me';
 import { registerPublic } from './public';
+import { registerTraffic } from './traffic';
 import { makeRenderer, portalDir } from './render';
 import { loadPerson, sessionCookie, type Person, type SessionCookie } from './session';
 
@@ -114,6 +115,7 @@ export async function buildApp(d: PortalDeps): Promise<FastifyInstance> {
   registerMe(app, ctx);
   registerChat(app, ctx);
   registerAdmin(app, ctx);
+  registerTraffic(app, ctx);
   return app;
 }
 

@@ -33,6 +33,8 @@ export const portalConfigSchema = z
     control: grpcTarget.optional(),
     /** A router's base URL `/chat` sends through (the ordinary /v1/chat/completions path). */
     router_url: z.string().url(),
+    /** The services' /metrics URLs the traffic page reads (routers, admission); empty = no traffic figures. */
+    metrics_urls: z.array(z.string().url()).max(50).default([]),
     /** What the public landing page says this gateway is. */
     title: z.string().min(1).max(100).default('llmgw'),
     /** How long the key `/chat` uses for a person lives (minted for them, stored hashed like every key). */

@@ -161,7 +161,7 @@ describe('the portal in a browser', () => {
     expect(audit).toMatch(/admin@llmgw\.local[^\n]*node\.drain|node\.drain/);
     expect(await page.locator('#audit tr', { hasText: 'node.drain' }).first().textContent()).toContain('admin@llmgw.local');
     await shot('admin-audit');
-    for (const [path, name] of [['/admin/models', 'admin-models'], ['/admin/usage', 'admin-usage'], ['/admin/settings', 'admin-settings']] as const) {
+    for (const [path, name] of [['/admin/traffic', 'admin-traffic'], ['/admin/models', 'admin-models'], ['/admin/usage', 'admin-usage'], ['/admin/settings', 'admin-settings']] as const) {
       await page.goto(`${portal}${path}`);
       await shot(name);
     }

@@ -78,6 +78,8 @@ export interface UpContext {
   firstAdmin?: { email: string; password?: string };
   /** The portal's URL. */
   portalUrl?: string;
+  /** /metrics of the routers and admission, for the portal's traffic page. */
+  metricsUrls: string[];
   /** Where `llmgw ctl` finds this stack's addresses (`<data-dir>/ctl.yaml`). */
   ctlConfig?: string;
   /** With --fleet: `<data-dir>/engine.key`, from which the scheduler and the routers derive each replica's engine secret. */
@@ -276,6 +278,7 @@ const admission: Part = {
       } as never,
     });
     add({ summary: [`  admission    ${adm.url} (gRPC)`], close: () => adm.close() });
+    ctx.metricsUrls.push(`${adm.adminUrl}/metrics`);
     ctx.admissionUrl = adm.url;
   },
 };
@@ -301,6 +304,7 @@ const routers: Part = {
       });
       add({ summary: [`  router ${i + 1}     ${r.url}/v1  (OpenAI-compatible)   admin ${r.adminUrl}/metrics`], close: () => r.close() });
       ctx.routerUrls.push(r.url);
+      ctx.metricsUrls.push(`${r.adminUrl}/metrics`);
     }
   },
 };
@@ -318,7 +322,7 @@ const portal: Part = {
     const port = o.portalPort ?? (o.port === 0 ? 0 : 8090);
     const p = await startPortal({
       config: {
-        listen: `${o.host}:${port}`, admin_listen: `${o.host}:0`, log_level: o.logLevel as never, router_url: ctx.routerUrls[0]!,
+        listen: `${o.host}:${port}`, admin_listen: `${o.host}:0`, log_level: o.logLevel as never, router_url: ctx.routerUrls[0]!, metrics_urls: ctx.metricsUrls,
         accounting: { address: hostPort(ctx.accountingUrl), tls: ctx.tls?.client('portal') },
         ...(ctx.controlUrl ? { control: { address: hostPort(ctx.controlUrl), tls: ctx.tls?.client('portal') } } : {}),
       },
@@ -343,7 +347,7 @@ export interface RunningStack {
 }
 
 export async function startStack(o: UpOptions, log: Logger, parts: readonly Part[] = PARTS): Promise<RunningStack> {
-  const ctx: UpContext = { o, log, endpoints: [], routerUrls: [], demoKeyExisted: false };
+  const ctx: UpContext = { o, log, endpoints: [], routerUrls: [], metricsUrls: [], demoKeyExisted: false };
   const groups: StartedPart[][] = [];
   const close = async () => {
     for (const s of groups.splice(0).reverse().flatMap((g) => g.reverse())) {
