@@ -38,9 +38,9 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     return c.control;
   };
   const as = (p: Person) => ({ metadata: withActor(p.email), actor: p.email });
-  // The fleet list is shared by page views for a second (two seconds stale at most): one ListNodes of a
+  // The fleet list is shared by page views for 5 s (30 s stale at most, refreshed behind): one ListNodes of a
   // thousand nodes costs more than a page may take. An action here drops it, so its effect shows at once.
-  const fleet = new Snapshot(async () => (c.control ? (await control().listNodes()).nodes : []), { freshMs: 1000, staleMs: 2000 }, c.now);
+  const fleet = new Snapshot(async () => (c.control ? (await control().listNodes()).nodes : []), { freshMs: 5000, staleMs: 30_000 }, c.now);
 
   app.get('/admin', async (req, reply) => {
     const p = mustRole(req, reply, 'viewer');
