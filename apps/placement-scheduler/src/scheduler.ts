@@ -33,7 +33,7 @@ export interface SchedulerOptions {
   /** Optional shared state (Redis, or in process): catalog view for routers, demand, operator targets. */
   catalogView?: CatalogViewWriter;
   targets?: TargetStore;
-  /** Reconcile at least this often, ms (plan §6.3: 5 s). */
+  /** Reconcile at least this often, ms (default 5 s; docs/placement.md, "The reconciler"). */
   intervalMs?: number;
   /** Quiet time after a fleet event before the pass it triggers, ms. */
   debounceMs?: number;

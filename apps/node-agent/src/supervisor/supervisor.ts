@@ -15,7 +15,7 @@ export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './sha
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Runs engine processes for shards (plan §5.4). Each engine leads its own
+ * Runs engine processes for shards (docs/node-agent.md#shard-states). Each engine leads its own
  * process group and writes to files in the state directory (never to pipes
  * the agent holds), so an agent restart leaves engines untouched; the new
  * agent re-adopts them from their records (pid, pgid and start time checked

@@ -32,7 +32,7 @@ export class ReconcilerState {
     return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
   }
 
-  /** Replicas wanted now (plan §6.3, upstream notes on on-demand loading). */
+  /** Replicas wanted now (docs/placement.md#scaling). */
   desired(m: Model, now = this.o.now()): number {
     const s = this.scalingOf(m);
     const mode = scalingMode(s);
