@@ -1,7 +1,7 @@
 import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { withActor } from '@llmgw/grpc';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Ctx } from './app';
 import { hourlySeries } from './series';
 import { Snapshot } from './snapshot';
