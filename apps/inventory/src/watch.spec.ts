@@ -41,7 +41,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 async function apply(store: FleetStore, op: Op): Promise<void> {
   switch (op.k) {
     case 'reg': {
-      const shards = Array.from({ length: op.shards }, (_, i) => ({ shardId: `${op.n}-s${i}`, replicaId: `r${i}`, state: 'SHARD_STATE_READY' as const, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: true, pgid: 0, restarts: 0, drained: false }));
+      const shards = Array.from({ length: op.shards }, (_, i) => ({ shardId: `${op.n}-s${i}`, replicaId: `r${i}`, state: 'SHARD_STATE_READY' as const, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: true, pgid: 0, restarts: 0, drained: false, download: null }));
       const n = node(op.n, shards);
       await store.update(op.n, () => ({ node: n, events: [{ nodeChanged: n }] }));
       return;
@@ -49,7 +49,7 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
     case 'shard':
       await store.update(op.n, (c) => {
         if (!c) return null;
-        const status = { shardId: `${op.n}-s${op.s}`, replicaId: `r${op.s}`, state: op.st, stateSinceMs: 1, message: '', exitCode: 0, exited: false, pid: 1, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false };
+        const status = { shardId: `${op.n}-s${op.s}`, replicaId: `r${op.s}`, state: op.st, stateSinceMs: 1, message: '', exitCode: 0, exited: false, pid: 1, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false, download: null };
         const shards = mergeShardStatus(c.shards, status);
         return { node: { ...c, shards }, events: [{ shardChanged: { nodeId: op.n, status: shards.find((x) => x.shardId === status.shardId)! } }] };
       });

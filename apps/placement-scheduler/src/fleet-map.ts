@@ -27,6 +27,7 @@ export interface InventoryNodeLike {
 
 const SHARD_STATES: Record<string, ShardStateName> = {
   SHARD_STATE_PENDING: 'pending',
+  SHARD_STATE_DOWNLOADING: 'downloading',
   SHARD_STATE_STARTING: 'starting',
   SHARD_STATE_LOADING: 'loading',
   SHARD_STATE_READY: 'ready',
@@ -64,6 +65,7 @@ export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): S
     ...(s.schedulingPolicy === 'priority' || s.schedulingPolicy === 'fcfs' ? { schedulingPolicy: s.schedulingPolicy } : {}),
     ...(s.kvEventsPort ? { kvEventsPort: s.kvEventsPort } : {}),
     ...(s.kvReplayPort ? { kvReplayPort: s.kvReplayPort } : {}),
+    ...(s.weights?.baseUrl ? { weights: { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, ...(s.weights.credentialsFile ? { credentialsFile: s.weights.credentialsFile } : {}), ...(s.weights.credentialsEnv ? { credentialsEnv: s.weights.credentialsEnv } : {}) } } : {}),
     // api_key is never read back from a report: agents do not echo it, and the reconciler derives it again.
   };
 }
@@ -86,6 +88,7 @@ export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
     kvEventsPort: s.kvEventsPort ?? 0,
     kvReplayPort: s.kvReplayPort ?? 0,
     apiKey: s.apiKey ?? '',
+    weights: s.weights ? { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, credentialsFile: s.weights.credentialsFile ?? '', credentialsEnv: s.weights.credentialsEnv ?? '' } : null,
   };
 }
 

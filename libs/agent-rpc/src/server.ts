@@ -211,7 +211,7 @@ function asCode(c: string): any {
   return ERROR_CODE.test(c) ? c : 'LLMGW_ERR_INTERNAL';
 }
 
-const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', 'SHARD_STATE_PENDING', 'SHARD_STATE_STARTING', 'SHARD_STATE_LOADING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', 'SHARD_STATE_PENDING', 'SHARD_STATE_DOWNLOADING', 'SHARD_STATE_STARTING', 'SHARD_STATE_LOADING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
 /** The first shard status whose state is not a ShardState this build knows, as an issue naming the field. */
 function unknownState(where: string, list: readonly agentV1.ShardStatus__Output[]): string | undefined {

@@ -141,6 +141,16 @@ export interface Model {
   readonly fallbacks: readonly string[];
   /** The router's routing profile for this model; undefined = the router's default. */
   readonly routingProfile?: string;
+  /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
+  readonly weights?: WeightsMirror;
+}
+
+/** An HTTP(S) mirror of a model's files; credentials only by where the agent reads them. */
+export interface WeightsMirror {
+  readonly baseUrl: string;
+  readonly manifest: string;
+  readonly credentialsFile?: string;
+  readonly credentialsEnv?: string;
 }
 
 /** Why a candidate node or pool was not used: the first hard constraint that failed (docs/placement.md, "Placement"). */

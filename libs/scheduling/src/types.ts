@@ -47,6 +47,8 @@ export interface SchedRequest {
   /** bytes/4 prompt estimate. */
   estimatedPromptTokens: number;
   maxTokens?: number;
+  /** The LoRA adapter the request names (`model: "base:adapter"` or the adapter's own name); drives the `lora` scorer. */
+  adapter?: string;
   /** Replica pinned with `x-llmgw-replica` (falls through when unusable). */
   pinnedReplica?: string;
   /**

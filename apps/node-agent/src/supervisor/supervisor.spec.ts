@@ -18,7 +18,7 @@ function spec(over: Partial<agentV1.ShardSpec__Output>): agentV1.ShardSpec__Outp
   return {
     shardId: 's1', replicaId: 'rep', model: 'sim-a', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0, gpuIndices: [],
     hcas: [], fabric: '', httpPort: 0, modelPath: '', args: ['--decode-tps', '0', '--log-level', 'info'], env: {}, tensorParallel: 0, pipelineParallel: 0,
-    startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', ...over,
+    startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights: null, ...over,
   };
 }
 

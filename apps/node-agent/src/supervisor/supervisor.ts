@@ -8,6 +8,8 @@ import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
 import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
 import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
 import { scrapeShard } from './engine-stats';
+import { engineSpec, fetchWeights } from './weights-step';
+import { formatProgress } from '../weights/progress';
 
 export { listsModel, withoutSecret } from './shard';
 export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './shard';
@@ -81,7 +83,7 @@ export class Supervisor {
     const busy = spec.gpuIndices.filter((g) => live.some((s) => s.spec.gpuIndices.includes(g)));
     if (busy.length) return reject('LLMGW_ERR_FAILED_PRECONDITION', `GPUs ${busy.join(', ')} are in use by ${live.filter((s) => s.spec.gpuIndices.some((g) => busy.includes(g))).map((s) => s.spec.shardId).join(', ')}`);
     if (spec.rank === 0 && live.some((s) => s.spec.rank === 0 && s.spec.httpPort === spec.httpPort)) return reject('LLMGW_ERR_FAILED_PRECONDITION', `port ${spec.httpPort} is in use by another shard`);
-    const cmd = engine.build(spec, this.opts.node);
+    const cmd = engine.build(engineSpec(spec, this.opts.weights?.dir), this.opts.node);
     const shard = new Shard(spec, engine, cmd, new LogRing(this.opts.logRingLines), this.now());
     this.shards.set(spec.shardId, shard);
     this.store.removeLogs(spec.shardId);
@@ -135,7 +137,7 @@ export class Supervisor {
         continue;
       }
       const cmd: EngineCommand = engine
-        ? engine.build(rec.spec, this.opts.node)
+        ? engine.build(engineSpec(rec.spec, this.opts.weights?.dir), this.opts.node)
         : { argv: rec.argv, env: {}, cleanup: rec.cleanup, servedModelName: rec.spec.servedModelName || rec.spec.model };
       const shard = new Shard(rec.spec, engine as Engine, cmd, new LogRing(this.opts.logRingLines), rec.stateSinceMs);
       shard.restarts = rec.restarts;
@@ -212,7 +214,7 @@ export class Supervisor {
       exitCode: s.exitCode, exited: s.exited, pid: s.exited ? 0 : s.pid, endpoint: s.state === 'SHARD_STATE_PENDING' ? '' : (s.cmd.endpoint ?? ''),
       // The engine secret stays on this node: reports carry the spec without it.
       spec: withSpec ? withoutSecret(s.spec) : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
-      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained,
+      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained, download: s.state === 'SHARD_STATE_DOWNLOADING' ? s.download : null,
     };
   }
 
@@ -257,6 +259,15 @@ export class Supervisor {
         if (!s.stopping && !TERMINAL.has(s.state)) this.transition(s, 'SHARD_STATE_FAILED', `engine-check: ${err}`);
         return;
       }
+    }
+    const w = this.opts.weights;
+    if (w && s.spec.weights?.baseUrl && !s.stopping && !TERMINAL.has(s.state)) {
+      const why = await fetchWeights(s.spec, w.cache, {
+        downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
+        progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },
+        wanted: () => !s.stopping && !TERMINAL.has(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
+      });
+      if (why && !s.stopping && !TERMINAL.has(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);
     }
     if (s.stopping || TERMINAL.has(s.state) || this.closed) return;
     this.launch(s);

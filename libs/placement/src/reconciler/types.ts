@@ -1,8 +1,8 @@
 import type { EndpointInfo } from '@llmgw/contracts';
-import type { EngineLaunch, EngineName, FleetNode, Profile } from '../types';
+import type { EngineLaunch, EngineName, FleetNode, Profile, WeightsMirror } from '../types';
 
 /** A shard's state as the agent reports it (docs/node-agent.md#shard-states). */
-export type ShardStateName = 'pending' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
+export type ShardStateName = 'pending' | 'downloading' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
 
 export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stopped', 'failed']);
 
@@ -45,6 +45,8 @@ export interface ShardLaunchSpec extends EngineLaunch {
    * specs the reconciler sends; reports never carry it back.
    */
   readonly apiKey?: string;
+  /** The model's weights mirror (the agent fetches it before launch); absent = modelPath as is. */
+  readonly weights?: WeightsMirror;
 }
 
 /** One shard as a node reports it (inventory's view of the fleet). */
