@@ -1,8 +1,13 @@
-import { isLlmgwError, LlmgwError } from '@llmgw/errors';
+import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type SchedRequest } from '@llmgw/scheduling';
 import { attempt, type AttemptResult } from '../proxy';
-import { API, type RequestContext, type RouterState } from './context';
+import { API, type RequestContext, type RouterState, type StageConfig } from './context';
+
+/** What the attempt stage reads of the router state and configuration. */
+export type AttemptState = Omit<RouterState, 'cfg' | 'profiles' | 'bandNames' | 'catalog' | 'onDemand' | 'admission'> & {
+  cfg: Pick<StageConfig, 'inject_usage' | 'prefix' | 'admission' | 'retries' | 'timeouts' | 'cooldown_seconds'>;
+};
 
 /**
  * Stage 6, attempt: pick an endpoint (filter → score → pick, inside the
@@ -10,13 +15,14 @@ import { API, type RequestContext, type RouterState } from './context';
  * answer back. A failure before the first byte reaches the client
  * (connection refused, 503, 429) is retried on another endpoint, up to
  * `retries`; when no endpoint of the model is left, the request moves down
- * its fallback chain (plan §7.7). Serving a model other than the one the
- * quota was reserved for re-checks what the key may pay for first
- * (`tenancy.rebind`), so a paid fallback is charged to its budgets and is
- * refused when they are spent.
+ * its fallback chain: the serving plan moves on (serving/plan.ts), rebinding
+ * the reservation — a fallback the key may not use or pay for is skipped —
+ * and moving the admission lease to the new model's pools. A pick outside
+ * the lease's pool moves the lease to the pick's pool.
  */
-export async function attemptUpstream(s: RouterState, c: RequestContext): Promise<void> {
+export async function attemptUpstream(s: AttemptState, c: RequestContext): Promise<void> {
   const { cfg, metrics, health, log } = s;
+  const plan = c.plan!;
   const api = API[c.kind];
   const profile = c.profile!;
   const body = c.body;
@@ -29,13 +35,13 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
   const pinAllowed = !s.tenancy.enabled || (c.principal !== undefined && s.tenancy.allowReplicaPin?.(c.principal) === true);
   const sched: SchedRequest = {
     requestId: c.reqId,
-    model: c.servedModel!,
+    model: plan.served!,
     profile: profile.name,
     sessionKey: cfg.prefix.session_affinity.enabled ? (c.header(cfg.prefix.session_affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
     pinnedReplica: pinAllowed ? c.header('x-llmgw-replica') : undefined,
-    prompt: s.prefix.promptFor(c.kind, body, c.servedModel!, profile),
+    prompt: s.prefix.promptFor(c.kind, body, plan.served!, profile),
   };
   const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': c.reqId };
   // Without a tracing SDK nothing is injected per attempt: the client's own trace context goes on as it came.
@@ -49,39 +55,27 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
   let bodyFor = '';
   let upstreamBody: Buffer = Buffer.alloc(0);
   let lastError: LlmgwError | undefined;
-  const restrictPool = cfg.admission.mode !== 'off' ? c.lease?.pool : undefined;
+  const admitted = cfg.admission.mode !== 'off';
   let result: AttemptResult | undefined;
   let attemptStarted = c.started;
 
-  // Moves down the chain to the next model with an endpoint not yet tried; false at its end.
-  const nextModel = (): boolean => {
-    const next = c.chain.findIndex((m, i) => i > c.chainIdx && s.views(m).some((v) => !v.draining && v.available && !tried.has(v.id)));
-    if (next < 0) return false;
-    c.chainIdx = next;
-    c.servedModel = c.chain[next];
-    return true;
+  // An availability fallback: the plan moves down the chain (false at its end).
+  const nextModel = async (): Promise<boolean> => {
+    const step = await plan.advance(tried);
+    if (step.refused) lastError = step.refused;
+    return step.moved;
   };
 
   while (c.attempts <= cfg.retries) {
-    const model = c.servedModel!;
-    if (c.reservation && c.reservation.model !== model && s.tenancy.rebind) {
-      try {
-        c.reservation = await s.tenancy.rebind(c.reservation, model);
-      } catch (e) {
-        if (!isLlmgwError(e)) throw e;
-        // The key may not pay for this fallback: it is skipped like one without endpoints.
-        lastError = e;
-        if (!nextModel()) break;
-        continue;
-      }
-    }
+    const model = plan.served!;
+    const restrictPool = admitted ? plan.lease?.pool : undefined;
     const candidates = s.views(model);
     let pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, pool: restrictPool, poolSaturated: s.poolSaturated });
     if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, poolSaturated: s.poolSaturated });
     s.prefix.observe(model, profile, pick);
     if (pick.kind === 'no_endpoint') {
       metrics.scheduleFailures.inc({ model, reason: pick.reason });
-      if (!nextModel()) break;
+      if (!(await nextModel())) break;
       continue;
     }
     metrics.considered.observe({ model }, pick.considered);
@@ -92,6 +86,8 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     metrics.cacheDecision.inc({ model, decision });
 
     const ep = pick.endpoint;
+    // Outside the granted pool (it had no endpoint left): the lease follows the request there.
+    if (admitted) await plan.follow(ep.pool);
     c.endpoint = ep.id;
     c.pool = ep.pool;
     tried.add(ep.id);
@@ -164,11 +160,11 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.status = result.status;
     if (result.cut) {
       c.streamCut = result.cut.reason;
-      metrics.streamCuts.inc({ model: c.servedModel!, pool: c.pool ?? 'none', reason: result.cut.reason });
+      metrics.streamCuts.inc({ model: plan.served!, pool: c.pool ?? 'none', reason: result.cut.reason });
       c.logger(log).warn({ model: c.servedModel, endpoint: c.endpoint, reason: result.cut.reason, err: result.cut.error.message }, 'stream cut');
     }
   }
-  if (c.servedModel !== c.model) metrics.fallbacks.inc({ model: c.model!, served_model: c.servedModel! });
+  if (plan.served !== plan.model) metrics.fallbacks.inc({ model: plan.model, served_model: plan.served! });
 }
 
 /**

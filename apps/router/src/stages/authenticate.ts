@@ -6,6 +6,6 @@ import type { RequestContext, RouterState } from './context';
  * (401 missing/invalid key, 503 accounting unreachable for an unknown key)
  * are thrown by the tenancy implementation (tenancy/enabled.ts).
  */
-export async function authenticate(s: RouterState, c: RequestContext): Promise<void> {
+export async function authenticate(s: Pick<RouterState, 'tenancy'>, c: RequestContext): Promise<void> {
   c.principal = await s.tenancy.authenticate(c.raw.headers.authorization);
 }
