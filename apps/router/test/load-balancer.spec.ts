@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, freePort, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 
 // deploy/loadbalancer/haproxy.cfg in front of three router processes that share one admission
 // service, over two sim-engines: SIGKILL one router and only requests in flight on it fail;
@@ -70,12 +70,11 @@ function summary(outcomes: Outcome[]): string {
   return [...n].map(([k, v]) => `${k}: ${v}`).join(', ');
 }
 
+/** waitUntil (polling every 100 ms) whose timeout message says what was seen by then. */
 async function waitFor(what: string | (() => string), cond: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(cond, 'the condition', { timeoutMs, everyMs: 100 }).catch(() => {
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+  });
 }
 
 (haveHaproxy ? describe : describe.skip)('routers behind haproxy (deploy/loadbalancer)', () => {
