@@ -10,7 +10,7 @@ import { API, enabledKinds } from './api';
 import { ModelCatalog } from './catalog';
 import type { EndpointHealth } from './endpoint-health';
 import { clientErrorHandler, installClientHttp } from './http';
-import { createRouterMetrics, type RouterMetrics } from './metrics';
+import { createRouterMetrics } from './metrics';
 import type { OnDemand } from './on-demand';
 import { createPrefixRouting } from './prefix';
 import { stageConfig, type PinAwareTenancy, type RouterState } from './stages';
@@ -91,16 +91,16 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     targetWaitingPerReplica: cfg.admission.target_waiting_per_replica ?? DEFAULT_SATURATION.targetWaitingPerReplica,
     kvCeiling: cfg.admission.kv_ceiling ?? DEFAULT_SATURATION.kvCeiling,
   });
-  let metrics: RouterMetrics | undefined;
-  const endpoints = endpointState(cfg, source, () => metrics!, log);
-  const { health, scraper, lastScores } = endpoints;
-  const agent = upstreamAgent(cfg, source);
-  metrics = createRouterMetrics(registry, {
-    inflight: () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]),
+  // The gauges read the endpoint state and the upstream pools when scraped (both built just below).
+  const metrics = createRouterMetrics(registry, {
+    inflight: () => source.all().map((e) => [e.id, endpoints.health.inflight(e.id)] as [string, number]),
     upstreamPools: () => upstreamPoolStats(agent, source),
-    scores: () => lastScores.entries(),
+    scores: () => endpoints.lastScores.entries(),
     endpointCacheStale: () => Date.now() - source.lastRefreshMs() > cfg.endpoint_cache_max_age,
   });
+  const endpoints = endpointState(cfg, source, metrics, log);
+  const { health, scraper, lastScores } = endpoints;
+  const agent = upstreamAgent(cfg, source);
 
   prefix.attach(source);
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));

@@ -41,11 +41,10 @@ export function createEnabledTenancy(cfg: TenancyConfig, deps: TenancyDeps, over
   const s = over.stores ?? openStores(t, deps);
   // While Redis is away the host has logged it once (dependency lost); each failed call is detail.
   const logFailure = (obj: object, msg: string) => (redis && redis.status !== 'ready' ? log.debug(obj, msg) : log.warn(obj, msg));
-  let ledger: LedgerBuffer | undefined;
-  const metrics = createTenancyMetrics(deps.registry, () => ledger?.size ?? 0);
+  // The buffered-records gauge reads the buffer when scraped (it is built just below).
+  const metrics = createTenancyMetrics(deps.registry, () => buffer.size);
   const ends = new DurableEnds(5_000, () => metrics.holdTimeouts.inc());
-  ledger = new LedgerBuffer({ ledger: s.ledger, capacity: t.ledger_buffer, ends, onDropped: () => metrics.dropped.inc(), logFailure });
-  const buffer = ledger;
+  const buffer = new LedgerBuffer({ ledger: s.ledger, capacity: t.ledger_buffer, ends, onDropped: () => metrics.dropped.inc(), logFailure });
   const keys = new ApiKeys({ cfg, stores: s, resolve: over.resolve, dependency: deps.dependency, now, metrics, log, logFailure });
   const quota = new Quota({ cfg: t, counters: s.counters, now, metrics, log, logFailure });
 

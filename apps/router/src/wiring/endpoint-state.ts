@@ -23,7 +23,7 @@ export interface EndpointState {
  * that forgets what was kept about endpoints that left the source (scores,
  * health, per-replica series) once nothing runs on them.
  */
-export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, metrics: () => RouterMetrics, log: Logger): EndpointState {
+export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, metrics: RouterMetrics, log: Logger): EndpointState {
   const health = new EndpointHealth({
     cooldownMs: cfg.cooldown_seconds * 1000,
     failureThreshold: cfg.breaker.failure_threshold,
@@ -32,7 +32,7 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
     maxBackoffMs: cfg.breaker.max_backoff,
   });
   health.onTransition = (id, from, to) => {
-    metrics().breaker.set({ replica: id }, BREAKER_VALUE[to]);
+    metrics.breaker.set({ replica: id }, BREAKER_VALUE[to]);
     log[to === 'open' ? 'warn' : 'info']({ endpoint: id, from, to }, 'endpoint breaker');
   };
   const scraped = new Set<string>();
@@ -46,7 +46,7 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
     onScrape: (ep, s) => {
       health.scrapeFailures(ep.id, s.consecutiveFailures, s.unreachable);
       scraped.add(ep.id);
-      metrics().stale.set({ replica: ep.id }, s.stale ? 1 : 0);
+      metrics.stale.set({ replica: ep.id }, s.stale ? 1 : 0);
     },
   });
   const lastScores = new Map<string, { total: number; perScorer: Record<string, number> }>();
@@ -57,8 +57,8 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
       lastScores.delete(id);
       health.forget(id);
       scraped.delete(id);
-      metrics().stale.remove({ replica: id });
-      metrics().breaker.remove({ replica: id });
+      metrics.stale.remove({ replica: id });
+      metrics.breaker.remove({ replica: id });
     }
   });
   return {
