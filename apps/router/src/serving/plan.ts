@@ -83,6 +83,8 @@ export class ServingPlan {
   private lease_?: Lease;
   private queuedMs?: number;
   private model_: string;
+  /** The views `firstUsable` last read a usable endpoint in, so picking the pools does not build them again. */
+  private seen?: { model: string; views: EndpointView[] };
 
   constructor(
     private readonly deps: PlanDeps,
@@ -193,7 +195,12 @@ export class ServingPlan {
   /** Index of the first model from `from` on with a usable endpoint outside `exclude`; -1 when none. */
   private firstUsable(from: number, exclude?: ReadonlySet<string>): number {
     for (let i = from; i < this.chain_.length; i++) {
-      if (this.deps.views(this.chain_[i]).some((v) => usable(v) && !exclude?.has(v.id))) return i;
+      const model = this.chain_[i];
+      const views = this.deps.views(model);
+      if (views.some((v) => usable(v) && !exclude?.has(v.id))) {
+        this.seen = { model, views };
+        return i;
+      }
     }
     return -1;
   }
@@ -227,7 +234,9 @@ export class ServingPlan {
 
   /** The pools with a usable endpoint of `model`, highest priority first. */
   private poolsOf(model: string, exclude?: ReadonlySet<string>): string[] {
-    const vs = this.deps.views(model).filter((v) => usable(v) && !exclude?.has(v.id));
+    const views = this.seen?.model === model ? this.seen.views : this.deps.views(model);
+    this.seen = undefined;
+    const vs = views.filter((v) => usable(v) && !exclude?.has(v.id));
     vs.sort((a, b) => b.poolPriority - a.poolPriority);
     return [...new Set(vs.map((v) => v.pool))];
   }
