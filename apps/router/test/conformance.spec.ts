@@ -63,7 +63,7 @@ afterAll(async () => {
 
 /** The usage the ledger received for requests with this x-request-id prefix. */
 async function usageFor(reqPrefix: string): Promise<LedgerRecord> {
-  await waitUntil(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 'ledger.records.some((r) => r.requestId.startsWith(reqPrefix))', { timeoutMs: 10_000 });
+  await waitUntil(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 'ledger.records.some((r) => r.requestId.startsWith(reqPrefix))', { timeoutMs: 10_000, everyMs: 25 });
   return ledger.records.find((r) => r.requestId.startsWith(reqPrefix))!;
 }
 

@@ -86,7 +86,7 @@ describe('fallbacks under tenancy', () => {
     expect(r.headers.get('x-llmgw-served-model')).toBe('paid');
     // The fake engine reports 3 prompt + 1 completion tokens: 3×1000 + 1×1000 micro-units.
     const start = periodBounds('day', Date.now()).start;
-    await waitUntil(async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000, "(await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000");
+    await waitUntil(async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000, "(await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000", { everyMs: 25 });
   });
 
   it('refuses a paid availability fallback after a budget fallback when the budget is spent', async () => {

@@ -66,9 +66,9 @@ describe('a burst of grants', () => {
         body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
       }),
     );
-    await waitUntil(() => held.length === N, 'held.length === N');
+    await waitUntil(() => held.length === N, 'held.length === N', { everyMs: 25 });
     for (const grant of held.splice(0)) grant();
-    await waitUntil(() => ups[0].hits.length + ups[1].hits.length === N, 'ups[0].hits.length + ups[1].hits.length === N');
+    await waitUntil(() => ups[0].hits.length + ups[1].hits.length === N, 'ups[0].hits.length + ups[1].hits.length === N', { everyMs: 25 });
     answer();
     const replicas = await Promise.all(responses.map(async (r) => (await r).headers.get('x-llmgw-replica')));
     const counts = [ups[0].hits.length, ups[1].hits.length];

@@ -130,10 +130,10 @@ describe('router seams', () => {
       });
     const ac = new AbortController();
     const p = client.chat.completions.create(MSG, { signal: ac.signal }).catch((e) => e);
-    await waitUntil(() => script.acquired.length === 1, 'script.acquired.length === 1');
+    await waitUntil(() => script.acquired.length === 1, 'script.acquired.length === 1', { everyMs: 25 });
     ac.abort();
     await p;
-    await waitUntil(() => sawAbort && script.usage.length === 1, 'sawAbort && script.usage.length === 1');
+    await waitUntil(() => sawAbort && script.usage.length === 1, 'sawAbort && script.usage.length === 1', { everyMs: 25 });
     expect(script.usage[0].status).toBe(499);
   });
 
