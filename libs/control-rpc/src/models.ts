@@ -25,6 +25,10 @@ const REJECT: Record<RejectReason, controlV1.RejectReason> = {
   'engine-missing': 'REJECT_REASON_ENGINE_MISSING',
   'not-enough-nodes': 'REJECT_REASON_NOT_ENOUGH_NODES',
   'at-max-replicas': 'REJECT_REASON_AT_MAX_REPLICAS',
+  'quota-limit': 'REJECT_REASON_QUOTA_LIMIT',
+  'facility-held': 'REJECT_REASON_FACILITY_HELD',
+  'power-cap': 'REJECT_REASON_POWER_CAP',
+  'keep-within': 'REJECT_REASON_KEEP_WITHIN',
 };
 
 const REPLICA_STATE: Record<ReplicaStateName, controlV1.ReplicaState> = {

@@ -1,0 +1,86 @@
+import { classOf } from './classes';
+import { DEFAULT_FACILITY, facilitySpread, heldCheck, PowerLedger, type FacilityPolicy } from './facility';
+import type { Fleet } from './fleet';
+import type { PlacementGuard } from './place';
+import { QuotaBook, type ProjectRef, type QuotaOwner, type QuotaRule } from './quotas';
+import type { CapacityClass, FleetNode, Model, Profile } from './types';
+
+/** A replica running (or starting) as policy sees it: whose it is, its class, its GPUs. */
+export interface RunningReplica {
+  readonly id: string;
+  readonly model: string;
+  readonly project?: string;
+  readonly capacityClass: CapacityClass;
+  readonly createdAtMs: number;
+  readonly gpuClass: string;
+  /** Nodes of the replica (1 = single-node). */
+  readonly shards: ReadonlyArray<{ readonly nodeId: string; readonly gpuIndices: readonly number[] }>;
+}
+
+export const gpusOf = (r: Pick<RunningReplica, 'shards'>) => r.shards.reduce((s, x) => s + x.gpuIndices.length, 0);
+export const ownerOf = (r: Pick<RunningReplica, 'project' | 'capacityClass'>): QuotaOwner => ({ project: r.project, capacityClass: r.capacityClass });
+export const modelOwner = (m: Model): QuotaOwner => ({ project: m.project, capacityClass: classOf(m) });
+
+/** Quotas and facility configuration (catalog `projects`/`quotas`, config `facility`). */
+export interface PolicyConfig {
+  readonly projects?: readonly ProjectRef[];
+  readonly quotas?: readonly QuotaRule[];
+  readonly facility?: Partial<FacilityPolicy>;
+  /** Weight of the policy preference in the node score (facility spread, keeping multi-node pools free). */
+  readonly scoreWeight?: number;
+}
+
+/**
+ * Placement policy beyond the GPU rules (docs/placement.md "Sharing a
+ * cluster"): quotas, facility constraints, and the preference that keeps
+ * multi-node pools whole. One per catalog; `guard` gives the checks for one
+ * model against one fleet and quota book.
+ */
+export class Policy {
+  readonly facility: FacilityPolicy;
+  readonly projects: ReadonlyMap<string, ProjectRef>;
+  readonly rules: readonly QuotaRule[];
+  /** GPU classes some catalog profile spans nodes with: their fabric-attached nodes are kept for it. */
+  private readonly multiNodeClasses: ReadonlySet<string>;
+  private readonly weight: number;
+
+  constructor(catalog: readonly Model[], cfg: PolicyConfig = {}) {
+    this.facility = { ...DEFAULT_FACILITY, ...cfg.facility };
+    this.projects = new Map((cfg.projects ?? []).map((p) => [p.name, p]));
+    this.rules = cfg.quotas ?? [];
+    this.multiNodeClasses = new Set(catalog.flatMap((m) => m.profiles.filter((p) => p.nodes > 1).map((p) => p.gpuClass)));
+    this.weight = cfg.scoreWeight ?? 3;
+  }
+
+  /** Usage of every quota by the replicas given. */
+  book(running: readonly RunningReplica[]): QuotaBook {
+    const b = new QuotaBook(this.rules, this.projects);
+    for (const r of running) b.add(ownerOf(r), gpusOf(r));
+    return b;
+  }
+
+  /** Is the node in a fabric pool some multi-node profile of its GPU class could use? */
+  inMultiNodePool(n: FleetNode, gpuClass: string): boolean {
+    return this.multiNodeClasses.has(gpuClass) && n.fabrics.some((f) => f.known);
+  }
+
+  /** The checks and preferences for placing one more replica of `m`. */
+  guard(m: Model, fleet: Fleet, book: QuotaBook): PlacementGuard {
+    const f = this.facility;
+    const power = f.budgets.length ? new PowerLedger(f, fleet) : undefined;
+    const owner = modelOwner(m);
+    const level = m.keepWithin;
+    return {
+      profile: (p: Profile) => {
+        const why = book.limitExceeded(owner, p.gpusPerNode * p.nodes);
+        return why ? { reason: 'quota-limit', detail: why } : undefined;
+      },
+      node: f.held.length ? (n) => heldCheck(f, n) : undefined,
+      shard: power ? (n, g, picked) => power.check(n, g, picked) : undefined,
+      group: level ? { level, of: (n) => n.location?.[level] } : undefined,
+      // Half facility spread, half keeping single-node replicas off multi-node pools when there is a choice.
+      score: (n, p, fp) => (facilitySpread(f, fleet, n, fp) + (p.nodes === 1 && this.inMultiNodePool(n, p.gpuClass) ? 0 : 1)) / 2,
+      scoreWeight: this.weight,
+    };
+  }
+}
