@@ -22,6 +22,8 @@ export interface NodeSpec {
   /** GPU indices reported failed. */
   readonly failedGpus?: readonly number[];
   readonly location?: NodeLocation;
+  /** Default `10.0.0.<length of id>` (nodes with ids of one length share an address, as agents on one host do). */
+  readonly mgmtAddr?: string;
   /** Every GPU's power limit and draw, W. */
   readonly powerLimitW?: number;
   readonly powerDrawW?: number;
@@ -52,7 +54,7 @@ export function makeNode(s: NodeSpec): FleetNode {
   const nvlinkGroups = s.nvlink === 'none' ? [] : s.nvlink === 'halves' ? [all.slice(0, per), all.slice(per)].filter((g) => g.length) : [all];
   return {
     id: s.id,
-    mgmtAddr: `10.0.0.${s.id.length}`,
+    mgmtAddr: s.mgmtAddr ?? `10.0.0.${s.id.length}`,
     condition: s.condition ?? 'ready',
     cordoned: s.cordoned ?? false,
     gpus,
