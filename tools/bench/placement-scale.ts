@@ -144,7 +144,7 @@ async function reconcilerPasses(): Promise<{ first: number; steady: number; plac
     fencingToken: () => 1,
     now: () => 1_000_000,
     newReplicaId: (m) => `${m}-${(++ids).toString(16).padStart(8, '0')}`,
-    ...(usePolicy ? { policy: () => policyConfig } : {}),
+    ...(usePolicy ? { policy: policyConfig } : {}),
   });
   let t = performance.now();
   const r = await rec.reconcile(sim.view());

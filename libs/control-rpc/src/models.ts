@@ -2,7 +2,7 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { Catalog } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
 import { boundedSchema, callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
-import { scalingMode, type Explanation, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
+import { scalingMode, type ExplanationWithRoom, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
 
@@ -83,8 +83,19 @@ function replicaToWire(r: ReplicaView): controlV1.Replica {
   };
 }
 
-export function explanationToWire(e: Explanation, current: number, desired: number): controlV1.ExplainPlacementResponse {
+export function explanationToWire(e: ExplanationWithRoom, current: number, desired: number): controlV1.ExplainPlacementResponse {
   return {
+    room: e.room
+      ? {
+          kind: e.room.kind,
+          victims: e.room.victims.map((v) => ({ replicaId: v.replica, model: v.model, capacityClass: v.capacityClass, why: v.why, detail: v.detail })),
+          decision: {
+            profile: e.room.decision.profile.name,
+            fabric: e.room.decision.fabric,
+            shards: e.room.decision.shards.map((s) => ({ nodeId: s.nodeId, rank: s.rank, gpuIndices: [...s.gpuIndices], hcas: [...s.hcas] })),
+          },
+        }
+      : null,
     model: e.model,
     schedulable: e.schedulable,
     decision: e.decision
@@ -146,6 +157,9 @@ export class ModelAdmin {
       scalingOverridden: rec.target(m.name) !== undefined,
       scalingMode: scalingMode(s),
       lastDemandMs: rec.lastDemandOf(m.name) ?? 0,
+      capacityClass: m.capacityClass ?? 'standard',
+      project: m.project ?? '',
+      gpusUsed: replicas.filter((r) => r.state === 'starting' || r.state === 'ready').reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
     };
   }
 

@@ -7,7 +7,7 @@ export { QuotaBook, type QuotaRule, type QuotaScope, type ProjectRef, type Quota
 export { DEFAULT_FACILITY, PowerLedger, heldCheck, facilitySpread, type FacilityPolicy, type PowerBudget, type HeldDomain } from './facility';
 export { Policy, gpusOf, ownerOf, modelOwner, type PolicyConfig, type RunningReplica } from './policy';
 export { planPreemption, mayPreempt, type PreemptionPlan, type PreemptionInput, type Victim, type VictimReason } from './preemption';
-export { Sharing, type RoomPlan, type ExplanationWithRoom } from './sharing';
+export { Sharing, quotaKey, runningFrom, type RoomPlan, type ExplanationWithRoom, type ReplicaLike } from './sharing';
 export { planDefrag, type DefragPlan, type DefragMove, type DefragInput } from './defrag';
 export { planReplicas, type Demand, type PlanResult } from './plan';
 export * from './reconciler/types';

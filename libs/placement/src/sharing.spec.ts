@@ -25,7 +25,7 @@ class Cluster {
       newReplicaId: (m) => `${m}-${String(++this.ids).padStart(4, '0')}`,
       drainTimeoutMs: 60_000,
       reportGraceMs: 5_000,
-      policy: () => policy,
+      policy,
       ...opts,
     });
   }

@@ -2,9 +2,70 @@ import { classOf } from './classes';
 import { planDefrag } from './defrag';
 import type { Fleet } from './fleet';
 import type { PlacementGuard } from './place';
-import { Policy, type RunningReplica } from './policy';
+import { Policy, type PolicyConfig, type RunningReplica } from './policy';
 import { planPreemption } from './preemption';
+import type { QuotaRule } from './quotas';
+import { TERMINAL_SHARD_STATES, type ShardReport } from './reconciler/types';
 import type { Explanation, Model, ModelFootprint, PlacementDecision } from './types';
+
+/** One quota's identity: scope, name and class ("project/search/*"). */
+export function quotaKey(r: Pick<QuotaRule, 'scope' | 'name' | 'capacityClass'>): string {
+  return `${r.scope}/${r.name}/${r.capacityClass ?? '*'}`;
+}
+
+/** What the reconciler knows of one replica, enough for policy. */
+export interface ReplicaLike {
+  readonly id: string;
+  readonly model: string;
+  readonly state: string;
+  readonly createdAtMs: number;
+  readonly gpuClass: string;
+  readonly shards: ReadonlyArray<{ readonly nodeId: string; readonly spec: { readonly gpuIndices: readonly number[] } }>;
+}
+
+/**
+ * The replicas holding GPUs as policy sees them: the reconciler's starting
+ * and ready ones, plus live shards agents report that no replica of ours
+ * claims (a follower's view, adopted ones before adoption), grouped by replica.
+ */
+export function runningFrom(replicas: Iterable<ReplicaLike>, reports: readonly ShardReport[], models: ReadonlyMap<string, Model>): RunningReplica[] {
+  const out: RunningReplica[] = [];
+  const known = new Set<string>();
+  for (const r of replicas) {
+    known.add(r.id);
+    if (r.state !== 'starting' && r.state !== 'ready') continue;
+    const m = models.get(r.model);
+    out.push({
+      id: r.id,
+      model: r.model,
+      ...(m?.project ? { project: m.project } : {}),
+      capacityClass: m ? classOf(m) : 'standard',
+      createdAtMs: r.createdAtMs,
+      gpuClass: r.gpuClass,
+      shards: r.shards.map((s) => ({ nodeId: s.nodeId, gpuIndices: s.spec.gpuIndices })),
+    });
+  }
+  const groups = new Map<string, ShardReport[]>();
+  for (const rep of reports) {
+    if (!rep.spec || known.has(rep.replicaId) || TERMINAL_SHARD_STATES.has(rep.state) || rep.state === 'draining') continue;
+    groups.set(rep.replicaId, [...(groups.get(rep.replicaId) ?? []), rep]);
+  }
+  for (const [id, reps] of groups) {
+    const spec = reps[0].spec!;
+    const m = models.get(spec.model);
+    const p = m?.profiles.find((x) => x.name === spec.profile);
+    out.push({
+      id,
+      model: spec.model,
+      ...(m?.project ? { project: m.project } : {}),
+      capacityClass: m ? classOf(m) : 'standard',
+      createdAtMs: 0,
+      gpuClass: p?.gpuClass ?? '',
+      shards: reps.map((x) => ({ nodeId: x.nodeId, gpuIndices: x.spec!.gpuIndices })),
+    });
+  }
+  return out;
+}
 
 /** Room made for one replica: the replicas to drain and where it then goes (`explain-placement`, the reconciler). */
 export interface RoomPlan {
@@ -38,26 +99,60 @@ interface Reservation {
  * under way, so nothing else lands there while the victims drain.
  */
 export class Sharing {
-  private reservations = new Map<string, Reservation>();
-  private policyKey: unknown;
+  private readonly reservations = new Map<string, Reservation>();
+  private policyKey: readonly Model[] | undefined;
   private current: Policy | undefined;
+  /** Operator overrides (`ctl quota set`) by quotaKey; they replace the catalog's rule of the same key. */
+  private overrides = new Map<string, QuotaRule>();
 
   constructor(
-    private readonly config: () => ConstructorParameters<typeof Policy>[1],
+    private readonly config: PolicyConfig,
     private readonly holdMs: number,
   ) {}
 
-  /** The policy for this catalog (rebuilt when the catalog or config object changes). */
+  /** The policy for this catalog (rebuilt when the catalog or an override changes). */
   policy(catalog: readonly Model[]): Policy {
-    const cfg = this.config();
-    if (!this.current || this.policyKey !== catalog || this.cfgKey !== cfg) {
-      this.current = new Policy(catalog, cfg);
+    if (!this.current || this.policyKey !== catalog) {
+      this.current = new Policy(catalog, { ...this.config, quotas: this.quotas() });
       this.policyKey = catalog;
-      this.cfgKey = cfg;
     }
     return this.current;
   }
-  private cfgKey: unknown;
+
+  /** The quotas in force: the catalog's, each replaced by its override, then overrides of new keys. */
+  quotas(): QuotaRule[] {
+    const base = this.config.quotas ?? [];
+    const out = base.map((r) => this.overrides.get(quotaKey(r)) ?? r);
+    const have = new Set(base.map(quotaKey));
+    for (const [k, r] of this.overrides) if (!have.has(k)) out.push(r);
+    return out;
+  }
+
+  /** Replaces every operator override (as loaded from the store, or after `ctl quota set`). */
+  setOverrides(rules: readonly QuotaRule[]): void {
+    this.overrides = new Map(rules.map((r) => [quotaKey(r), r]));
+    this.current = undefined;
+  }
+
+  /** The operator overrides now. */
+  overrideList(): QuotaRule[] {
+    return [...this.overrides.values()];
+  }
+
+  /** Sets (or, with undefined, clears) one override. */
+  setOverride(id: Pick<QuotaRule, 'scope' | 'name' | 'capacityClass'>, rule: QuotaRule | undefined): void {
+    if (rule) this.overrides.set(quotaKey(id), rule);
+    else this.overrides.delete(quotaKey(id));
+    this.current = undefined;
+  }
+
+  /** Every quota in force with the GPUs the running replicas count against it (`ctl quota show`). */
+  usage(catalog: readonly Model[], running: readonly RunningReplica[]): Array<QuotaRule & { usedGpus: number; overridden: boolean }> {
+    return this.policy(catalog)
+      .book(running)
+      .usage()
+      .map((u) => ({ ...u, overridden: this.overrides.has(quotaKey(u)) }));
+  }
 
   /** The guard for placing `m` now. */
   guard(catalog: readonly Model[], m: Model, fleet: Fleet, running: readonly RunningReplica[]): PlacementGuard {
