@@ -298,7 +298,7 @@ function evalFabricGroup(fleet: Fleet, p: Profile, fp: ModelFootprint, fabric: s
       pool: group ? `${p.gpuClass}/${fabric}[${group}]` : `${p.gpuClass}/${fabric}`,
       gpuClass: p.gpuClass,
       fabric,
-      reason: enough ? 'none' : guard?.group ? 'keep-within' : 'not-enough-nodes',
+      reason: enough ? 'none' : capped && ok.length >= p.nodes ? 'power-cap' : guard?.group ? 'keep-within' : 'not-enough-nodes',
       detail: `${ok.length} eligible node(s) of ${evals.length}${group ? ` in ${group}` : ''}, profile needs ${p.nodes}${capped && !enough ? `; together: ${capped}` : ''}`,
       nodes: evals.map((e) => e.candidate),
     },
@@ -350,7 +350,8 @@ export function explain(fleet: Fleet, model: Model, opts: ExplainOptions = {}): 
     } else if (best && !decision) {
       decision = decisionOf(model.name, p, best.pool.fabric, best.chosen!);
     } else if (!best && reason === 'none') {
-      reason = p.nodes > 1 ? (opts.guard?.group ? 'keep-within' : 'not-enough-nodes') : pools[0].pool.reason;
+      const common = pools.every((x) => x.pool.reason === pools[0].pool.reason) ? pools[0].pool.reason : undefined;
+      reason = p.nodes > 1 ? (common === 'power-cap' ? common : opts.guard?.group ? 'keep-within' : 'not-enough-nodes') : pools[0].pool.reason;
       detail = p.nodes > 1 ? `no fabric has ${p.nodes} eligible ${p.gpuClass} nodes${opts.guard?.group ? ` within one ${opts.guard.group.level}` : ''}` : pools[0].pool.detail;
     }
     profiles.push({ profile: p.name, priority: p.priority, gpuClass: p.gpuClass, nodes: p.nodes, gpusPerNode: p.gpusPerNode, pools: pools.map((x) => x.pool), reason, detail });
