@@ -111,7 +111,7 @@ export class PlacementScheduler {
 
   /** Every quota in force with its usage (`ctl quota show`). */
   quotas(): QuotaUsage[] {
-    return this.reconciler.sharing.usage(this.o.catalog.models, this.reconciler.running());
+    return this.reconciler.sharing.usage(this.o.catalog.models, this.reconciler.runningReplicas());
   }
 
   /** `ctl quota set`: stored first (so a restart or standby keeps it), then in force; false when nothing changed. */

@@ -43,13 +43,13 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
   const wait = (cond: () => boolean | Promise<boolean>, what: string) =>
     waitUntil(cond, what, WAIT).catch(async (e) => {
       const reps = await fleet.replicas().catch(() => []);
-      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.id, r.state, r.message]))}\n${fleet.logs(40)}`);
+      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message]))}\n${fleet.logs(40)}`);
     });
   const ready = async (model: string) => (await fleet.ready(model)).length;
 
   /** Turns `model` on under load on `victimModel` and `model`; returns the victim's replica id and both loads' results. */
   async function preemptUnderLoad(model: string, victimModel: string) {
-    const before = (await fleet.ready(victimModel)).map((r) => r.id);
+    const before = (await fleet.ready(victimModel)).map((r) => r.replicaId);
     const victimLoad = new Load(fleet, victimModel, 3, 5);
     let newLoad: Load | undefined;
     try {
@@ -58,9 +58,9 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
       await fleet.target(model, 1);
       await wait(async () => (await ready(model)) === 1, `${model} ready`);
       newLoad = new Load(fleet, model, 2, 5);
-      await wait(async () => (await fleet.replicas(victimModel)).filter((r) => before.includes(r.id)).length === before.length - 1, `one ${victimModel} replica gone`);
+      await wait(async () => (await fleet.replicas(victimModel)).filter((r) => before.includes(r.replicaId)).length === before.length - 1, `one ${victimModel} replica gone`);
       await wait(() => newLoad!.results.filter((r) => r.status === 200).length >= 10 && victimLoad.results.length >= 20, 'load after the preemption');
-      const after = (await fleet.replicas(victimModel)).map((r) => r.id);
+      const after = (await fleet.replicas(victimModel)).map((r) => r.replicaId);
       const victim = before.find((id) => !after.includes(id))!;
       return { ex, victim, victimResults: victimLoad.results, newResults: newLoad.results };
     } finally {
