@@ -31,7 +31,7 @@ export interface InventoryMetrics {
 }
 
 /**
- * Plan §8's inventory metrics on `registry`. Fleet-wide gauges (nodes by
+ * The inventory's metrics (docs/inventory.md#metrics) on `registry`. Fleet-wide gauges (nodes by
  * state, free GPUs) are computed at scrape time from `fleet()`; every
  * instance reports the whole fleet, so aggregate them with max, not sum.
  */

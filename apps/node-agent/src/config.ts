@@ -5,7 +5,7 @@ const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-],
 const hcaName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an HCA device name such as mlx5_0');
 const gidPrefix = z.string().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){3}$/, 'must be four zero-padded lower-case hex groups, e.g. fe80:0000:0000:00a1');
 
-/** agent.yaml (plan §9.2) — every key snake_case; parsed once at boot, strict, frozen. */
+/** agent.yaml (docs/node-agent.md#agentyaml) — every key snake_case; parsed once at boot, strict, frozen. */
 export const agentConfigSchema = z
   .object({
     /** The node id; must equal the CN of `tls.cert`. Default: the hostname, lower-cased. */
@@ -25,7 +25,7 @@ export const agentConfigSchema = z
     /** mTLS material (PEM paths). Without it the stream is plaintext: only on a trusted network. */
     tls: clientMtlsSchema.optional(),
     labels: z.record(z.string(), z.string()).default({}),
-    /** Explicit fabric labels (recommended, plan §5.2). */
+    /** Explicit fabric labels (recommended, docs/node-agent.md#discovery). */
     fabrics: z.array(z.object({ name, hcas: z.array(hcaName).min(1) }).strict()).default([]),
     /** GID subnet prefix → fabric, for fabrics whose subnet managers set unique prefixes. */
     fabric_prefixes: z.record(gidPrefix, name).default({})

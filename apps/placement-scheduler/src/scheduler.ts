@@ -37,7 +37,7 @@ export interface SchedulerOptions {
   targets?: TargetStore;
   /** Operator quota overrides (`ctl quota set`). */
   quotas?: QuotaStore;
-  /** Reconcile at least this often, ms (plan §6.3: 5 s). */
+  /** Reconcile at least this often, ms (default 5 s; docs/placement.md, "The reconciler"). */
   intervalMs?: number;
   /** Quiet time after a fleet event before the pass it triggers, ms. */
   debounceMs?: number;

@@ -3,7 +3,7 @@ import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, listenAddress, logLevel } from './load';
 
 /**
- * The accounting service's configuration (`llmgw accounting`, plan §7.9).
+ * The accounting service's configuration (`llmgw accounting`, docs/accounting.md).
  * Parsed once at boot, strict, frozen.
  */
 

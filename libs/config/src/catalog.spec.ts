@@ -23,7 +23,7 @@ function issues(raw: unknown): string[] {
 }
 
 describe('catalog', () => {
-  it('loads plan §9.1 models with defaults, profiles by priority, durations in ms', () => {
+  it('loads catalog models with defaults, profiles by priority, durations in ms', () => {
     const c = parseCatalog({
       models: [
         { ...base, aliases: ['llama'], fallbacks: ['deepseek-large'], routing_profile: 'chat', slo: { ttft_p99: '2s', tpot_p99: '50ms' } },

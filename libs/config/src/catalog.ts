@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
 
 /**
- * The model catalog (plan §6.1, §9.1 `models:`): the source of truth for what
+ * The model catalog (docs/placement.md#the-catalog): the source of truth for what
  * the placement-scheduler runs. A YAML file with one key, `models`. Reference:
  * docs/placement.md; commented example: deploy/examples/catalog.yaml.
  */
@@ -14,7 +14,7 @@ const modelName = () => z.string().regex(NAME, 'must be 1–128 characters of le
 const profileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -'),
-    /** The GPU class every shard needs ("h100-80g"), as agents derive it (plan §5.1). */
+    /** The GPU class every shard needs ("h100-80g"), as agents derive it (docs/node-agent.md#discovery). */
     gpu_class: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'must be a GPU class such as h100-80g'),
     engine: z.enum(ENGINE_NAMES as [EngineName, ...EngineName[]]),
     tp: z.number().int().min(1).max(512).default(1),

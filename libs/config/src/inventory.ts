@@ -24,9 +24,9 @@ export const inventoryConfigSchema = z
     tls: serverTlsSchema.optional(),
     /** Plaintext (or TLS without client certificates) on a non-loopback address is refused unless this is true. */
     insecure: insecureFlag(),
-    /** Heartbeats missed before a node is Unreachable (plan §5.6: 3). */
+    /** Heartbeats missed before a node is Unreachable (default 3; docs/wire-contracts.md#the-agent-stream). */
     missed_heartbeats: z.number().int().min(1).max(100).default(3),
-    /** A node unseen this long is Lost; its shards count as failed (plan §5.6: 60 s). */
+    /** A node unseen this long is Lost; its shards count as failed (default 60 s; docs/wire-contracts.md#the-agent-stream). */
     lost_after: duration().default(60_000),
     /** A Lost node unseen this long is forgotten (NodeRemoved). */
     forget_after: duration().default(86_400_000),

@@ -68,7 +68,7 @@ export const placementSchedulerConfigSchema = z
     memory: z.object({ key_prefix: z.string().default('llmgw:') }).strict().optional(),
     /** Leader lock TTL: the longest a failover to a standby takes. */
     lock_ttl: duration().default(5000),
-    /** Reconcile at least this often (plan §6.3: 5 s); fleet events trigger passes in between. */
+    /** Reconcile at least this often (default 5 s; docs/placement.md, "The reconciler"); fleet events trigger passes in between. */
     reconcile_interval: duration().default(5000),
     /** How long a draining replica may finish its requests before it is stopped. */
     drain_timeout: duration().default(30_000),

@@ -9,7 +9,7 @@ import type { EngineKind } from '@llmgw/engine-metrics';
 
 /**
  * One replica serving one model, as an endpoint source publishes it
- * (plan §6.4). Immutable; a change is a new object.
+ * (docs/architecture.md#the-control-loop). Immutable; a change is a new object.
  */
 export interface EndpointInfo {
   /** Stable replica id; the `x-llmgw-replica` value. */

@@ -13,7 +13,7 @@ export type LogsReply = agentV1.LogsReply;
 const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
 /**
- * A node's combined state (plan §6.1): connectivity first (Lost, then
+ * A node's combined state (docs/inventory.md#node-states): connectivity first (Lost, then
  * Unreachable), then operator intent (Draining, Cordoned), else Ready; with
  * the reason and time of the part that decided it.
  */

@@ -55,7 +55,7 @@ interface Loop {
 const DRAIN_ALPHA = 0.3;
 
 /**
- * One scrape loop per endpoint of an EndpointSource (plan §7.6): GET /metrics
+ * One scrape loop per endpoint of an EndpointSource (docs/router.md, "Scraping"): GET /metrics
  * every intervalMs with jitter, read through the engine's metric mapping.
  * A failed scrape marks the endpoint stale but keeps its last numbers; a
  * contract violation is logged at warn once, and once more when it clears.

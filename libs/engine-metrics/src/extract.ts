@@ -23,7 +23,7 @@ const sum = (s: Sample[]): number => s.reduce((a, x) => a + x.value, 0);
 const splitList = (v: string | undefined): string[] => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
 /**
- * Reads the §7.6 contract out of a scrape. Several series of one metric
+ * Reads the engine metric contract out of a scrape. Several series of one metric
  * (vLLM's `engine` label, several `model_name`s) are summed for counts and
  * counters and averaged for the KV ratio. A violation is returned, never thrown.
  */

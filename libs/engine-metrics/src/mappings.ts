@@ -1,7 +1,7 @@
 import type { EngineKind } from './types';
 
 /**
- * Which metric names carry each contract field for one engine (plan §7.6).
+ * Which metric names carry each contract field for one engine (docs/router.md, "Scraping").
  * Every field lists alternatives in order of preference: the first name that
  * has at least one series in the scrape is used, so one mapping reads both a
  * current and an older release (`kv_cache_usage_perc` / `gpu_cache_usage_perc`).
@@ -58,7 +58,7 @@ export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMappin
   llamacpp: {
     running: ['llamacpp:requests_processing'],
     waiting: ['llamacpp:requests_deferred'],
-    // b10991 publishes no KV ratio (plan §7.6 correction): saturation falls back to queue depth.
+    // b10991 publishes no KV ratio : saturation falls back to queue depth.
     kvUsage: [],
     promptTokensTotal: ['llamacpp:prompt_tokens_total'],
     generationTokensTotal: ['llamacpp:tokens_predicted_total'],

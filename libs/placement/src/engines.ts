@@ -1,7 +1,7 @@
 import type { EngineName, FleetGpu, Profile } from './types';
 
 /**
- * What placement needs to know about each engine (plan §5.3 `Validate`):
+ * What placement needs to know about each engine (its adapter, docs/node-agent.md#engines):
  * which profile shapes it can run at all (checked when the catalog loads) and
  * which GPUs it can run a profile on (checked per node while placing).
  */

@@ -10,7 +10,7 @@ export interface NodeSpec {
   readonly cc?: string;
   /** Fabric names; one HCA per NUMA node on each. */
   readonly fabrics?: readonly string[];
-  /** A fabric the agent could not identify (plan §5.2 case 3). */
+  /** A fabric the agent could not identify (docs/node-agent.md#discovery). */
   readonly unknownFabric?: boolean;
   readonly hcaActive?: boolean;
   readonly condition?: NodeCondition;

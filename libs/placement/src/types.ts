@@ -1,5 +1,5 @@
 /**
- * The placement domain (plan §2, §6.1, §6.2): the fleet as placement sees it,
+ * The placement domain (docs/placement.md): the fleet as placement sees it,
  * the catalog, and what a placement decision and its explanation look like.
  * Plain readonly data; the placement-scheduler maps the wire types of
  * inventory and the YAML catalog into these.
@@ -46,7 +46,7 @@ export interface FleetFabric {
   readonly name: string;
   /** HCA names on this fabric (FleetHca.name). */
   readonly hcas: readonly string[];
-  /** False when the agent could not determine the fabric (plan §5.2 case 3): never multi-node. */
+  /** False when the agent could not determine the fabric (docs/node-agent.md#discovery): never multi-node. */
   readonly known: boolean;
 }
 
@@ -135,7 +135,7 @@ export interface ProfileContract {
   readonly schedulingPolicy?: 'fcfs' | 'priority';
 }
 
-/** How a model runs on one GPU class (plan §6.1 Profile). */
+/** How a model runs on one GPU class (a catalog profile, docs/placement.md#profile-keys). */
 export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
@@ -150,7 +150,7 @@ export interface Profile extends EngineLaunch, ProfileContract {
   readonly priority: number;
 }
 
-/** One catalog model (plan §6.1 Model). */
+/** One catalog model (docs/placement.md#model-keys). */
 export interface Model {
   /** What clients send as `model`. */
   readonly name: string;
@@ -172,7 +172,7 @@ export interface Model {
   readonly keepWithin?: FacilityLevel;
 }
 
-/** Why a candidate node or pool was not used: the first hard constraint that failed (plan §6.2). */
+/** Why a candidate node or pool was not used: the first hard constraint that failed (docs/placement.md, "Placement"). */
 export type RejectReason =
   | 'none'
   | 'gpu-class'

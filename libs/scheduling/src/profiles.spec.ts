@@ -24,7 +24,7 @@ describe('buildProfiles', () => {
     const profiles = buildProfiles(undefined);
     expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context']);
     const filters = ['draining', 'available', 'pinned'];
-    // Plan §7.3: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load` as in plan §9.1.
+    // docs/scheduling.md#routing-profiles: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load`.
     expect(summary(profiles.get('chat')!)).toEqual({ filters, scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('batch')!)).toEqual({ filters, scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('long-context')!)).toEqual({ filters, scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: 'softmax-picker' });
@@ -96,7 +96,7 @@ describe('buildProfiles', () => {
     expect(err.issues).toHaveLength(3);
   });
 
-  it('profilesConfigSchema accepts the plan §9.1 shape', () => {
+  it('profilesConfigSchema accepts the documented `profiles:` shape', () => {
     const parsed = profilesConfigSchema.parse({
       chat: { scorers: { prefix: 3.0, queue: 1.0, kv: 1.0, inflight: 1.0 }, picker: { type: 'p2c' } },
       batch: { scorers: { queue: 3.0, kv: 1.0, load: 1.0, prefix: 0.5 }, picker: { type: 'max-score' } },

@@ -14,7 +14,7 @@ export interface EndpointView {
   model: string;
   /** Pool = fabric × gpu class; "default" for static endpoints without one. */
   pool: string;
-  /** Pool priority: higher is preferred (plan §7.3 two-stage selection). */
+  /** Pool priority: higher is preferred (pools first, then endpoints; docs/scheduling.md). */
   poolPriority: number;
   engine: EngineKind;
   /** Relative capacity weight (profile weight, default 100). */

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { type Principal, parseJson } from '@llmgw/contracts';
 import { type ContractLog, PUBLISHED_KEY_VERSION, publishedKeySchema, redisKeys } from './redis-contracts';
 
-/** One API key as accounting published it (docs/wire-contracts.md, "Published key"). */
+/** One API key as accounting published it (docs/wire-contracts.md#redis-contracts, "Published key"). */
 export type PublishedKey = z.output<typeof publishedKeySchema>;
 
 /**

@@ -1,7 +1,7 @@
 import type { EndpointInfo } from '@llmgw/contracts';
 import type { EngineLaunch, EngineName, FleetNode, Profile } from '../types';
 
-/** A shard's state as the agent reports it (plan §5.4). */
+/** A shard's state as the agent reports it (docs/node-agent.md#shard-states). */
 export type ShardStateName = 'pending' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
 
 export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stopped', 'failed']);

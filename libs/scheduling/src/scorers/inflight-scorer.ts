@@ -14,7 +14,7 @@ const schema = z
 export type InflightScorerParams = z.output<typeof schema>;
 
 /**
- * `1 − norm(router_inflight)` (plan §7.4). Inflight is this router's own
+ * `1 − norm(router_inflight)` (docs/scheduling.md#scorers). Inflight is this router's own
  * count, current to the request, so it is the only signal that separates
  * decisions taken within one scrape interval. It is divided by the
  * endpoint's weight / 100 so a bigger replica may carry proportionally more.

@@ -6,14 +6,14 @@ import { scrapedParams, staleAdjusted } from './common';
 
 const schema = z
   .object({
-    /** KV occupancy above which the score is 0 (the hard penalty; plan §9.1 kv_ceiling). */
+    /** KV occupancy above which the score is 0 (the hard penalty; `kv_ceiling`, docs/scheduling.md#scorers). */
     ceiling: z.number().gt(0).max(1).default(DEFAULT_KV_CEILING),
     ...scrapedParams,
   })
   .strict();
 export type KvScorerParams = z.output<typeof schema>;
 
-/** `1 − kv_usage`, and 0 above `ceiling` (plan §7.4). */
+/** `1 − kv_usage`, and 0 above `ceiling` (docs/scheduling.md#scorers). */
 export class KvScorer implements Scorer {
   readonly type = 'kv-scorer';
   constructor(

@@ -7,7 +7,7 @@ const schema = z.object({ ...scrapedParams }).strict();
 export type LoadScorerParams = z.output<typeof schema>;
 
 /**
- * `1 − norm(running / drain_rate)` (AIBrix, plan §7.4): the time the current
+ * `1 − norm(running / drain_rate)` (AIBrix, docs/scheduling.md#scorers): the time the current
  * batch takes to drain, so a slow replica with the same `running` scores lower.
  * An endpoint with no known drain rate is assumed to drain at the mean rate
  * of those that have one; when none has one, `running` alone is compared.

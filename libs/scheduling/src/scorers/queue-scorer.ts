@@ -6,14 +6,14 @@ import { scrapedParams, staleAdjusted } from './common';
 
 const schema = z
   .object({
-    /** Engine queue depth at which the score reaches 0 (plan §9.1 target_waiting_per_replica). */
+    /** Engine queue depth at which the score reaches 0 (`target_waiting_per_replica`, docs/scheduling.md#scorers). */
     target_waiting: z.number().positive().default(DEFAULT_TARGET_WAITING_PER_REPLICA),
     ...scrapedParams,
   })
   .strict();
 export type QueueScorerParams = z.output<typeof schema>;
 
-/** `1 − min(1, waiting / target_waiting)` (plan §7.4). */
+/** `1 − min(1, waiting / target_waiting)` (docs/scheduling.md#scorers). */
 export class QueueScorer implements Scorer {
   readonly type = 'queue-scorer';
   constructor(
