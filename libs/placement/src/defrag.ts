@@ -31,7 +31,7 @@ export interface DefragInput {
   readonly maxMoves?: number;
 }
 
-/** Is this a large profile: several nodes, or more GPUs per node than a small replica takes? */
+/** Is this a large profile: several nodes, or more than one GPU a node? */
 const isLarge = (p: Profile) => p.nodes > 1 || p.gpusPerNode > 1;
 
 /**
@@ -47,7 +47,7 @@ export function planDefrag(inp: DefragInput): DefragPlan | undefined {
   const rank = classRank(classOf(m));
   for (const p of m.profiles) {
     if (!isLarge(p)) continue;
-    const movable = inp.running.filter((v) => v.model !== m.name && v.shards.length === 1 && v.gpuClass === p.gpuClass && gpusOf(v) < p.gpusPerNode && classRank(v.capacityClass) <= rank);
+    const movable = inp.running.filter((v) => v.model !== m.name && v.shards.length === 1 && v.gpuClass === p.gpuClass && gpusOf(v) < p.gpusPerNode * p.nodes && classRank(v.capacityClass) <= rank);
     if (!movable.length) continue;
     const byNode = new Map<string, RunningReplica[]>();
     for (const v of movable) byNode.set(v.shards[0].nodeId, [...(byNode.get(v.shards[0].nodeId) ?? []), v]);

@@ -40,15 +40,17 @@ export class Policy {
   readonly facility: FacilityPolicy;
   readonly projects: ReadonlyMap<string, ProjectRef>;
   readonly rules: readonly QuotaRule[];
-  /** GPU classes some catalog profile spans nodes with: their fabric-attached nodes are kept for it. */
-  private readonly multiNodeClasses: ReadonlySet<string>;
+  /** GPU class → the fewest nodes a catalog profile of that class spans (only classes with multi-node profiles). */
+  private readonly multiNodeMin = new Map<string, number>();
+  /** Per fleet and GPU class: the nodes of fabrics large enough for such a profile. */
+  private readonly pools = new WeakMap<Fleet, Map<string, ReadonlySet<string>>>();
   private readonly weight: number;
 
   constructor(catalog: readonly Model[], cfg: PolicyConfig = {}) {
     this.facility = { ...DEFAULT_FACILITY, ...cfg.facility };
     this.projects = new Map((cfg.projects ?? []).map((p) => [p.name, p]));
     this.rules = cfg.quotas ?? [];
-    this.multiNodeClasses = new Set(catalog.flatMap((m) => m.profiles.filter((p) => p.nodes > 1).map((p) => p.gpuClass)));
+    for (const m of catalog) for (const p of m.profiles) if (p.nodes > 1) this.multiNodeMin.set(p.gpuClass, Math.min(p.nodes, this.multiNodeMin.get(p.gpuClass) ?? Infinity));
     this.weight = cfg.scoreWeight ?? 3;
   }
 
@@ -59,9 +61,20 @@ export class Policy {
     return b;
   }
 
-  /** Is the node in a fabric pool some multi-node profile of its GPU class could use? */
-  inMultiNodePool(n: FleetNode, gpuClass: string): boolean {
-    return this.multiNodeClasses.has(gpuClass) && n.fabrics.some((f) => f.known);
+  /** Is the node in a fabric with enough nodes of `gpuClass` for some multi-node profile of that class? */
+  inMultiNodePool(fleet: Fleet, n: FleetNode, gpuClass: string): boolean {
+    const min = this.multiNodeMin.get(gpuClass);
+    if (min === undefined) return false;
+    let byClass = this.pools.get(fleet);
+    if (!byClass) this.pools.set(fleet, (byClass = new Map()));
+    let set = byClass.get(gpuClass);
+    if (!set) {
+      const members = new Map<string, string[]>();
+      for (const v of fleet.withClass(gpuClass)) for (const f of v.node.fabrics) if (f.known) members.set(f.name, [...(members.get(f.name) ?? []), v.node.id]);
+      set = new Set([...members.values()].filter((ids) => ids.length >= min).flat());
+      byClass.set(gpuClass, set);
+    }
+    return set.has(n.id);
   }
 
   /** The checks and preferences for placing one more replica of `m`. */
@@ -79,7 +92,7 @@ export class Policy {
       shard: power ? (n, g, picked) => power.check(n, g, picked) : undefined,
       group: level ? { level, of: (n) => n.location?.[level] } : undefined,
       // Half facility spread, half keeping single-node replicas off multi-node pools when there is a choice.
-      score: (n, p, fp) => (facilitySpread(f, fleet, n, fp) + (p.nodes === 1 && this.inMultiNodePool(n, p.gpuClass) ? 0 : 1)) / 2,
+      score: (n, p, fp) => (facilitySpread(f, fleet, n, fp) + (p.nodes === 1 && this.inMultiNodePool(fleet, n, p.gpuClass) ? 0 : 1)) / 2,
       scoreWeight: this.weight,
     };
   }

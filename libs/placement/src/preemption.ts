@@ -68,7 +68,7 @@ export function planPreemption(inp: PreemptionInput): PreemptionPlan | undefined
   const book0 = policy.book(inp.running);
   const candidates = inp.running
     .filter((v) => classes.has(v.gpuClass) && mayPreempt(book0, m, minGpus, v))
-    .sort((a, b) => classRank(a.capacityClass) - classRank(b.capacityClass) || b.createdAtMs - a.createdAtMs || (a.id < b.id ? -1 : 1))
+    .sort((a, b) => classRank(a.capacityClass) - classRank(b.capacityClass) || b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1))
     .slice(0, inp.maxVictims ?? 16);
   if (!candidates.length) return undefined;
   const fp = inp.footprint ?? EMPTY_FOOTPRINT;
