@@ -80,7 +80,8 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
     expect(r.ex.room?.kind).toBe('preemption');
     expect(r.ex.room?.victims.map((v) => [v.model, v.why])).toEqual([['opp', 'class']]);
     expect(r.newResults.filter((x) => x.status !== 200)).toEqual([]);
-    expect(r.victimResults.filter((x) => x.status === 0)).toEqual([]);
+    // Once its only replica is gone the router refuses new requests (503, no endpoint); none was cut (a connection error or 502).
+    expect(r.victimResults.filter((x) => x.status !== 200 && x.status !== 503)).toEqual([]);
     // The victim was drained before it was stopped; the borrower was not touched.
     expect(fleet.statesOf.get(r.victim)).toEqual(expect.arrayContaining(['READY', 'DRAINING']));
     expect(await ready('borrow')).toBe(2);

@@ -44,6 +44,8 @@ export class Policy {
   private readonly multiNodeMin = new Map<string, number>();
   /** Per fleet and GPU class: the nodes of fabrics large enough for such a profile. */
   private readonly pools = new WeakMap<Fleet, Map<string, ReadonlySet<string>>>();
+  /** Per fleet: its power ledger (it reads the fleet's allocation live, so one serves every placement on it). */
+  private readonly ledgers = new WeakMap<Fleet, PowerLedger>();
   private readonly weight: number;
 
   constructor(catalog: readonly Model[], cfg: PolicyConfig = {}) {
@@ -80,7 +82,8 @@ export class Policy {
   /** The checks and preferences for placing one more replica of `m`. */
   guard(m: Model, fleet: Fleet, book: QuotaBook): PlacementGuard {
     const f = this.facility;
-    const power = f.budgets.length ? new PowerLedger(f, fleet) : undefined;
+    let power = this.ledgers.get(fleet);
+    if (!power && f.budgets.length) this.ledgers.set(fleet, (power = new PowerLedger(f, fleet)));
     const owner = modelOwner(m);
     const level = m.keepWithin;
     return {
