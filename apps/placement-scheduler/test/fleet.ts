@@ -263,6 +263,14 @@ export class TestFleet {
     return this.ctl!.unary('ExplainPlacement', { model });
   }
 
+  /** waitUntil (E2E_WAIT), failing with what the scheduler and the processes say. */
+  wait(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
+    return waitUntil(cond, what, E2E_WAIT).catch(async (e) => {
+      const reps = await this.replicas().catch(() => []);
+      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(this.shards())}\n${this.logs(40)}`);
+    });
+  }
+
   /** `ctl model target`: min and max replicas of one model. */
   target(model: string, n: number): Promise<controlV1.SetModelTargetResponse__Output> {
     return this.ctl!.unary('SetModelTarget', { model, minReplicas: n, maxReplicas: n, clear: false });

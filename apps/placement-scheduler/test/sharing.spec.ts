@@ -8,8 +8,7 @@
  * victim is drained through the router's drain path under load: no request
  * to it fails.
  */
-import { waitUntil } from '@llmgw/testing';
-import { buildBundles, E2E_WAIT as WAIT, Load, simProfile, TestFleet } from './fleet';
+import { buildBundles, Load, simProfile, TestFleet } from './fleet';
 
 jest.setTimeout(120_000);
 
@@ -40,11 +39,7 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
 
   afterAll(() => fleet.close(), 60_000);
 
-  const wait = (cond: () => boolean | Promise<boolean>, what: string) =>
-    waitUntil(cond, what, WAIT).catch(async (e) => {
-      const reps = await fleet.replicas().catch(() => []);
-      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message]))}\n${fleet.logs(40)}`);
-    });
+  const wait = (cond: () => boolean | Promise<boolean>, what: string) => fleet.wait(cond, what);
   const ready = async (model: string) => (await fleet.ready(model)).length;
 
   /** Turns `model` on under load on `victimModel` and `model`; returns the victim's replica id and both loads' results. */
