@@ -41,7 +41,7 @@ describe('QuotaAdmin (ctl quota show|set)', () => {
   it('a new quota of another scope and class is added; a limit below the guarantee is refused', async () => {
     const admin = new QuotaAdmin(scheduler());
     await admin.set(set({ scope: 'project', name: 'search', capacityClass: 'critical', guaranteeGpus: 1, hasLimit: false, limitGpus: 0 }));
-    expect(admin.list().quotas.map((q) => [q.scope, q.name, q.capacityClass, q.hasLimit, q.usedGpus])).toEqual([
+    expect((admin.list().quotas ?? []).map((q) => [q.scope, q.name, q.capacityClass, q.hasLimit, q.usedGpus])).toEqual([
       ['org', 'acme', '', true, 2],
       ['project', 'search', 'critical', false, 0],
     ]);
