@@ -1,5 +1,6 @@
 import { clientMtlsSchema, duration, listenAddress, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
 import { z } from 'zod';
+import { modelCacheSchema } from './weights/config';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-], at most 63, starting alphanumeric');
 const hcaName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an HCA device name such as mlx5_0');
@@ -47,6 +48,8 @@ export const agentConfigSchema = z
     work_dir: z.string().min(1).default('/var/lib/llmgw-agent'),
     /** Where model weights live; discovery reports its free space. Default: work_dir/models. */
     model_cache_dir: z.string().min(1).optional(),
+    /** Fetching weights into the cache: free-space floor, bandwidth cap, parallel files (docs/models.md). */
+    model_cache: modelCacheSchema,
     /** Overrides the derived GPU class of every GPU. */
     gpu_class: z.string().regex(/^[a-z0-9]+-\d+g$/, 'must look like h100-80g').optional(),
     nvidia_smi: z.string().min(1).default('nvidia-smi'),

@@ -9,7 +9,7 @@ import type { QuotaUsage } from '@llmgw/control-rpc';
 import type { QuotaStore } from './quota-store';
 import { catalogEntries, type Target } from './redis-state';
 
-/** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + FleetView behind it). */
+/** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + WatchedFleet behind it). */
 export interface FleetSource {
   /** True once the first snapshot arrived; no pass runs before (it would adopt nothing and place everything). */
   synced(): boolean;

@@ -1,5 +1,5 @@
 import type { FleetView, ReconcilerNode, ShardCommandSink, ShardLaunchSpec, ShardReport, ShardStateName } from './reconciler/types';
-import type { EngineName, FleetNode, Model, NodeCondition, NodeLocation, Profile, Scaling } from './types';
+import type { EngineKind, FleetNode, Model, NodeCondition, NodeLocation, Profile, Scaling } from './types';
 
 /** Shape of a simulated node for tests and benchmarks. */
 export interface NodeSpec {
@@ -18,7 +18,7 @@ export interface NodeSpec {
   readonly numaNodes?: number;
   /** NVLink layout: one group of all GPUs, two halves, or none. */
   readonly nvlink?: 'all' | 'halves' | 'none';
-  readonly engines?: readonly EngineName[] | 'any';
+  readonly engines?: readonly EngineKind[] | 'any';
   /** GPU indices reported failed. */
   readonly failedGpus?: readonly number[];
   readonly location?: NodeLocation;

@@ -6,8 +6,8 @@
  */
 
 /** Engine kinds a profile can name. `sim` is llmgw's simulated engine. */
-export type EngineName = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_NAMES: readonly EngineName[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+import type { EngineKind } from '@llmgw/contracts';
+export { ENGINE_KINDS, type EngineKind } from '@llmgw/contracts';
 
 /** A node's connectivity as inventory reports it. Operator intent is separate (`FleetNode.cordoned`). */
 export type NodeCondition = 'ready' | 'unreachable' | 'lost';
@@ -66,7 +66,7 @@ export interface FleetNode {
   /** GPU index sets fully connected by NVLink; empty when none or unknown. */
   readonly nvlinkGroups: readonly (readonly number[])[];
   /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
-  readonly engines: readonly EngineName[] | 'any';
+  readonly engines: readonly EngineKind[] | 'any';
   /** Where the node is (the agent's `location` config); absent or partial when not configured. */
   readonly location?: NodeLocation;
 }
@@ -140,7 +140,7 @@ export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
   readonly gpuClass: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly gpusPerNode: number;
   /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
   readonly nodes: number;
@@ -170,6 +170,16 @@ export interface Model {
   readonly project?: string;
   /** Every node of one replica shares this facility label (a hard constraint); undefined = none. */
   readonly keepWithin?: FacilityLevel;
+  /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
+  readonly weights?: WeightsMirror;
+}
+
+/** An HTTP(S) mirror of a model's files; credentials only by where the agent reads them. */
+export interface WeightsMirror {
+  readonly baseUrl: string;
+  readonly manifest: string;
+  readonly credentialsFile?: string;
+  readonly credentialsEnv?: string;
 }
 
 /** Why a candidate node or pool was not used: the first hard constraint that failed (docs/placement.md, "Placement"). */

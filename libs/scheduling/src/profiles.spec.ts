@@ -73,9 +73,9 @@ describe('buildProfiles', () => {
   });
 
   it.each([
-    ['lora is not available yet', { chat: { scorers: { lora: 3 } } }, /profiles\.chat\.scorers\.lora: .*not available yet/],
+    ['bad lora param', { chat: { scorers: { lora: 3 }, scorer_params: { lora: { max_loaded_adapters: 0 } } } }, /lora-scorer 'lora' params\.max_loaded_adapters/],
     ['bad prefix param', { chat: { scorers: { prefix: 3 }, scorer_params: { prefix: { cache_threshold: 2 } } } }, /prefix-scorer 'prefix' params\.cache_threshold/],
-    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, pool-priority, prefix, queue, session\)/],
+    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, lora, pool-priority, prefix, queue, session\)/],
     ['unknown picker', { chat: { picker: { type: 'best' } } }, /profiles\.chat\.picker\.type: unknown picker 'best'/],
     ['bad picker param', { chat: { picker: { type: 'softmax', temperature: -2 } } }, /softmax-picker 'softmax' params\.temperature/],
     ['unknown picker param', { chat: { picker: { type: 'p2c', temperature: 1 } } }, /p2c-picker 'p2c' params: Unrecognized key: "temperature"/],
@@ -91,7 +91,7 @@ describe('buildProfiles', () => {
 
   it('reports every problem at once', () => {
     const err = configError(() =>
-      buildProfiles({ a: { scorers: { lora: 1, nope: 1 } }, b: { picker: { type: 'zz' } } }),
+      buildProfiles({ a: { scorers: { lora: 1, nope: 1 }, scorer_params: { lora: { saturation: 7 } } }, b: { picker: { type: 'zz' } } }),
     );
     expect(err.issues).toHaveLength(3);
   });

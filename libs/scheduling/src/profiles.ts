@@ -11,6 +11,7 @@ import { PluginRegistry } from './registry';
 import { inflightScorerFactory } from './scorers/inflight-scorer';
 import { kvScorerFactory } from './scorers/kv-scorer';
 import { loadScorerFactory } from './scorers/load-scorer';
+import { loraScorerFactory } from './scorers/lora-scorer';
 import { poolPriorityScorerFactory } from './scorers/pool-priority-scorer';
 import { queueScorerFactory } from './scorers/queue-scorer';
 import { sessionScorerFactory } from './scorers/session-scorer';
@@ -36,6 +37,7 @@ export function createDefaultRegistry(opts: DefaultRegistryOptions = {}): Plugin
     .register('session-scorer', sessionScorerFactory)
     .register('prefix-scorer', prefixScorerFactory(opts.prefixIndex))
     .register('pool-priority-scorer', poolPriorityScorerFactory)
+    .register('lora-scorer', loraScorerFactory)
     .register('max-score-picker', maxScorePickerFactory)
     .register('p2c-picker', p2cPickerFactory)
     .register('softmax-picker', softmaxPickerFactory)
@@ -97,9 +99,8 @@ export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
 });
 
-const NOT_YET: Record<string, string> = {
-  lora: "scorer 'lora' is not available yet (v2)",
-};
+/** Scorer names reserved for what is not built yet, with the message naming them gives. */
+const NOT_YET: Record<string, string> = {};
 
 export interface BuildProfilesOptions {
   /**
