@@ -1,3 +1,4 @@
+import { FACILITY_LEVELS, type FacilityLevel } from '@llmgw/placement';
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { clientTlsSchema, insecureFlag, serverTlsSchema } from './tls';
@@ -76,6 +77,23 @@ export const placementSchedulerConfigSchema = z
     report_grace: duration().default(30_000),
     /** Re-placement backoff after a failure: base, doubled per consecutive failure up to max. */
     backoff: z.object({ base: duration().default(2000), max: duration().default(120_000) }).strict().default({ base: 2000, max: 120_000 }),
+    /**
+     * The facility as placement sees it (docs/placement.md "Facility"): nodes are located by their
+     * agents' `labels` (site, room, rack, pdu, nvlink_domain).
+     */
+    facility: z
+      .object({
+        /** Domains nothing new is placed in (maintenance, a cooling fault); what runs there stays. */
+        held: z.array(z.object({ level: z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]]), name: z.string().min(1) }).strict()).default([]),
+        /** Power budgets, W: a shard is placed only where its GPUs' power limits keep the rack or PDU within budget. */
+        budgets: z.array(z.object({ level: z.enum(['rack', 'pdu']), name: z.string().min(1), watts: z.number().positive() }).strict()).default([]),
+        /** Levels a model's replicas are spread over (a scored preference). */
+        spread: z.array(z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]])).default(['rack', 'pdu']),
+        /** What a GPU whose power limit is not reported counts for, W. */
+        default_gpu_watts: z.number().positive().default(700),
+      })
+      .strict()
+      .default({ held: [], budgets: [], spread: ['rack', 'pdu'], default_gpu_watts: 700 }),
     /** Engine HTTP and rendezvous ports are chosen from this range on each node (inclusive). */
     port_range: z
       .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])
