@@ -6,6 +6,7 @@ import { accountingService } from './server';
 export { start, accountingService } from './server';
 export type { StartOptions, RunningAccounting, AccountingHandle } from './server';
 export { ensureDemoTenant, type DemoTenant } from './bootstrap';
+export { ensureFirstAdmin } from './accounts/bootstrap';
 
 interface Flags {
   config?: string; host?: string; port?: string; adminPort?: string; databaseUrl?: string; redisUrl?: string; keyPrefix?: string; consumer?: string; logLevel?: string;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FleetView, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
+import { WatchedFleet, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ function node(id: string, shards: FleetNode['shards'] = []): FleetNode {
   return {
     info: { nodeId: id, hostname: id, mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true, diskFreeMib: 0, diskTotalMib: 0, modelCacheDir: '', cpuModel: '', discoveryWarnings: [] },
     connectivity: 'CONNECTIVITY_CONNECTED', lastSeenMs: 0, registeredAtMs: 0, sessionId: 's', peerCn: '', gpuHealth: [], shards,
-    intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '', connectivityReason: '', connectivitySinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000,
+    intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '', connectivityReason: '', connectivitySinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000, hostSensors: null,
   };
 }
 
@@ -70,7 +70,7 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
 }
 
 interface Consumer {
-  view: FleetView;
+  view: WatchedFleet;
   got: FleetEvent[];
   unsub?: () => void;
 }
@@ -97,7 +97,7 @@ function watch(inv: Inventory, c: Consumer, resume: boolean): void {
  */
 async function check(store: FleetStore, ops: Op[], expectNoSnapshotAfterFirst: boolean): Promise<void> {
   const inv = inventory(store);
-  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new FleetView(), got: [] }));
+  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new WatchedFleet(), got: [] }));
   for (const c of consumers) watch(inv, c, false);
   for (const op of ops) {
     if (op.k === 'drop') {
@@ -195,7 +195,7 @@ describe('WatchFleet: snapshot, then every change exactly once and in order, acr
       const a = await redisStore(1000);
       const n1 = node('n1');
       await a.update('n1', () => ({ node: n1, events: [{ nodeChanged: n1 }] }));
-      const c: Consumer = { view: new FleetView(), got: [] };
+      const c: Consumer = { view: new WatchedFleet(), got: [] };
       watch(inventory(a), c, false);
       const redis = new Redis('redis://127.0.0.1:6379');
       const reader = new Redis('redis://127.0.0.1:6379');

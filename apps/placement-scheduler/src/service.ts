@@ -1,6 +1,6 @@
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
-import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
+import { AccountingAuditSink, controlModelHandlers, controlQuotaHandlers, QuotaAdmin, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
@@ -8,7 +8,10 @@ import { defineService, startService, type StartServiceOptions } from '@llmgw/se
 import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
+import { policyConfigOf } from './policy-config';
+import { MemoryQuotaStore, RedisQuotaStore } from './quota-store';
 import { PlacementScheduler } from './scheduler';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
@@ -31,7 +34,7 @@ export const placementSchedulerService = defineService({
     const catalog = loadCatalogFile(cfg.catalog);
     const engineKey = cfg.engine_key_file ? readEngineKeyFile(cfg.engine_key_file) : undefined;
     if (!engineKey) log.warn({}, 'no engine_key_file: placed engines run without an API key, open to anyone who can reach their node');
-    const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
+    const prefix = cfg.redis?.key_prefix ?? DEFAULT_REDIS_KEY_PREFIX;
     // `memory`: the state in this process, shared with the routers and admission of the same process.
     const mem = cfg.memory ? inProcessState(cfg.memory.key_prefix) : undefined;
     // Commands fail fast while Redis is away; the lock and the demand channel retry on their own.
@@ -68,6 +71,7 @@ export const placementSchedulerService = defineService({
       registry: ctx.registry,
       catalogView,
       targets: redis ? new RedisTargetStore(redis, prefix) : mem?.targets,
+      quotas: redis ? new RedisQuotaStore(redis, prefix) : new MemoryQuotaStore(),
       intervalMs: cfg.reconcile_interval,
       reconciler: {
         drainTimeoutMs: cfg.drain_timeout,
@@ -75,6 +79,7 @@ export const placementSchedulerService = defineService({
         backoffBaseMs: cfg.backoff.base,
         backoffMaxMs: cfg.backoff.max,
         portRange: cfg.port_range,
+        policy: policyConfigOf(catalog, cfg),
         ...(engineKey ? { engineSecret: (replicaId: string) => deriveEngineSecret(engineKey, replicaId) } : {}),
       },
     });
@@ -92,7 +97,7 @@ export const placementSchedulerService = defineService({
       address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION, maxReceiveMessageBytes: cfg.max_message_bytes,
       services: [{
         definition: controlServiceDefinition(),
-        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }) } as never,
+        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }), ...controlQuotaHandlers(new QuotaAdmin(scheduler), { log, audit }) } as never,
       }],
     });
     ctx.onClose('scheduler', async () => {

@@ -7,7 +7,7 @@
  */
 import { ControlClient } from '@llmgw/control-rpc';
 import { createEngineKeyFile, endpointKeys, type EndpointInfo, decodeEndpoint } from '@llmgw/endpoints';
-import { FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
 import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
 import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { Redis } from 'ioredis';
@@ -61,11 +61,13 @@ export class TestFleet {
   readonly dir = mkdtempSync(join(tmpdir(), 'llmgw-place-e2e-'));
   readonly prefix = `test:place:${randomBytes(5).toString('hex')}:`;
   readonly redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-  readonly view = new FleetView();
+  readonly view = new WatchedFleet();
   /** Node id of every node whose agent registered, with each fabric it reports. */
   readonly fabricOf = new Map<string, string>();
   /** Every multi-node replica seen, with the fabrics its shards' nodes are on. */
   readonly multiNodeFabrics = new Map<string, Set<string>>();
+  /** Every state the watch has shown for each replica's shards, in order (SHARD_STATE_ prefix dropped). */
+  readonly statesOf = new Map<string, string[]>();
   inventory?: SpawnedRole;
   scheduler?: SpawnedRole;
   router?: SpawnedRole;
@@ -112,6 +114,10 @@ export class TestFleet {
       const f = n.info!.fabrics[0]?.fabric;
       if (f) this.fabricOf.set(n.info!.nodeId, f);
       for (const s of n.shards) {
+        const seen = this.statesOf.get(s.replicaId) ?? [];
+        const st = s.state.replace('SHARD_STATE_', '');
+        if (seen.at(-1) !== st) seen.push(st);
+        this.statesOf.set(s.replicaId, seen);
         if (s.pgid && s.spec?.httpPort) this.pgids.set(s.pgid, s.spec.httpPort);
         const spec = s.spec;
         if (spec && spec.nnodes > 1) {
@@ -256,6 +262,19 @@ export class TestFleet {
 
   explain(model: string): Promise<controlV1.ExplainPlacementResponse__Output> {
     return this.ctl!.unary('ExplainPlacement', { model });
+  }
+
+  /** waitUntil (E2E_WAIT), failing with what the scheduler and the processes say. */
+  wait(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
+    return waitUntil(cond, what, E2E_WAIT).catch(async (e) => {
+      const reps = await this.replicas().catch(() => []);
+      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(this.shards())}\n${this.logs(40)}`);
+    });
+  }
+
+  /** `ctl model target`: min and max replicas of one model. */
+  target(model: string, n: number): Promise<controlV1.SetModelTargetResponse__Output> {
+    return this.ctl!.unary('SetModelTarget', { model, minReplicas: n, maxReplicas: n, clear: false });
   }
 
   drain(nodeId: string): Promise<controlV1.NodeAdminResponse__Output> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { insecureFlag, serverTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 
 /**
@@ -53,7 +54,7 @@ export const inventoryConfigSchema = z
     redis: z
       .object({
         url: z.string().min(1),
-        key_prefix: z.string().default('llmgw:'),
+        key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
         /** An instance silent this long is presumed dead (its nodes' commands are refused, not queued). */
         instance_ttl: duration().default(5000),
       })

@@ -1,6 +1,8 @@
+import { FACILITY_LEVELS, type FacilityLevel } from '@llmgw/placement';
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { clientTlsSchema, insecureFlag, serverTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /**
  * The placement-scheduler's configuration (`llmgw placement-scheduler`,
@@ -58,13 +60,13 @@ export const placementSchedulerConfigSchema = z
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.
      */
-    redis: z.object({ url: z.string().min(1), key_prefix: z.string().default('llmgw:') }).strict().optional(),
+    redis: z.object({ url: z.string().min(1), key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
     /**
      * Instead of `redis`, inside one process (`llmgw up`): the same state in
      * this process's memory, shared with the routers and admission whose
      * `endpoint_source` is `{ kind: memory }` with the same key_prefix.
      */
-    memory: z.object({ key_prefix: z.string().default('llmgw:') }).strict().optional(),
+    memory: z.object({ key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
     /** Leader lock TTL: the longest a failover to a standby takes. */
     lock_ttl: duration().default(5000),
     /** Reconcile at least this often (default 5 s; docs/placement.md, "The reconciler"); fleet events trigger passes in between. */
@@ -75,6 +77,23 @@ export const placementSchedulerConfigSchema = z
     report_grace: duration().default(30_000),
     /** Re-placement backoff after a failure: base, doubled per consecutive failure up to max. */
     backoff: z.object({ base: duration().default(2000), max: duration().default(120_000) }).strict().default({ base: 2000, max: 120_000 }),
+    /**
+     * The facility as placement sees it (docs/placement.md "Facility"): nodes are located by their
+     * agents' `labels` (site, room, rack, pdu, nvlink_domain).
+     */
+    facility: z
+      .object({
+        /** Domains nothing new is placed in (maintenance, a cooling fault); what runs there stays. */
+        held: z.array(z.object({ level: z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]]), name: z.string().min(1) }).strict()).default([]),
+        /** Power budgets, W: a shard is placed only where its GPUs' power limits keep the rack or PDU within budget. */
+        budgets: z.array(z.object({ level: z.enum(['rack', 'pdu']), name: z.string().min(1), watts: z.number().positive() }).strict()).default([]),
+        /** Levels a model's replicas are spread over (a scored preference). */
+        spread: z.array(z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]])).default(['rack', 'pdu']),
+        /** What a GPU whose power limit is not reported counts for, W. */
+        default_gpu_watts: z.number().positive().default(700),
+      })
+      .strict()
+      .default({ held: [], budgets: [], spread: ['rack', 'pdu'], default_gpu_watts: 700 }),
     /** Engine HTTP and rendezvous ports are chosen from this range on each node (inclusive). */
     port_range: z
       .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])

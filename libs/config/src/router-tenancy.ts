@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration } from './load';
 import { clientTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /** Budget units per million tokens for one model (docs/accounting.md#prices-and-budgets); both zero = free (exempt from budgets). */
 export const modelPriceSchema = z
@@ -23,7 +24,7 @@ export const routerTenancySchema = z
     accounting_tls: clientTlsSchema.optional(),
     /** Redis shared by every router for counters, the usage stream and invalidation; absent = in-process (one router). */
     redis_url: z.string().optional(),
-    key_prefix: z.string().default('llmgw:'),
+    key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
     /** Name of the process-wide in-process store set (embedded mode: the same name as accounting's). */
     embedded_stores: z.string().default('default'),
     /** Safety-net lifetime of a cached key (pub/sub invalidation is the normal path). */

@@ -4,6 +4,7 @@ import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } 
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 import { clientTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
 const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreShape;
@@ -105,7 +106,7 @@ const approxTreeSchema = z
     share: z
       .object({
         redis_url: z.string().optional(),
-        key_prefix: z.string().default('llmgw:'),
+        key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
       })
       .strict()
       .prefault({}),
@@ -141,7 +142,7 @@ const kvEventsSchema = z
 export const endpointSourceShape = {
   kind: z.enum(['static', 'redis', 'memory']).default('static'),
   redis_url: z.string().optional(),
-  key_prefix: z.string().default('llmgw:'),
+  key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
 };
 
 export const routerConfigSchema = z
@@ -255,7 +256,7 @@ export const routerConfigSchema = z
         on_demand_hold: duration().default(2000),
       })
       .strict()
-      .default({ kind: 'static', key_prefix: 'llmgw:', on_demand_hold: 2000 }),
+      .default({ kind: 'static', key_prefix: DEFAULT_REDIS_KEY_PREFIX, on_demand_hold: 2000 }),
     /** Per-engine metric name overrides: engine → contract field → metric name. */
     engine_metrics: engineMetricOverrides(),
   })
@@ -264,3 +265,9 @@ export const routerConfigSchema = z
 export type RouterConfig = z.output<typeof routerConfigSchema>;
 export type RouterConfigInput = z.input<typeof routerConfigSchema>;
 export type StaticEndpointConfig = z.output<typeof staticEndpointSchema>;
+
+/** Slices of the router configuration, named for the part of the router that reads each (docs/router.md). */
+export type RouterAdmissionConfig = RouterConfig['admission'];
+export type RouterTenancyConfig = RouterConfig['tenancy'];
+export type RouterPrefixConfig = RouterConfig['prefix'];
+export type RouterModelConfig = RouterConfig['models'][number];

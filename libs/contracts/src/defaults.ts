@@ -23,3 +23,6 @@ export const DEFAULT_TARGET_WAITING_PER_REPLICA = 4;
 
 /** KV-cache occupancy at which a replica counts as saturated (`kv_ceiling`, docs/admission.md#configuration). */
 export const DEFAULT_KV_CEILING = 0.9;
+
+/** The prefix of every Redis key llmgw writes, unless a config's `key_prefix` says otherwise. */
+export const DEFAULT_REDIS_KEY_PREFIX = 'llmgw:';

@@ -1,4 +1,4 @@
-import type { EngineKind } from './types';
+import type { EngineDialect } from './types';
 
 /**
  * Which metric names carry each contract field for one engine (docs/router.md, "Scraping").
@@ -30,7 +30,7 @@ export type MappingOverride = {
   [K in keyof MetricMapping]?: MetricMapping[K] extends string[] ? string | string[] | null : MetricMapping[K] | null;
 };
 
-export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMapping>>> = {
+export const DEFAULT_MAPPINGS: Readonly<Record<EngineDialect, Readonly<MetricMapping>>> = {
   vllm: {
     running: ['vllm:num_requests_running'],
     waiting: ['vllm:num_requests_waiting'],
@@ -71,7 +71,7 @@ export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMappin
 };
 
 /** The default mapping for `engine` with `override` merged over it (field by field). */
-export function resolveMapping(engine: EngineKind, override?: MappingOverride): MetricMapping {
+export function resolveMapping(engine: EngineDialect, override?: MappingOverride): MetricMapping {
   const base = DEFAULT_MAPPINGS[engine] ?? DEFAULT_MAPPINGS.vllm;
   const out: MetricMapping = {
     ...base,

@@ -4,7 +4,7 @@
  * mappings in this lib from a Prometheus text scrape; consumed by the router's
  * scorers and by admission's saturation detector.
  */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp';
+export type { EngineDialect } from '@llmgw/contracts';
 
 export interface EngineStats {
   /** Requests queued inside the engine (mandatory in the contract). */

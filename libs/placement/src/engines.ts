@@ -1,4 +1,4 @@
-import type { EngineName, FleetGpu, Profile } from './types';
+import type { EngineKind, FleetGpu, Profile } from './types';
 
 /**
  * What placement needs to know about each engine (its adapter, docs/node-agent.md#engines):
@@ -35,7 +35,7 @@ export interface EngineContract {
   readonly schedulingPolicy: 'fcfs' | 'priority';
 }
 
-export const ENGINE_RULES: Readonly<Record<EngineName, EngineRules>> = {
+export const ENGINE_RULES: Readonly<Record<EngineKind, EngineRules>> = {
   vllm: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
   sglang: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
   // llama-server: its slots are `--parallel`; it publishes no KV events and serves its slots in arrival order.

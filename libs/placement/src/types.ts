@@ -6,8 +6,8 @@
  */
 
 /** Engine kinds a profile can name. `sim` is llmgw's simulated engine. */
-export type EngineName = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_NAMES: readonly EngineName[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+import type { EngineKind } from '@llmgw/contracts';
+export { ENGINE_KINDS, type EngineKind } from '@llmgw/contracts';
 
 /** A node's connectivity as inventory reports it. Operator intent is separate (`FleetNode.cordoned`). */
 export type NodeCondition = 'ready' | 'unreachable' | 'lost';
@@ -26,6 +26,10 @@ export interface FleetGpu {
   readonly numaNode: number;
   /** A failed GPU is never placed on; a degraded one only when nothing better is free. */
   readonly health: GpuHealthState;
+  /** The GPU's enforced power limit, W (nvidia-smi power.limit); absent when unknown (power caps use the facility default). */
+  readonly powerLimitW?: number;
+  /** The GPU's power draw when last sampled, W; absent when the agent does not report it. */
+  readonly powerDrawW?: number;
 }
 
 /** One HCA and whether any of its ports is ACTIVE. */
@@ -62,8 +66,27 @@ export interface FleetNode {
   /** GPU index sets fully connected by NVLink; empty when none or unknown. */
   readonly nvlinkGroups: readonly (readonly number[])[];
   /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
-  readonly engines: readonly EngineName[] | 'any';
+  readonly engines: readonly EngineKind[] | 'any';
+  /** Where the node is (the agent's `location` config); absent or partial when not configured. */
+  readonly location?: NodeLocation;
 }
+
+/** A node's place in the facility (docs/placement.md "Facility"); every level optional. */
+export interface NodeLocation {
+  readonly site?: string;
+  readonly room?: string;
+  readonly rack?: string;
+  readonly pdu?: string;
+  readonly nvlink_domain?: string;
+}
+
+/** The facility levels labels, holds, budgets and `keep_within` name. */
+export type FacilityLevel = keyof NodeLocation;
+export const FACILITY_LEVELS: readonly FacilityLevel[] = ['site', 'room', 'rack', 'pdu', 'nvlink_domain'];
+
+/** Capacity classes, lowest first (docs/placement.md "Capacity classes"). */
+export type CapacityClass = 'opportunistic' | 'standard' | 'critical';
+export const CAPACITY_CLASSES: readonly CapacityClass[] = ['opportunistic', 'standard', 'critical'];
 
 /** GPUs already held on each node (by running or starting shards), by node id. */
 export type Allocation = ReadonlyMap<string, ReadonlySet<number>>;
@@ -117,7 +140,7 @@ export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
   readonly gpuClass: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly gpusPerNode: number;
   /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
   readonly nodes: number;
@@ -141,6 +164,12 @@ export interface Model {
   readonly fallbacks: readonly string[];
   /** The router's routing profile for this model; undefined = the router's default. */
   readonly routingProfile?: string;
+  /** Who may preempt whom; undefined = standard. */
+  readonly capacityClass?: CapacityClass;
+  /** The catalog project whose quota the model's GPUs count against; undefined = none. */
+  readonly project?: string;
+  /** Every node of one replica shares this facility label (a hard constraint); undefined = none. */
+  readonly keepWithin?: FacilityLevel;
   /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
   readonly weights?: WeightsMirror;
   /** The catalog's LoRA adapters, resolved (docs/models.md, "Adapters"). */
@@ -177,7 +206,11 @@ export type RejectReason =
   | 'engine-validation'
   | 'engine-missing'
   | 'not-enough-nodes'
-  | 'at-max-replicas';
+  | 'at-max-replicas'
+  | 'quota-limit'
+  | 'facility-held'
+  | 'power-cap'
+  | 'keep-within';
 
 export interface NodeCandidate {
   readonly nodeId: string;

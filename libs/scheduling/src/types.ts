@@ -1,4 +1,4 @@
-import type { EngineKind, EngineStats } from '@llmgw/engine-metrics';
+import type { EngineDialect, EngineStats } from '@llmgw/engine-metrics';
 import type { PromptKey } from '@llmgw/prefix';
 
 /**
@@ -16,7 +16,7 @@ export interface EndpointView {
   pool: string;
   /** Pool priority: higher is preferred (pools first, then endpoints; docs/scheduling.md). */
   poolPriority: number;
-  engine: EngineKind;
+  engine: EngineDialect;
   /** Relative capacity weight (profile weight, default 100). */
   weight: number;
   /** Draining endpoints get no new requests. */

@@ -17,6 +17,12 @@ export function explainText(e: controlV1.ExplainPlacementResponse__Output): stri
     lines.push(`would place: profile ${d.profile}${d.fabric ? ` in fabric ${d.fabric}` : ''}`);
     for (const s of d.shards) lines.push(`  rank ${s.rank}  ${s.nodeId}  GPUs ${s.gpuIndices.join(',')}${s.hcas.length ? `  HCAs ${s.hcas.join(',')}` : ''}`);
   }
+  if (e.room) {
+    const d = e.room.decision;
+    lines.push(`would make room (${e.room.kind}): drain ${e.room.victims.length} replica(s), then place profile ${d?.profile}${d?.fabric ? ` in fabric ${d.fabric}` : ''}`);
+    for (const v of e.room.victims) lines.push(`  ${v.why.padEnd(9)}  ${v.replicaId}  ${v.model} (${v.capacityClass}) — ${v.detail}`);
+    for (const s of d?.shards ?? []) lines.push(`  rank ${s.rank}  ${s.nodeId}  GPUs ${s.gpuIndices.join(',')}`);
+  }
   for (const p of e.profiles) {
     const reason = short(p.reason, 'REJECT_REASON_');
     lines.push(`profile ${p.profile} (priority ${p.priority}, ${p.gpuClass}, ${p.nodes} node${p.nodes === 1 ? '' : 's'} × ${p.gpusPerNode} GPUs): ${reason === 'NONE' ? 'ok' : reason}${p.detail ? ` — ${p.detail}` : ''}`);
@@ -37,18 +43,28 @@ export function explainText(e: controlV1.ExplainPlacementResponse__Output): stri
 export function registerPlacement(program: Command, ctx: CtlContext): void {
   withJson(program.command('models').description('the catalog: every model, its scaling mode and replica counts (ready / total / wanted)')).action(async (_o: unknown, cmd: Command) => {
     const r = await ctx.control(cmd).unary<controlV1.ListModelsResponse__Output>('ListModels', {});
+    // Usage against the model's project quota (the project-scope one of every class, when there is one).
+    const quotas = r.models.some((m) => m.project) ? (await ctx.control(cmd).unary<controlV1.ListQuotasResponse__Output>('ListQuotas', {})).quotas : [];
+    const quotaOf = (m: controlV1.Model__Output) => {
+      const q = quotas.find((x) => x.scope === 'project' && x.name === m.project && !x.capacityClass);
+      return q ? `${q.usedGpus}/${q.hasLimit ? q.limitGpus : '∞'} (g ${q.guaranteeGpus})` : '-';
+    };
     ctx.out(cmd, r.models, () =>
       table(
-        ['MODEL', 'MODE', 'READY', 'TOTAL', 'WANTED', 'MIN', 'MAX', 'IDLE', 'PROFILES', 'ALIASES'],
+        ['MODEL', 'MODE', 'CLASS', 'READY', 'TOTAL', 'WANTED', 'MIN', 'MAX', 'IDLE', 'GPUS', 'PROJECT', 'QUOTA', 'PROFILES', 'ALIASES'],
         r.models.map((m) => [
           m.name,
           m.scalingMode + (m.scalingOverridden ? '*' : ''),
+          m.capacityClass || 'standard',
           m.replicasReady,
           m.replicasTotal,
           m.replicasDesired,
           m.scaling?.minReplicas ?? 0,
           m.scaling?.maxReplicas ?? 0,
           m.scalingMode === 'on-demand' ? ms(m.scaling?.idleTimeoutMs ?? 0) : '-',
+          m.gpusUsed,
+          m.project || '-',
+          quotaOf(m),
           m.profiles.map((p) => p.name).join(','),
           m.aliases.join(',') || '-',
         ]),

@@ -1,8 +1,7 @@
-import type { agentV1 } from '@llmgw/contracts';
+import type { agentV1, EngineKind } from '@llmgw/contracts';
 
-/** Engine kinds the agent can launch (ShardSpec.engine). */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_KINDS: readonly EngineKind[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+/** Engine kinds the agent can launch (ShardSpec.engine): libs/contracts engines.ts. */
+export type { EngineKind } from '@llmgw/contracts';
 
 /** What an adapter needs to know about the node besides the spec. */
 export interface NodeContext {

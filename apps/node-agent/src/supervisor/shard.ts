@@ -7,7 +7,6 @@ import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 
 export type State = agentV1.ShardState__Output;
-export const TERMINAL: ReadonlySet<State> = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
 /** The answer to a command, as it goes into Ack. */
 export interface CommandOutcome {

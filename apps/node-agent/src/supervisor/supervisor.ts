@@ -1,4 +1,4 @@
-import type { agentV1 } from '@llmgw/contracts';
+import { type agentV1, isTerminalShardState } from '@llmgw/contracts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Engine, EngineCommand, EngineKind } from '../engines/engine';
@@ -6,7 +6,7 @@ import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
 import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
-import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
+import { type CommandOutcome, Shard, type State, type SupervisorOptions, listsModel, runCleanup, withoutSecret } from './shard';
 import { scrapeShard } from './engine-stats';
 import { engineSpec, fetchWeights, specMirrors } from './weights-step';
 import { formatProgress } from '../weights/progress';
@@ -46,7 +46,7 @@ export class Supervisor {
 
   /** Non-terminal shards, for Register. */
   running(): agentV1.ShardStatus__Output[] {
-    return [...this.shards.values()].filter((s) => !TERMINAL.has(s.state)).map((s) => this.status(s, true));
+    return [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).map((s) => this.status(s, true));
   }
 
   get(shardId: string): agentV1.ShardStatus__Output | undefined {
@@ -56,7 +56,7 @@ export class Supervisor {
 
   /** GPU indices held by live shards. */
   gpusInUse(): Set<number> {
-    return new Set([...this.shards.values()].filter((s) => !TERMINAL.has(s.state)).flatMap((s) => s.spec.gpuIndices));
+    return new Set([...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).flatMap((s) => s.spec.gpuIndices));
   }
 
   /** The last lines of one shard's output. */
@@ -72,14 +72,14 @@ export class Supervisor {
   /** StartShard: idempotent by shard id while the shard is not terminal. */
   start(spec: agentV1.ShardSpec__Output): CommandOutcome {
     const existing = this.shards.get(spec.shardId);
-    if (existing && !TERMINAL.has(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
+    if (existing && !isTerminalShardState(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
     const reject = (errorCode: string, message: string): CommandOutcome => ({ result: 'ACK_RESULT_REJECTED', errorCode, message });
     if (!SHARD_ID_PATTERN.test(spec.shardId)) return reject('LLMGW_ERR_INVALID_ARGUMENT', `shard_id ${JSON.stringify(spec.shardId)} must match ${SHARD_ID_PATTERN}`);
     const engine = this.opts.engines.get(spec.engine as EngineKind);
     if (!engine) return reject('LLMGW_ERR_INVALID_ARGUMENT', `engine ${JSON.stringify(spec.engine)} is not configured on this node (configured: ${[...this.opts.engines.keys()].join(', ') || 'none'})`);
     const problems = engine.validate(spec, this.opts.node);
     if (problems.length) return reject('LLMGW_ERR_INVALID_ARGUMENT', problems.join('; '));
-    const live = [...this.shards.values()].filter((s) => !TERMINAL.has(s.state));
+    const live = [...this.shards.values()].filter((s) => !isTerminalShardState(s.state));
     const busy = spec.gpuIndices.filter((g) => live.some((s) => s.spec.gpuIndices.includes(g)));
     if (busy.length) return reject('LLMGW_ERR_FAILED_PRECONDITION', `GPUs ${busy.join(', ')} are in use by ${live.filter((s) => s.spec.gpuIndices.some((g) => busy.includes(g))).map((s) => s.spec.shardId).join(', ')}`);
     if (spec.rank === 0 && live.some((s) => s.spec.rank === 0 && s.spec.httpPort === spec.httpPort)) return reject('LLMGW_ERR_FAILED_PRECONDITION', `port ${spec.httpPort} is in use by another shard`);
@@ -95,7 +95,7 @@ export class Supervisor {
   /** StopShard: SIGTERM to the group, `graceMs`, SIGKILL. Unknown or finished shards are ALREADY_DONE. */
   stop(shardId: string, graceMs = 0, reason = ''): CommandOutcome {
     const s = this.shards.get(shardId);
-    if (!s || TERMINAL.has(s.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
+    if (!s || isTerminalShardState(s.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
     if (s.stopping) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already stopping` };
     s.stopping = this.doStop(s, graceMs || this.opts.timings.stopGraceMs, reason || 'requested');
     return { result: 'ACK_RESULT_ACCEPTED' };
@@ -111,7 +111,7 @@ export class Supervisor {
     const s = this.shards.get(shardId);
     if (!s) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_NOT_FOUND', message: `shard ${shardId} is not running here` };
     if (s.state === 'SHARD_STATE_DRAINING') return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already draining` };
-    if (TERMINAL.has(s.state) || s.stopping) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
+    if (isTerminalShardState(s.state) || s.stopping) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
     s.draining = true;
     this.transition(s, 'SHARD_STATE_DRAINING', `draining${reason ? `: ${reason}` : ''}`);
     void this.watchDrain(s, timeoutMs || this.opts.timings.drainTimeoutMs);
@@ -132,7 +132,7 @@ export class Supervisor {
     const failed: string[] = [];
     for (const rec of records) {
       const engine = this.opts.engines.get(rec.spec.engine as EngineKind);
-      if (TERMINAL.has(rec.state) || this.shards.has(rec.spec.shardId)) {
+      if (isTerminalShardState(rec.state) || this.shards.has(rec.spec.shardId)) {
         this.store.remove(rec.spec.shardId);
         continue;
       }
@@ -202,7 +202,7 @@ export class Supervisor {
 
   /** Stops every live shard and waits (tests, `node-agent --stop-engines-on-exit`). */
   async stopAll(graceMs = 5_000): Promise<void> {
-    for (const s of this.shards.values()) if (!TERMINAL.has(s.state) && !s.stopping) s.stopping = this.doStop(s, graceMs, 'agent stopping');
+    for (const s of this.shards.values()) if (!isTerminalShardState(s.state) && !s.stopping) s.stopping = this.doStop(s, graceMs, 'agent stopping');
     await Promise.all([...this.shards.values()].map((s) => s.stopping));
   }
 
@@ -230,7 +230,7 @@ export class Supervisor {
     s.state = state;
     s.message = message;
     this.opts.log?.info({ shardId: s.spec.shardId, state, reason: message }, 'shard state');
-    if (TERMINAL.has(state)) {
+    if (isTerminalShardState(state)) {
       clearTimeout(s.probeTimer);
       this.store.remove(s.spec.shardId);
     } else if (s.pid) this.persist(s);
@@ -256,20 +256,20 @@ export class Supervisor {
       if (err) {
         // A failed check is not cached: the operator may install the engine and retry.
         this.checked.delete(s.engine.kind);
-        if (!s.stopping && !TERMINAL.has(s.state)) this.transition(s, 'SHARD_STATE_FAILED', `engine-check: ${err}`);
+        if (!s.stopping && !isTerminalShardState(s.state)) this.transition(s, 'SHARD_STATE_FAILED', `engine-check: ${err}`);
         return;
       }
     }
     const w = this.opts.weights;
-    if (w && specMirrors(s.spec).length && !s.stopping && !TERMINAL.has(s.state)) {
+    if (w && specMirrors(s.spec).length && !s.stopping && !isTerminalShardState(s.state)) {
       const why = await fetchWeights(s.spec, w.cache, {
         downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
         progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },
-        wanted: () => !s.stopping && !TERMINAL.has(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
+        wanted: () => !s.stopping && !isTerminalShardState(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
       });
-      if (why && !s.stopping && !TERMINAL.has(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);
+      if (why && !s.stopping && !isTerminalShardState(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);
     }
-    if (s.stopping || TERMINAL.has(s.state) || this.closed) return;
+    if (s.stopping || isTerminalShardState(s.state) || this.closed) return;
     this.launch(s);
   }
 
@@ -282,7 +282,7 @@ export class Supervisor {
   }
 
   private pollTails(): void {
-    for (const s of this.shards.values()) if (!TERMINAL.has(s.state) || s.exited) for (const t of s.tails) t.poll();
+    for (const s of this.shards.values()) if (!isTerminalShardState(s.state) || s.exited) for (const t of s.tails) t.poll();
   }
 
   private launch(s: Shard): void {
@@ -318,12 +318,12 @@ export class Supervisor {
 
   private scheduleProbe(s: Shard, delay = this.opts.timings.healthIntervalMs): void {
     clearTimeout(s.probeTimer);
-    if (this.closed || TERMINAL.has(s.state)) return;
+    if (this.closed || isTerminalShardState(s.state)) return;
     s.probeTimer = setTimeout(() => void this.probe(s), delay);
   }
 
   private async probe(s: Shard): Promise<void> {
-    if (this.closed || TERMINAL.has(s.state) || s.stopping) return;
+    if (this.closed || isTerminalShardState(s.state) || s.stopping) return;
     // An adopted engine is not our child: its exit shows only in /proc.
     if (!s.child && s.pid) {
       const st = readProcStat(s.pid);
@@ -339,11 +339,11 @@ export class Supervisor {
         this.transition(s, 'SHARD_STATE_READY', 'worker process running');
       } else {
         const h = await this.httpGet(s.cmd.healthUrl);
-        if (s.stopping || TERMINAL.has(s.state)) return;
+        if (s.stopping || isTerminalShardState(s.state)) return;
         if (h && s.state === 'SHARD_STATE_STARTING') this.transition(s, 'SHARD_STATE_LOADING', `/health answers ${h.status}`);
         if (h?.status === 200) {
           const m = await this.httpGet(s.cmd.modelsUrl!, s.cmd.apiKey);
-          if (s.stopping || TERMINAL.has(s.state)) return;
+          if (s.stopping || isTerminalShardState(s.state)) return;
           const listed = m?.status === 200 && listsModel(m.body, s.cmd.servedModelName);
           if (listed) this.transition(s, 'SHARD_STATE_READY', `serving ${s.cmd.servedModelName}`);
         }
@@ -369,7 +369,7 @@ export class Supervisor {
     s.exitCode = code ?? -1;
     clearTimeout(s.probeTimer);
     for (const t of s.tails) t.poll();
-    if (s.stopping || TERMINAL.has(s.state) || this.closed) return; // doStop reports
+    if (s.stopping || isTerminalShardState(s.state) || this.closed) return; // doStop reports
     const how = launchError ?? (code !== null ? `exited with code ${code}` : signal ? `killed by ${signal}` : `process ${s.pid} is gone`);
     // A crash leaves nothing behind: the rest of the group goes too.
     signalGroup(s.pgid, 'SIGKILL');

@@ -9,6 +9,9 @@ import type { MappingOverride } from '@llmgw/engine-metrics';
 import { clientTls } from '@llmgw/service';
 import type { Logger } from '@llmgw/observability';
 
+/** What admission reads of the router configuration (the endpoints only when it scrapes its own). */
+export type AdmissionConfig = Pick<RouterConfig, 'admission' | 'endpoints' | 'scrape_interval' | 'scrape_timeout' | 'engine_metrics'>;
+
 /** What the router hands to its admission implementation. */
 export interface AdmissionDeps {
   log: Logger;
@@ -43,7 +46,7 @@ export type RouterAdmission = Admission & {
  *   UNAVAILABLE or a deadline it falls back to `local`, sets
  *   `llmgw_admission_degraded` to 1 and probes the service until it answers.
  */
-export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterAdmission {
+export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): RouterAdmission {
   const a = cfg.admission;
   if (a.mode === 'off') return passThrough();
   const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,10 +1,8 @@
-import type { EndpointInfo } from '@llmgw/contracts';
-import type { EngineLaunch, EngineName, FleetNode, LoraAdapterLaunch, Profile, WeightsMirror } from '../types';
+import type { EndpointInfo, ShardStateName } from '@llmgw/contracts';
+import type { EngineLaunch, EngineKind, FleetNode, LoraAdapterLaunch, Profile, WeightsMirror } from '../types';
 
-/** A shard's state as the agent reports it (docs/node-agent.md#shard-states). */
-export type ShardStateName = 'pending' | 'downloading' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
-
-export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stopped', 'failed']);
+/** A shard's state as the agent reports it (docs/node-agent.md#shard-states), and which states are terminal: libs/contracts shard-states.ts. */
+export { TERMINAL_SHARD_STATES, type ShardStateName } from '@llmgw/contracts';
 
 /**
  * Everything an agent needs to launch one shard (the placement-scheduler's
@@ -17,7 +15,7 @@ export interface ShardLaunchSpec extends EngineLaunch {
   readonly replicaId: string;
   readonly model: string;
   readonly profile: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly rank: number;
   readonly nnodes: number;
   /** Rank 0's management address. */

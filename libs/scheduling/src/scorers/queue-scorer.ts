@@ -2,7 +2,7 @@ import { DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scrapedParams, staleAdjusted } from './common';
+import { scoreScraped, scrapedParams } from './common';
 
 const schema = z
   .object({
@@ -21,12 +21,7 @@ export class QueueScorer implements Scorer {
     readonly params: QueueScorerParams,
   ) {}
   score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const ep of eps) {
-      const s = ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : this.params.unknown_score;
-      out.set(ep.id, staleAdjusted(ep, s, this.params));
-    }
-    return out;
+    return scoreScraped(eps, this.params, (ep) => (ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : undefined));
   }
 }
 

@@ -17,6 +17,9 @@ export interface Model {
   'scalingOverridden'?: (boolean);
   'scalingMode'?: (string);
   'lastDemandMs'?: (number | string | Long);
+  'capacityClass'?: (string);
+  'project'?: (string);
+  'gpusUsed'?: (number);
 }
 
 export interface Model__Output {
@@ -32,4 +35,7 @@ export interface Model__Output {
   'scalingOverridden': (boolean);
   'scalingMode': (string);
   'lastDemandMs': (number);
+  'capacityClass': (string);
+  'project': (string);
+  'gpusUsed': (number);
 }
