@@ -9,10 +9,11 @@ import { registerNodes } from './nodes';
 import { registerLogs } from './logs';
 import { registerTop } from './top';
 import { registerPlacement } from './placement';
+import { registerBench } from './bench';
 
 /**
  * The command modules, in help order. Each registers its sibling command
  * group on the program; the model verbs (`models`, `replicas`,
  * `explain-placement`) join them here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerCert];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerBench, registerCert];
