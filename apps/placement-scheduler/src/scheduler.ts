@@ -6,6 +6,8 @@ import { Reconciler, scalingMode, type EndpointPublisher, type Model, type PassR
 import { fleetFromWire, type InventoryNodeLike } from './fleet-map';
 import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
 import { catalogEntries, type Target } from './redis-state';
+import type { Autoscaler } from './autoscaler';
+import { autoscaledReconciler } from './autoscale-loop';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + FleetView behind it). */
 export interface FleetSource {
@@ -39,6 +41,8 @@ export interface SchedulerOptions {
   debounceMs?: number;
   now?: () => number;
   reconciler?: Partial<ConstructorParameters<typeof Reconciler>[0]>;
+  /** When set, desired replicas follow it (docs/capacity.md "The autoscaler"). */
+  autoscaler?: Autoscaler;
 }
 
 /** "llama-3-3-70b-3f9a0c1d": the model, sanitised, and random bytes (never reused across restarts). */
@@ -65,7 +69,8 @@ export class PlacementScheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.now = o.now ?? Date.now;
-    this.reconciler = new Reconciler({
+    const Rec = o.autoscaler ? autoscaledReconciler(o.autoscaler) : Reconciler;
+    this.reconciler = new Rec({
       catalog: () => o.catalog.models,
       sink: o.sink,
       publisher: o.publisher,
@@ -140,6 +145,14 @@ export class PlacementScheduler {
     this.reconciler.setTarget(model.name, t);
     this.soon();
     return true;
+  }
+
+  /** The autoscaler's latest decision for a model, as `ctl models` shows it; undefined when it has none. */
+  autoscaleStatus(model: string): { action: string; reason: string; from: number; to: number; atMs: number; lastChange: string; lastChangeMs: number } | undefined {
+    const d = this.o.autoscaler?.lastDecision(model);
+    if (!d) return undefined;
+    const c = this.o.autoscaler!.lastChange(model);
+    return { action: d.action, reason: d.reason, from: d.from, to: d.to, atMs: d.atMs, lastChange: c?.reason ?? '', lastChangeMs: c?.atMs ?? 0 };
   }
 
   lastPassResult(): PassResult | undefined {

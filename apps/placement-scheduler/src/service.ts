@@ -1,18 +1,24 @@
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
+import { AdmissionRpcClient } from '@llmgw/admission-rpc';
 import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
-import type { AuthorizationTable } from '@llmgw/grpc';
+import type { AuthorizationTable, ClientTlsOptions } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
 import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
 import { PlacementScheduler } from './scheduler';
+import { Autoscaler } from './autoscaler';
+import { AutoscaleLoop } from './autoscale-loop';
 
 export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
   election: LeaderElection;
+  /** Where the autoscaler reads admission, for a process that starts admission after the scheduler (`llmgw up`). */
+  attachAdmission(address: string, tls?: ClientTlsOptions): void;
+  autoscaler: Autoscaler;
 }
 
 /** Who may call the ControlService port (docs/security.md): operators (ctl) and the portal; health is open. */
@@ -58,7 +64,10 @@ export const placementSchedulerService = defineService({
     });
     const fleet = new InventoryFleetSource(inventory, log);
     const catalogView = redis ? new RedisCatalogView(redis, prefix, sub) : mem?.catalog;
+    // Always built: `llmgw up` attaches admission after it starts (attachAdmission); without admission it holds every count.
+    const autoscaler = new Autoscaler({ windowMs: cfg.autoscaler.window, upCooldownMs: cfg.autoscaler.up_cooldown, downCooldownMs: cfg.autoscaler.down_cooldown, quietPeriodMs: cfg.autoscaler.quiet_period });
     const scheduler = new PlacementScheduler({
+      autoscaler,
       catalog,
       fleet,
       sink: new InventoryShardSink(inventory),
@@ -79,6 +88,27 @@ export const placementSchedulerService = defineService({
       },
     });
     fleet.onChange(() => scheduler.soon());
+    let admission: AdmissionRpcClient | undefined;
+    let autoscale: AutoscaleLoop | undefined;
+    /** Starts the autoscaler's reads of admission (docs/capacity.md); once. */
+    const attachAdmission = (address: string, tls?: ClientTlsOptions) => {
+      if (autoscale) return;
+      const client = new AdmissionRpcClient({ addresses: address.split(',').map((a) => a.trim()), tls });
+      admission = client;
+      autoscale = new AutoscaleLoop({
+        autoscaler,
+        catalog,
+        reconciler: () => scheduler.reconciler,
+        admissionStatus: async () => ((await client.findServing()) === undefined ? undefined : client.status()),
+        leader: () => election.fencingToken !== undefined,
+        reconcileSoon: () => scheduler.soon(),
+        log,
+        registry: ctx.registry,
+        intervalMs: cfg.autoscaler.interval,
+      });
+      autoscale.start();
+      log.info({ admission: address }, 'autoscaler reads admission');
+    };
     const stopDemand = catalogView
       ? await catalogView
           .onUrgentDemand((model) => {
@@ -97,6 +127,8 @@ export const placementSchedulerService = defineService({
     });
     ctx.onClose('scheduler', async () => {
       stopDemand?.();
+      autoscale?.close();
+      admission?.close();
       scheduler.close();
       await election.stop();
       inventory.close();
@@ -106,9 +138,10 @@ export const placementSchedulerService = defineService({
     });
     await election.start();
     await scheduler.start();
+    if (cfg.admission) attachAdmission(cfg.admission.address, ctx.clientTls(cfg.admission.tls, 'admission.tls'));
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
-    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
-    return { scheduler, election };
+    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached', redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
+    return { scheduler, election, attachAdmission, autoscaler };
   },
 });
 

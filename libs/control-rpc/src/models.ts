@@ -11,6 +11,8 @@ export interface ModelAdminScheduler {
   readonly reconciler: Reconciler;
   /** `ctl model target`: undefined clears; resolves false when nothing changed. */
   setTarget(model: Model, t: { min: number; max: number } | undefined): Promise<boolean>;
+  /** The autoscaler's latest decision (docs/capacity.md); absent or undefined when it has none. */
+  autoscaleStatus?(model: string): controlV1.AutoscaleStatus | undefined;
 }
 
 const REJECT: Record<RejectReason, controlV1.RejectReason> = {
@@ -142,6 +144,7 @@ export class ModelAdmin {
       scalingOverridden: rec.target(m.name) !== undefined,
       scalingMode: scalingMode(s),
       lastDemandMs: rec.lastDemandOf(m.name) ?? 0,
+      ...((a) => (a ? { autoscale: a } : {}))(this.scheduler.autoscaleStatus?.(m.name)),
     };
   }
 
