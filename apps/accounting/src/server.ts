@@ -10,6 +10,8 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { UsageIngester } from './ingest';
 import { KeyPublisher } from './key-publisher';
 import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
+import { capacityAdminHandlers } from './capacity-service';
+import { CapacityStore } from './capacity-store';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
 
@@ -23,6 +25,9 @@ export const ACCOUNTING_AUTHORIZATION: AuthorizationTable = {
   [TENANCY_ADMIN_SERVICE]: ['operator', 'portal'],
   // Operator actions done elsewhere (cordon, drain, model targets), appended by the relay that did them.
   [AUDIT_LOG_SERVICE]: ['placement-scheduler', 'portal'],
+  // Capacity profiles (docs/capacity.md): operators save and delete; the placement-scheduler lists them (staleness, sizing).
+  'llmgw.accounting.v1.CapacityAdmin': ['operator', 'portal'],
+  'llmgw.accounting.v1.CapacityAdmin/ListCapacityProfiles': ['operator', 'portal', 'placement-scheduler'],
 };
 
 /** Longest a shutdown waits for running calls before cutting them (ms). */
@@ -177,6 +182,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
           { definition: pkg.KeyResolver.service, implementation: keyResolverHandlers(deps) as never },
           { definition: pkg.TenancyAdmin.service, implementation: tenancyAdminHandlers(deps) as never },
           { definition: pkg.AuditLog.service, implementation: auditLogHandlers(deps) as never },
+          { definition: pkg.CapacityAdmin.service, implementation: capacityAdminHandlers({ ...deps, capacity: new CapacityStore(db.db) }) as never },
         ],
       });
       ctx.readiness(async () => {

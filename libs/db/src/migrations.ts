@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { capacityProfilesMigration } from './capacity-profiles';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -143,6 +144,7 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('admin_requests_by_time').on('admin_requests').column('created_at').execute();
     },
   },
+  '0006_capacity_profiles': capacityProfilesMigration,
 };
 
 class StaticProvider implements MigrationProvider {

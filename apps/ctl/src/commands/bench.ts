@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { controlV1 } from '@llmgw/contracts';
+import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { parseCount, table, usage } from '../format';
 import { benchChartSvg } from '../bench/chart';
@@ -40,7 +40,17 @@ export interface BenchResult {
 interface BenchFlags {
   profile?: string; replica?: string; router?: string; key?: string; promptTokens: string; outputTokens: string; slo: string;
   start: string; maxConcurrency: string; resolution: string; minRequests: string; requestsPerSlot: string; requestTimeout: string;
-  sweepPrefix?: boolean; prefixShare: string; out?: string;
+  sweepPrefix?: boolean; prefixShare: string; out?: string; save?: boolean; relativeCost: string;
+}
+
+/** The stored form of a result (CapacityAdmin.SaveCapacityProfile). */
+export function toCapacityProfile(r: BenchResult, relativeCost: number): accountingV1.CapacityProfile {
+  return {
+    model: r.model, profile: r.profile, gpuClass: r.gpuClass, maxConcurrencyAtSlo: r.maxConcurrencyAtSlo, throughputTokPerSec: r.throughputTokPerSec,
+    ttftP99Ms: r.ttftP99Ms, tpotP99Ms: r.tpotP99Ms, sloTtftP99Ms: r.slo.ttftP99Ms, sloTpotP99Ms: r.slo.tpotP99Ms, relativeCost,
+    engine: r.engine, engineVersion: r.engineVersion, engineArgs: r.engineArgs, promptTokens: r.promptTokens, outputTokens: r.outputTokens,
+    engineWaitingAtSlo: r.engineWaitingAtSlo ?? 0, kvUsageAtSlo: r.kvUsageAtSlo ?? 0, measuredAtMs: r.measuredAtMs, replica: r.replica, resultJson: JSON.stringify(r),
+  };
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -121,6 +131,8 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       .option('--request-timeout <ms>', 'per-request timeout', '60000')
       .option('--prefix-share <fraction>', 'share of each prompt common to all requests (prefix-cache hits)', '0')
       .option('--sweep-prefix', 'repeat the ramp at 0, 50 and 90 % shared prefix')
+      .option('--save', 'store the result as the capacity profile of (model, profile) (accounting, Postgres; see `ctl capacity`)')
+      .option('--relative-cost <x>', 'relative GPU-hour cost of one replica of this profile, stored with --save (what `ctl plan` minimises)', '1')
       .option('--out <file>', 'result file (JSON); the chart goes beside it as .svg (default ./bench-<model>-<profile>-<time>.json)'),
   ).action(async (model: string, o: BenchFlags, cmd: Command) => {
     const num = (s: string, what: string, min: number, max = Infinity) => {
@@ -129,6 +141,7 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       return v;
     };
     const slo = parseSlo(o.slo);
+    const relativeCost = num(o.relativeCost, '--relative-cost', 0);
     const shares = o.sweepPrefix ? [0, 0.5, 0.9] : [num(o.prefixShare, '--prefix-share', 0, 0.99)];
     const ramp = {
       promptTokens: Math.max(1, parseCount(o.promptTokens, '--prompt-tokens')),
@@ -192,6 +205,12 @@ export function registerBench(program: Command, ctx: CtlContext): void {
     result.chartFile = join(dirname(out), basename(out).replace(/\.json$/, '') + '.svg');
     writeFileSync(result.chartFile, benchChartSvg({ title: `${replica.model} / ${replica.profile} (${replica.gpuClass || 'cpu'}) — ${ramp.promptTokens} in, ${ramp.outputTokens} out`, steps: first.steps, slo, maxConcurrencyAtSlo: first.maxConcurrencyAtSlo }));
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-    ctx.out(cmd, result, () => benchTable(result));
+    let saved = '';
+    if (o.save) {
+      if (result.maxConcurrencyAtSlo === 0) throw usage('not saved: no concurrency met the SLO (see the table); nothing to store');
+      await ctx.accounting(cmd).capacity('SaveCapacityProfile', toCapacityProfile(result, relativeCost));
+      saved = `\nsaved as the capacity profile of ${result.model} / ${result.profile} (llmgw ctl capacity show ${result.model} ${result.profile})`;
+    }
+    ctx.out(cmd, result, () => benchTable(result) + saved);
   });
 }

@@ -10,10 +10,12 @@ import { registerLogs } from './logs';
 import { registerTop } from './top';
 import { registerPlacement } from './placement';
 import { registerBench } from './bench';
+import { registerCapacity } from './capacity';
+import { registerPlan } from './plan';
 
 /**
  * The command modules, in help order. Each registers its sibling command
  * group on the program; the model verbs (`models`, `replicas`,
  * `explain-placement`) join them here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerBench, registerCert];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerBench, registerCapacity, registerPlan, registerCert];
