@@ -3,9 +3,9 @@ import { AccountingClient } from '@llmgw/accounting-rpc';
 import { AdmissionRpcClient } from '@llmgw/admission-rpc';
 import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
-import type { AuthorizationTable, ClientTlsOptions } from '@llmgw/grpc';
+import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
-import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
+import { defineService, startService, type ClientTlsFiles, type StartServiceOptions } from '@llmgw/service';
 import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
@@ -17,7 +17,7 @@ export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
   election: LeaderElection;
   /** Where the autoscaler reads admission, for a process that starts admission after the scheduler (`llmgw up`). */
-  attachAdmission(address: string, tls?: ClientTlsOptions): void;
+  attachAdmission(address: string, tls?: ClientTlsFiles): void;
   autoscaler: Autoscaler;
 }
 
@@ -91,7 +91,8 @@ export const placementSchedulerService = defineService({
     let admission: AdmissionRpcClient | undefined;
     let autoscale: AutoscaleLoop | undefined;
     /** Starts the autoscaler's reads of admission (docs/capacity.md); once. */
-    const attachAdmission = (address: string, tls?: ClientTlsOptions) => {
+    const attachAdmission = (address: string, tlsFiles?: ClientTlsFiles) => {
+      const tls = ctx.clientTls(tlsFiles, 'admission.tls');
       if (autoscale) return;
       const client = new AdmissionRpcClient({ addresses: address.split(',').map((a) => a.trim()), tls });
       admission = client;
@@ -138,7 +139,7 @@ export const placementSchedulerService = defineService({
     });
     await election.start();
     await scheduler.start();
-    if (cfg.admission) attachAdmission(cfg.admission.address, ctx.clientTls(cfg.admission.tls, 'admission.tls'));
+    if (cfg.admission) attachAdmission(cfg.admission.address, cfg.admission.tls);
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
     ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached', redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
     return { scheduler, election, attachAdmission, autoscaler };
