@@ -1,10 +1,17 @@
-import { type ApiKeyRow, type AuditRow, type Database, type LimitRow, type Organization, type Project, type Team, isUniqueViolation } from '@llmgw/db';
-import { LlmgwError, isLlmgwError } from '@llmgw/errors';
-import { type BudgetPeriod, type LevelLimits, type ScopeType, mintApiKey, resolveLimits } from '@llmgw/tenancy';
-import { type Principal, detailOf, nameProblem } from '@llmgw/contracts';
+import { type ApiKeyRow, type AuditRow, type Database, type LimitRow, type Organization, type Project, type Team } from '@llmgw/db';
+import { LlmgwError } from '@llmgw/errors';
+import { type BudgetPeriod, type ScopeType, mintApiKey } from '@llmgw/tenancy';
+import { type Principal, detailOf } from '@llmgw/contracts';
 import type { KeyCacheBus } from '@llmgw/stores';
 import { type Kysely, type Transaction } from 'kysely';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { idempotent, runWrite, type WriteOptions } from './admin-writes';
+import { chainOf, principalOf, type KeyChain } from './key-chain';
+import { KeySeal, type StoredKey } from './key-seal';
+import { PG_INT_MAX, checkName, checkRef, checkTime, newId, notFound } from './tenancy-checks';
+
+export { checkName, checkRef, checkTime, PG_INT_MAX } from './tenancy-checks';
+export type { WriteOptions } from './admin-writes';
+export type { KeyChain } from './key-chain';
 
 /** Fields of a limit row; undefined = not limited at this level. */
 export interface LimitInput {
@@ -16,41 +23,6 @@ export interface LimitInput {
   allowedModels?: string[];
 }
 
-export interface KeyChain {
-  key: ApiKeyRow;
-  project: Project;
-  team: Team;
-  org: Organization;
-}
-
-const ID_PREFIX: Record<ScopeType, string> = { org: 'org_', team: 'team_', project: 'proj_', key: 'key_' };
-
-function newId(type: ScopeType): string {
-  return ID_PREFIX[type] + randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
-}
-
-const notFound = (what: string, ref: string) => new LlmgwError('LLMGW_ERR_NOT_FOUND', `${what} "${detailOf(ref)}" not found`);
-
-/** Largest value of a Postgres `integer` column (rpm, tpm). */
-export const PG_INT_MAX = 2_147_483_647;
-
-/**
- * How one admin write runs (docs/accounting.md, "Retries and request ids"):
- * `requestKey` makes it idempotent (a repeat returns the first result), and
- * once `signal` aborts (the caller's deadline passed) the write is abandoned:
- * it rolls back instead of committing.
- */
-export interface WriteOptions {
-  requestKey?: string;
-  signal?: AbortSignal;
-}
-
-/** The stored result of a CreateKey: the row and the secret sealed with the process's in-memory key. */
-interface StoredKey {
-  row: ApiKeyRow;
-  sealed: string;
-}
-
 /**
  * The tenancy tree in the database: create/list/show/update, key minting and
  * revocation, limits, key resolution and the audit log. Every change is one
@@ -58,6 +30,7 @@ interface StoredKey {
  * invalidation for the changed scope.
  */
 export class TenancyStore {
+  private readonly keySeal = new KeySeal();
   constructor(
     private readonly db: Kysely<Database>,
     private readonly bus: KeyCacheBus,
@@ -241,7 +214,7 @@ export class TenancyStore {
     if (opts.band) checkName(opts.band, 'band');
     if (opts.routingProfile) checkName(opts.routingProfile, 'routing_profile');
     if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expires_at_ms');
-    const revive = (stored: StoredKey) => ({ row: stored.row, secret: this.unseal(stored) });
+    const revive = (stored: StoredKey) => ({ row: stored.row, secret: this.keySeal.unseal(stored) });
     return this.idempotent<{ row: ApiKeyRow; secret: string }, StoredKey>(w, 'CreateKey', async () => {
       const p = await this.project(projectRef, 'project');
       if (opts.expiresAt !== undefined && opts.expiresAt <= this.now()) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'expires_at_ms is in the past');
@@ -251,7 +224,7 @@ export class TenancyStore {
         band: opts.band || null, routing_profile: opts.routingProfile || null, created_at: this.now(),
         expires_at: opts.expiresAt ?? null, revoked_at: null, last_used_at: null,
       };
-      const stored: StoredKey = { row, sealed: this.seal(minted.key) };
+      const stored: StoredKey = { row, sealed: this.keySeal.seal(minted.key) };
       await this.write(w, 'CreateKey', stored, `key "${detailOf(opts.name)}" in project ${p.id}`, async (tx) => {
         await tx.insertInto('api_keys').values(row).execute();
         await this.audit(tx, actor, 'key.create', 'key', row.id, { name: row.name, project_id: p.id, key_prefix: row.key_prefix, band: row.band, routing_profile: row.routing_profile, expires_at: row.expires_at });
@@ -359,37 +332,14 @@ export class TenancyStore {
     return key ? this.chainOf(key) : undefined;
   }
 
-  async chainOf(key: ApiKeyRow): Promise<KeyChain> {
-    const project = await this.db.selectFrom('projects').selectAll().where('id', '=', key.project_id).executeTakeFirstOrThrow();
-    const team = await this.db.selectFrom('teams').selectAll().where('id', '=', project.team_id).executeTakeFirstOrThrow();
-    const org = await this.db.selectFrom('organizations').selectAll().where('id', '=', team.org_id).executeTakeFirstOrThrow();
-    return { key, project, team, org };
+  /** The key with the project, team and organization above it. */
+  chainOf(key: ApiKeyRow): Promise<KeyChain> {
+    return chainOf(this.db, key);
   }
 
   /** The principal of an active key: most restrictive limits along key → project → team → org. */
-  async principalOf(chain: KeyChain): Promise<Principal> {
-    const scopes: Array<[ScopeType, string]> = [['key', chain.key.id], ['project', chain.project.id], ['team', chain.team.id], ['org', chain.org.id]];
-    const rows = await this.db
-      .selectFrom('limits')
-      .selectAll()
-      .where((eb) => eb.or(scopes.map(([t, id]) => eb.and([eb('scope_type', '=', t), eb('scope_id', '=', id)]))))
-      .execute();
-    const levels: LevelLimits[] = scopes.map(([t, id]) => {
-      const r = rows.find((x) => x.scope_type === t && x.scope_id === id);
-      return {
-        scopeType: t, scopeId: id,
-        rpm: r?.rpm ?? undefined, tpm: r?.tpm ?? undefined,
-        budgetMicros: r?.budget_micros ?? undefined, budgetPeriod: (r?.budget_period as BudgetPeriod | null) ?? undefined,
-        allowedModels: r?.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : undefined,
-      };
-    });
-    return {
-      keyId: chain.key.id, keyPrefix: chain.key.key_prefix, projectId: chain.project.id, teamId: chain.team.id, orgId: chain.org.id,
-      band: chain.key.band ?? chain.project.band ?? '',
-      routingProfile: chain.key.routing_profile ?? undefined,
-      limits: resolveLimits(levels),
-      expiresAt: chain.key.expires_at ?? undefined,
-    };
+  principalOf(chain: KeyChain): Promise<Principal> {
+    return principalOf(this.db, chain);
   }
 
   /** Resolves a key hash; NOT_FOUND for unknown, revoked or expired keys. */
@@ -410,54 +360,12 @@ export class TenancyStore {
     return q.execute();
   }
 
-  /**
-   * One admin change in one transaction, with its audit event. With a
-   * request key the result is recorded in the same transaction (so it is
-   * there exactly when the change is). When the caller's deadline passed
-   * before the statements finished, the transaction rolls back instead of
-   * committing: a write the caller was told failed does not appear later.
-   */
-  private async write(w: WriteOptions | undefined, method: string, result: unknown, what: string, fn: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
-    if (w?.signal?.aborted) throw abandoned();
-    try {
-      await this.db.transaction().execute(async (tx) => {
-        await fn(tx);
-        if (w?.requestKey) {
-          await tx.insertInto('admin_requests').values({ request_key: w.requestKey, method, response: JSON.stringify(result), created_at: this.now() }).execute();
-        }
-        if (w?.signal?.aborted) throw abandoned();
-      });
-    } catch (e) {
-      if (isUniqueViolation(e)) throw new LlmgwError('LLMGW_ERR_ALREADY_EXISTS', `${what} already exists`, { cause: e });
-      throw e;
-    }
+  private write(w: WriteOptions | undefined, method: string, result: unknown, what: string, fn: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+    return runWrite(this.db, this.now, w, method, result, what, fn);
   }
 
-  /**
-   * Runs a write once per request key: a key seen before returns the first
-   * result (revived from what was stored), also when a concurrent call with
-   * the same key won the race.
-   */
-  private async idempotent<T, S = T>(w: WriteOptions | undefined, method: string, run: () => Promise<T>, revive?: (stored: S) => T): Promise<T> {
-    const replay = async (): Promise<T | undefined> => {
-      if (!w?.requestKey) return undefined;
-      const r = await this.db.selectFrom('admin_requests').selectAll().where('request_key', '=', w.requestKey).executeTakeFirst();
-      if (!r) return undefined;
-      if (r.method !== method) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `this idempotency key was already used for ${r.method}; use a new one`, { param: 'llmgw-idempotency-key' });
-      const stored = JSON.parse(r.response) as S;
-      return revive ? revive(stored) : (stored as unknown as T);
-    };
-    const prior = await replay();
-    if (prior !== undefined) return prior;
-    try {
-      return await run();
-    } catch (e) {
-      if (w?.requestKey && isLlmgwError(e) && e.code === 'LLMGW_ERR_ALREADY_EXISTS') {
-        const again = await replay();
-        if (again !== undefined) return again;
-      }
-      throw e;
-    }
+  private idempotent<T, S = T>(w: WriteOptions | undefined, method: string, run: () => Promise<T>, revive?: (stored: S) => T): Promise<T> {
+    return idempotent(this.db, w, method, run, revive);
   }
 
   /** Forgets request keys older than `windowMs` (the rollup timer calls it). */
@@ -466,49 +374,5 @@ export class TenancyStore {
     return Number(r.numDeletedRows ?? 0);
   }
 
-  // A process-local key: a sealed secret can be opened by this process only (see createKey).
-  private readonly sealKey = randomBytes(32);
-
-  private seal(secret: string): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    const body = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
-    return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
-  }
-
-  private unseal(stored: StoredKey): string {
-    try {
-      const raw = Buffer.from(stored.sealed, 'base64');
-      const d = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, 12));
-      d.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
-    } catch {
-      throw new LlmgwError(
-        'LLMGW_ERR_FAILED_PRECONDITION',
-        `key ${stored.row.id} (${stored.row.key_prefix}…) was created by this request, but its secret can no longer be shown (accounting restarted since); revoke it and create another`,
-      );
-    }
-  }
 }
 
-const abandoned = () => new LlmgwError('LLMGW_ERR_UNAVAILABLE', "database unavailable (no answer before the call's deadline; nothing was written)", { retryAfterSeconds: 1 });
-
-/** The name rule (libs/contracts names.ts) for a stored name; INVALID_ARGUMENT naming `field`. */
-export function checkName(name: string, field = 'name'): string {
-  const problem = nameProblem(name, field);
-  if (problem) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', problem, { param: field });
-  return name;
-}
-
-/** The name rule for a reference (an id or a name) that is looked up. */
-export function checkRef(ref: string, field: string, max?: number): void {
-  const problem = nameProblem(ref, field, { max });
-  if (problem) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', problem, { param: field });
-}
-
-/** A time in unix ms that a bigint column and a JS number both hold exactly; `signed` allows negatives. */
-export function checkTime(v: number, field: string, signed = false): void {
-  if (!Number.isSafeInteger(v) || (!signed && v < 0)) {
-    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${field} must be an integer ${signed ? 'between -(2^53-1) and 2^53-1' : 'from 0 to 2^53-1'} (milliseconds since 1970)`, { param: field });
-  }
-}

@@ -1,84 +1,16 @@
 import type { agentV1 } from '@llmgw/contracts';
-import { extractStats, type EngineKind as MetricsEngine } from '@llmgw/engine-metrics';
-import type { Logger } from '@llmgw/observability';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import type { Engine, EngineCommand, EngineKind, NodeContext } from '../engines/engine';
+import type { Engine, EngineCommand, EngineKind } from '../engines/engine';
 import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
 import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
+import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
+import { scrapeShard } from './engine-stats';
 
-type State = agentV1.ShardState__Output;
-const TERMINAL: ReadonlySet<State> = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
-
-/** The answer to a command, as it goes into Ack. */
-export interface CommandOutcome {
-  result: 'ACK_RESULT_ACCEPTED' | 'ACK_RESULT_ALREADY_DONE' | 'ACK_RESULT_REJECTED';
-  errorCode?: string;
-  message?: string;
-}
-
-export interface SupervisorTimings {
-  /** Poll period of /health and /v1/models while starting, and of liveness. */
-  healthIntervalMs: number;
-  stopGraceMs: number;
-  drainTimeoutMs: number;
-  /** STARTING+LOADING limit when the spec carries none. */
-  startupTimeoutMs: number;
-  /** Crash restarts before FAILED (single-node shards only). */
-  maxRestarts: number;
-  restartBackoffMs: number;
-  restartBackoffMaxMs: number;
-}
-
-export interface SupervisorOptions {
-  workDir: string;
-  engines: ReadonlyMap<EngineKind, Engine>;
-  node: NodeContext;
-  timings: SupervisorTimings;
-  logRingLines: number;
-  /**
-   * Runs before the first launch of each engine kind (engine-check); a
-   * non-empty answer fails the shard with it as the reason.
-   */
-  preflight?: (engine: Engine) => Promise<string>;
-  /** Every state change (and drain progress); `withSpec` on the first status of a shard. */
-  onStatus?: (status: agentV1.ShardStatus__Output) => void;
-  log?: Logger;
-  now?: () => number;
-}
-
-class Shard {
-  state: State = 'SHARD_STATE_PENDING';
-  since: number;
-  message = '';
-  pid = 0;
-  pgid = 0;
-  startTime = 0;
-  launchedAtMs = 0;
-  exited = false;
-  exitCode = 0;
-  restarts = 0;
-  adopted = false;
-  child?: ChildProcess;
-  probeTimer?: NodeJS.Timeout;
-  stopping?: Promise<void>;
-  draining = false;
-  /** DRAINING and done: nothing in flight, or the drain timeout passed (ShardStatus.drained). */
-  drained = false;
-  specSent = false;
-  tails: FileTail[] = [];
-  constructor(
-    readonly spec: agentV1.ShardSpec__Output,
-    readonly engine: Engine,
-    readonly cmd: EngineCommand,
-    readonly ring: LogRing,
-    now: number,
-  ) {
-    this.since = now;
-  }
-}
+export { listsModel, withoutSecret } from './shard';
+export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './shard';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -236,7 +168,7 @@ export class Supervisor {
       // What is left of the old group (e.g. children of a dead leader) started no earlier than the leader.
       const leftovers = rec.pgid > 1 && (st === undefined || !ours) ? groupMembers(rec.pgid).filter((m) => m.startTime >= rec.startTime) : [];
       if (leftovers.length && (st === undefined || st.pgid !== rec.pgid)) signalGroup(rec.pgid, 'SIGKILL');
-      if (cmd.cleanup) void this.runCleanup(cmd.cleanup);
+      if (cmd.cleanup) void runCleanup(cmd.cleanup);
       shard.exited = true;
       shard.exitCode = -1;
       this.transition(shard, 'SHARD_STATE_FAILED', why);
@@ -250,38 +182,7 @@ export class Supervisor {
   /** Scrapes /metrics of every READY (or DRAINING) leader shard. */
   async scrape(timeoutMs = 2_000): Promise<agentV1.EngineStats__Output[]> {
     const targets = [...this.shards.values()].filter((s) => (s.state === 'SHARD_STATE_READY' || s.state === 'SHARD_STATE_DRAINING') && s.cmd.metricsUrl);
-    return Promise.all(targets.map((s) => this.scrapeOne(s, timeoutMs)));
-  }
-
-  private metricsDialect(s: Shard): MetricsEngine {
-    if (s.spec.engine === 'sglang' || s.spec.engine === 'llamacpp') return s.spec.engine;
-    const i = s.spec.args.indexOf('--dialect');
-    const d = i >= 0 ? s.spec.args[i + 1] : undefined;
-    return d === 'sglang' || d === 'llamacpp' ? d : 'vllm';
-  }
-
-  private async scrapeOne(s: Shard, timeoutMs: number): Promise<agentV1.EngineStats__Output> {
-    const base: agentV1.EngineStats__Output = {
-      shardId: s.spec.shardId, replicaId: s.spec.replicaId, endpoint: s.cmd.endpoint ?? '', engine: this.metricsDialect(s), scrapedAtMs: 0,
-      waiting: 0, running: 0, lora: null, error: '',
-    } as agentV1.EngineStats__Output;
-    try {
-      const res = await fetch(s.cmd.metricsUrl!, { signal: AbortSignal.timeout(timeoutMs) });
-      const text = await res.text();
-      base.scrapedAtMs = this.now();
-      if (!res.ok) return { ...base, error: `GET /metrics answered ${res.status}` };
-      const r = extractStats(text, this.metricsDialect(s));
-      if (!r.stats) return { ...base, error: r.violations.join('; ') };
-      const st = r.stats;
-      return {
-        ...base,
-        waiting: st.waiting, running: st.running, kvUsage: st.kvUsage, promptTokensTotal: st.promptTokensTotal, generationTokensTotal: st.generationTokensTotal,
-        prefixCacheQueriesTotal: st.prefixCacheQueriesTotal, prefixCacheHitsTotal: st.prefixCacheHitsTotal, requestsFinishedTotal: st.requestsFinishedTotal,
-        blockSize: st.blockSize, numGpuBlocks: st.numGpuBlocks, lora: st.lora ?? null, error: r.violations.join('; '),
-      } as agentV1.EngineStats__Output;
-    } catch (e) {
-      return { ...base, scrapedAtMs: this.now(), error: `scrape failed: ${(e as Error).message}` };
-    }
+    return Promise.all(targets.map((s) => scrapeShard(s, timeoutMs, this.now)));
   }
 
   // ---- lifecycle ----------------------------------------------------------
@@ -461,7 +362,7 @@ export class Supervisor {
     const how = launchError ?? (code !== null ? `exited with code ${code}` : signal ? `killed by ${signal}` : `process ${s.pid} is gone`);
     // A crash leaves nothing behind: the rest of the group goes too.
     signalGroup(s.pgid, 'SIGKILL');
-    if (s.cmd.cleanup) void this.runCleanup(s.cmd.cleanup);
+    if (s.cmd.cleanup) void runCleanup(s.cmd.cleanup);
     const multi = Math.max(1, s.spec.nnodes) > 1;
     if (!launchError && !multi && !s.draining && s.restarts < this.opts.timings.maxRestarts) {
       s.restarts++;
@@ -489,7 +390,7 @@ export class Supervisor {
         while (groupAlive(s.pgid) && Date.now() < hard) await sleep(50);
       }
     }
-    if (s.cmd.cleanup) await this.runCleanup(s.cmd.cleanup);
+    if (s.cmd.cleanup) await runCleanup(s.cmd.cleanup);
     for (const t of s.tails) t.poll();
     s.exited = s.pid !== 0;
     if (failWith) this.transition(s, 'SHARD_STATE_FAILED', failWith);
@@ -505,7 +406,7 @@ export class Supervisor {
         this.transition(s, 'SHARD_STATE_DRAINING', 'drained (a worker serves no requests)');
         return;
       }
-      const st = await this.scrapeOne(s, 2_000);
+      const st = await scrapeShard(s, 2_000, this.now);
       inFlight = st.error && !st.scrapedAtMs ? inFlight : st.running + st.waiting;
       if (inFlight === 0) {
         s.drained = true;
@@ -521,31 +422,4 @@ export class Supervisor {
     }
   }
 
-  private runCleanup(argv: string[]): Promise<void> {
-    return new Promise((resolve) => {
-      try {
-        const c = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
-        const t = setTimeout(() => { c.kill('SIGKILL'); resolve(); }, 30_000);
-        c.once('error', () => { clearTimeout(t); resolve(); });
-        c.once('exit', () => { clearTimeout(t); resolve(); });
-      } catch {
-        resolve();
-      }
-    });
-  }
-}
-
-/** True when an OpenAI `/v1/models` body lists `model` (by id). */
-export function listsModel(body: string, model: string): boolean {
-  try {
-    const j = JSON.parse(body) as { data?: Array<{ id?: string }> };
-    return Array.isArray(j.data) && j.data.some((m) => m?.id === model);
-  } catch {
-    return false;
-  }
-}
-
-/** The spec as the agent reports it: everything but the engine secret. */
-export function withoutSecret(spec: agentV1.ShardSpec__Output): agentV1.ShardSpec__Output {
-  return spec.apiKey ? { ...spec, apiKey: '' } : spec;
 }
