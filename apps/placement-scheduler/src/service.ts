@@ -12,6 +12,7 @@ import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './re
 import { PlacementScheduler } from './scheduler';
 import { Autoscaler } from './autoscaler';
 import { AutoscaleLoop } from './autoscale-loop';
+import { CapacityStaleCheck } from './capacity-stale';
 
 export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
@@ -19,6 +20,8 @@ export interface PlacementSchedulerHandle {
   /** Where the autoscaler reads admission, for a process that starts admission after the scheduler (`llmgw up`). */
   attachAdmission(address: string, tls?: ClientTlsFiles): void;
   autoscaler: Autoscaler;
+  /** llmgw_capacity_profile_stale (when accounting is configured). */
+  staleCheck?: CapacityStaleCheck;
 }
 
 /** Who may call the ControlService port (docs/security.md): operators (ctl) and the portal; health is open. */
@@ -110,6 +113,17 @@ export const placementSchedulerService = defineService({
       autoscale.start();
       log.info({ admission: address }, 'autoscaler reads admission');
     };
+    // Stored capacity profiles against the engines running (needs accounting, where they are kept).
+    const staleCheck = accounting
+      ? new CapacityStaleCheck({
+          list: () => accounting.capacity('ListCapacityProfiles', { model: '' }),
+          nodes: () => fleet.nodes(),
+          leader: () => election.fencingToken !== undefined,
+          log,
+          registry: ctx.registry,
+          intervalMs: cfg.capacity_check_interval,
+        })
+      : undefined;
     const stopDemand = catalogView
       ? await catalogView
           .onUrgentDemand((model) => {
@@ -129,6 +143,7 @@ export const placementSchedulerService = defineService({
     ctx.onClose('scheduler', async () => {
       stopDemand?.();
       autoscale?.close();
+      staleCheck?.close();
       admission?.close();
       scheduler.close();
       await election.stop();
@@ -139,10 +154,11 @@ export const placementSchedulerService = defineService({
     });
     await election.start();
     await scheduler.start();
+    staleCheck?.start();
     if (cfg.admission) attachAdmission(cfg.admission.address, cfg.admission.tls);
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
     ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached', redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
-    return { scheduler, election, attachAdmission, autoscaler };
+    return { scheduler, election, attachAdmission, autoscaler, staleCheck };
   },
 });
 

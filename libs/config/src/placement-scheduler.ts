@@ -87,6 +87,12 @@ export const placementSchedulerConfigSchema = z
       .strict()
       .default({ interval: 5000, window: 60_000, up_cooldown: 60_000, down_cooldown: 120_000, quiet_period: 600_000 }),
     /**
+     * How often the leader compares the stored capacity profiles (read from
+     * `accounting`) with the engines running, for
+     * llmgw_capacity_profile_stale (docs/capacity.md).
+     */
+    capacity_check_interval: duration().default(30_000),
+    /**
      * Redis for the leader lock, endpoint publication (what routers read),
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.
