@@ -9,23 +9,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '@llmgw/config';
 import type { Logger } from '@llmgw/observability';
-import { Reconciler, type Model } from '@llmgw/placement';
+import type { Model, Reconciler } from '@llmgw/placement';
 import type { admissionV1 } from '@llmgw/contracts';
 import { Autoscaler, type Decision } from './autoscaler';
-
-/** A Reconciler whose desired count is the autoscaler's (within the model's bounds, never below what it wants itself). */
-export function autoscaledReconciler(a: Autoscaler): typeof Reconciler {
-  return class AutoscaledReconciler extends Reconciler {
-    override desired(m: Model, now?: number): number {
-      return a.desired(m.name, super.desired(m, now), this.scalingOf(m).max);
-    }
-  };
-}
-
-/** The replicas the catalog, targets and on-demand use want without the autoscaler. */
-export function baseDesired(rec: Reconciler, m: Model): number {
-  return Reconciler.prototype.desired.call(rec, m);
-}
 
 export interface AutoscaleLoopOptions {
   autoscaler: Autoscaler;
@@ -93,7 +79,7 @@ export class AutoscaleLoop {
             queued: byModel.get(m.name)?.queued ?? 0,
             ready: mine.filter((v) => v.state === 'ready').length,
             live: mine.filter((v) => v.state === 'ready' || v.state === 'starting').length,
-            base: baseDesired(rec, m),
+            base: rec.baseDesired(m),
             min: s.min,
             max: s.max,
             target: s.targetWaitingPerReplica,

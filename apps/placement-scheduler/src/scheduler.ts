@@ -7,7 +7,6 @@ import { fleetFromWire, type InventoryNodeLike } from './fleet-map';
 import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
 import { catalogEntries, type Target } from './redis-state';
 import type { Autoscaler } from './autoscaler';
-import { autoscaledReconciler } from './autoscale-loop';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + FleetView behind it). */
 export interface FleetSource {
@@ -69,8 +68,8 @@ export class PlacementScheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.now = o.now ?? Date.now;
-    const Rec = o.autoscaler ? autoscaledReconciler(o.autoscaler) : Reconciler;
-    this.reconciler = new Rec({
+    const auto = o.autoscaler;
+    this.reconciler = new Reconciler({
       catalog: () => o.catalog.models,
       sink: o.sink,
       publisher: o.publisher,
@@ -79,6 +78,7 @@ export class PlacementScheduler {
       newReplicaId,
       log: o.log,
       onPass: (r) => this.recordPass(r),
+      ...(auto ? { autoscale: (m: Model, base: number, max: number) => auto.desired(m.name, base, max) } : {}),
       ...o.reconciler,
     });
     if (o.registry) this.metrics = makeMetrics(o.registry);

@@ -66,7 +66,8 @@ export async function benchRequest(t: BenchTarget, prompt: string, outputTokens:
     const res = await fetch(new URL('/v1/chat/completions', t.routerUrl), {
       method: 'POST',
       signal: ctrl.signal,
-      headers: { 'content-type': 'application/json', 'x-llmgw-replica': t.replica, ...(t.key ? { authorization: `Bearer ${t.key}` } : {}) },
+      // The top band (a key's own band wins): admission lets it fill the whole replica, which is what is measured.
+      headers: { 'content-type': 'application/json', 'x-llmgw-replica': t.replica, 'x-llmgw-band': 'platinum', ...(t.key ? { authorization: `Bearer ${t.key}` } : {}) },
       body: JSON.stringify({ model: t.model, stream: true, max_tokens: outputTokens, min_tokens: outputTokens, ignore_eos: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: prompt }] }),
     });
     if (res.status !== 200 || !res.body) {
@@ -147,6 +148,8 @@ export async function runRamp(
 ): Promise<RampResult> {
   const steps: StepResult[] = [];
   const common = randomBytes(3).toString('hex');
+  // Warm-up, not counted: the first requests pay for connections and caches along the path.
+  for (let i = 0; i < 2; i++) await benchRequest(t, benchPrompt(o.promptTokens, o.prefixShare, common, -1 - i), o.outputTokens, o.requestTimeoutMs);
   for (let c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution }); c !== undefined; c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution })) {
     const total = Math.max(o.minRequests, c * o.requestsPerSlot);
     hooks.onStart?.(c, total, o.prefixShare);

@@ -40,6 +40,12 @@ export interface ReconcilerOptions {
    * beside the passes, never inside one: a pass queues them and goes on.
    */
   orphanStopConcurrency?: number;
+  /**
+   * The autoscaler (docs/capacity.md): given the replicas the catalog,
+   * targets and on-demand use want (`base`), the count to run; kept within
+   * the model's max by the caller. Absent: `base`.
+   */
+  autoscale?: (model: Model, base: number, max: number) => number;
 }
 
 export interface PassResult {
@@ -57,7 +63,7 @@ export interface PassResult {
 }
 
 /** The options with their defaults filled in. */
-export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>;
+export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'autoscale'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'autoscale'>;
 
 export function resolveOptions(opts: ReconcilerOptions): ResolvedOptions {
   return {
