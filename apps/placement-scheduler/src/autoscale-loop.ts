@@ -1,7 +1,9 @@
 /**
  * The autoscaler in the placement-scheduler (docs/capacity.md): on the
  * leader, every `autoscaler.interval`, reads what admission holds queued per
- * model (Status, from the admission leader — one read for every router) and
+ * model (Status, from the admission leader — one read for every router), adds
+ * what the model's engines report waiting (requests routers admitted on
+ * credit that wait inside an engine, from the agents' stats) and
  * hands each model with a `scaling.target_waiting_per_replica` to the
  * Autoscaler; the reconciler then places or drains towards its count. Every
  * decision is logged with its inputs and counted.
@@ -20,6 +22,8 @@ export interface AutoscaleLoopOptions {
   /** Admission's Status from its leader (AdmissionRpcClient.findServing + status). */
   admissionStatus: () => Promise<admissionV1.StatusResponse__Output | undefined>;
   leader: () => boolean;
+  /** Requests the replica's engine reports queued (what got past admission on a router's credit and waits there). */
+  engineWaiting?: (replicaId: string) => number;
   /** Asks for a reconcile pass now (after a decision that changed a count). */
   reconcileSoon: () => void;
   log: Logger;
@@ -73,10 +77,12 @@ export class AutoscaleLoop {
       for (const m of models) {
         const s = rec.scalingOf(m);
         const mine = views.filter((v) => v.model === m.name);
+        const readyIds = mine.filter((v) => v.state === 'ready').map((v) => v.id);
+        const inEngines = readyIds.reduce((n, id) => n + (this.o.engineWaiting?.(id) ?? 0), 0);
         const d = this.o.autoscaler.observe(
           {
             model: m.name,
-            queued: byModel.get(m.name)?.queued ?? 0,
+            queued: (byModel.get(m.name)?.queued ?? 0) + inEngines,
             ready: mine.filter((v) => v.state === 'ready').length,
             live: mine.filter((v) => v.state === 'ready' || v.state === 'starting').length,
             base: rec.baseDesired(m),

@@ -46,10 +46,14 @@ export class InventoryFleetSource implements FleetSource {
   private snapshot = false;
   private live = false;
   private readonly watch: ReturnType<InventoryClient['watchFleet']>;
+  /** The latest engine queue depth per replica (leader shards' EngineStats), for the autoscaler. */
+  private readonly waiting = new Map<string, number>();
 
   constructor(client: InventoryClient, log: Logger) {
     this.watch = client.watchFleet({
+      includeStats: true,
       onEvent: (ev) => {
+        if (ev.event === 'stats' && ev.stats?.stats?.replicaId) this.waiting.set(ev.stats.stats.replicaId, ev.stats.stats.waiting);
         this.view.apply(ev);
         if (ev.event === 'snapshot') this.snapshot = true;
         if (ev.event !== 'stats') for (const l of this.listeners) l();
@@ -65,6 +69,11 @@ export class InventoryFleetSource implements FleetSource {
 
   synced(): boolean {
     return this.snapshot && this.live;
+  }
+
+  /** Requests the replica's engine last reported queued (0 when it has not reported). */
+  engineWaiting(replicaId: string): number {
+    return this.waiting.get(replicaId) ?? 0;
   }
 
   nodes() {

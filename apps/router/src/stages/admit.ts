@@ -1,6 +1,7 @@
 import { LlmgwError, type ErrorCode } from '@llmgw/errors';
 import type { EndpointView } from '@llmgw/scheduling';
 import type { RequestContext, RouterState } from './context';
+import { pinnedReplica } from './pin';
 
 /**
  * Stage 5, admit: the first model in the chain with a usable endpoint is
@@ -37,7 +38,9 @@ export async function admit(s: RouterState, c: RequestContext): Promise<void> {
   s.onDemand?.touch(c.servedModel);
 
   const usable = firstViews!.filter((v) => !v.draining && v.available);
-  const candidatePools = [...new Map(usable.sort((a, b) => b.poolPriority - a.poolPriority).map((v) => [v.pool, v])).keys()];
+  // A pinned replica is only reachable inside its own pool: admission must not grant another one.
+  const pinned = usable.find((v) => v.id === pinnedReplica(s, c));
+  const candidatePools = pinned ? [pinned.pool] : [...new Map(usable.sort((a, b) => b.poolPriority - a.poolPriority).map((v) => [v.pool, v])).keys()];
   const tenant = c.principal?.projectId ?? c.header(s.cfg.tenant_header) ?? 'default';
   const acq = await s.admission.acquire(
     { requestId: c.reqId, band: c.band, tenant, model: c.servedModel, candidatePools, estimatedTokens: c.estimatedTokens, deadlineMs: Date.now() + s.cfg.admission.queue_ttl },

@@ -3,6 +3,7 @@ import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type SchedRequest } from '@llmgw/scheduling';
 import { attempt, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState } from './context';
+import { pinnedReplica } from './pin';
 
 /**
  * Stage 6, attempt: pick an endpoint (filter → score → pick, inside the
@@ -26,7 +27,6 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
     withhold = true;
   }
-  const pinAllowed = !s.tenancy.enabled || (c.principal !== undefined && s.tenancy.allowReplicaPin?.(c.principal) === true);
   const sched: SchedRequest = {
     requestId: c.reqId,
     model: c.servedModel!,
@@ -34,7 +34,7 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     sessionKey: cfg.prefix.session_affinity.enabled ? (c.header(cfg.prefix.session_affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
-    pinnedReplica: pinAllowed ? c.header('x-llmgw-replica') : undefined,
+    pinnedReplica: pinnedReplica(s, c),
     prompt: s.prefix.promptFor(c.kind, body, c.servedModel!, profile),
   };
   const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': c.reqId };
