@@ -22,8 +22,8 @@ export interface AutoscaleLoopOptions {
   /** Admission's Status from its leader (AdmissionRpcClient.findServing + status). */
   admissionStatus: () => Promise<admissionV1.StatusResponse__Output | undefined>;
   leader: () => boolean;
-  /** Requests the replica's engine reports queued (what got past admission on a router's credit and waits there). */
-  engineWaiting?: (replicaId: string) => number;
+  /** What the replica's engine reports queued (past admission on a router's credit, waiting there) and running. */
+  engineLoad?: (replicaId: string) => { waiting: number; running: number };
   /** Asks for a reconcile pass now (after a decision that changed a count). */
   reconcileSoon: () => void;
   log: Logger;
@@ -78,7 +78,9 @@ export class AutoscaleLoop {
         const s = rec.scalingOf(m);
         const mine = views.filter((v) => v.model === m.name);
         const readyIds = mine.filter((v) => v.state === 'ready').map((v) => v.id);
-        const inEngines = readyIds.reduce((n, id) => n + (this.o.engineWaiting?.(id) ?? 0), 0);
+        const engines = readyIds.map((id) => this.o.engineLoad?.(id) ?? { waiting: 0, running: 0 });
+        const inEngines = engines.reduce((n, e) => n + e.waiting, 0);
+        const slots = Math.min(...m.profiles.map((p) => p.maxNumSeqs ?? 0));
         const d = this.o.autoscaler.observe(
           {
             model: m.name,
@@ -89,6 +91,8 @@ export class AutoscaleLoop {
             min: s.min,
             max: s.max,
             target: s.targetWaitingPerReplica,
+            running: engines.reduce((n, e) => n + e.running, 0),
+            slotsPerReplica: Number.isFinite(slots) ? slots : 0,
           },
           now,
         );

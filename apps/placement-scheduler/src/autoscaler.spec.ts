@@ -50,8 +50,20 @@ describe('Autoscaler', () => {
     }
     expect(downs).toEqual([85_000, 115_000]);
     expect(a.desired('m', 1, 4)).toBe(1);
-    expect(a.lastChange('m')?.reason).toMatch(/^scaling down: nothing waited for 90 s/);
+    expect(a.lastChange('m')?.reason).toMatch(/^scaling down: quiet for 90 s \(nothing waited, 0 running fits on 1\)/);
     expect(a.lastDecision('m')?.reason).toMatch(/^steady/);
+  });
+
+  it('keeps a replica while what runs would not fit on one fewer, even with nothing waiting', () => {
+    const a = new Autoscaler(S);
+    a.observe(load(40, 1), 0);
+    // Two replicas of 4 slots each run 6: one replica (4 slots, 3.2 at the headroom) could not take them.
+    for (let t = 1000; t <= 300_000; t += 1000) expect(a.observe({ ...load(0, 2), running: 6, slotsPerReplica: 4 }, t).action).toBe('hold');
+    expect(a.lastDecision('m')?.reason).toMatch(/^holding 2: quiet for 0 s/);
+    // Down to 3 running: it fits, and after the quiet period one goes.
+    let downAt = 0;
+    for (let t = 301_000; !downAt && t < 600_000; t += 1000) if (a.observe({ ...load(0, 2), running: 3, slotsPerReplica: 4 }, t).action === 'down') downAt = t;
+    expect(downAt).toBe(360_000);
   });
 
   it('a load oscillating around the target scales up once and never flaps', () => {

@@ -4,8 +4,10 @@
  * window, against the model's `scaling.target_waiting_per_replica`. A replica
  * is added while the average is above the target (up to the model's max),
  * one at a time and not before the last one added is Ready and the up
- * cooldown has passed; one is taken back once nothing has waited for the
- * quiet period and the down cooldown has passed since any scale event.
+ * cooldown has passed; one is taken back once, for the quiet period,
+ * nothing has waited and what runs would have fit on one replica fewer
+ * (DOWN_HEADROOM of its declared slots), and the down cooldown has passed
+ * since any scale event.
  * Pure: the clock and the readings are inputs.
  */
 
@@ -34,7 +36,13 @@ export interface ModelLoad {
   max: number;
   /** scaling.target_waiting_per_replica; 0 = the autoscaler leaves the model alone. */
   target: number;
+  /** Requests the Ready replicas' engines run now, and the sequences one replica runs at once (max_num_seqs; 0 = not declared). */
+  running?: number;
+  slotsPerReplica?: number;
 }
+
+/** A replica is taken back only when what runs would fill at most this share of the replicas left. */
+export const DOWN_HEADROOM = 0.8;
 
 export interface Decision {
   model: string;
@@ -44,7 +52,7 @@ export interface Decision {
   /** "scaling up: 38 waiting per replica, target 8". */
   reason: string;
   atMs: number;
-  inputs: { queued: number; ready: number; live: number; waitingPerReplica: number; windowAvg: number; samples: number; target: number; min: number; max: number; quietForMs: number };
+  inputs: { queued: number; ready: number; live: number; running: number; waitingPerReplica: number; windowAvg: number; samples: number; target: number; min: number; max: number; quietForMs: number };
 }
 
 interface ModelState {
@@ -98,9 +106,11 @@ export class Autoscaler {
     st.samples.push({ atMs: now, perReplica });
     while (st.samples.length && st.samples[0].atMs <= now - this.s.windowMs) st.samples.shift();
     const avg = st.samples.reduce((a, x) => a + x.perReplica, 0) / st.samples.length;
-    if (l.queued > 0) st.lastBusyMs = now;
+    // Busy: something waits, or what runs would not fit on one replica fewer (so taking one back would make requests wait).
+    const fitsOnFewer = !l.slotsPerReplica || (l.running ?? 0) <= Math.max(0, l.ready - 1) * l.slotsPerReplica * DOWN_HEADROOM;
+    if (l.queued > 0 || !fitsOnFewer) st.lastBusyMs = now;
     const from = Math.min(l.max, Math.max(l.base, st.desired ?? l.live, l.min));
-    const inputs = { queued: l.queued, ready: l.ready, live: l.live, waitingPerReplica: round1(perReplica), windowAvg: round1(avg), samples: st.samples.length, target: l.target, min: l.min, max: l.max, quietForMs: now - st.lastBusyMs };
+    const inputs = { queued: l.queued, ready: l.ready, live: l.live, running: l.running ?? 0, waitingPerReplica: round1(perReplica), windowAvg: round1(avg), samples: st.samples.length, target: l.target, min: l.min, max: l.max, quietForMs: now - st.lastBusyMs };
     const decide = (action: Decision['action'], to: number, reason: string): Decision => {
       const d: Decision = { model: l.model, action, from, to, reason, atMs: now, inputs };
       st!.desired = to;
@@ -124,7 +134,7 @@ export class Autoscaler {
       const quietFor = now - st.lastBusyMs;
       if (quietFor < this.s.quietPeriodMs) return decide('hold', from, `holding ${from}: quiet for ${Math.round(quietFor / 1000)} s of ${Math.round(this.s.quietPeriodMs / 1000)} s`);
       if (now - st.lastEventMs < this.s.downCooldownMs) return decide('hold', from, `down cooldown: quiet for ${Math.round(quietFor / 1000)} s`);
-      return decide('down', from - 1, `scaling down: nothing waited for ${Math.round(quietFor / 1000)} s`);
+      return decide('down', from - 1, `scaling down: quiet for ${Math.round(quietFor / 1000)} s (nothing waited, ${l.running ?? 0} running fits on ${from - 1})`);
     }
     return decide('hold', from, `steady: ${load}`);
   }

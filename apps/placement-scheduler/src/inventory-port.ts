@@ -46,14 +46,15 @@ export class InventoryFleetSource implements FleetSource {
   private snapshot = false;
   private live = false;
   private readonly watch: ReturnType<InventoryClient['watchFleet']>;
-  /** The latest engine queue depth per replica (leader shards' EngineStats), for the autoscaler. */
-  private readonly waiting = new Map<string, number>();
+  /** The latest engine queue depth and running count per replica (leader shards' EngineStats), for the autoscaler. */
+  private readonly load = new Map<string, { waiting: number; running: number }>();
 
   constructor(client: InventoryClient, log: Logger) {
     this.watch = client.watchFleet({
       includeStats: true,
       onEvent: (ev) => {
-        if (ev.event === 'stats' && ev.stats?.stats?.replicaId) this.waiting.set(ev.stats.stats.replicaId, ev.stats.stats.waiting);
+        const st = ev.event === 'stats' ? ev.stats?.stats : undefined;
+        if (st?.replicaId) this.load.set(st.replicaId, { waiting: st.waiting, running: st.running });
         this.view.apply(ev);
         if (ev.event === 'snapshot') this.snapshot = true;
         if (ev.event !== 'stats') for (const l of this.listeners) l();
@@ -71,9 +72,9 @@ export class InventoryFleetSource implements FleetSource {
     return this.snapshot && this.live;
   }
 
-  /** Requests the replica's engine last reported queued (0 when it has not reported). */
-  engineWaiting(replicaId: string): number {
-    return this.waiting.get(replicaId) ?? 0;
+  /** Requests the replica's engine last reported queued and running (0 when it has not reported). */
+  engineLoad(replicaId: string): { waiting: number; running: number } {
+    return this.load.get(replicaId) ?? { waiting: 0, running: 0 };
   }
 
   nodes() {

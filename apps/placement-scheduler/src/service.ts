@@ -105,7 +105,7 @@ export const placementSchedulerService = defineService({
         reconciler: () => scheduler.reconciler,
         admissionStatus: async () => ((await client.findServing()) === undefined ? undefined : client.status()),
         leader: () => election.fencingToken !== undefined,
-        engineWaiting: (id) => fleet.engineWaiting(id),
+        engineLoad: (id) => fleet.engineLoad(id),
         reconcileSoon: () => scheduler.soon(),
         log,
         registry: ctx.registry,

@@ -162,7 +162,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     await l.stop();
     await wait(async () => (await fleet.ready('auto')).length === 1 && (await fleet.replicas('auto')).length === 1, 'auto back to one replica after the quiet period');
     expect(await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'down' })).toBe(1);
-    expect(ctl('replicas', '--model', 'auto').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down: nothing waited for \d+ s/);
+    expect(ctl('replicas', '--model', 'auto').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down: quiet for \d+ s/);
     expect(l.statuses.length).toBeGreaterThan(20);
     expect(l.statuses.filter((s) => s !== 200)).toEqual([]);
   });
