@@ -18,7 +18,7 @@ import type { accountingV1 } from '@llmgw/contracts';
 import { spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { buildBundles, E2E_WAIT as WAIT, TestFleet } from './fleet';
 
-jest.setTimeout(240_000);
+jest.setTimeout(300_000);
 
 const ROOT = join(__dirname, '../../..');
 const addr = (url: string) => url.replace(/^http:\/\//, '');
@@ -61,7 +61,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     // The scheduler reads the stored profiles from accounting (the stale metric).
     fleet.extra.scheduler = { autoscaler: AUTOSCALER, capacity_check_interval: '300ms', accounting: { address: addr(accounting.urls.grpc ?? accounting.url) } };
     await fleet.start({ admission: true });
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     acct?.close();
