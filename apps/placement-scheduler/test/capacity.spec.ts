@@ -163,7 +163,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     expect(await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'down' })).toBe(1);
     expect(ctl('models').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down/);
     expect(ctl('replicas', '--model', 'auto').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down: quiet for \d+ s/);
-    expect(l.statuses.length).toBeGreaterThan(20);
+    expect(l.statuses.length).toBeGreaterThanOrEqual(8);
     expect(l.statuses.filter((s) => s !== 200)).toEqual([]);
   });
 
