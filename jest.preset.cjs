@@ -22,6 +22,8 @@ module.exports = (projectDir) => ({
     '^@llmgw/([^/]+)/(.*)$': path.join(root, 'libs/$1/src/$2'),
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // content-disposition (required by @fastify/static, the portal's) ships ES modules only: compiled like the sources.
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   // Generous on purpose: on a loaded 2-core machine a PGlite start or a process spawn alone can take
   // tens of seconds. A test that hangs still fails, loudly, just later.
   testTimeout: 120_000,

@@ -24,6 +24,7 @@ const ROLES = {
   'node-agent': 'the agent on every GPU node: discovery and engine supervision',
   'sim-engine': 'a fake OpenAI-compatible engine with vLLM-style /metrics',
   ctl: 'the operator CLI over the admin APIs',
+  portal: 'people: sign-up, sign-in, claim links, /me, /chat and the /admin pages',
   up: 'the whole stack on one machine, on embedded defaults',
 };
 

@@ -1,5 +1,5 @@
 /**
- * Priority isolation on real processes (plan §11 phase 1.5; issue 13): a
+ * Priority isolation on real processes (docs/performance.md; issue 13): a
  * bronze flood saturates sim-engines while platinum TTFT is measured against
  * its idle value, with admission on (router → admission service) and off.
  *

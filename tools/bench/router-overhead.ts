@@ -1,5 +1,5 @@
 /**
- * Router overhead benchmark (issue 3, plan §7):
+ * Router overhead benchmark (issue 3, docs/router.md):
  *
  *  1. Latency the router adds: open-loop load of short non-streaming chat
  *     completions (max_tokens 1) at each rate, straight at one sim-engine and

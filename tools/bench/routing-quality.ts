@@ -1,5 +1,5 @@
 /**
- * Routing-quality harness (issue 12, plan §7.5): how much of the prompt the
+ * Routing-quality harness (issue 12, docs/prefix.md): how much of the prompt the
  * engines serve from their prefix caches under each routing policy, and what
  * it costs in TTFT and load spread.
  *

@@ -2,7 +2,7 @@
 // app and its @llmgw/* libs. A service's npm packages stay external (installed
 // alongside: native addons, WASM, worker files and instrumentation hooks need
 // them where npm put them); the CLI (`ctl`) bundles its pure-JS packages too,
-// which halves the CPU its start costs (docs/performance.md#cli-start-up).
+// which halves the CPU its start costs (docs/performance.md#cli-start-up-toolsbenchcli-startupts).
 // Beside it, inputs.json records every source file the bundle was made from
 // (size, mtime and SHA-256), so that `llmgw <role>` can tell a fresh bundle
 // from a stale one without rebuilding: see `freshness` below.

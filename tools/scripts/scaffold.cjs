@@ -19,7 +19,7 @@ const libs = {
   contracts: ['type:contracts', 'Generated gRPC types from proto/ and the OpenAI request/response schemas.'],
   errors: ['type:domain', 'The error catalogue: every LLMGW_ERR_* code with its HTTP status, gRPC code and OpenAI type.'],
   config: ['type:platform', 'zod schemas for every config file, YAML + env loading.'],
-  'engine-metrics': ['type:domain', 'Prometheus text parsing and the per-engine metric contract (plan §7.6).'],
+  'engine-metrics': ['type:domain', 'Prometheus text parsing and the per-engine metric contract (docs/router.md, "Scraping").'],
   scheduling: ['type:domain', 'The filter/scorer/picker pipeline and routing profiles (pure).'],
   'admission-core': ['type:domain', 'Band queues, saturation detector, fairness (pure).'],
   prefix: ['type:domain', 'Session ring (tier 0), approximate radix tree (tier 1), KV block index (tier 2).'],

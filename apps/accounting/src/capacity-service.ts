@@ -1,8 +1,18 @@
 import type { accountingV1 } from '@llmgw/contracts';
-import { unary } from '@llmgw/grpc';
+import type * as grpc from '@grpc/grpc-js';
+import { peerCommonName, unary } from '@llmgw/grpc';
 import type { CapacityStore } from './capacity-store';
 import { toWire } from './capacity-store';
-import { actorOf, withinDeadline, type ServiceDeps } from './service';
+import { withinDeadline, type ServiceDeps } from './service';
+
+/** Who the audit log names: `x-llmgw-actor`, with the certificate's CN when there is one. */
+function actorOf(call: grpc.ServerUnaryCall<unknown, unknown>): string {
+  const cn = peerCommonName(call as never);
+  const claimed = call.metadata.get('x-llmgw-actor')[0];
+  const who = typeof claimed === 'string' && claimed ? claimed.slice(0, 200) : undefined;
+  if (cn) return who ? `${who} (cn=${cn})` : `cn=${cn}`;
+  return who ?? 'anonymous';
+}
 
 /** CapacityAdmin (docs/capacity.md): the capacity profiles `ctl bench --save` stores. */
 export function capacityAdminHandlers(d: Pick<ServiceDeps, 'log' | 'dbCallTimeoutMs'> & { capacity: CapacityStore }): accountingV1.CapacityAdminHandlers {

@@ -21,7 +21,7 @@ export interface IngestMetrics {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The usage batch writer (plan §7.9.3): reads the ledger as one consumer of
+ * The usage batch writer (docs/accounting.md#the-usage-ledger-and-the-batch-writer-accounting): reads the ledger as one consumer of
  * the group, flushes every `batchIntervalMs` or `batchSize` records in one
  * idempotent transaction, and only then acknowledges. If the database is
  * down the batch is kept and retried (and nothing new is read), so the

@@ -8,7 +8,6 @@ import { start, type RunningAccounting } from './server';
 
 const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 const config = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
-const until = (what: string, pred: () => Promise<boolean> | boolean) => waitUntil(pred, what, { timeoutMs: 15_000, everyMs: 20 });
 
 function stores(publishedKeys?: PublishedKeys): AccountingStores {
   return { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys };
@@ -56,10 +55,10 @@ describe('accounting publishes every key record (in-process stores)', () => {
     await t.updateKey('op', row.id, { band: 'silver' });
     expect(await records.get(row.key_hash)).toMatchObject({ band: 'silver' });
     await t.setLimit('op', 'team', project.team_id, { tpm: 7 });
-    await until('the team limit in the record', async () => {
+    await waitUntil(async () => {
       const r = await records.get(row.key_hash);
       return r?.state === 'active' && r.limits.tpm.some((x) => x.limit === 7);
-    });
+    }, 'the team limit in the record', { everyMs: 20 });
     await t.updateProject('op', project.id, { band: 'platinum' });
     await t.updateKey('op', row.id, { band: null });
     expect(await records.get(row.key_hash)).toMatchObject({ band: 'platinum' });
@@ -68,11 +67,11 @@ describe('accounting publishes every key record (in-process stores)', () => {
     // Nothing brings it back: a later republish of its org leaves the tombstone.
     const org = (await t.listOrgs())[0];
     await t.setLimit('op', 'org', org.id, { rpm: 99 });
-    await until('the org limit in another key', async () => {
+    await waitUntil(async () => {
       const others = await t.listKeys(project.id);
       const r = await records.get(others[0].key_hash);
       return r?.state === 'active' && r.limits.rpm.some((x) => x.limit === 99);
-    });
+    }, 'the org limit in another key', { everyMs: 20 });
     expect((await records.get(row.key_hash))!.state).toBe('revoked');
   });
 
@@ -95,7 +94,7 @@ describe('accounting publishes every key record (in-process stores)', () => {
     const again = new MemoryPublishedKeys();
     const acc2 = await start({ config: { ...config, database_url: 'pglite:memory' }, stores: stores(again), log: quiet, db });
     try {
-      await until('the backfill at start', () => again.size === all.length);
+      await waitUntil(() => again.size === all.length, 'the backfill at start', { everyMs: 20 });
     } finally {
       await acc2.close();
     }

@@ -1,4 +1,4 @@
-import { accountingProto, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
+import { accountingProto, ACCOUNTS_SERVICE, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { accountingConfigSchema, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
 import { createDb, pingDb, type Db } from '@llmgw/db';
 import type { AuthorizationTable } from '@llmgw/grpc';
@@ -7,6 +7,8 @@ import { defineService, startService } from '@llmgw/service';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { AccountStore } from './accounts/store';
+import { accountsHandlers } from './accounts/service';
 import { UsageIngester } from './ingest';
 import { KeyPublisher } from './key-publisher';
 import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
@@ -25,6 +27,8 @@ export const ACCOUNTING_AUTHORIZATION: AuthorizationTable = {
   [TENANCY_ADMIN_SERVICE]: ['operator', 'portal'],
   // Operator actions done elsewhere (cordon, drain, model targets), appended by the relay that did them.
   [AUDIT_LOG_SERVICE]: ['placement-scheduler', 'portal'],
+  // People and sessions: the portal for the browser, operators for `llmgw ctl user`.
+  [ACCOUNTS_SERVICE]: ['operator', 'portal'],
   // Capacity profiles (docs/capacity.md): operators save and delete; the placement-scheduler lists them (staleness, sizing).
   'llmgw.accounting.v1.CapacityAdmin': ['operator', 'portal'],
   'llmgw.accounting.v1.CapacityAdmin/ListCapacityProfiles': ['operator', 'portal', 'placement-scheduler'],
@@ -54,6 +58,7 @@ export interface RunningAccounting {
   stores: AccountingStores;
   tenancy: TenancyStore;
   usage: UsageStore;
+  accounts: AccountStore;
   ingester: UsageIngester;
   /** Runs rollup + retention now (tests; normally on a timer). */
   rollupNow(): Promise<void>;
@@ -110,6 +115,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       const tenancy = new TenancyStore(db.db, publisher ? publisher.wrap(s.keyCacheBus) : s.keyCacheBus, opts.now);
       publisher?.attach(tenancy);
       const usage = new UsageStore(db.db);
+      const a = cfg.accounts;
+      const accounts = new AccountStore(db.db, tenancy, {
+        signup: a.signup, sessionIdleMs: a.session_idle, sessionAbsoluteMs: a.session_absolute,
+        attempts: { perAccount: a.signin_attempts_per_account, perAddress: a.signin_attempts_per_address, windowMs: a.signin_window },
+      }, opts.now);
 
       const metrics = {
         batchSize: new Histogram({ name: 'llmgw_usage_batch_size', help: 'Records per usage batch written to the database.', buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000], registers: [registry] }),
@@ -182,6 +192,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
           { definition: pkg.KeyResolver.service, implementation: keyResolverHandlers(deps) as never },
           { definition: pkg.TenancyAdmin.service, implementation: tenancyAdminHandlers(deps) as never },
           { definition: pkg.AuditLog.service, implementation: auditLogHandlers(deps) as never },
+          { definition: pkg.Accounts.service, implementation: accountsHandlers({ accounts, log, dbCallTimeoutMs }) as never },
           { definition: pkg.CapacityAdmin.service, implementation: capacityAdminHandlers({ ...deps, capacity: new CapacityStore(db.db) }) as never },
         ],
       });
@@ -195,7 +206,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
         return { ready: ok, status: ok ? 'ready' : 'degraded', database: 'ok', ingest: ok ? 'ok' : 'retrying' };
       });
       ctx.describe({ database: db.displayUrl, redis: Boolean(cfg.redis_url) });
-      return { url, db, stores: s, tenancy, usage, ingester, rollupNow };
+      return { url, db, stores: s, tenancy, usage, accounts, ingester, rollupNow };
     },
   });
 }

@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY, principalToWire } from '@llmgw/accounting-rpc';
 import { type accountingV1, nameProblem } from '@llmgw/contracts';
 import { type ApiKeyRow, type AuditRow, type LimitRow, type Organization, type Project, type Team, dbError } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
-import { ACTOR_METADATA_KEY, peerCommonName, unary, type UnaryContext, type UnaryLogger } from '@llmgw/grpc';
+import { ACTOR_METADATA_KEY, callerActor, peerCommonName, unary, type UnaryContext, type UnaryLogger } from '@llmgw/grpc';
 import type { LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
 import { checkRef, checkTime, type TenancyStore, type WriteOptions } from './tenancy-store';
@@ -101,15 +101,6 @@ export const toLimit = (l: LimitRow): accountingV1.Limit => {
 };
 export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, atMs: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
 
-/** Who made an admin call: `x-llmgw-actor` metadata, else the mTLS peer CN, else "anonymous". */
-export function actorOf(call: grpc.ServerUnaryCall<unknown, unknown>): string {
-  const cn = peerCommonName(call as any);
-  const claimed = call.metadata.get('x-llmgw-actor')[0];
-  const who = typeof claimed === 'string' && claimed ? claimed.slice(0, 200) : undefined;
-  if (cn) return who ? `${who} (cn=${cn})` : `cn=${cn}`;
-  return who ?? 'anonymous';
-}
-
 const clear = (v: string) => (v === '' ? undefined : v === '-' ? null : v);
 
 export interface ServiceDeps {
@@ -144,7 +135,7 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
       log: d.log,
       handler: (req, ctx) => {
         const requestKey = idempotencyKeyOf(ctx.metadata);
-        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, (signal) => fn(req, actorOf(ctx.call), { requestKey, signal }));
+        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, (signal) => fn(req, callerActor(ctx.call), { requestKey, signal }));
       },
     });
   const limitInput = (l: accountingV1.Limit__Output | null) => ({

@@ -24,7 +24,6 @@ function memStores(): AccountingStores {
 
 const baseConfig = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
 
-const until = (pred: () => Promise<boolean> | boolean, timeoutMs = 15_000) => waitUntil(pred, 'the condition', { timeoutMs, everyMs: 20 });
 
 /** The service's clock: real time plus what a test has moved it forward by. */
 let clockAhead = 0;
@@ -139,9 +138,9 @@ describe('accounting service (PGlite, in-process stores)', () => {
     for (let i = 0; i < 5; i++) await stores.ledger.append(rec(i, k.id, k.projectId)); // re-delivered
     // A client reusing its x-request-id makes a second, distinct record.
     await stores.ledger.append(rec(0, k.id, k.projectId, { recordId: 'rec-0-retry' }));
-    await until(async () => (await stores.ledger.depth()).length === 0);
+    await waitUntil(async () => (await stores.ledger.depth()).length === 0, 'the ledger to drain', { everyMs: 20 });
     const ids = Array.from({ length: 30 }, (_, i) => `req-${i}`);
-    await until(async () => (await acc.usage.countByRequestIds(['req-0'])).get('req-0') === 2);
+    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-0'])).get('req-0') === 2, 'the usage rows to be written', { everyMs: 20 });
     const counts = await acc.usage.countByRequestIds(ids);
     expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([['req-0', 2]]);
     expect(counts.size).toBe(30);
@@ -161,7 +160,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect(await acc.usage.spend('org', (await acc.tenancy.org('acme')).id, day.start, day.end)).toBe(3100);
     expect(await acc.usage.spend('key', k.id, day.start, day.end)).toBe(3100);
     await stores.ledger.append(rec(100, k.id, k.projectId));
-    await until(async () => (await acc.usage.countByRequestIds(['req-100'])).size === 1);
+    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-100'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
     expect(await acc.usage.spend('team', (await acc.tenancy.team('ml')).id, day.start, day.end)).toBe(3200);
     expect(await acc.usage.applyRetention(Date.now() + 10_000, 1)).toBe(31);
     expect(await acc.usage.spend('project', k.projectId, day.start, day.end)).toBe(3200);
@@ -178,7 +177,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     await stores.ledger.append(rec(501, k.id, k.projectId, { recordId: 'st-2', status: 429, ...zero }));
     await stores.ledger.append(rec(502, k.id, k.projectId, { recordId: 'st-3', status: 429, ...zero }));
     await stores.ledger.append(rec(503, k.id, k.projectId, { recordId: 'st-4', status: 503, ...zero }));
-    await until(async () => (await acc.usage.countByRequestIds(['req-500', 'req-501', 'req-502', 'req-503'])).size === 4);
+    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-500', 'req-501', 'req-502', 'req-503'])).size === 4, 'the usage rows to be written', { everyMs: 20 });
     const total = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id } })).rows;
     const byStatus = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'status' })).rows.map((r) => [r.group, r.requests, r.refused, r.failed]);
     const want = [{ group: '', requests: 1, refused: 2, failed: 1, promptTokens: 10, completionTokens: 20, cachedTokens: 0, costMicros: 100 }];
@@ -197,12 +196,12 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const t1 = Date.now();
     const lastUsed = async () => (await admin<accountingV1.ApiKey__Output>('GetKey', { ref: k.id })).lastUsedAtMs;
     await stores.ledger.append(rec(900, k.id, k.projectId, { recordId: 'lu-1', ts: t1 }));
-    await until(async () => (await lastUsed()) === t1);
+    await waitUntil(async () => (await lastUsed()) === t1, 'last_used_at to move', { everyMs: 20 });
     await stores.ledger.append(rec(901, k.id, k.projectId, { recordId: 'lu-2', ts: t1 + 30_000 }));
-    await until(async () => (await acc.usage.countByRequestIds(['req-901'])).size === 1);
+    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-901'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
     expect(await lastUsed()).toBe(t1);
     await stores.ledger.append(rec(902, k.id, k.projectId, { recordId: 'lu-3', ts: t1 + 61_000 }));
-    await until(async () => (await lastUsed()) === t1 + 61_000);
+    await waitUntil(async () => (await lastUsed()) === t1 + 61_000, 'last_used_at to move', { everyMs: 20 });
   });
 
   it('the demo bootstrap is idempotent and shows the key once', async () => {
@@ -244,10 +243,10 @@ describe.each([
       const { row: key } = await acc1.tenancy.createKey('t', proj.id, { name: 'k' });
       await acc1.tenancy.setLimit('t', 'team', team.id, { budgetMicros: 10_000, budgetPeriod: 'month' });
       for (let i = 0; i < 10; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
-      await until(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 10 }, (_, i) => `req-${i}`))).size === 10);
+      await waitUntil(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 10 }, (_, i) => `req-${i}`))).size === 10, 'the usage rows to be written', { everyMs: 20 });
       await acc1.rollupNow();
       for (let i = 10; i < 15; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
-      await until(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 15 }, (_, i) => `req-${i}`))).size === 15);
+      await waitUntil(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 15 }, (_, i) => `req-${i}`))).size === 15, 'the usage rows to be written', { everyMs: 20 });
       await acc1.close();
 
       // A fresh process: empty counters, same database.
@@ -315,10 +314,10 @@ describe('ingestion on Redis', () => {
     const acc = await start({ config: { ...baseConfig, database_url: 'pglite:memory' }, stores, log: quiet });
     try {
       await stores.ledger.append(rec(1, 'k', 'p', { recordId: 'a' }));
-      await until(async () => (await acc.usage.countByRequestIds(['req-1'])).size === 1);
+      await waitUntil(async () => (await acc.usage.countByRequestIds(['req-1'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
       await redis.del(`${prefix}usage`);
       await stores.ledger.append(rec(2, 'k', 'p', { recordId: 'b' }));
-      await until(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 10_000);
+      await waitUntil(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 'the usage rows to be written', { timeoutMs: 10_000, everyMs: 20 });
     } finally {
       await acc.close();
       const keys = await redis.keys(`${prefix}*`);
@@ -338,12 +337,12 @@ describe('ingestion on Redis', () => {
       await redis.xadd(stream, '*', 'r', JSON.stringify({ ...rec(3, 'k', 'p'), promptTokens: 'many' }));
       await redis.xadd(stream, '*', 'other', 'x');
       await stores.ledger.append(rec(4, 'k', 'p', { recordId: 'd' }));
-      await until(async () => (await acc.usage.countByRequestIds(['req-4'])).size === 1);
+      await waitUntil(async () => (await acc.usage.countByRequestIds(['req-4'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
       expect((await acc.usage.countByRequestIds(['req-3'])).size).toBe(0);
       expect(warned.map((w) => w.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/not a valid usage record v1/), expect.stringMatching(/without a record field/)]));
       expect(warned.find((w) => /promptTokens/.test(JSON.stringify(w.obj)))).toBeDefined();
       // Skipped entries are acknowledged: nothing stays pending behind them.
-      await until(async () => (await stores.ledger.depth()).pending === 0);
+      await waitUntil(async () => (await stores.ledger.depth()).pending === 0, 'the ledger to drain', { everyMs: 20 });
     } finally {
       await acc.close();
       const keys = await redis.keys(`${prefix}*`);

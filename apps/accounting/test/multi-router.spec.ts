@@ -179,6 +179,22 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     }
   });
 
+  it("a suspended person's keys and sessions are refused on every router (docs/portal.md)", async () => {
+    const link = await clients.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email: 'sus@example.com', name: 'Sus', project: projectId }, { actor: 'integration-test' });
+    await clients.account('Claim', { token: link.token, password: 'sus-password-1' });
+    const s = await clients.account<accountingV1.SignInResponse__Output>('SignIn', { email: 'sus@example.com', password: 'sus-password-1', address: '10.0.0.1' });
+    const k = await clients.account<accountingV1.CreatedKey__Output>('IssueKey', { token: s.token, name: 'sus-key' });
+    for (const r of routers) expect((await chat(r, k.secret)).status).toBe(200);
+    const at = Date.now();
+    await clients.account('UpdateAccount', { ref: 'sus@example.com', action: 'suspend' }, { actor: 'integration-test' });
+    await expect(clients.account('GetSession', { token: s.token })).rejects.toMatchObject({ code: 'LLMGW_ERR_SESSION_INVALID' });
+    // The key is revoked on the same path as `ctl key revoke` (pushed invalidation); bounded far below cache_ttl.
+    for (const r of routers) {
+      await waitUntil(async () => (await chat(r, k.secret)).status === 401, `router ${r.url} to refuse the suspended person's key`, { timeoutMs: 30_000, everyMs: 25 });
+    }
+    process.stderr.write(`suspended person's key refused on both routers ${Date.now() - at} ms after the suspension\n`);
+  });
+
   it('a restart keeps the budget spent (counters reseeded from Postgres)', async () => {
     const k = await newKey('reseed', { hasBudget: true, budgetMicros: 150, budgetPeriod: 'day' });
     for (let i = 0; i < 20; i++) {

@@ -19,7 +19,7 @@ interface Flags {
 /** Builds the `llmgw admission` command line (exported for tests and the help reference). */
 export function buildCommand(): Command {
   return new Command('llmgw admission')
-    .description('The admission service: band queues, saturation, tenant fairness and leases for every router (plan §7.2). One instance leads (leader lock); others stand by.')
+    .description('The admission service: band queues, saturation, tenant fairness and leases for every router (docs/admission.md). One instance leads (leader lock); others stand by.')
     .option('-c, --config <file>', 'admission config file (YAML); see deploy/examples/admission.yaml')
     .option('--endpoint <spec>', 'a static endpoint to scrape, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]', collect, [])
     .option('--host <host>', 'gRPC and admin listen address')

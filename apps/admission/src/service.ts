@@ -8,6 +8,7 @@ import type { AuthorizationTable } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
 import { inProcessState, type LeaderLock } from '@llmgw/stores';
+import { type EngineDialect } from '@llmgw/contracts';
 
 /**
  * Who may call admission (docs/security.md): routers; operators may read
@@ -132,7 +133,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
         source,
         intervalMs: cfg.scrape_interval,
         timeoutMs: cfg.scrape_timeout,
-        overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
+        overrides: cfg.engine_metrics as Partial<Record<EngineDialect, MappingOverride>>,
         log,
         onScrape: () => feed(),
       });

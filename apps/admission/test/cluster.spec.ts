@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { request } from 'undici';
-import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 
 /**
  * The admission service as deployed: real processes (sim-engine, admission
@@ -19,16 +19,6 @@ let engine: SpawnedRole;
 let n = 0;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(f: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function file(obj: unknown): string {
   const f = join(dir, `cfg-${++n}.yaml`);
@@ -121,15 +111,15 @@ describe('admission service with real routers', () => {
     // and from then on holds bronze; nothing finishes for ~10 s, so the lease count stays put.
     const flood = Array.from({ length: 6 }, (_x, i) => chat(a, 'bronze', 100, `a${i % 2}`).catch(() => undefined));
     let held = 0;
-    await until(async () => {
+    await waitUntil(async () => {
       const before = await outstanding();
       await sleep(1000);
       held = (await outstanding()) ?? 0;
       return held > 0 && before === held;
-    }, 15_000, 'bronze leases to settle');
+    }, 'bronze leases to settle', { timeoutMs: 15_000, everyMs: 100, ignoreErrors: true });
     // A second wave fills the 3 queue places.
     flood.push(...Array.from({ length: 6 }, (_x, i) => chat(a, 'bronze', 100, `a${i % 2}`).catch(() => undefined)));
-    await until(() => depth().then((v) => v === 3), 10_000, 'bronze queue to fill');
+    await waitUntil(() => depth().then((v) => v === 3), 'bronze queue to fill', { timeoutMs: 10_000, everyMs: 100, ignoreErrors: true });
     const viaB = await chat(b, 'bronze', 2, 'b');
     expect(viaB.status).toBe(503);
     expect(viaB.body.error.code).toBe('queue_full');
@@ -152,9 +142,9 @@ describe('admission service with real routers', () => {
     // requests keep being served during the gap (fallback) ...
     expect((await chat(r, 'gold')).status).toBe(200);
     // ... the standby takes over once the lock lapses ...
-    await until(async () => (await readyz(second)) === 200, 8_000, 'standby to take over');
+    await waitUntil(async () => (await readyz(second)) === 200, 'standby to take over', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
     // ... and the router goes back to the service, now the new leader.
-    await until(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 8_000, 'router to leave degraded mode');
+    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to leave degraded mode', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
     const before = (await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/)) ?? 0;
     expect((await chat(r, 'gold')).status).toBe(200);
     const after = await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/);
@@ -172,7 +162,7 @@ describe('admission service with real routers', () => {
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m)).toBe(1);
     const again = await admission({}, ['--port', port]);
-    await until(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 8_000, 'router to return to the service');
+    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to return to the service', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(again.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="silver",model="m"[^}]*\} (\d+)/)).toBe(1);
     await Promise.all([r.stop(), again.stop()]);

@@ -1,5 +1,5 @@
 /**
- * The phase 1.5 exit criterion as a runnable experiment (plan §11): real
+ * The phase 1.5 exit criterion as a runnable experiment (docs/performance.md): real
  * sim-engine processes, the admission service and a router (all spawned as
  * processes via bin/llmgw.cjs), a bronze flood saturating the engines, and
  * platinum requests whose TTFT is measured idle and under the flood — once

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { agentV1 } from '@llmgw/contracts';
+import { type agentV1, isTerminalShardState } from '@llmgw/contracts';
 import { agentConnectHandler, type AgentSession } from '@llmgw/agent-rpc';
 import { LlmgwError } from '@llmgw/errors';
 import { mergeShardStatus, mergeShardStatuses, type FleetNode } from '@llmgw/inventory-rpc';
@@ -151,7 +151,7 @@ export class AgentSessions {
       const events: EventBody[] = Object.keys(own).length ? [{ nodeChanged: node }] : [{ shardChanged: { nodeId: s.nodeId, status: merged } }];
       return { node, events };
     });
-    if (st.state === 'SHARD_STATE_STOPPED' || st.state === 'SHARD_STATE_FAILED') this.core.stats.get(s.nodeId)?.delete(st.shardId);
+    if (isTerminalShardState(st.state)) this.core.stats.get(s.nodeId)?.delete(st.shardId);
   }
 
   /** Engine stats from a local agent (fromAgent) or from another instance. */

@@ -5,6 +5,7 @@ import { MemoryFence } from './fence';
 import { MemoryFleetStore } from './fleet-store';
 import { MemoryIntentStore } from './intent-store';
 import { Inventory } from './inventory';
+import { waitUntil } from '@llmgw/testing';
 
 const log = createLogger({ service: 'inventory-test', level: 'silent' });
 
@@ -37,14 +38,6 @@ function counted(i: number, state: agentV1.ShardState__Output): agentV1.ShardSta
   return Object.defineProperty(s, 'shardId', { get: () => (reads++, id), enumerable: true });
 }
 
-async function until(cond: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setImmediate(r));
-  }
-}
-
 describe('Inventory: a heartbeat with many shards', () => {
   function setup(maxShardsPerNode?: number) {
     const store = new MemoryFleetStore({ historySize: 100_000 });
@@ -61,14 +54,14 @@ describe('Inventory: a heartbeat with many shards', () => {
     const n = 20_000;
     const { inv, call } = setup(n);
     register(call, Array.from({ length: n }, (_, i) => counted(i, 'SHARD_STATE_STARTING')));
-    await until(() => call.written.length > 0);
+    await waitUntil(() => call.written.length > 0, 'the fleet store to catch up', { timeoutMs: 20_000 });
     expect(inv.node('gpu-1')!.shards).toHaveLength(n);
     const events: string[] = [];
     inv.watch({ includeStats: false, resumeAfterRevision: 0, resumeEpoch: '' }, { push: (ev) => void events.push(ev.event!) });
     const hb = Array.from({ length: n }, (_, i) => counted(n - 1 - i, 'SHARD_STATE_READY'));
     reads = 0;
     heartbeat(call, hb);
-    await until(() => inv.node('gpu-1')!.shards.every((s) => s.state === 'SHARD_STATE_READY'));
+    await waitUntil(() => inv.node('gpu-1')!.shards.every((s) => s.state === 'SHARD_STATE_READY'), 'the fleet store to catch up', { timeoutMs: 20_000 });
     // The old per-shard search and copy read ids n²/2 = 2×10⁸ times (5.9–7.6 s).
     expect(reads).toBeLessThan(20 * n);
     expect(events.filter((e) => e === 'shardChanged')).toHaveLength(n);
@@ -79,10 +72,10 @@ describe('Inventory: a heartbeat with many shards', () => {
   it('refuses more shards than max_shards_per_node before touching any (INVALID_ARGUMENT naming the field)', async () => {
     const { inv, call } = setup();
     register(call, [counted(0, 'SHARD_STATE_READY')]);
-    await until(() => call.written.length > 0);
+    await waitUntil(() => call.written.length > 0, 'the fleet store to catch up', { timeoutMs: 20_000 });
     reads = 0;
     heartbeat(call, Array.from({ length: 20_000 }, (_, i) => counted(i, 'SHARD_STATE_READY')));
-    await until(() => call.status !== undefined);
+    await waitUntil(() => call.status !== undefined, 'the fleet store to catch up', { timeoutMs: 20_000 });
     expect(call.status).toMatchObject({ code: 3, details: 'heartbeat.shards: 20000 entries; at most 1024 allowed' });
     expect(reads).toBe(0);
     expect(inv.node('gpu-1')!.shards).toHaveLength(1);

@@ -13,8 +13,8 @@ export interface NodeIntentRecord {
 }
 
 /**
- * Where cordon/drain intent survives inventory restarts (plan §6.5 keeps
- * node state out of any database — but intent is the operator's, not the
+ * Where cordon/drain intent survives inventory restarts (docs/inventory.md#what-it-keeps-and-where-from:
+ * node state stays out of any database — but intent is the operator's, not the
  * fleet's, and nothing else could rebuild it).
  */
 export interface IntentStore {

@@ -13,7 +13,7 @@ import { NodeAdmin } from './node-admin';
 export type { InventoryOptions, Peers } from './inventory-core';
 
 /**
- * The inventory (plan §5.6, §6.5): node, GPU and shard state rebuilt from
+ * The inventory (docs/inventory.md): node, GPU and shard state rebuilt from
  * what agents report, liveness (Unreachable after missed heartbeats, Lost
  * later, forgotten at last), operator intent, the watch, and the command and
  * log relays: InventoryService, which the placement-scheduler calls (its

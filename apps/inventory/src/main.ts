@@ -10,7 +10,7 @@ export type { StartOptions, RunningInventory, InventoryHandle } from './service'
 export function buildCommand(): Command {
   return new Command('inventory')
     .description(
-      'The fleet-facing port (plan §5.6, §6.5): node agents dial in over mTLS (llmgw.agent.v1.AgentService, CN = node id); ' +
+      'The fleet-facing port (docs/inventory.md): node agents dial in over mTLS (llmgw.agent.v1.AgentService, CN = node id); ' +
         'node, GPU, fabric and shard state is rebuilt from what they report; llmgw.inventory.v1.InventoryService serves the ' +
         'placement-scheduler (watch, commands, logs, node intent), whose llmgw.control.v1.ControlService serves `llmgw ctl`.',
     )

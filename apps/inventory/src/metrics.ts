@@ -1,8 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import { LATENCY_BUCKETS } from '@llmgw/observability';
-
-const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+import { isTerminalShardState } from '@llmgw/contracts';
 
 /** A node's state as the operator sees it: connectivity first (lost, unreachable), then intent (draining, cordoned), else ready. */
 export function nodeStateName(n: FleetNode): 'ready' | 'cordoned' | 'draining' | 'unreachable' | 'lost' {
@@ -17,7 +16,7 @@ export function nodeStateName(n: FleetNode): 'ready' | 'cordoned' | 'draining' |
 export function freeGpus(n: FleetNode): number {
   if (nodeStateName(n) !== 'ready') return 0;
   const held = new Set<number>();
-  for (const s of n.shards) if (!TERMINAL.has(s.state)) for (const g of s.spec?.gpuIndices ?? []) held.add(g);
+  for (const s of n.shards) if (!isTerminalShardState(s.state)) for (const g of s.spec?.gpuIndices ?? []) held.add(g);
   const failed = new Set(n.gpuHealth.filter((h) => h.health === 'GPU_HEALTH_FAILED').map((h) => h.index));
   return (n.info?.gpus ?? []).filter((g) => !held.has(g.index) && !failed.has(g.index)).length;
 }
@@ -31,7 +30,7 @@ export interface InventoryMetrics {
 }
 
 /**
- * Plan §8's inventory metrics on `registry`. Fleet-wide gauges (nodes by
+ * The inventory's metrics (docs/inventory.md#metrics) on `registry`. Fleet-wide gauges (nodes by
  * state, free GPUs) are computed at scrape time from `fleet()`; every
  * instance reports the whole fleet, so aggregate them with max, not sum.
  */

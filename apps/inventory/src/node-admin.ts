@@ -1,4 +1,4 @@
-import type { inventoryV1 } from '@llmgw/contracts';
+import { type inventoryV1, isTerminalShardState } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import type { NodeIntentRecord } from './intent-store';
@@ -30,7 +30,7 @@ export class NodeAdmin {
     });
     if (changed) this.core.o.log.info({ node: nodeId, intent, reason, drainTimeoutMs: drainTimeoutMs || undefined, actor }, 'node intent changed');
     const n = this.core.node(nodeId)!;
-    const replicaIds = intent === 'NODE_INTENT_DRAINING' ? [...new Set(n.shards.filter((s) => s.state !== 'SHARD_STATE_STOPPED' && s.state !== 'SHARD_STATE_FAILED').map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort() : [];
+    const replicaIds = intent === 'NODE_INTENT_DRAINING' ? [...new Set(n.shards.filter((s) => !isTerminalShardState(s.state)).map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort() : [];
     return { node: n, changed, replicaIds };
   }
 }

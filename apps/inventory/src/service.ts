@@ -61,7 +61,7 @@ async function openStores(ctx: ServiceContext<InventoryConfig>, clock?: () => nu
 }
 
 /**
- * The inventory service (plan §5.6, §6.5) on the service host: the fleet
+ * The inventory service (docs/inventory.md) on the service host: the fleet
  * store (in-process, or shared through Redis), the internal port
  * (InventoryService, for the placement-scheduler), the fleet-facing
  * AgentService port (mTLS, CN = node id), the liveness sweep. Engine stats

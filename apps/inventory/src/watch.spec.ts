@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FleetView, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
+import { WatchedFleet, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -41,7 +41,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 async function apply(store: FleetStore, op: Op): Promise<void> {
   switch (op.k) {
     case 'reg': {
-      const shards = Array.from({ length: op.shards }, (_, i) => ({ shardId: `${op.n}-s${i}`, replicaId: `r${i}`, state: 'SHARD_STATE_READY' as const, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: true, pgid: 0, restarts: 0, drained: false }));
+      const shards = Array.from({ length: op.shards }, (_, i) => ({ shardId: `${op.n}-s${i}`, replicaId: `r${i}`, state: 'SHARD_STATE_READY' as const, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: true, pgid: 0, restarts: 0, drained: false, download: null }));
       const n = node(op.n, shards);
       await store.update(op.n, () => ({ node: n, events: [{ nodeChanged: n }] }));
       return;
@@ -49,7 +49,7 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
     case 'shard':
       await store.update(op.n, (c) => {
         if (!c) return null;
-        const status = { shardId: `${op.n}-s${op.s}`, replicaId: `r${op.s}`, state: op.st, stateSinceMs: 1, message: '', exitCode: 0, exited: false, pid: 1, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false };
+        const status = { shardId: `${op.n}-s${op.s}`, replicaId: `r${op.s}`, state: op.st, stateSinceMs: 1, message: '', exitCode: 0, exited: false, pid: 1, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false, download: null };
         const shards = mergeShardStatus(c.shards, status);
         return { node: { ...c, shards }, events: [{ shardChanged: { nodeId: op.n, status: shards.find((x) => x.shardId === status.shardId)! } }] };
       });
@@ -70,7 +70,7 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
 }
 
 interface Consumer {
-  view: FleetView;
+  view: WatchedFleet;
   got: FleetEvent[];
   unsub?: () => void;
 }
@@ -97,7 +97,7 @@ function watch(inv: Inventory, c: Consumer, resume: boolean): void {
  */
 async function check(store: FleetStore, ops: Op[], expectNoSnapshotAfterFirst: boolean): Promise<void> {
   const inv = inventory(store);
-  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new FleetView(), got: [] }));
+  const consumers: Consumer[] = [0, 1, 2].map(() => ({ view: new WatchedFleet(), got: [] }));
   for (const c of consumers) watch(inv, c, false);
   for (const op of ops) {
     if (op.k === 'drop') {
@@ -195,7 +195,7 @@ describe('WatchFleet: snapshot, then every change exactly once and in order, acr
       const a = await redisStore(1000);
       const n1 = node('n1');
       await a.update('n1', () => ({ node: n1, events: [{ nodeChanged: n1 }] }));
-      const c: Consumer = { view: new FleetView(), got: [] };
+      const c: Consumer = { view: new WatchedFleet(), got: [] };
       watch(inventory(a), c, false);
       const redis = new Redis('redis://127.0.0.1:6379');
       const reader = new Redis('redis://127.0.0.1:6379');

@@ -1,19 +1,11 @@
 import { fromGrpcError } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
-import { SimAgent } from '@llmgw/testing';
+import { SimAgent, waitUntil } from '@llmgw/testing';
 import { PassThrough } from 'node:stream';
 import { start, type RunningInventory } from '../src/service';
 
 jest.setTimeout(60_000);
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const quiet = () => createLogger({ service: 'inventory', level: 'warn', destination: new PassThrough().resume() });
 const shards = (n: number, state = 'SHARD_STATE_READY' as const) => Array.from({ length: n }, (_, i) => ({ shardId: `junk-${i}-r0`, replicaId: `junk-${i}`, state }));
@@ -88,7 +80,7 @@ describe('inventory: bounded input and work', () => {
     const errors: unknown[] = [];
     const w = client.watchFleet({ resumeFrom: { revision: 1, epoch: 'e'.repeat(100_000) }, onEvent: () => undefined, dependency: { lost: (e: unknown) => errors.push(e), ok: () => undefined }, minBackoffMs: 60_000 });
     cleanups.push(() => w.close());
-    await until('the watch refused', () => errors.length > 0);
+    await waitUntil(() => errors.length > 0, 'the watch refused', { timeoutMs: 20_000, everyMs: 20 });
     expect(fromGrpcError(errors[0])).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('resume_epoch') });
   });
 
@@ -97,7 +89,7 @@ describe('inventory: bounded input and work', () => {
     const a = agent('gpu-1', { runningShards: shards(3) });
     await a.start();
     a.send({ heartbeat: { seq: 1, sentAtMs: Date.now(), gpus: [], shards: shards(2_000) } });
-    await until('the stream refused', () => a.lastError !== undefined);
+    await waitUntil(() => a.lastError !== undefined, 'the stream refused', { timeoutMs: 20_000, everyMs: 20 });
     expect(fromGrpcError(a.lastError)).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'heartbeat.shards: 2000 entries; at most 1024 allowed' });
     const n = (await client.listNodes()).nodes[0];
     expect(n.shards).toHaveLength(3);
@@ -110,7 +102,7 @@ describe('inventory: bounded input and work', () => {
     // With what a real heartbeat carries per shard (an endpoint, a timestamp): about 1.4 MB.
     const big = shards(20_000).map((s) => ({ ...s, endpoint: 'http://10.0.0.1:20000', stateSinceMs: Date.now() }));
     a.send({ heartbeat: { seq: 1, sentAtMs: Date.now(), gpus: [], shards: big } });
-    await until('the stream refused', () => a.lastError !== undefined);
+    await waitUntil(() => a.lastError !== undefined, 'the stream refused', { timeoutMs: 20_000, everyMs: 20 });
     expect((a.lastError as { code?: number }).code).toBe(8); // RESOURCE_EXHAUSTED: grpc-js read the length, not the message
     const n = (await client.listNodes()).nodes[0];
     expect(n.shards).toHaveLength(3);

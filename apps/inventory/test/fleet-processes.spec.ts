@@ -1,17 +1,9 @@
-import { FleetView, InventoryClient } from '@llmgw/inventory-rpc';
-import { SimAgent, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { WatchedFleet, InventoryClient } from '@llmgw/inventory-rpc';
+import { SimAgent, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 
 jest.setTimeout(120_000);
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const addr = (url: string) => url.replace(/^http:\/\//, '');
 const running = (id: string, replica: string) => ({ shardId: `${replica}-r0`, replicaId: replica, state: 'SHARD_STATE_READY' as const, endpoint: 'http://127.0.0.1:8200', spec: { shardId: `${replica}-r0`, replicaId: replica, model: 'llama', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0] } });
@@ -45,23 +37,23 @@ describe('inventory processes', () => {
     await agent.start();
     const c2 = new InventoryClient({ address: addr(two.urls.grpc) });
     clients.push(c2);
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const w = c2.watchFleet({ onEvent: (e) => view.apply(e) });
     try {
-      await until('node on instance one, seen through two', () => view.nodes.get('gpu-k-01')?.instanceId === 'one');
+      await waitUntil(() => view.nodes.get('gpu-k-01')?.instanceId === 'one', 'node on instance one, seen through two', { timeoutMs: 30_000, everyMs: 25 });
       const res = await c2.sendShardCommand({ nodeId: 'gpu-k-01', start: { commandId: 'p-1', spec: { shardId: 'rk2-r0', replicaId: 'rk2', model: 'llama', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [1] } } });
       expect(res.ack).toMatchObject({ refId: 'p-1', result: 'ACK_RESULT_ACCEPTED' });
       expect(agent.received.some((m) => m.msg === 'start' && m.start!.commandId === 'p-1')).toBe(true);
-      await until('rk2 ready in the watch', () => view.nodes.get('gpu-k-01')?.shards.some((s) => s.shardId === 'rk2-r0' && s.state === 'SHARD_STATE_READY') ?? false);
+      await waitUntil(() => view.nodes.get('gpu-k-01')?.shards.some((s) => s.shardId === 'rk2-r0' && s.state === 'SHARD_STATE_READY') ?? false, 'rk2 ready in the watch', { timeoutMs: 30_000, everyMs: 25 });
 
       await one.stop('SIGKILL');
-      await until('node back, connected through two, shards intact', () => {
+      await waitUntil(() => {
         const n = view.nodes.get('gpu-k-01');
         return !!n && n.instanceId === 'two' && n.connectivity === 'CONNECTIVITY_CONNECTED';
-      });
+      }, 'node back, connected through two, shards intact', { timeoutMs: 30_000, everyMs: 25 });
       expect(view.nodes.get('gpu-k-01')!.shards.map((s) => [s.shardId, s.state]).sort()).toEqual([['rk-r0', 'SHARD_STATE_READY'], ['rk2-r0', 'SHARD_STATE_READY']]);
       // The watch event and the agent's Register acknowledgement travel on different streams: wait for the ack.
-      await until('the agent registered a second time', () => agent.registrations >= 2);
+      await waitUntil(() => agent.registrations >= 2, 'the agent registered a second time', { timeoutMs: 30_000, everyMs: 25 });
       expect(agent.registrations).toBe(2);
       // Commands now go to the agent's new instance.
       const again = await c2.sendShardCommand({ nodeId: 'gpu-k-01', stop: { commandId: 'p-2', shardId: 'rk2-r0' } });
@@ -81,7 +73,7 @@ describe('inventory processes', () => {
     clients.push(c2);
     expect((await c2.listNodes()).nodes).toEqual([]);
     await first.stop('SIGKILL');
-    await until('registered with the second inventory', async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'gpu-r-01'));
+    await waitUntil(async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'gpu-r-01'), 'registered with the second inventory', { timeoutMs: 30_000, everyMs: 25 });
     const n = (await c2.listNodes()).nodes.find((x) => x.info!.nodeId === 'gpu-r-01')!;
     expect(n.shards.map((s) => [s.shardId, s.state, s.spec?.model, s.spec?.gpuIndices])).toEqual([
       ['ra-r0', 'SHARD_STATE_READY', 'llama', [0]],

@@ -1,8 +1,8 @@
 import { initCa, issueCert, readCertFiles, fromGrpcError } from '@llmgw/grpc';
 import { withActor } from '@llmgw/grpc';
-import { FleetView, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient, type FleetEvent } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
-import { SimAgent } from '@llmgw/testing';
+import { SimAgent, waitUntil } from '@llmgw/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,15 +12,6 @@ import { PassThrough } from 'node:stream';
 import { start, type RunningInventory } from '../src/service';
 
 jest.setTimeout(60_000);
-
-/** Polls `cond` until true; fails loudly after `ms`. */
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function logSink() {
   const lines: any[] = [];
@@ -120,7 +111,7 @@ describe('inventory over mTLS (one in-process instance)', () => {
     try {
       const res = await client.sendShardCommand({ nodeId: 'gpu-a-01', start: { commandId: 'c-1', spec: spec('rep1') } });
       expect(res).toMatchObject({ ack: { refId: 'c-1', result: 'ACK_RESULT_ACCEPTED', shardId: 'rep1-r0' }, replayed: false });
-      await until('READY in the watch', () => events.some((e) => e.event === 'shardChanged' && e.shardChanged!.status!.shardId === 'rep1-r0' && e.shardChanged!.status!.state === 'SHARD_STATE_READY'));
+      await waitUntil(() => events.some((e) => e.event === 'shardChanged' && e.shardChanged!.status!.shardId === 'rep1-r0' && e.shardChanged!.status!.state === 'SHARD_STATE_READY'), 'READY in the watch', { timeoutMs: 20_000, everyMs: 20 });
       const again = await client.sendShardCommand({ nodeId: 'gpu-a-01', start: { commandId: 'c-1', spec: spec('rep1') } });
       expect(again).toMatchObject({ ack: { refId: 'c-1', result: 'ACK_RESULT_ACCEPTED' }, replayed: true });
       const a = agents.find((x) => x.o.nodeId === 'gpu-a-01')!;
@@ -156,7 +147,7 @@ describe('inventory over mTLS (one in-process instance)', () => {
   it('marks an agent whose heartbeats stop Unreachable, then Lost, and Ready again when they resume', async () => {
     const a = await agent('gpu-sleepy');
     await a.start();
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const states: string[] = [];
     const watch = client.watchFleet({ onEvent: (e) => {
       view.apply(e);
@@ -164,14 +155,14 @@ describe('inventory over mTLS (one in-process instance)', () => {
       if (n && states[states.length - 1] !== n.connectivity) states.push(n.connectivity);
     } });
     try {
-      await until('connected in the watch', () => states.length > 0);
+      await waitUntil(() => states.length > 0, 'connected in the watch', { timeoutMs: 20_000, everyMs: 20 });
       a.pause();
-      await until('lost', () => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_LOST');
+      await waitUntil(() => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_LOST', 'lost', { timeoutMs: 20_000, everyMs: 20 });
       expect(view.nodes.get('gpu-sleepy')!.connectivityReason).toMatch(/unseen for more than 1500 ms/);
       const { nodes: [node] } = await client.listNodes({ nodeId: 'gpu-sleepy' });
       expect(node.connectivity).toBe('CONNECTIVITY_LOST');
       a.resume();
-      await until('ready again', () => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_CONNECTED');
+      await waitUntil(() => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_CONNECTED', 'ready again', { timeoutMs: 20_000, everyMs: 20 });
       expect(states).toEqual(['CONNECTIVITY_CONNECTED', 'CONNECTIVITY_UNREACHABLE', 'CONNECTIVITY_LOST', 'CONNECTIVITY_CONNECTED']);
       expect(view.nodes.get('gpu-sleepy')!.connectivityReason).toBe('heartbeats resumed');
       expect((await client.listNodes({ nodeId: 'gpu-sleepy' })).nodes[0].connectivity).toBe('CONNECTIVITY_CONNECTED');
@@ -244,7 +235,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     await a.start();
     const c2 = new InventoryClient({ address: two.address });
     clients.push(c2);
-    await until('instance 2 sees node-1', async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'node-1'));
+    await waitUntil(async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'node-1'), 'instance 2 sees node-1', { timeoutMs: 20_000, everyMs: 20 });
     const res = await c2.sendShardCommand({ nodeId: 'node-1', start: { commandId: 'x-1', spec: spec('rx') } });
     expect(res.ack).toMatchObject({ refId: 'x-1', result: 'ACK_RESULT_ACCEPTED' });
     expect(a.received.some((m) => m.msg === 'start' && m.start!.commandId === 'x-1')).toBe(true);
@@ -254,7 +245,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     expect((await c2.setNodeIntent({ nodeId: 'node-1', intent: 'NODE_INTENT_CORDONED', reason: 'via two' })).changed).toBe(true);
     const c1 = new InventoryClient({ address: one.address });
     clients.push(c1);
-    await until('instance 1 sees the cordon', async () => (await c1.listNodes()).nodes.find((n) => n.info!.nodeId === 'node-1')?.intent === 'NODE_INTENT_CORDONED');
+    await waitUntil(async () => (await c1.listNodes()).nodes.find((n) => n.info!.nodeId === 'node-1')?.intent === 'NODE_INTENT_CORDONED', 'instance 1 sees the cordon', { timeoutMs: 20_000, everyMs: 20 });
     expect(await redis.hget(`${prefix}inventory:intent`, 'node-1')).toContain('via two');
     // Engine stats are not written to Redis (routers and admission scrape engines themselves; docs/inventory.md).
     expect(await redis.keys(`${prefix}endpoint-stats:*`)).toEqual([]);
@@ -262,7 +253,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const seen: FleetEvent[] = [];
     const w = c2.watchFleet({ includeStats: true, onEvent: (e) => seen.push(e) });
     try {
-      await until('stats event on instance 2', () => seen.some((e) => e.event === 'stats' && e.stats!.nodeId === 'node-1'));
+      await waitUntil(() => seen.some((e) => e.event === 'stats' && e.stats!.nodeId === 'node-1'), 'stats event on instance 2', { timeoutMs: 20_000, everyMs: 20 });
     } finally {
       w.close();
     }
@@ -272,17 +263,17 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const [one, two] = running;
     const c2 = new InventoryClient({ address: two.address });
     clients.push(c2);
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const got: FleetEvent[] = [];
     let w = c2.watchFleet({ onEvent: (e) => (got.push(e), view.apply(e)) });
-    await until('snapshot', () => got.length > 0);
+    await waitUntil(() => got.length > 0, 'snapshot', { timeoutMs: 20_000, everyMs: 20 });
     w.close();
     const c1 = new InventoryClient({ address: one.address });
     clients.push(c1);
     await c1.sendShardCommand({ nodeId: 'node-1', stop: { commandId: 'x-2', shardId: 'rx-r0' } });
     const before = got.length;
     w = c2.watchFleet({ resumeFrom: { revision: view.revision, epoch: view.epoch }, onEvent: (e) => (got.push(e), view.apply(e)) });
-    await until('resumed events', () => view.nodes.get('node-1')?.shards.find((s) => s.shardId === 'rx-r0')?.state === 'SHARD_STATE_STOPPED');
+    await waitUntil(() => view.nodes.get('node-1')?.shards.find((s) => s.shardId === 'rx-r0')?.state === 'SHARD_STATE_STOPPED', 'resumed events', { timeoutMs: 20_000, everyMs: 20 });
     w.close();
     expect(got.slice(before).some((e) => e.event === 'snapshot')).toBe(false);
     for (let i = 1; i < got.length; i++) expect(got[i].revision).toBe(got[i - 1].revision + 1);
@@ -297,7 +288,7 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const c3 = new InventoryClient({ address: three.address });
     clients.push(c3);
     const node1 = async () => (await c3.listNodes({ nodeId: 'node-1' })).nodes[0];
-    await until('node-1 connected to three', async () => (await node1())?.connectivity === 'CONNECTIVITY_CONNECTED' && (await node1()).intent === 'NODE_INTENT_CORDONED');
+    await waitUntil(async () => (await node1())?.connectivity === 'CONNECTIVITY_CONNECTED' && (await node1()).intent === 'NODE_INTENT_CORDONED', 'node-1 connected to three', { timeoutMs: 20_000, everyMs: 20 });
     expect((await node1()).intentReason).toBe('via two');
   });
 });

@@ -8,8 +8,8 @@
  * node X is refused.
  */
 import { initCa, issueCert } from '@llmgw/grpc';
-import { FleetView, InventoryClient } from '@llmgw/inventory-rpc';
-import { freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { WatchedFleet, InventoryClient } from '@llmgw/inventory-rpc';
+import { freePort, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,14 +20,6 @@ jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '../../..');
 const LLMGW = join(ROOT, 'bin/llmgw.cjs');
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 90_000, seen?: () => unknown): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}${seen ? `; saw ${JSON.stringify(seen())}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('inventory with real node-agents on fake GPUs running real sim-engines', () => {
   let dir: string;
@@ -105,16 +97,16 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
 
   it('registers, runs a sim-engine shard, goes Unreachable → Lost on SIGSTOP and Ready on SIGCONT, survives an inventory restart, refuses a spoofed CN', async () => {
     const a = startAgent('a', 'node-a', 'node-a');
-    const view = new FleetView();
+    const view = new WatchedFleet();
     const states: string[] = [];
-    const onEvent = (e: Parameters<FleetView['apply']>[0]) => {
+    const onEvent = (e: Parameters<WatchedFleet['apply']>[0]) => {
       view.apply(e);
       const n = view.nodes.get('node-a');
       if (n && states[states.length - 1] !== n.connectivity) states.push(n.connectivity);
     };
     let watch = client!.watchFleet({ onEvent });
     try {
-      await until('node-a registered', () => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 120_000, () => a.out.join('').slice(-2000));
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a registered', { timeoutMs: 120_000, everyMs: 50, seen: () => a.out.join('').slice(-2000) });
       const n = view.nodes.get('node-a')!;
       expect(n.peerCn).toBe('node-a');
       expect(n.info!.gpus.map((g) => g.gpuClass)).toEqual(['h100-80g', 'h100-80g']);
@@ -126,38 +118,38 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
         start: { commandId: 'it-1', spec: { shardId: 'sim1-r0', replicaId: 'sim1', model: 'sim-llama', profile: 'default', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0], httpPort: port, servedModelName: 'sim-llama', args: ['--decode-tps', '0', '--prefill-tps', '0'], startupTimeoutMs: 120_000 } },
       }, { deadlineMs: 30_000 });
       expect(ack.ack).toMatchObject({ refId: 'it-1', result: 'ACK_RESULT_ACCEPTED' });
-      await until('sim1 READY', () => view.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_READY', 120_000, () => view.nodes.get('node-a')?.shards);
+      await waitUntil(() => view.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_READY', 'sim1 READY', { timeoutMs: 120_000, everyMs: 50, seen: () => view.nodes.get('node-a')?.shards });
       const shard = view.nodes.get('node-a')!.shards.find((s) => s.shardId === 'sim1-r0')!;
       if (shard.pgid) pgids.add(shard.pgid);
       const health = await fetch(`${shard.endpoint}/health`);
       expect(health.status).toBe(200);
 
       a.p.kill('SIGSTOP');
-      await until('node-a Lost', () => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_LOST', 60_000, () => states);
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_LOST', 'node-a Lost', { timeoutMs: 60_000, everyMs: 50, seen: () => states });
       a.p.kill('SIGCONT');
-      await until('node-a Ready again', () => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 60_000, () => states);
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a Ready again', { timeoutMs: 60_000, everyMs: 50, seen: () => states });
       expect(states).toEqual(['CONNECTIVITY_CONNECTED', 'CONNECTIVITY_UNREACHABLE', 'CONNECTIVITY_LOST', 'CONNECTIVITY_CONNECTED']);
 
       // Restart inventory while the engine runs: nothing is stored, so what it knows must come from Register.
       watch.close();
       await inv!.stop('SIGKILL');
       await startInventory();
-      const fresh = new FleetView();
+      const fresh = new WatchedFleet();
       watch = client!.watchFleet({ onEvent: (e) => fresh.apply(e) });
-      await until('node-a re-registered with the new inventory', () => fresh.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 120_000, () => a.out.join('').slice(-2000));
+      await waitUntil(() => fresh.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a re-registered with the new inventory', { timeoutMs: 120_000, everyMs: 50, seen: () => a.out.join('').slice(-2000) });
       const back = fresh.nodes.get('node-a')!.shards.find((s) => s.shardId === 'sim1-r0');
       expect(back).toMatchObject({ state: 'SHARD_STATE_READY', endpoint: shard.endpoint, spec: { model: 'sim-llama', gpuIndices: [0] } });
       expect((await fetch(`${shard.endpoint}/health`)).status).toBe(200);
 
       // node-b's certificate claiming node-x.
       const spoof = startAgent('x', 'node-x', 'node-b');
-      await until('the refusal counted', async () => /llmgw_inventory_register_refused_total\{[^}]*reason="cn_mismatch"[^}]*\} [1-9]/.test(await (await fetch(`${inv!.urls.admin}/metrics`)).text()), 90_000, () => spoof.out.join('').slice(-1500));
+      await waitUntil(async () => /llmgw_inventory_register_refused_total\{[^}]*reason="cn_mismatch"[^}]*\} [1-9]/.test(await (await fetch(`${inv!.urls.admin}/metrics`)).text()), 'the refusal counted', { timeoutMs: 90_000, everyMs: 50, seen: () => spoof.out.join('').slice(-1500) });
       expect((await client!.listNodes()).nodes.map((x) => x.info!.nodeId)).toEqual(['node-a']);
-      await until('the refusal logged', async () => inv!.output().some((l) => l.includes('agent stream refused') && l.includes('node-x') && l.includes('node-b')), 30_000, () => inv!.output().slice(-20).join('\n'));
+      await waitUntil(async () => inv!.output().some((l) => l.includes('agent stream refused') && l.includes('node-x') && l.includes('node-b')), 'the refusal logged', { timeoutMs: 30_000, everyMs: 50, seen: () => inv!.output().slice(-20).join('\n') });
 
       const stop = await client!.sendShardCommand({ nodeId: 'node-a', stop: { commandId: 'it-2', shardId: 'sim1-r0', graceMs: 2000 } }, { deadlineMs: 30_000 });
       expect(stop.ack?.result).toBe('ACK_RESULT_ACCEPTED');
-      await until('sim1 STOPPED', () => fresh.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_STOPPED', 60_000);
+      await waitUntil(() => fresh.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_STOPPED', 'sim1 STOPPED', { timeoutMs: 60_000, everyMs: 50 });
     } finally {
       watch.close();
     }

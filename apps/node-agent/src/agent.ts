@@ -11,6 +11,8 @@ import { enginesFromConfig } from './engines/adapters';
 import { checkEngine, type EngineCheck } from './engines/check';
 import type { Engine, EngineKind, NodeContext } from './engines/engine';
 import { LogRing } from './supervisor/log-ring';
+import { WeightsCache } from './weights/cache';
+import { weightsInUse } from './supervisor/weights-step';
 import { Supervisor } from './supervisor/supervisor';
 
 export const AGENT_VERSION = '0.1.0';
@@ -94,8 +96,15 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     gpuIndices: discovery.node.gpus.map((g) => g.index), bindHost: config.engine_bind_host,
   };
   let send: AgentSend = () => false;
-  const supervisor = new Supervisor({
-    workDir: config.work_dir, engines, node, logRingLines: config.log_ring_lines, log,
+  const cacheDir = config.model_cache_dir ?? join(config.work_dir, 'models');
+  const mc = config.model_cache;
+  const weights = new WeightsCache({
+    dir: cacheDir, minFreeBytes: mc.min_free, bytesPerSecond: mc.bandwidth, parallelFiles: mc.parallel_files, log,
+    // A model a live shard uses is never reclaimed.
+    inUse: () => weightsInUse(supervisor.running().flatMap((st) => (st.spec ? [st.spec] : []))),
+  });
+  const supervisor: Supervisor = new Supervisor({
+    workDir: config.work_dir, engines, node, logRingLines: config.log_ring_lines, log, weights: { cache: weights, dir: cacheDir },
     timings: {
       healthIntervalMs: config.health_interval, stopGraceMs: config.stop_grace, drainTimeoutMs: config.drain_timeout, startupTimeoutMs: config.startup_timeout,
       maxRestarts: config.max_restarts, restartBackoffMs: config.restart_backoff, restartBackoffMaxMs: config.restart_backoff_max,

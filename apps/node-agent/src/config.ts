@@ -1,11 +1,12 @@
 import { clientMtlsSchema, duration, listenAddress, logLevel, parseConfig, readConfigFile } from '@llmgw/config';
 import { z } from 'zod';
+import { modelCacheSchema } from './weights/config';
 
 const name = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,62}$/, 'must be [a-z0-9.-], at most 63, starting alphanumeric');
 const hcaName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be an HCA device name such as mlx5_0');
 const gidPrefix = z.string().regex(/^[0-9a-f]{4}(:[0-9a-f]{4}){3}$/, 'must be four zero-padded lower-case hex groups, e.g. fe80:0000:0000:00a1');
 
-/** agent.yaml (plan §9.2) — every key snake_case; parsed once at boot, strict, frozen. */
+/** agent.yaml (docs/node-agent.md#agentyaml) — every key snake_case; parsed once at boot, strict, frozen. */
 export const agentConfigSchema = z
   .object({
     /** The node id; must equal the CN of `tls.cert`. Default: the hostname, lower-cased. */
@@ -25,7 +26,7 @@ export const agentConfigSchema = z
     /** mTLS material (PEM paths). Without it the stream is plaintext: only on a trusted network. */
     tls: clientMtlsSchema.optional(),
     labels: z.record(z.string(), z.string()).default({}),
-    /** Explicit fabric labels (recommended, plan §5.2). */
+    /** Explicit fabric labels (recommended, docs/node-agent.md#discovery). */
     fabrics: z.array(z.object({ name, hcas: z.array(hcaName).min(1) }).strict()).default([]),
     /** GID subnet prefix → fabric, for fabrics whose subnet managers set unique prefixes. */
     fabric_prefixes: z.record(gidPrefix, name).default({})
@@ -47,6 +48,8 @@ export const agentConfigSchema = z
     work_dir: z.string().min(1).default('/var/lib/llmgw-agent'),
     /** Where model weights live; discovery reports its free space. Default: work_dir/models. */
     model_cache_dir: z.string().min(1).optional(),
+    /** Fetching weights into the cache: free-space floor, bandwidth cap, parallel files (docs/models.md). */
+    model_cache: modelCacheSchema,
     /** Overrides the derived GPU class of every GPU. */
     gpu_class: z.string().regex(/^[a-z0-9]+-\d+g$/, 'must look like h100-80g').optional(),
     nvidia_smi: z.string().min(1).default('nvidia-smi'),

@@ -95,7 +95,7 @@ export function buildCommand(io: Io = { out: process.stdout, err: process.stderr
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
     .exitOverride();
   const common = (c: Command) =>
-    c.option('--config <file>', 'agent.yaml (plan §9.2; docs/node-agent.md)')
+    c.option('--config <file>', 'agent.yaml (docs/node-agent.md#agentyaml)')
       .option('--nvidia-smi <cmd>', 'the nvidia-smi command (a path, or a command with arguments, e.g. a capture replayer)')
       .option('--sysfs-root <dir>', 'the sysfs mount to read InfiniBand and NUMA from (default /sys)')
       .option('--fake-gpus <spec>', 'simulate GPUs instead of asking the driver, e.g. 8xh100-80g,fabric=ib-a')

@@ -1,4 +1,4 @@
-import { freePort } from '@llmgw/testing';
+import { freePort, waitUntil } from '@llmgw/testing';
 /**
  * The issue's integration test: a real agent process (bin/llmgw.cjs
  * node-agent run) supervising real sim-engine processes, against a test
@@ -19,16 +19,6 @@ import { stringify } from 'yaml';
 
 const ROOT = join(__dirname, '../../..');
 const LLMGW = join(ROOT, 'bin/llmgw.cjs');
-
-async function waitFor<T>(what: string, f: () => T | undefined | false, ms = 90_000, seen?: () => unknown): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}${seen ? `; saw ${JSON.stringify(seen())}` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('node-agent against a test inventory over mTLS', () => {
   let dir: string;
@@ -120,7 +110,7 @@ describe('node-agent against a test inventory over mTLS', () => {
   it('start, ready, logs, stats, drain, stop; SIGKILL the agent and restart: the engine keeps serving and is adopted', async () => {
     const config = writeConfig('a', 'node-a');
     const first = startAgentProcess(config);
-    const s1 = await waitFor('node-a to register', () => sessions.find((s) => s.nodeId === 'node-a'), 90_000, () => first.out.join(''));
+    const s1 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a'), 'node-a to register', { timeoutMs: 90_000, everyMs: 25, seen: () => first.out.join('') });
     expect(s1.peerCommonName).toBe('node-a');
     const node = s1.register.node!;
     expect(node).toMatchObject({ nodeId: 'node-a', mgmtAddr: '127.0.0.1', simulated: true, labels: { rack: 'r12' } });
@@ -138,11 +128,11 @@ describe('node-agent against a test inventory over mTLS', () => {
     await expect(s1.startShard(sim('gone-r0', gonePort))).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
     await expect(s1.startShard({ ...sim('bad-r0', gonePort), gpuIndices: [7] })).resolves.toMatchObject({ result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_INVALID_ARGUMENT' });
 
-    const ready = await waitFor('both shards READY', () => {
+    const ready = await waitUntil(() => {
       const a = statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_READY', from);
       const b = statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_READY', from);
       return a && b && a;
-    }, 120_000, () => statuses.slice(from).map((x) => [x.s.shardId, x.s.state, x.s.message]));
+    }, 'both shards READY', { timeoutMs: 120_000, everyMs: 25, seen: () => statuses.slice(from).map((x) => [x.s.shardId, x.s.state, x.s.message]) });
     expect(ready).toMatchObject({ endpoint: `http://127.0.0.1:${keepPort}`, message: 'serving sim-llama', adopted: false });
     expect(statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_PENDING', from)?.spec?.shardId).toBe('keep-r0');
     const chat = await fetch(`http://127.0.0.1:${keepPort}/v1/chat/completions`, {
@@ -156,8 +146,8 @@ describe('node-agent against a test inventory over mTLS', () => {
     const agentLogs = await s1.logs({ source: 'LOG_SOURCE_AGENT', tailLines: 200 });
     expect(agentLogs.lines.some((l) => l.text.includes('registered with inventory'))).toBe(true);
     await expect(s1.logs({ source: 'LOG_SOURCE_SHARD', shardId: 'nope', tailLines: 5 })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
-    await waitFor('engine stats', () => stats.find((x) => x.shardId === 'keep-r0' && !x.error && Number(x.requestsFinishedTotal) >= 1));
-    await waitFor('a heartbeat listing both shards', () => beats.find((b) => b.shards.filter((s) => s.state === 'SHARD_STATE_READY').length === 2));
+    await waitUntil(() => stats.find((x) => x.shardId === 'keep-r0' && !x.error && Number(x.requestsFinishedTotal) >= 1), 'engine stats', { timeoutMs: 90_000, everyMs: 25 });
+    await waitUntil(() => beats.find((b) => b.shards.filter((s) => s.state === 'SHARD_STATE_READY').length === 2), 'a heartbeat listing both shards', { timeoutMs: 90_000, everyMs: 25 });
 
     // Started through the service host: one listening line naming the admin app, /readyz = registered, agent metrics.
     const listening = first.out.join('').split('\n').filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l));
@@ -174,20 +164,20 @@ describe('node-agent against a test inventory over mTLS', () => {
 
     await expect(s1.drainShard('gone-r0', { reason: 'scale down' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
     await expect(s1.drainShard('gone-r0')).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
-    await waitFor('drained', () => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_DRAINING' && s.message === 'drained: no requests in flight', from));
+    await waitUntil(() => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_DRAINING' && s.message === 'drained: no requests in flight', from), 'drained', { timeoutMs: 90_000, everyMs: 25 });
     await expect(s1.stopShard('gone-r0', { graceMs: 5_000, reason: 'scale down' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
-    const stopped = await waitFor('STOPPED', () => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from));
+    const stopped = await waitUntil(() => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from), 'STOPPED', { timeoutMs: 90_000, everyMs: 25 });
     expect(stopped).toMatchObject({ message: 'stopped: scale down', exited: true });
     await expect(fetch(`http://127.0.0.1:${gonePort}/health`)).rejects.toThrow();
     await expect(s1.stopShard('gone-r0')).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
 
     // The agent dies hard. Its engine must not.
     first.p.kill('SIGKILL');
-    await waitFor('inventory to see the stream end', () => closed.find((c) => c.session === s1.sessionId));
+    await waitUntil(() => closed.find((c) => c.session === s1.sessionId), 'inventory to see the stream end', { timeoutMs: 90_000, everyMs: 25 });
     expect((await fetch(`http://127.0.0.1:${keepPort}/health`)).status).toBe(200);
 
     const second = startAgentProcess(config);
-    const s2 = await waitFor('node-a to register again', () => sessions.find((s) => s.nodeId === 'node-a' && s.sessionId !== s1.sessionId), 90_000, () => second.out.join(''));
+    const s2 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a' && s.sessionId !== s1.sessionId), 'node-a to register again', { timeoutMs: 90_000, everyMs: 25, seen: () => second.out.join('') });
     expect(s2.register.runningShards).toEqual([
       expect.objectContaining({ shardId: 'keep-r0', state: 'SHARD_STATE_READY', adopted: true, pid: ready.pid, pgid: ready.pgid, spec: expect.objectContaining({ shardId: 'keep-r0', httpPort: keepPort }) }),
     ]);
@@ -200,17 +190,17 @@ describe('node-agent against a test inventory over mTLS', () => {
 
     const from2 = statuses.length;
     await expect(s2.stopShard('keep-r0', { reason: 'test over' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
-    await waitFor('the adopted shard STOPPED', () => statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from2));
+    await waitUntil(() => statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from2), 'the adopted shard STOPPED', { timeoutMs: 90_000, everyMs: 25 });
     await expect(fetch(`http://127.0.0.1:${keepPort}/health`)).rejects.toThrow();
     second.p.kill('SIGTERM');
-    await waitFor('the agent to exit on SIGTERM', () => second.p.exitCode !== null || second.p.signalCode !== null, 30_000);
+    await waitUntil(() => second.p.exitCode !== null || second.p.signalCode !== null, 'the agent to exit on SIGTERM', { timeoutMs: 30_000, everyMs: 25 });
     expect(second.p.exitCode).toBe(0);
   }, 300_000);
 
   it("node A's certificate cannot register as node B", async () => {
     const before = sessions.length;
     const liar = startAgentProcess(writeConfig('b', 'node-b'));
-    await waitFor('the refusal in the agent log', () => liar.out.join('').includes('LLMGW_ERR_PERMISSION_DENIED'), 90_000, () => liar.out.join(''));
+    await waitUntil(() => liar.out.join('').includes('LLMGW_ERR_PERMISSION_DENIED'), 'the refusal in the agent log', { timeoutMs: 90_000, everyMs: 25, seen: () => liar.out.join('') });
     expect(liar.out.join('')).toMatch(/claimed identity \\"node-b\\" does not match certificate CN \\"node-a\\"/);
     expect(sessions.slice(before).some((s) => s.nodeId === 'node-b')).toBe(false);
     expect(liar.p.exitCode).toBeNull(); // it keeps retrying with backoff

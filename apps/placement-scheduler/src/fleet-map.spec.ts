@@ -70,6 +70,13 @@ describe('shard specs', () => {
 
   it('round-trips through the wire spec', () => {
     expect(specFromWire(specToWire(spec) as agentV1.ShardSpec__Output)).toEqual(spec);
+    const withWeights = { ...spec, weights: { baseUrl: 'https://mirror.internal/m/', manifest: 'manifest.json', credentialsEnv: 'MIRROR_TOKEN' } };
+    expect(specFromWire(specToWire(withWeights) as agentV1.ShardSpec__Output)).toEqual(withWeights);
+  });
+
+  it('maps DOWNLOADING to downloading, with the progress in the message', () => {
+    const r = shardFromWire('n1', { shardId: spec.shardId, replicaId: '', state: 'SHARD_STATE_DOWNLOADING', message: 'downloading weights: 1.0 MiB/4.0 MiB 512.0 KiB/s ETA 6s', endpoint: '', spec: null, adopted: false } as unknown as agentV1.ShardStatus__Output);
+    expect(r).toMatchObject({ state: 'downloading', message: 'downloading weights: 1.0 MiB/4.0 MiB 512.0 KiB/s ETA 6s' });
   });
 
   it('maps a reported status; a spec with an unknown engine is not ours', () => {

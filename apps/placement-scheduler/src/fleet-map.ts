@@ -1,13 +1,12 @@
-import type { agentV1 } from '@llmgw/contracts';
+import { shardStateName, type agentV1 } from '@llmgw/contracts';
 import {
-  ENGINE_NAMES,
-  type EngineName,
+  ENGINE_KINDS,
+  type EngineKind,
   type FleetView,
   type GpuHealthState,
   type ReconcilerNode,
   type ShardLaunchSpec,
   type ShardReport,
-  type ShardStateName,
 } from '@llmgw/placement';
 
 /**
@@ -25,19 +24,9 @@ export interface InventoryNodeLike {
   intentDrainTimeoutMs?: number | string;
 }
 
-const SHARD_STATES: Record<string, ShardStateName> = {
-  SHARD_STATE_PENDING: 'pending',
-  SHARD_STATE_STARTING: 'starting',
-  SHARD_STATE_LOADING: 'loading',
-  SHARD_STATE_READY: 'ready',
-  SHARD_STATE_DRAINING: 'draining',
-  SHARD_STATE_STOPPED: 'stopped',
-  SHARD_STATE_FAILED: 'failed',
-};
-
 const HEALTH: Record<string, GpuHealthState> = { GPU_HEALTH_OK: 'ok', GPU_HEALTH_DEGRADED: 'degraded', GPU_HEALTH_FAILED: 'failed' };
 
-const isEngine = (e: string): e is EngineName => (ENGINE_NAMES as readonly string[]).includes(e);
+const isEngine = (e: string): e is EngineKind => (ENGINE_KINDS as readonly string[]).includes(e);
 
 /** The fields agent.v1.ShardSpec and ShardLaunchSpec name and type alike, copied from either. */
 type SameFields = 'shardId' | 'replicaId' | 'model' | 'profile' | 'rank' | 'leaderAddr' | 'leaderPort' | 'fabric' | 'httpPort' | 'modelPath' | 'startupTimeoutMs' | 'servedModelName';
@@ -64,6 +53,7 @@ export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): S
     ...(s.schedulingPolicy === 'priority' || s.schedulingPolicy === 'fcfs' ? { schedulingPolicy: s.schedulingPolicy } : {}),
     ...(s.kvEventsPort ? { kvEventsPort: s.kvEventsPort } : {}),
     ...(s.kvReplayPort ? { kvReplayPort: s.kvReplayPort } : {}),
+    ...(s.weights?.baseUrl ? { weights: { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, ...(s.weights.credentialsFile ? { credentialsFile: s.weights.credentialsFile } : {}), ...(s.weights.credentialsEnv ? { credentialsEnv: s.weights.credentialsEnv } : {}) } } : {}),
     // api_key is never read back from a report: agents do not echo it, and the reconciler derives it again.
   };
 }
@@ -86,6 +76,7 @@ export function specToWire(s: ShardLaunchSpec): agentV1.ShardSpec {
     kvEventsPort: s.kvEventsPort ?? 0,
     kvReplayPort: s.kvReplayPort ?? 0,
     apiKey: s.apiKey ?? '',
+    weights: s.weights ? { baseUrl: s.weights.baseUrl, manifest: s.weights.manifest, credentialsFile: s.weights.credentialsFile ?? '', credentialsEnv: s.weights.credentialsEnv ?? '' } : null,
   };
 }
 
@@ -117,7 +108,7 @@ export function shardFromWire(nodeId: string, s: agentV1.ShardStatus__Output): S
     nodeId,
     shardId: s.shardId,
     replicaId: s.replicaId || spec?.replicaId || '',
-    state: SHARD_STATES[s.state] ?? 'pending',
+    state: shardStateName(s.state) ?? 'pending',
     message: s.message,
     endpoint: s.endpoint,
     ...(spec ? { spec } : {}),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { inventoryV1 } from '@llmgw/contracts';
-import { FleetView, type InventoryClient } from '@llmgw/inventory-rpc';
+import { WatchedFleet, type InventoryClient } from '@llmgw/inventory-rpc';
 import type { Logger } from '@llmgw/observability';
 import type { ShardCommandSink, ShardLaunchSpec } from '@llmgw/placement';
 import { specToWire } from './fleet-map';
@@ -41,7 +41,7 @@ export class InventoryShardSink implements ShardCommandSink {
 
 /** Inventory's fleet, kept current by a self-resuming WatchFleet. */
 export class InventoryFleetSource implements FleetSource {
-  private readonly view = new FleetView();
+  private readonly view = new WatchedFleet();
   private readonly listeners: Array<() => void> = [];
   private snapshot = false;
   private live = false;

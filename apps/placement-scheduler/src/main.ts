@@ -10,7 +10,7 @@ export type { PlacementSchedulerHandle } from './service';
 export function buildCommand(): Command {
   return new Command('placement-scheduler')
     .description(
-      'Catalog, placement, reconciler and the control admin API (plan §6): keeps the YAML catalog running on the GPUs it fits, ' +
+      'Catalog, placement, reconciler and the control admin API (docs/placement.md): keeps the YAML catalog running on the GPUs it fits, ' +
         'watching the fleet through llmgw.inventory.v1.InventoryService and sending shard commands through it; publishes Ready ' +
         'replicas to the routers (Redis); serves llmgw.control.v1.ControlService for `llmgw ctl` (models, replicas, ' +
         'explain-placement, model target, and the node verbs it relays to inventory), the one owner of that API.',

@@ -8,7 +8,7 @@ import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
 import { catalogEntries, type Target } from './redis-state';
 import type { Autoscaler } from './autoscaler';
 
-/** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + FleetView behind it). */
+/** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + WatchedFleet behind it). */
 export interface FleetSource {
   /** True once the first snapshot arrived; no pass runs before (it would adopt nothing and place everything). */
   synced(): boolean;
@@ -34,7 +34,7 @@ export interface SchedulerOptions {
   /** Optional shared state (Redis, or in process): catalog view for routers, demand, operator targets. */
   catalogView?: CatalogViewWriter;
   targets?: TargetStore;
-  /** Reconcile at least this often, ms (plan §6.3: 5 s). */
+  /** Reconcile at least this often, ms (default 5 s; docs/placement.md, "The reconciler"). */
   intervalMs?: number;
   /** Quiet time after a fleet event before the pass it triggers, ms. */
   debounceMs?: number;

@@ -10,6 +10,7 @@ import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
 import { PlacementScheduler } from './scheduler';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 import { Autoscaler } from './autoscaler';
 import { AutoscaleLoop } from './autoscale-loop';
 import { CapacityStaleCheck } from './capacity-stale';
@@ -40,7 +41,7 @@ export const placementSchedulerService = defineService({
     const catalog = loadCatalogFile(cfg.catalog);
     const engineKey = cfg.engine_key_file ? readEngineKeyFile(cfg.engine_key_file) : undefined;
     if (!engineKey) log.warn({}, 'no engine_key_file: placed engines run without an API key, open to anyone who can reach their node');
-    const prefix = cfg.redis?.key_prefix ?? 'llmgw:';
+    const prefix = cfg.redis?.key_prefix ?? DEFAULT_REDIS_KEY_PREFIX;
     // `memory`: the state in this process, shared with the routers and admission of the same process.
     const mem = cfg.memory ? inProcessState(cfg.memory.key_prefix) : undefined;
     // Commands fail fast while Redis is away; the lock and the demand channel retry on their own.

@@ -7,7 +7,7 @@
  */
 import { ControlClient } from '@llmgw/control-rpc';
 import { createEngineKeyFile, endpointKeys, type EndpointInfo, decodeEndpoint } from '@llmgw/endpoints';
-import { FleetView, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
+import { WatchedFleet, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
 import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
 import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { Redis } from 'ioredis';
@@ -61,7 +61,7 @@ export class TestFleet {
   readonly dir = mkdtempSync(join(tmpdir(), 'llmgw-place-e2e-'));
   readonly prefix = `test:place:${randomBytes(5).toString('hex')}:`;
   readonly redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-  readonly view = new FleetView();
+  readonly view = new WatchedFleet();
   /** Node id of every node whose agent registered, with each fabric it reports. */
   readonly fabricOf = new Map<string, string>();
   /** Every multi-node replica seen, with the fabrics its shards' nodes are on. */

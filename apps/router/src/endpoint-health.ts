@@ -1,5 +1,5 @@
 /**
- * Per-endpoint reliability state the router keeps for itself (plan §7.7):
+ * Per-endpoint reliability state the router keeps for itself (docs/router.md, "Upstream attempts, retries, timeouts"):
  * its own inflight count, cooldown after an error, and a
  * closed → open → half-open breaker with exponential backoff.
  */

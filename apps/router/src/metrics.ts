@@ -10,7 +10,7 @@ export interface MetricSources {
   endpointCacheStale(): boolean;
 }
 
-/** The router's metrics (plan §8); names and labels are the contract. */
+/** The router's metrics (docs/router.md, "Metrics"); names and labels are the contract. */
 export function createRouterMetrics(registry: Registry, src: MetricSources) {
   const reg = { registers: [registry] };
   return {

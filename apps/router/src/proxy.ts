@@ -30,8 +30,8 @@ export interface AttemptInput {
 
 /**
  * How one upstream attempt ended:
- * - `retry`: nothing reached the client, and the failure is one the plan
- *   retries (connection error, 503, 429) — try another endpoint.
+ * - `retry`: nothing reached the client, and the failure is retryable (connection error, 503, 429;
+ *   docs/router.md) — try another endpoint.
  * - `error`: nothing reached the client; send this error.
  * - `served`: the response (or part of it) reached the client; `cut` says why a stream
  *   ended early (the client got an error event, then the end of the stream).

@@ -4,7 +4,7 @@ import { start, type RunningRouter } from '../src/main';
 import { fakeUpstream, silentLog, until, type FakeUpstream } from './helpers';
 import { keyWith, testTenancy } from './tenancy-with-keys';
 
-// Availability fallbacks (plan §7.7) under tenancy: a fallback is served only "if the key
+// Availability fallbacks (docs/router.md, "Upstream attempts, retries, timeouts") under tenancy: a fallback is served only "if the key
 // permits it" — on its allowlist, and charged to its budgets at its own price. The real
 // tenancy implementation runs on in-process stores; only the key resolver is replaced.
 // Each test uses its own key (the router caches what a key resolves to).

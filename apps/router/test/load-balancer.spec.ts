@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRepoRoot, freePort, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { chatLoad, findRepoRoot, freePort, loadSummary as summary, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 
 // deploy/loadbalancer/haproxy.cfg in front of three router processes that share one admission
 // service, over two sim-engines: SIGKILL one router and only requests in flight on it fail;
@@ -14,69 +13,6 @@ jest.setTimeout(400_000);
 
 const CFG = join(findRepoRoot(), 'deploy/loadbalancer/haproxy.cfg');
 const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
-
-interface Outcome {
-  startedAt: number;
-  endedAt: number;
-  ok: boolean;
-  status: number | string;
-  router?: string;
-}
-
-/** One chat request on its own connection (no keep-alive reuse race on the client side). */
-function once(url: string): Promise<{ status: number; body: string; router?: string }> {
-  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 20 });
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** `workers` clients sending requests back to back through the balancer until stop() is called. */
-function load(url: string, workers: number) {
-  const outcomes: Outcome[] = [];
-  let running = true;
-  const loops = Array.from({ length: workers }, async () => {
-    while (running) {
-      const startedAt = performance.now();
-      try {
-        const r = await once(url);
-        outcomes.push({ startedAt, endedAt: performance.now(), ok: r.status === 200 && r.body.includes('chat.completion'), status: r.status, router: r.router });
-      } catch (e) {
-        outcomes.push({ startedAt, endedAt: performance.now(), ok: false, status: (e as Error).message });
-      }
-    }
-  });
-  return {
-    outcomes,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return outcomes;
-    },
-  };
-}
-
-/** Counts by status and router, for failure messages. */
-function summary(outcomes: Outcome[]): string {
-  const n = new Map<string, number>();
-  for (const o of outcomes) n.set(`${o.status}@${o.router ?? '-'}`, (n.get(`${o.status}@${o.router ?? '-'}`) ?? 0) + 1);
-  return [...n].map(([k, v]) => `${k}: ${v}`).join(', ');
-}
-
-async function waitFor(what: string | (() => string), cond: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 (haveHaproxy ? describe : describe.skip)('routers behind haproxy (deploy/loadbalancer)', () => {
   let engines: SpawnedRole[] = [];
@@ -110,12 +46,12 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
     lb.stderr!.on('data', (b: Buffer) => lbLog.push(b.toString()));
     // Every router in rotation: answers through the balancer from all three.
     const seen = new Set<string>();
-    await waitFor(() => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`, async () => {
+    await waitUntil(async () => {
       const r = await fetch(`${lbUrl}/v1/models`).catch(() => undefined);
       const who = r?.headers.get('x-llmgw-router');
       if (r?.status === 200 && who) seen.add(who);
       return seen.size === 3;
-    });
+    }, () => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`, { timeoutMs: 30_000, everyMs: 100 });
   });
 
   afterAll(async () => {
@@ -133,8 +69,8 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
   });
 
   it('SIGKILL: only the requests in flight on the killed router fail', async () => {
-    const l = load(lbUrl, 12);
-    await waitFor(() => `steady load (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.ok).length >= 30, 90_000);
+    const l = chatLoad(lbUrl, 12, { model: 'm' });
+    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const victim = routers[1];
     const exited = new Promise((r) => victim.proc.once('exit', r));
     const killedAt = performance.now();
@@ -144,7 +80,7 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
     await exited;
     const diedAt = performance.now();
     const afterKill = () => l.outcomes.filter((o) => o.startedAt > diedAt);
-    await waitFor(() => `load after the kill (${summary(l.outcomes)})`, () => afterKill().filter((o) => o.ok).length >= 30, 90_000);
+    await waitUntil(() => afterKill().filter((o) => o.ok).length >= 30, () => `load after the kill (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const all = await l.stop();
     const failed = all.filter((o) => !o.ok);
     // Everything that failed was already running when the router died…
@@ -158,16 +94,16 @@ async function waitFor(what: string | (() => string), cond: () => Promise<boolea
 
   it('SIGTERM: the router turns not-ready, the balancer stops sending, no request fails', async () => {
     const r = routers[0];
-    const l = load(lbUrl, 12);
-    await waitFor(() => `steady load (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.ok).length >= 30, 90_000);
+    const l = chatLoad(lbUrl, 12, { model: 'm' });
+    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     // Not stop(): that turns into SIGKILL after 5 s, and draining takes drain_delay plus the running requests.
     const exited = new Promise<number | null>((res) => r.proc.once('exit', (code) => res(code)));
     r.proc.kill('SIGTERM');
     // Not ready at once, while still serving.
-    await waitFor('router1 not ready', async () => (await fetch(`${r.urls.admin}/readyz`).then((x) => x.status).catch(() => 0)) === 503, 5_000);
+    await waitUntil(async () => (await fetch(`${r.urls.admin}/readyz`).then((x) => x.status).catch(() => 0)) === 503, 'router1 not ready', { timeoutMs: 5_000, everyMs: 100 });
     const code = await exited;
     const drainedAt = performance.now();
-    await waitFor(() => `load after the drain (${summary(l.outcomes)})`, () => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30, 90_000);
+    await waitUntil(() => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30, () => `load after the drain (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
     const all = await l.stop();
     expect(code).toBe(0);
     expect(all.filter((o) => !o.ok)).toEqual([]);

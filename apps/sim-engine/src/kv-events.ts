@@ -1,5 +1,5 @@
 /**
- * KV-cache events in vLLM's shape (shared/fixtures/README.md §5, the map form
+ * KV-cache events in vLLM's shape (fixtures/kv_events/README.md, the map form
  * used since vLLM PR #42892). sim-engine emits them in process; a ZMQ
  * publisher (msgpack `[ts, events, dp_rank]` on topic `kv@<host>@<model>`)
  * can subscribe to `KvEventBus` and forward each batch unchanged.

@@ -125,6 +125,8 @@ export function buildCommand(): Command {
     .option('--fail-rate <p>', 'fraction of requests answered with HTTP 500 (seeded)', float('--fail-rate'), d.failRate)
     .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
     .option('--dialect <engine>', 'metric vocabulary on /metrics: vllm | sglang | llamacpp', d.dialect)
+    .option('--max-loras <n>', 'LoRA adapters in GPU slots at once (as vLLM); 0 = no LoRA', int('--max-loras'), d.maxLoras)
+    .option('--lora-load-ms <ms>', 'time to load an adapter into a slot', float('--lora-load-ms'), d.loraLoadMs)
     .option('--max-tokens-default <n>', 'tokens generated when a request sets no max_tokens', int('--max-tokens-default'), d.maxTokensDefault)
     .option('--body-limit-bytes <n>', 'request bodies above this size get HTTP 413', int('--body-limit-bytes'), d.bodyLimitBytes)
     .option('--embedding-dim <n>', 'dimensions of /v1/embeddings vectors', int('--embedding-dim'), d.embeddingDim)
@@ -192,6 +194,8 @@ export function main(argv: string[]): Promise<number> {
         failRate: o.failRate,
         seed: o.seed,
         dialect: o.dialect,
+        maxLoras: o.maxLoras,
+        loraLoadMs: o.loraLoadMs,
         maxTokensDefault: o.maxTokensDefault,
         bodyLimitBytes: o.bodyLimitBytes,
         embeddingDim: o.embeddingDim,

@@ -1,10 +1,10 @@
+import { type EngineDialect } from '@llmgw/contracts';
 /**
  * The engine's counters and histograms, and their exposition under the real
  * metric names of vLLM, SGLang or llama.cpp (`--dialect`). Rendered by hand:
  * the three vocabularies share one state, and the hot path only bumps numbers.
  */
 
-export type Dialect = 'vllm' | 'sglang' | 'llamacpp';
 
 /** vLLM's bucket bounds (vllm/v1/metrics/loggers.py). */
 export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
@@ -152,7 +152,7 @@ class Writer {
 }
 
 /** Renders one scrape in the dialect's vocabulary. */
-export function renderMetrics(dialect: Dialect, model: string, g: EngineGauges, c: EngineCounters): string {
+export function renderMetrics(dialect: EngineDialect, model: string, g: EngineGauges, c: EngineCounters, lora?: { maxLora: number; running: string[]; waiting: string[] }): string {
   if (dialect === 'llamacpp') {
     const w = new Writer('');
     const uptime = Math.max(1e-9, Date.now() / 1000 - c.startedAt);
@@ -205,6 +205,11 @@ export function renderMetrics(dialect: Dialect, model: string, g: EngineGauges, 
   w.histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', c.ttft);
   w.histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', c.itl);
   w.histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', c.e2e);
+  if (lora) {
+    // As vLLM: one sample whose labels carry the adapters, its value the time of the last update.
+    w.family('vllm:lora_requests_info', 'gauge', 'Running stats on lora requests.');
+    w.sample('vllm:lora_requests_info', Date.now() / 1000, `max_lora="${lora.maxLora}",running_lora_adapters="${esc(lora.running.join(','))}",waiting_lora_adapters="${esc(lora.waiting.join(','))}"`);
+  }
   return w.text();
 }
 

@@ -5,6 +5,8 @@ import type { SimEngineConfig } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
 import type { SeqSink, SeqUsage, SimEngine } from './engine';
+import { LoraSlots } from './lora';
+import { loraRoutes } from './lora-routes';
 import { renderMetrics } from './metrics';
 import { fnv1a, mulberry32 } from './rng';
 import { promptTokenizer } from './prompt-tokens';
@@ -25,7 +27,11 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   let idCounter = 0;
   const nextId = (prefix: string): string => `${prefix}-${(cfg.seed >>> 0).toString(16)}${(++idCounter).toString(16).padStart(8, '0')}`;
 
-  const checkModel = (model: string, param = 'model'): void => {
+  const lora = new LoraSlots(cfg.maxLoras, cfg.loraLoadMs);
+  /** The adapter a generating request names (its `model`). */
+  const adapterOf = new WeakMap<ServerResponse, string>();
+  const checkModel = (model: string, param = 'model', res?: ServerResponse): void => {
+    if (res && lora.has(model)) return void adapterOf.set(res, model);
     if (!models.has(model)) throw fail('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${model}\` does not exist.`, param);
   };
 
@@ -78,8 +84,20 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   function generate(res: ServerResponse, job: { tokens: number[]; max: number; reason: 'stop' | 'length'; stop?: string[]; prompt: string; seed?: number | null; priority?: number }, sink: SeqSink): void {
     const rid = res.req?.headers['x-request-id'];
     const requestId = typeof rid === 'string' && rid !== '' ? rid.slice(0, 256) : undefined;
-    const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, requestId, sink });
-    res.on('close', () => engine.abort(seq));
+    const submit = (s: SeqSink) => {
+      const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt, job.seed), priority: job.priority, requestId, sink: s });
+      res.on('close', () => engine.abort(seq));
+    };
+    const adapter = adapterOf.get(res);
+    if (!adapter) return submit(sink);
+    // A LoRA request runs once its adapter holds a slot, and gives the slot back when it ends (or the client leaves).
+    let held = true;
+    const release = () => { if (held) { held = false; lora.release(adapter); } };
+    void lora.acquire(adapter).then(() => {
+      if (res.destroyed) return release();
+      res.on('close', release);
+      submit({ tokens: (t, f) => sink.tokens(t, f), finish: (fr, u) => { release(); sink.finish(fr, u); } });
+    });
   }
 
   /** A sink for a non-streamed answer: the whole text, after `text`, handed to `done` at the end. */
@@ -94,7 +112,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ChatCompletionRequest);
-    checkModel(body.model);
+    checkModel(body.model, 'model', res);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     const priority = priorityOf(body);
     const maxTokens = chatMaxTokens(body);
@@ -143,7 +161,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
 
   async function completions(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), CompletionRequest);
-    checkModel(body.model);
+    checkModel(body.model, 'model', res);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     if (body.max_tokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', 'max_tokens');
     const priority = priorityOf(body);
@@ -330,10 +348,10 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
         created,
         owned_by: 'vllm',
         root: cfg.models[0],
-        parent: null,
+        parent: null as string | null,
         max_model_len: cfg.maxModelLen,
         permission: [],
-      })),
+      })).concat(lora.list().map((a) => ({ id: a.name, object: 'model', created, owned_by: 'vllm', root: a.path, parent: cfg.models[0], max_model_len: cfg.maxModelLen, permission: [] }))),
     });
   }
 
@@ -347,11 +365,12 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     '/metrics': {
       methods: ['GET'],
       handle: (_q, r) => {
-        const text = renderMetrics(cfg.dialect, cfg.models[0], engine.gauges(), engine.counters);
+        const text = renderMetrics(cfg.dialect, cfg.models[0], engine.gauges(), engine.counters, cfg.maxLoras > 0 ? lora.info() : undefined);
         r.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
         r.end(text);
       },
     },
+    ...loraRoutes(lora, cfg.bodyLimitBytes),
     '/sim/priorities': { methods: ['GET'], handle: (_q, r) => sendJson(r, 200, { by_priority: Object.fromEntries(engine.counters.byPriority) }) },
     // The engine's view of recent requests that carried an x-request-id (?prefix= selects by id).
     '/sim/requests': {

@@ -60,18 +60,6 @@ export function metricValue(text: string, name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns true or `ms` passes; resolves to the elapsed ms, or -1 on timeout. */
-export async function waitFor(fn: () => boolean | Promise<boolean>, ms: number, every = 5): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < ms) {
-    if (await fn()) return performance.now() - t0;
-    await sleep(every);
-  }
-  return (await fn()) ? performance.now() - t0 : -1;
-}
-
 /** The repository root and its fixtures/ tree (captures with provenance in fixtures/README.md). */
 export const REPO_ROOT = join(__dirname, '../../..');
 export const FIXTURES = resolve(REPO_ROOT, 'fixtures');

@@ -1,11 +1,11 @@
-import { extractStats, parsePrometheusText, type EngineKind } from '@llmgw/engine-metrics';
+import { extractStats, parsePrometheusText, type EngineDialect } from '@llmgw/engine-metrics';
 import { Engines, postJson, scrape } from './helpers';
 
 const engines = new Engines();
 afterEach(() => engines.closeAll());
 
-describe('/metrics in each dialect parses with engine-metrics and honours the §7.6 contract', () => {
-  it.each<[EngineKind, string[], boolean]>([
+describe('/metrics in each dialect parses with engine-metrics and honours the engine metric contract', () => {
+  it.each<[EngineDialect, string[], boolean]>([
     ['vllm', ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:prompt_tokens_total', 'vllm:generation_tokens_total', 'vllm:cache_config_info', 'vllm:prefix_cache_queries_total', 'vllm:prefix_cache_hits_total', 'vllm:request_success_total', 'vllm:time_to_first_token_seconds', 'vllm:inter_token_latency_seconds', 'vllm:e2e_request_latency_seconds'], true],
     ['sglang', ['sglang:num_running_reqs', 'sglang:num_queue_reqs', 'sglang:token_usage', 'sglang:prompt_tokens_total', 'sglang:generation_tokens_total', 'sglang:time_to_first_token_seconds', 'sglang:cache_config_info'], true],
     ['llamacpp', ['llamacpp:requests_processing', 'llamacpp:requests_deferred', 'llamacpp:prompt_tokens_total', 'llamacpp:tokens_predicted_total'], false],

@@ -1,4 +1,5 @@
-import { Engines, metricValue, postJson, scrape, timeToFirstToken, waitFor } from './helpers';
+import { waitUntil } from '@llmgw/testing';
+import { Engines, metricValue, postJson, scrape, timeToFirstToken } from './helpers';
 
 const engines = new Engines();
 afterEach(() => engines.closeAll());
@@ -46,11 +47,11 @@ describe('continuous batching and KV blocks', () => {
     const h = await engines.start({ numGpuBlocks: 16, prefillTps: 0, decodeTps: 40, batchContention: 0, models: ['m'] });
     const big = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(200, tag), max_tokens: 40 });
     const first = big('aaa');
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
     const second = big('bbb');
     // Needs one block and one is free, but FIFO keeps it behind the big one.
     const small = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'tiny', max_tokens: 1 });
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 'vllm:num_requests_waiting to be 2', { timeoutMs: 15_000 });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:num_requests_running')).toBe(1);
     expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBeGreaterThanOrEqual(13 / 16);
@@ -64,10 +65,10 @@ describe('continuous batching and KV blocks', () => {
   it('bounds the running batch by --max-num-seqs', async () => {
     const h = await engines.start({ maxNumSeqs: 2, prefillTps: 0, decodeTps: 50, models: ['m'] });
     const reqs = Array.from({ length: 5 }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `p${i}`, max_tokens: 25 }));
-    expect(await waitFor(async () => {
+    await waitUntil(async () => {
       const m = await scrape(h.url);
       return metricValue(m, 'vllm:num_requests_running') === 2 && metricValue(m, 'vllm:num_requests_waiting') === 3;
-    }, 15_000)).toBeGreaterThanOrEqual(0);
+    }, '2 running and 3 waiting', { timeoutMs: 15_000 });
     expect((await Promise.all(reqs)).every((r) => r.status === 200)).toBe(true);
   });
 
@@ -101,10 +102,10 @@ describe('continuous batching and KV blocks', () => {
     const ac = new AbortController();
     const res = postJson(`${h.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: promptOf(100, 'zz') }], max_tokens: 1000, stream }, { signal: ac.signal });
     res.catch(() => undefined);
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
     expect(metricValue(await scrape(h.url), 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0);
     ac.abort();
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 0, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 0, 'vllm:num_requests_running to be 0', { timeoutMs: 15_000 });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBe(0);
     expect(m).toMatch(/vllm:request_success_total\{finished_reason="abort"[^}]*\} 1\.0/);
@@ -116,12 +117,12 @@ describe('continuous batching and KV blocks', () => {
     const h = await engines.start({ maxNumSeqs: 1, prefillTps: 0, decodeTps: 20, models: ['m'] });
     const holder = new AbortController();
     postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'a', max_tokens: 1000 }, { signal: holder.signal }).catch(() => undefined);
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
     const ac = new AbortController();
     postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'b', max_tokens: 10 }, { signal: ac.signal }).catch(() => undefined);
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 'vllm:num_requests_waiting to be 1', { timeoutMs: 15_000 });
     ac.abort();
-    expect(await waitFor(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 0, 15_000)).toBeGreaterThanOrEqual(0);
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 0, 'vllm:num_requests_waiting to be 0', { timeoutMs: 15_000 });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:num_requests_running')).toBe(1); // the holder still runs
     expect(m).toMatch(/vllm:request_success_total\{finished_reason="abort"[^}]*\} 1\.0/);

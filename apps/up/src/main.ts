@@ -51,6 +51,7 @@ export function buildCommand(): Command {
     .option('--accounting-port <port>', 'accounting gRPC port (where `llmgw ctl` connects by default)', int('--accounting-port', 0), 7072)
     .option('--admission-port <port>', 'admission gRPC port', int('--admission-port', 0), 7070)
     .option('--control-port <port>', "the placement-scheduler's ControlService port (where `llmgw ctl nodes | replicas` connects by default)", int('--control-port', 0), 7074)
+    .option('--portal-port <port>', 'the portal (sign-in, /chat, /admin); default 8090, or any free port with --port 0', int('--portal-port', 0))
     .option('--routers <n>', 'router instances sharing one admission queue and one set of limits', int('--routers', 1), 1)
     .option('--engines <n>', 'replicas of the demo model (placed by the scheduler; with --static, sim-engines started directly)', int('--engines', 1), 2)
     .option('--model <name>', 'name of the demo model', 'demo')
@@ -110,6 +111,9 @@ export function banner(stack: RunningStack): string {
       `  Make another: ${ctl} key create --project demo --name mine`,
       `  or start afresh: rm -rf ${o.dataDir}`,
     );
+  }
+  if (stack.ctx.firstAdmin?.password) {
+    lines.push('', `  portal admin ${stack.ctx.firstAdmin.email} / ${stack.ctx.firstAdmin.password}`, '               shown once: sign in at the portal and change it on your profile.');
   }
   const auth = o.auth ? ` \\\n    -H "authorization: Bearer ${demoKey ?? '$LLMGW_KEY'}"` : '';
   lines.push(

@@ -9,9 +9,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { ensureDemoTenant, start as startAccounting } from '@llmgw/app-accounting';
+import { ensureDemoTenant, ensureFirstAdmin, start as startAccounting } from '@llmgw/app-accounting';
 import { start as startAdmission } from '@llmgw/app-admission';
 import { start as startInventory } from '@llmgw/app-inventory';
+import { start as startPortal } from '@llmgw/app-portal';
 import { nodeAgentService } from '@llmgw/app-node-agent';
 import { start as startScheduler } from '@llmgw/app-placement-scheduler';
 import { start as startRouter } from '@llmgw/app-router';
@@ -48,6 +49,8 @@ export interface UpOptions {
   controlPort?: number;
   /** The ports engines are given, [low, high]; not with --static. */
   enginePorts?: [number, number];
+  /** The portal's port; default 8090, or any free port when `port` is 0. */
+  portalPort?: number;
 }
 
 /** What the parts started so far publish for the parts after them. */
@@ -71,6 +74,12 @@ export interface UpContext {
   controlUrl?: string;
   /** With the control plane: the demo model's placed replicas once ready, "<replica id> on <node>". */
   demoReplicas?: string[];
+  /** The first admin's sign-in when this start created it (shown once). */
+  firstAdmin?: { email: string; password?: string };
+  /** The portal's URL. */
+  portalUrl?: string;
+  /** /metrics of the routers and admission, for the portal's traffic page. */
+  metricsUrls: string[];
   /** Where `llmgw ctl` finds this stack's addresses (`<data-dir>/ctl.yaml`). */
   ctlConfig?: string;
   /** With --fleet: `<data-dir>/engine.key`, from which the scheduler and the routers derive each replica's engine secret. */
@@ -249,6 +258,7 @@ const accounting: Part = {
     add({ summary: [`  accounting   ${acct.url} (gRPC); tenancy and usage in ${where}`], close: () => acct.close() });
     ctx.accountingUrl = acct.url;
     const demo = await ensureDemoTenant(acct.tenancy);
+    ctx.firstAdmin = await ensureFirstAdmin(acct.accounts, 'admin@llmgw.local', demo.projectId);
     ctx.demoKey = demo.secret;
     ctx.demoKeyExisted = !demo.secret;
   },
@@ -271,6 +281,7 @@ const admission: Part = {
       } as never,
     });
     add({ summary: [`  admission    ${adm.url} (gRPC)`], close: () => adm.close() });
+    ctx.metricsUrls.push(`${adm.adminUrl}/metrics`);
     ctx.admissionUrl = adm.url;
     ctx.attachAdmission?.(adm.url.replace(/^[a-z]+:\/\//, ''));
   },
@@ -297,7 +308,31 @@ const routers: Part = {
       });
       add({ summary: [`  router ${i + 1}     ${r.url}/v1  (OpenAI-compatible)   admin ${r.adminUrl}/metrics`], close: () => r.close() });
       ctx.routerUrls.push(r.url);
+      ctx.metricsUrls.push(`${r.adminUrl}/metrics`);
     }
+  },
+};
+
+/**
+ * The portal (docs/portal.md), with auth only: people sign in, chat through
+ * the first router and operators see the fleet. The first admin is made on
+ * the first start and their password printed once in the banner.
+ */
+const portal: Part = {
+  name: 'portal',
+  async start(ctx, add) {
+    const { o } = ctx;
+    if (!o.auth || !ctx.accountingUrl) return add({ summary: ['  portal       off (no auth)'], close: async () => undefined });
+    const port = o.portalPort ?? (o.port === 0 ? 0 : 8090);
+    const p = await startPortal({
+      config: {
+        listen: `${o.host}:${port}`, admin_listen: `${o.host}:0`, log_level: o.logLevel as never, router_url: ctx.routerUrls[0]!, metrics_urls: ctx.metricsUrls,
+        accounting: { address: hostPort(ctx.accountingUrl), tls: ctx.tls?.client('portal') },
+        ...(ctx.controlUrl ? { control: { address: hostPort(ctx.controlUrl), tls: ctx.tls?.client('portal') } } : {}),
+      },
+    });
+    ctx.portalUrl = p.url;
+    add({ summary: [`  portal       ${p.url}  (sign in, /chat, /admin)`], close: () => p.close() });
   },
 };
 
@@ -305,7 +340,7 @@ const routers: Part = {
 // The engines line comes after the control plane (it names the placed replicas).
 // The control plane starts after accounting: an embedded PGlite start blocks the event loop for seconds,
 // which would cost the in-process agents their heartbeats and the scheduler its lock.
-export const PARTS: readonly Part[] = [pki, accounting, fleet, simEngines, admission, routers];
+export const PARTS: readonly Part[] = [pki, accounting, fleet, simEngines, admission, routers, portal];
 
 export interface RunningStack {
   ctx: UpContext;
@@ -316,7 +351,7 @@ export interface RunningStack {
 }
 
 export async function startStack(o: UpOptions, log: Logger, parts: readonly Part[] = PARTS): Promise<RunningStack> {
-  const ctx: UpContext = { o, log, endpoints: [], routerUrls: [], demoKeyExisted: false };
+  const ctx: UpContext = { o, log, endpoints: [], routerUrls: [], metricsUrls: [], demoKeyExisted: false };
   const groups: StartedPart[][] = [];
   const close = async () => {
     for (const s of groups.splice(0).reverse().flatMap((g) => g.reverse())) {

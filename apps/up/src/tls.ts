@@ -32,7 +32,7 @@ export interface UpPki {
   ca: string;
   server(role: UpServerRole): ServerTlsBlock;
   /** A client block for a role (router, operator; the placement-scheduler's certificate is also a client one). */
-  client(role: 'router' | 'operator' | 'placement-scheduler'): ClientTlsBlock;
+  client(role: 'router' | 'operator' | 'placement-scheduler' | 'portal'): ClientTlsBlock;
   /** A node-agent's client block: CN = node id. */
   node(nodeId: string): ClientTlsBlock;
   /** Certificates issued by this start (empty when everything was reused). */
@@ -107,6 +107,7 @@ export async function ensureUpPki(dataDir: string, host: string, nodeIds: readon
     ...UP_SERVER_ROLES.map((r): Want => ({ name: r, cn: r, role: r, usage: r === 'placement-scheduler' ? 'server+client' : 'server', sans })),
     { name: 'router', cn: 'up-router', role: 'router', usage: 'client' },
     { name: 'operator', cn: 'up-operator', role: 'operator', usage: 'client' },
+    { name: 'portal', cn: 'up-portal', role: 'portal', usage: 'client' },
     ...nodeIds.map((id): Want => ({ name: `node-${id}`, cn: id, role: 'node', usage: 'client' })),
   ];
   await Promise.all(

@@ -12,7 +12,7 @@ describe('llmgw up local PKI', () => {
 
   it('makes a CA and a certificate per role on the first start (keys 0600), and reuses them after', async () => {
     const first = await ensureUpPki(dir, '127.0.0.1', ['up-gpu-a']);
-    expect(first.issued.sort()).toEqual(['accounting', 'admission', 'ca', 'inventory', 'node-up-gpu-a', 'operator', 'placement-scheduler', 'router']);
+    expect(first.issued.sort()).toEqual(['accounting', 'admission', 'ca', 'inventory', 'node-up-gpu-a', 'operator', 'placement-scheduler', 'portal', 'router']);
     expect(statSync(join(dir, 'tls')).mode & 0o777).toBe(0o700);
     for (const k of ['ca', 'accounting', 'router', 'operator', 'node-up-gpu-a']) expect(statSync(join(dir, 'tls', `${k}.key`)).mode & 0o777).toBe(0o600);
     const subject = (f: string) => new X509Certificate(readFileSync(f)).subject.split('\n');

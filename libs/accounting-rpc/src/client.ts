@@ -64,6 +64,7 @@ export class AccountingClient {
   readonly resolver: accountingV1.KeyResolverClient;
   readonly tenancyAdmin: accountingV1.TenancyAdminClient;
   readonly auditLog: accountingV1.AuditLogClient;
+  readonly accounts: accountingV1.AccountsClient;
   readonly capacityAdmin: accountingV1.CapacityAdminClient;
   private readonly timeout: number;
   /** Admin writes sent through this client so far. */
@@ -76,6 +77,7 @@ export class AccountingClient {
     const channel = (this.tenancyAdmin as grpc.Client).getChannel() as grpc.Channel;
     this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.auditLog = new pkg.AuditLog(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
+    this.accounts = new pkg.Accounts(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.capacityAdmin = new pkg.CapacityAdmin(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.timeout = o.callTimeoutMs ?? 10_000;
   }
@@ -115,6 +117,19 @@ export class AccountingClient {
     const md = opts.metadata?.clone() ?? new grpc.Metadata();
     md.set(ACTOR_KEY, actor);
     return callUnary(this.auditLog, 'AppendAudit', req, { deadlineMs: this.timeout, ...opts, metadata: md });
+  }
+
+  /**
+   * Any Accounts method (docs/portal.md), carrying `actor`. Reads are retried
+   * when accounting is briefly unavailable; writes are not (sign-in and
+   * claims must not happen twice).
+   */
+  account<Res>(method: keyof accountingV1.AccountsClient & string, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
+    const { actor = this.o.actor, ...rest } = opts;
+    const md = rest.metadata?.clone() ?? new grpc.Metadata();
+    if (actor) md.set(ACTOR_KEY, actor);
+    const read = /^(Get|List)/.test(method);
+    return callUnary<Res>(this.accounts, method, req, { deadlineMs: this.timeout, idempotent: read, retryDelayMs: 50, dependency: this.o.dependency, ...rest, metadata: md });
   }
 
   /** CapacityAdmin (docs/capacity.md): reads retried, writes once, every call carrying the actor. */

@@ -14,6 +14,7 @@ export interface AccountingHandlers {
 export const KEY_RESOLVER_SERVICE = 'llmgw.accounting.v1.KeyResolver';
 export const TENANCY_ADMIN_SERVICE = 'llmgw.accounting.v1.TenancyAdmin';
 export const AUDIT_LOG_SERVICE = 'llmgw.accounting.v1.AuditLog';
+export const ACCOUNTS_SERVICE = 'llmgw.accounting.v1.Accounts';
 
 /** Registers KeyResolver, TenancyAdmin (and AuditLog when given) on `server`. */
 export function addAccountingServices(server: grpc.Server, h: AccountingHandlers): void {

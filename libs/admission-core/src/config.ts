@@ -4,7 +4,7 @@ import type { SaturationThresholds } from './types';
 /** How turns are shared between tenants inside one band. */
 export type FairnessMode = 'round-robin' | 'tokens';
 
-/** One priority band (plan §7.2.2). */
+/** One priority band (docs/admission.md#queues). */
 export interface BandConfig {
   name: string;
   /** Higher is scanned first. Unique across bands. */
@@ -43,14 +43,14 @@ export interface AdmissionCoreConfig extends SaturationThresholds {
    * higher-band request finds free. Default 1.
    */
   slotHeadroomPerReplica?: number;
-  /** Per-model threshold overrides (plan §7.2.1: both thresholds per model). */
+  /** Per-model threshold overrides (docs/admission.md#the-saturation-detector-with-a-slot-component: both thresholds per model). */
   models?: Record<string, Partial<SaturationThresholds>>;
 }
 
-/** The four default bands of plan §7.2.2. */
+/** The four default bands of docs/admission.md#queues. */
 export const DEFAULT_BANDS: readonly BandConfig[] = SHARED_DEFAULT_BANDS;
 
-/** Plan §9.1 defaults. */
+/** The defaults (docs/admission.md#configuration). */
 export const DEFAULT_ADMISSION_CONFIG: Readonly<AdmissionCoreConfig> = Object.freeze({
   targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA,
   kvCeiling: DEFAULT_KV_CEILING,

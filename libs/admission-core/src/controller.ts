@@ -195,7 +195,7 @@ interface LeaseState {
 }
 
 /**
- * The in-process admission controller (plan §7.2): band queues per pool, the
+ * The in-process admission controller (docs/admission.md): band queues per pool, the
  * saturation detector with both lags closed, tenant fairness, TTL, capacity,
  * displacement and pool spillover. Used by the admission service and by the
  * router's fallback.
@@ -695,7 +695,7 @@ export class AdmissionController implements Admission {
 
   /**
    * The first candidate pool that stays within the band's ceiling once this
-   * request is counted (spillover, plan §7.3); a band above 1 never waits.
+   * request is counted (spillover, docs/admission.md#queues); a band above 1 never waits.
    */
   private pickPool(band: BandState, req: AdmissionRequest, arriving = false): string | undefined {
     const ceiling = band.cfg.saturationCeiling;

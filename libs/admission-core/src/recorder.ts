@@ -2,7 +2,7 @@ import type { SaturationParts } from './saturation';
 import type { RejectReason } from './types';
 
 /**
- * Where the controller reports its metrics (plan §8). The lib stays free of
+ * Where the controller reports its metrics (docs/admission.md#metrics). The lib stays free of
  * prom-client: services pass an adapter that writes
  * `llmgw_admission_queue_depth{band,model}`, `llmgw_admission_wait_seconds{band,model}`,
  * `llmgw_admission_rejected_total{band,reason}` and `llmgw_pool_saturation{pool}` (plus a `model` label, since pools may host several models, and a

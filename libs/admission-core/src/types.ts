@@ -1,5 +1,5 @@
 /**
- * The admission contract (plan §7.2): *when* a request may proceed. The
+ * The admission contract (docs/admission.md): *when* a request may proceed. The
  * router calls `acquire` before scheduling and holds the returned lease until
  * the response completes. Implemented in-process by this lib (the router's
  * fallback, and the engine of the admission service) and remotely over gRPC

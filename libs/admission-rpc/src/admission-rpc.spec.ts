@@ -112,13 +112,13 @@ describe('admission over gRPC', () => {
     const client = new AdmissionRpcClient({ addresses: [s.address] });
     cleanups.push(() => client.close());
     const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'dead-router' };
-    expect((await client.acquire(base, 1000)).granted).toBeTruthy();
+    const dead = (await client.acquire(base, 1000)).granted!;
     expect(ctl.outstandingLeases()).toBe(1);
     // a live router keeps its lease through the same period
     const live = remote([s.address], 'live-router');
     const kept = await live.acquire(req('bronze'));
     expect(kept.kind).toBe('granted');
-    await sleep(800);
+    await until(() => !ctl.hasLease(dead.leaseId), 10_000);
     expect(ctl.outstandingLeases()).toBe(1);
   });
 

@@ -9,7 +9,7 @@ function getOrCreate<T>(registry: Registry, name: string, make: () => T): T {
 }
 
 /**
- * The plan §8 admission metrics on `registry`: queue depth and wait per
+ * The admission metrics (docs/admission.md#metrics) on `registry`: queue depth and wait per
  * {band,model}, rejections per {band,reason}, pool saturation per
  * {pool,model,component} (`max by (pool)` over components is the total).
  * Safe to call twice on one registry (the router's local fallback and its

@@ -31,7 +31,7 @@ export interface RemoteAdmissionOptions {
 }
 
 /**
- * The router's admission over gRPC (plan §7.2, issue 4). While the service
+ * The router's admission over gRPC (docs/admission.md). While the service
  * answers, every router shares its queues. When it cannot be reached
  * (UNAVAILABLE, a deadline, a broken connection) the request — and every
  * following one — goes to the in-process controller, the router is flagged

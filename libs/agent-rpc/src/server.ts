@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { agentV1 } from '@llmgw/contracts';
+import { SHARD_STATE_NAMES, type agentV1 } from '@llmgw/contracts';
 import { LlmgwError, isLlmgwError } from '@llmgw/errors';
 import { assertPeerIdentity, endStreamWithError, findOversized, peerCommonName, type BoundsSpec } from '@llmgw/grpc';
 import type { Logger } from '@llmgw/observability';
@@ -211,7 +211,7 @@ function asCode(c: string): any {
   return ERROR_CODE.test(c) ? c : 'LLMGW_ERR_INTERNAL';
 }
 
-const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', 'SHARD_STATE_PENDING', 'SHARD_STATE_STARTING', 'SHARD_STATE_LOADING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
+const SHARD_STATES: ReadonlySet<string> = new Set(['SHARD_STATE_UNSPECIFIED', ...SHARD_STATE_NAMES.map((n) => `SHARD_STATE_${n.toUpperCase()}`)]);
 
 /** The first shard status whose state is not a ShardState this build knows, as an issue naming the field. */
 function unknownState(where: string, list: readonly agentV1.ShardStatus__Output[]): string | undefined {

@@ -1,4 +1,4 @@
-import { EXIT_NOT_IMPLEMENTED, overrideListen, parseListen, reachableHost, skeletonRole, untilSignal } from './index';
+import { overrideListen, parseListen, reachableHost, untilSignal } from './index';
 
 describe('parseListen', () => {
   it.each([
@@ -12,48 +12,6 @@ describe('parseListen', () => {
 
   it.each([['0.0.0.0', '127.0.0.1'], ['::', '127.0.0.1'], ['::1', '[::1]'], ['10.0.0.5', '10.0.0.5']])('reachableHost(%s) = %s', (h, want) => {
     expect(reachableHost(h)).toBe(want);
-  });
-});
-
-describe('skeletonRole', () => {
-  const role = skeletonRole('inventory', 'Fleet-facing port.', [
-    { service: 'llmgw.agent.v1.AgentService', where: 'proto/llmgw/agent/v1/agent.proto' },
-    { service: 'llmgw.inventory.v1.InventoryService', where: 'proto/llmgw/inventory/v1/inventory.proto' },
-  ]);
-
-  function capture(stream: NodeJS.WriteStream) {
-    let out = '';
-    const spy = jest.spyOn(stream, 'write').mockImplementation((c) => {
-      out += String(c);
-      return true;
-    });
-    return { text: () => out, restore: () => spy.mockRestore() };
-  }
-
-  it('--help names every service it will implement and exits 0', async () => {
-    const out = capture(process.stdout);
-    const code = await role.main(['--help']);
-    out.restore();
-    expect(code).toBe(0);
-    expect(out.text()).toContain('Usage: inventory');
-    expect(out.text()).toContain('llmgw.agent.v1.AgentService');
-    expect(out.text()).toContain('llmgw.inventory.v1.InventoryService');
-  });
-
-  it('refuses to pretend it runs', async () => {
-    const err = capture(process.stderr);
-    const code = await role.main([]);
-    err.restore();
-    expect(code).toBe(EXIT_NOT_IMPLEMENTED);
-    expect(err.text()).toContain('not implemented');
-  });
-
-  it('rejects unknown flags with a usage error', async () => {
-    const err = capture(process.stderr);
-    const code = await role.main(['--bogus']);
-    err.restore();
-    expect(code).not.toBe(0);
-    expect(code).not.toBe(EXIT_NOT_IMPLEMENTED);
   });
 });
 

@@ -1,3 +1,2 @@
 export * from './listen';
-export * from './skeleton';
 export * from './signals';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, listenAddress, logLevel } from './load';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /**
- * The accounting service's configuration (`llmgw accounting`, plan §7.9).
+ * The accounting service's configuration (`llmgw accounting`, docs/accounting.md).
  * Parsed once at boot, strict, frozen.
  */
 
@@ -27,7 +28,7 @@ export const accountingConfigSchema = z
     /** Redis for counters, the usage stream and key-cache invalidation; absent = in-process stores. */
     redis_url: z.string().optional(),
     /** Prefix of every Redis key, shared with the routers. */
-    key_prefix: z.string().default('llmgw:'),
+    key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
     /** TLS material (PEM file paths); mTLS with role checks when client_ca is set (docs/security.md). */
     tls: serverTlsSchema.optional(),
     /** Plaintext on a non-loopback listen address is refused unless this is true. */
@@ -53,6 +54,24 @@ export const accountingConfigSchema = z
     raw_retention: duration().default(30 * 86_400_000),
     /** api_keys.last_used_at is written at most this often per key. */
     last_used_interval: duration().default(60_000),
+    /** People and portal sessions (docs/portal.md). */
+    accounts: z
+      .object({
+        /** open: anyone signs up and waits for approval; invite: only through an operator's link; closed: neither. */
+        signup: z.enum(['open', 'invite', 'closed']).default('open'),
+        /** A session unused this long ends. */
+        session_idle: duration().default(30 * 60_000),
+        /** A session ends this long after sign-in, used or not. */
+        session_absolute: duration().default(12 * 3_600_000),
+        /** Failed sign-ins allowed per account within signin_window… */
+        signin_attempts_per_account: z.number().int().positive().default(5),
+        /** …and per address. */
+        signin_attempts_per_address: z.number().int().positive().default(20),
+        /** The window failed sign-ins are counted in. */
+        signin_window: duration().default(15 * 60_000),
+      })
+      .strict()
+      .default({ signup: 'open', session_idle: 30 * 60_000, session_absolute: 12 * 3_600_000, signin_attempts_per_account: 5, signin_attempts_per_address: 20, signin_window: 15 * 60_000 }),
     /** Budget counters are raised to the database's figures at start and this often after. */
     reseed_interval: duration().default(60_000),
   })

@@ -3,7 +3,7 @@ import type { AdmissionCoreConfig, BandConfig } from '@llmgw/admission-core';
 import { DEFAULT_BANDS, DEFAULT_KV_CEILING, DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { duration } from './load';
 
-/** One priority band (plan §7.2.2). */
+/** One priority band (docs/admission.md#queues). */
 export const bandConfigSchema = z
   .object({
     name: z.string().min(1),
@@ -34,9 +34,9 @@ export const uniqueBands = (bands: Array<{ name: string; priority: number }> | u
 };
 
 /**
- * The saturation detector and queue settings (plan §9.1 `admission:` block),
+ * The saturation detector and queue settings (the `admission:` block, docs/admission.md#configuration),
  * shared by the admission service and the router's local fallback. Every key
- * is optional here; `toAdmissionCoreConfig` fills the plan's defaults.
+ * is optional here; `toAdmissionCoreConfig` fills the defaults.
  */
 export const admissionCoreShape = {
   /** Engine queue depth per replica considered healthy. */
@@ -70,7 +70,7 @@ type CoreInput = {
   models?: Record<string, { target_waiting_per_replica?: number; kv_ceiling?: number }>;
 };
 
-/** The admission-core config from parsed settings, with plan §9.1 defaults. */
+/** The admission-core config from parsed settings, with the defaults of docs/admission.md#configuration. */
 export function toAdmissionCoreConfig(c: CoreInput): AdmissionCoreConfig {
   const bands: BandConfig[] = (c.bands ?? DEFAULT_BAND_CONFIGS).map((b) => ({
     name: b.name,

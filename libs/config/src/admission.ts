@@ -3,6 +3,7 @@ import { insecureFlag, serverTlsSchema } from './tls';
 import { duration, engineMetricOverrides, listenAddress, logLevel } from './load';
 import { endpointSourceShape, staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 
 /**
@@ -28,13 +29,13 @@ export const admissionServiceConfigSchema = z
       .object({
         /** Redis holding the leader lock; absent = in-process lock (a single instance). */
         redis_url: z.string().optional(),
-        key_prefix: z.string().default('llmgw:'),
+        key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
         name: z.string().min(1).default('admission'),
         /** Lock lifetime without renewal: the longest a failover takes. */
         lock_ttl: duration().default(5000),
       })
       .strict()
-      .default({ key_prefix: 'llmgw:', name: 'admission', lock_ttl: 5000 }),
+      .default({ key_prefix: DEFAULT_REDIS_KEY_PREFIX, name: 'admission', lock_ttl: 5000 }),
     /** A router silent (no KeepAlive) for this long loses all its leases. */
     router_ttl: duration().default(15_000),
     /** How long a router's credit stays reserved after each renewal (routers use it for half of that). */
@@ -45,7 +46,7 @@ export const admissionServiceConfigSchema = z
     scrape_timeout: duration().default(1000),
     endpoints: z.array(staticEndpointSchema).default([]),
     endpoint_source: z.object(endpointSourceShape).strict()
-      .default({ kind: 'static', key_prefix: 'llmgw:' }),
+      .default({ kind: 'static', key_prefix: DEFAULT_REDIS_KEY_PREFIX }),
     engine_metrics: engineMetricOverrides(),
     ...admissionCoreShape,
   })

@@ -1,9 +1,11 @@
-import { ENGINE_NAMES, engineContract, validateProfileShape, type EngineName, type Model, type Profile } from '@llmgw/placement';
+import { engineContract, validateProfileShape, type Model, type Profile } from '@llmgw/placement';
 import { z } from 'zod';
+import { adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
+import { ENGINE_KINDS } from '@llmgw/contracts';
 
 /**
- * The model catalog (plan §6.1, §9.1 `models:`): the source of truth for what
+ * The model catalog (docs/placement.md#the-catalog): the source of truth for what
  * the placement-scheduler runs. A YAML file with one key, `models`. Reference:
  * docs/placement.md; commented example: deploy/examples/catalog.yaml.
  */
@@ -14,9 +16,9 @@ const modelName = () => z.string().regex(NAME, 'must be 1–128 characters of le
 const profileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -'),
-    /** The GPU class every shard needs ("h100-80g"), as agents derive it (plan §5.1). */
+    /** The GPU class every shard needs ("h100-80g"), as agents derive it (docs/node-agent.md#discovery). */
     gpu_class: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'must be a GPU class such as h100-80g'),
-    engine: z.enum(ENGINE_NAMES as [EngineName, ...EngineName[]]),
+    engine: z.enum(ENGINE_KINDS),
     tp: z.number().int().min(1).max(512).default(1),
     pp: z.number().int().min(1).max(64).default(1),
     /** Default: tp × pp / nodes. */
@@ -60,15 +62,24 @@ const modelSchema = z
   .object({
     name: modelName(),
     aliases: z.array(modelName()).default([]),
-    /** Weights path or hub id, passed to the engine. */
-    source: z.string().min(1),
+    /** Weights path or hub id, passed to the engine. Optional with `weights` or `provider`. */
+    source: z.string().min(1).optional(),
+    /** Where the agent fetches the weights from (docs/models.md, "Sources"). */
+    weights: weightsSchema.optional(),
+    /** LoRA adapters served on this base model (docs/models.md, "Adapters"). */
+    adapters: z.array(adapterSchema).default([]),
+    /** vLLM: adapters one replica keeps loaded at once (--max-loras); the `lora` scorer respects it. */
+    max_loaded_adapters: z.number().int().min(1).max(256).optional(),
+    /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"). */
+    provider: providerSchema.optional(),
     /** Absent: off (configured, never started). min 0 max 0: off. min 0 max ≥ 1: on demand. */
     scaling: scalingSchema.optional(),
     fallbacks: z.array(modelName()).default([]),
     routing_profile: z.string().min(1).optional(),
     /** The SLO `ctl bench` measures capacity against. */
     slo: z.object({ ttft_p99: duration().optional(), tpot_p99: duration().optional() }).strict().optional(),
-    profiles: z.array(profileSchema).min(1, 'a model needs at least one profile'),
+    /** At least one, unless the model is served only by its `provider`. */
+    profiles: z.array(profileSchema).default([]),
   })
   .strict();
 
@@ -82,6 +93,14 @@ export interface Catalog {
   readonly byName: ReadonlyMap<string, Model>;
   /** The SLO per model name, when given. */
   readonly slo: ReadonlyMap<string, { ttftP99Ms?: number; tpotP99Ms?: number }>;
+  /** Where the agent fetches weights from, per model name (absent: `source` is used as is). */
+  readonly weights: ReadonlyMap<string, WeightsConfig>;
+  /** LoRA adapters per base model name, and the base model per adapter name. */
+  readonly adapters: ReadonlyMap<string, readonly AdapterConfig[]>;
+  readonly adapterBase: ReadonlyMap<string, { base: string; adapter: AdapterConfig }>;
+  readonly maxLoadedAdapters: ReadonlyMap<string, number>;
+  /** External providers per model name. */
+  readonly providers: ReadonlyMap<string, ProviderConfig>;
 }
 
 /** "models[2] (llama-3.3-70b).profiles[0] (h100).tp" from a zod path and the raw input. */
@@ -112,8 +131,25 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
   const byName = new Map<string, Model>();
   const slo = new Map<string, { ttftP99Ms?: number; tpotP99Ms?: number }>();
   const claimed = new Map<string, string>();
+  const weights = new Map<string, WeightsConfig>();
+  const adapters = new Map<string, readonly AdapterConfig[]>();
+  const adapterBase = new Map<string, { base: string; adapter: AdapterConfig }>();
+  const maxLoadedAdapters = new Map<string, number>();
+  const providers = new Map<string, ProviderConfig>();
   r.data.models.forEach((m, mi) => {
     const at = `models[${mi}] (${m.name})`;
+    if (!m.profiles.length && !m.provider) issues.push(`${at}.profiles: a model needs at least one profile (or a provider)`);
+    if (!m.source && !m.weights && !m.provider) issues.push(`${at}.source: give source, weights or provider`);
+    if (m.scaling && !m.profiles.length) issues.push(`${at}.scaling: a provider-only model has no replicas to scale`);
+    if (m.weights) weights.set(m.name, m.weights);
+    if (m.provider) providers.set(m.name, m.provider);
+    if (m.max_loaded_adapters) maxLoadedAdapters.set(m.name, m.max_loaded_adapters);
+    if (m.adapters.length) adapters.set(m.name, m.adapters);
+    m.adapters.forEach((a, ai) => {
+      const prev = claimed.get(a.name) ?? adapterBase.get(a.name)?.base;
+      if (prev !== undefined) issues.push(`${at}.adapters[${ai}] (${a.name}): the name is already used by ${prev}`);
+      else adapterBase.set(a.name, { base: m.name, adapter: a });
+    });
     for (const n of [m.name, ...m.aliases]) {
       const prev = claimed.get(n);
       if (prev !== undefined) issues.push(`${at}: name or alias "${n}" is already used by ${prev}`);
@@ -153,11 +189,12 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
     const model: Model = {
       name: m.name,
       aliases: m.aliases,
-      source: m.source,
+      source: m.source ?? m.weights?.path ?? m.weights?.hf ?? m.weights?.mirror ?? `provider:${m.provider?.model ?? m.name}`,
       profiles: profiles.sort((a, b) => b.priority - a.priority),
       scaling: { min, max, idleTimeoutMs: s?.idle_timeout ?? 0, targetWaitingPerReplica: s?.target_waiting_per_replica ?? 0 },
       fallbacks: m.fallbacks,
       ...(m.routing_profile ? { routingProfile: m.routing_profile } : {}),
+      ...(m.weights && weightsMirror(m.weights) ? { weights: weightsMirror(m.weights) } : {}),
     };
     models.push(model);
     if (m.slo) slo.set(m.name, { ttftP99Ms: m.slo.ttft_p99, tpotP99Ms: m.slo.tpot_p99 });
@@ -167,9 +204,10 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
       if (!claimed.has(f)) issues.push(`models[${mi}] (${m.name}).fallbacks[${fi}]: "${f}" is not a model in the catalog`);
     });
   });
+  for (const name of adapterBase.keys()) if (claimed.has(name)) issues.push(`adapter "${name}" has the name of ${claimed.get(name)}`);
   if (issues.length) throw new ConfigError(source, issues);
   for (const m of models) for (const n of [m.name, ...m.aliases]) byName.set(n, m);
-  return deepFreeze({ models, byName, slo });
+  return deepFreeze({ models, byName, slo, weights, adapters, adapterBase, maxLoadedAdapters, providers });
 }
 
 /** Reads and validates a catalog file. */

@@ -5,7 +5,7 @@ import { DEFAULT_BAND_CONFIGS, toAdmissionCoreConfig } from './admission-core';
 
 // The shared defaults are defined once (@llmgw/contracts); every place that applies them reads these.
 describe('shared defaults', () => {
-  it('are the plan §7.2.2 bands and the §9.1 thresholds', () => {
+  it('are the four default bands and the default saturation thresholds', () => {
     expect(DEFAULT_BANDS.map((b) => b.name)).toEqual(['platinum', 'gold', 'silver', 'bronze']);
     expect([DEFAULT_TARGET_WAITING_PER_REPLICA, DEFAULT_KV_CEILING]).toEqual([4, 0.9]);
   });

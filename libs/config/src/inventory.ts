@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { insecureFlag, serverTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 
 /**
@@ -24,9 +25,9 @@ export const inventoryConfigSchema = z
     tls: serverTlsSchema.optional(),
     /** Plaintext (or TLS without client certificates) on a non-loopback address is refused unless this is true. */
     insecure: insecureFlag(),
-    /** Heartbeats missed before a node is Unreachable (plan §5.6: 3). */
+    /** Heartbeats missed before a node is Unreachable (default 3; docs/wire-contracts.md#the-agent-stream). */
     missed_heartbeats: z.number().int().min(1).max(100).default(3),
-    /** A node unseen this long is Lost; its shards count as failed (plan §5.6: 60 s). */
+    /** A node unseen this long is Lost; its shards count as failed (default 60 s; docs/wire-contracts.md#the-agent-stream). */
     lost_after: duration().default(60_000),
     /** A Lost node unseen this long is forgotten (NodeRemoved). */
     forget_after: duration().default(86_400_000),
@@ -53,7 +54,7 @@ export const inventoryConfigSchema = z
     redis: z
       .object({
         url: z.string().min(1),
-        key_prefix: z.string().default('llmgw:'),
+        key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
         /** An instance silent this long is presumed dead (its nodes' commands are refused, not queued). */
         instance_ttl: duration().default(5000),
       })

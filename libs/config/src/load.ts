@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ENGINE_DIALECTS } from '@llmgw/contracts';
 
 /** Every problem with a config, reported together, each with its path. */
 export class ConfigError extends Error {
@@ -44,7 +45,7 @@ export const listenAddress = () =>
 /** Every service's `log_level`. */
 export const logLevel = () => z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info');
 
-export const engineKind = z.enum(['vllm', 'sglang', 'llamacpp']);
+export const engineKind = z.enum(ENGINE_DIALECTS);
 
 /**
  * `engine_metrics`: per engine, contract field (running, waiting, kvUsage, …)

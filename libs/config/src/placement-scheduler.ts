@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { clientTlsSchema, insecureFlag, serverTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /**
  * The placement-scheduler's configuration (`llmgw placement-scheduler`,
@@ -97,16 +98,16 @@ export const placementSchedulerConfigSchema = z
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.
      */
-    redis: z.object({ url: z.string().min(1), key_prefix: z.string().default('llmgw:') }).strict().optional(),
+    redis: z.object({ url: z.string().min(1), key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
     /**
      * Instead of `redis`, inside one process (`llmgw up`): the same state in
      * this process's memory, shared with the routers and admission whose
      * `endpoint_source` is `{ kind: memory }` with the same key_prefix.
      */
-    memory: z.object({ key_prefix: z.string().default('llmgw:') }).strict().optional(),
+    memory: z.object({ key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
     /** Leader lock TTL: the longest a failover to a standby takes. */
     lock_ttl: duration().default(5000),
-    /** Reconcile at least this often (plan §6.3: 5 s); fleet events trigger passes in between. */
+    /** Reconcile at least this often (default 5 s; docs/placement.md, "The reconciler"); fleet events trigger passes in between. */
     reconcile_interval: duration().default(5000),
     /** How long a draining replica may finish its requests before it is stopped. */
     drain_timeout: duration().default(30_000),

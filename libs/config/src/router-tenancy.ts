@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { duration } from './load';
 import { clientTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
-/** Budget units per million tokens for one model (plan §7.9.4); both zero = free (exempt from budgets). */
+/** Budget units per million tokens for one model (docs/accounting.md#prices-and-budgets); both zero = free (exempt from budgets). */
 export const modelPriceSchema = z
   .object({
     prompt_per_mtok: z.number().min(0).default(0),
@@ -11,7 +12,7 @@ export const modelPriceSchema = z
   .strict();
 
 /**
- * The router's tenancy block (plan §7.9): auth, limits, budgets, prices and
+ * The router's tenancy block (docs/accounting.md): auth, limits, budgets, prices and
  * the usage ledger. Off by default (no auth, no limits).
  */
 export const routerTenancySchema = z
@@ -23,7 +24,7 @@ export const routerTenancySchema = z
     accounting_tls: clientTlsSchema.optional(),
     /** Redis shared by every router for counters, the usage stream and invalidation; absent = in-process (one router). */
     redis_url: z.string().optional(),
-    key_prefix: z.string().default('llmgw:'),
+    key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
     /** Name of the process-wide in-process store set (embedded mode: the same name as accounting's). */
     embedded_stores: z.string().default('default'),
     /** Safety-net lifetime of a cached key (pub/sub invalidation is the normal path). */
@@ -35,7 +36,7 @@ export const routerTenancySchema = z
     /** Model → price; models absent here use default_price. */
     prices: z.record(z.string(), modelPriceSchema).default({}),
     default_price: modelPriceSchema.optional(),
-    /** A zero-priced model served instead when a budget is spent (plan §7.7); absent = answer 429. */
+    /** A zero-priced model served instead when a budget is spent (docs/router.md, "Upstream attempts, retries, timeouts"); absent = answer 429. */
     budget_fallback_model: z.string().optional(),
     /** Whether an authenticated key may pin a replica with x-llmgw-replica. */
     allow_replica_pin: z.boolean().default(true),

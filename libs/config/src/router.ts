@@ -4,13 +4,14 @@ import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } 
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 import { clientTlsSchema } from './tls';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
 const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreShape;
 
 /**
- * The router's configuration (plan §9.1 `router:` block plus the router's own
- * listeners, models and static endpoints). Parsed once at boot, strict, frozen.
+ * The router's configuration (docs/configuration.md#router: the router block, the listeners,
+ * models and static endpoints). Parsed once at boot, strict, frozen.
  */
 
 
@@ -73,7 +74,7 @@ export const routerAdmissionSchema = z
     call_timeout: duration().optional(),
     /** remote: TLS to the service (PEM file paths); cert + key present → mTLS. Plaintext when absent. */
     tls: clientTlsSchema.optional(),
-    /** Saturation detector, bands and queue bounds for local mode and the remote fallback (plan §9.1). */
+    /** Saturation detector, bands and queue bounds for local mode and the remote fallback (docs/configuration.md#router). */
     ...admissionCoreShapeForRouter,
   })
   .strict();
@@ -105,7 +106,7 @@ const approxTreeSchema = z
     share: z
       .object({
         redis_url: z.string().optional(),
-        key_prefix: z.string().default('llmgw:'),
+        key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
       })
       .strict()
       .prefault({}),
@@ -141,7 +142,7 @@ const kvEventsSchema = z
 export const endpointSourceShape = {
   kind: z.enum(['static', 'redis', 'memory']).default('static'),
   redis_url: z.string().optional(),
-  key_prefix: z.string().default('llmgw:'),
+  key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
 };
 
 export const routerConfigSchema = z
@@ -214,11 +215,11 @@ export const routerConfigSchema = z
     /** Per-endpoint override of upstream_connections, by endpoint name (size it to the engine's batch capacity). */
     upstream_connections_per_endpoint: z.record(z.string(), z.number().int().positive()).default({}),
     default_profile: z.string().default('chat'),
-    /** Routing profiles (plan §7.3), overlaying the built-in chat/batch/long-context/debug; see @llmgw/scheduling. */
+    /** Routing profiles (docs/scheduling.md), overlaying the built-in chat/batch/long-context/debug; see @llmgw/scheduling. */
     profiles: profilesConfigSchema.default({}),
     prefix: z
       .object({
-        /** Tier 0 (plan §7.5), for profiles with the `session` scorer; no built-in profile has one (they use `prefix`). */
+        /** Tier 0 (docs/prefix.md), for profiles with the `session` scorer; no built-in profile has one (they use `prefix`). */
         session_affinity: z
           .object({
             enabled: z.boolean().default(true),
@@ -227,9 +228,9 @@ export const routerConfigSchema = z
           })
           .strict()
           .default({ enabled: true, header: 'x-session-id', load_factor: 1.25 }),
-        /** Tier 1 (plan §7.5): the approximate prefix tree read by the `prefix` scorer (every built-in profile but debug). */
+        /** Tier 1 (docs/prefix.md): the approximate prefix tree read by the `prefix` scorer (every built-in profile but debug). */
         approx_tree: approxTreeSchema.prefault({}),
-        /** Tier 2 (plan §7.5): the precise index from the replicas' KV events (endpoints name their sockets). */
+        /** Tier 2 (docs/prefix.md): the precise index from the replicas' KV events (endpoints name their sockets). */
         kv_events: kvEventsSchema.prefault({}),
         /**
          * How much of a prompt both tiers key, in characters (token-id prompts: a quarter as many ids):
@@ -255,7 +256,7 @@ export const routerConfigSchema = z
         on_demand_hold: duration().default(2000),
       })
       .strict()
-      .default({ kind: 'static', key_prefix: 'llmgw:', on_demand_hold: 2000 }),
+      .default({ kind: 'static', key_prefix: DEFAULT_REDIS_KEY_PREFIX, on_demand_hold: 2000 }),
     /** Per-engine metric name overrides: engine → contract field → metric name. */
     engine_metrics: engineMetricOverrides(),
   })

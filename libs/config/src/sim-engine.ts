@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ENGINE_DIALECTS } from '@llmgw/contracts';
 
 /**
  * sim-engine's configuration: every `llmgw sim-engine` flag, in camelCase.
@@ -34,7 +35,11 @@ export const simEngineConfigSchema = z
     /** Fraction of requests answered with a 500 (seeded). */
     failRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().default(0),
-    dialect: z.enum(['vllm', 'sglang', 'llamacpp']).default('vllm'),
+    dialect: z.enum(ENGINE_DIALECTS).default('vllm'),
+    /** vLLM's --max-loras: adapters in GPU slots at once; 0 = no LoRA (/v1/load_lora_adapter refused). */
+    maxLoras: z.number().int().min(0).max(256).default(0),
+    /** Time to load an adapter into a slot, ms. */
+    loraLoadMs: z.number().min(0).default(200),
     /** Tokens generated when the request sets no max_tokens (finish_reason "stop"). */
     maxTokensDefault: z.number().int().min(1).default(16),
     /** Request bodies above this many bytes get a 413. */

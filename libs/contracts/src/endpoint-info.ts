@@ -1,4 +1,4 @@
-import type { EngineKind } from '@llmgw/engine-metrics';
+import type { EngineDialect } from './engines';
 
 /*
  * The one description of an endpoint from the placement-scheduler to the
@@ -9,7 +9,7 @@ import type { EngineKind } from '@llmgw/engine-metrics';
 
 /**
  * One replica serving one model, as an endpoint source publishes it
- * (plan §6.4). Immutable; a change is a new object.
+ * (docs/architecture.md#the-control-loop). Immutable; a change is a new object.
  */
 export interface EndpointInfo {
   /** Stable replica id; the `x-llmgw-replica` value. */
@@ -19,7 +19,7 @@ export interface EndpointInfo {
   /** The catalog model it serves. */
   readonly model: string;
   /** Which metric vocabulary to read its /metrics with (vLLM when unnamed). */
-  readonly engine: EngineKind;
+  readonly engine: EngineDialect;
   /** Pool = fabric × gpu class; "default" for static endpoints without one. */
   readonly pool: string;
   /** Pool priority: higher is preferred. */

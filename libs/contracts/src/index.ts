@@ -13,3 +13,5 @@ export * from './parse-json';
 export * from './defaults';
 export * from './endpoint-info';
 export * from './names';
+export * from './engines';
+export * from './shard-states';

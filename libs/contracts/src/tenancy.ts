@@ -1,5 +1,5 @@
 /**
- * Tenancy facts shared by the router and accounting (plan §7.9). These are the
+ * Tenancy facts shared by the router and accounting (docs/accounting.md). These are the
  * in-process shapes; the wire shapes are in proto/llmgw/accounting/v1.
  */
 
@@ -29,7 +29,7 @@ export interface Principal {
   expiresAt?: number;
 }
 
-/** One completed request, as appended to the usage ledger (plan §7.9.3 + request id). */
+/** One completed request, as appended to the usage ledger (docs/wire-contracts.md#redis-contracts). */
 export interface UsageRecord {
   requestId: string;
   /** Unix ms when the request completed. */

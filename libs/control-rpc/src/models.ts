@@ -40,6 +40,7 @@ const REPLICA_STATE: Record<ReplicaStateName, controlV1.ReplicaState> = {
 const SHARD_STATE: Record<string, string> = {
   unreported: 'SHARD_STATE_UNSPECIFIED',
   pending: 'SHARD_STATE_PENDING',
+  downloading: 'SHARD_STATE_DOWNLOADING',
   starting: 'SHARD_STATE_STARTING',
   loading: 'SHARD_STATE_LOADING',
   ready: 'SHARD_STATE_READY',

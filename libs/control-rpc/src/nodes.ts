@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { agentV1, controlV1 } from '@llmgw/contracts';
+import { isTerminalShardState, type agentV1, type controlV1 } from '@llmgw/contracts';
 import { boundedSchema, callerActor, serverStream, unary, type UnaryLogger } from '@llmgw/grpc';
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import { z } from 'zod';
@@ -9,11 +9,8 @@ export type ControlNode = controlV1.Node;
 export type NodeAdminResponse = controlV1.NodeAdminResponse;
 export type LogsReply = agentV1.LogsReply;
 
-/** Shards in these states hold no GPU. */
-const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
-
 /**
- * A node's combined state (plan §6.1): connectivity first (Lost, then
+ * A node's combined state (docs/inventory.md#node-states): connectivity first (Lost, then
  * Unreachable), then operator intent (Draining, Cordoned), else Ready; with
  * the reason and time of the part that decided it.
  */
@@ -29,7 +26,7 @@ export function nodeState(n: FleetNode): { state: controlV1.NodeState__Output; r
 export function gpuAllocations(shards: readonly agentV1.ShardStatus__Output[]): controlV1.GpuAllocation[] {
   const out: controlV1.GpuAllocation[] = [];
   for (const s of shards) {
-    if (TERMINAL.has(s.state) || !s.spec) continue;
+    if (isTerminalShardState(s.state) || !s.spec) continue; // a terminal shard holds no GPU
     for (const gpuIndex of s.spec.gpuIndices) out.push({ gpuIndex, shardId: s.shardId, replicaId: s.replicaId || s.spec.replicaId, model: s.spec.model });
   }
   return out.sort((a, b) => (a.gpuIndex ?? 0) - (b.gpuIndex ?? 0));

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { accountsMigration } from './migration-0005-accounts';
 import { capacityProfilesMigration } from './capacity-profiles';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
@@ -144,6 +145,7 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('admin_requests_by_time').on('admin_requests').column('created_at').execute();
     },
   },
+  '0005_accounts': accountsMigration,
   '0006_capacity_profiles': capacityProfilesMigration,
 };
 

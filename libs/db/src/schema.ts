@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /**
- * The accounting database (plan §7.9): the tenancy tree, API key hashes,
+ * The accounting database (docs/accounting.md): the tenancy tree, API key hashes,
  * limits, raw usage rows and hourly rollups, and the audit log. Portable SQL:
  * times are integer unix milliseconds, money is integer micro-units.
  * Only the accounting service reads or writes these tables.
@@ -51,9 +51,9 @@ export interface ApiKeysTable {
   key_prefix: string;
   name: string;
   project_id: string;
-  /** Priority band (plan §7.2.2); null inherits the project's. */
+  /** Priority band (docs/admission.md#queues); null inherits the project's. */
   band: string | null;
-  /** Default routing profile (plan §7.3). */
+  /** Default routing profile (docs/scheduling.md). */
   routing_profile: string | null;
   created_at: number;
   /** null = never expires. */
@@ -96,7 +96,7 @@ export interface UsageTable {
   ttft_ms: number | null;
   duration_ms: number;
   queue_ms: number | null;
-  /** Billable cost in micro-units (plan §7.9.4). */
+  /** Billable cost in micro-units (docs/accounting.md#prices-and-budgets). */
   cost_micros: number;
   /** 0 until the rollup job has folded the row into usage_rollup. */
   rolled_up: ColumnType<number, number | undefined, number>;

@@ -1,4 +1,4 @@
-import { parseJson } from '@llmgw/contracts';
+import { parseJson, ENGINE_DIALECTS } from '@llmgw/contracts';
 import { z } from 'zod';
 import { normaliseEndpoint } from './static-source';
 import type { EndpointInfo } from './types';
@@ -27,7 +27,7 @@ export const endpointRecordSchema = z.object({
   id: z.string().optional(),
   url: z.string().min(1),
   model: z.string().min(1),
-  engine: z.enum(['vllm', 'sglang', 'llamacpp']).optional(),
+  engine: z.enum(ENGINE_DIALECTS).optional(),
   pool: z.string().min(1).optional(),
   priority: z.number().optional(),
   weight: z.number().positive().optional(),

@@ -5,6 +5,7 @@ import { CachedEndpointList } from './endpoint-list';
 import type { EndpointWriter } from './memory-source';
 import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSchema } from './redis-contract';
 import type { EndpointInfo } from './types';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 export interface RedisEndpointSourceOptions {
   /**
@@ -46,7 +47,7 @@ export class RedisEndpointSource extends CachedEndpointList {
 
   private constructor(private readonly opts: RedisEndpointSourceOptions) {
     super();
-    this.keys = endpointKeys(opts.keyPrefix ?? 'llmgw:');
+    this.keys = endpointKeys(opts.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX);
     this.cmd = opts.commands;
     this.sub = opts.subscriber;
   }
@@ -119,7 +120,7 @@ function sameList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boole
  */
 export class RedisEndpointWriter implements EndpointWriter {
   private readonly keys: ReturnType<typeof endpointKeys>;
-  constructor(private readonly redis: Redis, keyPrefix = 'llmgw:') {
+  constructor(private readonly redis: Redis, keyPrefix = DEFAULT_REDIS_KEY_PREFIX) {
     this.keys = endpointKeys(keyPrefix);
   }
 

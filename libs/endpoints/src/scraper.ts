@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { extractStats, type EngineKind, type EngineStats, type MappingOverride } from '@llmgw/engine-metrics';
+import { extractStats, type EngineDialect, type EngineStats, type MappingOverride } from '@llmgw/engine-metrics';
 import type { Logger } from '@llmgw/observability';
 import type { EndpointInfo, EndpointSource } from './types';
 
@@ -36,7 +36,7 @@ export interface ScraperOptions {
   /** A good scrape older than this counts as stale. Default 3 × intervalMs. */
   staleAfterMs?: number;
   /** Per-engine metric name overrides (config `engine_metrics`). */
-  overrides?: Partial<Record<EngineKind, MappingOverride>>;
+  overrides?: Partial<Record<EngineDialect, MappingOverride>>;
   log?: Logger;
   /** Called after every scrape attempt (good or failed). */
   onScrape?: (ep: EndpointInfo, state: Readonly<ScrapeState>, ok: boolean) => void;
@@ -55,7 +55,7 @@ interface Loop {
 const DRAIN_ALPHA = 0.3;
 
 /**
- * One scrape loop per endpoint of an EndpointSource (plan §7.6): GET /metrics
+ * One scrape loop per endpoint of an EndpointSource (docs/router.md, "Scraping"): GET /metrics
  * every intervalMs with jitter, read through the engine's metric mapping.
  * A failed scrape marks the endpoint stale but keeps its last numbers; a
  * contract violation is logged at warn once, and once more when it clears.

@@ -1,10 +1,9 @@
-import type { EngineKind } from '@llmgw/engine-metrics';
 import { CachedEndpointList } from './endpoint-list';
 import type { EndpointAuth, EndpointInfo, KvEventsAddress, SchedulingPolicy } from './types';
+import { ENGINE_DIALECTS, isEngineDialect, type EngineDialect } from '@llmgw/contracts';
 
 export { groupByModel } from './endpoint-list';
 
-const ENGINES: readonly EngineKind[] = ['vllm', 'sglang', 'llamacpp'];
 
 /** Fields of a static endpoint as config or a flag gives them; defaults filled in. */
 export interface StaticEndpointInput {
@@ -12,7 +11,7 @@ export interface StaticEndpointInput {
   id?: string;
   url: string;
   model: string;
-  engine?: EngineKind;
+  engine?: EngineDialect;
   pool?: string;
   weight?: number;
   priority?: number;
@@ -101,8 +100,8 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
     const v = eq > 0 ? opt.slice(eq + 1) : '';
     switch (k) {
       case 'engine':
-        if (!ENGINES.includes(v as EngineKind)) throw new Error(`--endpoint "${flag}": engine must be one of ${ENGINES.join(', ')}`);
-        input.engine = v as EngineKind;
+        if (!isEngineDialect(v)) throw new Error(`--endpoint "${flag}": engine must be one of ${ENGINE_DIALECTS.join(', ')}`);
+        input.engine = v;
         break;
       case 'pool':
         if (!v) throw new Error(`--endpoint "${flag}": empty pool`);

@@ -2,7 +2,7 @@ export type { EndpointAuth, EndpointInfo, KvEventsAddress, SchedulingPolicy } fr
 import type { EndpointInfo } from '@llmgw/contracts';
 
 /**
- * Where the router (and admission) learn which endpoints exist (plan §6.4).
+ * Where the router (and admission) learn which endpoints exist (docs/architecture.md#the-control-loop).
  * Implementations always serve from a cached list: when their backing store
  * goes away they keep the last one they saw.
  */

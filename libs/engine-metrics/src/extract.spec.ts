@@ -3,13 +3,13 @@ import { join, resolve } from 'node:path';
 import { resolveMapping } from './mappings';
 import { extractStats } from './extract';
 import { parsePrometheusText } from './parser';
-import type { EngineKind, EngineStats } from './types';
+import type { EngineDialect, EngineStats } from './types';
 
 const repoRoot = resolve(__dirname, '../../..');
 const metricsDir = resolve(repoRoot, 'fixtures/metrics');
 
 interface Expect {
-  engine: EngineKind;
+  engine: EngineDialect;
   stats?: Partial<EngineStats>;
   violations: RegExp[];
   junk: number;
@@ -86,7 +86,7 @@ describe('every capture in fixtures/metrics', () => {
 const m = (name: string, v: number, labels = '') => `${name}${labels ? `{${labels}}` : ''} ${v}`;
 
 describe('extractStats', () => {
-  it.each<[string, string, EngineKind, Partial<EngineStats>]>([
+  it.each<[string, string, EngineDialect, Partial<EngineStats>]>([
     [
       'old vLLM names (gpu_cache_usage_perc, gpu_prefix_cache_*)',
       [m('vllm:num_requests_running', 2), m('vllm:num_requests_waiting', 1), m('vllm:gpu_cache_usage_perc', 0.5), m('vllm:gpu_prefix_cache_queries_total', 100), m('vllm:gpu_prefix_cache_hits_total', 40)].join('\n'),
@@ -159,7 +159,7 @@ describe('extractStats', () => {
     ['naming a KV metric llama.cpp lacks makes it a violation', { kvUsage: 'llamacpp:kv_cache_usage_ratio' }, [m('llamacpp:requests_processing', 1), m('llamacpp:requests_deferred', 0)], { running: 1 }, [/KVCacheUsage/]],
     ['null clears KV for an engine without it', { kvUsage: null }, [m('vllm:num_requests_running', 1), m('vllm:num_requests_waiting', 0)], { running: 1 }, []],
   ] as const)('overrides: %s', (_n, override, lines, want, violations) => {
-    const engine: EngineKind = lines[0].startsWith('llamacpp') ? 'llamacpp' : 'vllm';
+    const engine: EngineDialect = lines[0].startsWith('llamacpp') ? 'llamacpp' : 'vllm';
     const r = extractStats(lines.join('\n'), engine, override);
     expect(r.stats).toMatchObject(want);
     expect(r.violations).toHaveLength(violations.length);

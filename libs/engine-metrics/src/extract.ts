@@ -1,6 +1,6 @@
 import { resolveMapping, type MappingOverride, type MetricMapping } from './mappings';
 import { parsePrometheusText, type ParsedExposition, type Sample } from './parser';
-import type { EngineKind, EngineStats } from './types';
+import type { EngineDialect, EngineStats } from './types';
 
 export interface ExtractResult {
   /** Undefined when a mandatory field (running, waiting) is missing. */
@@ -23,11 +23,11 @@ const sum = (s: Sample[]): number => s.reduce((a, x) => a + x.value, 0);
 const splitList = (v: string | undefined): string[] => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
 /**
- * Reads the §7.6 contract out of a scrape. Several series of one metric
+ * Reads the engine metric contract out of a scrape. Several series of one metric
  * (vLLM's `engine` label, several `model_name`s) are summed for counts and
  * counters and averaged for the KV ratio. A violation is returned, never thrown.
  */
-export function extractStats(text: string, engine: EngineKind = 'vllm', overrides?: MappingOverride): ExtractResult {
+export function extractStats(text: string, engine: EngineDialect = 'vllm', overrides?: MappingOverride): ExtractResult {
   return extractFromParsed(parsePrometheusText(text), resolveMapping(engine, overrides));
 }
 

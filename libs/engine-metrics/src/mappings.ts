@@ -1,7 +1,7 @@
-import type { EngineKind } from './types';
+import type { EngineDialect } from './types';
 
 /**
- * Which metric names carry each contract field for one engine (plan §7.6).
+ * Which metric names carry each contract field for one engine (docs/router.md, "Scraping").
  * Every field lists alternatives in order of preference: the first name that
  * has at least one series in the scrape is used, so one mapping reads both a
  * current and an older release (`kv_cache_usage_perc` / `gpu_cache_usage_perc`).
@@ -30,7 +30,7 @@ export type MappingOverride = {
   [K in keyof MetricMapping]?: MetricMapping[K] extends string[] ? string | string[] | null : MetricMapping[K] | null;
 };
 
-export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMapping>>> = {
+export const DEFAULT_MAPPINGS: Readonly<Record<EngineDialect, Readonly<MetricMapping>>> = {
   vllm: {
     running: ['vllm:num_requests_running'],
     waiting: ['vllm:num_requests_waiting'],
@@ -58,7 +58,7 @@ export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMappin
   llamacpp: {
     running: ['llamacpp:requests_processing'],
     waiting: ['llamacpp:requests_deferred'],
-    // b10991 publishes no KV ratio (plan §7.6 correction): saturation falls back to queue depth.
+    // b10991 publishes no KV ratio : saturation falls back to queue depth.
     kvUsage: [],
     promptTokensTotal: ['llamacpp:prompt_tokens_total'],
     generationTokensTotal: ['llamacpp:tokens_predicted_total'],
@@ -71,7 +71,7 @@ export const DEFAULT_MAPPINGS: Readonly<Record<EngineKind, Readonly<MetricMappin
 };
 
 /** The default mapping for `engine` with `override` merged over it (field by field). */
-export function resolveMapping(engine: EngineKind, override?: MappingOverride): MetricMapping {
+export function resolveMapping(engine: EngineDialect, override?: MappingOverride): MetricMapping {
   const base = DEFAULT_MAPPINGS[engine] ?? DEFAULT_MAPPINGS.vllm;
   const out: MetricMapping = {
     ...base,

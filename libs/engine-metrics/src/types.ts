@@ -1,10 +1,10 @@
 /**
- * The engine metric contract (plan §7.6), normalised: what llmgw needs to know
+ * The engine metric contract (docs/router.md, "Scraping"), normalised: what llmgw needs to know
  * about one engine, whatever the engine calls it. Produced by the per-engine
  * mappings in this lib from a Prometheus text scrape; consumed by the router's
  * scorers and by admission's saturation detector.
  */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp';
+export type { EngineDialect } from '@llmgw/contracts';
 
 export interface EngineStats {
   /** Requests queued inside the engine (mandatory in the contract). */

@@ -92,6 +92,8 @@ export const ERRORS = {
   LLMGW_ERR_FAILED_PRECONDITION: { http: 409, grpc: GrpcCode.FAILED_PRECONDITION, type: 'invalid_request_error', openaiCode: 'failed_precondition', description: 'The object is not in a state that allows this operation.' },
   LLMGW_ERR_DEADLINE_EXCEEDED: { http: 504, grpc: GrpcCode.DEADLINE_EXCEEDED, type: 'server_error', openaiCode: 'deadline_exceeded', description: 'An internal call did not finish before its deadline.' },
   LLMGW_ERR_CANCELLED: { http: 499, grpc: GrpcCode.CANCELLED, type: 'invalid_request_error', openaiCode: 'cancelled', description: 'The caller cancelled an internal call before it finished.' },
+  LLMGW_ERR_SESSION_INVALID: { http: 401, grpc: GrpcCode.UNAUTHENTICATED, type: 'invalid_request_error', openaiCode: 'session_invalid', description: 'A portal session is unknown, signed out, timed out, or its account is not active; or the email and password do not match.' },
+  LLMGW_ERR_SIGNIN_RATE_LIMITED: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, type: 'requests', openaiCode: 'rate_limit_exceeded', description: 'Too many failed sign-ins for this account or from this address; retry after the seconds given.' },
   LLMGW_ERR_INTERNAL: { http: 500, grpc: GrpcCode.INTERNAL, type: 'server_error', openaiCode: 'internal_error', description: 'An unexpected failure inside llmgw; the log has the details.' },
 } as const satisfies Record<string, ErrorSpec>;
 

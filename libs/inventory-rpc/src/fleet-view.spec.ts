@@ -1,5 +1,5 @@
 import type { FleetNode } from './fleet-view';
-import { FleetView, mergeShardStatus, mergeShardStatuses } from './fleet-view';
+import { WatchedFleet, mergeShardStatus, mergeShardStatuses } from './fleet-view';
 
 const base = (over: Partial<FleetNode> = {}): FleetNode => ({
   info: { nodeId: 'n', hostname: 'n', mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true, diskFreeMib: 0, diskTotalMib: 0, modelCacheDir: '', cpuModel: '', discoveryWarnings: [] },
@@ -9,7 +9,7 @@ const base = (over: Partial<FleetNode> = {}): FleetNode => ({
 
 const shard = (id: string, state: string, gpus?: number[]) => ({ shardId: id, replicaId: id.split('-')[0], state, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', adopted: false, spec: gpus ? ({ shardId: id, replicaId: id.split('-')[0], model: 'm', gpuIndices: gpus } as any) : null }) as any;
 
-describe('mergeShardStatus / FleetView', () => {
+describe('mergeShardStatus / WatchedFleet', () => {
   it('keeps the earlier spec when a later status omits it, appends unknown shards', () => {
     const withSpec = shard('a-r0', 'SHARD_STATE_STARTING', [0]);
     const merged = mergeShardStatus([withSpec], shard('a-r0', 'SHARD_STATE_READY'));
@@ -47,7 +47,7 @@ describe('mergeShardStatus / FleetView', () => {
   });
 
   it('applies a snapshot, changes and a removal; stats change nothing', () => {
-    const v = new FleetView();
+    const v = new WatchedFleet();
     v.apply({ revision: 1, atMs: 0, epoch: 'e', event: 'snapshot', snapshot: { revision: 1, nodes: [base()] } });
     v.apply({ revision: 2, atMs: 0, epoch: 'e', event: 'shardChanged', shardChanged: { nodeId: 'n', status: shard('a-r0', 'SHARD_STATE_READY') } });
     v.apply({ revision: 2, atMs: 0, epoch: 'e', event: 'stats', stats: { nodeId: 'n', stats: null } });

@@ -46,7 +46,7 @@ export function mergeShardStatuses(shards: readonly ShardStatus[], statuses: rea
  * WatchFleet stream, in order, and `nodes` equals inventory's state at
  * `revision`. A snapshot replaces everything; stats events change nothing.
  */
-export class FleetView {
+export class WatchedFleet {
   readonly nodes = new Map<string, FleetNode>();
   revision = 0;
   epoch = '';

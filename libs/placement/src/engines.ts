@@ -1,7 +1,7 @@
-import type { EngineName, FleetGpu, Profile } from './types';
+import type { EngineKind, FleetGpu, Profile } from './types';
 
 /**
- * What placement needs to know about each engine (plan §5.3 `Validate`):
+ * What placement needs to know about each engine (its adapter, docs/node-agent.md#engines):
  * which profile shapes it can run at all (checked when the catalog loads) and
  * which GPUs it can run a profile on (checked per node while placing).
  */
@@ -35,7 +35,7 @@ export interface EngineContract {
   readonly schedulingPolicy: 'fcfs' | 'priority';
 }
 
-export const ENGINE_RULES: Readonly<Record<EngineName, EngineRules>> = {
+export const ENGINE_RULES: Readonly<Record<EngineKind, EngineRules>> = {
   vllm: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
   sglang: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
   // llama-server: its slots are `--parallel`; it publishes no KV events and serves its slots in arrival order.

@@ -17,7 +17,7 @@ import {
 } from './types';
 
 /**
- * Soft-score weights (plan §6.2). Spreading a model over nodes and fabrics
+ * Soft-score weights (docs/placement.md, "Placement"). Spreading a model over nodes and fabrics
  * (failure domains) outranks bin packing, which outranks NUMA/NVLink
  * affinity; profile priority is stronger than all of them because profiles
  * are tried one after another, highest first.
@@ -105,7 +105,7 @@ function pickGpus(fleet: Fleet, nodeId: string, free: readonly FleetGpu[], k: nu
   return { indices: chosen.map((g) => g.index).sort((a, b) => a - b), affinity: (nv + numaScore(chosen)) / 2 };
 }
 
-/** The hard constraints of plan §6.2 for one node, in a fixed order; the first failure is the reason. */
+/** The hard constraints (docs/placement.md, "Placement") for one node, in a fixed order; the first failure is the reason. */
 function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | undefined, fp: ModelFootprint): NodeEval {
   const n = view.node;
   const reject = (reason: RejectReason, detail: string, freeGpus = 0): NodeEval => ({ candidate: { nodeId: n.id, reason, detail, freeGpus, score: 0 }, hcas: [] });
@@ -242,7 +242,7 @@ function decisionOf(model: string, p: Profile, fabric: string, chosen: readonly 
 }
 
 /**
- * Plan §6.2: tries the model's profiles highest priority first and, within
+ * Placement (docs/placement.md, "Placement"): tries the model's profiles highest priority first and, within
  * each, its pools best first; the first pool with room gives the decision.
  * Every profile, pool and node considered comes back with the reason it was
  * (not) used. Deterministic: the same fleet, allocation and footprint give

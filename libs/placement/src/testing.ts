@@ -1,5 +1,5 @@
 import type { FleetView, ReconcilerNode, ShardCommandSink, ShardLaunchSpec, ShardReport, ShardStateName } from './reconciler/types';
-import type { EngineName, FleetNode, Model, NodeCondition, Profile, Scaling } from './types';
+import type { EngineKind, FleetNode, Model, NodeCondition, Profile, Scaling } from './types';
 
 /** Shape of a simulated node for tests and benchmarks. */
 export interface NodeSpec {
@@ -10,7 +10,7 @@ export interface NodeSpec {
   readonly cc?: string;
   /** Fabric names; one HCA per NUMA node on each. */
   readonly fabrics?: readonly string[];
-  /** A fabric the agent could not identify (plan §5.2 case 3). */
+  /** A fabric the agent could not identify (docs/node-agent.md#discovery). */
   readonly unknownFabric?: boolean;
   readonly hcaActive?: boolean;
   readonly condition?: NodeCondition;
@@ -18,7 +18,7 @@ export interface NodeSpec {
   readonly numaNodes?: number;
   /** NVLink layout: one group of all GPUs, two halves, or none. */
   readonly nvlink?: 'all' | 'halves' | 'none';
-  readonly engines?: readonly EngineName[] | 'any';
+  readonly engines?: readonly EngineKind[] | 'any';
   /** GPU indices reported failed. */
   readonly failedGpus?: readonly number[];
 }

@@ -1,13 +1,13 @@
 /**
- * The placement domain (plan §2, §6.1, §6.2): the fleet as placement sees it,
+ * The placement domain (docs/placement.md): the fleet as placement sees it,
  * the catalog, and what a placement decision and its explanation look like.
  * Plain readonly data; the placement-scheduler maps the wire types of
  * inventory and the YAML catalog into these.
  */
 
 /** Engine kinds a profile can name. `sim` is llmgw's simulated engine. */
-export type EngineName = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_NAMES: readonly EngineName[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+import type { EngineKind } from '@llmgw/contracts';
+export { ENGINE_KINDS, type EngineKind } from '@llmgw/contracts';
 
 /** A node's connectivity as inventory reports it. Operator intent is separate (`FleetNode.cordoned`). */
 export type NodeCondition = 'ready' | 'unreachable' | 'lost';
@@ -42,7 +42,7 @@ export interface FleetFabric {
   readonly name: string;
   /** HCA names on this fabric (FleetHca.name). */
   readonly hcas: readonly string[];
-  /** False when the agent could not determine the fabric (plan §5.2 case 3): never multi-node. */
+  /** False when the agent could not determine the fabric (docs/node-agent.md#discovery): never multi-node. */
   readonly known: boolean;
 }
 
@@ -62,7 +62,7 @@ export interface FleetNode {
   /** GPU index sets fully connected by NVLink; empty when none or unknown. */
   readonly nvlinkGroups: readonly (readonly number[])[];
   /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
-  readonly engines: readonly EngineName[] | 'any';
+  readonly engines: readonly EngineKind[] | 'any';
 }
 
 /** GPUs already held on each node (by running or starting shards), by node id. */
@@ -112,12 +112,12 @@ export interface ProfileContract {
   readonly schedulingPolicy?: 'fcfs' | 'priority';
 }
 
-/** How a model runs on one GPU class (plan §6.1 Profile). */
+/** How a model runs on one GPU class (a catalog profile, docs/placement.md#profile-keys). */
 export interface Profile extends EngineLaunch, ProfileContract {
   /** Unique within the model. */
   readonly name: string;
   readonly gpuClass: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly gpusPerNode: number;
   /** Nodes per replica; > 1 needs one fabric with ACTIVE HCAs on every node. */
   readonly nodes: number;
@@ -127,7 +127,7 @@ export interface Profile extends EngineLaunch, ProfileContract {
   readonly priority: number;
 }
 
-/** One catalog model (plan §6.1 Model). */
+/** One catalog model (docs/placement.md#model-keys). */
 export interface Model {
   /** What clients send as `model`. */
   readonly name: string;
@@ -141,9 +141,19 @@ export interface Model {
   readonly fallbacks: readonly string[];
   /** The router's routing profile for this model; undefined = the router's default. */
   readonly routingProfile?: string;
+  /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
+  readonly weights?: WeightsMirror;
 }
 
-/** Why a candidate node or pool was not used: the first hard constraint that failed (plan §6.2). */
+/** An HTTP(S) mirror of a model's files; credentials only by where the agent reads them. */
+export interface WeightsMirror {
+  readonly baseUrl: string;
+  readonly manifest: string;
+  readonly credentialsFile?: string;
+  readonly credentialsEnv?: string;
+}
+
+/** Why a candidate node or pool was not used: the first hard constraint that failed (docs/placement.md, "Placement"). */
 export type RejectReason =
   | 'none'
   | 'gpu-class'

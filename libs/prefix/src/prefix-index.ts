@@ -37,7 +37,7 @@ export interface PrefixIndexOptions {
 /**
  * Tiers 1 and 2 behind one lookup. For each replica the precise index
  * answers when it is usable for that replica and the prompt carries block
- * hashes; otherwise the approximate tree does (plan §7.5: a replica whose
+ * hashes; otherwise the approximate tree does (docs/prefix.md: a replica whose
  * events were lost falls back to tier 1). Every routing decision is recorded
  * in the tree, also for tier-2 models, so the fallback is warm when needed.
  *

@@ -27,7 +27,7 @@ export const CACHE_DECISIONS = [
 export type CacheDecision = (typeof CACHE_DECISIONS)[number];
 
 /**
- * The prefix scorer's decisions (`llmgw_prefix_decisions_total{decision}`, plan §7.5), stable:
+ * The prefix scorer's decisions (`llmgw_prefix_decisions_total{decision}`, docs/prefix.md), stable:
  * - `cache_hit`: a candidate's match ratio reached `cache_threshold` and it was picked.
  * - `cache_miss_min_load`: no candidate matched enough; the least loaded one is preferred.
  * - `load_balance_override`: the balance guard fired (max − min load > abs and max > min × rel),

@@ -10,6 +10,7 @@ export { LoadScorer, type LoadScorerParams } from './scorers/load-scorer';
 export { SessionScorer, type SessionScorerParams } from './scorers/session-scorer';
 export { PrefixScorer, prefixScorerFactory, type PrefixScorerParams } from './scorers/prefix/prefix-scorer';
 export { PoolPriorityScorer } from './scorers/pool-priority-scorer';
+export { LoraScorer, loraScorerFactory, type LoraScorerParams } from './scorers/lora-scorer';
 export { MaxScorePicker, P2cPicker, SoftmaxPicker, RoundRobinPicker } from './pickers/pickers';
 export {
   createDefaultRegistry,

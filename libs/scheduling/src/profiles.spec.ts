@@ -24,7 +24,7 @@ describe('buildProfiles', () => {
     const profiles = buildProfiles(undefined);
     expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context']);
     const filters = ['draining', 'available', 'pinned'];
-    // Plan §7.3: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load` as in plan §9.1.
+    // docs/scheduling.md#routing-profiles: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load`.
     expect(summary(profiles.get('chat')!)).toEqual({ filters, scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('batch')!)).toEqual({ filters, scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('long-context')!)).toEqual({ filters, scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: 'softmax-picker' });
@@ -73,9 +73,9 @@ describe('buildProfiles', () => {
   });
 
   it.each([
-    ['lora is not available yet', { chat: { scorers: { lora: 3 } } }, /profiles\.chat\.scorers\.lora: .*not available yet/],
+    ['bad lora param', { chat: { scorers: { lora: 3 }, scorer_params: { lora: { max_loaded_adapters: 0 } } } }, /lora-scorer 'lora' params\.max_loaded_adapters/],
     ['bad prefix param', { chat: { scorers: { prefix: 3 }, scorer_params: { prefix: { cache_threshold: 2 } } } }, /prefix-scorer 'prefix' params\.cache_threshold/],
-    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, pool-priority, prefix, queue, session\)/],
+    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, lora, pool-priority, prefix, queue, session\)/],
     ['unknown picker', { chat: { picker: { type: 'best' } } }, /profiles\.chat\.picker\.type: unknown picker 'best'/],
     ['bad picker param', { chat: { picker: { type: 'softmax', temperature: -2 } } }, /softmax-picker 'softmax' params\.temperature/],
     ['unknown picker param', { chat: { picker: { type: 'p2c', temperature: 1 } } }, /p2c-picker 'p2c' params: Unrecognized key: "temperature"/],
@@ -91,12 +91,12 @@ describe('buildProfiles', () => {
 
   it('reports every problem at once', () => {
     const err = configError(() =>
-      buildProfiles({ a: { scorers: { lora: 1, nope: 1 } }, b: { picker: { type: 'zz' } } }),
+      buildProfiles({ a: { scorers: { lora: 1, nope: 1 }, scorer_params: { lora: { saturation: 7 } } }, b: { picker: { type: 'zz' } } }),
     );
     expect(err.issues).toHaveLength(3);
   });
 
-  it('profilesConfigSchema accepts the plan §9.1 shape', () => {
+  it('profilesConfigSchema accepts the documented `profiles:` shape', () => {
     const parsed = profilesConfigSchema.parse({
       chat: { scorers: { prefix: 3.0, queue: 1.0, kv: 1.0, inflight: 1.0 }, picker: { type: 'p2c' } },
       batch: { scorers: { queue: 3.0, kv: 1.0, load: 1.0, prefix: 0.5 }, picker: { type: 'max-score' } },

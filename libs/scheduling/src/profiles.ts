@@ -11,6 +11,7 @@ import { PluginRegistry } from './registry';
 import { inflightScorerFactory } from './scorers/inflight-scorer';
 import { kvScorerFactory } from './scorers/kv-scorer';
 import { loadScorerFactory } from './scorers/load-scorer';
+import { loraScorerFactory } from './scorers/lora-scorer';
 import { poolPriorityScorerFactory } from './scorers/pool-priority-scorer';
 import { queueScorerFactory } from './scorers/queue-scorer';
 import { sessionScorerFactory } from './scorers/session-scorer';
@@ -36,6 +37,7 @@ export function createDefaultRegistry(opts: DefaultRegistryOptions = {}): Plugin
     .register('session-scorer', sessionScorerFactory)
     .register('prefix-scorer', prefixScorerFactory(opts.prefixIndex))
     .register('pool-priority-scorer', poolPriorityScorerFactory)
+    .register('lora-scorer', loraScorerFactory)
     .register('max-score-picker', maxScorePickerFactory)
     .register('p2c-picker', p2cPickerFactory)
     .register('softmax-picker', softmaxPickerFactory)
@@ -45,7 +47,7 @@ export function createDefaultRegistry(opts: DefaultRegistryOptions = {}): Plugin
 /** Filters every profile runs first, in this order; config `filters` are appended. */
 export const MANDATORY_FILTERS = ['draining', 'available', 'pinned'] as const;
 
-/** Added to a profile that omits `inflight` (it is always on, plan §7.4). */
+/** Added to a profile that omits `inflight` (it is always on, docs/scheduling.md#scorers). */
 export const DEFAULT_INFLIGHT_WEIGHT = 1;
 
 const pickerConfigSchema = z
@@ -53,11 +55,11 @@ const pickerConfigSchema = z
     /** Picker name without the `-picker` suffix: max-score, p2c, softmax, round-robin. */
     type: z.string().min(1),
   })
-  // The picker's own parameters sit beside `type` (plan §9.1: `{ type: softmax, temperature: 0.2 }`);
+  // The picker's own parameters sit beside `type` (docs/scheduling.md#pickers: `{ type: softmax, temperature: 0.2 }`);
   // the picker's factory checks them strictly.
   .catchall(z.unknown());
 
-/** One routing profile as written in config (plan §9.1 `profiles:`). */
+/** One routing profile as written in config (the router's `profiles:`, docs/scheduling.md#routing-profiles). */
 export const profileConfigSchema = z
   .object({
     /** Scorer name (without `-scorer`) → weight (> 0). `inflight` is added with weight 1 if absent. */
@@ -80,14 +82,14 @@ export type ProfileConfig = z.input<typeof profileConfigSchema>;
 export type ProfilesConfig = z.input<typeof profilesConfigSchema>;
 
 /**
- * Built-in profiles (plan §7.3 table), used for any name the config does not
+ * Built-in profiles (docs/scheduling.md#routing-profiles), used for any name the config does not
  * define. The cache-aware scorer is the tier-1/2 `prefix` scorer; tier-0
  * `session` is in no built-in profile (a configured profile may add it).
- * `chat` uses max-score rather than the plan's p2c: p2c sees only two of N
+ * `chat` uses max-score rather than p2c: p2c sees only two of N
  * candidates, so the replica holding the prompt's prefix would be a candidate
  * on only 2/N of requests and affinity would be lost; inflight keeps
- * max-score from herding. `batch` keeps `load` at 1 as in the plan's §9.1
- * config example (the §7.3 table omits it): `running / drain_rate` spots a
+ * max-score from herding. `batch` keeps `load` at 1 as the configuration
+ * example in docs/scheduling.md does: `running / drain_rate` spots a
  * slow replica, which matters for throughput.
  */
 export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.freeze({
@@ -97,9 +99,8 @@ export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
 });
 
-const NOT_YET: Record<string, string> = {
-  lora: "scorer 'lora' is not available yet (v2)",
-};
+/** Scorer names reserved for what is not built yet, with the message naming them gives. */
+const NOT_YET: Record<string, string> = {};
 
 export interface BuildProfilesOptions {
   /**

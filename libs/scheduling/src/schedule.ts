@@ -15,13 +15,13 @@ export interface ScheduleOptions {
   pool?: string;
   /**
    * Stage-1 saturation test. Default: `saturatedByLoad(DEFAULT_SATURATION)`,
-   * the §7.2.1 detector over the pool's usable candidates. A router running
+   * the saturation detector (docs/admission.md#the-saturation-detector-with-a-slot-component) over the pool's usable candidates. A router running
    * admission passes its own detector so both agree.
    */
   poolSaturated?: PoolSaturatedFn;
 }
 
-/** Plan §9.1 defaults (@llmgw/contracts): target_waiting_per_replica 4, kv_ceiling 0.90. */
+/** The default thresholds (@llmgw/contracts): target_waiting_per_replica 4, kv_ceiling 0.90. */
 export const DEFAULT_SATURATION: SaturationThresholds = Object.freeze({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });
 
 /** What the saturation detector reads from an endpoint view. Stale or missing stats count as idle engines; inflight still counts. */
@@ -44,7 +44,7 @@ export function saturatedByLoad(thresholds: SaturationThresholds, ceiling = 1): 
 const defaultSaturated = saturatedByLoad(DEFAULT_SATURATION);
 
 /**
- * One scheduling decision (plan §7.3), never throws for an expected outcome.
+ * One scheduling decision (docs/scheduling.md), never throws for an expected outcome.
  *
  * 0. `exclude`, then `opts.pool`, then the profile's filters remove candidates
  *    (counted per name in `filtered`: `exclude`, `pool`, each filter's name).

@@ -1,4 +1,4 @@
-import type { EngineKind, EngineStats } from '@llmgw/engine-metrics';
+import type { EngineDialect, EngineStats } from '@llmgw/engine-metrics';
 import type { PromptKey } from '@llmgw/prefix';
 
 /**
@@ -14,9 +14,9 @@ export interface EndpointView {
   model: string;
   /** Pool = fabric × gpu class; "default" for static endpoints without one. */
   pool: string;
-  /** Pool priority: higher is preferred (plan §7.3 two-stage selection). */
+  /** Pool priority: higher is preferred (pools first, then endpoints; docs/scheduling.md). */
   poolPriority: number;
-  engine: EngineKind;
+  engine: EngineDialect;
   /** Relative capacity weight (profile weight, default 100). */
   weight: number;
   /** Draining endpoints get no new requests. */
@@ -47,6 +47,8 @@ export interface SchedRequest {
   /** bytes/4 prompt estimate. */
   estimatedPromptTokens: number;
   maxTokens?: number;
+  /** The LoRA adapter the request names (`model: "base:adapter"` or the adapter's own name); drives the `lora` scorer. */
+  adapter?: string;
   /** Replica pinned with `x-llmgw-replica` (falls through when unusable). */
   pinnedReplica?: string;
   /**

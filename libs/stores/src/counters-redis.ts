@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
 import { redisKeys } from './redis-contracts';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
 
@@ -146,7 +147,7 @@ export class RedisLimitCounters implements LimitCounters {
   private readonly r: Redis & Cmds;
 
   /** `prefix` namespaces every key (e.g. `llmgw:`); the caller owns `redis`. */
-  constructor(redis: Redis, private readonly prefix = 'llmgw:') {
+  constructor(redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX) {
     if (!(redis as any).llmgwReserve) {
       redis.defineCommand('llmgwReserve', { lua: RESERVE_LUA });
       redis.defineCommand('llmgwAdjust', { lua: ADJUST_LUA });

@@ -1,5 +1,5 @@
 /**
- * Limit counters (plan §7.9.4, §7.9.6): RPM and TPM sliding windows and
+ * Limit counters (docs/accounting.md#counters): RPM and TPM sliding windows and
  * per-period budgets for every scope on a key's chain, checked and reserved
  * together in one step, so N routers sharing one store allow the configured
  * limit, not N×. Windows are 60 one-second buckets per scope; a budget is one

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { parseJson } from '@llmgw/contracts';
+import { parseJson, DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 import { type ContractLog, KEY_CACHE_INVALIDATION_VERSION, keyCacheInvalidationSchema, redisKeys } from './redis-contracts';
 
 /**
@@ -51,7 +51,7 @@ export class RedisKeyCacheBus implements KeyCacheBus {
   private readonly handlers = new Set<(ev: KeyCacheInvalidation) => void>();
 
   /** `open` gives the subscriber connection (the service host's `ctx.redis`, which closes it); default: a duplicate of `redis`. */
-  constructor(private readonly redis: Redis, prefix = 'llmgw:', private readonly log?: ContractLog, private readonly open?: (purpose: string, kind: 'subscriber') => Promise<Redis>) {
+  constructor(private readonly redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, private readonly log?: ContractLog, private readonly open?: (purpose: string, kind: 'subscriber') => Promise<Redis>) {
     this.channel = redisKeys.keyCacheChannel(prefix);
   }
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { LeaderLock } from './leader-lock';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 // Value is "<token> <owner>"; the fencing counter lives beside it and only grows.
 const ACQUIRE = `
@@ -34,7 +35,7 @@ return 0`;
  * operation is one Lua script, so check-and-set is atomic.
  */
 export class RedisLeaderLock implements LeaderLock {
-  constructor(private readonly redis: Redis, private readonly prefix = 'llmgw:') {}
+  constructor(private readonly redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX) {}
 
   private key(name: string) {
     return `${this.prefix}leader:${name}`;

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type LedgerEntry, type LedgerRecord, type UsageLedger, decodeLedgerRecord, encodeLedgerRecord } from './ledger';
 import { type ContractLog, redisKeys } from './redis-contracts';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 export interface RedisLedgerOptions {
   /** Stream key, default `<prefix>usage`. */
@@ -44,7 +45,7 @@ export class RedisUsageLedger implements UsageLedger {
   private readonly log?: ContractLog;
   private readonly open?: RedisLedgerOptions['open'];
 
-  constructor(private readonly redis: Redis, prefix = 'llmgw:', opts: RedisLedgerOptions = {}) {
+  constructor(private readonly redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, opts: RedisLedgerOptions = {}) {
     this.stream = opts.stream ?? redisKeys.usageStream(prefix);
     this.log = opts.log;
     this.group = opts.group ?? 'accounting';

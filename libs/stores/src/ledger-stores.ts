@@ -8,6 +8,7 @@ import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
 import { MemoryPublishedKeys, type PublishedKeys, RedisPublishedKeys } from './published-keys';
 import type { ContractLog } from './redis-contracts';
+import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 /** The stores accounting and the router's tenancy share. */
 export interface AccountingStores {
@@ -49,7 +50,7 @@ export function inProcessAccountingStores(name = 'default'): AccountingStores {
 export type OpenRedis = (purpose: string, kind: 'subscriber' | 'blocking') => Promise<Redis>;
 
 /** The Redis-backed stores; the caller owns and closes `redis` (and what `open` opens). */
-export function redisAccountingStores(redis: Redis, prefix = 'llmgw:', opts: { ledgerMaxLen?: number; log?: ContractLog; open?: OpenRedis } = {}): AccountingStores {
+export function redisAccountingStores(redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, opts: { ledgerMaxLen?: number; log?: ContractLog; open?: OpenRedis } = {}): AccountingStores {
   const counters = new RedisLimitCounters(redis, prefix);
   const ledger = new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log, open: opts.open });
   return {

@@ -1,11 +1,11 @@
 import { parseJson, type UsageRecord } from '@llmgw/contracts';
 import { type ContractLog, USAGE_RECORD_VERSION, usageRecordSchema } from './redis-contracts';
 
-/** A usage record as it travels the ledger: §7.9.3 fields, the request id, and its cost. */
+/** A usage record as it travels the ledger: the usage record's fields (docs/wire-contracts.md#redis-contracts), the request id, and its cost. */
 export interface LedgerRecord extends UsageRecord {
   /** Unique per record (minted by the router): the idempotency key of the insert, since request ids may repeat. */
   recordId: string;
-  /** Billable cost in integer micro-units, priced by the router (plan §7.9.4). */
+  /** Billable cost in integer micro-units, priced by the router (docs/accounting.md#prices-and-budgets). */
   costMicros: number;
 }
 
@@ -16,7 +16,7 @@ export interface LedgerEntry {
 }
 
 /**
- * The usage ledger (plan §7.9.3): routers append completed requests; the
+ * The usage ledger (docs/accounting.md#the-usage-ledger-and-the-batch-writer-accounting): routers append completed requests; the
  * accounting service reads them as a consumer group, writes them to the
  * database idempotently by request id, then acknowledges. Entries a reader
  * took but never acknowledged (it died) stay pending and are claimed by a

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
-import { type Principal, parseJson } from '@llmgw/contracts';
+import { type Principal, parseJson, DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 import { type ContractLog, PUBLISHED_KEY_VERSION, publishedKeySchema, redisKeys } from './redis-contracts';
 
-/** One API key as accounting published it (docs/wire-contracts.md, "Published key"). */
+/** One API key as accounting published it (docs/wire-contracts.md#redis-contracts, "Published key"). */
 export type PublishedKey = z.output<typeof publishedKeySchema>;
 
 /**
@@ -109,7 +109,7 @@ return 1`;
 
 /** Records on Redis: STRING `<prefix>apikey:<hash>` each, written by one Lua check-and-set. */
 export class RedisPublishedKeys implements PublishedKeys {
-  constructor(private readonly redis: Redis, private readonly prefix = 'llmgw:', private readonly log?: ContractLog) {}
+  constructor(private readonly redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX, private readonly log?: ContractLog) {}
 
   async put(records: readonly PublishedKey[]): Promise<number> {
     if (!records.length) return 0;

@@ -40,7 +40,7 @@ export function mintApiKey(random: Uint8Array = randomBytes(32)): MintedKey {
 /**
  * SHA-256 of the key as presented, hex. A fast hash on purpose: the input is
  * 256 random bits, so there is no dictionary for a slow hash to defend against
- * (plan §7.9.1).
+ * (docs/accounting.md#keys).
  */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

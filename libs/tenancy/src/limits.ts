@@ -3,7 +3,7 @@ import type { ResolvedLimits } from '@llmgw/contracts';
 export type ScopeType = 'org' | 'team' | 'project' | 'key';
 export type BudgetPeriod = 'day' | 'month';
 
-/** The limits one level of the tenancy tree sets (plan §7.9.2); undefined = no limit there. */
+/** The limits one level of the tenancy tree sets (docs/accounting.md#limits-and-how-they-resolve); undefined = no limit there. */
 export interface LevelLimits {
   scopeType: ScopeType;
   scopeId: string;

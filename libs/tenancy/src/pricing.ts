@@ -1,5 +1,5 @@
 /**
- * The price of a model in budget units per million tokens (plan §7.9.4). A
+ * The price of a model in budget units per million tokens (docs/accounting.md#prices-and-budgets). A
  * unit is whatever the operator decides (GPU-seconds, a notional rate, 1.0 for
  * everything); budgets count micro-units as integers.
  */
@@ -24,7 +24,7 @@ export function isFree(price: ModelPrice | undefined): boolean {
   return !price || (price.promptPerMTok === 0 && price.completionPerMTok === 0);
 }
 
-/** The prompt token estimate used to reserve quota before dispatch (bytes ÷ 4, plan §7.9.5). */
+/** The prompt token estimate used to reserve quota before dispatch (bytes ÷ 4, docs/accounting.md#the-request-path-router). */
 export function estimatePromptTokens(bodyBytes: number): number {
   return Math.ceil(bodyBytes / 4);
 }

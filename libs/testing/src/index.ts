@@ -8,3 +8,4 @@ export * from './redis-server';
 export * from './fault-proxy';
 export * from './grpc-fuzz';
 export * from './grpc-fuzz-fleet';
+export * from './load-loop';

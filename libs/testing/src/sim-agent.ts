@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { loadProto, type agentV1 } from '@llmgw/contracts';
+import { isTerminalShardState, loadProto, type agentV1 } from '@llmgw/contracts';
 import { makeClient, type ClientTlsOptions } from '@llmgw/grpc';
 import { randomUUID } from 'node:crypto';
 
@@ -169,7 +169,7 @@ export class SimAgent {
     let ack: agentV1.Ack = decided ?? { refId: cmd.commandId, shardId, result: 'ACK_RESULT_ACCEPTED' };
     if (!decided) {
       if (m.msg === 'start') {
-        if (known && known.state !== 'SHARD_STATE_STOPPED' && known.state !== 'SHARD_STATE_FAILED') ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
+        if (known && !isTerminalShardState(known.state)) ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
       } else if (!known || known.state === 'SHARD_STATE_STOPPED' || (m.msg === 'drain' && known.state === 'SHARD_STATE_DRAINING')) ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
     }
     this.send({ ack });

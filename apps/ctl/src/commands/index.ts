@@ -9,6 +9,7 @@ import { registerNodes } from './nodes';
 import { registerLogs } from './logs';
 import { registerTop } from './top';
 import { registerPlacement } from './placement';
+import { registerUser } from './user';
 import { registerBench } from './bench';
 import { registerCapacity } from './capacity';
 import { registerPlan } from './plan';
@@ -18,4 +19,4 @@ import { registerPlan } from './plan';
  * group on the program; the model verbs (`models`, `replicas`,
  * `explain-placement`) join them here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerBench, registerCapacity, registerPlan, registerCert];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerBench, registerCapacity, registerPlan, registerUser, registerCert];

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseDurationMs } from '@llmgw/config';
-import type { controlV1 } from '@llmgw/contracts';
+import { type controlV1, isTerminalShardState } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { fields, table, time, usage } from '../format';
 import { withJson } from './shared';
@@ -8,7 +8,6 @@ import { withJson } from './shared';
 type Node = controlV1.Node__Output;
 
 const STATE = (s: string) => s.replace('NODE_STATE_', '').toLowerCase();
-const TERMINAL = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
 /** "6/8 h100-80g" — free (healthy, unallocated) over total, and the class. */
 export function gpuSummary(n: Node): string {
@@ -33,7 +32,7 @@ function nodeRows(nodes: Node[]): Array<Array<string | number>> {
     STATE(n.state),
     gpuSummary(n),
     (n.info?.fabrics ?? []).map((f) => f.fabric).join(',') || '-',
-    n.shards.filter((s) => !TERMINAL.has(s.state)).length,
+    n.shards.filter((s) => !isTerminalShardState(s.state)).length,
     ago(n.lastSeenMs),
     n.stateReason,
   ]);

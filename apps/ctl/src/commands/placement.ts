@@ -80,7 +80,8 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
           x.shards.map((s) => `r${s.rank}@${s.nodeId}[${s.gpuIndices.join(',')}]:${short(s.state, 'SHARD_STATE_').toLowerCase()}`).join(' '),
           x.endpoint || '-',
           time(x.readyAtMs || x.createdAtMs),
-          x.message || '',
+          // A shard fetching weights says how far it is (bytes, rate, ETA); otherwise the replica's note.
+          x.shards.filter((s) => s.state === 'SHARD_STATE_DOWNLOADING').map((s) => `r${s.rank}: ${s.message}`).join('; ') || x.message || '',
         ]),
       ) + autoscaleNotes(models),
     );

@@ -77,7 +77,7 @@ export function nodeIdFromHostname(h: string): string {
 }
 
 /**
- * Discovers the node (plan §5.1, §5.2): GPUs from nvidia-smi (query CSV,
+ * Discovers the node (docs/node-agent.md#discovery): GPUs from nvidia-smi (query CSV,
  * topo -m, the CUDA version), HCAs and fabrics from sysfs, CPU, memory, NUMA
  * and disk. Never throws for a broken source: the result is partial and
  * `warnings` says what is missing and why.

@@ -2,7 +2,7 @@ import type { agentV1 } from '@llmgw/contracts';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
-/** OpenSM's default subnet prefix: the same on every fabric, so it never identifies one (plan §5.2). */
+/** OpenSM's default subnet prefix: the same on every fabric, so it never identifies one (docs/node-agent.md#discovery). */
 export const DEFAULT_SUBNET_PREFIX = 'fe80:0000:0000:0000';
 
 /** `4: ACTIVE` → PORT_STATE_ACTIVE. */
@@ -112,7 +112,7 @@ export interface FabricLabel {
 }
 
 /**
- * Assigns every HCA with an ACTIVE port to a fabric (plan §5.2, in order):
+ * Assigns every HCA with an ACTIVE port to a fabric (docs/node-agent.md#discovery, in order):
  * the configured label; else its GID subnet prefix looked up in
  * `prefixTable` (OpenSM's default prefix never counts); else `unknown`.
  * HCAs without an ACTIVE port attach to nothing (they cannot carry NCCL

@@ -92,7 +92,7 @@ export function normalizeGpuName(name: string): string {
 }
 
 /**
- * The plan's GPU class (§5.1): normalize(name) + "-" + round(GiB) + "g",
+ * The GPU class (docs/node-agent.md#discovery): normalize(name) + "-" + round(GiB) + "g",
  * from the size the driver reports: an H200's 143771 MiB is `h200-140g`, an
  * L40S's 46068 MiB `l40s-45g`.
  */

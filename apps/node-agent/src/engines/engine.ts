@@ -1,8 +1,7 @@
-import type { agentV1 } from '@llmgw/contracts';
+import type { agentV1, EngineKind } from '@llmgw/contracts';
 
-/** Engine kinds the agent can launch (ShardSpec.engine). */
-export type EngineKind = 'vllm' | 'sglang' | 'llamacpp' | 'sim';
-export const ENGINE_KINDS: readonly EngineKind[] = ['vllm', 'sglang', 'llamacpp', 'sim'];
+/** Engine kinds the agent can launch (ShardSpec.engine): libs/contracts engines.ts. */
+export type { EngineKind } from '@llmgw/contracts';
 
 /** What an adapter needs to know about the node besides the spec. */
 export interface NodeContext {
@@ -48,7 +47,7 @@ export interface EngineProbe {
 }
 
 /**
- * One engine (plan §5.3): turns a shard spec into argv and environment.
+ * One engine (docs/node-agent.md#engines): turns a shard spec into argv and environment.
  * Pure: no I/O, so every adapter is table-tested on its output.
  */
 export interface Engine {
@@ -70,7 +69,7 @@ export function fabricHcas(node: NodeContext, fabric: string): string[] {
 }
 
 /**
- * The environment every engine gets (plan §5.3 "Environment generation"):
+ * The environment every engine gets (docs/node-agent.md#engines):
  * CUDA_VISIBLE_DEVICES from the spec's GPUs ("" for CPU profiles, so a CPU
  * shard never grabs a card); NCCL_IB_HCA from the spec's HCAs that belong to
  * the spec's fabric on this node — exact-match (`=` prefix: NCCL otherwise

@@ -22,7 +22,7 @@ function spec(over: Partial<agentV1.ShardSpec__Output> = {}): agentV1.ShardSpec_
     shardId: 'rep1-r0', replicaId: 'rep1', model: 'llama-70b', profile: 'tp4', engine: 'vllm', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0,
     gpuIndices: [0, 1, 2, 3], hcas: [], fabric: '', httpPort: 20001, modelPath: '/models/llama-70b', args: [], env: {}, tensorParallel: 4,
     pipelineParallel: 1, startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0,
-    apiKey: '', ...over,
+    apiKey: '', weights: null, ...over,
   };
 }
 

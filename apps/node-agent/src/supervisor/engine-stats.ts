@@ -1,9 +1,9 @@
 import type { agentV1 } from '@llmgw/contracts';
-import { extractStats, type EngineKind as MetricsEngine } from '@llmgw/engine-metrics';
+import { extractStats, type EngineDialect } from '@llmgw/engine-metrics';
 import type { Shard } from './shard';
 
 /** The metrics dialect a shard's engine speaks (sim-engine says which with --dialect). */
-export function metricsDialect(s: Shard): MetricsEngine {
+export function metricsDialect(s: Shard): EngineDialect {
   if (s.spec.engine === 'sglang' || s.spec.engine === 'llamacpp') return s.spec.engine;
   const i = s.spec.args.indexOf('--dialect');
   const d = i >= 0 ? s.spec.args[i + 1] : undefined;

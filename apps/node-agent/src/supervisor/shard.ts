@@ -2,11 +2,11 @@ import type { agentV1 } from '@llmgw/contracts';
 import type { Logger } from '@llmgw/observability';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Engine, EngineCommand, EngineKind, NodeContext } from '../engines/engine';
+import type { WeightsCache } from '../weights/cache';
 import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 
 export type State = agentV1.ShardState__Output;
-export const TERMINAL: ReadonlySet<State> = new Set(['SHARD_STATE_STOPPED', 'SHARD_STATE_FAILED']);
 
 /** The answer to a command, as it goes into Ack. */
 export interface CommandOutcome {
@@ -41,6 +41,8 @@ export interface SupervisorOptions {
   preflight?: (engine: Engine) => Promise<string>;
   /** Every state change (and drain progress); `withSpec` on the first status of a shard. */
   onStatus?: (status: agentV1.ShardStatus__Output) => void;
+  /** The model cache: shards whose spec names `weights` are DOWNLOADING there before launch (docs/models.md). */
+  weights?: { cache: WeightsCache; dir: string; progressEveryMs?: number };
   log?: Logger;
   now?: () => number;
 }
@@ -65,6 +67,8 @@ export class Shard {
   drained = false;
   specSent = false;
   tails: FileTail[] = [];
+  /** While DOWNLOADING: the weights' progress (ShardStatus.download). */
+  download: agentV1.DownloadProgress__Output | null = null;
   constructor(
     readonly spec: agentV1.ShardSpec__Output,
     readonly engine: Engine,

@@ -1,4 +1,4 @@
-import { freePort } from '@llmgw/testing';
+import { freePort, waitUntil } from '@llmgw/testing';
 import type { agentV1 } from '@llmgw/contracts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ function spec(over: Partial<agentV1.ShardSpec__Output>): agentV1.ShardSpec__Outp
   return {
     shardId: 's1', replicaId: 'rep', model: 'sim-a', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0, gpuIndices: [],
     hcas: [], fabric: '', httpPort: 0, modelPath: '', args: ['--decode-tps', '0', '--log-level', 'info'], env: {}, tensorParallel: 0, pipelineParallel: 0,
-    startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', ...over,
+    startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights: null, ...over,
   };
 }
 
@@ -50,14 +50,8 @@ describe('Supervisor with real sim-engine processes', () => {
   }
 
   /** Waits for a status event matching `pred` (after index `from`); fails loudly with what was seen. */
-  async function until(pred: (s: agentV1.ShardStatus__Output) => boolean, what: string, from = 0, ms = 60_000): Promise<agentV1.ShardStatus__Output> {
-    const start = Date.now();
-    for (;;) {
-      const hit = events.slice(from).find(pred);
-      if (hit) return hit;
-      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; saw ${JSON.stringify(events.slice(from).map((e) => [e.shardId, e.state, e.message]))}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  function until(pred: (s: agentV1.ShardStatus__Output) => boolean, what: string, from = 0, ms = 60_000): Promise<agentV1.ShardStatus__Output> {
+    return waitUntil(() => events.slice(from).find(pred), what, { timeoutMs: ms, everyMs: 20, seen: () => events.slice(from).map((e) => [e.shardId, e.state, e.message]) });
   }
 
   beforeAll(() => { workDir = mkdtempSync(join(tmpdir(), 'llmgw-supervisor-')); });

@@ -1,4 +1,4 @@
-import type { agentV1 } from '@llmgw/contracts';
+import { type agentV1, isTerminalShardState } from '@llmgw/contracts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Engine, EngineCommand, EngineKind } from '../engines/engine';
@@ -6,8 +6,10 @@ import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
 import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
-import { type CommandOutcome, Shard, type State, type SupervisorOptions, TERMINAL, listsModel, runCleanup, withoutSecret } from './shard';
+import { type CommandOutcome, Shard, type State, type SupervisorOptions, listsModel, runCleanup, withoutSecret } from './shard';
 import { scrapeShard } from './engine-stats';
+import { engineSpec, fetchWeights } from './weights-step';
+import { formatProgress } from '../weights/progress';
 
 export { listsModel, withoutSecret } from './shard';
 export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './shard';
@@ -15,7 +17,7 @@ export type { CommandOutcome, SupervisorOptions, SupervisorTimings } from './sha
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Runs engine processes for shards (plan §5.4). Each engine leads its own
+ * Runs engine processes for shards (docs/node-agent.md#shard-states). Each engine leads its own
  * process group and writes to files in the state directory (never to pipes
  * the agent holds), so an agent restart leaves engines untouched; the new
  * agent re-adopts them from their records (pid, pgid and start time checked
@@ -44,7 +46,7 @@ export class Supervisor {
 
   /** Non-terminal shards, for Register. */
   running(): agentV1.ShardStatus__Output[] {
-    return [...this.shards.values()].filter((s) => !TERMINAL.has(s.state)).map((s) => this.status(s, true));
+    return [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).map((s) => this.status(s, true));
   }
 
   get(shardId: string): agentV1.ShardStatus__Output | undefined {
@@ -54,7 +56,7 @@ export class Supervisor {
 
   /** GPU indices held by live shards. */
   gpusInUse(): Set<number> {
-    return new Set([...this.shards.values()].filter((s) => !TERMINAL.has(s.state)).flatMap((s) => s.spec.gpuIndices));
+    return new Set([...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).flatMap((s) => s.spec.gpuIndices));
   }
 
   /** The last lines of one shard's output. */
@@ -70,18 +72,18 @@ export class Supervisor {
   /** StartShard: idempotent by shard id while the shard is not terminal. */
   start(spec: agentV1.ShardSpec__Output): CommandOutcome {
     const existing = this.shards.get(spec.shardId);
-    if (existing && !TERMINAL.has(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
+    if (existing && !isTerminalShardState(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
     const reject = (errorCode: string, message: string): CommandOutcome => ({ result: 'ACK_RESULT_REJECTED', errorCode, message });
     if (!SHARD_ID_PATTERN.test(spec.shardId)) return reject('LLMGW_ERR_INVALID_ARGUMENT', `shard_id ${JSON.stringify(spec.shardId)} must match ${SHARD_ID_PATTERN}`);
     const engine = this.opts.engines.get(spec.engine as EngineKind);
     if (!engine) return reject('LLMGW_ERR_INVALID_ARGUMENT', `engine ${JSON.stringify(spec.engine)} is not configured on this node (configured: ${[...this.opts.engines.keys()].join(', ') || 'none'})`);
     const problems = engine.validate(spec, this.opts.node);
     if (problems.length) return reject('LLMGW_ERR_INVALID_ARGUMENT', problems.join('; '));
-    const live = [...this.shards.values()].filter((s) => !TERMINAL.has(s.state));
+    const live = [...this.shards.values()].filter((s) => !isTerminalShardState(s.state));
     const busy = spec.gpuIndices.filter((g) => live.some((s) => s.spec.gpuIndices.includes(g)));
     if (busy.length) return reject('LLMGW_ERR_FAILED_PRECONDITION', `GPUs ${busy.join(', ')} are in use by ${live.filter((s) => s.spec.gpuIndices.some((g) => busy.includes(g))).map((s) => s.spec.shardId).join(', ')}`);
     if (spec.rank === 0 && live.some((s) => s.spec.rank === 0 && s.spec.httpPort === spec.httpPort)) return reject('LLMGW_ERR_FAILED_PRECONDITION', `port ${spec.httpPort} is in use by another shard`);
-    const cmd = engine.build(spec, this.opts.node);
+    const cmd = engine.build(engineSpec(spec, this.opts.weights?.dir), this.opts.node);
     const shard = new Shard(spec, engine, cmd, new LogRing(this.opts.logRingLines), this.now());
     this.shards.set(spec.shardId, shard);
     this.store.removeLogs(spec.shardId);
@@ -93,7 +95,7 @@ export class Supervisor {
   /** StopShard: SIGTERM to the group, `graceMs`, SIGKILL. Unknown or finished shards are ALREADY_DONE. */
   stop(shardId: string, graceMs = 0, reason = ''): CommandOutcome {
     const s = this.shards.get(shardId);
-    if (!s || TERMINAL.has(s.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
+    if (!s || isTerminalShardState(s.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
     if (s.stopping) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already stopping` };
     s.stopping = this.doStop(s, graceMs || this.opts.timings.stopGraceMs, reason || 'requested');
     return { result: 'ACK_RESULT_ACCEPTED' };
@@ -109,7 +111,7 @@ export class Supervisor {
     const s = this.shards.get(shardId);
     if (!s) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_NOT_FOUND', message: `shard ${shardId} is not running here` };
     if (s.state === 'SHARD_STATE_DRAINING') return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already draining` };
-    if (TERMINAL.has(s.state) || s.stopping) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
+    if (isTerminalShardState(s.state) || s.stopping) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
     s.draining = true;
     this.transition(s, 'SHARD_STATE_DRAINING', `draining${reason ? `: ${reason}` : ''}`);
     void this.watchDrain(s, timeoutMs || this.opts.timings.drainTimeoutMs);
@@ -130,12 +132,12 @@ export class Supervisor {
     const failed: string[] = [];
     for (const rec of records) {
       const engine = this.opts.engines.get(rec.spec.engine as EngineKind);
-      if (TERMINAL.has(rec.state) || this.shards.has(rec.spec.shardId)) {
+      if (isTerminalShardState(rec.state) || this.shards.has(rec.spec.shardId)) {
         this.store.remove(rec.spec.shardId);
         continue;
       }
       const cmd: EngineCommand = engine
-        ? engine.build(rec.spec, this.opts.node)
+        ? engine.build(engineSpec(rec.spec, this.opts.weights?.dir), this.opts.node)
         : { argv: rec.argv, env: {}, cleanup: rec.cleanup, servedModelName: rec.spec.servedModelName || rec.spec.model };
       const shard = new Shard(rec.spec, engine as Engine, cmd, new LogRing(this.opts.logRingLines), rec.stateSinceMs);
       shard.restarts = rec.restarts;
@@ -200,7 +202,7 @@ export class Supervisor {
 
   /** Stops every live shard and waits (tests, `node-agent --stop-engines-on-exit`). */
   async stopAll(graceMs = 5_000): Promise<void> {
-    for (const s of this.shards.values()) if (!TERMINAL.has(s.state) && !s.stopping) s.stopping = this.doStop(s, graceMs, 'agent stopping');
+    for (const s of this.shards.values()) if (!isTerminalShardState(s.state) && !s.stopping) s.stopping = this.doStop(s, graceMs, 'agent stopping');
     await Promise.all([...this.shards.values()].map((s) => s.stopping));
   }
 
@@ -212,7 +214,7 @@ export class Supervisor {
       exitCode: s.exitCode, exited: s.exited, pid: s.exited ? 0 : s.pid, endpoint: s.state === 'SHARD_STATE_PENDING' ? '' : (s.cmd.endpoint ?? ''),
       // The engine secret stays on this node: reports carry the spec without it.
       spec: withSpec ? withoutSecret(s.spec) : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
-      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained,
+      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained, download: s.state === 'SHARD_STATE_DOWNLOADING' ? s.download : null,
     };
   }
 
@@ -228,7 +230,7 @@ export class Supervisor {
     s.state = state;
     s.message = message;
     this.opts.log?.info({ shardId: s.spec.shardId, state, reason: message }, 'shard state');
-    if (TERMINAL.has(state)) {
+    if (isTerminalShardState(state)) {
       clearTimeout(s.probeTimer);
       this.store.remove(s.spec.shardId);
     } else if (s.pid) this.persist(s);
@@ -254,11 +256,20 @@ export class Supervisor {
       if (err) {
         // A failed check is not cached: the operator may install the engine and retry.
         this.checked.delete(s.engine.kind);
-        if (!s.stopping && !TERMINAL.has(s.state)) this.transition(s, 'SHARD_STATE_FAILED', `engine-check: ${err}`);
+        if (!s.stopping && !isTerminalShardState(s.state)) this.transition(s, 'SHARD_STATE_FAILED', `engine-check: ${err}`);
         return;
       }
     }
-    if (s.stopping || TERMINAL.has(s.state) || this.closed) return;
+    const w = this.opts.weights;
+    if (w && s.spec.weights?.baseUrl && !s.stopping && !isTerminalShardState(s.state)) {
+      const why = await fetchWeights(s.spec, w.cache, {
+        downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
+        progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },
+        wanted: () => !s.stopping && !isTerminalShardState(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
+      });
+      if (why && !s.stopping && !isTerminalShardState(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);
+    }
+    if (s.stopping || isTerminalShardState(s.state) || this.closed) return;
     this.launch(s);
   }
 
@@ -271,7 +282,7 @@ export class Supervisor {
   }
 
   private pollTails(): void {
-    for (const s of this.shards.values()) if (!TERMINAL.has(s.state) || s.exited) for (const t of s.tails) t.poll();
+    for (const s of this.shards.values()) if (!isTerminalShardState(s.state) || s.exited) for (const t of s.tails) t.poll();
   }
 
   private launch(s: Shard): void {
@@ -307,12 +318,12 @@ export class Supervisor {
 
   private scheduleProbe(s: Shard, delay = this.opts.timings.healthIntervalMs): void {
     clearTimeout(s.probeTimer);
-    if (this.closed || TERMINAL.has(s.state)) return;
+    if (this.closed || isTerminalShardState(s.state)) return;
     s.probeTimer = setTimeout(() => void this.probe(s), delay);
   }
 
   private async probe(s: Shard): Promise<void> {
-    if (this.closed || TERMINAL.has(s.state) || s.stopping) return;
+    if (this.closed || isTerminalShardState(s.state) || s.stopping) return;
     // An adopted engine is not our child: its exit shows only in /proc.
     if (!s.child && s.pid) {
       const st = readProcStat(s.pid);
@@ -328,11 +339,11 @@ export class Supervisor {
         this.transition(s, 'SHARD_STATE_READY', 'worker process running');
       } else {
         const h = await this.httpGet(s.cmd.healthUrl);
-        if (s.stopping || TERMINAL.has(s.state)) return;
+        if (s.stopping || isTerminalShardState(s.state)) return;
         if (h && s.state === 'SHARD_STATE_STARTING') this.transition(s, 'SHARD_STATE_LOADING', `/health answers ${h.status}`);
         if (h?.status === 200) {
           const m = await this.httpGet(s.cmd.modelsUrl!, s.cmd.apiKey);
-          if (s.stopping || TERMINAL.has(s.state)) return;
+          if (s.stopping || isTerminalShardState(s.state)) return;
           const listed = m?.status === 200 && listsModel(m.body, s.cmd.servedModelName);
           if (listed) this.transition(s, 'SHARD_STATE_READY', `serving ${s.cmd.servedModelName}`);
         }
@@ -358,7 +369,7 @@ export class Supervisor {
     s.exitCode = code ?? -1;
     clearTimeout(s.probeTimer);
     for (const t of s.tails) t.poll();
-    if (s.stopping || TERMINAL.has(s.state) || this.closed) return; // doStop reports
+    if (s.stopping || isTerminalShardState(s.state) || this.closed) return; // doStop reports
     const how = launchError ?? (code !== null ? `exited with code ${code}` : signal ? `killed by ${signal}` : `process ${s.pid} is gone`);
     // A crash leaves nothing behind: the rest of the group goes too.
     signalGroup(s.pgid, 'SIGKILL');

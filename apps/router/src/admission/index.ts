@@ -35,7 +35,7 @@ export type RouterAdmission = Admission & {
 };
 
 /**
- * The router's admission (plan §7.1 step 5, §7.2):
+ * The router's admission (the admit stage of docs/architecture.md#the-request-path; docs/admission.md):
  * - `off`: pass-through, granted at once, pool = first candidate;
  * - `local`: the in-process admission-core controller, fed with the router's
  *   own scraped stats (single-router deployments);

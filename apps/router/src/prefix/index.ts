@@ -14,7 +14,7 @@ export { promptText, promptTokenIds } from './prompt';
 import type { ApiKind } from '../stages/context';
 
 /**
- * The router's side of prefix-aware routing (plan §7.5 tiers 1–2): one
+ * The router's side of prefix-aware routing (docs/prefix.md tiers 1–2): one
  * PrefixIndex read by every profile's `prefix` scorer, tree inserts shared
  * with the other routers over Redis, KV event subscriptions feeding the
  * precise index, the prompt key of each request, and the decision metrics.

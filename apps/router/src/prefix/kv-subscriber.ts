@@ -22,7 +22,7 @@ interface Conn {
 }
 
 /**
- * One ZMQ SUB per KV-publishing replica (tier 2, plan §7.5). Batches go to
+ * One ZMQ SUB per KV-publishing replica (tier 2, docs/prefix.md). Batches go to
  * the index in arrival order; when the index reports a gap, the missing range
  * is fetched from the replica's replay socket (a DEALER, one request at a
  * time per replica) and a timeout or a missing socket drops the replica's

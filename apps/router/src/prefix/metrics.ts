@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PREFIX_DECISIONS } from '@llmgw/scheduling';
 
-/** Prefix-routing metrics (plan §8 "routing decisions"); names and labels are the contract. */
+/** Prefix-routing metrics (docs/prefix.md#metrics); names and labels are the contract. */
 export function createPrefixMetrics(registry: Registry, src: { kvStates(): Iterable<[state: string, n: number]>; kvSequences(): Iterable<[replica: string, seq: number]>; treeEntries(): number; shareStats(): { sent: number; received: number; dropped: number } | undefined }) {
   const reg = { registers: [registry] };
   const share = new Counter({ name: 'llmgw_prefix_share_messages_total', help: 'Tier-1 tree inserts shared with other routers, by direction (sent, received, dropped).', labelNames: ['direction'], ...reg, collect() {

@@ -5,7 +5,7 @@ import type { ApproxInsert } from '@llmgw/prefix';
 import type { Logger } from '@llmgw/observability';
 
 /**
- * Tier-1 sharing between router replicas (plan §7.5; design in docs/prefix.md).
+ * Tier-1 sharing between router replicas (design in docs/prefix.md#sharing-the-tree-across-router-replicas).
  *
  * Every local tree insert is published on one Redis pub/sub channel,
  * `<key_prefix>prefix:v1:inserts`, as a msgpack array

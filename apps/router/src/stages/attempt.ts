@@ -11,7 +11,7 @@ import { pinnedReplica } from './pin';
  * answer back. A failure before the first byte reaches the client
  * (connection refused, 503, 429) is retried on another endpoint, up to
  * `retries`; when no endpoint of the model is left, the request moves down
- * its fallback chain (plan §7.7). Serving a model other than the one the
+ * its fallback chain (docs/router.md, "Upstream attempts, retries, timeouts"). Serving a model other than the one the
  * quota was reserved for re-checks what the key may pay for first
  * (`tenancy.rebind`), so a paid fallback is charged to its budgets and is
  * refused when they are spent.

@@ -106,7 +106,7 @@ export class RequestContext {
   estimatedTokens = 0;
   // reserve
   reservation?: Reservation;
-  /** `model` then its fallbacks the key may use (plan §7.7). */
+  /** `model` then its fallbacks the key may use (docs/router.md, "Upstream attempts, retries, timeouts"). */
   chain: string[] = [];
   // admit
   chainIdx = -1;

@@ -31,7 +31,7 @@ export function resolveModel(s: RouterState, c: RequestContext): void {
 }
 
 /**
- * The model followed by the fallbacks (plan §7.7) the key may use: a
+ * The model followed by the fallbacks (docs/router.md, "Upstream attempts, retries, timeouts") the key may use: a
  * fallback outside the key's allowlist is skipped, never served.
  */
 export function permittedChain(s: RouterState, principal: Principal | undefined, model: string): string[] {

@@ -65,7 +65,7 @@ const RECORD_TIMEOUT_MS = 500;
 const LIMIT_CODES = { rpm: 'LLMGW_ERR_RATE_LIMIT_RPM', tpm: 'LLMGW_ERR_RATE_LIMIT_TPM', budget: 'LLMGW_ERR_BUDGET_EXCEEDED' } as const;
 
 /**
- * Tenancy on (plan §7.9): bearer key → SHA-256 → in-memory cache (read
+ * Tenancy on (docs/accounting.md): bearer key → SHA-256 → in-memory cache (read
  * through to accounting on a miss, revalidated in the background when stale,
  * dropped on invalidation; the key's published record while accounting cannot
  * answer: key-resolution.ts, docs/accounting.md); one counter

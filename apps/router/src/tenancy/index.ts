@@ -16,7 +16,7 @@ export interface Reservation {
 }
 
 /**
- * The router's tenancy seam (plan §7.9): auth, limits, budgets and the usage
+ * The router's tenancy seam (docs/accounting.md): auth, limits, budgets and the usage
  * ledger. Called on every request; with tenancy disabled every call is a
  * no-op and `authenticate` returns undefined.
  */
@@ -28,7 +28,7 @@ export interface TenancyHooks {
   reserve(p: Principal | undefined, model: string, estimatedTokens: number): Promise<Reservation>;
   /**
    * Moves the reservation to another model the request is about to be served by (an
-   * availability fallback, plan §7.7): refuses (throws LlmgwError 403/429) when the key may not
+   * availability fallback, docs/router.md, "Upstream attempts, retries, timeouts"): refuses (throws LlmgwError 403/429) when the key may not
    * use it or cannot pay for it, and otherwise returns the reservation to settle, charging
    * the budgets at that model's price. Absent: fallbacks are not re-checked.
    */

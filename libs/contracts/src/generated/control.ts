@@ -5,6 +5,7 @@ import type { Ack as _llmgw_agent_v1_Ack, Ack__Output as _llmgw_agent_v1_Ack__Ou
 import type { AgentMessage as _llmgw_agent_v1_AgentMessage, AgentMessage__Output as _llmgw_agent_v1_AgentMessage__Output } from './llmgw/agent/v1/AgentMessage';
 import type { AgentServiceClient as _llmgw_agent_v1_AgentServiceClient, AgentServiceDefinition as _llmgw_agent_v1_AgentServiceDefinition } from './llmgw/agent/v1/AgentService';
 import type { ControlMessage as _llmgw_agent_v1_ControlMessage, ControlMessage__Output as _llmgw_agent_v1_ControlMessage__Output } from './llmgw/agent/v1/ControlMessage';
+import type { DownloadProgress as _llmgw_agent_v1_DownloadProgress, DownloadProgress__Output as _llmgw_agent_v1_DownloadProgress__Output } from './llmgw/agent/v1/DownloadProgress';
 import type { DrainShard as _llmgw_agent_v1_DrainShard, DrainShard__Output as _llmgw_agent_v1_DrainShard__Output } from './llmgw/agent/v1/DrainShard';
 import type { EngineStats as _llmgw_agent_v1_EngineStats, EngineStats__Output as _llmgw_agent_v1_EngineStats__Output } from './llmgw/agent/v1/EngineStats';
 import type { EngineVersion as _llmgw_agent_v1_EngineVersion, EngineVersion__Output as _llmgw_agent_v1_EngineVersion__Output } from './llmgw/agent/v1/EngineVersion';
@@ -27,6 +28,7 @@ import type { StartShard as _llmgw_agent_v1_StartShard, StartShard__Output as _l
 import type { StopShard as _llmgw_agent_v1_StopShard, StopShard__Output as _llmgw_agent_v1_StopShard__Output } from './llmgw/agent/v1/StopShard';
 import type { Topology as _llmgw_agent_v1_Topology, Topology__Output as _llmgw_agent_v1_Topology__Output } from './llmgw/agent/v1/Topology';
 import type { Versions as _llmgw_agent_v1_Versions, Versions__Output as _llmgw_agent_v1_Versions__Output } from './llmgw/agent/v1/Versions';
+import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from './llmgw/agent/v1/WeightsSource';
 import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from './llmgw/control/v1/AutoscaleStatus';
 import type { ControlServiceClient as _llmgw_control_v1_ControlServiceClient, ControlServiceDefinition as _llmgw_control_v1_ControlServiceDefinition } from './llmgw/control/v1/ControlService';
 import type { CordonNodeRequest as _llmgw_control_v1_CordonNodeRequest, CordonNodeRequest__Output as _llmgw_control_v1_CordonNodeRequest__Output } from './llmgw/control/v1/CordonNodeRequest';
@@ -71,6 +73,7 @@ export interface ProtoGrpcType {
         AgentMessage: MessageTypeDefinition<_llmgw_agent_v1_AgentMessage, _llmgw_agent_v1_AgentMessage__Output>
         AgentService: SubtypeConstructor<typeof grpc.Client, _llmgw_agent_v1_AgentServiceClient> & { service: _llmgw_agent_v1_AgentServiceDefinition }
         ControlMessage: MessageTypeDefinition<_llmgw_agent_v1_ControlMessage, _llmgw_agent_v1_ControlMessage__Output>
+        DownloadProgress: MessageTypeDefinition<_llmgw_agent_v1_DownloadProgress, _llmgw_agent_v1_DownloadProgress__Output>
         DrainShard: MessageTypeDefinition<_llmgw_agent_v1_DrainShard, _llmgw_agent_v1_DrainShard__Output>
         EngineStats: MessageTypeDefinition<_llmgw_agent_v1_EngineStats, _llmgw_agent_v1_EngineStats__Output>
         EngineVersion: MessageTypeDefinition<_llmgw_agent_v1_EngineVersion, _llmgw_agent_v1_EngineVersion__Output>
@@ -101,6 +104,7 @@ export interface ProtoGrpcType {
         StopShard: MessageTypeDefinition<_llmgw_agent_v1_StopShard, _llmgw_agent_v1_StopShard__Output>
         Topology: MessageTypeDefinition<_llmgw_agent_v1_Topology, _llmgw_agent_v1_Topology__Output>
         Versions: MessageTypeDefinition<_llmgw_agent_v1_Versions, _llmgw_agent_v1_Versions__Output>
+        WeightsSource: MessageTypeDefinition<_llmgw_agent_v1_WeightsSource, _llmgw_agent_v1_WeightsSource__Output>
       }
     }
     control: {

@@ -1,8 +1,8 @@
 import type { ReplicaRec } from './records';
 import type { PlacedEndpoint } from './types';
+import { DIALECT_OF_KIND } from '@llmgw/contracts';
 
 /** The engines' metric vocabulary: sim-engine speaks vLLM's names. */
-const METRICS_ENGINE: Record<string, PlacedEndpoint['engine']> = { vllm: 'vllm', sglang: 'sglang', llamacpp: 'llamacpp', sim: 'vllm' };
 
 /**
  * The published set: Ready replicas that are not draining, each as the
@@ -21,7 +21,7 @@ export function publishedEndpoints(replicas: Iterable<ReplicaRec>, withKey: bool
       id: r.id,
       url: lead.endpoint,
       model: r.model,
-      engine: METRICS_ENGINE[r.profile.engine],
+      engine: DIALECT_OF_KIND[r.profile.engine],
       pool: r.pool,
       priority: r.profile.priority,
       weight: r.profile.weight,

@@ -70,6 +70,7 @@ export async function launchReplica(st: ReconcilerState, m: Model, d: PlacementD
       kvEventsPort: s.rank === 0 ? kvEventsPort : 0,
       kvReplayPort: s.rank === 0 ? kvReplayPort : 0,
       ...(apiKey ? { apiKey } : {}),
+      ...(m.weights ? { weights: m.weights } : {}),
     };
     return { spec, nodeId: s.nodeId, state: 'unreported', message: '', endpoint: '', sinceMs: now, stopSent: false, drained: false };
   });

@@ -8,7 +8,7 @@ import type { FleetView, PlacedEndpoint, ReplicaView } from './types';
 export type { PassResult, ReconcilerLog, ReconcilerOptions } from './options';
 
 /**
- * Plan §6.3: compares desired replicas (catalog scaling, operator targets,
+ * The reconciler (docs/placement.md, "The reconciler"): compares desired replicas (catalog scaling, operator targets,
  * on-demand use) with actual ones (what the fleet reports) and closes the
  * gap through shard commands. Pure apart from the injected sink, publisher
  * and clock; one pass at a time.
@@ -16,7 +16,7 @@ export type { PassResult, ReconcilerLog, ReconcilerOptions } from './options';
  * Replica state lives only here and in the fleet: a new leader (or a
  * restarted one) rebuilds it from the shards agents report, adopting those
  * whose spec names a catalog model, so nothing is started twice; a shard
- * nothing claims for two consecutive passes is stopped (plan §6.5).
+ * nothing claims for two consecutive passes is stopped (docs/inventory.md#what-it-keeps-and-where-from).
  */
 export class Reconciler {
   private readonly st: ReconcilerState;
@@ -55,7 +55,7 @@ export class Reconciler {
     return this.st.scalingOf(m);
   }
 
-  /** Replicas wanted now (plan §6.3, upstream notes on on-demand loading). */
+  /** Replicas wanted now (docs/placement.md#scaling). */
   desired(m: Model, now = this.st.o.now()): number {
     return this.st.desired(m, now);
   }

@@ -32,7 +32,7 @@ export class ReconcilerState {
     return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
   }
 
-  /** Replicas wanted now (plan §6.3, upstream notes on on-demand loading), the autoscaler's count when it has one. */
+  /** Replicas wanted now (docs/placement.md#scaling), the autoscaler's count when it has one (docs/capacity.md). */
   desired(m: Model, now = this.o.now()): number {
     const base = this.baseDesired(m, now);
     if (!this.o.autoscale) return base;

@@ -1,10 +1,8 @@
-import type { EndpointInfo } from '@llmgw/contracts';
-import type { EngineLaunch, EngineName, FleetNode, Profile } from '../types';
+import type { EndpointInfo, ShardStateName } from '@llmgw/contracts';
+import type { EngineLaunch, EngineKind, FleetNode, Profile, WeightsMirror } from '../types';
 
-/** A shard's state as the agent reports it (plan §5.4). */
-export type ShardStateName = 'pending' | 'starting' | 'loading' | 'ready' | 'draining' | 'stopped' | 'failed';
-
-export const TERMINAL_SHARD_STATES: ReadonlySet<ShardStateName> = new Set(['stopped', 'failed']);
+/** A shard's state as the agent reports it (docs/node-agent.md#shard-states), and which states are terminal: libs/contracts shard-states.ts. */
+export { TERMINAL_SHARD_STATES, type ShardStateName } from '@llmgw/contracts';
 
 /**
  * Everything an agent needs to launch one shard (the placement-scheduler's
@@ -17,7 +15,7 @@ export interface ShardLaunchSpec extends EngineLaunch {
   readonly replicaId: string;
   readonly model: string;
   readonly profile: string;
-  readonly engine: EngineName;
+  readonly engine: EngineKind;
   readonly rank: number;
   readonly nnodes: number;
   /** Rank 0's management address. */
@@ -45,6 +43,8 @@ export interface ShardLaunchSpec extends EngineLaunch {
    * specs the reconciler sends; reports never carry it back.
    */
   readonly apiKey?: string;
+  /** The model's weights mirror (the agent fetches it before launch); absent = modelPath as is. */
+  readonly weights?: WeightsMirror;
 }
 
 /** One shard as a node reports it (inventory's view of the fleet). */

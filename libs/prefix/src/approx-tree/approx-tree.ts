@@ -1,5 +1,5 @@
 /**
- * Tier 1 (plan §7.5): an estimate of which prefixes each replica holds in its
+ * Tier 1 (docs/prefix.md): an estimate of which prefixes each replica holds in its
  * KV cache, built only from what was sent where. One tree per model.
  *
  * The tree is a trie over fixed-size character chunks whose nodes are named

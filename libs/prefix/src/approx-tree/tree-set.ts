@@ -4,9 +4,9 @@ import { chunkHashes, DEFAULT_CHUNK_CHARS } from './chunk-hash';
 export interface ApproxTreeSetOptions {
   /** Characters per chunk (the tree's granularity). */
   chunkChars?: number;
-  /** Estimated cache per replica, in characters, before its least recently sent chunks are evicted (plan §9.1 max_tree_size). */
+  /** Estimated cache per replica, in characters, before its least recently sent chunks are evicted (`max_tree_size`, docs/prefix.md). */
   maxTreeSize?: number;
-  /** Eviction runs at most this often, lazily on insert (ms; plan §9.1 eviction_interval). */
+  /** Eviction runs at most this often, lazily on insert (ms; `eviction_interval`, docs/prefix.md). */
   evictionIntervalMs?: number;
 }
 
@@ -18,7 +18,7 @@ export interface ApproxInsert {
 }
 
 /**
- * One `ApproxTree` per model, with the plan's size limits. Time is passed in
+ * One `ApproxTree` per model, with its configured size limits. Time is passed in
  * (`now`, ms) so callers and tests own the clock; eviction runs lazily on the
  * first insert after `evictionIntervalMs` has passed, never on a timer.
  */

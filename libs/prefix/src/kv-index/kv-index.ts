@@ -1,5 +1,5 @@
 /**
- * Tier 2 (plan §7.5): the precise KV index, `block hash → replicas`, kept
+ * Tier 2 (docs/prefix.md): the precise KV index, `block hash → replicas`, kept
  * from each replica's KV events (vLLM `--kv-events-config`). Pure: the
  * router's subscriber feeds it decoded batches and performs the replays it
  * asks for.

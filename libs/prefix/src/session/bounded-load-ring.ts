@@ -20,7 +20,7 @@ export interface BoundedLoadRingOptions {
 /**
  * Consistent hash ring with bounded loads (Mirrokni, Thorup, Zadimoghaddam,
  * "Consistent Hashing with Bounded Loads", 2016), the tier-0 session
- * affinity of plan §7.5.
+ * affinity (docs/scheduling.md#session-affinity-tier-0-in-detail).
  *
  * Membership is fixed at construction; a decision over a subset of the
  * members passes `undefined` loads for the others (see `pick`), so a new ring

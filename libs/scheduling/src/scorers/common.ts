@@ -18,3 +18,19 @@ export interface ScrapedParams {
 export function staleAdjusted(ep: EndpointView, score: number, p: ScrapedParams): number {
   return ep.stale ? score * p.stale_factor : score;
 }
+
+/** One score per endpoint, keyed by endpoint id: the shape every scorer returns. */
+export function scoreEach(eps: readonly EndpointView[], score: (ep: EndpointView) => number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const ep of eps) out.set(ep.id, score(ep));
+  return out;
+}
+
+/**
+ * A score from scraped engine stats per endpoint: `score` answers undefined
+ * when the metric it needs is absent (then `unknown_score`), and the stale
+ * rule applies to every endpoint.
+ */
+export function scoreScraped(eps: readonly EndpointView[], p: ScrapedParams, score: (ep: EndpointView) => number | undefined): Map<string, number> {
+  return scoreEach(eps, (ep) => staleAdjusted(ep, score(ep) ?? p.unknown_score, p));
+}

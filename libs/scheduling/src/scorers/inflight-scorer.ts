@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
+import { scoreEach } from './common';
 
 const schema = z
   .object({
@@ -14,7 +15,7 @@ const schema = z
 export type InflightScorerParams = z.output<typeof schema>;
 
 /**
- * `1 − norm(router_inflight)` (plan §7.4). Inflight is this router's own
+ * `1 − norm(router_inflight)` (docs/scheduling.md#scorers). Inflight is this router's own
  * count, current to the request, so it is the only signal that separates
  * decisions taken within one scrape interval. It is divided by the
  * endpoint's weight / 100 so a bigger replica may carry proportionally more.
@@ -26,11 +27,9 @@ export class InflightScorer implements Scorer {
     readonly params: InflightScorerParams,
   ) {}
   score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    const out = new Map<string, number>();
     let denom = this.params.cap ?? 0;
     if (this.params.cap === undefined) for (const ep of eps) denom = Math.max(denom, perWeight(ep));
-    for (const ep of eps) out.set(ep.id, denom > 0 ? 1 - Math.min(1, perWeight(ep) / denom) : 1);
-    return out;
+    return scoreEach(eps, (ep) => (denom > 0 ? 1 - Math.min(1, perWeight(ep) / denom) : 1));
   }
 }
 

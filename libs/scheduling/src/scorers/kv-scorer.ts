@@ -2,18 +2,18 @@ import { DEFAULT_KV_CEILING } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scrapedParams, staleAdjusted } from './common';
+import { scoreScraped, scrapedParams } from './common';
 
 const schema = z
   .object({
-    /** KV occupancy above which the score is 0 (the hard penalty; plan §9.1 kv_ceiling). */
+    /** KV occupancy above which the score is 0 (the hard penalty; `kv_ceiling`, docs/scheduling.md#scorers). */
     ceiling: z.number().gt(0).max(1).default(DEFAULT_KV_CEILING),
     ...scrapedParams,
   })
   .strict();
 export type KvScorerParams = z.output<typeof schema>;
 
-/** `1 − kv_usage`, and 0 above `ceiling` (plan §7.4). */
+/** `1 − kv_usage`, and 0 above `ceiling` (docs/scheduling.md#scorers). */
 export class KvScorer implements Scorer {
   readonly type = 'kv-scorer';
   constructor(
@@ -21,16 +21,11 @@ export class KvScorer implements Scorer {
     readonly params: KvScorerParams,
   ) {}
   score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const ep of eps) {
+    return scoreScraped(eps, this.params, (ep) => {
       const kv = ep.stats?.kvUsage;
-      let s: number;
-      if (kv === undefined || !Number.isFinite(kv)) s = this.params.unknown_score;
-      else if (kv > this.params.ceiling) s = 0;
-      else s = 1 - Math.max(0, kv);
-      out.set(ep.id, staleAdjusted(ep, s, this.params));
-    }
-    return out;
+      if (kv === undefined || !Number.isFinite(kv)) return undefined;
+      return kv > this.params.ceiling ? 0 : 1 - Math.max(0, kv);
+    });
   }
 }
 

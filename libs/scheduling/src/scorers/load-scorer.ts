@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scrapedParams, staleAdjusted } from './common';
+import { scoreScraped, scrapedParams } from './common';
 
 const schema = z.object({ ...scrapedParams }).strict();
 export type LoadScorerParams = z.output<typeof schema>;
 
 /**
- * `1 − norm(running / drain_rate)` (AIBrix, plan §7.4): the time the current
+ * `1 − norm(running / drain_rate)` (AIBrix, docs/scheduling.md#scorers): the time the current
  * batch takes to drain, so a slow replica with the same `running` scores lower.
  * An endpoint with no known drain rate is assumed to drain at the mean rate
  * of those that have one; when none has one, `running` alone is compared.
@@ -36,12 +36,7 @@ export class LoadScorer implements Scorer {
     };
     let max = 0;
     for (const ep of eps) if (ep.stats) max = Math.max(max, drain(ep));
-    const out = new Map<string, number>();
-    for (const ep of eps) {
-      const s = !ep.stats ? this.params.unknown_score : max > 0 ? 1 - drain(ep) / max : 1;
-      out.set(ep.id, staleAdjusted(ep, s, this.params));
-    }
-    return out;
+    return scoreScraped(eps, this.params, (ep) => (!ep.stats ? undefined : max > 0 ? 1 - drain(ep) / max : 1));
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
+import { scoreEach } from './common';
 
 const schema = z.object({}).strict();
 
@@ -19,9 +20,7 @@ export class PoolPriorityScorer implements Scorer {
       min = Math.min(min, ep.poolPriority);
       max = Math.max(max, ep.poolPriority);
     }
-    const out = new Map<string, number>();
-    for (const ep of eps) out.set(ep.id, max > min ? (ep.poolPriority - min) / (max - min) : 1);
-    return out;
+    return scoreEach(eps, (ep) => (max > min ? (ep.poolPriority - min) / (max - min) : 1));
   }
 }
 

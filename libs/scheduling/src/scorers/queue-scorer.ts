@@ -2,18 +2,18 @@ import { DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
 import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scrapedParams, staleAdjusted } from './common';
+import { scoreScraped, scrapedParams } from './common';
 
 const schema = z
   .object({
-    /** Engine queue depth at which the score reaches 0 (plan §9.1 target_waiting_per_replica). */
+    /** Engine queue depth at which the score reaches 0 (`target_waiting_per_replica`, docs/scheduling.md#scorers). */
     target_waiting: z.number().positive().default(DEFAULT_TARGET_WAITING_PER_REPLICA),
     ...scrapedParams,
   })
   .strict();
 export type QueueScorerParams = z.output<typeof schema>;
 
-/** `1 − min(1, waiting / target_waiting)` (plan §7.4). */
+/** `1 − min(1, waiting / target_waiting)` (docs/scheduling.md#scorers). */
 export class QueueScorer implements Scorer {
   readonly type = 'queue-scorer';
   constructor(
@@ -21,12 +21,7 @@ export class QueueScorer implements Scorer {
     readonly params: QueueScorerParams,
   ) {}
   score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const ep of eps) {
-      const s = ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : this.params.unknown_score;
-      out.set(ep.id, staleAdjusted(ep, s, this.params));
-    }
-    return out;
+    return scoreScraped(eps, this.params, (ep) => (ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : undefined));
   }
 }
 

@@ -5,7 +5,7 @@ import type { EndpointView, SchedRequest, ScoreDetail, Scorer } from '../types';
 
 const schema = z
   .object({
-    /** A replica takes a session only while its load stays within load_factor × average (plan §9.1). */
+    /** A replica takes a session only while its load stays within load_factor × average (docs/scheduling.md#session-affinity-tier-0-in-detail). */
     load_factor: z.number().min(1).default(1.25),
     /** What "load" means for the bound: the router's inflight, or inflight plus scraped running. */
     load: z.enum(['inflight', 'inflight+running']).default('inflight'),
@@ -18,7 +18,7 @@ const schema = z
 export type SessionScorerParams = z.output<typeof schema>;
 
 /**
- * Tier-0 session affinity (plan §7.5): the request's session key is placed
+ * Tier-0 session affinity (docs/prefix.md): the request's session key is placed
  * on a bounded-load consistent hash ring over the candidates; that replica
  * scores 1, every other 0. No session key: everyone gets `neutral_score`.
  */

@@ -6,11 +6,11 @@ import type { PrefixDecision } from '../../decisions';
 
 const schema = z
   .object({
-    /** Below this match ratio the prefix counts as a miss and load decides (plan §9.1). */
+    /** Below this match ratio the prefix counts as a miss and load decides (docs/scheduling.md#prefix-scorer-tiers-1-and-2). */
     cache_threshold: z.number().min(0).max(1).default(0.3),
     /** The balance guard fires when max_load − min_load > this … */
     balance_abs_threshold: z.number().min(0).default(16),
-    /** … and max_load > min_load × this (both must hold; plan §7.5). */
+    /** … and max_load > min_load × this (both must hold; docs/prefix.md). */
     balance_rel_threshold: z.number().min(1).default(1.5),
     /**
      * What "load" means for the guard and the min-load choice: the router's own
@@ -23,7 +23,7 @@ const schema = z
 export type PrefixScorerParams = z.output<typeof schema>;
 
 /**
- * Tiers 1 and 2 of plan §7.5 as one scorer. Decision, in this order:
+ * Tiers 1 and 2 of docs/prefix.md as one scorer. Decision, in this order:
  *
  * 1. the request has no prompt, or no tier knows this model/prompt → `no_tree`;
  * 2. max_load − min_load > balance_abs_threshold and max_load > min_load ×
@@ -32,7 +32,7 @@ export type PrefixScorerParams = z.output<typeof schema>;
  *    draining, gone, already tried) and no candidate matches as well → `stale`;
  * 4. the best candidate's match ratio < cache_threshold → `cache_miss_min_load`;
  * 5. otherwise `cache_hit`: each candidate scores its match ratio
- *    (`matched_blocks / prompt_blocks`, plan §7.4).
+ *    (`matched_blocks / prompt_blocks`, docs/scheduling.md#scorers).
  *
  * In cases 1–4 the prefix is ignored and the score is `1 − load / max_load`,
  * so the least loaded replica scores highest. After the pick, `picked()`

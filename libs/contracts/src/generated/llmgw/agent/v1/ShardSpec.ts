@@ -1,5 +1,6 @@
 // Original file: llmgw/agent/v1/shard.proto
 
+import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from '../../../llmgw/agent/v1/WeightsSource';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ShardSpec {
@@ -29,6 +30,7 @@ export interface ShardSpec {
   'kvEventsPort'?: (number);
   'kvReplayPort'?: (number);
   'apiKey'?: (string);
+  'weights'?: (_llmgw_agent_v1_WeightsSource | null);
 }
 
 export interface ShardSpec__Output {
@@ -58,4 +60,5 @@ export interface ShardSpec__Output {
   'kvEventsPort': (number);
   'kvReplayPort': (number);
   'apiKey': (string);
+  'weights': (_llmgw_agent_v1_WeightsSource__Output | null);
 }

@@ -9,6 +9,7 @@ export const ShardState = {
   SHARD_STATE_DRAINING: 'SHARD_STATE_DRAINING',
   SHARD_STATE_STOPPED: 'SHARD_STATE_STOPPED',
   SHARD_STATE_FAILED: 'SHARD_STATE_FAILED',
+  SHARD_STATE_DOWNLOADING: 'SHARD_STATE_DOWNLOADING',
 } as const;
 
 export type ShardState =
@@ -28,5 +29,7 @@ export type ShardState =
   | 6
   | 'SHARD_STATE_FAILED'
   | 7
+  | 'SHARD_STATE_DOWNLOADING'
+  | 8
 
 export type ShardState__Output = typeof ShardState[keyof typeof ShardState]

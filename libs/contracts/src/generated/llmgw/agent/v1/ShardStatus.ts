@@ -2,6 +2,7 @@
 
 import type { ShardState as _llmgw_agent_v1_ShardState, ShardState__Output as _llmgw_agent_v1_ShardState__Output } from '../../../llmgw/agent/v1/ShardState';
 import type { ShardSpec as _llmgw_agent_v1_ShardSpec, ShardSpec__Output as _llmgw_agent_v1_ShardSpec__Output } from '../../../llmgw/agent/v1/ShardSpec';
+import type { DownloadProgress as _llmgw_agent_v1_DownloadProgress, DownloadProgress__Output as _llmgw_agent_v1_DownloadProgress__Output } from '../../../llmgw/agent/v1/DownloadProgress';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ShardStatus {
@@ -19,6 +20,7 @@ export interface ShardStatus {
   'pgid'?: (number);
   'restarts'?: (number);
   'drained'?: (boolean);
+  'download'?: (_llmgw_agent_v1_DownloadProgress | null);
 }
 
 export interface ShardStatus__Output {
@@ -36,4 +38,5 @@ export interface ShardStatus__Output {
   'pgid': (number);
   'restarts': (number);
   'drained': (boolean);
+  'download': (_llmgw_agent_v1_DownloadProgress__Output | null);
 }
