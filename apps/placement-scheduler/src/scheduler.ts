@@ -8,6 +8,7 @@ import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
 import type { QuotaUsage } from '@llmgw/control-rpc';
 import type { QuotaStore } from './quota-store';
 import { catalogEntries, type Target } from './redis-state';
+import type { Autoscaler } from './autoscaler';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + WatchedFleet behind it). */
 export interface FleetSource {
@@ -43,6 +44,8 @@ export interface SchedulerOptions {
   debounceMs?: number;
   now?: () => number;
   reconciler?: Partial<ConstructorParameters<typeof Reconciler>[0]>;
+  /** When set, desired replicas follow it (docs/capacity.md "The autoscaler"). */
+  autoscaler?: Autoscaler;
 }
 
 /** "llama-3-3-70b-3f9a0c1d": the model, sanitised, and random bytes (never reused across restarts). */
@@ -69,6 +72,7 @@ export class PlacementScheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.now = o.now ?? Date.now;
+    const auto = o.autoscaler;
     this.reconciler = new Reconciler({
       catalog: () => o.catalog.models,
       sink: o.sink,
@@ -78,6 +82,7 @@ export class PlacementScheduler {
       newReplicaId,
       log: o.log,
       onPass: (r) => this.recordPass(r),
+      ...(auto ? { autoscale: (m: Model, base: number, max: number) => auto.desired(m.name, base, max) } : {}),
       ...o.reconciler,
     });
     if (o.registry) this.metrics = makeMetrics(o.registry);
@@ -160,6 +165,14 @@ export class PlacementScheduler {
     this.reconciler.setTarget(model.name, t);
     this.soon();
     return true;
+  }
+
+  /** The autoscaler's latest decision for a model, as `ctl models` shows it; undefined when it has none. */
+  autoscaleStatus(model: string): { action: string; reason: string; from: number; to: number; atMs: number; lastChange: string; lastChangeMs: number } | undefined {
+    const d = this.o.autoscaler?.lastDecision(model);
+    if (!d) return undefined;
+    const c = this.o.autoscaler!.lastChange(model);
+    return { action: d.action, reason: d.reason, from: d.from, to: d.to, atMs: d.atMs, lastChange: c?.reason ?? '', lastChangeMs: c?.atMs ?? 0 };
   }
 
   lastPassResult(): PassResult | undefined {

@@ -85,11 +85,11 @@ export class TestFleet {
   /** Engine ports: the scheduler's range, free when the fleet starts. */
   private ports: [number, number] = [0, 0];
 
-  /** `router`: extra router config (merged over the harness's); `admission` and `agent`: the same for those. */
+  /** `router`: extra router config (merged over the harness's); `admission`, `scheduler` and `agent`: the same for those. */
   constructor(
     private readonly catalog: object,
     readonly nodes: readonly FleetNodeSpec[],
-    private readonly extra: { router?: object; admission?: object; agent?: object } = {},
+    readonly extra: { router?: object; admission?: object; scheduler?: object; agent?: object } = {},
   ) {}
 
   get catalogPath(): string {
@@ -150,6 +150,8 @@ export class TestFleet {
       backoff: { base: '300ms', max: '2s' },
       port_range: this.ports,
       log_level: 'info',
+      ...(this.admission ? { admission: { address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
+      ...this.extra.scheduler,
     }));
     this.scheduler = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
     this.ctl?.close();
@@ -165,6 +167,7 @@ export class TestFleet {
       log_level: 'warn',
       engine_key_file: this.engineKeyFile,
       endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix, on_demand_hold: '200ms' },
+      ...(this.admission ? { admission: { mode: 'remote', address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
       ...this.extra.router,
     }));
     this.router = await spawnRole('router', ['--config', cfg], { timeoutMs: 60_000, keepOutput: true });
@@ -224,12 +227,14 @@ export class TestFleet {
   }
 
   /** The whole stack: inventory, the agents, the scheduler, then (unless `router: false`) the router once the catalog view is in Redis. */
-  async start(o: { router?: boolean } = {}): Promise<void> {
+  async start(o: { router?: boolean; admission?: boolean } = {}): Promise<void> {
     this.ports = await freePortRange(100);
     this.writeCatalog();
     await this.startInventory();
     for (const n of this.nodes) await this.startAgent(n.id);
     await waitUntil(() => this.nodes.every((n) => this.view.nodes.get(n.id)?.connectivity === 'CONNECTIVITY_CONNECTED'), 'every agent registered', { timeoutMs: 30_000, everyMs: 50 });
+    // With admission: started first, so the scheduler's autoscaler reads it and the router queues in it.
+    if (o.admission) await this.startAdmission();
     await this.startScheduler();
     await waitUntil(async () => (await this.redis.hlen(modelCatalogKeys(this.prefix).catalog)) > 0, 'the catalog view in Redis', { timeoutMs: 30_000, everyMs: 100 });
     if (o.router !== false) await this.startRouter();

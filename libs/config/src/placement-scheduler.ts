@@ -56,6 +56,45 @@ export const placementSchedulerConfigSchema = z
       .strict()
       .optional(),
     /**
+     * The admission service the autoscaler reads (Status: requests queued per
+     * model). Absent: no autoscaling; models keep their catalog and target
+     * replica counts (docs/capacity.md).
+     */
+    admission: z
+      .object({
+        /** host:port; several comma-separated: the leader among them is asked. */
+        address: z.string().min(1),
+        /** mTLS towards admission (role placement-scheduler). */
+        tls: clientTlsSchema.optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * The autoscaler (docs/capacity.md): on the leader, for models whose
+     * catalog `scaling.target_waiting_per_replica` is above 0.
+     */
+    autoscaler: z
+      .object({
+        /** How often admission is read and a decision made. */
+        interval: duration().default(5000),
+        /** Waiting per replica is averaged over this window. */
+        window: duration().default(60_000),
+        /** Least time between two scale-ups. */
+        up_cooldown: duration().default(60_000),
+        /** Least time after any scale event before a scale-down. */
+        down_cooldown: duration().default(120_000),
+        /** A replica is taken back only after nothing has waited for this long. */
+        quiet_period: duration().default(600_000),
+      })
+      .strict()
+      .default({ interval: 5000, window: 60_000, up_cooldown: 60_000, down_cooldown: 120_000, quiet_period: 600_000 }),
+    /**
+     * How often the leader compares the stored capacity profiles (read from
+     * `accounting`) with the engines running, for
+     * llmgw_capacity_profile_stale (docs/capacity.md).
+     */
+    capacity_check_interval: duration().default(30_000),
+    /**
      * Redis for the leader lock, endpoint publication (what routers read),
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.

@@ -11,6 +11,8 @@ export interface ModelAdminScheduler {
   readonly reconciler: Reconciler;
   /** `ctl model target`: undefined clears; resolves false when nothing changed. */
   setTarget(model: Model, t: { min: number; max: number } | undefined): Promise<boolean>;
+  /** The autoscaler's latest decision (docs/capacity.md); absent or undefined when it has none. */
+  autoscaleStatus?(model: string): controlV1.AutoscaleStatus | undefined;
 }
 
 const REJECT: Record<RejectReason, controlV1.RejectReason> = {
@@ -161,6 +163,7 @@ export class ModelAdmin {
       capacityClass: m.capacityClass ?? 'standard',
       project: m.project ?? '',
       gpusUsed: replicas.filter((r) => r.state === 'starting' || r.state === 'ready').reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
+      ...((a) => (a ? { autoscale: a } : {}))(this.scheduler.autoscaleStatus?.(m.name)),
     };
   }
 

@@ -3,6 +3,7 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { table, time, usage } from '../format';
 import { withJson } from './shared';
+import { autoscaleNotes } from './autoscale-note';
 
 const short = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
 const ms = (v: number) => (v <= 0 ? 'never' : v % 60_000 === 0 ? `${v / 60_000}m` : v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`);
@@ -68,7 +69,7 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
           m.profiles.map((p) => p.name).join(','),
           m.aliases.join(',') || '-',
         ]),
-      ) + (r.models.some((m) => m.scalingOverridden) ? '\n* min/max set by `ctl model target`' : ''),
+      ) + (r.models.some((m) => m.scalingOverridden) ? '\n* min/max set by `ctl model target`' : '') + autoscaleNotes(r.models),
     );
   });
 
@@ -80,6 +81,9 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
       .option('--node <node>', 'only replicas with a shard on this node'),
   ).action(async (o: { model?: string; node?: string }, cmd: Command) => {
     const r = await ctx.control(cmd).unary<controlV1.ListReplicasResponse__Output>('ListReplicas', { model: o.model ?? '', nodeId: o.node ?? '' });
+    const shown = new Set(r.replicas.map((x) => x.model));
+    // The autoscaler's notes for the models shown (text only; --json callers read ListModels themselves).
+    const models = ctx.opts(cmd).json || !shown.size ? [] : ((await ctx.control(cmd).unary<controlV1.ListModelsResponse__Output>('ListModels', {}).catch(() => undefined))?.models ?? []).filter((m) => shown.has(m.name));
     ctx.out(cmd, r.replicas, () =>
       table(
         ['REPLICA', 'MODEL', 'PROFILE', 'STATE', 'POOL', 'SHARDS', 'ENDPOINT', 'SINCE', 'NOTE'],
@@ -95,7 +99,7 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
           // A shard fetching weights says how far it is (bytes, rate, ETA); otherwise the replica's note.
           x.shards.filter((s) => s.state === 'SHARD_STATE_DOWNLOADING').map((s) => `r${s.rank}: ${s.message}`).join('; ') || x.message || '',
         ]),
-      ),
+      ) + autoscaleNotes(models),
     );
   });
 

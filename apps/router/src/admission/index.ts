@@ -1,3 +1,4 @@
+import type { EngineDialect } from '@llmgw/contracts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
@@ -70,7 +71,7 @@ export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): Rout
       source,
       intervalMs: cfg.scrape_interval,
       timeoutMs: cfg.scrape_timeout,
-      overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
+      overrides: cfg.engine_metrics as Partial<Record<EngineDialect, MappingOverride>>,
       log: deps.log,
     });
     scraper = own;

@@ -42,6 +42,8 @@ export interface PlanRequest {
   readonly band: string;
   readonly tenant: string;
   readonly estimatedTokens: number;
+  /** The replica `x-llmgw-replica` pins, when the caller may pin (stages/pin.ts): admission is asked for its pool only. */
+  readonly pinnedReplica?: string;
   /** Aborts when the client goes away (an admission wait ends). */
   readonly signal: AbortSignal;
 }
@@ -237,6 +239,9 @@ export class ServingPlan {
     const views = this.seen?.model === model ? this.seen.views : this.deps.views(model);
     this.seen = undefined;
     const vs = views.filter((v) => usable(v) && !exclude?.has(v.id));
+    // A pinned replica is reachable only inside its own pool: admission must not grant another one.
+    const pinned = vs.find((v) => v.id === this.request.pinnedReplica);
+    if (pinned) return [pinned.pool];
     vs.sort((a, b) => b.poolPriority - a.poolPriority);
     return [...new Set(vs.map((v) => v.pool))];
   }

@@ -22,6 +22,7 @@ interface Outgoing {
   bodyFor: string;
   body: Buffer;
 }
+import { pinnedReplica } from './pin';
 
 /**
  * Stage 6, attempt: pick an endpoint (filter → score → pick, inside the
@@ -71,7 +72,6 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
     withhold = true;
   }
-  const pinAllowed = !s.tenancy.enabled || (c.principal !== undefined && s.tenancy.allowReplicaPin?.(c.principal) === true);
   const affinity = cfg.prefix.session_affinity;
   const sched: SchedRequest = {
     requestId: c.reqId,
@@ -80,7 +80,7 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     sessionKey: affinity.enabled ? (c.header(affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
-    pinnedReplica: pinAllowed ? c.header('x-llmgw-replica') : undefined,
+    pinnedReplica: pinnedReplica(s, c),
     prompt: s.prefix.promptFor(c.kind, body, model, profile),
   };
   // Without a tracing SDK nothing is injected per attempt: the client's own trace context goes on as it came.

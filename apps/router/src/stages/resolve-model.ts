@@ -1,6 +1,7 @@
 import { LlmgwError } from '@llmgw/errors';
 import { ServingPlan, type PlanDeps } from '../serving/plan';
 import type { RequestContext, RouterState, StageConfig } from './context';
+import { pinnedReplica } from './pin';
 
 export { permittedChain } from '../serving/chain';
 
@@ -36,5 +37,5 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   c.estimatedPromptTokens = Math.ceil(c.buf.length / 4);
   c.estimatedTokens = c.estimatedPromptTokens + (c.maxTokens ?? 0);
   const tenant = c.principal?.projectId ?? c.header(s.cfg.tenant_header) ?? 'default';
-  c.plan = new ServingPlan(s, { id: c.reqId, model, principal: c.principal, band: c.band, tenant, estimatedTokens: c.estimatedTokens, signal: c.signal });
+  c.plan = new ServingPlan(s, { id: c.reqId, model, principal: c.principal, band: c.band, tenant, estimatedTokens: c.estimatedTokens, pinnedReplica: pinnedReplica(s, c), signal: c.signal });
 }

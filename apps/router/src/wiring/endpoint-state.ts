@@ -1,3 +1,4 @@
+import type { EngineDialect } from '@llmgw/contracts';
 import type { RouterConfig } from '@llmgw/config';
 import { Scraper, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
@@ -41,7 +42,7 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
     intervalMs: cfg.scrape_interval,
     timeoutMs: cfg.scrape_timeout,
     staleAfterMs: cfg.stale_after,
-    overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
+    overrides: cfg.engine_metrics as Partial<Record<EngineDialect, MappingOverride>>,
     log,
     onScrape: (ep, s) => {
       health.scrapeFailures(ep.id, s.consecutiveFailures, s.unreachable);

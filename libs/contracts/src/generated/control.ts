@@ -31,6 +31,7 @@ import type { StopShard as _llmgw_agent_v1_StopShard, StopShard__Output as _llmg
 import type { Topology as _llmgw_agent_v1_Topology, Topology__Output as _llmgw_agent_v1_Topology__Output } from './llmgw/agent/v1/Topology';
 import type { Versions as _llmgw_agent_v1_Versions, Versions__Output as _llmgw_agent_v1_Versions__Output } from './llmgw/agent/v1/Versions';
 import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from './llmgw/agent/v1/WeightsSource';
+import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from './llmgw/control/v1/AutoscaleStatus';
 import type { ControlServiceClient as _llmgw_control_v1_ControlServiceClient, ControlServiceDefinition as _llmgw_control_v1_ControlServiceDefinition } from './llmgw/control/v1/ControlService';
 import type { CordonNodeRequest as _llmgw_control_v1_CordonNodeRequest, CordonNodeRequest__Output as _llmgw_control_v1_CordonNodeRequest__Output } from './llmgw/control/v1/CordonNodeRequest';
 import type { DrainNodeRequest as _llmgw_control_v1_DrainNodeRequest, DrainNodeRequest__Output as _llmgw_control_v1_DrainNodeRequest__Output } from './llmgw/control/v1/DrainNodeRequest';
@@ -119,6 +120,7 @@ export interface ProtoGrpcType {
     }
     control: {
       v1: {
+        AutoscaleStatus: MessageTypeDefinition<_llmgw_control_v1_AutoscaleStatus, _llmgw_control_v1_AutoscaleStatus__Output>
         ControlService: SubtypeConstructor<typeof grpc.Client, _llmgw_control_v1_ControlServiceClient> & { service: _llmgw_control_v1_ControlServiceDefinition }
         CordonNodeRequest: MessageTypeDefinition<_llmgw_control_v1_CordonNodeRequest, _llmgw_control_v1_CordonNodeRequest__Output>
         DrainNodeRequest: MessageTypeDefinition<_llmgw_control_v1_DrainNodeRequest, _llmgw_control_v1_DrainNodeRequest__Output>

@@ -47,6 +47,12 @@ export interface ReconcilerOptions {
    * defragmentation still apply.
    */
   policy?: PolicyConfig;
+  /**
+   * The autoscaler (docs/capacity.md): given the replicas the catalog,
+   * targets and on-demand use want (`base`), the count to run; kept within
+   * the model's max by the caller. Absent: `base`.
+   */
+  autoscale?: (model: Model, base: number, max: number) => number;
 }
 
 export interface PassResult {
@@ -64,7 +70,7 @@ export interface PassResult {
 }
 
 /** The options with their defaults filled in. */
-export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy'>;
+export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>;
 
 export function resolveOptions(opts: ReconcilerOptions): ResolvedOptions {
   return {

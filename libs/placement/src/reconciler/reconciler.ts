@@ -62,6 +62,11 @@ export class Reconciler {
     return this.st.desired(m, now);
   }
 
+  /** Replicas wanted without the autoscaler (docs/capacity.md). */
+  baseDesired(m: Model, now = this.st.o.now()): number {
+    return this.st.baseDesired(m, now);
+  }
+
   // ---- what ctl reads ----
 
   replicaViews(): ReplicaView[] {

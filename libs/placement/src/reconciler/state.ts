@@ -43,11 +43,18 @@ export class ReconcilerState {
     return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
   }
 
-  /** Replicas wanted now (docs/placement.md#scaling). */
+  /** Replicas wanted now (docs/placement.md#scaling), the autoscaler's count when it has one (docs/capacity.md). */
   desired(m: Model, now = this.o.now()): number {
+    const base = this.baseDesired(m, now);
+    if (!this.o.autoscale) return base;
+    const max = this.scalingOf(m).max;
+    return Math.min(max, Math.max(base, this.o.autoscale(m, base, max)));
+  }
+
+  /** Replicas wanted without the autoscaler: the scaling's min, or 1 while an on-demand model is in use. */
+  baseDesired(m: Model, now = this.o.now()): number {
     const s = this.scalingOf(m);
-    const mode = scalingMode(s);
-    if (mode === 'off') return 0;
+    if (scalingMode(s) === 'off') return 0;
     const last = this.lastDemand.get(m.name);
     const inUse = last !== undefined && (s.idleTimeoutMs === 0 || now - last < s.idleTimeoutMs);
     return Math.min(s.max, Math.max(s.min, inUse ? 1 : 0));

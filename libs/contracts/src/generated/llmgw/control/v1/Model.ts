@@ -2,6 +2,7 @@
 
 import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from '../../../llmgw/control/v1/Profile';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from '../../../llmgw/control/v1/Scaling';
+import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from '../../../llmgw/control/v1/AutoscaleStatus';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Model {
@@ -20,6 +21,7 @@ export interface Model {
   'capacityClass'?: (string);
   'project'?: (string);
   'gpusUsed'?: (number);
+  'autoscale'?: (_llmgw_control_v1_AutoscaleStatus | null);
 }
 
 export interface Model__Output {
@@ -38,4 +40,5 @@ export interface Model__Output {
   'capacityClass': (string);
   'project': (string);
   'gpusUsed': (number);
+  'autoscale': (_llmgw_control_v1_AutoscaleStatus__Output | null);
 }
