@@ -22,7 +22,7 @@ describe('loadProto', () => {
     ['llmgw/agent/v1/agent.proto', (p: any) => p.llmgw.agent.v1.AgentService, { Connect: [true, true] }],
     ['llmgw/inventory/v1/inventory.proto', (p: any) => p.llmgw.inventory.v1.InventoryService, { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true], SetNodeIntent: [false, false] }],
     ['llmgw/control/v1/control.proto', (p: any) => p.llmgw.control.v1.ControlService,
-      { ListNodes: [false, false], GetNode: [false, false], ListModels: [false, false], ListReplicas: [false, false], CordonNode: [false, false], UncordonNode: [false, false], DrainNode: [false, false], ExplainPlacement: [false, false], SetModelTarget: [false, false], Logs: [false, true] }],
+      { ListNodes: [false, false], GetNode: [false, false], ListModels: [false, false], ListReplicas: [false, false], CordonNode: [false, false], UncordonNode: [false, false], DrainNode: [false, false], ExplainPlacement: [false, false], SetModelTarget: [false, false], ListQuotas: [false, false], SetQuota: [false, false], Logs: [false, true] }],
   ] as const)('%s defines the service the generated types describe', (rel, pick, methods) => {
     const svc = pick(loadProto(rel as keyof ProtoTypes));
     expect(Object.keys(svc.service).sort()).toEqual(Object.keys(methods).sort());
