@@ -33,16 +33,15 @@ const ALLOWED = {
     ['this.o.warmupMs', 'the load generator warms the pool for a configured time before measuring'],
   ],
   'libs/grpc/src/stream.spec.ts': [['ctx.write({ tick: 1 })', 'the test server streams a tick every 10 ms: the workload']],
-  'libs/agent-rpc/src/agent-rpc.spec.ts': [['setTimeout(tick, 10)', 'the fake agent heartbeats every 10 ms: the workload']],
   'libs/admission-rpc/src/credits.spec.ts': [["res('waiting')", 'a deadline raced against acquire to show it is still waiting']],
   'libs/endpoints/src/scraper.spec.ts': [['setTimeout(r, 300)', 'the fake engine answers /metrics slowly: the slow scrape under test']],
 };
 
 /**
  * Waits to be replaced by events or injected clocks (file → count of lines),
- * as found when the check was added. Libraries below libs/testing cannot
- * import @llmgw/testing (it depends on them), and apps/router/src is being
- * reworked on another branch.
+ * as found when the check was added. Libraries below libs/testing, which
+ * cannot import @llmgw/testing (it depends on them), use the same helper from
+ * @llmgw/contracts/wait; apps/router is being reworked on another branch.
  */
 const PENDING = {
   'apps/sim-engine/test/metrics.spec.ts': 1,
@@ -58,23 +57,6 @@ const PENDING = {
   'apps/accounting/test/multi-router.spec.ts': 2,
   'apps/admission/test/isolation-harness.ts': 4,
   'apps/admission/test/cluster.spec.ts': 2,
-  'libs/grpc/src/health.spec.ts': 1,
-  'libs/grpc/src/grpc.spec.ts': 2,
-  'libs/grpc/src/call.spec.ts': 1,
-  'libs/grpc/src/agent-stream.spec.ts': 1,
-  'libs/grpc/src/stream.spec.ts': 1,
-  'libs/stores/src/catalog-view.spec.ts': 1,
-  'libs/stores/src/leader-lock.spec.ts': 4,
-  'libs/stores/src/ledger.spec.ts': 8,
-  'libs/cli/src/cli.spec.ts': 1,
-  'libs/admission-rpc/src/credits.spec.ts': 2,
-  'libs/admission-rpc/src/admission-rpc.spec.ts': 4,
-  'libs/service/src/redis.spec.ts': 1,
-  'libs/service/src/host.spec.ts': 1,
-  'libs/db/src/create-db.spec.ts': 1,
-  'libs/endpoints/src/redis-source.spec.ts': 1,
-  'libs/endpoints/src/endpoint-publication.spec.ts': 1,
-  'libs/endpoints/src/scraper.spec.ts': 1,
 };
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);
