@@ -53,8 +53,6 @@ const PENDING = {
   'apps/router/src/prefix/prefix.spec.ts': 1,
   'apps/router/src/admission/admission.spec.ts': 5,
   'apps/router/test/prefix-routing.spec.ts': 1,
-  'apps/accounting/test/pg-outage-routers.spec.ts': 2,
-  'apps/accounting/test/multi-router.spec.ts': 2,
 };
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);

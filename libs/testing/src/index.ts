@@ -9,3 +9,4 @@ export * from './fault-proxy';
 export * from './grpc-fuzz';
 export * from './grpc-fuzz-fleet';
 export * from './load-loop';
+export * from './tenancy-stack';
