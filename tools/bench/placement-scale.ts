@@ -6,13 +6,16 @@
  *   2. explain-placement for every model (all profiles, every pool and node);
  *   3. one full reconciler pass from nothing (placement + a StartShard per
  *      shard into an in-memory fleet), then a steady-state pass.
+ * With capacity classes, projects and quotas on the catalog, and racks, PDUs,
+ * power budgets and a held rack on the fleet (issue 26): every placement is
+ * checked against them (`--no-policy` measures without).
  * Targets: the whole catalog placed in < 10 s using < 500 MB (RSS).
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/placement-scale.ts [--quick] [--nodes N] [--models M]
  */
 import { performance } from 'node:perf_hooks';
 import { seeded } from '@llmgw/scheduling/testing';
-import { explain, Fleet, makeModel, makeNode, planReplicas, Reconciler, SimFleet, type Model, type NodeSpec, type Profile } from '@llmgw/placement';
+import { CAPACITY_CLASSES, explain, Fleet, makeModel, makeNode, planReplicas, Policy, Reconciler, SimFleet, type Model, type NodeSpec, type PolicyConfig, type Profile } from '@llmgw/placement';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -48,14 +51,35 @@ const specs: NodeSpec[] = Array.from({ length: NODES }, (_, i) => {
   // l40s nodes have no IB (single-node only); 2 % of nodes are cordoned, 1 % lost.
   return {
     id: `gpu-${String(i).padStart(4, '0')}`,
+    // One address per node: engine ports are per address.
+    mgmtAddr: `10.${Math.floor(i / 250)}.${i % 250}.1`,
     gpuClass: c.cls,
     cc: c.cc,
     fabrics: c.cls === 'l40s-45g' ? [] : [FABRICS[i % FABRICS.length]],
     nvlink: c.cls === 'l40s-45g' ? 'none' : 'all',
     cordoned: i % 50 === 7,
     condition: i % 100 === 13 ? 'lost' : 'ready',
+    // 20 nodes a rack, two PDUs a rack; GPUs at 700 W (l40s 350 W), drawing some of it.
+    location: { site: 'dc1', room: `room-${Math.floor(i / 500)}`, rack: `rack-${Math.floor(i / 20)}`, pdu: `pdu-${Math.floor(i / 10)}` },
+    powerLimitW: c.cls === 'l40s-45g' ? 350 : 700,
+    powerDrawW: 90,
   };
 });
+const usePolicy = !argv.includes('--no-policy');
+const racks = Math.ceil(NODES / 20);
+const PROJECTS = Array.from({ length: 12 }, (_, i) => ({ name: `proj-${i}`, team: `team-${i % 6}`, org: `org-${i % 3}` }));
+const policyConfig: PolicyConfig = {
+  projects: PROJECTS,
+  quotas: [
+    ...PROJECTS.map((p, i) => ({ scope: 'project' as const, name: p.name, guaranteeGpus: 64, ...(i % 4 === 0 ? { limitGpus: 512 } : {}) })),
+    { scope: 'org', name: 'org-0', guaranteeGpus: 0, limitGpus: Math.floor(NODES * 8 * 0.4) },
+  ],
+  facility: {
+    // One rack held for maintenance; every rack's budget is 90 % of its GPUs at their limit.
+    held: [{ level: 'rack', name: `rack-${racks - 1}` }],
+    budgets: Array.from({ length: racks }, (_, r) => ({ level: 'rack' as const, name: `rack-${r}`, watts: 20 * 8 * 700 * 0.9 })),
+  },
+};
 
 function profileFor(cls: string, tp: number, nodes: number, priority: number, fp8: boolean): Partial<Profile> {
   return { name: `${cls}-tp${tp}${nodes > 1 ? `-${nodes}n` : ''}`, gpuClass: cls, tp: tp * nodes, nodes, gpusPerNode: tp, priority, args: fp8 ? ['--quantization', 'fp8'] : [] };
@@ -69,8 +93,10 @@ const models: Model[] = Array.from({ length: MODELS }, (_, i) => {
   else if (kind < 0.7) profiles = [profileFor(pick(['h100-80g', 'a100-80g', 'h200-140g']), pick([1, 2]), 1, 100, false), profileFor('l40s-45g', pick([1, 2]), 1, 40, rnd() < 0.3)];
   else profiles = [profileFor(pick(['a100-80g', 'l40s-45g']), pick([1, 2, 4]), 1, 100, false)];
   const min = 1 + Math.floor(rnd() * 4);
-  return makeModel(`model-${String(i).padStart(3, '0')}`, profiles, { min, max: min + 2 });
+  const capacityClass = CAPACITY_CLASSES[i % 3];
+  return makeModel(`model-${String(i).padStart(3, '0')}`, profiles, { min, max: min + 2 }, { capacityClass, project: PROJECTS[i % PROJECTS.length].name, ...(i % 10 === 0 ? { keepWithin: 'room' as const } : {}) });
 });
+const policy = usePolicy ? new Policy(models, policyConfig) : undefined;
 
 const wanted = models.reduce((s, m) => s + m.scaling.min, 0);
 const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
@@ -80,11 +106,16 @@ const sampler = setInterval(sample, 20);
 
 const nodes = specs.map(makeNode);
 console.log(`fleet: ${NODES} nodes × 8 GPUs (${NODES * 8} GPUs), ${FABRICS.length} fabrics, classes ${CLASSES.map((c) => c.cls).join(', ')}; catalog: ${MODELS} models, ${wanted} replicas wanted`);
+console.log(
+  usePolicy
+    ? `policy: 3 capacity classes, ${PROJECTS.length} projects in 3 orgs with ${policyConfig.quotas!.length} quotas, ${racks} racks with power budgets, 1 rack held, keep_within room on every 10th model`
+    : 'policy: none (--no-policy)',
+);
 
 // 1. plan every replica
 let t0 = performance.now();
 const fleet = new Fleet(nodes);
-const plan = planReplicas(fleet, models.map((m) => ({ model: m, count: m.scaling.min })));
+const plan = planReplicas(fleet, models.map((m) => ({ model: m, count: m.scaling.min })), policy);
 const planMs = performance.now() - t0;
 sample();
 const gpusUsed = plan.decisions.reduce((s, d) => s + d.shards.reduce((x, sh) => x + sh.gpuIndices.length, 0), 0);
@@ -95,7 +126,7 @@ console.log(`planReplicas: ${plan.decisions.length} replicas (${multi} multi-nod
 t0 = performance.now();
 let candidates = 0;
 for (const m of models) {
-  const e = explain(fleet, m, { all: true });
+  const e = explain(fleet, m, { all: true, ...(policy ? { guard: policy.guard(m, fleet, policy.book([])) } : {}) });
   for (const p of e.profiles) for (const pool of p.pools) candidates += pool.nodes.length;
 }
 const explainMs = performance.now() - t0;
@@ -113,6 +144,7 @@ async function reconcilerPasses(): Promise<{ first: number; steady: number; plac
     fencingToken: () => 1,
     now: () => 1_000_000,
     newReplicaId: (m) => `${m}-${(++ids).toString(16).padStart(8, '0')}`,
+    ...(usePolicy ? { policy: policyConfig } : {}),
   });
   let t = performance.now();
   const r = await rec.reconcile(sim.view());

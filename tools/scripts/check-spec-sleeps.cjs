@@ -20,6 +20,7 @@ const TIMER = /(?<![.\w])setTimeout\s*\(|\bsleep\s*\(|timers\/promises|\bsetTime
 
 /** Legitimate timers: file → [text on the line, reason]. */
 const ALLOWED = {
+  'apps/placement-scheduler/test/capacity.spec.ts': [['setTimeout(r, 50)', 'an idle client of the oscillating load generator pacing its check of how many clients should run: load shape, not a wait']],
   'apps/router/test/raw-http.ts': [['no complete response within', 'a deadline on a raw HTTP exchange, not a wait']],
   'apps/router/test/reliability.spec.ts': [
     ['res.socket?.destroy()', 'the fake upstream drops the connection mid-response: the fault under test'],

@@ -12,6 +12,8 @@ import { accountsHandlers } from './accounts/service';
 import { UsageIngester } from './ingest';
 import { KeyPublisher } from './key-publisher';
 import { auditLogHandlers, keyResolverHandlers, tenancyAdminHandlers } from './service';
+import { capacityAdminHandlers } from './capacity-service';
+import { CapacityStore } from './capacity-store';
 import { TenancyStore } from './tenancy-store';
 import { UsageStore } from './usage-store';
 
@@ -27,6 +29,9 @@ export const ACCOUNTING_AUTHORIZATION: AuthorizationTable = {
   [AUDIT_LOG_SERVICE]: ['placement-scheduler', 'portal'],
   // People and sessions: the portal for the browser, operators for `llmgw ctl user`.
   [ACCOUNTS_SERVICE]: ['operator', 'portal'],
+  // Capacity profiles (docs/capacity.md): operators save and delete; the placement-scheduler lists them (staleness, sizing).
+  'llmgw.accounting.v1.CapacityAdmin': ['operator', 'portal'],
+  'llmgw.accounting.v1.CapacityAdmin/ListCapacityProfiles': ['operator', 'portal', 'placement-scheduler'],
 };
 
 /** Longest a shutdown waits for running calls before cutting them (ms). */
@@ -188,6 +193,7 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
           { definition: pkg.TenancyAdmin.service, implementation: tenancyAdminHandlers(deps) as never },
           { definition: pkg.AuditLog.service, implementation: auditLogHandlers(deps) as never },
           { definition: pkg.Accounts.service, implementation: accountsHandlers({ accounts, log, dbCallTimeoutMs }) as never },
+          { definition: pkg.CapacityAdmin.service, implementation: capacityAdminHandlers({ ...deps, capacity: new CapacityStore(db.db) }) as never },
         ],
       });
       ctx.readiness(async () => {

@@ -16,7 +16,7 @@ import { type EngineDialect } from '@llmgw/contracts';
  */
 export const ADMISSION_AUTHORIZATION: AuthorizationTable = {
   'llmgw.admission.v1.Admission': ['router'],
-  'llmgw.admission.v1.Admission/Status': ['router', 'operator', 'portal'],
+  'llmgw.admission.v1.Admission/Status': ['router', 'operator', 'portal', 'placement-scheduler'],
 };
 
 /** Longest a shutdown waits for open Acquire streams before cutting them (ms). */

@@ -79,6 +79,7 @@ export class AgentSessions {
       ...intentFields(intent),
       instanceId: this.core.o.instanceId,
       heartbeatIntervalMs: hb,
+      hostSensors: null,
     };
     this.touch(nodeId, now);
     await this.core.o.store.update(nodeId, () => ({ node, events: [{ nodeChanged: node }] }));
@@ -109,6 +110,7 @@ export class AgentSessions {
     const shardsChanged = hb.shards.some((h) => curStates.get(h.shardId) !== h.state) || cur.shards.some((c) => !reported.has(c.shardId));
     if (!Object.keys(own).length && !healthChanged && !shardsChanged) {
       if (hb.gpus.length) this.refreshHealthQuietly(cur, hb.gpus);
+      if (hb.host) (cur as { hostSensors: agentV1.HostSensors__Output | null }).hostSensors = hb.host;
       return;
     }
     await this.core.o.store.update(s.nodeId, (c) => {
@@ -122,7 +124,7 @@ export class AgentSessions {
       const byId = new Map(shards.map((x) => [x.shardId, x]));
       const changes = [...new Set(changed.map((h) => h.shardId))].map((id) => byId.get(id)!);
       const ownNow = this.ownFields(s, c, now, 'heartbeats resumed');
-      const node: FleetNode = { ...c, ...ownNow, gpuHealth: hb.gpus, shards, lastSeenMs: now };
+      const node: FleetNode = { ...c, ...ownNow, gpuHealth: hb.gpus, shards, lastSeenMs: now, hostSensors: hb.host ?? c.hostSensors };
       if (removed || Object.keys(ownNow).length || !sameHealth(c.gpuHealth, hb.gpus)) events.push({ nodeChanged: node });
       else for (const st of changes) events.push({ shardChanged: { nodeId: s.nodeId, status: st } });
       return events.length ? { node, events } : null;

@@ -67,6 +67,7 @@ export function createInventoryMetrics(registry: Registry, fleet: () => FleetNod
       for (const [state, v] of Object.entries(counts)) this.set({ state }, v);
     },
   });
+  sensorGauges(registry, fleet);
   new Gauge({ name: 'llmgw_inventory_watchers', help: 'Open WatchFleet streams on this instance.', registers: [registry], collect() { this.set(watchers()); } });
   const duration = new Histogram({ name: 'llmgw_inventory_command_duration_seconds', help: 'Shard command relay time, from the request to the agent\'s Ack.', labelNames: ['command', 'result'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const failures = new Counter({ name: 'llmgw_inventory_command_failures_total', help: 'Shard commands that did not get an accepting Ack.', labelNames: ['command', 'reason'], registers: [registry] });
@@ -82,3 +83,58 @@ export function createInventoryMetrics(registry: Registry, fleet: () => FleetNod
 
 /** A recorder that records nothing (tests that do not look). */
 export const NO_METRICS: InventoryMetrics = { agentConnected: () => undefined, agentForgotten: () => undefined, command: () => undefined, commandFailed: () => undefined, registerRefused: () => undefined };
+
+/**
+ * Node sensors as the agents last reported them (docs/inventory.md
+ * "Sensors"): per GPU its temperature, power draw and whether its clocks are
+ * held back for a reason other than idling; per host its CPU temperature and
+ * RAPL power. Only connected nodes, and only what the node reports (0 =
+ * unknown is left out).
+ */
+function sensorGauges(registry: Registry, fleet: () => FleetNode[]): void {
+  const perGpu = (name: string, help: string, value: (h: FleetNode['gpuHealth'][number]) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['node', 'gpu'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const n of fleet()) {
+          if (n.connectivity !== 'CONNECTIVITY_CONNECTED') continue;
+          for (const h of n.gpuHealth) {
+            const v = value(h);
+            if (v !== undefined) this.set({ node: n.info?.nodeId ?? '', gpu: String(h.index) }, v);
+          }
+        }
+      },
+    });
+  perGpu('llmgw_gpu_temperature_celsius', 'GPU temperature as the agent last read it, degrees Celsius.', (h) => (h.temperatureCelsius > 0 ? h.temperatureCelsius : undefined));
+  perGpu('llmgw_gpu_power_watts', 'GPU power draw as the agent last read it, watts.', (h) => (h.powerDrawWatts > 0 ? h.powerDrawWatts : undefined));
+  perGpu('llmgw_gpu_throttled', '1 when the GPU reports a clocks event reason other than idle (power cap, thermal slowdown, …), else 0.', (h) => (h.clocksEventReasons ? (throttled(h.clocksEventReasons) ? 1 : 0) : undefined));
+  const perHost = (name: string, help: string, value: (s: NonNullable<FleetNode['hostSensors']>) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['node'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const n of fleet()) {
+          const v = n.connectivity === 'CONNECTIVITY_CONNECTED' && n.hostSensors ? value(n.hostSensors) : 0;
+          if (v > 0) this.set({ node: n.info?.nodeId ?? '' }, v);
+        }
+      },
+    });
+  perHost('llmgw_node_cpu_temperature_celsius', 'The hottest CPU sensor of the node (hwmon, thermal zone), degrees Celsius.', (s) => s.cpuTemperatureCelsius);
+  perHost('llmgw_node_cpu_power_watts', 'CPU package power of the node from its RAPL counters, watts.', (s) => s.cpuPowerWatts);
+}
+
+/** Whether a clocks event reasons bitmask ("0x…") has a bit besides GPU idle (0x1) and the applications clocks setting (0x2). */
+export function throttled(mask: string): boolean {
+  try {
+    return (BigInt(mask) & ~BigInt(3)) !== BigInt(0);
+  } catch {
+    return false;
+  }
+}

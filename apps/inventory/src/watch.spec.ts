@@ -17,7 +17,7 @@ function node(id: string, shards: FleetNode['shards'] = []): FleetNode {
   return {
     info: { nodeId: id, hostname: id, mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true, diskFreeMib: 0, diskTotalMib: 0, modelCacheDir: '', cpuModel: '', discoveryWarnings: [] },
     connectivity: 'CONNECTIVITY_CONNECTED', lastSeenMs: 0, registeredAtMs: 0, sessionId: 's', peerCn: '', gpuHealth: [], shards,
-    intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '', connectivityReason: '', connectivitySinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000,
+    intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '', connectivityReason: '', connectivitySinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000, hostSensors: null,
   };
 }
 

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { AgentConfig } from './config';
 import { discover, queryGpus, type Discovery } from './discovery/discover';
 import { rowToHealth } from './discovery/nvidia-smi';
+import { HostSensorReader } from './discovery/sensors';
 import { enginesFromConfig } from './engines/adapters';
 import { checkEngine, type EngineCheck } from './engines/check';
 import type { Engine, EngineKind, NodeContext } from './engines/engine';
@@ -185,6 +186,7 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     flush(true);
   };
 
+  const sensors = new HostSensorReader(config.sysfs_root);
   const stream = new AgentStreamClient({
     address: config.server,
     tls,
@@ -192,7 +194,9 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     register: () => ({ node: discovery.node, runningShards: supervisor.running(), gpuHealth }),
     heartbeat: () => {
       void refreshHealth();
-      return { gpus: gpuHealth, shards: supervisor.list() };
+      const host = sensors.read();
+      for (const w of host.warnings) log.warn({ sysfs: config.sysfs_root }, w);
+      return { gpus: gpuHealth, shards: supervisor.list(), host: { cpuTemperatureCelsius: host.sensors.cpuTemperatureCelsius ?? 0, cpuPowerWatts: host.sensors.cpuPowerWatts ?? 0 } };
     },
     onCommand,
     log,

@@ -2,6 +2,8 @@ import { shardStateName, type agentV1 } from '@llmgw/contracts';
 import {
   ENGINE_KINDS,
   type EngineKind,
+  FACILITY_LEVELS,
+  type NodeLocation,
   type FleetView,
   type GpuHealthState,
   type ReconcilerNode,
@@ -85,6 +87,8 @@ export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
   const info = n.info;
   if (!info?.nodeId) return undefined;
   const health = new Map(n.gpuHealth.map((h) => [h.index, HEALTH[h.health] ?? 'ok']));
+  const draw = new Map(n.gpuHealth.filter((h) => h.powerDrawWatts > 0).map((h) => [h.index, h.powerDrawWatts]));
+  const location = locationOf(info.labels ?? {});
   const engines = info.simulated ? ('any' as const) : (info.versions?.engines ?? []).map((e) => e.engine).filter(isEngine);
   return {
     id: info.nodeId,
@@ -93,12 +97,27 @@ export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
     cordoned: n.intent === 'NODE_INTENT_CORDONED' || n.intent === 'NODE_INTENT_DRAINING',
     draining: n.intent === 'NODE_INTENT_DRAINING',
     ...(n.intent === 'NODE_INTENT_DRAINING' && Number(n.intentDrainTimeoutMs) > 0 ? { drainTimeoutMs: Number(n.intentDrainTimeoutMs) } : {}),
-    gpus: info.gpus.map((g) => ({ index: g.index, gpuClass: g.gpuClass, computeCapability: g.computeCapability, numaNode: g.numaNode, health: health.get(g.index) ?? 'ok' })),
+    gpus: info.gpus.map((g) => ({
+      index: g.index,
+      gpuClass: g.gpuClass,
+      computeCapability: g.computeCapability,
+      numaNode: g.numaNode,
+      health: health.get(g.index) ?? 'ok',
+      ...(draw.has(g.index) ? { powerDrawW: draw.get(g.index)! } : {}),
+    })),
     hcas: info.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, active: h.ports.some((p) => p.state === 'PORT_STATE_ACTIVE') })),
     fabrics: info.fabrics.map((f) => ({ name: f.fabric, hcas: f.hcas, known: f.source !== 'FABRIC_SOURCE_UNKNOWN' && f.fabric !== '' && f.fabric !== 'unknown' })),
     nvlinkGroups: (info.topology?.nvlinkGroups ?? []).map((g) => g.gpuIndices),
     engines,
+    ...(location ? { location } : {}),
   };
+}
+
+/** The facility labels among an agent's `labels` (site, room, rack, pdu, nvlink_domain); undefined when none is set. */
+export function locationOf(labels: Readonly<Record<string, string>>): NodeLocation | undefined {
+  const out: Record<string, string> = {};
+  for (const k of FACILITY_LEVELS) if (labels[k]) out[k] = labels[k];
+  return Object.keys(out).length ? (out as NodeLocation) : undefined;
 }
 
 /** One reported shard → the reconciler's report. */

@@ -46,10 +46,15 @@ export class InventoryFleetSource implements FleetSource {
   private snapshot = false;
   private live = false;
   private readonly watch: ReturnType<InventoryClient['watchFleet']>;
+  /** The latest engine queue depth and running count per replica (leader shards' EngineStats), for the autoscaler. */
+  private readonly load = new Map<string, { waiting: number; running: number }>();
 
   constructor(client: InventoryClient, log: Logger) {
     this.watch = client.watchFleet({
+      includeStats: true,
       onEvent: (ev) => {
+        const st = ev.event === 'stats' ? ev.stats?.stats : undefined;
+        if (st?.replicaId) this.load.set(st.replicaId, { waiting: st.waiting, running: st.running });
         this.view.apply(ev);
         if (ev.event === 'snapshot') this.snapshot = true;
         if (ev.event !== 'stats') for (const l of this.listeners) l();
@@ -65,6 +70,11 @@ export class InventoryFleetSource implements FleetSource {
 
   synced(): boolean {
     return this.snapshot && this.live;
+  }
+
+  /** Requests the replica's engine last reported queued and running (0 when it has not reported). */
+  engineLoad(replicaId: string): { waiting: number; running: number } {
+    return this.load.get(replicaId) ?? { waiting: 0, running: 0 };
   }
 
   nodes() {

@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '@llmgw/config';
 import type { Logger } from '@llmgw/observability';
-import { Reconciler, scalingMode, type EndpointPublisher, type Model, type PassResult, type ShardCommandSink } from '@llmgw/placement';
+import { quotaKey, Reconciler, scalingMode, type QuotaRule, type EndpointPublisher, type Model, type PassResult, type ShardCommandSink } from '@llmgw/placement';
 import { fleetFromWire, type InventoryNodeLike } from './fleet-map';
 import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
+import type { QuotaUsage } from '@llmgw/control-rpc';
+import type { QuotaStore } from './quota-store';
 import { catalogEntries, type Target } from './redis-state';
+import type { Autoscaler } from './autoscaler';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + WatchedFleet behind it). */
 export interface FleetSource {
@@ -33,12 +36,16 @@ export interface SchedulerOptions {
   /** Optional shared state (Redis, or in process): catalog view for routers, demand, operator targets. */
   catalogView?: CatalogViewWriter;
   targets?: TargetStore;
+  /** Operator quota overrides (`ctl quota set`). */
+  quotas?: QuotaStore;
   /** Reconcile at least this often, ms (default 5 s; docs/placement.md, "The reconciler"). */
   intervalMs?: number;
   /** Quiet time after a fleet event before the pass it triggers, ms. */
   debounceMs?: number;
   now?: () => number;
   reconciler?: Partial<ConstructorParameters<typeof Reconciler>[0]>;
+  /** When set, desired replicas follow it (docs/capacity.md "The autoscaler"). */
+  autoscaler?: Autoscaler;
 }
 
 /** "llama-3-3-70b-3f9a0c1d": the model, sanitised, and random bytes (never reused across restarts). */
@@ -65,6 +72,7 @@ export class PlacementScheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.now = o.now ?? Date.now;
+    const auto = o.autoscaler;
     this.reconciler = new Reconciler({
       catalog: () => o.catalog.models,
       sink: o.sink,
@@ -74,6 +82,7 @@ export class PlacementScheduler {
       newReplicaId,
       log: o.log,
       onPass: (r) => this.recordPass(r),
+      ...(auto ? { autoscale: (m: Model, base: number, max: number) => auto.desired(m.name, base, max) } : {}),
       ...o.reconciler,
     });
     if (o.registry) this.metrics = makeMetrics(o.registry);
@@ -81,6 +90,7 @@ export class PlacementScheduler {
 
   async start(): Promise<void> {
     if (this.o.targets) for (const [m, t] of await this.o.targets.load()) if (this.o.catalog.byName.has(m)) this.reconciler.setTarget(m, t);
+    if (this.o.quotas) this.reconciler.sharing.setOverrides(await this.o.quotas.load());
     this.o.fleet.onChange(() => this.soon());
     this.timer = setInterval(() => void this.tick(), this.o.intervalMs ?? 5_000);
     this.timer.unref();
@@ -102,6 +112,21 @@ export class PlacementScheduler {
     const m = this.o.catalog.byName.get(model);
     if (!m) return;
     this.reconciler.noteDemand(m.name, atMs);
+  }
+
+  /** Every quota in force with its usage (`ctl quota show`). */
+  quotas(): QuotaUsage[] {
+    return this.reconciler.sharing.usage(this.o.catalog.models, this.reconciler.runningReplicas());
+  }
+
+  /** `ctl quota set`: stored first (so a restart or standby keeps it), then in force; false when nothing changed. */
+  async setQuota(id: Pick<QuotaRule, 'scope' | 'name' | 'capacityClass'>, rule: QuotaRule | undefined): Promise<boolean> {
+    const cur = this.reconciler.sharing.overrideList().find((r) => quotaKey(r) === quotaKey(id));
+    if (JSON.stringify(cur) === JSON.stringify(rule)) return false;
+    await this.o.quotas?.set(id, rule);
+    this.reconciler.sharing.setOverride(id, rule);
+    this.soon();
+    return true;
   }
 
   /** One pass now: refresh demand, reconcile, publish the catalog view. */
@@ -140,6 +165,14 @@ export class PlacementScheduler {
     this.reconciler.setTarget(model.name, t);
     this.soon();
     return true;
+  }
+
+  /** The autoscaler's latest decision for a model, as `ctl models` shows it; undefined when it has none. */
+  autoscaleStatus(model: string): { action: string; reason: string; from: number; to: number; atMs: number; lastChange: string; lastChangeMs: number } | undefined {
+    const d = this.o.autoscaler?.lastDecision(model);
+    if (!d) return undefined;
+    const c = this.o.autoscaler!.lastChange(model);
+    return { action: d.action, reason: d.reason, from: d.from, to: d.to, atMs: d.atMs, lastChange: c?.reason ?? '', lastChangeMs: c?.atMs ?? 0 };
   }
 
   lastPassResult(): PassResult | undefined {

@@ -1,19 +1,30 @@
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
-import { AccountingAuditSink, controlModelHandlers, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
+import { AdmissionRpcClient } from '@llmgw/admission-rpc';
+import { AccountingAuditSink, controlModelHandlers, controlQuotaHandlers, QuotaAdmin, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
-import { defineService, startService, type StartServiceOptions } from '@llmgw/service';
+import { defineService, startService, type ClientTlsFiles, type StartServiceOptions } from '@llmgw/service';
 import { inProcessState, type LeaderElection } from '@llmgw/stores';
 import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
+import { policyConfigOf } from './policy-config';
+import { MemoryQuotaStore, RedisQuotaStore } from './quota-store';
 import { PlacementScheduler } from './scheduler';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
+import { Autoscaler } from './autoscaler';
+import { AutoscaleLoop } from './autoscale-loop';
+import { CapacityStaleCheck } from './capacity-stale';
 
 export interface PlacementSchedulerHandle {
   scheduler: PlacementScheduler;
   election: LeaderElection;
+  /** Where the autoscaler reads admission, for a process that starts admission after the scheduler (`llmgw up`). */
+  attachAdmission(address: string, tls?: ClientTlsFiles): void;
+  autoscaler: Autoscaler;
+  /** llmgw_capacity_profile_stale (when accounting is configured). */
+  staleCheck?: CapacityStaleCheck;
 }
 
 /** Who may call the ControlService port (docs/security.md): operators (ctl) and the portal; health is open. */
@@ -59,7 +70,10 @@ export const placementSchedulerService = defineService({
     });
     const fleet = new InventoryFleetSource(inventory, log);
     const catalogView = redis ? new RedisCatalogView(redis, prefix, sub) : mem?.catalog;
+    // Always built: `llmgw up` attaches admission after it starts (attachAdmission); without admission it holds every count.
+    const autoscaler = new Autoscaler({ windowMs: cfg.autoscaler.window, upCooldownMs: cfg.autoscaler.up_cooldown, downCooldownMs: cfg.autoscaler.down_cooldown, quietPeriodMs: cfg.autoscaler.quiet_period });
     const scheduler = new PlacementScheduler({
+      autoscaler,
       catalog,
       fleet,
       sink: new InventoryShardSink(inventory),
@@ -69,6 +83,7 @@ export const placementSchedulerService = defineService({
       registry: ctx.registry,
       catalogView,
       targets: redis ? new RedisTargetStore(redis, prefix) : mem?.targets,
+      quotas: redis ? new RedisQuotaStore(redis, prefix) : new MemoryQuotaStore(),
       intervalMs: cfg.reconcile_interval,
       reconciler: {
         drainTimeoutMs: cfg.drain_timeout,
@@ -76,10 +91,45 @@ export const placementSchedulerService = defineService({
         backoffBaseMs: cfg.backoff.base,
         backoffMaxMs: cfg.backoff.max,
         portRange: cfg.port_range,
+        policy: policyConfigOf(catalog, cfg),
         ...(engineKey ? { engineSecret: (replicaId: string) => deriveEngineSecret(engineKey, replicaId) } : {}),
       },
     });
     fleet.onChange(() => scheduler.soon());
+    let admission: AdmissionRpcClient | undefined;
+    let autoscale: AutoscaleLoop | undefined;
+    /** Starts the autoscaler's reads of admission (docs/capacity.md); once. */
+    const attachAdmission = (address: string, tlsFiles?: ClientTlsFiles) => {
+      const tls = ctx.clientTls(tlsFiles, 'admission.tls');
+      if (autoscale) return;
+      const client = new AdmissionRpcClient({ addresses: address.split(',').map((a) => a.trim()), tls });
+      admission = client;
+      autoscale = new AutoscaleLoop({
+        autoscaler,
+        catalog,
+        reconciler: () => scheduler.reconciler,
+        admissionStatus: async () => ((await client.findServing()) === undefined ? undefined : client.status()),
+        leader: () => election.fencingToken !== undefined,
+        engineLoad: (id) => fleet.engineLoad(id),
+        reconcileSoon: () => scheduler.soon(),
+        log,
+        registry: ctx.registry,
+        intervalMs: cfg.autoscaler.interval,
+      });
+      autoscale.start();
+      log.info({ admission: address }, 'autoscaler reads admission');
+    };
+    // Stored capacity profiles against the engines running (needs accounting, where they are kept).
+    const staleCheck = accounting
+      ? new CapacityStaleCheck({
+          list: () => accounting.capacity('ListCapacityProfiles', { model: '' }),
+          nodes: () => fleet.nodes(),
+          leader: () => election.fencingToken !== undefined,
+          log,
+          registry: ctx.registry,
+          intervalMs: cfg.capacity_check_interval,
+        })
+      : undefined;
     const stopDemand = catalogView
       ? await catalogView
           .onUrgentDemand((model) => {
@@ -93,11 +143,14 @@ export const placementSchedulerService = defineService({
       address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION, maxReceiveMessageBytes: cfg.max_message_bytes,
       services: [{
         definition: controlServiceDefinition(),
-        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }) } as never,
+        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }), ...controlQuotaHandlers(new QuotaAdmin(scheduler), { log, audit }) } as never,
       }],
     });
     ctx.onClose('scheduler', async () => {
       stopDemand?.();
+      autoscale?.close();
+      staleCheck?.close();
+      admission?.close();
       scheduler.close();
       await election.stop();
       inventory.close();
@@ -107,9 +160,11 @@ export const placementSchedulerService = defineService({
     });
     await election.start();
     await scheduler.start();
+    staleCheck?.start();
+    if (cfg.admission) attachAdmission(cfg.admission.address, cfg.admission.tls);
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
-    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
-    return { scheduler, election };
+    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached', redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
+    return { scheduler, election, attachAdmission, autoscaler, staleCheck };
   },
 });
 

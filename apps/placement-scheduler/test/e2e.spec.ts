@@ -5,8 +5,7 @@
  * sim-engines, from a catalog written here. Heartbeats, Lost and the
  * reconciler run on short intervals (test/fleet.ts) so it takes seconds.
  */
-import { waitUntil } from '@llmgw/testing';
-import { BIG_AND_CHAT, buildBundles, E2E_WAIT as WAIT, Load, simProfile, TestFleet } from './fleet';
+import { BIG_AND_CHAT, buildBundles, Load, simProfile, TestFleet } from './fleet';
 
 jest.setTimeout(120_000);
 
@@ -30,12 +29,7 @@ describe('placement on real processes: inventory, scheduler, router, three agent
 
   afterAll(() => fleet.close(), 60_000);
 
-  /** waitUntil, failing with what the scheduler and the processes say. */
-  const wait = (cond: () => boolean | Promise<boolean>, what: string) =>
-    waitUntil(cond, what, WAIT).catch(async (e) => {
-      const reps = await fleet.replicas().catch(() => []);
-      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(fleet.shards())}\n${fleet.logs(40)}`);
-    });
+  const wait = (cond: () => boolean | Promise<boolean>, what: string) => fleet.wait(cond, what);
 
   const readyCount = async (model: string) => (await fleet.ready(model)).length;
 

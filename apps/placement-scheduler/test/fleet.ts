@@ -66,6 +66,8 @@ export class TestFleet {
   readonly fabricOf = new Map<string, string>();
   /** Every multi-node replica seen, with the fabrics its shards' nodes are on. */
   readonly multiNodeFabrics = new Map<string, Set<string>>();
+  /** Every state the watch has shown for each replica's shards, in order (SHARD_STATE_ prefix dropped). */
+  readonly statesOf = new Map<string, string[]>();
   inventory?: SpawnedRole;
   scheduler?: SpawnedRole;
   router?: SpawnedRole;
@@ -87,7 +89,7 @@ export class TestFleet {
   constructor(
     private readonly catalog: object,
     readonly nodes: readonly FleetNodeSpec[],
-    private readonly extra: { router?: object; admission?: object } = {},
+    readonly extra: { router?: object; admission?: object; scheduler?: object } = {},
   ) {}
 
   get catalogPath(): string {
@@ -112,6 +114,10 @@ export class TestFleet {
       const f = n.info!.fabrics[0]?.fabric;
       if (f) this.fabricOf.set(n.info!.nodeId, f);
       for (const s of n.shards) {
+        const seen = this.statesOf.get(s.replicaId) ?? [];
+        const st = s.state.replace('SHARD_STATE_', '');
+        if (seen.at(-1) !== st) seen.push(st);
+        this.statesOf.set(s.replicaId, seen);
         if (s.pgid && s.spec?.httpPort) this.pgids.set(s.pgid, s.spec.httpPort);
         const spec = s.spec;
         if (spec && spec.nnodes > 1) {
@@ -144,6 +150,8 @@ export class TestFleet {
       backoff: { base: '300ms', max: '2s' },
       port_range: this.ports,
       log_level: 'info',
+      ...(this.admission ? { admission: { address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
+      ...this.extra.scheduler,
     }));
     this.scheduler = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
     this.ctl?.close();
@@ -159,6 +167,7 @@ export class TestFleet {
       log_level: 'warn',
       engine_key_file: this.engineKeyFile,
       endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix, on_demand_hold: '200ms' },
+      ...(this.admission ? { admission: { mode: 'remote', address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
       ...this.extra.router,
     }));
     this.router = await spawnRole('router', ['--config', cfg], { timeoutMs: 60_000, keepOutput: true });
@@ -217,12 +226,14 @@ export class TestFleet {
   }
 
   /** The whole stack: inventory, the agents, the scheduler, then (unless `router: false`) the router once the catalog view is in Redis. */
-  async start(o: { router?: boolean } = {}): Promise<void> {
+  async start(o: { router?: boolean; admission?: boolean } = {}): Promise<void> {
     this.ports = await freePortRange(100);
     this.writeCatalog();
     await this.startInventory();
     for (const n of this.nodes) await this.startAgent(n.id);
     await waitUntil(() => this.nodes.every((n) => this.view.nodes.get(n.id)?.connectivity === 'CONNECTIVITY_CONNECTED'), 'every agent registered', { timeoutMs: 30_000, everyMs: 50 });
+    // With admission: started first, so the scheduler's autoscaler reads it and the router queues in it.
+    if (o.admission) await this.startAdmission();
     await this.startScheduler();
     await waitUntil(async () => (await this.redis.hlen(modelCatalogKeys(this.prefix).catalog)) > 0, 'the catalog view in Redis', { timeoutMs: 30_000, everyMs: 100 });
     if (o.router !== false) await this.startRouter();
@@ -255,6 +266,19 @@ export class TestFleet {
 
   explain(model: string): Promise<controlV1.ExplainPlacementResponse__Output> {
     return this.ctl!.unary('ExplainPlacement', { model });
+  }
+
+  /** waitUntil (E2E_WAIT), failing with what the scheduler and the processes say. */
+  wait(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
+    return waitUntil(cond, what, E2E_WAIT).catch(async (e) => {
+      const reps = await this.replicas().catch(() => []);
+      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(this.shards())}\n${this.logs(40)}`);
+    });
+  }
+
+  /** `ctl model target`: min and max replicas of one model. */
+  target(model: string, n: number): Promise<controlV1.SetModelTargetResponse__Output> {
+    return this.ctl!.unary('SetModelTarget', { model, minReplicas: n, maxReplicas: n, clear: false });
   }
 
   drain(nodeId: string): Promise<controlV1.NodeAdminResponse__Output> {

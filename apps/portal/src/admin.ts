@@ -31,7 +31,7 @@ export function nodeView(n: controlV1.Node__Output) {
   };
 }
 
-/** `/admin`: fleet, models, people, usage, audit, settings (docs/portal.md, "The admin pages"). */
+/** `/admin`: fleet, models, people, usage, audit, settings (docs/portal.md, "Pages"). */
 export function registerAdmin(app: FastifyInstance, c: Ctx): void {
   const control = () => {
     if (!c.control) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'this portal has no control service configured');

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export type Person = accountingV1.Account__Output;
 
-/** Staff roles, weakest first; each reads what the ones before it read (docs/portal.md, "Roles"). */
+/** Staff roles, weakest first; each reads what the ones before it read (docs/portal.md, "People and roles"). */
 export const STAFF = ['viewer', 'operator', 'billing', 'admin'] as const;
 export type StaffRole = (typeof STAFF)[number];
 

@@ -1,4 +1,4 @@
-import type { RouterConfig } from '@llmgw/config';
+import type { RouterConfig, RouterModelConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
 
 /**
@@ -7,14 +7,14 @@ import type { EndpointSource } from '@llmgw/endpoints';
  * their model implicitly).
  */
 export class ModelCatalog {
-  private readonly configured = new Map<string, RouterConfig['models'][number]>();
+  private readonly configured = new Map<string, RouterModelConfig>();
   private readonly aliases = new Map<string, string>();
 
   /**
    * `placement`: the catalog view the placement-scheduler publishes (on-demand
    * models are catalogued before they have any endpoint).
    */
-  constructor(cfg: RouterConfig, private readonly source: EndpointSource, private readonly placement?: { resolve(name: string): string | undefined }) {
+  constructor(cfg: Pick<RouterConfig, 'models' | 'model_aliases'>, private readonly source: EndpointSource, private readonly placement?: { resolve(name: string): string | undefined }) {
     for (const m of cfg.models) this.configured.set(m.name, m);
     for (const m of cfg.models) for (const a of m.aliases) this.aliases.set(a, m.name);
     for (const [a, target] of Object.entries(cfg.model_aliases)) this.aliases.set(a, target);

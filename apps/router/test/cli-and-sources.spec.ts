@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { normaliseEndpoint, RedisEndpointWriter } from '@llmgw/endpoints';
-import { spawnRole } from '@llmgw/testing';
+import { spawnRole, waitUntil } from '@llmgw/testing';
 import { start } from '../src/main';
-import { fakeUpstream, silentLog, until } from './helpers';
+import { fakeUpstream, silentLog } from './helpers';
 
 const chat = (url: string) =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) });
@@ -19,7 +19,7 @@ describe('llmgw router as a process', () => {
       expect(res.headers.get('x-llmgw-replica')).toBe('a');
       expect((await fetch(`${r.urls.admin}/readyz`)).status).toBe(200);
       const completed = () => r.output().map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((l) => l.msg === 'request completed');
-      await until(() => completed() !== undefined);
+      await waitUntil(() => completed() !== undefined, 'completed() !== undefined', { everyMs: 25 });
       const log = completed();
       expect(log).toMatchObject({ service: 'router', model: 'm', endpoint: 'a', status: 200 });
       expect(log.reqId).toEqual(res.headers.get('x-request-id'));
@@ -54,7 +54,7 @@ describe('router on a Redis endpoint source', () => {
     try {
       expect((await chat(r.url)).headers.get('x-llmgw-replica')).toBe('ra');
       await writer.replace([normaliseEndpoint({ name: 'rb', url: b.url, model: 'm' })]);
-      await until(() => r.core.source.all()[0]?.id === 'rb');
+      await waitUntil(() => r.core.source.all()[0]?.id === 'rb', "r.core.source.all()[0]?.id === 'rb'", { everyMs: 25 });
       expect((await chat(r.url)).headers.get('x-llmgw-replica')).toBe('rb');
       // The store goes away: the router keeps the last list.
       const src = r.core.source as unknown as { cmd: Redis; reload(): Promise<void> };

@@ -4,10 +4,10 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { APICallError, embed, generateText, streamText } from 'ai';
 import OpenAI from 'openai';
-import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type LedgerRecord } from '@llmgw/stores';
 import { start, type RunningRouter } from '../src/main';
-import { silentLog, until } from './helpers';
+import { silentLog } from './helpers';
 import { keyWith, testTenancy } from './tenancy-with-keys';
 
 // Client conformance: real clients, unchanged, against the router (tenancy on) in front of real
@@ -63,7 +63,7 @@ afterAll(async () => {
 
 /** The usage the ledger received for requests with this x-request-id prefix. */
 async function usageFor(reqPrefix: string): Promise<LedgerRecord> {
-  await until(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 10_000);
+  await waitUntil(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 'ledger.records.some((r) => r.requestId.startsWith(reqPrefix))', { timeoutMs: 10_000, everyMs: 25 });
   return ledger.records.find((r) => r.requestId.startsWith(reqPrefix))!;
 }
 

@@ -1,8 +1,9 @@
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type AccountingStores } from '@llmgw/stores';
 import { periodBounds } from '@llmgw/tenancy';
 import { start, type RunningRouter } from '../src/main';
-import { fakeUpstream, silentLog, until, type FakeUpstream } from './helpers';
+import { fakeUpstream, silentLog, type FakeUpstream } from './helpers';
 import { keyWith, testTenancy } from './tenancy-with-keys';
+import { waitUntil } from '@llmgw/testing';
 
 // Availability fallbacks (docs/router.md, "Upstream attempts, retries, timeouts") under tenancy: a fallback is served only "if the key
 // permits it" — on its allowlist, and charged to its budgets at its own price. The real
@@ -85,7 +86,7 @@ describe('fallbacks under tenancy', () => {
     expect(r.headers.get('x-llmgw-served-model')).toBe('paid');
     // The fake engine reports 3 prompt + 1 completion tokens: 3×1000 + 1×1000 micro-units.
     const start = periodBounds('day', Date.now()).start;
-    await until(async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000);
+    await waitUntil(async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000, "(await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000", { everyMs: 25 });
   });
 
   it('refuses a paid availability fallback after a budget fallback when the budget is spent', async () => {

@@ -1,6 +1,7 @@
 import type { AcquireResult, AdmissionRequest } from '@llmgw/admission-core';
 import { start, type RunningRouter } from '../src/main';
-import { chatJson, fakeUpstream, silentLog, until, type FakeUpstream } from './helpers';
+import { chatJson, fakeUpstream, silentLog, type FakeUpstream } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 // Admission often grants a whole burst at once (one release or stats update
 // lets many queued requests go). Each granted request must be scheduled on
@@ -56,7 +57,7 @@ describe('a burst of grants', () => {
   it('is spread across replicas, not herded onto one', async () => {
     // Both replicas scraped, so they differ in nothing but what this burst does to them.
     const fresh = async (replica: string) => (await fetch(`${router.adminUrl}/metrics`).then((r) => r.text())).split('\n').some((l) => l.startsWith('llmgw_endpoint_metrics_stale{') && l.includes(`replica="${replica}"`) && l.endsWith(' 0'));
-    await until(async () => (await fresh('r0')) && (await fresh('r1')), 10_000, 50);
+    await waitUntil(async () => (await fresh('r0')) && (await fresh('r1')), "(await fresh('r0')) && (await fresh('r1'))", { timeoutMs: 10_000, everyMs: 50 });
     const N = 12;
     const responses = Array.from({ length: N }, () =>
       fetch(`${router.url}/v1/chat/completions`, {
@@ -65,9 +66,9 @@ describe('a burst of grants', () => {
         body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
       }),
     );
-    await until(() => held.length === N);
+    await waitUntil(() => held.length === N, 'held.length === N', { everyMs: 25 });
     for (const grant of held.splice(0)) grant();
-    await until(() => ups[0].hits.length + ups[1].hits.length === N);
+    await waitUntil(() => ups[0].hits.length + ups[1].hits.length === N, 'ups[0].hits.length + ups[1].hits.length === N', { everyMs: 25 });
     answer();
     const replicas = await Promise.all(responses.map(async (r) => (await r).headers.get('x-llmgw-replica')));
     const counts = [ups[0].hits.length, ups[1].hits.length];

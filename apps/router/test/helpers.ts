@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@llmgw/observability';
-import { waitUntil } from '@llmgw/testing';
 
 /** A logger that drops everything (keeps test output readable) unless LLMGW_TEST_LOGS is set. */
 export function silentLog(): Logger {
@@ -16,10 +15,6 @@ export function capturingLog(level = 'info'): { log: Logger; lines: any[] } {
   stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
   return { log: createLogger({ service: 'router', destination: stream, level }), lines };
 }
-
-/** Waits for `cond` (libs/testing's waitUntil with this suite's defaults). */
-export const until = (cond: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 25): Promise<void> =>
-  waitUntil(cond, 'the condition', { timeoutMs, everyMs: stepMs });
 
 /** One sample of a metric from a Prometheus text page; labels must all match (extra labels allowed). */
 export async function metricValue(adminUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {

@@ -3,9 +3,9 @@ import * as grpc from '@grpc/grpc-js';
 import { accountingProto } from '@llmgw/accounting-rpc';
 import { admissionServiceDefinition } from '@llmgw/admission-rpc';
 import { createServer } from '@llmgw/grpc';
-import { freePort, startRedisServer, type TestRedisServer } from '@llmgw/testing';
+import { freePort, startRedisServer, type TestRedisServer, waitUntil } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
-import { capturingLog, fakeUpstream, until, type FakeUpstream } from './helpers';
+import { capturingLog, fakeUpstream, type FakeUpstream } from './helpers';
 
 // A lost dependency is one warn line when lost and one when back (with the outage's length),
 // not one per failed call and not only at debug (docs/operations.md, "Redis, leader locks and lost dependencies").
@@ -36,16 +36,16 @@ describe('router: lost dependencies are logged once each way', () => {
         },
       });
       const dep = `redis 127.0.0.1:${srv.port}`;
-      await until(() => (r!.core.state.prefix as any).index !== undefined);
+      await waitUntil(() => (r!.core.state.prefix as any).index !== undefined, '(r!.core.state.prefix as any).index !== undefined', { everyMs: 25 });
       await srv.stop();
-      await until(() => lostLines(lines, dep).length > 0);
+      await waitUntil(() => lostLines(lines, dep).length > 0, 'lostLines(lines, dep).length > 0', { everyMs: 25 });
       // Requests keep routing (each insert is dropped, counted) without a line each.
       for (let i = 0; i < 5; i++) {
         const res = await fetch(`${r.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `hello ${i} `.repeat(40) }] }) });
         expect(res.status).toBe(200);
       }
       await srv.start();
-      await until(() => backLines(lines, dep).length > 0);
+      await waitUntil(() => backLines(lines, dep).length > 0, 'backLines(lines, dep).length > 0', { everyMs: 25 });
       expect(lostLines(lines, dep)).toEqual([expect.objectContaining({ level: 'warn' })]);
       expect(backLines(lines, dep)).toEqual([expect.objectContaining({ level: 'warn', down_ms: expect.any(Number) })]);
     } finally {
@@ -78,7 +78,7 @@ describe('router: lost dependencies are logged once each way', () => {
         ResolveKey: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb({ code: grpc.status.NOT_FOUND, details: 'no such key' }),
       });
       await new Promise<void>((res, rej) => server!.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
-      await until(async () => (await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401);
+      await waitUntil(async () => (await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401, '(await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401', { everyMs: 25 });
       expect(backLines(lines, 'accounting')).toEqual([expect.objectContaining({ level: 'warn', address, down_ms: expect.any(Number) })]);
       expect(lostLines(lines, 'accounting')).toHaveLength(1);
     } finally {
@@ -102,7 +102,7 @@ describe('router: lost dependencies are logged once each way', () => {
     });
     let server: grpc.Server | undefined;
     try {
-      await until(() => lostLines(lines, 'admission').length > 0);
+      await waitUntil(() => lostLines(lines, 'admission').length > 0, "lostLines(lines, 'admission').length > 0", { everyMs: 25 });
       // An admission leader comes up on that address (a fake that serves and grants).
       server = createServer();
       const reply = (res: object) => (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, res);
@@ -114,7 +114,7 @@ describe('router: lost dependencies are logged once each way', () => {
         Acquire: reply({ granted: { leaseId: 'l-1', pool: 'default' }, queuedMs: 0 }),
       } as never);
       await new Promise<void>((res, rej) => server!.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
-      await until(() => backLines(lines, 'admission').length > 0);
+      await waitUntil(() => backLines(lines, 'admission').length > 0, "backLines(lines, 'admission').length > 0", { everyMs: 25 });
       expect(lostLines(lines, 'admission')).toEqual([expect.objectContaining({ level: 'warn', address, fallback: 'in-process admission' })]);
       expect(backLines(lines, 'admission')).toEqual([expect.objectContaining({ level: 'warn', down_ms: expect.any(Number) })]);
     } finally {

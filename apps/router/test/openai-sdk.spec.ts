@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
-import { spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
-import { silentLog, metricValue, until } from './helpers';
+import { silentLog, metricValue } from './helpers';
 
 // The real router (in-process) in front of two real sim-engine processes,
 // driven by the official openai client.
@@ -86,7 +86,7 @@ describe('router with sim-engines and the openai client', () => {
     const before = await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' });
     const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, stream: true });
     for await (const _ of stream) void _;
-    await until(async () => (await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' })) === before + 4);
+    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' })) === before + 4, "(await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: ...", { everyMs: 25 });
   });
 
   it('serves completions, streaming and not', async () => {
@@ -209,14 +209,14 @@ describe('router with sim-engines and the openai client', () => {
     expect(await running()).toBe(1);
     ac.abort();
     // Half the natural end: only the abort reaching the engine can explain it.
-    await until(async () => (await running()) === 0, 10_000);
-    await until(async () => (await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'default', status: '499' })) === 1);
+    await waitUntil(async () => (await running()) === 0, '(await running()) === 0', { timeoutMs: 10_000, everyMs: 25 });
+    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'default', status: '499' })) === 1, "(await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'de...", { everyMs: 25 });
   });
 
   it('exposes health, readiness and the contract metric names', async () => {
     expect((await fetch(`${router.adminUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${router.adminUrl}/readyz`)).status).toBe(200);
-    await until(async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' })) === 0);
+    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' })) === 0, "(await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' }))...", { everyMs: 25 });
     const text = await (await fetch(`${router.adminUrl}/metrics`)).text();
     for (const name of [
       'llmgw_requests_total',

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import * as zmq from 'zeromq';
 import { decode } from '@msgpack/msgpack';
 import { blockHashes, llama3ChatTokens, llama3TextTokens } from '@llmgw/prefix';
-import { spawnRole, type SpawnedRole } from '@llmgw/testing';
-import { metricValue, until } from './helpers';
+import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
+import { metricValue } from './helpers';
 
 /**
  * The CI-size proof of prefix-aware routing on real processes: two
@@ -102,11 +102,11 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     const waitApplied = async (replica: string, hash: bigint): Promise<void> => {
       const e = Number(replica.slice(1));
       let seq = -1;
-      await until(async () => {
+      await waitUntil(async () => {
         seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[0] ?? -1;
         return seq >= 0;
-      }, 20_000, 50);
-      for (const r of routers) await until(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, 20_000, 50);
+      }, '{ seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[...', { timeoutMs: 20_000, everyMs: 50 });
+      for (const r of routers) await waitUntil(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, "(await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq", { timeoutMs: 20_000, everyMs: 50 });
     };
     const completeIds = async (url: string, prompt: number[], headers: Record<string, string>): Promise<{ replica: string; decision: string | null; cached: number }> => {
       const res = await fetch(`${url}/v1/completions`, {

@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import type { RouterConfigInput } from '@llmgw/config';
 import { start, type RunningRouter } from '../src/main';
-import { chatJson, fakeUpstream, metricValue, ok, silentLog, until, type FakeHandler, type FakeUpstream } from './helpers';
+import { chatJson, fakeUpstream, metricValue, ok, silentLog, type FakeHandler, type FakeUpstream } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 const MSG = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4 };
 
@@ -149,13 +150,13 @@ describe('router reliability against fake upstreams', () => {
     const { response } = await client.chat.completions.create(MSG, pinned).withResponse();
     expect(response.headers.get('x-llmgw-replica')).toBe('u1');
     expect(u[0].hits).toHaveLength(2);
-    await until(() => health.breaker('u0') === 'half_open', 15_000);
+    await waitUntil(() => health.breaker('u0') === 'half_open', "health.breaker('u0') === 'half_open'", { timeoutMs: 15_000, everyMs: 25 });
     // A failed probe re-opens it with a doubled backoff.
     await expect(client.chat.completions.create(MSG, pinned)).rejects.toBeInstanceOf(OpenAI.InternalServerError);
     expect(health.breaker('u0')).toBe('open');
     u[0].handler = ok;
     const t0 = Date.now();
-    await until(() => health.breaker('u0') === 'half_open', 15_000);
+    await waitUntil(() => health.breaker('u0') === 'half_open', "health.breaker('u0') === 'half_open'", { timeoutMs: 15_000, everyMs: 25 });
     // A lower bound only (a busy machine makes it longer, never shorter): the backoff doubled from 300 ms.
     expect(Date.now() - t0).toBeGreaterThan(400);
     const probe = await client.chat.completions.create(MSG, pinned).withResponse();
@@ -166,17 +167,17 @@ describe('router reliability against fake upstreams', () => {
   it('trips the breaker after three failed scrapes', async () => {
     const { r, u } = await setup(2, { breaker: { base_backoff: 60_000 } });
     u[0].metrics = 500;
-    await until(() => r.core.health.breaker('u0') === 'open', 15_000);
+    await waitUntil(() => r.core.health.breaker('u0') === 'open', "r.core.health.breaker('u0') === 'open'", { timeoutMs: 15_000, everyMs: 25 });
     expect(r.core.scraper.state('u0')!.consecutiveFailures).toBeGreaterThanOrEqual(3);
   });
 
   it('a stale endpoint loses score but stays routable', async () => {
     const { r, client, u } = await setup(2, { breaker: { base_backoff: 1 }, profiles: { chat: { scorers: { queue: 1 } } } });
-    await until(() => r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false);
+    await waitUntil(() => r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false, "r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false", { everyMs: 25 });
     u[0].metrics = 503;
-    await until(() => r.core.scraper.state('u0')?.stale === true);
-    await until(async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1);
-    await until(() => r.core.health.breaker('u0') !== 'open', 15_000);
+    await waitUntil(() => r.core.scraper.state('u0')?.stale === true, "r.core.scraper.state('u0')?.stale === true", { everyMs: 25 });
+    await waitUntil(async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1, "(await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1", { everyMs: 25 });
+    await waitUntil(() => r.core.health.breaker('u0') !== 'open', "r.core.health.breaker('u0') !== 'open'", { timeoutMs: 15_000, everyMs: 25 });
     const res = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
     expect(res.response.headers.get('x-llmgw-replica')).toBe('u0');
     // Unpinned, both are scored: the stale one at half the fresh one's queue score.
@@ -208,7 +209,7 @@ describe('router reliability against fake upstreams', () => {
     const seq: Array<string | null> = [];
     for (let i = 0; i < 5; i++) {
       const p = replicaOf(client.chat.completions.create(MSG, session).withResponse());
-      await until(() => held.length === 1);
+      await waitUntil(() => held.length === 1, 'held.length === 1', { everyMs: 25 });
       held.shift()!();
       seq.push(await p);
     }
@@ -219,7 +220,7 @@ describe('router reliability against fake upstreams', () => {
     const ps: Array<Promise<string | null>> = [];
     for (let i = 0; i < 6; i++) {
       ps.push(replicaOf(client.chat.completions.create(MSG, session).withResponse()));
-      await until(() => held.length === i + 1);
+      await waitUntil(() => held.length === i + 1, 'held.length === i + 1', { everyMs: 25 });
     }
     while (held.length) held.shift()!();
     const conc = await Promise.all(ps);
@@ -229,7 +230,7 @@ describe('router reliability against fake upstreams', () => {
     expect(conc[3]).toBe(home);
     // The tier-0 labels appear in the header because this profile has the session scorer.
     const last = client.chat.completions.create(MSG, session).withResponse();
-    await until(() => held.length === 1);
+    await waitUntil(() => held.length === 1, 'held.length === 1', { everyMs: 25 });
     held.shift()!();
     const { response } = await last;
     expect([response.headers.get('x-llmgw-replica'), response.headers.get('x-llmgw-cache-decision')]).toEqual([home, 'session_hit']);
@@ -275,7 +276,7 @@ describe('router reliability against fake upstreams', () => {
     const { r, client, u } = await setup(2);
     await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } });
     const text = async () => (await fetch(`${r.adminUrl}/metrics`)).text();
-    await until(async () => (await text()).includes('llmgw_endpoint_metrics_stale{replica="u0"'));
+    await waitUntil(async () => (await text()).includes('llmgw_endpoint_metrics_stale{replica="u0"'), '(await text()).includes(\'llmgw_endpoint_metrics_stale{replica="u0"\')', { everyMs: 25 });
     (r.core.source as unknown as { set(l: unknown[]): void }).set([{ name: 'u1', url: u[1].url, model: 'm' }]);
     const after = await text();
     expect(after).not.toMatch(/replica="u0"/);
@@ -303,10 +304,10 @@ describe('router reliability against fake upstreams', () => {
     const r = router;
     const client = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'x', maxRetries: 0 });
     const pool = async () => (await client.chat.completions.create(MSG).withResponse()).response.headers.get('x-llmgw-pool');
-    await until(() => r.core.scraper.state('h100-0')?.stats?.waiting === 40);
+    await waitUntil(() => r.core.scraper.state('h100-0')?.stats?.waiting === 40, "r.core.scraper.state('h100-0')?.stats?.waiting === 40", { everyMs: 25 });
     expect(await pool()).toBe('a100');
     a.metrics = 'vllm:num_requests_running 1\nvllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.1\n';
-    await until(() => r.core.scraper.state('h100-0')?.stats?.waiting === 0);
+    await waitUntil(() => r.core.scraper.state('h100-0')?.stats?.waiting === 0, "r.core.scraper.state('h100-0')?.stats?.waiting === 0", { everyMs: 25 });
     expect(await pool()).toBe('h100');
     expect(await pool()).toBe('h100');
   });
@@ -323,7 +324,7 @@ describe('router reliability against fake upstreams', () => {
     const reading = (async () => {
       for await (const c of stream) got.push(c.choices[0]?.delta?.content ?? '');
     })();
-    await until(() => got.length === 1);
+    await waitUntil(() => got.length === 1, 'got.length === 1', { everyMs: 25 });
     const closing = r.close();
     await reading;
     await closing;

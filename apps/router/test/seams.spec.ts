@@ -2,7 +2,8 @@ import OpenAI from 'openai';
 import type { AcquireResult, AdmissionRequest } from '@llmgw/admission-core';
 import type { UsageRecord } from '@llmgw/contracts';
 import { start, type RunningRouter } from '../src/main';
-import { chatJson, fakeUpstream, silentLog, until, type FakeUpstream } from './helpers';
+import { chatJson, fakeUpstream, silentLog, type FakeUpstream } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 // The router's contract with its admission and tenancy seams, checked with
 // scripted implementations in place of the real ones.
@@ -129,10 +130,10 @@ describe('router seams', () => {
       });
     const ac = new AbortController();
     const p = client.chat.completions.create(MSG, { signal: ac.signal }).catch((e) => e);
-    await until(() => script.acquired.length === 1);
+    await waitUntil(() => script.acquired.length === 1, 'script.acquired.length === 1', { everyMs: 25 });
     ac.abort();
     await p;
-    await until(() => sawAbort && script.usage.length === 1);
+    await waitUntil(() => sawAbort && script.usage.length === 1, 'sawAbort && script.usage.length === 1', { everyMs: 25 });
     expect(script.usage[0].status).toBe(499);
   });
 

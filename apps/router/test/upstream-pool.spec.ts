@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { start, type RunningRouter } from '../src/main';
-import { chatJson, fakeUpstream, metricValue, silentLog, until, type FakeUpstream } from './helpers';
+import { chatJson, fakeUpstream, metricValue, silentLog, type FakeUpstream } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 /** A router in front of one fake engine that holds every request until the test answers it. */
 function holdingRouter(config: Record<string, unknown>, endpoint: Record<string, unknown>) {
@@ -36,14 +37,14 @@ describe('upstream connection pool per endpoint', () => {
     const router = rig.router!;
     const held = rig.held;
     const first = send(router);
-    await until(() => held.length === 1, 10_000);
+    await waitUntil(() => held.length === 1, 'held.length === 1', { timeoutMs: 10_000, everyMs: 25 });
     const second = send(router);
-    await until(async () => (await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1, 10_000);
+    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1, "(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1", { timeoutMs: 10_000, everyMs: 25 });
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_connections', { replica: 'small' })).toBe(1);
     expect(held).toHaveLength(1);
     answer(held[0]);
     expect((await first).status).toBe(200);
-    await until(() => held.length === 2, 10_000);
+    await waitUntil(() => held.length === 2, 'held.length === 2', { timeoutMs: 10_000, everyMs: 25 });
     answer(held[1]);
     expect((await second).status).toBe(200);
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })).toBe(0);
@@ -58,7 +59,7 @@ describe('upstream pool sized by the declared max_num_seqs', () => {
   it('opens max_num_seqs connections before making a request wait', async () => {
     const router = rig.router!;
     const sent = [send(router), send(router), send(router)];
-    await until(() => rig.held.length === 3, 10_000);
+    await waitUntil(() => rig.held.length === 3, 'rig.held.length === 3', { timeoutMs: 10_000, everyMs: 25 });
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'wide' })).toBe(0);
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_connections', { replica: 'wide' })).toBe(3);
     for (const res of rig.held) answer(res);
@@ -76,7 +77,7 @@ describe('upstream pool of an endpoint that declares nothing, upstream_connectio
   it(`opens a connection per request in flight, past 1024 (${N} held at once)`, async () => {
     const router = rig.router!;
     const sent = Array.from({ length: N }, () => send(router));
-    await until(() => rig.held.length === N, 60_000);
+    await waitUntil(() => rig.held.length === N, 'rig.held.length === N', { timeoutMs: 60_000, everyMs: 25 });
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'open' })).toBe(0);
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_connections', { replica: 'open' })).toBe(N);
     for (const res of rig.held) answer(res);

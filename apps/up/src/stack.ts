@@ -86,6 +86,8 @@ export interface UpContext {
   engineKeyFile?: string;
   /** The local CA and role certificates every link uses (mTLS), in <data-dir>/tls. */
   tls?: UpPki;
+  /** With the control plane: points the placement-scheduler's autoscaler at admission once admission runs. */
+  attachAdmission?: (address: string) => void;
 }
 
 export interface StartedPart {
@@ -218,6 +220,7 @@ const fleet: Part = {
     add({ summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService, mTLS); catalog ${catalog}; shared state ${where}`], close: () => sched.close() });
     if (!o.redisUrl) add({ summary: [], close: async () => dropInProcessState(prefix) });
     ctx.controlUrl = sched.urls.control;
+    ctx.attachAdmission = (address) => sched.service.attachAdmission(address, ctx.tls?.client('placement-scheduler'));
     ctx.endpointSource = o.redisUrl ? { kind: 'redis', redis_url: o.redisUrl, key_prefix: prefix } : { kind: 'memory', key_prefix: prefix };
     // The always-on model serves before the banner says "up" (or up says why not). Each pass of the
     // reconciler and each shard report is an event here; the 50 ms look costs nothing next to them.
@@ -280,6 +283,7 @@ const admission: Part = {
     add({ summary: [`  admission    ${adm.url} (gRPC)`], close: () => adm.close() });
     ctx.metricsUrls.push(`${adm.adminUrl}/metrics`);
     ctx.admissionUrl = adm.url;
+    ctx.attachAdmission?.(adm.url.replace(/^[a-z]+:\/\//, ''));
   },
 };
 

@@ -65,6 +65,7 @@ export class AccountingClient {
   readonly tenancyAdmin: accountingV1.TenancyAdminClient;
   readonly auditLog: accountingV1.AuditLogClient;
   readonly accounts: accountingV1.AccountsClient;
+  readonly capacityAdmin: accountingV1.CapacityAdminClient;
   private readonly timeout: number;
   /** Admin writes sent through this client so far. */
   writes = 0;
@@ -77,6 +78,7 @@ export class AccountingClient {
     this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.auditLog = new pkg.AuditLog(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.accounts = new pkg.Accounts(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
+    this.capacityAdmin = new pkg.CapacityAdmin(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.timeout = o.callTimeoutMs ?? 10_000;
   }
 
@@ -128,6 +130,16 @@ export class AccountingClient {
     if (actor) md.set(ACTOR_KEY, actor);
     const read = /^(Get|List)/.test(method);
     return callUnary<Res>(this.accounts, method, req, { deadlineMs: this.timeout, idempotent: read, retryDelayMs: 50, dependency: this.o.dependency, ...rest, metadata: md });
+  }
+
+  /** CapacityAdmin (docs/capacity.md): reads retried, writes once, every call carrying the actor. */
+  capacity<Res>(method: keyof accountingV1.CapacityAdminClient & string, req: object, opts: CallOptions & { actor?: string } = {}): Promise<Res> {
+    const { actor = this.o.actor, ...rest } = opts;
+    const md = rest.metadata?.clone() ?? new grpc.Metadata();
+    if (actor) md.set(ACTOR_KEY, actor);
+    const read = /^(Get|List)/.test(method);
+    if (!read) this.writes++;
+    return callUnary<Res>(this.capacityAdmin, method, req, { deadlineMs: this.timeout, idempotent: read, dependency: this.o.dependency, ...rest, metadata: md });
   }
 
   close(): void {

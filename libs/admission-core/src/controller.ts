@@ -498,6 +498,15 @@ export class AdmissionController implements Admission {
     return this.totalQueued;
   }
 
+  /** Queued and outstanding per model, every band and pool summed (what the autoscaler reads, docs/capacity.md). */
+  modelLoads(): Map<string, { queued: number; outstanding: number }> {
+    const out = new Map<string, { queued: number; outstanding: number }>();
+    const of = (m: string) => out.get(m) ?? (out.set(m, { queued: 0, outstanding: 0 }), out.get(m)!);
+    for (const b of this.bands) for (const f of b.flows.values()) for (const w of f.queue) of(w.req.model).queued++;
+    for (const st of this.pools.values()) if (st.model) of(st.model).outstanding += st.outstanding;
+    return out;
+  }
+
   snapshot(): AdmissionSnapshot {
     const queued: Record<string, number> = {};
     for (const b of this.bands) queued[b.cfg.name] = b.size;

@@ -218,6 +218,7 @@ export class AdmissionRpcService {
       instanceId: this.o.instanceId,
       queued: ctl?.queued() ?? 0,
       outstanding: ctl?.outstandingLeases() ?? 0,
+      models: ctl ? [...ctl.modelLoads()].map(([model, l]) => ({ model, ...l })) : [],
     };
   }
 

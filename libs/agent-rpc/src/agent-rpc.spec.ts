@@ -39,15 +39,15 @@ describe('agent message validation', () => {
   it('caps the shards of a Register and a Heartbeat (configurable), and every string, naming the field', () => {
     expect(() => validateRegister(reg({ runningShards: shards(1024) }))).not.toThrow();
     expect(refusal(() => validateRegister(reg({ runningShards: shards(1025) }))).message).toBe('register.running_shards: 1025 entries; at most 1024 allowed');
-    const hb = (n: number): agentV1.AgentMessage__Output => ({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: shards(n) } });
+    const hb = (n: number): agentV1.AgentMessage__Output => ({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: shards(n) } });
     expect(refusal(() => validateAgentMessage(hb(20_000))).message).toBe('heartbeat.shards: 20000 entries; at most 1024 allowed');
     expect(() => validateAgentMessage(hb(20_000), agentMessageBounds(20_000))).not.toThrow();
     const longMsg: agentV1.AgentMessage__Output = { msg: 'shard', shard: { ...shards(1)[0], message: 'm'.repeat(5000) } };
     expect(refusal(() => validateAgentMessage(longMsg)).message).toBe('shard.message: 5000 characters; at most 4096 allowed');
     expect(refusal(() => validateAgentMessage({ msg: 'shard', shard: { ...shards(1)[0], state: 42 as never } })).message).toBe('shard.state is not a known ShardState');
-    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: [shards(1)[0], { ...shards(1)[0], state: 9 as never }] } })).message).toBe('heartbeat.shards[1].state is not a known ShardState');
+    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [shards(1)[0], { ...shards(1)[0], state: 9 as never }] } })).message).toBe('heartbeat.shards[1].state is not a known ShardState');
     expect(refusal(() => validateRegister(reg({ runningShards: [{ ...shards(1)[0], state: 9 as never }] }))).message).toBe('register.running_shards[0].state is not a known ShardState');
-    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards: [{ ...shards(1)[0], shardId: '' }] } })).message).toBe('heartbeat.shards[].shard_id is required');
+    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [{ ...shards(1)[0], shardId: '' }] } })).message).toBe('heartbeat.shards[].shard_id is required');
   });
 });
 

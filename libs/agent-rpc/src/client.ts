@@ -43,8 +43,8 @@ export interface AgentStreamClientOptions {
    * may repeat one after a reconnect.
    */
   onCommand(msg: agentV1.ControlMessage__Output, send: AgentSend): void;
-  /** The heartbeat payload (gpus, shards); seq and sent_at_ms are filled in here. */
-  heartbeat?(): Pick<agentV1.Heartbeat, 'gpus' | 'shards'>;
+  /** The heartbeat payload (gpus, shards, host sensors); seq and sent_at_ms are filled in here. */
+  heartbeat?(): Pick<agentV1.Heartbeat, 'gpus' | 'shards' | 'host'>;
   /** ms between heartbeats (default 5000). */
   heartbeatIntervalMs?: number;
   /** Reconnect backoff (default 500 ms doubling to 30 s, half jittered). */

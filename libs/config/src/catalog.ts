@@ -1,4 +1,4 @@
-import { engineContract, validateProfileShape, type Model, type Profile } from '@llmgw/placement';
+import { CAPACITY_CLASSES, FACILITY_LEVELS, engineContract, validateProfileShape, type CapacityClass, type FacilityLevel, type Model, type Profile, type ProjectRef, type QuotaRule } from '@llmgw/placement';
 import { z } from 'zod';
 import { adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
@@ -80,10 +80,43 @@ const modelSchema = z
     slo: z.object({ ttft_p99: duration().optional(), tpot_p99: duration().optional() }).strict().optional(),
     /** At least one, unless the model is served only by its `provider`. */
     profiles: z.array(profileSchema).default([]),
+    /** Who preempts whom when the cluster is full (docs/placement.md "Capacity classes"). */
+    capacity_class: z.enum(CAPACITY_CLASSES as [CapacityClass, ...CapacityClass[]]).default('standard'),
+    /** The project (under `projects`) whose quota the model's GPUs count against. */
+    project: z.string().min(1).optional(),
+    /** Every node of one replica shares this facility label (a hard constraint). */
+    keep_within: z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]]).optional(),
   })
   .strict();
 
-export const catalogSchema = z.object({ models: z.array(modelSchema).default([]) }).strict();
+const scopeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -');
+
+/** A project, and the team and organisation whose quotas it also counts against. */
+const projectSchema = z.object({ name: scopeName, team: scopeName.optional(), org: scopeName.optional() }).strict();
+
+/** GPUs of one organisation, team or project (exactly one of the three), optionally of one capacity class. */
+const quotaSchema = z
+  .object({
+    org: scopeName.optional(),
+    team: scopeName.optional(),
+    project: scopeName.optional(),
+    capacity_class: z.enum(CAPACITY_CLASSES as [CapacityClass, ...CapacityClass[]]).optional(),
+    /** GPUs always available to it; its placements preempt borrowers to get them back. */
+    guarantee_gpus: z.number().int().min(0).default(0),
+    /** GPUs never exceeded; absent = no limit. */
+    limit_gpus: z.number().int().min(0).optional(),
+  })
+  .strict()
+  .refine((q) => [q.org, q.team, q.project].filter((x) => x !== undefined).length === 1, 'set exactly one of org, team, project')
+  .refine((q) => q.limit_gpus === undefined || q.limit_gpus >= q.guarantee_gpus, 'limit_gpus must be at least guarantee_gpus');
+
+export const catalogSchema = z
+  .object({
+    models: z.array(modelSchema).default([]),
+    projects: z.array(projectSchema).default([]),
+    quotas: z.array(quotaSchema).default([]),
+  })
+  .strict();
 export type CatalogInput = z.input<typeof catalogSchema>;
 
 /** A validated catalog: models in file order, plus name/alias lookup. */
@@ -101,6 +134,20 @@ export interface Catalog {
   readonly maxLoadedAdapters: ReadonlyMap<string, number>;
   /** External providers per model name. */
   readonly providers: ReadonlyMap<string, ProviderConfig>;
+  readonly projects: readonly ProjectRef[];
+  readonly quotas: readonly QuotaRule[];
+}
+
+/** A quota entry of the file as placement's rule. */
+export function quotaRuleOf(q: { org?: string; team?: string; project?: string; capacity_class?: CapacityClass; guarantee_gpus: number; limit_gpus?: number }): QuotaRule {
+  const scope = q.org !== undefined ? 'org' : q.team !== undefined ? 'team' : 'project';
+  return {
+    scope,
+    name: (q.org ?? q.team ?? q.project)!,
+    guaranteeGpus: q.guarantee_gpus,
+    ...(q.limit_gpus !== undefined ? { limitGpus: q.limit_gpus } : {}),
+    ...(q.capacity_class ? { capacityClass: q.capacity_class } : {}),
+  };
 }
 
 /** "models[2] (llama-3.3-70b).profiles[0] (h100).tp" from a zod path and the raw input. */
@@ -195,7 +242,11 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
       fallbacks: m.fallbacks,
       ...(m.routing_profile ? { routingProfile: m.routing_profile } : {}),
       ...(m.weights && weightsMirror(m.weights) ? { weights: weightsMirror(m.weights) } : {}),
+      capacityClass: m.capacity_class,
+      ...(m.project ? { project: m.project } : {}),
+      ...(m.keep_within ? { keepWithin: m.keep_within } : {}),
     };
+    if (m.project && !r.data.projects.some((p) => p.name === m.project)) issues.push(`${at}.project: "${m.project}" is not under projects`);
     models.push(model);
     if (m.slo) slo.set(m.name, { ttftP99Ms: m.slo.ttft_p99, tpotP99Ms: m.slo.tpot_p99 });
   });
@@ -204,10 +255,22 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
       if (!claimed.has(f)) issues.push(`models[${mi}] (${m.name}).fallbacks[${fi}]: "${f}" is not a model in the catalog`);
     });
   });
+  const projectNames = new Set<string>();
+  r.data.projects.forEach((p, i) => {
+    if (projectNames.has(p.name)) issues.push(`projects[${i}] (${p.name}): duplicate project`);
+    projectNames.add(p.name);
+  });
+  const quotas = r.data.quotas.map(quotaRuleOf);
+  const quotaKeys = new Set<string>();
+  quotas.forEach((q, i) => {
+    const k = `${q.scope}/${q.name}/${q.capacityClass ?? '*'}`;
+    if (quotaKeys.has(k)) issues.push(`quotas[${i}]: a second quota for ${q.scope} ${q.name}${q.capacityClass ? ` (${q.capacityClass})` : ''}`);
+    quotaKeys.add(k);
+  });
   for (const name of adapterBase.keys()) if (claimed.has(name)) issues.push(`adapter "${name}" has the name of ${claimed.get(name)}`);
   if (issues.length) throw new ConfigError(source, issues);
   for (const m of models) for (const n of [m.name, ...m.aliases]) byName.set(n, m);
-  return deepFreeze({ models, byName, slo, weights, adapters, adapterBase, maxLoadedAdapters, providers });
+  return deepFreeze({ models, byName, slo, weights, adapters, adapterBase, maxLoadedAdapters, providers, projects: r.data.projects.map((p) => ({ name: p.name, ...(p.team ? { team: p.team } : {}), ...(p.org ? { org: p.org } : {}) })), quotas });
 }
 
 /** Reads and validates a catalog file. */

@@ -1,3 +1,4 @@
+import { FACILITY_LEVELS, type FacilityLevel } from '@llmgw/placement';
 import { z } from 'zod';
 import { duration, listenAddress, logLevel } from './load';
 import { clientTlsSchema, insecureFlag, serverTlsSchema } from './tls';
@@ -55,6 +56,45 @@ export const placementSchedulerConfigSchema = z
       .strict()
       .optional(),
     /**
+     * The admission service the autoscaler reads (Status: requests queued per
+     * model). Absent: no autoscaling; models keep their catalog and target
+     * replica counts (docs/capacity.md).
+     */
+    admission: z
+      .object({
+        /** host:port; several comma-separated: the leader among them is asked. */
+        address: z.string().min(1),
+        /** mTLS towards admission (role placement-scheduler). */
+        tls: clientTlsSchema.optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * The autoscaler (docs/capacity.md): on the leader, for models whose
+     * catalog `scaling.target_waiting_per_replica` is above 0.
+     */
+    autoscaler: z
+      .object({
+        /** How often admission is read and a decision made. */
+        interval: duration().default(5000),
+        /** Waiting per replica is averaged over this window. */
+        window: duration().default(60_000),
+        /** Least time between two scale-ups. */
+        up_cooldown: duration().default(60_000),
+        /** Least time after any scale event before a scale-down. */
+        down_cooldown: duration().default(120_000),
+        /** A replica is taken back only after nothing has waited for this long. */
+        quiet_period: duration().default(600_000),
+      })
+      .strict()
+      .default({ interval: 5000, window: 60_000, up_cooldown: 60_000, down_cooldown: 120_000, quiet_period: 600_000 }),
+    /**
+     * How often the leader compares the stored capacity profiles (read from
+     * `accounting`) with the engines running, for
+     * llmgw_capacity_profile_stale (docs/capacity.md).
+     */
+    capacity_check_interval: duration().default(30_000),
+    /**
      * Redis for the leader lock, endpoint publication (what routers read),
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.
@@ -76,6 +116,23 @@ export const placementSchedulerConfigSchema = z
     report_grace: duration().default(30_000),
     /** Re-placement backoff after a failure: base, doubled per consecutive failure up to max. */
     backoff: z.object({ base: duration().default(2000), max: duration().default(120_000) }).strict().default({ base: 2000, max: 120_000 }),
+    /**
+     * The facility as placement sees it (docs/placement.md "Facility"): nodes are located by their
+     * agents' `labels` (site, room, rack, pdu, nvlink_domain).
+     */
+    facility: z
+      .object({
+        /** Domains nothing new is placed in (maintenance, a cooling fault); what runs there stays. */
+        held: z.array(z.object({ level: z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]]), name: z.string().min(1) }).strict()).default([]),
+        /** Power budgets, W: a shard is placed only where its GPUs' power limits keep the rack or PDU within budget. */
+        budgets: z.array(z.object({ level: z.enum(['rack', 'pdu']), name: z.string().min(1), watts: z.number().positive() }).strict()).default([]),
+        /** Levels a model's replicas are spread over (a scored preference). */
+        spread: z.array(z.enum(FACILITY_LEVELS as [FacilityLevel, ...FacilityLevel[]])).default(['rack', 'pdu']),
+        /** What a GPU whose power limit is not reported counts for, W. */
+        default_gpu_watts: z.number().positive().default(700),
+      })
+      .strict()
+      .default({ held: [], budgets: [], spread: ['rack', 'pdu'], default_gpu_watts: 700 }),
     /** Engine HTTP and rendezvous ports are chosen from this range on each node (inclusive). */
     port_range: z
       .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])

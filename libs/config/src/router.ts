@@ -265,3 +265,9 @@ export const routerConfigSchema = z
 export type RouterConfig = z.output<typeof routerConfigSchema>;
 export type RouterConfigInput = z.input<typeof routerConfigSchema>;
 export type StaticEndpointConfig = z.output<typeof staticEndpointSchema>;
+
+/** Slices of the router configuration, named for the part of the router that reads each (docs/router.md). */
+export type RouterAdmissionConfig = RouterConfig['admission'];
+export type RouterTenancyConfig = RouterConfig['tenancy'];
+export type RouterPrefixConfig = RouterConfig['prefix'];
+export type RouterModelConfig = RouterConfig['models'][number];

@@ -5,9 +5,9 @@ import type { Logger } from '@llmgw/observability';
 export interface AuditRecord {
   /** The operator as the ControlService resolved them (`callerActor`). */
   actor: string;
-  /** "node.cordon", "node.uncordon", "node.drain", "model.target", "model.target.clear". */
+  /** "node.cordon", "node.uncordon", "node.drain", "model.target", "model.target.clear", "quota.set", "quota.clear". */
   action: string;
-  targetType: 'node' | 'model';
+  targetType: 'node' | 'model' | 'quota';
   targetId: string;
   /** JSON-able facts of the change (reason, drain timeout, changed); never a secret. */
   details: Record<string, unknown>;

@@ -4,3 +4,4 @@ export * from './nodes';
 export * from './inventory-node-admin';
 export * from './models';
 export * from './client';
+export * from './quotas';

@@ -2,7 +2,7 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { Catalog } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
 import { boundedSchema, callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
-import { scalingMode, type Explanation, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
+import { scalingMode, type ExplanationWithRoom, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
 
@@ -11,6 +11,8 @@ export interface ModelAdminScheduler {
   readonly reconciler: Reconciler;
   /** `ctl model target`: undefined clears; resolves false when nothing changed. */
   setTarget(model: Model, t: { min: number; max: number } | undefined): Promise<boolean>;
+  /** The autoscaler's latest decision (docs/capacity.md); absent or undefined when it has none. */
+  autoscaleStatus?(model: string): controlV1.AutoscaleStatus | undefined;
 }
 
 const REJECT: Record<RejectReason, controlV1.RejectReason> = {
@@ -25,6 +27,10 @@ const REJECT: Record<RejectReason, controlV1.RejectReason> = {
   'engine-missing': 'REJECT_REASON_ENGINE_MISSING',
   'not-enough-nodes': 'REJECT_REASON_NOT_ENOUGH_NODES',
   'at-max-replicas': 'REJECT_REASON_AT_MAX_REPLICAS',
+  'quota-limit': 'REJECT_REASON_QUOTA_LIMIT',
+  'facility-held': 'REJECT_REASON_FACILITY_HELD',
+  'power-cap': 'REJECT_REASON_POWER_CAP',
+  'keep-within': 'REJECT_REASON_KEEP_WITHIN',
 };
 
 const REPLICA_STATE: Record<ReplicaStateName, controlV1.ReplicaState> = {
@@ -80,8 +86,19 @@ function replicaToWire(r: ReplicaView): controlV1.Replica {
   };
 }
 
-export function explanationToWire(e: Explanation, current: number, desired: number): controlV1.ExplainPlacementResponse {
+export function explanationToWire(e: ExplanationWithRoom, current: number, desired: number): controlV1.ExplainPlacementResponse {
   return {
+    room: e.room
+      ? {
+          kind: e.room.kind,
+          victims: e.room.victims.map((v) => ({ replicaId: v.replica, model: v.model, capacityClass: v.capacityClass, why: v.why, detail: v.detail })),
+          decision: {
+            profile: e.room.decision.profile.name,
+            fabric: e.room.decision.fabric,
+            shards: e.room.decision.shards.map((s) => ({ nodeId: s.nodeId, rank: s.rank, gpuIndices: [...s.gpuIndices], hcas: [...s.hcas] })),
+          },
+        }
+      : null,
     model: e.model,
     schedulable: e.schedulable,
     decision: e.decision
@@ -143,6 +160,10 @@ export class ModelAdmin {
       scalingOverridden: rec.target(m.name) !== undefined,
       scalingMode: scalingMode(s),
       lastDemandMs: rec.lastDemandOf(m.name) ?? 0,
+      capacityClass: m.capacityClass ?? 'standard',
+      project: m.project ?? '',
+      gpusUsed: replicas.filter((r) => r.state === 'starting' || r.state === 'ready').reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
+      ...((a) => (a ? { autoscale: a } : {}))(this.scheduler.autoscaleStatus?.(m.name)),
     };
   }
 

@@ -46,6 +46,7 @@ export function toControlNode(n: FleetNode, engineStats: readonly agentV1.Engine
     shards: n.shards,
     engineStats: [...engineStats],
     heartbeatIntervalMs: n.heartbeatIntervalMs,
+    hostSensors: n.hostSensors ?? null,
   };
 }
 

@@ -4,3 +4,4 @@ export * from './pglite-dialect';
 export * from './create-db';
 export * from './pglite-template';
 export * from './errors';
+export * from './capacity-profiles';

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { accountsMigration } from './migration-0005-accounts';
+import { capacityProfilesMigration } from './capacity-profiles';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -145,6 +146,7 @@ export const MIGRATIONS: Record<string, Migration> = {
     },
   },
   '0005_accounts': accountsMigration,
+  '0006_capacity_profiles': capacityProfilesMigration,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -67,7 +67,12 @@ export class Fleet {
 
   /** Marks a decision's GPUs as taken; throws if one already is (a placement bug, never expected). */
   assign(d: PlacementDecision): void {
-    for (const s of d.shards) {
+    this.take(d.shards);
+  }
+
+  /** Marks shards' GPUs as taken (a decision's, or a running replica's put back on a copy). */
+  take(shards: ReadonlyArray<{ nodeId: string; gpuIndices: readonly number[] }>): void {
+    for (const s of shards) {
       const set = this.used.get(s.nodeId) ?? new Set<number>();
       for (const g of s.gpuIndices) {
         if (set.has(g)) throw new Error(`GPU ${g} on ${s.nodeId} assigned twice`);
@@ -75,6 +80,11 @@ export class Fleet {
       for (const g of s.gpuIndices) set.add(g);
       this.used.set(s.nodeId, set);
     }
+  }
+
+  /** An independent copy with the same nodes and allocation (what preemption and defragmentation try moves on). */
+  clone(): Fleet {
+    return new Fleet(this.nodes, this.used);
   }
 
   /** Returns GPUs to the free set. */

@@ -34,6 +34,35 @@ export interface ExplainOptions {
   readonly profile?: string;
   /** Evaluate every profile even after one is schedulable (what `ctl explain-placement` shows). */
   readonly all?: boolean;
+  /** Quotas, facility constraints and preferences (libs/placement guard.ts); none = the plain rules. */
+  readonly guard?: PlacementGuard;
+}
+
+/** A hard constraint's verdict: undefined when it holds. */
+export type GuardReject = { readonly reason: RejectReason; readonly detail: string } | undefined;
+
+/** One shard already picked for the replica being placed. */
+export interface PickedShard {
+  readonly nodeId: string;
+  readonly gpuIndices: readonly number[];
+}
+
+/**
+ * Policy beyond the GPU rules, for one model (built by `Policy.guard`):
+ * a profile-level check (quotas), node- and shard-level checks (held facility
+ * domains, power caps), the `keep_within` grouping of multi-node pools, and a
+ * soft preference added to the node score.
+ */
+export interface PlacementGuard {
+  profile?(p: Profile): GuardReject;
+  node?(n: FleetNode): GuardReject;
+  /** The GPUs one shard would take, given the shards already picked for the same replica. */
+  shard?(n: FleetNode, gpuIndices: readonly number[], picked: readonly PickedShard[]): GuardReject;
+  /** `keep_within`: the nodes of one replica must share `of(node)`; undefined = the node has no such label. */
+  readonly group?: { readonly level: string; of(n: FleetNode): string | undefined };
+  /** A preference in 0..1 added to the node score with `scoreWeight`. */
+  score?(n: FleetNode, p: Profile, fp: ModelFootprint): number;
+  readonly scoreWeight?: number;
 }
 
 /** The failure domain key of a single-node replica on this node. */
@@ -106,13 +135,15 @@ function pickGpus(fleet: Fleet, nodeId: string, free: readonly FleetGpu[], k: nu
 }
 
 /** The hard constraints (docs/placement.md, "Placement") for one node, in a fixed order; the first failure is the reason. */
-function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | undefined, fp: ModelFootprint): NodeEval {
+function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | undefined, fp: ModelFootprint, guard?: PlacementGuard): NodeEval {
   const n = view.node;
   const reject = (reason: RejectReason, detail: string, freeGpus = 0): NodeEval => ({ candidate: { nodeId: n.id, reason, detail, freeGpus, score: 0 }, hcas: [] });
   const used = fleet.usedOn(n.id);
   const free = view.gpus.filter((g) => g.health !== 'failed' && !used.has(g.index));
   if (n.condition !== 'ready') return reject('node-not-ready', `node is ${n.condition}`, free.length);
   if (n.cordoned) return reject('node-cordoned', 'node is cordoned', free.length);
+  const held = guard?.node?.(n);
+  if (held) return reject(held.reason, held.detail, free.length);
   if (n.engines !== 'any' && !n.engines.includes(p.engine)) {
     return reject('engine-missing', `engine ${p.engine} is not installed (has ${n.engines.join(', ') || 'none'})`, free.length);
   }
@@ -134,6 +165,8 @@ function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | un
     return reject('insufficient-gpus', `needs ${p.gpusPerNode} free ${p.gpuClass} GPUs, has ${free.length} (${inUse} in use${failed ? `, ${failed} failed` : ''})`, free.length);
   }
   const pick = pickGpus(fleet, n.id, free, p.gpusPerNode, numas, n.nvlinkGroups.length > 0);
+  const capped = guard?.shard?.(n, pick.indices, []);
+  if (capped) return reject(capped.reason, capped.detail, free.length);
   if (numas.size) {
     const gpuNumas = new Set(pick.indices.map((i) => view.gpus.find((g) => g.index === i)!.numaNode));
     hcas.sort((a, b) => {
@@ -145,9 +178,9 @@ function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | un
   const packing = (used.size + p.gpusPerNode) / n.gpus.length;
   const spreadNode = fp.nodes.has(n.id) ? 0 : 1;
   const spreadFabric = fabric !== undefined ? 1 : fp.fabrics.has(domainOf(n)) ? 0 : 1;
-  const score = r6(
-    (SCORE_WEIGHTS.spreadNode * spreadNode + SCORE_WEIGHTS.spreadFabric * spreadFabric + SCORE_WEIGHTS.packing * packing + SCORE_WEIGHTS.affinity * pick.affinity) / WEIGHT_SUM,
-  );
+  const base = SCORE_WEIGHTS.spreadNode * spreadNode + SCORE_WEIGHTS.spreadFabric * spreadFabric + SCORE_WEIGHTS.packing * packing + SCORE_WEIGHTS.affinity * pick.affinity;
+  const gw = guard?.score ? (guard.scoreWeight ?? 1) : 0;
+  const score = r6((base + (gw ? gw * guard!.score!(n, p, fp) : 0)) / (WEIGHT_SUM + gw));
   return { candidate: { nodeId: n.id, reason: 'none', detail: `GPUs ${pick.indices.join(',')}`, freeGpus: free.length, score }, pick, hcas };
 }
 
@@ -168,8 +201,8 @@ interface PoolResult {
   readonly score: number;
 }
 
-function evalSingleNodePool(fleet: Fleet, p: Profile, fp: ModelFootprint): PoolResult {
-  const evals = sortEvals(fleet.withClass(p.gpuClass).map((v) => evalNode(fleet, v, p, undefined, fp)));
+function evalSingleNodePool(fleet: Fleet, p: Profile, fp: ModelFootprint, guard?: PlacementGuard): PoolResult {
+  const evals = sortEvals(fleet.withClass(p.gpuClass).map((v) => evalNode(fleet, v, p, undefined, fp, guard)));
   const ok = evals.filter((e) => e.candidate.reason === 'none');
   const pool: PoolCandidate = {
     pool: p.gpuClass,
@@ -188,7 +221,7 @@ function unanimous(evals: readonly NodeEval[]): RejectReason {
   return r !== undefined && evals.every((e) => e.candidate.reason === r) ? r : 'not-enough-nodes';
 }
 
-function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint): PoolResult[] {
+function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint, guard?: PlacementGuard): PoolResult[] {
   const views = fleet.withClass(p.gpuClass);
   const fabrics = new Set<string>();
   const unattached: ClassView[] = [];
@@ -200,24 +233,31 @@ function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint): PoolR
   const out: PoolResult[] = [];
   for (const fabric of [...fabrics].sort()) {
     const members = views.filter((v) => v.node.fabrics.some((f) => f.known && f.name === fabric));
-    const evals = sortEvals(members.map((v) => evalNode(fleet, v, p, fabric, fp)));
-    const ok = evals.filter((e) => e.candidate.reason === 'none');
-    const enough = ok.length >= p.nodes;
-    const chosen = enough ? ok.slice(0, p.nodes) : undefined;
-    const spread = fp.fabrics.has(fabric) ? 0 : 1;
-    const score = chosen ? r6((SCORE_WEIGHTS.spreadFabric * spread + chosen.reduce((s, e) => s + e.candidate.score, 0) / chosen.length) / (SCORE_WEIGHTS.spreadFabric + 1)) : 0;
-    out.push({
-      pool: {
-        pool: `${p.gpuClass}/${fabric}`,
-        gpuClass: p.gpuClass,
-        fabric,
-        reason: enough ? 'none' : 'not-enough-nodes',
-        detail: `${ok.length} eligible node(s) of ${evals.length}, profile needs ${p.nodes}`,
-        nodes: evals.map((e) => e.candidate),
-      },
-      chosen,
-      score,
-    });
+    // keep_within: one pool per label of the level inside the fabric; nodes without the label join none.
+    const groups = new Map<string, ClassView[]>();
+    const unlabelled: ClassView[] = [];
+    for (const v of members) {
+      const key = guard?.group ? guard.group.of(v.node) : '';
+      if (key === undefined) unlabelled.push(v);
+      else groups.set(key, [...(groups.get(key) ?? []), v]);
+    }
+    for (const [key, group] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      out.push(evalFabricGroup(fleet, p, fp, fabric, key ? `${guard!.group!.level}=${key}` : '', group, guard));
+    }
+    if (unlabelled.length) {
+      const level = guard!.group!.level;
+      out.push({
+        pool: {
+          pool: `${p.gpuClass}/${fabric}[${level}=?]`,
+          gpuClass: p.gpuClass,
+          fabric,
+          reason: 'keep-within',
+          detail: `${unlabelled.length} node(s) have no ${level} label; keep_within: ${level} needs one`,
+          nodes: unlabelled.map((v) => ({ nodeId: v.node.id, reason: 'keep-within' as const, detail: `no ${level} label`, freeGpus: 0, score: 0 })),
+        },
+        score: 0,
+      });
+    }
   }
   out.sort((a, b) => (a.chosen ? 0 : 1) - (b.chosen ? 0 : 1) || b.score - a.score || (a.pool.pool < b.pool.pool ? -1 : 1));
   if (unattached.length) {
@@ -234,6 +274,37 @@ function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint): PoolR
     });
   }
   return out;
+}
+
+/** One fabric's pool (or one keep_within group of it): the best `p.nodes` eligible nodes whose shards pass the guard together. */
+function evalFabricGroup(fleet: Fleet, p: Profile, fp: ModelFootprint, fabric: string, group: string, members: readonly ClassView[], guard?: PlacementGuard): PoolResult {
+  const evals = sortEvals(members.map((v) => evalNode(fleet, v, p, fabric, fp, guard)));
+  const ok = evals.filter((e) => e.candidate.reason === 'none');
+  let chosen: NodeEval[] = [];
+  let capped = '';
+  for (const e of ok) {
+    if (chosen.length >= p.nodes) break;
+    const picked = chosen.map((c) => ({ nodeId: c.candidate.nodeId, gpuIndices: c.pick!.indices }));
+    const r = picked.length ? guard?.shard?.(fleet.node(e.candidate.nodeId)!, e.pick!.indices, picked) : undefined;
+    if (r) capped ||= r.detail;
+    else chosen.push(e);
+  }
+  const enough = chosen.length >= p.nodes;
+  const spread = fp.fabrics.has(fabric) ? 0 : 1;
+  const score = enough ? r6((SCORE_WEIGHTS.spreadFabric * spread + chosen.reduce((s, e) => s + e.candidate.score, 0) / chosen.length) / (SCORE_WEIGHTS.spreadFabric + 1)) : 0;
+  if (!enough) chosen = [];
+  return {
+    pool: {
+      pool: group ? `${p.gpuClass}/${fabric}[${group}]` : `${p.gpuClass}/${fabric}`,
+      gpuClass: p.gpuClass,
+      fabric,
+      reason: enough ? 'none' : capped && ok.length >= p.nodes ? 'power-cap' : guard?.group ? 'keep-within' : 'not-enough-nodes',
+      detail: `${ok.length} eligible node(s) of ${evals.length}${group ? ` in ${group}` : ''}, profile needs ${p.nodes}${capped && !enough ? `; together: ${capped}` : ''}`,
+      nodes: evals.map((e) => e.candidate),
+    },
+    chosen: enough ? chosen : undefined,
+    score,
+  };
 }
 
 function decisionOf(model: string, p: Profile, fabric: string, chosen: readonly NodeEval[]): PlacementDecision {
@@ -255,7 +326,12 @@ export function explain(fleet: Fleet, model: Model, opts: ExplainOptions = {}): 
   for (const p of model.profiles) {
     if (opts.profile !== undefined && p.name !== opts.profile) continue;
     if (decision && !opts.all) break;
-    const pools = p.nodes > 1 ? evalMultiNodePools(fleet, p, fp) : [evalSingleNodePool(fleet, p, fp)];
+    const quota = opts.guard?.profile?.(p);
+    if (quota) {
+      profiles.push({ profile: p.name, priority: p.priority, gpuClass: p.gpuClass, nodes: p.nodes, gpusPerNode: p.gpusPerNode, pools: [], reason: quota.reason, detail: quota.detail });
+      continue;
+    }
+    const pools = p.nodes > 1 ? evalMultiNodePools(fleet, p, fp, opts.guard) : [evalSingleNodePool(fleet, p, fp, opts.guard)];
     let reason: RejectReason = 'none';
     let detail = '';
     if (!fleet.withClass(p.gpuClass).length) {
@@ -274,8 +350,9 @@ export function explain(fleet: Fleet, model: Model, opts: ExplainOptions = {}): 
     } else if (best && !decision) {
       decision = decisionOf(model.name, p, best.pool.fabric, best.chosen!);
     } else if (!best && reason === 'none') {
-      reason = p.nodes > 1 ? 'not-enough-nodes' : pools[0].pool.reason;
-      detail = p.nodes > 1 ? `no fabric has ${p.nodes} eligible ${p.gpuClass} nodes` : pools[0].pool.detail;
+      const common = pools.every((x) => x.pool.reason === pools[0].pool.reason) ? pools[0].pool.reason : undefined;
+      reason = p.nodes > 1 ? (common === 'power-cap' ? common : opts.guard?.group ? 'keep-within' : 'not-enough-nodes') : pools[0].pool.reason;
+      detail = p.nodes > 1 ? `no fabric has ${p.nodes} eligible ${p.gpuClass} nodes${opts.guard?.group ? ` within one ${opts.guard.group.level}` : ''}` : pools[0].pool.detail;
     }
     profiles.push({ profile: p.name, priority: p.priority, gpuClass: p.gpuClass, nodes: p.nodes, gpusPerNode: p.gpusPerNode, pools: pools.map((x) => x.pool), reason, detail });
   }

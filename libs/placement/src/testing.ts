@@ -1,5 +1,5 @@
 import type { FleetView, ReconcilerNode, ShardCommandSink, ShardLaunchSpec, ShardReport, ShardStateName } from './reconciler/types';
-import type { EngineKind, FleetNode, Model, NodeCondition, Profile, Scaling } from './types';
+import type { EngineKind, FleetNode, Model, NodeCondition, NodeLocation, Profile, Scaling } from './types';
 
 /** Shape of a simulated node for tests and benchmarks. */
 export interface NodeSpec {
@@ -21,6 +21,12 @@ export interface NodeSpec {
   readonly engines?: readonly EngineKind[] | 'any';
   /** GPU indices reported failed. */
   readonly failedGpus?: readonly number[];
+  readonly location?: NodeLocation;
+  /** Default `10.0.0.<length of id>` (nodes with ids of one length share an address, as agents on one host do). */
+  readonly mgmtAddr?: string;
+  /** Every GPU's power limit and draw, W. */
+  readonly powerLimitW?: number;
+  readonly powerDrawW?: number;
 }
 
 /** A FleetNode from a compact spec (defaults: 8 × h100-80g, cc 9.0, fabric ib-a, 2 NUMA nodes, full NVLink, Ready). */
@@ -34,6 +40,8 @@ export function makeNode(s: NodeSpec): FleetNode {
     computeCapability: s.cc ?? '9.0',
     numaNode: Math.floor(i / per),
     health: s.failedGpus?.includes(i) ? ('failed' as const) : ('ok' as const),
+    ...(s.powerLimitW !== undefined ? { powerLimitW: s.powerLimitW } : {}),
+    ...(s.powerDrawW !== undefined ? { powerDrawW: s.powerDrawW } : {}),
   }));
   const fabricNames = s.fabrics ?? ['ib-a'];
   const hcas = fabricNames.flatMap((_f, fi) => Array.from({ length: numa }, (_, k) => ({ name: `mlx5_${fi * numa + k}`, numaNode: k, active: s.hcaActive ?? true })));
@@ -46,7 +54,7 @@ export function makeNode(s: NodeSpec): FleetNode {
   const nvlinkGroups = s.nvlink === 'none' ? [] : s.nvlink === 'halves' ? [all.slice(0, per), all.slice(per)].filter((g) => g.length) : [all];
   return {
     id: s.id,
-    mgmtAddr: `10.0.0.${s.id.length}`,
+    mgmtAddr: s.mgmtAddr ?? `10.0.0.${s.id.length}`,
     condition: s.condition ?? 'ready',
     cordoned: s.cordoned ?? false,
     gpus,
@@ -54,6 +62,7 @@ export function makeNode(s: NodeSpec): FleetNode {
     fabrics,
     nvlinkGroups: count ? nvlinkGroups : [],
     engines: s.engines ?? 'any',
+    ...(s.location ? { location: s.location } : {}),
   };
 }
 
@@ -83,8 +92,9 @@ export function makeProfile(p: Partial<Profile> & { name?: string }): Profile {
 }
 
 /** A model with defaults (always on, min 1 max 1). Profiles are sorted by priority as the catalog does. */
-export function makeModel(name: string, profiles: ReadonlyArray<Partial<Profile>>, scaling: Partial<Scaling> = {}): Model {
+export function makeModel(name: string, profiles: ReadonlyArray<Partial<Profile>>, scaling: Partial<Scaling> = {}, extra: Pick<Model, 'capacityClass' | 'project' | 'keepWithin'> = {}): Model {
   return {
+    ...extra,
     name,
     aliases: [],
     source: `/models/${name}`,

@@ -26,6 +26,10 @@ export interface FleetGpu {
   readonly numaNode: number;
   /** A failed GPU is never placed on; a degraded one only when nothing better is free. */
   readonly health: GpuHealthState;
+  /** The GPU's enforced power limit, W (nvidia-smi power.limit); absent when unknown (power caps use the facility default). */
+  readonly powerLimitW?: number;
+  /** The GPU's power draw when last sampled, W; absent when the agent does not report it. */
+  readonly powerDrawW?: number;
 }
 
 /** One HCA and whether any of its ports is ACTIVE. */
@@ -63,7 +67,26 @@ export interface FleetNode {
   readonly nvlinkGroups: readonly (readonly number[])[];
   /** Engines the node can launch; `'any'` for simulated nodes (every engine runs as a sim-engine). */
   readonly engines: readonly EngineKind[] | 'any';
+  /** Where the node is (the agent's `location` config); absent or partial when not configured. */
+  readonly location?: NodeLocation;
 }
+
+/** A node's place in the facility (docs/placement.md "Facility"); every level optional. */
+export interface NodeLocation {
+  readonly site?: string;
+  readonly room?: string;
+  readonly rack?: string;
+  readonly pdu?: string;
+  readonly nvlink_domain?: string;
+}
+
+/** The facility levels labels, holds, budgets and `keep_within` name. */
+export type FacilityLevel = keyof NodeLocation;
+export const FACILITY_LEVELS: readonly FacilityLevel[] = ['site', 'room', 'rack', 'pdu', 'nvlink_domain'];
+
+/** Capacity classes, lowest first (docs/placement.md "Capacity classes"). */
+export type CapacityClass = 'opportunistic' | 'standard' | 'critical';
+export const CAPACITY_CLASSES: readonly CapacityClass[] = ['opportunistic', 'standard', 'critical'];
 
 /** GPUs already held on each node (by running or starting shards), by node id. */
 export type Allocation = ReadonlyMap<string, ReadonlySet<number>>;
@@ -141,6 +164,12 @@ export interface Model {
   readonly fallbacks: readonly string[];
   /** The router's routing profile for this model; undefined = the router's default. */
   readonly routingProfile?: string;
+  /** Who may preempt whom; undefined = standard. */
+  readonly capacityClass?: CapacityClass;
+  /** The catalog project whose quota the model's GPUs count against; undefined = none. */
+  readonly project?: string;
+  /** Every node of one replica shares this facility label (a hard constraint); undefined = none. */
+  readonly keepWithin?: FacilityLevel;
   /** The catalog's `weights:` mirror, resolved: the agent fetches it before launch (docs/models.md). */
   readonly weights?: WeightsMirror;
 }
@@ -165,7 +194,11 @@ export type RejectReason =
   | 'engine-validation'
   | 'engine-missing'
   | 'not-enough-nodes'
-  | 'at-max-replicas';
+  | 'at-max-replicas'
+  | 'quota-limit'
+  | 'facility-held'
+  | 'power-cap'
+  | 'keep-within';
 
 export interface NodeCandidate {
   readonly nodeId: string;

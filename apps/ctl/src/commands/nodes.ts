@@ -26,6 +26,39 @@ function ago(ms: number, now = Date.now()): string {
   return s < 120 ? `${s}s ago` : s < 7200 ? `${Math.round(s / 60)}m ago` : `${Math.round(s / 3600)}h ago`;
 }
 
+/** The sensor columns of `nodes --wide` (GPU figures from the heartbeat's GPU reports, CPU ones from its host sensors). */
+export const SENSOR_COLUMNS = ['GPU °C', 'GPU W', 'THROTTLED', 'CPU °C', 'CPU W', 'LOCATION'];
+
+/** "-" for an unknown (0) reading. */
+const reading = (v: number | undefined, digits = 0) => (v && v > 0 ? v.toFixed(digits) : '-');
+
+/** One node's sensor cells: hottest GPU, summed GPU power, GPUs held back by something other than idling, CPU, rack/PDU. */
+export function sensorCells(n: Node): string[] {
+  const temps = n.gpuHealth.map((h) => h.temperatureCelsius).filter((t) => t > 0);
+  const power = n.gpuHealth.reduce((s, h) => s + (h.powerDrawWatts > 0 ? h.powerDrawWatts : 0), 0);
+  const known = n.gpuHealth.filter((h) => h.clocksEventReasons);
+  const held = known.filter((h) => throttledMask(h.clocksEventReasons)).length;
+  const labels = n.info?.labels ?? {};
+  const where = [labels.rack && `rack ${labels.rack}`, labels.pdu && `pdu ${labels.pdu}`].filter(Boolean).join(', ');
+  return [
+    temps.length ? String(Math.max(...temps)) : '-',
+    reading(power),
+    known.length ? `${held}/${known.length}` : '-',
+    reading(n.hostSensors?.cpuTemperatureCelsius),
+    reading(n.hostSensors?.cpuPowerWatts),
+    where || '-',
+  ];
+}
+
+/** A clocks event reasons mask ("0x…") with a bit besides idle and the applications clocks setting. */
+function throttledMask(mask: string): boolean {
+  try {
+    return (BigInt(mask) & ~BigInt(3)) !== BigInt(0);
+  } catch {
+    return false;
+  }
+}
+
 function nodeRows(nodes: Node[]): Array<Array<string | number>> {
   return nodes.map((n) => [
     n.info?.nodeId ?? '?',
@@ -83,11 +116,20 @@ export function registerNodes(program: Command, ctx: CtlContext): void {
     .command('nodes')
     .description('the fleet: nodes, their state (ready, cordoned, draining, unreachable, lost), GPUs and shards')
     .addHelpText('after', '\nExamples:\n  llmgw ctl nodes\n  llmgw ctl nodes show gpu-a-01\n  llmgw ctl nodes list --json');
-  const list = async (_o: unknown, cmd: Command) => {
+  const list = async (o: { wide?: boolean }, cmd: Command) => {
     const r = await ctx.control(cmd).listNodes();
-    ctx.out(cmd, r.nodes, () => table(['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', 'REASON'], nodeRows(r.nodes)));
+    ctx.out(cmd, r.nodes, () =>
+      o.wide
+        ? table(['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', ...SENSOR_COLUMNS, 'REASON'], nodeRows(r.nodes).map((row, i) => [...row.slice(0, -1), ...sensorCells(r.nodes[i]), row[row.length - 1]]))
+        : table(['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', 'REASON'], nodeRows(r.nodes)),
+    );
   };
-  withJson(nodes.command('list', { isDefault: true }).description('every node, one line each')).action(list);
+  withJson(
+    nodes
+      .command('list', { isDefault: true })
+      .description('every node, one line each')
+      .option('--wide', 'also sensors (hottest GPU, GPU power, throttled GPUs, CPU temperature and power) and the rack/PDU'),
+  ).action(list);
   withJson(nodes.command('show <node>').description('one node in full: state with reason and time, every GPU, every shard')).action(async (id: string, _o: unknown, cmd: Command) => {
     const n = await ctx.control(cmd).getNode(id);
     ctx.out(cmd, n, () => nodeDetail(n));

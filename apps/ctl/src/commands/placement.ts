@@ -3,6 +3,7 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { table, time, usage } from '../format';
 import { withJson } from './shared';
+import { autoscaleNotes } from './autoscale-note';
 
 const short = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
 const ms = (v: number) => (v <= 0 ? 'never' : v % 60_000 === 0 ? `${v / 60_000}m` : v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`);
@@ -16,6 +17,12 @@ export function explainText(e: controlV1.ExplainPlacementResponse__Output): stri
     const d = e.decision;
     lines.push(`would place: profile ${d.profile}${d.fabric ? ` in fabric ${d.fabric}` : ''}`);
     for (const s of d.shards) lines.push(`  rank ${s.rank}  ${s.nodeId}  GPUs ${s.gpuIndices.join(',')}${s.hcas.length ? `  HCAs ${s.hcas.join(',')}` : ''}`);
+  }
+  if (e.room) {
+    const d = e.room.decision;
+    lines.push(`would make room (${e.room.kind}): drain ${e.room.victims.length} replica(s), then place profile ${d?.profile}${d?.fabric ? ` in fabric ${d.fabric}` : ''}`);
+    for (const v of e.room.victims) lines.push(`  ${v.why.padEnd(9)}  ${v.replicaId}  ${v.model} (${v.capacityClass}) — ${v.detail}`);
+    for (const s of d?.shards ?? []) lines.push(`  rank ${s.rank}  ${s.nodeId}  GPUs ${s.gpuIndices.join(',')}`);
   }
   for (const p of e.profiles) {
     const reason = short(p.reason, 'REJECT_REASON_');
@@ -37,22 +44,32 @@ export function explainText(e: controlV1.ExplainPlacementResponse__Output): stri
 export function registerPlacement(program: Command, ctx: CtlContext): void {
   withJson(program.command('models').description('the catalog: every model, its scaling mode and replica counts (ready / total / wanted)')).action(async (_o: unknown, cmd: Command) => {
     const r = await ctx.control(cmd).unary<controlV1.ListModelsResponse__Output>('ListModels', {});
+    // Usage against the model's project quota (the project-scope one of every class, when there is one).
+    const quotas = r.models.some((m) => m.project) ? (await ctx.control(cmd).unary<controlV1.ListQuotasResponse__Output>('ListQuotas', {})).quotas : [];
+    const quotaOf = (m: controlV1.Model__Output) => {
+      const q = quotas.find((x) => x.scope === 'project' && x.name === m.project && !x.capacityClass);
+      return q ? `${q.usedGpus}/${q.hasLimit ? q.limitGpus : '∞'} (g ${q.guaranteeGpus})` : '-';
+    };
     ctx.out(cmd, r.models, () =>
       table(
-        ['MODEL', 'MODE', 'READY', 'TOTAL', 'WANTED', 'MIN', 'MAX', 'IDLE', 'PROFILES', 'ALIASES'],
+        ['MODEL', 'MODE', 'CLASS', 'READY', 'TOTAL', 'WANTED', 'MIN', 'MAX', 'IDLE', 'GPUS', 'PROJECT', 'QUOTA', 'PROFILES', 'ALIASES'],
         r.models.map((m) => [
           m.name,
           m.scalingMode + (m.scalingOverridden ? '*' : ''),
+          m.capacityClass || 'standard',
           m.replicasReady,
           m.replicasTotal,
           m.replicasDesired,
           m.scaling?.minReplicas ?? 0,
           m.scaling?.maxReplicas ?? 0,
           m.scalingMode === 'on-demand' ? ms(m.scaling?.idleTimeoutMs ?? 0) : '-',
+          m.gpusUsed,
+          m.project || '-',
+          quotaOf(m),
           m.profiles.map((p) => p.name).join(','),
           m.aliases.join(',') || '-',
         ]),
-      ) + (r.models.some((m) => m.scalingOverridden) ? '\n* min/max set by `ctl model target`' : ''),
+      ) + (r.models.some((m) => m.scalingOverridden) ? '\n* min/max set by `ctl model target`' : '') + autoscaleNotes(r.models),
     );
   });
 
@@ -64,6 +81,9 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
       .option('--node <node>', 'only replicas with a shard on this node'),
   ).action(async (o: { model?: string; node?: string }, cmd: Command) => {
     const r = await ctx.control(cmd).unary<controlV1.ListReplicasResponse__Output>('ListReplicas', { model: o.model ?? '', nodeId: o.node ?? '' });
+    const shown = new Set(r.replicas.map((x) => x.model));
+    // The autoscaler's notes for the models shown (text only; --json callers read ListModels themselves).
+    const models = ctx.opts(cmd).json || !shown.size ? [] : ((await ctx.control(cmd).unary<controlV1.ListModelsResponse__Output>('ListModels', {}).catch(() => undefined))?.models ?? []).filter((m) => shown.has(m.name));
     ctx.out(cmd, r.replicas, () =>
       table(
         ['REPLICA', 'MODEL', 'PROFILE', 'STATE', 'POOL', 'SHARDS', 'ENDPOINT', 'SINCE', 'NOTE'],
@@ -79,7 +99,7 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
           // A shard fetching weights says how far it is (bytes, rate, ETA); otherwise the replica's note.
           x.shards.filter((s) => s.state === 'SHARD_STATE_DOWNLOADING').map((s) => `r${s.rank}: ${s.message}`).join('; ') || x.message || '',
         ]),
-      ),
+      ) + autoscaleNotes(models),
     );
   });
 

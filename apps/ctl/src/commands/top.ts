@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { table } from '../format';
-import { gpuSummary } from './nodes';
+import { gpuSummary, SENSOR_COLUMNS, sensorCells } from './nodes';
 import { withJson } from './shared';
 
 type Node = controlV1.Node__Output;
@@ -15,7 +15,9 @@ export function topScreen(nodes: Node[], now = Date.now()): string {
     const mem = h.reduce((s, x) => s + Number(x.memoryUsedMib), 0);
     const total = (n.info?.gpus ?? []).reduce((s, g) => s + Number(g.memoryTotalMib), 0);
     const bad = h.filter((x) => x.health !== 'GPU_HEALTH_OK' && x.health !== 'GPU_HEALTH_UNSPECIFIED').length;
-    return [n.info?.nodeId ?? '?', n.state.replace('NODE_STATE_', '').toLowerCase(), gpuSummary(n), h.length ? `${util}%` : '-', total ? `${Math.round((mem / total) * 100)}%` : '-', bad ? `${bad} unhealthy` : 'ok'];
+    // The sensor columns of `nodes --wide`, without the location.
+    const sensors = sensorCells(n).slice(0, -1);
+    return [n.info?.nodeId ?? '?', n.state.replace('NODE_STATE_', '').toLowerCase(), gpuSummary(n), h.length ? `${util}%` : '-', total ? `${Math.round((mem / total) * 100)}%` : '-', ...sensors, bad ? `${bad} unhealthy` : 'ok'];
   });
   const rep = new Map<string, { model: string; node: string; state: string; waiting: string; running: string; kv: string; age: string }>();
   for (const n of nodes) {
@@ -40,7 +42,7 @@ export function topScreen(nodes: Node[], now = Date.now()): string {
   return [
     `llmgw top — ${new Date(now).toISOString()} — ${nodes.length} nodes (${ready} ready), ${gpusTotal} GPUs, ${rep.size} replicas`,
     '',
-    table(['NODE', 'STATE', 'GPUS FREE', 'UTIL', 'GPU MEM', 'HEALTH'], nodeRows),
+    table(['NODE', 'STATE', 'GPUS FREE', 'UTIL', 'GPU MEM', ...SENSOR_COLUMNS.slice(0, -1), 'HEALTH'], nodeRows),
     '',
     table(['MODEL', 'REPLICA', 'NODE', 'STATE', 'WAITING', 'RUNNING', 'KV', 'SCRAPED'], repRows),
   ].join('\n');

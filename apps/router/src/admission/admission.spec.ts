@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createLogger } from '@llmgw/observability';
 import { Registry } from 'prom-client';
 import { PassThrough } from 'node:stream';
+import { waitUntil } from '@llmgw/testing';
 import { createAdmission } from './index';
 
 const log = createLogger({ service: 'router', destination: new PassThrough(), level: 'silent' });
@@ -17,6 +18,9 @@ const endpoints = [{ name: 'e0', url: 'http://127.0.0.1:9', model: 'm', pool: 'p
 const cfg = (admission: RouterConfigInput['admission']) => parseConfig(routerConfigSchema, { endpoints, admission, scrape_interval: '100ms' });
 /** A scraper stand-in: one idle replica (the fallback's view in the remote tests). */
 const scraper = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 0, running: 0 } }) } as unknown as Scraper;
+
+/** Lets promise callbacks queued by a grant or a release run (one macrotask turn). */
+const settled = () => new Promise<void>((r) => setImmediate(r));
 
 const degraded = async (r: Registry) => /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m.exec(await r.metrics())?.[1];
 
@@ -37,30 +41,35 @@ describe('router createAdmission', () => {
     const source = new StaticEndpointSource(endpoints);
     // a lasting queue at 4 running confirms capacity 4; then the engine is reported idle
     const stats = { waiting: 1, running: 4 };
-    const live = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats }) } as unknown as Scraper;
+    // Each feed (every scrape_interval / 2) reads the scraper once: the spec counts feeds, not time.
+    let feeds = 0;
+    const live = { state: () => (feeds++, { id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats }) } as unknown as Scraper;
     const a = createAdmission(cfg({ mode: 'local' }), { log, registry, source, scraper: live });
     closers.push(() => a.close?.());
-    await new Promise((r) => setTimeout(r, 400)); // feeds run every scrape_interval / 2; three in a row confirm
+    // Three samples in a row confirm the capacity; a few more leave no doubt.
+    await waitUntil(() => feeds >= 6, 'six feeds of the busy engine');
     stats.waiting = 0;
     stats.running = 0;
-    await new Promise((r) => setTimeout(r, 150));
+    const idleFrom = feeds;
+    await waitUntil(() => feeds >= idleFrom + 3, 'three feeds of the idle engine');
     // bronze alone borrows every slot but the headroom: 4 − 1 = 3
     const leases: AcquireResult[] = [];
     for (let i = 0; i < 3; i++) leases.push(await a.acquire(req('bronze')));
     expect(leases.every((l) => l.kind === 'granted')).toBe(true);
     let fourth: AcquireResult | undefined;
     void a.acquire(req('bronze')).then((r) => (fourth = r));
-    await new Promise((r) => setTimeout(r, 20));
+    // Held: a grant would settle within a turn of the event loop.
+    await settled();
     expect(fourth).toBeUndefined();
     // platinum takes the free slot at once
     const plat = await a.acquire(req('platinum'));
     expect(plat.kind).toBe('granted');
     if (leases[0].kind === 'granted') leases[0].lease.release({ status: 200 });
-    await new Promise((r) => setTimeout(r, 20));
+    await settled();
     // while platinum runs, bronze keeps to its share (0.3 × 4): still held
     expect(fourth).toBeUndefined();
     if (plat.kind === 'granted') plat.lease.release({ status: 200 });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => fourth !== undefined, 'the held bronze request to be granted');
     expect(fourth).toMatchObject({ kind: 'granted' });
     expect(await registry.metrics()).toMatch(/llmgw_admission_wait_seconds_count\{[^}]*band="bronze"/);
   });

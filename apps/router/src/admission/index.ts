@@ -1,3 +1,4 @@
+import type { EngineDialect } from '@llmgw/contracts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
@@ -8,6 +9,9 @@ import { Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpo
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { clientTls } from '@llmgw/service';
 import type { Logger } from '@llmgw/observability';
+
+/** What admission reads of the router configuration (the endpoints only when it scrapes its own). */
+export type AdmissionConfig = Pick<RouterConfig, 'admission' | 'endpoints' | 'scrape_interval' | 'scrape_timeout' | 'engine_metrics'>;
 
 /** What the router hands to its admission implementation. */
 export interface AdmissionDeps {
@@ -43,7 +47,7 @@ export type RouterAdmission = Admission & {
  *   UNAVAILABLE or a deadline it falls back to `local`, sets
  *   `llmgw_admission_degraded` to 1 and probes the service until it answers.
  */
-export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterAdmission {
+export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): RouterAdmission {
   const a = cfg.admission;
   if (a.mode === 'off') return passThrough();
   const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -67,7 +71,7 @@ export function createAdmission(cfg: RouterConfig, deps: AdmissionDeps): RouterA
       source,
       intervalMs: cfg.scrape_interval,
       timeoutMs: cfg.scrape_timeout,
-      overrides: cfg.engine_metrics as Partial<Record<'vllm' | 'sglang' | 'llamacpp', MappingOverride>>,
+      overrides: cfg.engine_metrics as Partial<Record<EngineDialect, MappingOverride>>,
       log: deps.log,
     });
     scraper = own;

@@ -1,4 +1,4 @@
-import type { RouterConfig } from '@llmgw/config';
+import type { RouterPrefixConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
 import { blockHashes, llama3ChatHeadTokens, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
 import type { Logger, Registry } from '@llmgw/observability';
@@ -11,7 +11,7 @@ import { PrefixShare } from './share';
 
 export { promptText, promptTokenIds } from './prompt';
 
-import type { ApiKind } from '../stages/context';
+import type { ApiKind } from '../api';
 
 /**
  * The router's side of prefix-aware routing (docs/prefix.md tiers 1–2): one
@@ -32,7 +32,7 @@ export interface PrefixRouting {
   close(): Promise<void>;
 }
 
-export function createPrefixRouting(cfg: RouterConfig, deps: { log: Logger; registry: Registry; share?: { publisher: Redis; subscriber: Redis } }): PrefixRouting {
+export function createPrefixRouting(cfg: { prefix: RouterPrefixConfig }, deps: { log: Logger; registry: Registry; share?: { publisher: Redis; subscriber: Redis } }): PrefixRouting {
   const tree = cfg.prefix.approx_tree;
   const kvCfg = cfg.prefix.kv_events;
   const index = new PrefixIndex({

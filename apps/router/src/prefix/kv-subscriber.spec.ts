@@ -5,6 +5,7 @@ import { createLogger } from '@llmgw/observability';
 import type { EndpointInfo } from '@llmgw/endpoints';
 import { KvSubscriber } from './kv-subscriber';
 import { seqFrame } from './kv-wire';
+import { waitUntil } from '@llmgw/testing';
 
 const log = createLogger({ service: 'router', level: 'silent' });
 
@@ -69,14 +70,6 @@ const endpoint = (f: FakeVllm, replay = true): EndpointInfo => ({
   kvEvents: { endpoint: f.endpoint, ...(replay ? { replayEndpoint: f.replayEndpoint } : {}) },
 });
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('KvSubscriber over real ZMQ sockets', () => {
   let f: FakeVllm;
   let sub: KvSubscriber;
@@ -96,11 +89,11 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     await f.batch(0, [stored(1, 2)], true); // published before this router started
     sub.sync([endpoint(f)]);
     await f.subscribed();
-    await until(() => index.state('r1') === 'synced', 'the join');
+    await waitUntil(() => index.state('r1') === 'synced', 'the join');
     expect(index.match([1n, 2n]).get('r1')).toBe(2); // known before any live batch
     await f.batch(1, [stored(3)], true); // lost on the wire
     await f.batch(2, [stored(4)]);
-    await until(() => index.expected('r1') === 3 && index.state('r1') === 'synced', 'the replay');
+    await waitUntil(() => index.expected('r1') === 3 && index.state('r1') === 'synced', 'the replay');
     expect(f.replayRequests).toEqual([0, 1]);
     expect(index.match([1n, 2n, 3n, 4n]).get('r1')).toBe(4);
     expect(index.stats.replayed).toBe(3); // the join carries 0; the replay from 1 carries 1 and 2; the held copy of 2 is skipped
@@ -109,16 +102,16 @@ describe('KvSubscriber over real ZMQ sockets', () => {
   it('a replay that does not answer drops the replica until AllBlocksCleared', async () => {
     sub.sync([endpoint(f)]);
     await f.subscribed();
-    await until(() => index.state('r1') === 'synced', 'the join');
+    await waitUntil(() => index.state('r1') === 'synced', 'the join');
     f.answerReplays = false;
     await f.batch(0, [stored(1)]);
-    await until(() => index.state('r1') === 'synced', 'the first batch');
+    await waitUntil(() => index.state('r1') === 'synced', 'the first batch');
     await f.batch(1, [stored(2)], true);
     await f.batch(2, [stored(3)]);
-    await until(() => index.state('r1') === 'dropped', 'the drop');
+    await waitUntil(() => index.state('r1') === 'dropped', 'the drop');
     expect(index.match([1n]).size).toBe(0);
     await f.batch(3, [{ type: 'AllBlocksCleared' }, stored(7)]);
-    await until(() => index.state('r1') === 'synced', 'the clear');
+    await waitUntil(() => index.state('r1') === 'synced', 'the clear');
     expect(index.match([7n]).get('r1')).toBe(1);
   }, 30_000);
 
@@ -126,11 +119,11 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     sub.sync([endpoint(f, false)]);
     await f.subscribed();
     await f.batch(0, [stored(1)]);
-    await until(() => index.state('r1') === 'synced', 'the first batch');
+    await waitUntil(() => index.state('r1') === 'synced', 'the first batch');
     await f.batch(5, [stored(2)]);
-    await until(() => index.state('r1') === 'dropped', 'the drop');
+    await waitUntil(() => index.state('r1') === 'dropped', 'the drop');
     await f.batch(0, [stored(9)]);
-    await until(() => index.state('r1') === 'synced', 'the restart');
+    await waitUntil(() => index.state('r1') === 'synced', 'the restart');
     expect(index.match([9n]).get('r1')).toBe(1);
     expect(index.stats.restarts).toBe(1);
   }, 30_000);
@@ -138,11 +131,11 @@ describe('KvSubscriber over real ZMQ sockets', () => {
   it('a join whose replay does not answer drops the replica until AllBlocksCleared', async () => {
     f.answerReplays = false;
     sub.sync([endpoint(f)]);
-    await until(() => index.state('r1') === 'dropped', 'the failed join');
+    await waitUntil(() => index.state('r1') === 'dropped', 'the failed join');
     await f.subscribed();
     await f.batch(0, [stored(1)]);
     await f.batch(1, [{ type: 'AllBlocksCleared' }, stored(7)]);
-    await until(() => index.state('r1') === 'synced', 'the clear');
+    await waitUntil(() => index.state('r1') === 'synced', 'the clear');
     expect(index.match([7n]).get('r1')).toBe(1);
     expect(index.match([1n]).size).toBe(0);
   }, 30_000);
@@ -153,9 +146,9 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     f.answerReplays = false;
     await f.batch(0, [stored(1, 2)], true);
     sub.sync([endpoint(f)]);
-    await until(() => index.state('r1') === 'dropped', 'the failed join');
+    await waitUntil(() => index.state('r1') === 'dropped', 'the failed join');
     f.answerReplays = true;
-    await until(() => index.state('r1') === 'synced', 'the second join');
+    await waitUntil(() => index.state('r1') === 'synced', 'the second join');
     expect(index.match([1n, 2n]).get('r1')).toBe(2);
   }, 30_000);
 
@@ -163,7 +156,7 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     sub.sync([endpoint(f)]);
     await f.subscribed();
     await f.batch(0, [stored(1)]);
-    await until(() => index.state('r1') === 'synced', 'the first batch');
+    await waitUntil(() => index.state('r1') === 'synced', 'the first batch');
     sub.sync([]);
     expect(index.state('r1')).toBeUndefined();
   }, 30_000);

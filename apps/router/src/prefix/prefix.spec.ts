@@ -10,6 +10,7 @@ import { redisPool } from '@llmgw/service';
 import type { RoutingProfile } from '@llmgw/scheduling';
 import { createPrefixRouting } from './index';
 import { decodeInsert, encodeInsert, PrefixShare, shareChannel } from './share';
+import { waitUntil } from '@llmgw/testing';
 
 const log = createLogger({ service: 'router', level: 'silent' });
 
@@ -133,11 +134,7 @@ describe('tree sharing between routers (Redis pub/sub)', () => {
       a.onInsert = (i) => sa.publish(i);
       const text = 'A shared system prompt that is long enough to span chunks. '.repeat(8);
       a.record('m', { text }, 'replica-1');
-      const deadline = Date.now() + 10_000;
-      while (sb.stats.received === 0) {
-        if (Date.now() > deadline) throw new Error('the insert never reached the other router');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitUntil(() => sb.stats.received > 0, 'the insert to reach the other router', { timeoutMs: 10_000 });
       expect(b.lookup('m', { text })!.ratios.get('replica-1')).toBe(1);
       expect(sa.stats).toMatchObject({ sent: 1, received: 0 });
     } finally {

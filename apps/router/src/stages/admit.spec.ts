@@ -1,4 +1,5 @@
 import type { RouterCore } from '../router';
+import { ServingPlan } from '../serving/plan';
 import { admit } from './admit';
 import { contextOf, stageRouter } from './testing';
 
@@ -14,23 +15,25 @@ describe('stage: admit', () => {
         { name: 'm2', url: 'http://127.0.0.1:9', model: 'm', pool: 'p-high', priority: 5 },
       ],
     });
-    for (let i = 0; i < core.state.cfg.breaker.failure_threshold; i++) core.health.failure('b1');
+    for (let i = 0; i < 100 && core.health.available('b1'); i++) core.health.failure('b1');
+    expect(core.health.available('b1')).toBe(false);
   });
   afterAll(() => core.close());
 
+  /** A request for `chain[0]` whose reservation built this chain (reserve's part of the plan). */
   const ctx = (chain: string[]) => {
     const c = contextOf('chat');
-    c.model = chain[0];
-    c.chain = chain;
-    c.band = core.state.cfg.default_band;
+    const catalog = { chain: () => chain };
+    c.plan = new ServingPlan({ ...core.state, catalog }, { id: c.reqId, model: chain[0], band: core.state.cfg.default_band, tenant: 'default', estimatedTokens: 1, signal: c.signal });
     return c;
   };
 
   it('serves the first model in the chain with a usable endpoint and takes a lease', async () => {
     const c = ctx(['empty', 'broken', 'm']);
-    await admit(core.state, c);
+    await c.plan!.reserve();
+    await admit(c);
     expect(c.servedModel).toBe('m');
-    expect(c.chainIdx).toBe(2);
+    expect(c.plan?.position).toBe(2);
     expect(c.lease).toBeDefined();
     // Admission off: the lease names the highest-priority candidate pool.
     expect(c.lease?.pool).toBe('p-high');
@@ -38,6 +41,8 @@ describe('stage: admit', () => {
   });
 
   it('refuses with 503 no_endpoint and Retry-After when nothing in the chain can serve', async () => {
-    await expect(admit(core.state, ctx(['empty', 'broken']))).rejects.toMatchObject({ code: 'LLMGW_ERR_NO_ENDPOINT', retryAfterSeconds: expect.any(Number) });
+    const c = ctx(['empty', 'broken']);
+    await c.plan!.reserve();
+    await expect(admit(c)).rejects.toMatchObject({ code: 'LLMGW_ERR_NO_ENDPOINT', retryAfterSeconds: expect.any(Number) });
   });
 });

@@ -1,8 +1,28 @@
-import { isLlmgwError, LlmgwError } from '@llmgw/errors';
+import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
-import { schedule, type SchedRequest } from '@llmgw/scheduling';
+import { schedule, type EndpointView, type SchedRequest } from '@llmgw/scheduling';
 import { attempt, type AttemptResult } from '../proxy';
-import { API, type RequestContext, type RouterState } from './context';
+import { API, type RequestContext, type RouterState, type StageConfig } from './context';
+
+/** What the attempt stage reads of the router state and configuration. */
+export type AttemptState = Omit<RouterState, 'cfg' | 'profiles' | 'bandNames' | 'catalog' | 'onDemand' | 'admission'> & {
+  cfg: Pick<StageConfig, 'inject_usage' | 'prefix' | 'admission' | 'retries' | 'timeouts' | 'cooldown_seconds'>;
+};
+
+/** What goes upstream, the same for every attempt of one request (the body is re-encoded per model and priority). */
+interface Outgoing {
+  readonly stream: boolean;
+  /** Usage was asked for on the client's behalf: the engine's usage chunk is not passed on. */
+  readonly withhold: boolean;
+  readonly sched: SchedRequest;
+  readonly headers: Record<string, string>;
+  /** The client's own trace context, passed on as it came when no tracing SDK records spans. */
+  readonly clientTrace: Record<string, string>;
+  /** The encoded body and the model (and engine priority) it was encoded for. */
+  bodyFor: string;
+  body: Buffer;
+}
+import { pinnedReplica } from './pin';
 
 /**
  * Stage 6, attempt: pick an endpoint (filter → score → pick, inside the
@@ -10,117 +30,129 @@ import { API, type RequestContext, type RouterState } from './context';
  * answer back. A failure before the first byte reaches the client
  * (connection refused, 503, 429) is retried on another endpoint, up to
  * `retries`; when no endpoint of the model is left, the request moves down
- * its fallback chain (docs/router.md, "Upstream attempts, retries, timeouts"). Serving a model other than the one the
- * quota was reserved for re-checks what the key may pay for first
- * (`tenancy.rebind`), so a paid fallback is charged to its budgets and is
- * refused when they are spent.
+ * its fallback chain: the serving plan moves on (serving/plan.ts), rebinding
+ * the reservation — a fallback the key may not use or pay for is skipped —
+ * and moving the admission lease to the new model's pools. A pick outside
+ * the lease's pool moves the lease to the pick's pool.
  */
-export async function attemptUpstream(s: RouterState, c: RequestContext): Promise<void> {
-  const { cfg, metrics, health, log } = s;
+export async function attemptUpstream(s: AttemptState, c: RequestContext): Promise<void> {
+  const out = outgoing(s, c);
+  const tried = new Set<string>();
+  let lastError: LlmgwError | undefined;
+  let result: AttemptResult | undefined;
+  let attemptStarted = c.started;
+  while (c.attempts <= s.cfg.retries) {
+    const next = await nextEndpoint(s, c, out.sched, tried);
+    if (next.refused) lastError = next.refused;
+    if (!next.endpoint) break;
+    attemptStarted = performance.now();
+    result = await proxyTo(s, c, next.endpoint, out);
+    if (result.kind !== 'retry') break;
+    lastError = result.error;
+    s.metrics.retries.inc({ model: c.plan!.served!, reason: result.reason });
+    c.logger(s.log).debug({ endpoint: next.endpoint.id, reason: result.reason, attempt: c.attempts }, 'upstream attempt failed; retrying elsewhere');
+  }
+  if (!result || result.kind === 'retry') {
+    throw lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${c.model}`, { retryAfterSeconds: Math.max(1, s.cfg.cooldown_seconds) });
+  }
+  if (result.kind === 'error') throw result.error;
+  served(s, c, result, attemptStarted);
+}
+
+/** The request as it goes upstream: stream or not, usage asked for, the scheduling request, headers. */
+function outgoing(s: AttemptState, c: RequestContext): Outgoing {
+  const { cfg } = s;
   const api = API[c.kind];
-  const profile = c.profile!;
   const body = c.body;
-  const wantsStream = api.streams && body.stream === true;
+  const profile = c.profile!;
+  const model = c.plan!.served!;
+  const stream = api.streams && body.stream === true;
   let withhold = false;
-  if (wantsStream && api.injectUsage && cfg.inject_usage && body.stream_options?.include_usage !== true) {
+  if (stream && api.injectUsage && cfg.inject_usage && body.stream_options?.include_usage !== true) {
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
     withhold = true;
   }
-  const pinAllowed = !s.tenancy.enabled || (c.principal !== undefined && s.tenancy.allowReplicaPin?.(c.principal) === true);
+  const affinity = cfg.prefix.session_affinity;
   const sched: SchedRequest = {
     requestId: c.reqId,
-    model: c.servedModel!,
+    model,
     profile: profile.name,
-    sessionKey: cfg.prefix.session_affinity.enabled ? (c.header(cfg.prefix.session_affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
+    sessionKey: affinity.enabled ? (c.header(affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
-    pinnedReplica: pinAllowed ? c.header('x-llmgw-replica') : undefined,
-    prompt: s.prefix.promptFor(c.kind, body, c.servedModel!, profile),
+    pinnedReplica: pinnedReplica(s, c),
+    prompt: s.prefix.promptFor(c.kind, body, model, profile),
   };
-  const upstreamHeaders: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': c.reqId };
   // Without a tracing SDK nothing is injected per attempt: the client's own trace context goes on as it came.
   const clientTrace: Record<string, string> = {};
   for (const k of ['traceparent', 'tracestate']) {
     const v = c.header(k);
     if (v) clientTrace[k] = v;
   }
+  return { stream, withhold, sched, headers: { 'content-type': 'application/json', 'x-request-id': c.reqId }, clientTrace, bodyFor: '', body: Buffer.alloc(0) };
+}
 
-  const tried = new Set<string>();
-  let bodyFor = '';
-  let upstreamBody: Buffer = Buffer.alloc(0);
-  let lastError: LlmgwError | undefined;
-  const restrictPool = cfg.admission.mode !== 'off' ? c.lease?.pool : undefined;
-  let result: AttemptResult | undefined;
-  let attemptStarted = c.started;
-
-  // Moves down the chain to the next model with an endpoint not yet tried; false at its end.
-  const nextModel = (): boolean => {
-    const next = c.chain.findIndex((m, i) => i > c.chainIdx && s.views(m).some((v) => !v.draining && v.available && !tried.has(v.id)));
-    if (next < 0) return false;
-    c.chainIdx = next;
-    c.servedModel = c.chain[next];
-    return true;
-  };
-
-  while (c.attempts <= cfg.retries) {
-    const model = c.servedModel!;
-    if (c.reservation && c.reservation.model !== model && s.tenancy.rebind) {
-      try {
-        c.reservation = await s.tenancy.rebind(c.reservation, model);
-      } catch (e) {
-        if (!isLlmgwError(e)) throw e;
-        // The key may not pay for this fallback: it is skipped like one without endpoints.
-        lastError = e;
-        if (!nextModel()) break;
-        continue;
-      }
-    }
+/**
+ * The next endpoint to try for the model the plan serves — in the lease's pool when admission
+ * is on, else (or when that pool has none left) anywhere — moving down the chain while the
+ * model has none left. No endpoint at the chain's end; `refused`: a fallback skipped on the way.
+ */
+async function nextEndpoint(s: AttemptState, c: RequestContext, sched: SchedRequest, tried: Set<string>): Promise<{ endpoint?: EndpointView; refused?: LlmgwError }> {
+  const { metrics } = s;
+  const plan = c.plan!;
+  const profile = c.profile!;
+  const admitted = s.cfg.admission.mode !== 'off';
+  let refused: LlmgwError | undefined;
+  for (;;) {
+    const model = plan.served!;
+    const restrictPool = admitted ? plan.lease?.pool : undefined;
     const candidates = s.views(model);
-    let pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, pool: restrictPool, poolSaturated: s.poolSaturated });
-    if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, { random: s.random, exclude: tried, poolSaturated: s.poolSaturated });
+    const opts = { random: s.random, exclude: tried, poolSaturated: s.poolSaturated };
+    let pick = schedule(profile, { ...sched, model }, candidates, { ...opts, pool: restrictPool });
+    if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, opts);
     s.prefix.observe(model, profile, pick);
-    if (pick.kind === 'no_endpoint') {
-      metrics.scheduleFailures.inc({ model, reason: pick.reason });
-      if (!nextModel()) break;
-      continue;
+    if (pick.kind === 'picked') {
+      metrics.considered.observe({ model }, pick.considered);
+      for (const [f, n] of Object.entries(pick.filtered)) if (n > 0) metrics.filtered.inc({ model, filter: f }, n);
+      for (const sc of pick.scored) s.lastScores.set(sc.endpoint.id, { total: sc.total, perScorer: sc.perScorer });
+      c.decision = pick.cacheDecision;
+      metrics.cacheDecision.inc({ model, decision: pick.cacheDecision });
+      // Outside the granted pool (it had no endpoint left): the lease follows the request there.
+      if (admitted) await plan.follow(pick.endpoint.pool);
+      tried.add(pick.endpoint.id);
+      return { endpoint: pick.endpoint, refused };
     }
-    metrics.considered.observe({ model }, pick.considered);
-    for (const [f, n] of Object.entries(pick.filtered)) if (n > 0) metrics.filtered.inc({ model, filter: f }, n);
-    for (const sc of pick.scored) s.lastScores.set(sc.endpoint.id, { total: sc.total, perScorer: sc.perScorer });
-    const decision = pick.cacheDecision;
-    c.decision = decision;
-    metrics.cacheDecision.inc({ model, decision });
+    metrics.scheduleFailures.inc({ model, reason: pick.reason });
+    // An availability fallback: the plan moves down the chain.
+    const step = await plan.advance(tried);
+    if (step.refused) refused = step.refused;
+    if (!step.moved) return { refused };
+  }
+}
 
-    const ep = pick.endpoint;
-    c.endpoint = ep.id;
-    c.pool = ep.pool;
-    tried.add(ep.id);
-    const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
-    const bodyKey = enginePrio === undefined ? model : `${model}\u0000${enginePrio}`;
-    if (bodyFor !== bodyKey) {
-      // The client's bytes go out as they came unless the model, stream_options or engine priority must change.
-      const prioChanged = s.enginePriority?.apply(body, ep.id, c.band) ?? false;
-      if (model === c.requested && !withhold && !prioChanged) upstreamBody = c.buf;
-      else {
-        body.model = model;
-        upstreamBody = Buffer.from(JSON.stringify(body));
-      }
-      bodyFor = bodyKey;
-    }
-    c.attempts++;
-    attemptStarted = performance.now();
-    health.begin(ep.id);
-    const queueMs = String(Math.round(c.queueMs ?? 0));
-    try {
-      // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
-      result = await inSpan('router.proxy_attempt', { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts }, (span) => attempt({
-        url: `${ep.url}${api.path}`,
-        body: upstreamBody,
-        headers: withAuth(withTrace(upstreamHeaders, clientTrace, span), s.engineAuthorization?.(ep.id)),
-        stream: wantsStream,
-        withholdUsage: withhold,
+/** One proxy attempt to `ep`, with its own span; the endpoint's health learns the outcome. */
+async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): Promise<AttemptResult> {
+  const { cfg, health } = s;
+  const model = c.plan!.served!;
+  c.endpoint = ep.id;
+  c.pool = ep.pool;
+  encodeBody(s, c, ep, out);
+  c.attempts++;
+  health.begin(ep.id);
+  const queueMs = String(Math.round(c.queueMs ?? 0));
+  const decision = c.decision;
+  let result: AttemptResult;
+  try {
+    // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
+    result = await inSpan('router.proxy_attempt', { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts }, (span) =>
+      attempt({
+        url: `${ep.url}${API[c.kind].path}`,
+        body: out.body,
+        headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
+        stream: out.stream,
+        withholdUsage: out.withhold,
         agent: s.agent,
-        timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: wantsStream ? cfg.timeouts.idle : 0 },
+        timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
         clientSignal: c.signal,
         errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
         res: c.res,
@@ -133,26 +165,34 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
           'x-llmgw-queue-ms': queueMs,
           'x-llmgw-cache-decision': decision,
         }),
-      }));
-    } finally {
-      health.end(ep.id);
-    }
-    if (result.endpointFault) health.failure(ep.id);
-    else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);
-
-    if (result.kind === 'retry') {
-      lastError = result.error;
-      metrics.retries.inc({ model, reason: result.reason });
-      c.logger(log).debug({ endpoint: ep.id, reason: result.reason, attempt: c.attempts }, 'upstream attempt failed; retrying elsewhere');
-      continue;
-    }
-    break;
+      }),
+    );
+  } finally {
+    health.end(ep.id);
   }
+  if (result.endpointFault) health.failure(ep.id);
+  else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);
+  return result;
+}
 
-  if (!result || result.kind === 'retry') {
-    throw lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${c.model}`, { retryAfterSeconds: Math.max(1, cfg.cooldown_seconds) });
+/** The client's bytes go out as they came unless the model, stream_options or engine priority must change. */
+function encodeBody(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): void {
+  const model = c.plan!.served!;
+  const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
+  const bodyKey = enginePrio === undefined ? model : `${model}\u0000${enginePrio}`;
+  if (out.bodyFor === bodyKey) return;
+  const prioChanged = s.enginePriority?.apply(c.body, ep.id, c.band) ?? false;
+  if (model === c.requested && !out.withhold && !prioChanged) out.body = c.buf;
+  else {
+    c.body.model = model;
+    out.body = Buffer.from(JSON.stringify(c.body));
   }
-  if (result.kind === 'error') throw result.error;
+  out.bodyFor = bodyKey;
+}
+
+/** The attempt that answered the client: status, usage, time to first token, a cut stream, a fallback served. */
+function served(s: AttemptState, c: RequestContext, result: Exclude<AttemptResult, { kind: 'retry' | 'error' }>, attemptStarted: number): void {
+  const plan = c.plan!;
   // Time to first token as the client sees it: arrival → first byte of the attempt that served.
   c.ttftMs = result.ttftMs === undefined ? undefined : attemptStarted - c.started + result.ttftMs;
   c.usage = result.usage;
@@ -164,11 +204,11 @@ export async function attemptUpstream(s: RouterState, c: RequestContext): Promis
     c.status = result.status;
     if (result.cut) {
       c.streamCut = result.cut.reason;
-      metrics.streamCuts.inc({ model: c.servedModel!, pool: c.pool ?? 'none', reason: result.cut.reason });
-      c.logger(log).warn({ model: c.servedModel, endpoint: c.endpoint, reason: result.cut.reason, err: result.cut.error.message }, 'stream cut');
+      s.metrics.streamCuts.inc({ model: plan.served!, pool: c.pool ?? 'none', reason: result.cut.reason });
+      c.logger(s.log).warn({ model: plan.served, endpoint: c.endpoint, reason: result.cut.reason, err: result.cut.error.message }, 'stream cut');
     }
   }
-  if (c.servedModel !== c.model) metrics.fallbacks.inc({ model: c.model!, served_model: c.servedModel! });
+  if (plan.served !== plan.model) s.metrics.fallbacks.inc({ model: plan.model, served_model: plan.served! });
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from 'undici';
-import type { ZodType } from 'zod';
 import type { Lease } from '@llmgw/admission-core';
 import type { RouterConfig } from '@llmgw/config';
-import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, PassthroughRequest, ResponsesRequest, type Principal } from '@llmgw/contracts';
+import type { Principal } from '@llmgw/contracts';
 import { requestLogger, type Logger } from '@llmgw/observability';
 import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
 import type { RouterAdmission } from '../admission';
@@ -14,46 +13,51 @@ import type { RouterMetrics } from '../metrics';
 import type { PrefixRouting } from '../prefix';
 import type { StreamCut } from '../proxy';
 import type { CapturedUsage } from '../sse';
-import type { Reservation, TenancyHooks } from '../tenancy';
+import type { Reservation, TenancyHooks } from '../tenancy/types';
 import type { EnginePriority } from '../admission/engine-priority';
+import type { ApiKind } from '../api';
+import type { PlanConfig, ServingPlan } from '../serving/plan';
 
-/** The APIs the router serves through the stages. */
-export type ApiKind = 'chat' | 'completions' | 'embeddings' | 'responses' | 'rerank' | 'score' | 'tokenize' | 'detokenize';
-
-export interface ApiSpec {
-  path: string;
-  schema: ZodType;
-  /** `"stream": true` gets an SSE answer. */
-  streams: boolean;
-  /** Streams carry usage only when asked (`stream_options.include_usage`), so the router may ask for it. */
-  injectUsage: boolean;
-  /** An engine route outside OpenAI's API, served only when listed in `passthrough_routes`. */
-  passthrough: boolean;
-}
-
-const engineRoute = { streams: false, injectUsage: false, passthrough: true, schema: PassthroughRequest };
-
-export const API: Record<ApiKind, ApiSpec> = {
-  chat: { path: '/v1/chat/completions', schema: ChatCompletionRequest, streams: true, injectUsage: true, passthrough: false },
-  completions: { path: '/v1/completions', schema: CompletionRequest, streams: true, injectUsage: true, passthrough: false },
-  embeddings: { path: '/v1/embeddings', schema: EmbeddingRequest, streams: false, injectUsage: false, passthrough: false },
-  // The Responses API's final event (`response.completed`) always carries usage.
-  responses: { path: '/v1/responses', schema: ResponsesRequest, streams: true, injectUsage: false, passthrough: false },
-  rerank: { path: '/v1/rerank', ...engineRoute },
-  score: { path: '/v1/score', ...engineRoute },
-  tokenize: { path: '/tokenize', ...engineRoute },
-  detokenize: { path: '/detokenize', ...engineRoute },
-};
+export { API, type ApiKind, type ApiSpec } from '../api';
 
 /** A tenancy implementation may scope `x-llmgw-replica` pinning to some keys. */
 export type PinAwareTenancy = TenancyHooks & { allowReplicaPin?(p: Principal): boolean };
+
+/**
+ * The part of the router's configuration the stages read (createRouter
+ * copies it out of the whole config; each stage's signature names the fields
+ * it uses).
+ */
+export type StageConfig = PlanConfig &
+  Pick<RouterConfig, 'json_max_depth' | 'default_band' | 'default_profile' | 'tenant_header' | 'inject_usage' | 'retries' | 'timeouts'> & {
+    admission: Pick<RouterConfig['admission'], 'mode' | 'queue_ttl'>;
+    prefix: { session_affinity: Pick<RouterConfig['prefix']['session_affinity'], 'enabled' | 'header'> };
+  };
+
+/** The stage configuration out of the whole router configuration. */
+export function stageConfig(cfg: RouterConfig): StageConfig {
+  const { json_max_depth, default_band, default_profile, tenant_header, inject_usage, retries, timeouts, cooldown_seconds } = cfg;
+  const { enabled, header } = cfg.prefix.session_affinity;
+  return {
+    json_max_depth,
+    default_band,
+    default_profile,
+    tenant_header,
+    inject_usage,
+    retries,
+    timeouts,
+    cooldown_seconds,
+    admission: { mode: cfg.admission.mode, queue_ttl: cfg.admission.queue_ttl },
+    prefix: { session_affinity: { enabled, header } },
+  };
+}
 
 /**
  * What every stage reads: built once per router by createRouter, shared by
  * all requests. Stages never keep per-request state here.
  */
 export interface RouterState {
-  readonly cfg: RouterConfig;
+  readonly cfg: StageConfig;
   readonly log: Logger;
   readonly profiles: ReadonlyMap<string, RoutingProfile>;
   readonly bandNames: readonly string[];
@@ -96,24 +100,20 @@ export class RequestContext {
   // resolve model
   /** The model name as the client sent it. */
   requested?: string;
-  /** Canonical model; after reserve, the model the reservation is for (a budget fallback may change it). */
-  model?: string;
   band = '';
   profile?: RoutingProfile;
   profileName?: string;
   maxTokens?: number;
   estimatedPromptTokens = 0;
   estimatedTokens = 0;
-  // reserve
-  reservation?: Reservation;
-  /** `model` then its fallbacks the key may use (docs/router.md, "Upstream attempts, retries, timeouts"). */
-  chain: string[] = [];
-  // admit
-  chainIdx = -1;
-  /** The model being served (a fallback when the chain moved on). */
-  servedModel?: string;
-  lease?: Lease;
-  queueMs?: number;
+  /** The canonical model the requested name resolved to. */
+  resolved?: string;
+  /**
+   * The serving plan (serving/plan.ts), made by resolve model: the model chain and the
+   * model served, the quota reservation, the admission lease. Reserve, admit and attempt
+   * advance it; the getters below only read it.
+   */
+  plan?: ServingPlan;
   // attempt
   pool?: string;
   endpoint?: string;
@@ -126,6 +126,28 @@ export class RequestContext {
   // finish
   status = 0;
   clientGone = false;
+
+  /** The canonical model asked for; after reserve, the model the reservation is for (a budget fallback may change it). */
+  get model(): string | undefined {
+    return this.plan?.model ?? this.resolved;
+  }
+
+  /** The model being served (a fallback when the chain moved on); set by admission. */
+  get servedModel(): string | undefined {
+    return this.plan?.served;
+  }
+
+  get reservation(): Reservation | undefined {
+    return this.plan?.reservation;
+  }
+
+  get lease(): Lease | undefined {
+    return this.plan?.lease;
+  }
+
+  get queueMs(): number | undefined {
+    return this.plan?.queueMs;
+  }
 
   constructor(
     readonly kind: ApiKind,

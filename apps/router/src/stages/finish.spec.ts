@@ -5,6 +5,10 @@ import { createLogger } from '@llmgw/observability';
 import { LlmgwError } from '@llmgw/errors';
 import type { RouterCore } from '../router';
 import type { TenancyHooks } from '../tenancy';
+import type { Lease } from '@llmgw/admission-core';
+import type { EndpointView } from '@llmgw/scheduling';
+import { ServingPlan } from '../serving/plan';
+import type { RequestContext } from './context';
 import { fail, finish } from './finish';
 import { contextOf, stageRouter } from './testing';
 
@@ -49,15 +53,26 @@ describe('stage: finish', () => {
     records.length = 0;
   });
 
-  it('releases the lease, settles at the served model, records usage and counts the request', async () => {
+  /**
+   * A request for `m` whose serving plan reserved for `m` and, when `served` is given, was
+   * admitted to serve that model of the chain [m, f] (the only one with an endpoint) on pool `p`.
+   */
+  async function planned(served?: 'm' | 'f'): Promise<RequestContext> {
     const c = contextOf('chat');
-    c.model = 'm';
-    c.servedModel = 'f';
+    const lease: Lease = { id: 'l', pool: 'p', release: (o) => calls.push(`release ${o?.status} ${o?.promptTokens}+${o?.completionTokens}`) };
+    const admission = { acquire: async () => ({ kind: 'granted' as const, lease, pool: 'p', queuedMs: 0 }) };
+    const views = (m: string) => (m === served ? [{ id: `${m}-1`, pool: 'p', poolPriority: 0, draining: false, available: true } as EndpointView] : []);
+    c.plan = new ServingPlan({ ...core.state, admission, views, catalog: { chain: () => ['m', 'f'] } }, { id: c.reqId, model: 'm', band: 'gold', tenant: 't', estimatedTokens: 1, signal: c.signal });
+    await c.plan.reserve();
+    if (served) await c.plan.admit();
+    return c;
+  }
+
+  it('releases the lease, settles at the served model, records usage and counts the request', async () => {
+    const c = await planned('f');
     c.pool = 'p';
     c.status = 200;
-    c.reservation = { id: 'r', model: 'm' };
     c.usage = { promptTokens: 5, completionTokens: 7, cachedTokens: 0 };
-    c.lease = { id: 'l', pool: 'p', release: (o) => calls.push(`release ${o?.status} ${o?.promptTokens}+${o?.completionTokens}`) };
     finish(core.state, c);
     expect(calls).toEqual(['release 200 5+7', 'settle m f:5+7']);
     expect(records).toEqual([expect.objectContaining({ requestId: 'req-test', model: 'm', servedModel: 'f', status: 200, promptTokens: 5, completionTokens: 7 })]);
@@ -66,10 +81,8 @@ describe('stage: finish', () => {
     expect(metrics).toMatch(/^llmgw_tokens_total\{model="f",direction="completion"[^}]*\} 7$/m);
   });
 
-  it('settles a reservation with no usage when the request failed before an engine answered', () => {
-    const c = contextOf('chat');
-    c.model = 'm';
-    c.reservation = { id: 'r', model: 'm' };
+  it('settles a reservation with no usage when the request failed before an engine answered', async () => {
+    const c = await planned();
     c.status = 502;
     finish(core.state, c);
     expect(calls).toEqual(['settle m none']);
@@ -92,7 +105,7 @@ describe('stage: finish', () => {
     const state = { ...core.state, log: createLogger({ service: 'router', level: 'info', destination: stream }) };
     const c = contextOf('chat', { 'x-request-id': 'req-test' });
     c.principal = { keyId: 'key-1', projectId: 'proj-1' } as Principal;
-    c.model = 'm';
+    c.resolved = 'm';
     c.status = 200;
     finish(state, c);
     await new Promise((r) => setImmediate(r));

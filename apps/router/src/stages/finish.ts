@@ -22,7 +22,7 @@ export function sendError(res: ServerResponse, e: unknown, reqId: string, extraH
 }
 
 /** A stage threw: answer the client with the error, or note that it is gone. */
-export function fail(s: RouterState, c: RequestContext, e: unknown): void {
+export function fail(s: Pick<RouterState, 'log'>, c: RequestContext, e: unknown): void {
   if (c.clientGone || c.signal.aborted) {
     c.status = 499;
     c.clientGone = true;
@@ -35,15 +35,15 @@ export function fail(s: RouterState, c: RequestContext, e: unknown): void {
 }
 
 /**
- * Stage 7, finish (always runs, once): the admission lease is released, the
- * quota reservation settled against the engine's usage report and the usage
- * record appended to the ledger (one round trip where the stores allow it),
- * metrics counted and one log line written.
+ * Stage 7, finish (always runs, once): the serving plan releases the
+ * admission lease and settles the quota reservation against the engine's
+ * usage report at the served model's price, the usage record is appended to
+ * the ledger (one round trip where the stores allow it), metrics counted and
+ * one log line written.
  */
-export function finish(s: RouterState, c: RequestContext): void {
+export function finish(s: Pick<RouterState, 'log' | 'metrics' | 'tenancy'>, c: RequestContext): void {
   const durationMs = performance.now() - c.started;
   const usage = c.usage;
-  c.lease?.release({ status: c.status, promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens });
   recordMetrics(s.metrics, c.servedModel ?? c.model ?? 'unknown', c.pool ?? 'none', c.status, durationMs, c.ttftMs, usage);
   const rec: UsageRecord = {
     requestId: c.reqId,
@@ -61,14 +61,10 @@ export function finish(s: RouterState, c: RequestContext): void {
     durationMs: Math.round(durationMs),
     queueMs: c.queueMs,
   };
-  if (c.reservation) {
-    const settled = usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, model: c.servedModel ?? c.reservation.model } : undefined;
-    if (s.tenancy.settleAndRecord) s.tenancy.settleAndRecord(c.reservation, settled, rec);
-    else {
-      s.tenancy.settle(c.reservation, settled);
-      s.tenancy.recordUsage(rec);
-    }
-  } else s.tenancy.recordUsage(rec);
+  // The plan releases the lease and settles the reservation against the model it served.
+  const outcome = { status: c.status, promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens };
+  if (c.plan) c.plan.finish(outcome, usage && { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens }, rec);
+  else s.tenancy.recordUsage(rec);
   if (!s.log.isLevelEnabled('info')) return;
   // The request's identity fields inline, in the order a child logger would write them
   // (same line, without building a child logger per request).

@@ -3,7 +3,7 @@
  * router.ts: authenticate → parse → resolve model → reserve quota → admit →
  * attempt (retries, fallbacks) → finish (settle, usage, metrics).
  */
-export { API, RequestContext, type ApiKind, type PinAwareTenancy, type RouterState } from './context';
+export { API, RequestContext, stageConfig, type ApiKind, type PinAwareTenancy, type RouterState, type StageConfig } from './context';
 export { authenticate } from './authenticate';
 export { parse } from './parse';
 export { permittedChain, resolveModel } from './resolve-model';

@@ -1,6 +1,6 @@
 import { LlmgwError } from '@llmgw/errors';
 import { jsonDepthExceeds } from '../http';
-import { API, type RequestContext, type RouterState } from './context';
+import { API, type RequestContext, type StageConfig } from './context';
 
 /**
  * Stage 2, parse: the request body as JSON, checked against the API's
@@ -8,7 +8,7 @@ import { API, type RequestContext, type RouterState } from './context';
  * top_p, n, tools, tool_choice). Unknown fields are kept and passed through.
  * Nesting deeper than `json_max_depth` is refused before JSON.parse runs.
  */
-export function parse(s: RouterState, c: RequestContext, body: Buffer | undefined): void {
+export function parse(s: { cfg: Pick<StageConfig, 'json_max_depth'> }, c: RequestContext, body: Buffer | undefined): void {
   if (!body || body.length === 0) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID', 'the request body is empty; send a JSON object');
   c.buf = body;
   if (jsonDepthExceeds(body, s.cfg.json_max_depth)) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID_JSON', `the request body nests arrays/objects deeper than ${s.cfg.json_max_depth} levels`);

@@ -5,6 +5,7 @@ import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmg
 import type { RouterCore } from '../router';
 import { createEnabledTenancy } from '../tenancy/enabled';
 import { reserveQuota } from './reserve';
+import { resolveModel } from './resolve-model';
 import { contextOf, stageRouter } from './testing';
 
 const tenancyCfg = { enabled: true, prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } }, budget_fallback_model: 'small' };
@@ -29,26 +30,26 @@ describe('stage: reserve quota', () => {
   });
   afterAll(() => core.close());
 
-  const ctx = (p: Principal, model: string, estimatedTokens = 10) => {
-    const c = contextOf('chat');
+  /** A request of key `p` for `model`, through resolve model (which makes its serving plan). */
+  const ctx = (p: Principal, model: string) => {
+    const c = contextOf('chat', {}, { model, messages: [{ role: 'user', content: 'x' }], max_tokens: 10 });
     c.principal = p;
-    c.model = model;
-    c.estimatedTokens = estimatedTokens;
+    resolveModel(core.state, c);
     return c;
   };
 
   it('reserves for the model and builds its fallback chain', async () => {
     const c = ctx(principal({}), 'big');
-    await reserveQuota(core.state, c);
+    await reserveQuota(c);
     expect(c.reservation?.model).toBe('big');
-    expect(c.chain).toEqual(['big', 'x']);
+    expect(c.plan?.chain).toEqual(['big', 'x']);
   });
 
   it('moves to the budget fallback model and builds the chain from it, within the allowlist', async () => {
     const c = ctx(principal({ budgets: [{ scope: 'key:k', limitMicros: 5, period: 'day' }], allowedModels: ['big', 'small', 'z'] }), 'big');
-    await reserveQuota(core.state, c);
+    await reserveQuota(c);
     expect(c.model).toBe('small');
-    expect(c.chain).toEqual(['small', 'z']);
+    expect(c.plan?.chain).toEqual(['small', 'z']);
   });
 
   it.each([
@@ -56,6 +57,6 @@ describe('stage: reserve quota', () => {
     [{ rpm: [{ scope: 'key:rpm0', limit: 0 }] }, 'LLMGW_ERR_RATE_LIMIT_RPM'],
     [{ tpm: [{ scope: 'key:tpm5', limit: 5 }] }, 'LLMGW_ERR_RATE_LIMIT_TPM'],
   ])('refuses a key with %j', async (limits, code) => {
-    await expect(reserveQuota(core.state, ctx(principal(limits), 'big'))).rejects.toMatchObject({ code });
+    await expect(reserveQuota(ctx(principal(limits), 'big'))).rejects.toMatchObject({ code });
   });
 });

@@ -64,6 +64,6 @@ describe('stage: resolve model', () => {
     ['a key allowed m and f2', principal({}, ['m', 'f2']), ['m', 'f2']],
     ['a key allowed only m', principal({}, ['m']), ['m']],
   ])('with %s the fallback chain is %j', (_what, p, chain) => {
-    expect(permittedChain(core.state, p, 'm')).toEqual(chain);
+    expect(permittedChain(core.state.catalog, p, 'm')).toEqual(chain);
   });
 });

@@ -10,9 +10,9 @@ import { DurableEnds } from './durable-end';
 import { createEnabledTenancy, type TenancyOverrides } from './enabled';
 import { KeyCache } from './key-cache';
 import { createTenancy } from './index';
+import { waitUntil } from '@llmgw/testing';
 
 const log = createLogger({ service: 'router-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
   keyId: 'k1', keyPrefix: 'sk-llmgw-abcd', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold',
@@ -160,8 +160,7 @@ describe('router tenancy', () => {
     const r = await hooks.reserve(p, 'm', 900);
     await expect(hooks.reserve(p, 'm', 200)).rejects.toMatchObject({ code: 'LLMGW_ERR_RATE_LIMIT_TPM' });
     hooks.settle(r, { promptTokens: 50, completionTokens: 50, model: 'm' });
-    await sleep(10);
-    expect((await stores.counters.windowUsage('key:k1', Date.now())).tokens).toBe(100);
+    await waitUntil(async () => (await stores.counters.windowUsage('key:k1', Date.now())).tokens === 100, 'the window settled to the engine figure (100 tokens)');
     await hooks.reserve(p, 'm', 800);
   });
 
@@ -174,8 +173,7 @@ describe('router tenancy', () => {
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: 'LLMGW_ERR_BUDGET_EXCEEDED' });
     for (const r of results) if (r.status === 'fulfilled') hooks.settle(r.value, { promptTokens: 10, completionTokens: 10, model: 'm' });
-    await sleep(20);
-    expect(await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)).toBe(25 * 60);
+    await waitUntil(async () => (await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)) === 25 * 60, 'the 25 reservations settled at 60 micro-units each');
   });
 
   it.each([
@@ -198,8 +196,9 @@ describe('router tenancy', () => {
     const { hooks, stores } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 3 } } });
     hooks.recordUsage({ requestId: 'r1', ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 10, completionTokens: 10, cachedTokens: 0, durationMs: 1 });
     hooks.recordUsage({ requestId: 'r2', ts: 1, keyId: 'anonymous', projectId: 'anonymous', model: 'm', servedModel: 'm', status: 401, promptTokens: 0, completionTokens: 0, cachedTokens: 0, durationMs: 1 });
-    await sleep(10);
-    const got = await stores.ledger.read('c', 10, 0);
+    // One consumer-group read delivers the records: read until the first one is there.
+    let got: Awaited<ReturnType<typeof stores.ledger.read>> = [];
+    await waitUntil(async () => (got = await stores.ledger.read('c', 10, 0)).length > 0, 'a record in the ledger');
     expect(got.map((e) => [e.record.requestId, e.record.costMicros])).toEqual([['r1', 40]]);
   });
 
@@ -250,16 +249,20 @@ describe('router tenancy', () => {
     let releaseAppend!: () => void;
     const gate = new Promise<void>((r) => (releaseAppend = r));
     const append = stores.ledger.append.bind(stores.ledger);
+    let appending = false;
     stores.ledger.append = async (rec) => {
+      appending = true;
       await gate;
       return append(rec);
     };
     const app = Fastify();
+    let endedBeforeRecord: boolean | undefined;
     // Routes first, then tenancy's hooks: the order the router uses.
     app.post('/v1/chat/completions', (req, reply) => {
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'application/json' });
       reply.raw.end('{"ok":true}');
+      endedBeforeRecord = reply.raw.writableEnded;
       hooks.recordUsage({ requestId: String(req.headers['x-request-id']), ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 1, completionTokens: 1, cachedTokens: 0, durationMs: 1 });
     });
     hooks.registerRoutes!(app);
@@ -270,7 +273,9 @@ describe('router tenancy', () => {
       done = true;
       return r.text();
     });
-    await sleep(150);
+    // The handler ended the response and its record waits at the gate: the end is held, not written.
+    await waitUntil(() => appending, 'the usage record to reach the ledger append');
+    expect(endedBeforeRecord).toBe(false);
     expect(done).toBe(false);
     releaseAppend();
     expect(await p).toBe('{"ok":true}');

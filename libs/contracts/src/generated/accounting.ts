@@ -9,6 +9,9 @@ import type { AuditEvent as _llmgw_accounting_v1_AuditEvent, AuditEvent__Output 
 import type { AuditLogClient as _llmgw_accounting_v1_AuditLogClient, AuditLogDefinition as _llmgw_accounting_v1_AuditLogDefinition } from './llmgw/accounting/v1/AuditLog';
 import type { BudgetLimit as _llmgw_accounting_v1_BudgetLimit, BudgetLimit__Output as _llmgw_accounting_v1_BudgetLimit__Output } from './llmgw/accounting/v1/BudgetLimit';
 import type { BudgetSpend as _llmgw_accounting_v1_BudgetSpend, BudgetSpend__Output as _llmgw_accounting_v1_BudgetSpend__Output } from './llmgw/accounting/v1/BudgetSpend';
+import type { CapacityAdminClient as _llmgw_accounting_v1_CapacityAdminClient, CapacityAdminDefinition as _llmgw_accounting_v1_CapacityAdminDefinition } from './llmgw/accounting/v1/CapacityAdmin';
+import type { CapacityProfile as _llmgw_accounting_v1_CapacityProfile, CapacityProfile__Output as _llmgw_accounting_v1_CapacityProfile__Output } from './llmgw/accounting/v1/CapacityProfile';
+import type { CapacityProfileRef as _llmgw_accounting_v1_CapacityProfileRef, CapacityProfileRef__Output as _llmgw_accounting_v1_CapacityProfileRef__Output } from './llmgw/accounting/v1/CapacityProfileRef';
 import type { ChangePasswordRequest as _llmgw_accounting_v1_ChangePasswordRequest, ChangePasswordRequest__Output as _llmgw_accounting_v1_ChangePasswordRequest__Output } from './llmgw/accounting/v1/ChangePasswordRequest';
 import type { ClaimLinkCreated as _llmgw_accounting_v1_ClaimLinkCreated, ClaimLinkCreated__Output as _llmgw_accounting_v1_ClaimLinkCreated__Output } from './llmgw/accounting/v1/ClaimLinkCreated';
 import type { ClaimRequest as _llmgw_accounting_v1_ClaimRequest, ClaimRequest__Output as _llmgw_accounting_v1_ClaimRequest__Output } from './llmgw/accounting/v1/ClaimRequest';
@@ -27,6 +30,8 @@ import type { ListAccountsRequest as _llmgw_accounting_v1_ListAccountsRequest, L
 import type { ListAccountsResponse as _llmgw_accounting_v1_ListAccountsResponse, ListAccountsResponse__Output as _llmgw_accounting_v1_ListAccountsResponse__Output } from './llmgw/accounting/v1/ListAccountsResponse';
 import type { ListAuditRequest as _llmgw_accounting_v1_ListAuditRequest, ListAuditRequest__Output as _llmgw_accounting_v1_ListAuditRequest__Output } from './llmgw/accounting/v1/ListAuditRequest';
 import type { ListAuditResponse as _llmgw_accounting_v1_ListAuditResponse, ListAuditResponse__Output as _llmgw_accounting_v1_ListAuditResponse__Output } from './llmgw/accounting/v1/ListAuditResponse';
+import type { ListCapacityProfilesRequest as _llmgw_accounting_v1_ListCapacityProfilesRequest, ListCapacityProfilesRequest__Output as _llmgw_accounting_v1_ListCapacityProfilesRequest__Output } from './llmgw/accounting/v1/ListCapacityProfilesRequest';
+import type { ListCapacityProfilesResponse as _llmgw_accounting_v1_ListCapacityProfilesResponse, ListCapacityProfilesResponse__Output as _llmgw_accounting_v1_ListCapacityProfilesResponse__Output } from './llmgw/accounting/v1/ListCapacityProfilesResponse';
 import type { ListKeysRequest as _llmgw_accounting_v1_ListKeysRequest, ListKeysRequest__Output as _llmgw_accounting_v1_ListKeysRequest__Output } from './llmgw/accounting/v1/ListKeysRequest';
 import type { ListKeysResponse as _llmgw_accounting_v1_ListKeysResponse, ListKeysResponse__Output as _llmgw_accounting_v1_ListKeysResponse__Output } from './llmgw/accounting/v1/ListKeysResponse';
 import type { ListLimitsRequest as _llmgw_accounting_v1_ListLimitsRequest, ListLimitsRequest__Output as _llmgw_accounting_v1_ListLimitsRequest__Output } from './llmgw/accounting/v1/ListLimitsRequest';
@@ -80,6 +85,9 @@ export interface ProtoGrpcType {
         AuditLog: SubtypeConstructor<typeof grpc.Client, _llmgw_accounting_v1_AuditLogClient> & { service: _llmgw_accounting_v1_AuditLogDefinition }
         BudgetLimit: MessageTypeDefinition<_llmgw_accounting_v1_BudgetLimit, _llmgw_accounting_v1_BudgetLimit__Output>
         BudgetSpend: MessageTypeDefinition<_llmgw_accounting_v1_BudgetSpend, _llmgw_accounting_v1_BudgetSpend__Output>
+        CapacityAdmin: SubtypeConstructor<typeof grpc.Client, _llmgw_accounting_v1_CapacityAdminClient> & { service: _llmgw_accounting_v1_CapacityAdminDefinition }
+        CapacityProfile: MessageTypeDefinition<_llmgw_accounting_v1_CapacityProfile, _llmgw_accounting_v1_CapacityProfile__Output>
+        CapacityProfileRef: MessageTypeDefinition<_llmgw_accounting_v1_CapacityProfileRef, _llmgw_accounting_v1_CapacityProfileRef__Output>
         ChangePasswordRequest: MessageTypeDefinition<_llmgw_accounting_v1_ChangePasswordRequest, _llmgw_accounting_v1_ChangePasswordRequest__Output>
         ClaimLinkCreated: MessageTypeDefinition<_llmgw_accounting_v1_ClaimLinkCreated, _llmgw_accounting_v1_ClaimLinkCreated__Output>
         ClaimRequest: MessageTypeDefinition<_llmgw_accounting_v1_ClaimRequest, _llmgw_accounting_v1_ClaimRequest__Output>
@@ -98,6 +106,8 @@ export interface ProtoGrpcType {
         ListAccountsResponse: MessageTypeDefinition<_llmgw_accounting_v1_ListAccountsResponse, _llmgw_accounting_v1_ListAccountsResponse__Output>
         ListAuditRequest: MessageTypeDefinition<_llmgw_accounting_v1_ListAuditRequest, _llmgw_accounting_v1_ListAuditRequest__Output>
         ListAuditResponse: MessageTypeDefinition<_llmgw_accounting_v1_ListAuditResponse, _llmgw_accounting_v1_ListAuditResponse__Output>
+        ListCapacityProfilesRequest: MessageTypeDefinition<_llmgw_accounting_v1_ListCapacityProfilesRequest, _llmgw_accounting_v1_ListCapacityProfilesRequest__Output>
+        ListCapacityProfilesResponse: MessageTypeDefinition<_llmgw_accounting_v1_ListCapacityProfilesResponse, _llmgw_accounting_v1_ListCapacityProfilesResponse__Output>
         ListKeysRequest: MessageTypeDefinition<_llmgw_accounting_v1_ListKeysRequest, _llmgw_accounting_v1_ListKeysRequest__Output>
         ListKeysResponse: MessageTypeDefinition<_llmgw_accounting_v1_ListKeysResponse, _llmgw_accounting_v1_ListKeysResponse__Output>
         ListLimitsRequest: MessageTypeDefinition<_llmgw_accounting_v1_ListLimitsRequest, _llmgw_accounting_v1_ListLimitsRequest__Output>

@@ -12,6 +12,7 @@ import type { Granted as _llmgw_admission_v1_Granted, Granted__Output as _llmgw_
 import type { HeldLease as _llmgw_admission_v1_HeldLease, HeldLease__Output as _llmgw_admission_v1_HeldLease__Output } from './llmgw/admission/v1/HeldLease';
 import type { KeepAliveRequest as _llmgw_admission_v1_KeepAliveRequest, KeepAliveRequest__Output as _llmgw_admission_v1_KeepAliveRequest__Output } from './llmgw/admission/v1/KeepAliveRequest';
 import type { KeepAliveResponse as _llmgw_admission_v1_KeepAliveResponse, KeepAliveResponse__Output as _llmgw_admission_v1_KeepAliveResponse__Output } from './llmgw/admission/v1/KeepAliveResponse';
+import type { ModelQueue as _llmgw_admission_v1_ModelQueue, ModelQueue__Output as _llmgw_admission_v1_ModelQueue__Output } from './llmgw/admission/v1/ModelQueue';
 import type { Rejected as _llmgw_admission_v1_Rejected, Rejected__Output as _llmgw_admission_v1_Rejected__Output } from './llmgw/admission/v1/Rejected';
 import type { ReleaseRequest as _llmgw_admission_v1_ReleaseRequest, ReleaseRequest__Output as _llmgw_admission_v1_ReleaseRequest__Output } from './llmgw/admission/v1/ReleaseRequest';
 import type { ReleaseResponse as _llmgw_admission_v1_ReleaseResponse, ReleaseResponse__Output as _llmgw_admission_v1_ReleaseResponse__Output } from './llmgw/admission/v1/ReleaseResponse';
@@ -37,6 +38,7 @@ export interface ProtoGrpcType {
         HeldLease: MessageTypeDefinition<_llmgw_admission_v1_HeldLease, _llmgw_admission_v1_HeldLease__Output>
         KeepAliveRequest: MessageTypeDefinition<_llmgw_admission_v1_KeepAliveRequest, _llmgw_admission_v1_KeepAliveRequest__Output>
         KeepAliveResponse: MessageTypeDefinition<_llmgw_admission_v1_KeepAliveResponse, _llmgw_admission_v1_KeepAliveResponse__Output>
+        ModelQueue: MessageTypeDefinition<_llmgw_admission_v1_ModelQueue, _llmgw_admission_v1_ModelQueue__Output>
         RejectReason: EnumTypeDefinition
         Rejected: MessageTypeDefinition<_llmgw_admission_v1_Rejected, _llmgw_admission_v1_Rejected__Output>
         ReleaseRequest: MessageTypeDefinition<_llmgw_admission_v1_ReleaseRequest, _llmgw_admission_v1_ReleaseRequest__Output>

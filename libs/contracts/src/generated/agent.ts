@@ -15,6 +15,7 @@ import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthRepor
 import type { Hca as _llmgw_agent_v1_Hca, Hca__Output as _llmgw_agent_v1_Hca__Output } from './llmgw/agent/v1/Hca';
 import type { HcaPort as _llmgw_agent_v1_HcaPort, HcaPort__Output as _llmgw_agent_v1_HcaPort__Output } from './llmgw/agent/v1/HcaPort';
 import type { Heartbeat as _llmgw_agent_v1_Heartbeat, Heartbeat__Output as _llmgw_agent_v1_Heartbeat__Output } from './llmgw/agent/v1/Heartbeat';
+import type { HostSensors as _llmgw_agent_v1_HostSensors, HostSensors__Output as _llmgw_agent_v1_HostSensors__Output } from './llmgw/agent/v1/HostSensors';
 import type { LogLine as _llmgw_agent_v1_LogLine, LogLine__Output as _llmgw_agent_v1_LogLine__Output } from './llmgw/agent/v1/LogLine';
 import type { LogsReply as _llmgw_agent_v1_LogsReply, LogsReply__Output as _llmgw_agent_v1_LogsReply__Output } from './llmgw/agent/v1/LogsReply';
 import type { LogsRequest as _llmgw_agent_v1_LogsRequest, LogsRequest__Output as _llmgw_agent_v1_LogsRequest__Output } from './llmgw/agent/v1/LogsRequest';
@@ -55,6 +56,7 @@ export interface ProtoGrpcType {
         Hca: MessageTypeDefinition<_llmgw_agent_v1_Hca, _llmgw_agent_v1_Hca__Output>
         HcaPort: MessageTypeDefinition<_llmgw_agent_v1_HcaPort, _llmgw_agent_v1_HcaPort__Output>
         Heartbeat: MessageTypeDefinition<_llmgw_agent_v1_Heartbeat, _llmgw_agent_v1_Heartbeat__Output>
+        HostSensors: MessageTypeDefinition<_llmgw_agent_v1_HostSensors, _llmgw_agent_v1_HostSensors__Output>
         LinkLayer: EnumTypeDefinition
         LogLine: MessageTypeDefinition<_llmgw_agent_v1_LogLine, _llmgw_agent_v1_LogLine__Output>
         LogSource: EnumTypeDefinition

@@ -15,6 +15,7 @@ import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthRepor
 import type { Hca as _llmgw_agent_v1_Hca, Hca__Output as _llmgw_agent_v1_Hca__Output } from './llmgw/agent/v1/Hca';
 import type { HcaPort as _llmgw_agent_v1_HcaPort, HcaPort__Output as _llmgw_agent_v1_HcaPort__Output } from './llmgw/agent/v1/HcaPort';
 import type { Heartbeat as _llmgw_agent_v1_Heartbeat, Heartbeat__Output as _llmgw_agent_v1_Heartbeat__Output } from './llmgw/agent/v1/Heartbeat';
+import type { HostSensors as _llmgw_agent_v1_HostSensors, HostSensors__Output as _llmgw_agent_v1_HostSensors__Output } from './llmgw/agent/v1/HostSensors';
 import type { LogLine as _llmgw_agent_v1_LogLine, LogLine__Output as _llmgw_agent_v1_LogLine__Output } from './llmgw/agent/v1/LogLine';
 import type { LogsReply as _llmgw_agent_v1_LogsReply, LogsReply__Output as _llmgw_agent_v1_LogsReply__Output } from './llmgw/agent/v1/LogsReply';
 import type { LogsRequest as _llmgw_agent_v1_LogsRequest, LogsRequest__Output as _llmgw_agent_v1_LogsRequest__Output } from './llmgw/agent/v1/LogsRequest';
@@ -29,6 +30,7 @@ import type { StopShard as _llmgw_agent_v1_StopShard, StopShard__Output as _llmg
 import type { Topology as _llmgw_agent_v1_Topology, Topology__Output as _llmgw_agent_v1_Topology__Output } from './llmgw/agent/v1/Topology';
 import type { Versions as _llmgw_agent_v1_Versions, Versions__Output as _llmgw_agent_v1_Versions__Output } from './llmgw/agent/v1/Versions';
 import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from './llmgw/agent/v1/WeightsSource';
+import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from './llmgw/control/v1/AutoscaleStatus';
 import type { ControlServiceClient as _llmgw_control_v1_ControlServiceClient, ControlServiceDefinition as _llmgw_control_v1_ControlServiceDefinition } from './llmgw/control/v1/ControlService';
 import type { CordonNodeRequest as _llmgw_control_v1_CordonNodeRequest, CordonNodeRequest__Output as _llmgw_control_v1_CordonNodeRequest__Output } from './llmgw/control/v1/CordonNodeRequest';
 import type { DrainNodeRequest as _llmgw_control_v1_DrainNodeRequest, DrainNodeRequest__Output as _llmgw_control_v1_DrainNodeRequest__Output } from './llmgw/control/v1/DrainNodeRequest';
@@ -40,6 +42,8 @@ import type { ListModelsRequest as _llmgw_control_v1_ListModelsRequest, ListMode
 import type { ListModelsResponse as _llmgw_control_v1_ListModelsResponse, ListModelsResponse__Output as _llmgw_control_v1_ListModelsResponse__Output } from './llmgw/control/v1/ListModelsResponse';
 import type { ListNodesRequest as _llmgw_control_v1_ListNodesRequest, ListNodesRequest__Output as _llmgw_control_v1_ListNodesRequest__Output } from './llmgw/control/v1/ListNodesRequest';
 import type { ListNodesResponse as _llmgw_control_v1_ListNodesResponse, ListNodesResponse__Output as _llmgw_control_v1_ListNodesResponse__Output } from './llmgw/control/v1/ListNodesResponse';
+import type { ListQuotasRequest as _llmgw_control_v1_ListQuotasRequest, ListQuotasRequest__Output as _llmgw_control_v1_ListQuotasRequest__Output } from './llmgw/control/v1/ListQuotasRequest';
+import type { ListQuotasResponse as _llmgw_control_v1_ListQuotasResponse, ListQuotasResponse__Output as _llmgw_control_v1_ListQuotasResponse__Output } from './llmgw/control/v1/ListQuotasResponse';
 import type { ListReplicasRequest as _llmgw_control_v1_ListReplicasRequest, ListReplicasRequest__Output as _llmgw_control_v1_ListReplicasRequest__Output } from './llmgw/control/v1/ListReplicasRequest';
 import type { ListReplicasResponse as _llmgw_control_v1_ListReplicasResponse, ListReplicasResponse__Output as _llmgw_control_v1_ListReplicasResponse__Output } from './llmgw/control/v1/ListReplicasResponse';
 import type { LogsRequest as _llmgw_control_v1_LogsRequest, LogsRequest__Output as _llmgw_control_v1_LogsRequest__Output } from './llmgw/control/v1/LogsRequest';
@@ -51,11 +55,16 @@ import type { PlacementDecision as _llmgw_control_v1_PlacementDecision, Placemen
 import type { PoolCandidate as _llmgw_control_v1_PoolCandidate, PoolCandidate__Output as _llmgw_control_v1_PoolCandidate__Output } from './llmgw/control/v1/PoolCandidate';
 import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from './llmgw/control/v1/Profile';
 import type { ProfileExplanation as _llmgw_control_v1_ProfileExplanation, ProfileExplanation__Output as _llmgw_control_v1_ProfileExplanation__Output } from './llmgw/control/v1/ProfileExplanation';
+import type { Quota as _llmgw_control_v1_Quota, Quota__Output as _llmgw_control_v1_Quota__Output } from './llmgw/control/v1/Quota';
 import type { Replica as _llmgw_control_v1_Replica, Replica__Output as _llmgw_control_v1_Replica__Output } from './llmgw/control/v1/Replica';
 import type { ReplicaShard as _llmgw_control_v1_ReplicaShard, ReplicaShard__Output as _llmgw_control_v1_ReplicaShard__Output } from './llmgw/control/v1/ReplicaShard';
+import type { RoomPlan as _llmgw_control_v1_RoomPlan, RoomPlan__Output as _llmgw_control_v1_RoomPlan__Output } from './llmgw/control/v1/RoomPlan';
+import type { RoomVictim as _llmgw_control_v1_RoomVictim, RoomVictim__Output as _llmgw_control_v1_RoomVictim__Output } from './llmgw/control/v1/RoomVictim';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from './llmgw/control/v1/Scaling';
 import type { SetModelTargetRequest as _llmgw_control_v1_SetModelTargetRequest, SetModelTargetRequest__Output as _llmgw_control_v1_SetModelTargetRequest__Output } from './llmgw/control/v1/SetModelTargetRequest';
 import type { SetModelTargetResponse as _llmgw_control_v1_SetModelTargetResponse, SetModelTargetResponse__Output as _llmgw_control_v1_SetModelTargetResponse__Output } from './llmgw/control/v1/SetModelTargetResponse';
+import type { SetQuotaRequest as _llmgw_control_v1_SetQuotaRequest, SetQuotaRequest__Output as _llmgw_control_v1_SetQuotaRequest__Output } from './llmgw/control/v1/SetQuotaRequest';
+import type { SetQuotaResponse as _llmgw_control_v1_SetQuotaResponse, SetQuotaResponse__Output as _llmgw_control_v1_SetQuotaResponse__Output } from './llmgw/control/v1/SetQuotaResponse';
 import type { ShardAssignment as _llmgw_control_v1_ShardAssignment, ShardAssignment__Output as _llmgw_control_v1_ShardAssignment__Output } from './llmgw/control/v1/ShardAssignment';
 import type { UncordonNodeRequest as _llmgw_control_v1_UncordonNodeRequest, UncordonNodeRequest__Output as _llmgw_control_v1_UncordonNodeRequest__Output } from './llmgw/control/v1/UncordonNodeRequest';
 
@@ -84,6 +93,7 @@ export interface ProtoGrpcType {
         Hca: MessageTypeDefinition<_llmgw_agent_v1_Hca, _llmgw_agent_v1_Hca__Output>
         HcaPort: MessageTypeDefinition<_llmgw_agent_v1_HcaPort, _llmgw_agent_v1_HcaPort__Output>
         Heartbeat: MessageTypeDefinition<_llmgw_agent_v1_Heartbeat, _llmgw_agent_v1_Heartbeat__Output>
+        HostSensors: MessageTypeDefinition<_llmgw_agent_v1_HostSensors, _llmgw_agent_v1_HostSensors__Output>
         LinkLayer: EnumTypeDefinition
         LogLine: MessageTypeDefinition<_llmgw_agent_v1_LogLine, _llmgw_agent_v1_LogLine__Output>
         LogSource: EnumTypeDefinition
@@ -108,6 +118,7 @@ export interface ProtoGrpcType {
     }
     control: {
       v1: {
+        AutoscaleStatus: MessageTypeDefinition<_llmgw_control_v1_AutoscaleStatus, _llmgw_control_v1_AutoscaleStatus__Output>
         ControlService: SubtypeConstructor<typeof grpc.Client, _llmgw_control_v1_ControlServiceClient> & { service: _llmgw_control_v1_ControlServiceDefinition }
         CordonNodeRequest: MessageTypeDefinition<_llmgw_control_v1_CordonNodeRequest, _llmgw_control_v1_CordonNodeRequest__Output>
         DrainNodeRequest: MessageTypeDefinition<_llmgw_control_v1_DrainNodeRequest, _llmgw_control_v1_DrainNodeRequest__Output>
@@ -119,6 +130,8 @@ export interface ProtoGrpcType {
         ListModelsResponse: MessageTypeDefinition<_llmgw_control_v1_ListModelsResponse, _llmgw_control_v1_ListModelsResponse__Output>
         ListNodesRequest: MessageTypeDefinition<_llmgw_control_v1_ListNodesRequest, _llmgw_control_v1_ListNodesRequest__Output>
         ListNodesResponse: MessageTypeDefinition<_llmgw_control_v1_ListNodesResponse, _llmgw_control_v1_ListNodesResponse__Output>
+        ListQuotasRequest: MessageTypeDefinition<_llmgw_control_v1_ListQuotasRequest, _llmgw_control_v1_ListQuotasRequest__Output>
+        ListQuotasResponse: MessageTypeDefinition<_llmgw_control_v1_ListQuotasResponse, _llmgw_control_v1_ListQuotasResponse__Output>
         ListReplicasRequest: MessageTypeDefinition<_llmgw_control_v1_ListReplicasRequest, _llmgw_control_v1_ListReplicasRequest__Output>
         ListReplicasResponse: MessageTypeDefinition<_llmgw_control_v1_ListReplicasResponse, _llmgw_control_v1_ListReplicasResponse__Output>
         LogsRequest: MessageTypeDefinition<_llmgw_control_v1_LogsRequest, _llmgw_control_v1_LogsRequest__Output>
@@ -131,13 +144,18 @@ export interface ProtoGrpcType {
         PoolCandidate: MessageTypeDefinition<_llmgw_control_v1_PoolCandidate, _llmgw_control_v1_PoolCandidate__Output>
         Profile: MessageTypeDefinition<_llmgw_control_v1_Profile, _llmgw_control_v1_Profile__Output>
         ProfileExplanation: MessageTypeDefinition<_llmgw_control_v1_ProfileExplanation, _llmgw_control_v1_ProfileExplanation__Output>
+        Quota: MessageTypeDefinition<_llmgw_control_v1_Quota, _llmgw_control_v1_Quota__Output>
         RejectReason: EnumTypeDefinition
         Replica: MessageTypeDefinition<_llmgw_control_v1_Replica, _llmgw_control_v1_Replica__Output>
         ReplicaShard: MessageTypeDefinition<_llmgw_control_v1_ReplicaShard, _llmgw_control_v1_ReplicaShard__Output>
         ReplicaState: EnumTypeDefinition
+        RoomPlan: MessageTypeDefinition<_llmgw_control_v1_RoomPlan, _llmgw_control_v1_RoomPlan__Output>
+        RoomVictim: MessageTypeDefinition<_llmgw_control_v1_RoomVictim, _llmgw_control_v1_RoomVictim__Output>
         Scaling: MessageTypeDefinition<_llmgw_control_v1_Scaling, _llmgw_control_v1_Scaling__Output>
         SetModelTargetRequest: MessageTypeDefinition<_llmgw_control_v1_SetModelTargetRequest, _llmgw_control_v1_SetModelTargetRequest__Output>
         SetModelTargetResponse: MessageTypeDefinition<_llmgw_control_v1_SetModelTargetResponse, _llmgw_control_v1_SetModelTargetResponse__Output>
+        SetQuotaRequest: MessageTypeDefinition<_llmgw_control_v1_SetQuotaRequest, _llmgw_control_v1_SetQuotaRequest__Output>
+        SetQuotaResponse: MessageTypeDefinition<_llmgw_control_v1_SetQuotaResponse, _llmgw_control_v1_SetQuotaResponse__Output>
         ShardAssignment: MessageTypeDefinition<_llmgw_control_v1_ShardAssignment, _llmgw_control_v1_ShardAssignment__Output>
         UncordonNodeRequest: MessageTypeDefinition<_llmgw_control_v1_UncordonNodeRequest, _llmgw_control_v1_UncordonNodeRequest__Output>
       }

@@ -1,3 +1,4 @@
+import type { PolicyConfig } from '../policy';
 import type { Model } from '../types';
 import type { EndpointPublisher, ShardCommandSink } from './types';
 
@@ -40,6 +41,18 @@ export interface ReconcilerOptions {
    * beside the passes, never inside one: a pass queues them and goes on.
    */
   orphanStopConcurrency?: number;
+  /**
+   * Projects, quotas and the facility (docs/placement.md, "Sharing a
+   * cluster"); absent: none, while capacity classes, preemption and
+   * defragmentation still apply.
+   */
+  policy?: PolicyConfig;
+  /**
+   * The autoscaler (docs/capacity.md): given the replicas the catalog,
+   * targets and on-demand use want (`base`), the count to run; kept within
+   * the model's max by the caller. Absent: `base`.
+   */
+  autoscale?: (model: Model, base: number, max: number) => number;
 }
 
 export interface PassResult {
@@ -57,7 +70,7 @@ export interface PassResult {
 }
 
 /** The options with their defaults filled in. */
-export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret'>;
+export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>;
 
 export function resolveOptions(opts: ReconcilerOptions): ResolvedOptions {
   return {

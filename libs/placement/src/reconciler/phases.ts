@@ -1,5 +1,7 @@
+import { byClassDescending } from '../classes';
+import type { Fleet } from '../fleet';
 import { addToFootprint, place } from '../place';
-import { EMPTY_FOOTPRINT, type Model } from '../types';
+import { EMPTY_FOOTPRINT, type Model, type ModelFootprint } from '../types';
 import { adoptReplica, launchReplica } from './launch';
 import type { ShardRec } from './records';
 import type { ReconcilerState } from './state';
@@ -142,7 +144,8 @@ export async function converge(st: ReconcilerState, pass: Pass): Promise<void> {
       res.drained++;
     }
   }
-  for (const m of models.values()) {
+  // Critical models first, so they take what frees up before lower classes.
+  for (const m of byClassDescending([...models.values()])) {
     const want = st.desired(m, now);
     const live = st.liveOf(m.name);
     const evacuating = [...st.replicas.values()].filter((r) => r.model === m.name && r.evacuating && (r.state === 'ready' || r.state === 'starting'));
@@ -163,16 +166,19 @@ export async function converge(st: ReconcilerState, pass: Pass): Promise<void> {
     } else if (live.length < want) {
       const b = st.backoff.get(m.name);
       if (b && now < b.notBeforeMs) continue;
-      const { fleet, footprints } = st.fleetNow();
+      const { fleet, footprints } = st.fleetNow(m.name);
       let fp = footprints.get(m.name) ?? EMPTY_FOOTPRINT;
+      const catalog = st.o.catalog();
       for (let i = live.length; i < want; i++) {
-        const p = place(fleet, m, { footprint: fp });
+        const p = place(fleet, m, { footprint: fp, guard: st.sharing.guard(catalog, m, fleet, st.runningReplicas()) });
         if (!p.ok) {
           st.explanations.set(m.name, p.explanation);
           res.unschedulable.push(m.name);
           st.o.log?.warn({ model: m.name, missing: want - i }, 'model unschedulable; see explain-placement');
+          await makeRoom(st, pass, m, fleet, fp);
           break;
         }
+        st.sharing.settled(m.name);
         st.explanations.delete(m.name);
         fleet.assign(p.decision);
         fp = addToFootprint(fp, p.decision, fleet);
@@ -180,6 +186,28 @@ export async function converge(st: ReconcilerState, pass: Pass): Promise<void> {
         res.placed++;
       }
     }
+  }
+}
+
+/**
+ * When `m` cannot be placed: the preemption or defragmentation worked out on
+ * a copy of the fleet (docs/placement.md, "Sharing a cluster"), executed only
+ * when that dry run placed the replica: its victims drain through the usual
+ * path (withdrawn from the routers, drained, stopped) and the GPUs it needs
+ * are held for it. One plan per model at a time.
+ */
+async function makeRoom(st: ReconcilerState, pass: Pass, m: Model, fleet: Fleet, fp: ModelFootprint): Promise<void> {
+  const { now, token, res } = pass;
+  if (st.sharing.pending(m.name, now)) return;
+  const plan = st.sharing.plan(st.o.catalog(), m, fleet, st.runningReplicas(), fp);
+  if (!plan) return;
+  st.sharing.begin(m.name, plan, now);
+  st.o.log?.info({ model: m.name, kind: plan.kind, victims: plan.victims.map((v) => v.replica), nodes: plan.decision.shards.map((s) => s.nodeId) }, 'making room: draining replicas (tried on a copy of the fleet first)');
+  for (const v of plan.victims) {
+    const r = st.replicas.get(v.replica);
+    if (!r || (r.state !== 'ready' && r.state !== 'starting')) continue;
+    await st.startDrain(r, `${plan.kind === 'preemption' ? 'preempted' : 'moved'} for ${m.name}: ${v.detail}`, now, token);
+    res.drained++;
   }
 }
 

@@ -1,4 +1,6 @@
 import { explain } from '../place';
+import type { RunningReplica } from '../policy';
+import type { ExplanationWithRoom, Sharing } from '../sharing';
 import { EMPTY_FOOTPRINT, type Explanation, type Model, type Scaling } from '../types';
 import { NOT_LEADER, resolveOptions, type PassResult, type ReconcilerOptions } from './options';
 import { claimShards, converge, markEvacuations, stopEnded, updateReplicas, type Pass } from './phases';
@@ -60,6 +62,11 @@ export class Reconciler {
     return this.st.desired(m, now);
   }
 
+  /** Replicas wanted without the autoscaler (docs/capacity.md). */
+  baseDesired(m: Model, now = this.st.o.now()): number {
+    return this.st.baseDesired(m, now);
+  }
+
   // ---- what ctl reads ----
 
   replicaViews(): ReplicaView[] {
@@ -87,12 +94,32 @@ export class Reconciler {
     return this.st.explanations.get(model);
   }
 
-  /** What placement would do for one more replica of `m` now (`ctl explain-placement`). */
-  explain(m: Model, profile?: string): Explanation {
-    const { fleet, footprints } = this.st.fleetNow();
+  /**
+   * What placement would do for one more replica of `m` now (`ctl
+   * explain-placement`), with the room it would make (a preemption or moves)
+   * when no profile fits: worked out on a copy, nothing is changed.
+   */
+  explain(m: Model, profile?: string): ExplanationWithRoom {
+    const { fleet, footprints } = this.st.fleetNow(m.name);
     const fp = footprints.get(m.name) ?? EMPTY_FOOTPRINT;
     const live = this.st.liveOf(m.name).length;
-    return explain(fleet, m, { footprint: fp, all: true, profile, atMax: live >= this.st.scalingOf(m).max && this.st.scalingOf(m).max > 0 });
+    const atMax = live >= this.st.scalingOf(m).max && this.st.scalingOf(m).max > 0;
+    const catalog = this.st.o.catalog();
+    const running = this.st.runningReplicas();
+    const e = explain(fleet, m, { footprint: fp, all: true, profile, atMax, guard: this.st.sharing.guard(catalog, m, fleet, running) });
+    if (e.schedulable || atMax) return e;
+    const room = this.st.sharing.plan(catalog, m, fleet, running, fp);
+    return room ? { ...e, room } : e;
+  }
+
+  /** Classes, quotas and facility in force, and the operator's quota overrides (`ctl quota`). */
+  get sharing(): Sharing {
+    return this.st.sharing;
+  }
+
+  /** The replicas holding GPUs now, as placement policy counts them. */
+  runningReplicas(): RunningReplica[] {
+    return this.st.runningReplicas();
   }
 
   // ---- the pass (one function per phase: phases.ts) ----

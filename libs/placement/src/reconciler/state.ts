@@ -1,5 +1,7 @@
 import { Fleet } from '../fleet';
 import { domainOf } from '../place';
+import type { RunningReplica } from '../policy';
+import { runningFrom, Sharing } from '../sharing';
 import { EMPTY_FOOTPRINT, scalingMode, type Explanation, type Model, type ModelFootprint, type Scaling } from '../types';
 import { publishedEndpoints } from './endpoints';
 import type { ResolvedOptions } from './options';
@@ -20,10 +22,19 @@ export class ReconcilerState {
   unclaimedLastPass = new Set<string>();
   view: FleetView = { nodes: [], shards: [] };
   readonly orphans: OrphanStops;
+  /** Classes, quotas, facility, and the GPUs held for a preemption or defragmentation under way. */
+  readonly sharing: Sharing;
   private published = '';
 
   constructor(readonly o: ResolvedOptions) {
     this.orphans = new OrphanStops(o, () => this.view.nodes);
+    // A reservation outlives the victims' drain and stop, plus a margin; then the model tries again.
+    this.sharing = new Sharing(o.policy ?? {}, o.drainTimeoutMs + o.reportGraceMs + 60_000);
+  }
+
+  /** The replicas holding GPUs now, as placement policy counts them. */
+  runningReplicas(): RunningReplica[] {
+    return runningFrom(this.replicas.values(), this.view.shards, new Map(this.o.catalog().map((m) => [m.name, m])));
   }
 
   /** The scaling in force: the catalog's, with an operator target's min/max over it. */
@@ -32,11 +43,18 @@ export class ReconcilerState {
     return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
   }
 
-  /** Replicas wanted now (docs/placement.md#scaling). */
+  /** Replicas wanted now (docs/placement.md#scaling), the autoscaler's count when it has one (docs/capacity.md). */
   desired(m: Model, now = this.o.now()): number {
+    const base = this.baseDesired(m, now);
+    if (!this.o.autoscale) return base;
+    const max = this.scalingOf(m).max;
+    return Math.min(max, Math.max(base, this.o.autoscale(m, base, max)));
+  }
+
+  /** Replicas wanted without the autoscaler: the scaling's min, or 1 while an on-demand model is in use. */
+  baseDesired(m: Model, now = this.o.now()): number {
     const s = this.scalingOf(m);
-    const mode = scalingMode(s);
-    if (mode === 'off') return 0;
+    if (scalingMode(s) === 'off') return 0;
     const last = this.lastDemand.get(m.name);
     const inUse = last !== undefined && (s.idleTimeoutMs === 0 || now - last < s.idleTimeoutMs);
     return Math.min(s.max, Math.max(s.min, inUse ? 1 : 0));
@@ -46,16 +64,22 @@ export class ReconcilerState {
     return [...this.replicas.values()].filter((r) => r.model === model && !r.evacuating && (r.state === 'starting' || r.state === 'ready'));
   }
 
-  /** The fleet with every GPU held by a replica or a reported live shard taken, and each model's footprint. */
-  fleetNow(): { fleet: Fleet; footprints: Map<string, ModelFootprint> } {
+  /**
+   * The fleet with every GPU held by a replica or a reported live shard taken
+   * (a stopping replica's shard the agent reports stopped holds none), and
+   * each model's footprint. With `forModel`, GPUs reserved for other models'
+   * preemptions or defragmentations under way are taken too.
+   */
+  fleetNow(forModel?: string): { fleet: Fleet; footprints: Map<string, ModelFootprint> } {
     const alloc = new Map<string, Set<number>>();
     const take = (node: string, gpus: readonly number[]) => {
       const s = alloc.get(node) ?? new Set<number>();
       for (const g of gpus) s.add(g);
       alloc.set(node, s);
     };
-    for (const r of this.replicas.values()) for (const s of r.shards) take(s.nodeId, s.spec.gpuIndices);
+    for (const r of this.replicas.values()) for (const s of r.shards) if (!(r.state === 'stopping' && s.state === 'stopped')) take(s.nodeId, s.spec.gpuIndices);
     for (const rep of this.view.shards) if (rep.spec && !TERMINAL_SHARD_STATES.has(rep.state)) take(rep.nodeId, rep.spec.gpuIndices);
+    if (forModel !== undefined) for (const s of this.sharing.reservedAgainst(forModel, this.o.now())) take(s.nodeId, s.gpuIndices);
     const fleet = new Fleet(this.view.nodes.map((n) => (n.draining && !n.cordoned ? { ...n, cordoned: true } : n)), alloc);
     const footprints = new Map<string, ModelFootprint>();
     for (const r of this.replicas.values()) {

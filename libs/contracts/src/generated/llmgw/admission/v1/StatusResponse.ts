@@ -1,5 +1,6 @@
 // Original file: llmgw/admission/v1/admission.proto
 
+import type { ModelQueue as _llmgw_admission_v1_ModelQueue, ModelQueue__Output as _llmgw_admission_v1_ModelQueue__Output } from '../../../llmgw/admission/v1/ModelQueue';
 import type { Long } from '@grpc/proto-loader';
 
 export interface StatusResponse {
@@ -8,6 +9,7 @@ export interface StatusResponse {
   'instanceId'?: (string);
   'queued'?: (number);
   'outstanding'?: (number);
+  'models'?: (_llmgw_admission_v1_ModelQueue)[];
 }
 
 export interface StatusResponse__Output {
@@ -16,4 +18,5 @@ export interface StatusResponse__Output {
   'instanceId': (string);
   'queued': (number);
   'outstanding': (number);
+  'models': (_llmgw_admission_v1_ModelQueue__Output)[];
 }

@@ -10,6 +10,7 @@ export * from './Granted';
 export * from './HeldLease';
 export * from './KeepAliveRequest';
 export * from './KeepAliveResponse';
+export * from './ModelQueue';
 export * from './RejectReason';
 export * from './Rejected';
 export * from './ReleaseRequest';

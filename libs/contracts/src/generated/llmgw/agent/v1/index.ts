@@ -16,6 +16,7 @@ export * from './GpuHealthReport';
 export * from './Hca';
 export * from './HcaPort';
 export * from './Heartbeat';
+export * from './HostSensors';
 export * from './LinkLayer';
 export * from './LogLine';
 export * from './LogSource';

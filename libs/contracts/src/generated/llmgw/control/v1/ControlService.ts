@@ -11,6 +11,8 @@ import type { ListModelsRequest as _llmgw_control_v1_ListModelsRequest, ListMode
 import type { ListModelsResponse as _llmgw_control_v1_ListModelsResponse, ListModelsResponse__Output as _llmgw_control_v1_ListModelsResponse__Output } from '../../../llmgw/control/v1/ListModelsResponse';
 import type { ListNodesRequest as _llmgw_control_v1_ListNodesRequest, ListNodesRequest__Output as _llmgw_control_v1_ListNodesRequest__Output } from '../../../llmgw/control/v1/ListNodesRequest';
 import type { ListNodesResponse as _llmgw_control_v1_ListNodesResponse, ListNodesResponse__Output as _llmgw_control_v1_ListNodesResponse__Output } from '../../../llmgw/control/v1/ListNodesResponse';
+import type { ListQuotasRequest as _llmgw_control_v1_ListQuotasRequest, ListQuotasRequest__Output as _llmgw_control_v1_ListQuotasRequest__Output } from '../../../llmgw/control/v1/ListQuotasRequest';
+import type { ListQuotasResponse as _llmgw_control_v1_ListQuotasResponse, ListQuotasResponse__Output as _llmgw_control_v1_ListQuotasResponse__Output } from '../../../llmgw/control/v1/ListQuotasResponse';
 import type { ListReplicasRequest as _llmgw_control_v1_ListReplicasRequest, ListReplicasRequest__Output as _llmgw_control_v1_ListReplicasRequest__Output } from '../../../llmgw/control/v1/ListReplicasRequest';
 import type { ListReplicasResponse as _llmgw_control_v1_ListReplicasResponse, ListReplicasResponse__Output as _llmgw_control_v1_ListReplicasResponse__Output } from '../../../llmgw/control/v1/ListReplicasResponse';
 import type { LogsReply as _llmgw_agent_v1_LogsReply, LogsReply__Output as _llmgw_agent_v1_LogsReply__Output } from '../../../llmgw/agent/v1/LogsReply';
@@ -19,6 +21,8 @@ import type { Node as _llmgw_control_v1_Node, Node__Output as _llmgw_control_v1_
 import type { NodeAdminResponse as _llmgw_control_v1_NodeAdminResponse, NodeAdminResponse__Output as _llmgw_control_v1_NodeAdminResponse__Output } from '../../../llmgw/control/v1/NodeAdminResponse';
 import type { SetModelTargetRequest as _llmgw_control_v1_SetModelTargetRequest, SetModelTargetRequest__Output as _llmgw_control_v1_SetModelTargetRequest__Output } from '../../../llmgw/control/v1/SetModelTargetRequest';
 import type { SetModelTargetResponse as _llmgw_control_v1_SetModelTargetResponse, SetModelTargetResponse__Output as _llmgw_control_v1_SetModelTargetResponse__Output } from '../../../llmgw/control/v1/SetModelTargetResponse';
+import type { SetQuotaRequest as _llmgw_control_v1_SetQuotaRequest, SetQuotaRequest__Output as _llmgw_control_v1_SetQuotaRequest__Output } from '../../../llmgw/control/v1/SetQuotaRequest';
+import type { SetQuotaResponse as _llmgw_control_v1_SetQuotaResponse, SetQuotaResponse__Output as _llmgw_control_v1_SetQuotaResponse__Output } from '../../../llmgw/control/v1/SetQuotaResponse';
 import type { UncordonNodeRequest as _llmgw_control_v1_UncordonNodeRequest, UncordonNodeRequest__Output as _llmgw_control_v1_UncordonNodeRequest__Output } from '../../../llmgw/control/v1/UncordonNodeRequest';
 
 export interface ControlServiceClient extends grpc.Client {
@@ -76,6 +80,15 @@ export interface ControlServiceClient extends grpc.Client {
   listNodes(argument: _llmgw_control_v1_ListNodesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListNodesResponse__Output>): grpc.ClientUnaryCall;
   listNodes(argument: _llmgw_control_v1_ListNodesRequest, callback: grpc.requestCallback<_llmgw_control_v1_ListNodesResponse__Output>): grpc.ClientUnaryCall;
   
+  ListQuotas(argument: _llmgw_control_v1_ListQuotasRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  ListQuotas(argument: _llmgw_control_v1_ListQuotasRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  ListQuotas(argument: _llmgw_control_v1_ListQuotasRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  ListQuotas(argument: _llmgw_control_v1_ListQuotasRequest, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  listQuotas(argument: _llmgw_control_v1_ListQuotasRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  listQuotas(argument: _llmgw_control_v1_ListQuotasRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  listQuotas(argument: _llmgw_control_v1_ListQuotasRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  listQuotas(argument: _llmgw_control_v1_ListQuotasRequest, callback: grpc.requestCallback<_llmgw_control_v1_ListQuotasResponse__Output>): grpc.ClientUnaryCall;
+  
   ListReplicas(argument: _llmgw_control_v1_ListReplicasRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListReplicasResponse__Output>): grpc.ClientUnaryCall;
   ListReplicas(argument: _llmgw_control_v1_ListReplicasRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_ListReplicasResponse__Output>): grpc.ClientUnaryCall;
   ListReplicas(argument: _llmgw_control_v1_ListReplicasRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_ListReplicasResponse__Output>): grpc.ClientUnaryCall;
@@ -98,6 +111,15 @@ export interface ControlServiceClient extends grpc.Client {
   setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
   setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
   setModelTarget(argument: _llmgw_control_v1_SetModelTargetRequest, callback: grpc.requestCallback<_llmgw_control_v1_SetModelTargetResponse__Output>): grpc.ClientUnaryCall;
+  
+  SetQuota(argument: _llmgw_control_v1_SetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _llmgw_control_v1_SetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _llmgw_control_v1_SetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  SetQuota(argument: _llmgw_control_v1_SetQuotaRequest, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _llmgw_control_v1_SetQuotaRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _llmgw_control_v1_SetQuotaRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _llmgw_control_v1_SetQuotaRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
+  setQuota(argument: _llmgw_control_v1_SetQuotaRequest, callback: grpc.requestCallback<_llmgw_control_v1_SetQuotaResponse__Output>): grpc.ClientUnaryCall;
   
   UncordonNode(argument: _llmgw_control_v1_UncordonNodeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_llmgw_control_v1_NodeAdminResponse__Output>): grpc.ClientUnaryCall;
   UncordonNode(argument: _llmgw_control_v1_UncordonNodeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_llmgw_control_v1_NodeAdminResponse__Output>): grpc.ClientUnaryCall;
@@ -123,11 +145,15 @@ export interface ControlServiceHandlers extends grpc.UntypedServiceImplementatio
   
   ListNodes: grpc.handleUnaryCall<_llmgw_control_v1_ListNodesRequest__Output, _llmgw_control_v1_ListNodesResponse>;
   
+  ListQuotas: grpc.handleUnaryCall<_llmgw_control_v1_ListQuotasRequest__Output, _llmgw_control_v1_ListQuotasResponse>;
+  
   ListReplicas: grpc.handleUnaryCall<_llmgw_control_v1_ListReplicasRequest__Output, _llmgw_control_v1_ListReplicasResponse>;
   
   Logs: grpc.handleServerStreamingCall<_llmgw_control_v1_LogsRequest__Output, _llmgw_agent_v1_LogsReply>;
   
   SetModelTarget: grpc.handleUnaryCall<_llmgw_control_v1_SetModelTargetRequest__Output, _llmgw_control_v1_SetModelTargetResponse>;
+  
+  SetQuota: grpc.handleUnaryCall<_llmgw_control_v1_SetQuotaRequest__Output, _llmgw_control_v1_SetQuotaResponse>;
   
   UncordonNode: grpc.handleUnaryCall<_llmgw_control_v1_UncordonNodeRequest__Output, _llmgw_control_v1_NodeAdminResponse>;
   
@@ -140,8 +166,10 @@ export interface ControlServiceDefinition extends grpc.ServiceDefinition {
   GetNode: MethodDefinition<_llmgw_control_v1_GetNodeRequest, _llmgw_control_v1_Node, _llmgw_control_v1_GetNodeRequest__Output, _llmgw_control_v1_Node__Output>
   ListModels: MethodDefinition<_llmgw_control_v1_ListModelsRequest, _llmgw_control_v1_ListModelsResponse, _llmgw_control_v1_ListModelsRequest__Output, _llmgw_control_v1_ListModelsResponse__Output>
   ListNodes: MethodDefinition<_llmgw_control_v1_ListNodesRequest, _llmgw_control_v1_ListNodesResponse, _llmgw_control_v1_ListNodesRequest__Output, _llmgw_control_v1_ListNodesResponse__Output>
+  ListQuotas: MethodDefinition<_llmgw_control_v1_ListQuotasRequest, _llmgw_control_v1_ListQuotasResponse, _llmgw_control_v1_ListQuotasRequest__Output, _llmgw_control_v1_ListQuotasResponse__Output>
   ListReplicas: MethodDefinition<_llmgw_control_v1_ListReplicasRequest, _llmgw_control_v1_ListReplicasResponse, _llmgw_control_v1_ListReplicasRequest__Output, _llmgw_control_v1_ListReplicasResponse__Output>
   Logs: MethodDefinition<_llmgw_control_v1_LogsRequest, _llmgw_agent_v1_LogsReply, _llmgw_control_v1_LogsRequest__Output, _llmgw_agent_v1_LogsReply__Output>
   SetModelTarget: MethodDefinition<_llmgw_control_v1_SetModelTargetRequest, _llmgw_control_v1_SetModelTargetResponse, _llmgw_control_v1_SetModelTargetRequest__Output, _llmgw_control_v1_SetModelTargetResponse__Output>
+  SetQuota: MethodDefinition<_llmgw_control_v1_SetQuotaRequest, _llmgw_control_v1_SetQuotaResponse, _llmgw_control_v1_SetQuotaRequest__Output, _llmgw_control_v1_SetQuotaResponse__Output>
   UncordonNode: MethodDefinition<_llmgw_control_v1_UncordonNodeRequest, _llmgw_control_v1_NodeAdminResponse, _llmgw_control_v1_UncordonNodeRequest__Output, _llmgw_control_v1_NodeAdminResponse__Output>
 }

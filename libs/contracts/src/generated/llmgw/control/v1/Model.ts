@@ -2,6 +2,7 @@
 
 import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from '../../../llmgw/control/v1/Profile';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from '../../../llmgw/control/v1/Scaling';
+import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from '../../../llmgw/control/v1/AutoscaleStatus';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Model {
@@ -17,6 +18,10 @@ export interface Model {
   'scalingOverridden'?: (boolean);
   'scalingMode'?: (string);
   'lastDemandMs'?: (number | string | Long);
+  'capacityClass'?: (string);
+  'project'?: (string);
+  'gpusUsed'?: (number);
+  'autoscale'?: (_llmgw_control_v1_AutoscaleStatus | null);
 }
 
 export interface Model__Output {
@@ -32,4 +37,8 @@ export interface Model__Output {
   'scalingOverridden': (boolean);
   'scalingMode': (string);
   'lastDemandMs': (number);
+  'capacityClass': (string);
+  'project': (string);
+  'gpusUsed': (number);
+  'autoscale': (_llmgw_control_v1_AutoscaleStatus__Output | null);
 }

@@ -6,6 +6,7 @@ import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthRepor
 import type { GpuAllocation as _llmgw_control_v1_GpuAllocation, GpuAllocation__Output as _llmgw_control_v1_GpuAllocation__Output } from '../../../llmgw/control/v1/GpuAllocation';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
 import type { EngineStats as _llmgw_agent_v1_EngineStats, EngineStats__Output as _llmgw_agent_v1_EngineStats__Output } from '../../../llmgw/agent/v1/EngineStats';
+import type { HostSensors as _llmgw_agent_v1_HostSensors, HostSensors__Output as _llmgw_agent_v1_HostSensors__Output } from '../../../llmgw/agent/v1/HostSensors';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Node {
@@ -19,6 +20,7 @@ export interface Node {
   'engineStats'?: (_llmgw_agent_v1_EngineStats)[];
   'stateSinceMs'?: (number | string | Long);
   'heartbeatIntervalMs'?: (number);
+  'hostSensors'?: (_llmgw_agent_v1_HostSensors | null);
 }
 
 export interface Node__Output {
@@ -32,4 +34,5 @@ export interface Node__Output {
   'engineStats': (_llmgw_agent_v1_EngineStats__Output)[];
   'stateSinceMs': (number);
   'heartbeatIntervalMs': (number);
+  'hostSensors': (_llmgw_agent_v1_HostSensors__Output | null);
 }

@@ -5,6 +5,7 @@ import type { Connectivity as _llmgw_inventory_v1_Connectivity, Connectivity__Ou
 import type { GpuHealthReport as _llmgw_agent_v1_GpuHealthReport, GpuHealthReport__Output as _llmgw_agent_v1_GpuHealthReport__Output } from '../../../llmgw/agent/v1/GpuHealthReport';
 import type { ShardStatus as _llmgw_agent_v1_ShardStatus, ShardStatus__Output as _llmgw_agent_v1_ShardStatus__Output } from '../../../llmgw/agent/v1/ShardStatus';
 import type { NodeIntent as _llmgw_inventory_v1_NodeIntent, NodeIntent__Output as _llmgw_inventory_v1_NodeIntent__Output } from '../../../llmgw/inventory/v1/NodeIntent';
+import type { HostSensors as _llmgw_agent_v1_HostSensors, HostSensors__Output as _llmgw_agent_v1_HostSensors__Output } from '../../../llmgw/agent/v1/HostSensors';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Node {
@@ -25,6 +26,7 @@ export interface Node {
   'heartbeatIntervalMs'?: (number);
   'intentDrainTimeoutMs'?: (number | string | Long);
   'intentActor'?: (string);
+  'hostSensors'?: (_llmgw_agent_v1_HostSensors | null);
 }
 
 export interface Node__Output {
@@ -45,4 +47,5 @@ export interface Node__Output {
   'heartbeatIntervalMs': (number);
   'intentDrainTimeoutMs': (number);
   'intentActor': (string);
+  'hostSensors': (_llmgw_agent_v1_HostSensors__Output | null);
 }

@@ -1,0 +1,8 @@
+// Original file: llmgw/control/v1/control.proto
+
+
+export interface ListQuotasRequest {
+}
+
+export interface ListQuotasRequest__Output {
+}
