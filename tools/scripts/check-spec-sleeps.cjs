@@ -6,9 +6,8 @@
 //
 // A timer that is part of the scenario, not a wait — a fake engine's own
 // delay, a deadline raced against a call, a pause between requests of a load
-// generator — is listed in ALLOWED with its reason. PENDING lists the waits
-// found when this check was written that are still to be replaced; it may
-// only shrink.
+// generator — is listed in ALLOWED with its reason. PENDING lists waits
+// still to be replaced; it is empty and may only shrink.
 //   node tools/scripts/check-spec-sleeps.cjs
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,6 +21,7 @@ const TIMER = /(?<![.\w])setTimeout\s*\(|\bsleep\s*\(|timers\/promises|\bsetTime
 const ALLOWED = {
   'apps/placement-scheduler/test/capacity.spec.ts': [['setTimeout(r, 50)', 'an idle client of the oscillating load generator pacing its check of how many clients should run: load shape, not a wait']],
   'apps/router/test/raw-http.ts': [['no complete response within', 'a deadline on a raw HTTP exchange, not a wait']],
+  'apps/router/test/prefix-routing.spec.ts': [['setTimeout(r, 0)', "a zero-delay yield so libuv refreshes its cached loop time before zeromq arms a receive timeout: not a wait"]],
   'apps/router/test/reliability.spec.ts': [
     ['res.socket?.destroy()', 'the fake upstream drops the connection mid-response: the fault under test'],
     ["res.end('data:", 'the fake upstream streams its second chunk late: the slow engine under test'],
@@ -42,19 +42,12 @@ const ALLOWED = {
 };
 
 /**
- * Waits to be replaced by events or injected clocks (file → count of lines),
- * as found when the check was added. Libraries below libs/testing, which
- * cannot import @llmgw/testing (it depends on them), use the same helper from
- * @llmgw/contracts/wait; apps/router is being reworked on another branch.
+ * Waits still to be replaced by events or injected clocks (file → count of
+ * lines). Empty: every spec waits for its event. Libraries below
+ * libs/testing, which cannot import @llmgw/testing (it depends on them), use
+ * the same helper from @llmgw/contracts/wait.
  */
-const PENDING = {
-  'apps/router/src/on-demand.spec.ts': 1,
-  'apps/router/src/tenancy/tenancy.spec.ts': 5,
-  'apps/router/src/prefix/kv-subscriber.spec.ts': 1,
-  'apps/router/src/prefix/prefix.spec.ts': 1,
-  'apps/router/src/admission/admission.spec.ts': 5,
-  'apps/router/test/prefix-routing.spec.ts': 1,
-};
+const PENDING = {};
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);
 
