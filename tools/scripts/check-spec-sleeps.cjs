@@ -6,9 +6,8 @@
 //
 // A timer that is part of the scenario, not a wait — a fake engine's own
 // delay, a deadline raced against a call, a pause between requests of a load
-// generator — is listed in ALLOWED with its reason. PENDING lists the waits
-// found when this check was written that are still to be replaced; it may
-// only shrink.
+// generator — is listed in ALLOWED with its reason. PENDING lists waits
+// still to be replaced; it is empty and may only shrink.
 //   node tools/scripts/check-spec-sleeps.cjs
 const fs = require('node:fs');
 const path = require('node:path');
@@ -22,6 +21,7 @@ const TIMER = /(?<![.\w])setTimeout\s*\(|\bsleep\s*\(|timers\/promises|\bsetTime
 const ALLOWED = {
   'apps/placement-scheduler/test/capacity.spec.ts': [['setTimeout(r, 50)', 'an idle client of the oscillating load generator pacing its check of how many clients should run: load shape, not a wait']],
   'apps/router/test/raw-http.ts': [['no complete response within', 'a deadline on a raw HTTP exchange, not a wait']],
+  'apps/router/test/prefix-routing.spec.ts': [['setTimeout(r, 0)', "a zero-delay yield so libuv refreshes its cached loop time before zeromq arms a receive timeout: not a wait"]],
   'apps/router/test/reliability.spec.ts': [
     ['res.socket?.destroy()', 'the fake upstream drops the connection mid-response: the fault under test'],
     ["res.end('data:", 'the fake upstream streams its second chunk late: the slow engine under test'],
@@ -32,51 +32,22 @@ const ALLOWED = {
   'apps/admission/test/isolation-harness.ts': [
     ['this.o.platinumGapMs', 'the load generator paces platinum requests: the workload, not a wait'],
     ['this.o.warmupMs', 'the load generator warms the pool for a configured time before measuring'],
+    ['setTimeout(r, BACKOFF_MS)', 'a refused flood client backs off before its next request: the workload'],
+    ['setTimeout(r, SAMPLE_EVERY_MS)', 'the sampler reads metrics at a fixed rate: the sampling period is the measurement'],
+    ['this.o.scrapeIntervalMs * IDLE_SCRAPES', 'the benchmark lets the scrapers see the fleet idle for a few intervals before its idle baseline: the protocol, not an event wait'],
   ],
   'libs/grpc/src/stream.spec.ts': [['ctx.write({ tick: 1 })', 'the test server streams a tick every 10 ms: the workload']],
-  'libs/agent-rpc/src/agent-rpc.spec.ts': [['setTimeout(tick, 10)', 'the fake agent heartbeats every 10 ms: the workload']],
   'libs/admission-rpc/src/credits.spec.ts': [["res('waiting')", 'a deadline raced against acquire to show it is still waiting']],
   'libs/endpoints/src/scraper.spec.ts': [['setTimeout(r, 300)', 'the fake engine answers /metrics slowly: the slow scrape under test']],
 };
 
 /**
- * Waits to be replaced by events or injected clocks (file → count of lines),
- * as found when the check was added. Libraries below libs/testing cannot
- * import @llmgw/testing (it depends on them), and apps/router/src is being
- * reworked on another branch.
+ * Waits still to be replaced by events or injected clocks (file → count of
+ * lines). Empty: every spec waits for its event. Libraries below
+ * libs/testing, which cannot import @llmgw/testing (it depends on them), use
+ * the same helper from @llmgw/contracts/wait.
  */
-const PENDING = {
-  'apps/sim-engine/test/metrics.spec.ts': 1,
-  'apps/sim-engine/test/kv-events.spec.ts': 1,
-  'apps/router/src/on-demand.spec.ts': 1,
-  'apps/router/src/tenancy/tenancy.spec.ts': 5,
-  'apps/router/src/prefix/kv-subscriber.spec.ts': 1,
-  'apps/router/src/prefix/prefix.spec.ts': 1,
-  'apps/router/src/admission/admission.spec.ts': 5,
-  'apps/router/test/prefix-routing.spec.ts': 1,
-  'apps/ctl/test/fleet.spec.ts': 1,
-  'apps/accounting/test/pg-outage-routers.spec.ts': 2,
-  'apps/accounting/test/multi-router.spec.ts': 2,
-  'apps/admission/test/isolation-harness.ts': 4,
-  'apps/admission/test/cluster.spec.ts': 2,
-  'libs/grpc/src/health.spec.ts': 1,
-  'libs/grpc/src/grpc.spec.ts': 2,
-  'libs/grpc/src/call.spec.ts': 1,
-  'libs/grpc/src/agent-stream.spec.ts': 1,
-  'libs/grpc/src/stream.spec.ts': 1,
-  'libs/stores/src/catalog-view.spec.ts': 1,
-  'libs/stores/src/leader-lock.spec.ts': 4,
-  'libs/stores/src/ledger.spec.ts': 8,
-  'libs/cli/src/cli.spec.ts': 1,
-  'libs/admission-rpc/src/credits.spec.ts': 2,
-  'libs/admission-rpc/src/admission-rpc.spec.ts': 4,
-  'libs/service/src/redis.spec.ts': 1,
-  'libs/service/src/host.spec.ts': 1,
-  'libs/db/src/create-db.spec.ts': 1,
-  'libs/endpoints/src/redis-source.spec.ts': 1,
-  'libs/endpoints/src/endpoint-publication.spec.ts': 1,
-  'libs/endpoints/src/scraper.spec.ts': 1,
-};
+const PENDING = {};
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);
 

@@ -5,13 +5,12 @@
  * Accounting is hung (SIGSTOP), then killed (connection refused), then started
  * again on the same port.
  */
-import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
-import type { accountingV1 } from '@llmgw/contracts';
+import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import { createTestDatabase } from '@llmgw/db/testing';
-import { type SpawnedRole, spawnRole, waitUntil } from '@llmgw/testing';
+import { TenancyAdmin, dropKeyPrefix, startAccountingProcess, type SpawnedRole, spawnRole, waitUntil, writeTenancyRouterConfig } from '@llmgw/testing';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,24 +25,16 @@ let sim: SpawnedRole;
 let acct: SpawnedRole;
 let acctPort = 0;
 let router: SpawnedRole;
-let client: AccountingClient;
-let projectId: string;
+let tenancy: TenancyAdmin;
 
 async function startAccounting(): Promise<SpawnedRole> {
-  const a = await spawnRole('accounting', [
-    '--port', String(acctPort), '--admin-port', '0', '--database-url', db.url,
-    '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'acct-known-keys', '--log-level', 'warn',
-  ]);
+  const a = await startAccountingProcess({ databaseUrl: db.url, keyPrefix: prefix, consumer: 'acct-known-keys', port: acctPort, args: ['--log-level', 'warn'] });
   acctPort = Number(new URL(a.urls.grpc).port);
   return a;
 }
 
-const admin = <T>(m: AccountingMethod, req: object) => client.call<T>(m, req, { actor: 'known-keys-test' });
-
-async function newKey(name: string): Promise<{ id: string; secret: string }> {
-  const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name });
-  return { id: k.key!.id, secret: k.secret };
-}
+const admin = <T>(m: AccountingMethod, req: object) => tenancy.call<T>(m, req);
+const newKey = (name: string) => tenancy.newKey(name);
 
 async function chat(key: string): Promise<number> {
   const res = await fetch(`${router.url}/v1/chat/completions`, {
@@ -68,32 +59,17 @@ beforeAll(async () => {
   db = await createTestDatabase();
   redis = new Redis({ host: '127.0.0.1', port: 6379 });
   [sim, acct] = await Promise.all([spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '1000']), startAccounting()]);
-  client = new AccountingClient({ address: `127.0.0.1:${acctPort}`, callTimeoutMs: 5_000 });
-  await admin('CreateOrg', { name: 'acme' });
-  const team = await admin<accountingV1.Team__Output>('CreateTeam', { org: 'acme', name: 'ml' });
-  projectId = (await admin<accountingV1.Project__Output>('CreateProject', { team: team.id, name: 'chat' })).id;
+  tenancy = await new TenancyAdmin(`127.0.0.1:${acctPort}`, 'known-keys-test', 5_000).seedProject();
   // A short cache TTL: during the outage every cached key is stale, the case where each request used to wait.
-  writeFileSync(
-    join(dir, 'router.yaml'),
-    [
-      'tenancy:',
-      '  enabled: true',
-      `  accounting_address: "127.0.0.1:${acctPort}"`,
-      '  redis_url: "redis://127.0.0.1:6379"',
-      `  key_prefix: "${prefix}"`,
-      '  cache_ttl: 200ms',
-      '  resolve_timeout: 2s',
-    ].join('\n') + '\n',
-  );
-  router = await spawnRole('router', ['--config', join(dir, 'router.yaml'), '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0', '--log-level', 'warn']);
+  const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), { accountingAddress: `127.0.0.1:${acctPort}`, keyPrefix: prefix, tenancy: ['  cache_ttl: 200ms', '  resolve_timeout: 2s'] });
+  router = await spawnRole('router', ['--config', config, '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0', '--log-level', 'warn']);
 }, 300_000);
 
 afterAll(async () => {
-  client?.close();
+  tenancy?.close();
   if (acct?.proc.signalCode === null && acct.proc.exitCode === null) acct.proc.kill('SIGCONT');
   await Promise.all([router, acct, sim].filter(Boolean).map((p) => p.stop().catch(() => undefined)));
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
+  await dropKeyPrefix(redis, prefix);
   await redis.quit();
   await db?.drop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,14 @@
-import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
 /**
  * The whole tenancy path across processes: two real routers, accounting,
  * a sim-engine, Redis and a fresh Postgres database.
  */
+import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createTestDatabase } from '@llmgw/db/testing';
-import { type SpawnedRole, spawnRole, waitUntil } from '@llmgw/testing';
+import {
+  TenancyAdmin, backOffAfterRefusal, dropKeyPrefix, ledgerDrained as drained, startAccountingProcess, startTenancyRouters, type SpawnedRole, spawnRole,
+  waitUntil, writeTenancyRouterConfig,
+} from '@llmgw/testing';
 import { periodBounds } from '@llmgw/tenancy';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +19,6 @@ import pg from 'pg';
 
 jest.setTimeout(120_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const prefix = `test:${randomUUID()}:`;
 const dir = mkdtempSync(join(tmpdir(), 'llmgw-acct-'));
 
@@ -26,28 +28,16 @@ let sim: SpawnedRole;
 let acct: SpawnedRole;
 let acctPort: number;
 const routers: SpawnedRole[] = [];
-let clients: AccountingClient;
-let projectId: string;
-let teamId: string;
-
-const acctArgs = () => [
-  '--config', join(dir, 'accounting.yaml'), '--port', String(acctPort ?? 0), '--admin-port', '0',
-  '--database-url', db.url, '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'acct-1',
-];
+let tenancy: TenancyAdmin;
 
 async function startAccounting(): Promise<SpawnedRole> {
-  const a = await spawnRole('accounting', acctArgs());
+  const a = await startAccountingProcess({ databaseUrl: db.url, keyPrefix: prefix, consumer: 'acct-1', port: acctPort, args: ['--config', join(dir, 'accounting.yaml')] });
   acctPort = Number(new URL(a.urls.grpc).port);
   return a;
 }
 
-const admin = <T>(m: AccountingMethod, req: object) => clients.call<T>(m, req, { actor: 'integration-test' });
-
-async function newKey(name: string, limit?: object): Promise<{ id: string; secret: string }> {
-  const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name });
-  if (limit) await admin('SetLimit', { scope: { scopeType: 'key', scope: k.key!.id }, limit });
-  return { id: k.key!.id, secret: k.secret };
-}
+const admin = <T>(m: AccountingMethod, req: object) => tenancy.call<T>(m, req);
+const newKey = (name: string, limit?: object) => tenancy.newKey(name, limit);
 
 async function chat(router: SpawnedRole, key: string, requestId = randomUUID(), maxTokens = 8): Promise<{ status: number; id: string; retryAfter: string | null; body: any }> {
   const res = await fetch(`${router.url}/v1/chat/completions`, {
@@ -75,12 +65,7 @@ async function sql<T = any>(q: string, params: unknown[] = []): Promise<T[]> {
   }
 }
 
-/** The ledger is drained: nothing waiting and nothing pending in the stream. */
-async function ledgerDrained(): Promise<boolean> {
-  const len = await redis.xlen(`${prefix}usage`);
-  const pend = (await redis.xpending(`${prefix}usage`, 'accounting').catch(() => [0])) as unknown[];
-  return len === 0 && Number(pend[0] ?? 0) === 0;
-}
+const ledgerDrained = () => drained(redis, prefix);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -90,32 +75,19 @@ beforeAll(async () => {
     spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '400', '--log-level', 'info']),
     startAccounting(),
   ]);
-  clients = new AccountingClient({ address: new URL(acct.urls.grpc).host });
-  await admin('CreateOrg', { name: 'acme' });
-  teamId = (await admin<accountingV1.Team__Output>('CreateTeam', { org: 'acme', name: 'ml' })).id;
-  projectId = (await admin<accountingV1.Project__Output>('CreateProject', { team: teamId, name: 'chat' })).id;
-
-  writeFileSync(
-    join(dir, 'router.yaml'),
-    [
-      'tenancy:',
-      '  enabled: true',
-      `  accounting_address: "127.0.0.1:${acctPort}"`,
-      '  redis_url: "redis://127.0.0.1:6379"',
-      `  key_prefix: "${prefix}"`,
-      '  prices:',
-      '    m: { prompt_per_mtok: 1, completion_per_mtok: 1 }',
-    ].join('\n') + '\n',
-  );
-  const args = ['--config', join(dir, 'router.yaml'), '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0'];
-  routers.push(...(await Promise.all([spawnRole('router', args), spawnRole('router', args)])));
+  tenancy = await new TenancyAdmin(`127.0.0.1:${acctPort}`, 'integration-test').seedProject();
+  const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), {
+    accountingAddress: `127.0.0.1:${acctPort}`,
+    keyPrefix: prefix,
+    tenancy: ['  prices:', '    m: { prompt_per_mtok: 1, completion_per_mtok: 1 }'],
+  });
+  routers.push(...(await startTenancyRouters(2, config, sim.url)));
 }, 400_000);
 
 afterAll(async () => {
-  clients?.close();
+  tenancy?.close();
   await Promise.all([...routers, acct, sim].filter(Boolean).map((p) => p.stop().catch(() => undefined)));
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
+  await dropKeyPrefix(redis, prefix);
   await redis.quit();
   await db?.drop();
   rmSync(dir, { recursive: true, force: true });
@@ -132,7 +104,7 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     expect((await chat(routers[1], k.secret)).status).toBe(200);
     const me = await fetch(`${routers[1].url}/me`, { headers: { authorization: `Bearer ${k.secret}` } });
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ key_id: k.id, project_id: projectId, team_id: teamId, band: 'gold' });
+    expect(await me.json()).toMatchObject({ key_id: k.id, project_id: tenancy.projectId, team_id: tenancy.teamId, band: 'gold' });
   });
 
   it('a key limited to N rpm gets N (±1) accepted across both routers', async () => {
@@ -180,14 +152,14 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
   });
 
   it("a suspended person's keys and sessions are refused on every router (docs/portal.md)", async () => {
-    const link = await clients.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email: 'sus@example.com', name: 'Sus', project: projectId }, { actor: 'integration-test' });
-    await clients.account('Claim', { token: link.token, password: 'sus-password-1' });
-    const s = await clients.account<accountingV1.SignInResponse__Output>('SignIn', { email: 'sus@example.com', password: 'sus-password-1', address: '10.0.0.1' });
-    const k = await clients.account<accountingV1.CreatedKey__Output>('IssueKey', { token: s.token, name: 'sus-key' });
+    const link = await tenancy.client.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email: 'sus@example.com', name: 'Sus', project: tenancy.projectId }, { actor: 'integration-test' });
+    await tenancy.client.account('Claim', { token: link.token, password: 'sus-password-1' });
+    const s = await tenancy.client.account<accountingV1.SignInResponse__Output>('SignIn', { email: 'sus@example.com', password: 'sus-password-1', address: '10.0.0.1' });
+    const k = await tenancy.client.account<accountingV1.CreatedKey__Output>('IssueKey', { token: s.token, name: 'sus-key' });
     for (const r of routers) expect((await chat(r, k.secret)).status).toBe(200);
     const at = Date.now();
-    await clients.account('UpdateAccount', { ref: 'sus@example.com', action: 'suspend' }, { actor: 'integration-test' });
-    await expect(clients.account('GetSession', { token: s.token })).rejects.toMatchObject({ code: 'LLMGW_ERR_SESSION_INVALID' });
+    await tenancy.client.account('UpdateAccount', { ref: 'sus@example.com', action: 'suspend' }, { actor: 'integration-test' });
+    await expect(tenancy.client.account('GetSession', { token: s.token })).rejects.toMatchObject({ code: 'LLMGW_ERR_SESSION_INVALID' });
     // The key is revoked on the same path as `ctl key revoke` (pushed invalidation); bounded far below cache_ttl.
     for (const r of routers) {
       await waitUntil(async () => (await chat(r, k.secret)).status === 401, `router ${r.url} to refuse the suspended person's key`, { timeoutMs: 30_000, everyMs: 25 });
@@ -228,7 +200,7 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
           if (res.status === 200) ok.push(res.id);
         } catch {
           // the killed router: connection refused or reset
-          await sleep(20);
+          await backOffAfterRefusal();
         }
       }
     };

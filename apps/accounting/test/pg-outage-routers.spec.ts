@@ -11,13 +11,16 @@
  * no key (a retry with its idempotency key returns one), and accounting's
  * `/readyz` answers 503 within 1 s while the database hangs.
  */
-import { AccountingClient, type AccountingMethod } from '@llmgw/accounting-rpc';
+import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
-import { findRepoRoot, metricValue, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
+import {
+  TenancyAdmin, backOffAfterRefusal, dropKeyPrefix, findRepoRoot, grpcAddress, ledgerDrained as drained, metricValue, spawnRole, startAccountingProcess,
+  startTenancyRouters, type SpawnedRole, waitUntil, writeTenancyRouterConfig,
+} from '@llmgw/testing';
 import Redis from 'ioredis';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,11 +38,10 @@ let redis: Redis;
 let sim: SpawnedRole;
 let acct: SpawnedRole;
 const routers: SpawnedRole[] = [];
-let client: AccountingClient;
+let tenancy: TenancyAdmin;
 let projectId: string;
 
-const admin = <T>(m: AccountingMethod, req: object) => client.call<T>(m, req, { actor: 'pg-outage-test' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const admin = <T>(m: AccountingMethod, req: object) => tenancy.call<T>(m, req);
 
 function alive(p: SpawnedRole): boolean {
   return p.proc.exitCode === null && p.proc.signalCode === null;
@@ -75,12 +77,7 @@ async function sql<T>(q: string, params: unknown[] = []): Promise<T[]> {
   }
 }
 
-/** The usage stream is drained: nothing waiting, nothing read and unacknowledged. */
-async function ledgerDrained(): Promise<boolean> {
-  const len = await redis.xlen(`${prefix}usage`);
-  const pend = (await redis.xpending(`${prefix}usage`, 'accounting').catch(() => [0])) as unknown[];
-  return len === 0 && Number(pend[0] ?? 0) === 0;
-}
+const ledgerDrained = () => drained(redis, prefix);
 
 interface Outcome {
   phase: string;
@@ -108,39 +105,22 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     redis = new Redis({ host: '127.0.0.1', port: 6379 });
     [sim, acct] = await Promise.all([
       spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '0', '--log-level', 'warn']),
-      spawnRole('accounting', [
-        '--port', '0', '--admin-port', '0', '--database-url', pgs.url,
-        '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'acct-pg-outage', '--log-level', 'warn',
-      ]),
+      startAccountingProcess({ databaseUrl: pgs.url, keyPrefix: prefix, consumer: 'acct-pg-outage', args: ['--log-level', 'warn'] }),
       ctl(['--help']), // builds ctl's bundle now, not during the hang
     ]);
-    client = new AccountingClient({ address: new URL(acct.urls.grpc).host, callTimeoutMs: 10_000 });
-    await admin('CreateOrg', { name: 'acme' });
-    await admin('CreateTeam', { org: 'acme', name: 'ml' });
-    projectId = (await admin<accountingV1.Project__Output>('CreateProject', { team: 'ml', name: 'chat' })).id;
+    tenancy = await new TenancyAdmin(grpcAddress(acct), 'pg-outage-test', 10_000).seedProject();
+    projectId = tenancy.projectId;
     // A short cache TTL: during the outage every cached key goes stale and is refreshed against a dead database.
-    writeFileSync(
-      join(dir, 'router.yaml'),
-      [
-        'tenancy:',
-        '  enabled: true',
-        `  accounting_address: "${new URL(acct.urls.grpc).host}"`,
-        '  redis_url: "redis://127.0.0.1:6379"',
-        `  key_prefix: "${prefix}"`,
-        '  cache_ttl: 1s',
-      ].join('\n') + '\n',
-    );
-    const args = ['--config', join(dir, 'router.yaml'), '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0', '--log-level', 'warn'];
-    routers.push(...(await Promise.all([spawnRole('router', args), spawnRole('router', args)])));
+    const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), { accountingAddress: grpcAddress(acct), keyPrefix: prefix, tenancy: ['  cache_ttl: 1s'] });
+    routers.push(...(await startTenancyRouters(2, config, sim.url, ['--log-level', 'warn'])));
   }, 400_000);
 
   afterAll(async () => {
-    client?.close();
+    tenancy?.close();
     pgs?.resume();
     await Promise.all(everyone().filter(Boolean).map((p) => p.stop().catch(() => undefined)));
     if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await dropKeyPrefix(redis, prefix);
       await redis.quit();
     }
     await pgs?.destroy();
@@ -148,7 +128,7 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
   });
 
   it('0 failed requests on existing keys (used or not), a usage row per 200, no exit, no orphan key from ctl, /readyz 503 within 1 s', async () => {
-    const mk = async (name: string) => (await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name })).secret;
+    const mk = async (name: string) => (await tenancy.newKey(name)).secret;
     const used = await mk('used');
     const unused = await mk('never-used');
     // "used": through both routers before the outage; "never-used": not once before it.
@@ -171,7 +151,7 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
           status = await chat(router, key, id);
         } catch (e) {
           status = `fetch failed: ${(e as Error).message}`;
-          await sleep(20); // a connection error answers at once; do not spin
+          await backOffAfterRefusal();
         }
         outcomes.push({ phase: at, router, key: name, id, status });
       }

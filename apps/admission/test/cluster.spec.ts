@@ -18,8 +18,6 @@ const procs: SpawnedRole[] = [];
 let engine: SpawnedRole;
 let n = 0;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function file(obj: unknown): string {
   const f = join(dir, `cfg-${++n}.yaml`);
   writeFileSync(f, JSON.stringify(obj));
@@ -69,6 +67,12 @@ async function metric(base: string, re: RegExp): Promise<number | undefined> {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The sum of every sample of a metric family's series matching `re` (a `(\d+)` group per value). */
+async function metricSum(base: string, re: RegExp): Promise<number> {
+  const text = await (await request(`${base}/metrics`)).body.text();
+  return [...text.matchAll(new RegExp(re.source, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+}
+
 async function readyz(p: SpawnedRole): Promise<number> {
   const res = await request(`${p.urls.admin}/readyz`);
   await res.body.dump();
@@ -109,14 +113,16 @@ describe('admission service with real routers', () => {
     const outstanding = () => metric(adm.urls.admin, /^llmgw_admission_outstanding_leases(?:\{[^}]*\})? (\d+)/m);
     // Router A's flood. Admission probes the engine's batch size, sees a lasting queue at 2 running,
     // and from then on holds bronze; nothing finishes for ~10 s, so the lease count stays put.
+    // Settled: admission has learned the 2 slots and has decided all 6 (granted, refused or queued).
     const flood = Array.from({ length: 6 }, (_x, i) => chat(a, 'bronze', 100, `a${i % 2}`).catch(() => undefined));
-    let held = 0;
-    await waitUntil(async () => {
-      const before = await outstanding();
-      await sleep(1000);
-      held = (await outstanding()) ?? 0;
-      return held > 0 && before === held;
-    }, 'bronze leases to settle', { timeoutMs: 15_000, everyMs: 100, ignoreErrors: true });
+    const decided = async () =>
+      (await metricSum(adm.urls.admin, /^llmgw_admission_wait_seconds_count\{[^}]*band="bronze"[^}]*\} (\d+)/)) +
+      (await metricSum(adm.urls.admin, /^llmgw_admission_rejected_total\{[^}]*band="bronze"[^}]*\} (\d+)/)) +
+      ((await depth()) ?? 0);
+    const learned = () => metric(adm.urls.admin, /^llmgw_admission_learned_slots\{[^}]*\} (\d+)/m);
+    await waitUntil(async () => (await learned()) === 2 && (await decided()) === 6, 'bronze to settle: 2 slots learned, all 6 decided', { timeoutMs: 15_000, everyMs: 100, ignoreErrors: true });
+    const held = (await outstanding()) ?? 0;
+    expect(held).toBeGreaterThan(0);
     // A second wave fills the 3 queue places.
     flood.push(...Array.from({ length: 6 }, (_x, i) => chat(a, 'bronze', 100, `a${i % 2}`).catch(() => undefined)));
     await waitUntil(() => depth().then((v) => v === 3), 'bronze queue to fill', { timeoutMs: 10_000, everyMs: 100, ignoreErrors: true });

@@ -13,6 +13,14 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 
+/** A refused flood client pauses this long before its next request, as a real client backs off. */
+const BACKOFF_MS = 50;
+const backOff = () => new Promise((r) => setTimeout(r, BACKOFF_MS));
+/** The sampler reads engine and admission metrics this often. */
+const SAMPLE_EVERY_MS = 200;
+/** Scrape intervals the idle fleet is left alone before its baseline is measured. */
+const IDLE_SCRAPES = 3;
+
 export interface IsolationOptions {
   engines: number;
   /** Sim settings: small batch, slow enough decode that a flood saturates it. */
@@ -302,12 +310,12 @@ export class IsolationRig {
           }
           else {
             rejected++;
-            await new Promise((r) => setTimeout(r, 50));
+            await backOff();
           }
         } catch {
           if (!running) return;
           rejected++;
-          await new Promise((r) => setTimeout(r, 50));
+          await backOff();
         }
       }
     };
@@ -341,7 +349,7 @@ export class IsolationRig {
           const t = await request(`${admissionAdmin}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text()).catch(() => '');
           peaks.peakBronzeQueued = Math.max(peaks.peakBronzeQueued, num(t, /^llmgw_admission_queue_depth\{[^}]*band="bronze"[^}]*\} (\S+)/m));
         }
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, SAMPLE_EVERY_MS));
       }
     })();
     return {
@@ -368,7 +376,7 @@ export class IsolationRig {
       // Warm the path (connections, JIT) before measuring idle.
       await this.platinumTtft(stack.url, 1);
       await this.platinumTtft(stack.url, 2);
-      await new Promise((r) => setTimeout(r, this.o.scrapeIntervalMs * 3));
+      await new Promise((r) => setTimeout(r, this.o.scrapeIntervalMs * IDLE_SCRAPES));
       const tag = `plat-${admission ? 'on' : 'off'}-${Date.now().toString(36)}`;
       const idle = await this.platinumSeries(stack.url, `${tag}-idle`);
       const f = this.flood(stack.url);

@@ -105,10 +105,10 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
 
   it('top shows GPUs and the replica\'s engine load', async () => {
     let screen = '';
-    for (let i = 0; i < 100 && !/llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/.test(screen); i++) {
+    await waitUntil(async () => {
       screen = (await ctl('top', '--once')).out;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return /llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/.test(screen);
+    }, 'top to show the replica\'s load', { everyMs: 100, seen: () => screen });
     expect(screen).toMatch(/1 nodes \(1 ready\), 8 GPUs, 1 replicas/);
     expect(screen).toMatch(/gpu-a-01\s+ready\s+6\/8 h100-80g\s+10%/);
     expect(screen).toMatch(/llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/);

@@ -3,6 +3,7 @@ import { decode } from '@msgpack/msgpack';
 import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
 import { kvEventsFromJson } from '../src/main';
 import { Engines, postJson } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 /** Reads wire batches from a SUB socket; `next()` waits for one (fails loudly after 20 s). */
 class Sub {
@@ -45,10 +46,11 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     // PUB/SUB joins asynchronously: send until the first batch arrives.
     let first: Awaited<ReturnType<Sub['next']>> | undefined;
     const firstP = sub.next().then((m) => (first = m));
-    for (let i = 0; i < 200 && !first; i++) {
-      await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i}`), max_tokens: 1 });
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    let i = 0;
+    await waitUntil(async () => {
+      await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i++}`), max_tokens: 1 });
+      return first;
+    }, 'the first KV event batch', { everyMs: 25 });
     await firstP;
     expect(first!.topic).toBe('kv@test@sim');
 

@@ -1,5 +1,6 @@
 import { extractStats, parsePrometheusText, type EngineDialect } from '@llmgw/engine-metrics';
 import { Engines, postJson, scrape } from './helpers';
+import { waitUntil } from '@llmgw/testing';
 
 const engines = new Engines();
 afterEach(() => engines.closeAll());
@@ -36,13 +37,12 @@ describe('/metrics in each dialect parses with engine-metrics and honours the en
   it('KV usage and queue depth in the scrape follow the engine under load', async () => {
     const h = await engines.start({ models: ['m'], numGpuBlocks: 20, decodeTps: 20, prefillTps: 0, maxNumSeqs: 1 });
     const reqs = [0, 1].map((i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `${i}`.repeat(160 * 4), max_tokens: 3 }));
-    let seen = false;
-    for (let i = 0; i < 100 && !seen; i++) {
+    let last: unknown;
+    await waitUntil(async () => {
       const s = extractStats(await scrape(h.url), 'vllm').stats!;
-      seen = s.running === 1 && s.waiting === 1 && s.kvUsage! >= 11 / 20;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    expect(seen).toBe(true);
+      last = s;
+      return s.running === 1 && s.waiting === 1 && s.kvUsage! >= 11 / 20;
+    }, 'one running, one waiting, over half the KV blocks in use', { seen: () => last });
     await Promise.all(reqs);
   });
 });

@@ -8,16 +8,9 @@ import { admissionServiceDefinition } from './proto';
 import { RemoteAdmission } from './remote';
 import { AdmissionRpcService } from './server';
 import { ServedPools } from './served';
+import { waitUntil } from '@llmgw/contracts/wait';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(cond: () => boolean, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
+const until = (cond: () => boolean, timeoutMs?: number) => waitUntil(cond, 'the admission state to change', { timeoutMs });
 
 /** A controller whose pool "p" has batch capacity 1 and is otherwise idle: bronze gets 2 leases. */
 function controller(registry?: Registry) {
@@ -27,8 +20,8 @@ function controller(registry?: Registry) {
   return ctl;
 }
 
-async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number; served?: ServedPools; graceMs?: number }) {
-  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs, served: opts.served, unknownPoolGraceMs: opts.graceMs });
+async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number; served?: ServedPools; graceMs?: number; now?: () => number }) {
+  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs, served: opts.served, unknownPoolGraceMs: opts.graceMs, now: opts.now });
   const server = createServer();
   server.addService(admissionServiceDefinition(), svc.implementation());
   const port = await listen(server, '127.0.0.1', opts.port ?? 0);
@@ -124,7 +117,8 @@ describe('admission over gRPC', () => {
 
   it('releases a lease whose Release was lost once KeepAlive stops listing it', async () => {
     const ctl = controller();
-    const s = await serve({ ctl, reconcileAfterMs: 200 });
+    let clock = 1_800_000_000_000;
+    const s = await serve({ ctl, reconcileAfterMs: 200, now: () => clock });
     cleanups.push(() => s.close());
     const client = new AdmissionRpcClient({ addresses: [s.address] });
     cleanups.push(() => client.close());
@@ -135,7 +129,7 @@ describe('admission over gRPC', () => {
     // young leases are not touched even if unlisted (their answer may still be in flight)
     await client.keepAlive('r1', [{ leaseId: kept.leaseId, pool: 'p' }]);
     expect(ctl.outstandingLeases()).toBe(2);
-    await sleep(250);
+    clock += 250;
     await client.keepAlive('r1', [{ leaseId: kept.leaseId, pool: 'p' }]);
     expect(ctl.outstandingLeases()).toBe(1);
     expect(ctl.hasLease(kept.leaseId)).toBe(true);
@@ -222,7 +216,7 @@ describe('Acquire at the edge', () => {
       const unknownPool = client.acquire({ ...base, candidatePools: ['gone-1', 'gone-2'] }, 30_000).catch((e) => e);
       // A pair the router saw first is granted once the update lists it.
       const lagging = client.acquire({ ...base, model: 'new', candidatePools: ['p2'] }, 30_000);
-      await sleep(50);
+      await until(() => served.waiting === 3); // all three wait for the next endpoint update
       ctl.updatePool('p2', [{ id: 'r2', waiting: 0, running: 0 }], 'new');
       served.update([{ model: 'm', pool: 'p' }, { model: 'new', pool: 'p2' }]);
       expect(await unknownModel).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', grpcCode: grpc.status.NOT_FOUND, message: expect.stringContaining('no endpoint serves model "nobody" in pool "p"') });

@@ -5,14 +5,12 @@ import { CreditBook } from './credits';
 import { admissionServiceDefinition } from './proto';
 import { RemoteAdmission } from './remote';
 import { AdmissionRpcService } from './server';
+import { waitUntil } from '@llmgw/contracts/wait';
 
-async function until(cond: () => boolean, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (cond: () => boolean) => waitUntil(cond, 'the credit state to change');
+
+/** Credit renewal rounds each router has had answered. */
+const creditRounds = new WeakMap<RemoteAdmission, { n: number }>();
 
 /** Pool "p": two replicas of 8 slots, capacity confirmed, idle — the lowest band may borrow 14. */
 function controller() {
@@ -45,7 +43,15 @@ describe('credits over gRPC', () => {
   function router(address: string, id: string, creditIntervalMs = 50) {
     const client = new AdmissionRpcClient({ addresses: [address], callTimeoutMs: 500 });
     const local = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
+    const rounds = { n: 0 };
+    const credit = client.credit.bind(client);
+    client.credit = async (...args) => {
+      const res = await credit(...args);
+      rounds.n++;
+      return res;
+    };
     const r = new RemoteAdmission({ client, local, routerId: id, queueTtlMs: 5000, keepaliveIntervalMs: 60_000, creditIntervalMs });
+    creditRounds.set(r, rounds);
     r.start();
     cleanups.push(() => r.close());
     return r;
@@ -114,7 +120,8 @@ describe('credits over gRPC', () => {
     const ctl = controller();
     const a = router(await serve(() => ctl, () => 1, 0), 'A');
     await a.acquire(req('bronze'));
-    await new Promise((r) => setTimeout(r, 200));
+    const answered = creditRounds.get(a)!.n;
+    await until(() => creditRounds.get(a)!.n >= answered + 3); // three renewals answered, none with credit
     expect(a.credits?.state('m', 'p')?.limit).toBe(0);
     expect(ctl.creditReserved('p', 'm')).toBe(0);
   });

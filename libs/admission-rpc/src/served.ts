@@ -30,6 +30,11 @@ export class ServedPools {
     return pools.some((p) => this.keys.has(`${model}\u0000${p}`) || this.keys.has(`\u0000${p}`));
   }
 
+  /** How many callers wait in `next` for the next update. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
   /** Resolves at the next update, after `ms`, or when `signal` aborts, whichever comes first. */
   next(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {

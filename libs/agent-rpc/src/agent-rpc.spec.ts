@@ -11,20 +11,10 @@ import {
   AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentMessageBounds, agentServiceClient, agentServiceDefinition, backoffDelay, isRefusal,
   validateAgentMessage, validateRegister,
 } from './index';
+import { waitUntil } from '@llmgw/contracts/wait';
 
-/** Resolves when `pred` holds, checking on every event; fails loudly after `ms`. */
-function waitFor<T>(what: string, pred: () => T | undefined | false, ms = 10_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const tick = () => {
-      const v = pred();
-      if (v) return resolve(v);
-      if (Date.now() - started > ms) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(tick, 10);
-    };
-    tick();
-  });
-}
+/** Resolves with what `pred` returns once it holds; fails loudly after `timeoutMs`. */
+const waitFor = <T,>(what: string, pred: () => T | undefined | false, timeoutMs = 10_000) => waitUntil(pred, what, { timeoutMs });
 
 describe('agent message validation', () => {
   const reg = (over: Partial<agentV1.Register__Output> = {}): agentV1.Register__Output => ({ node: { nodeId: 'gpu-1' } as agentV1.NodeInfo__Output, runningShards: [], sessionId: 's', agentStartedAtMs: 0, sentAtMs: 0, heartbeatIntervalMs: 0, gpuHealth: [], ...over });

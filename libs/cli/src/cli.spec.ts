@@ -28,11 +28,18 @@ describe('overrideListen', () => {
 describe('untilSignal', () => {
   it('closes on SIGTERM and resolves after close finishes', async () => {
     let closed = false;
+    let finishClose!: () => void;
+    const closing = new Promise<void>((r) => (finishClose = r));
     const done = untilSignal(async () => {
-      await new Promise((r) => setTimeout(r, 10));
+      await closing;
       closed = true;
     });
+    let settled = false;
+    void done.then(() => (settled = true));
     process.emit('SIGTERM');
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    finishClose();
     await done;
     expect(closed).toBe(true);
     expect(process.listenerCount('SIGTERM')).toBe(0);

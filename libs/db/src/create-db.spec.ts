@@ -4,6 +4,7 @@ import { createDb, pingDb, type Db } from './create-db';
 import { dbError, isUniqueViolation } from './errors';
 import { MIGRATIONS, migrateToLatest } from './migrations';
 import { createTestDatabase } from './testing';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 type Backend = { name: string; open(): Promise<{ db: Db; cleanup(): Promise<void> }> };
 
@@ -115,8 +116,7 @@ describe('a postgres connection that loses its server while checked out', () => 
         } finally {
           await admin.end();
         }
-        const deadline = Date.now() + 10_000;
-        while (!errors.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await waitUntil(() => errors.length > 0, 'the pool to report the lost connection', { timeoutMs: 10_000 });
       });
       expect(errors.length).toBeGreaterThan(0);
       const r = await sql<{ one: number }>`select 1 as one`.execute(db.db);

@@ -4,6 +4,7 @@ import { MemoryEndpointHub, type EndpointWriter } from './memory-source';
 import { RedisEndpointSource, RedisEndpointWriter } from './redis-source';
 import { normaliseEndpoint } from './static-source';
 import type { EndpointSource } from './types';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 // Endpoint publication, one contract for both implementations: what a writer (the placement-scheduler)
 // puts is what every reader (routers, admission) sees, changes arrive without polling, and a record
@@ -51,10 +52,7 @@ const impls: Array<[string, () => Impl]> = [
   ],
 ];
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
-}
+const until = (cond: () => boolean, what: string) => waitUntil(cond, what);
 
 const ep = (name: string, over: Record<string, unknown> = {}) => normaliseEndpoint({ name, url: `http://h:${name.length}/`, model: 'm', ...over });
 

@@ -2,16 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisEndpointSource, RedisEndpointWriter } from './redis-source';
 import { normaliseEndpoint } from './static-source';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 const URL = 'redis://127.0.0.1:6379';
 
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (cond: () => boolean) => waitUntil(cond, 'the endpoint view to change');
 
 describe('RedisEndpointSource', () => {
   const prefix = `test:${randomUUID()}:`;

@@ -31,16 +31,17 @@ describe('Scraper', () => {
     });
     const src = new StaticEndpointSource([{ name: 'e1', url: srv.url, model: 'm' }]);
     const seen: boolean[] = [];
-    const sc = new Scraper({ source: src, intervalMs: 60_000, onScrape: (_e, _s, ok) => seen.push(ok) });
+    let clock = 1_000_000;
+    const sc = new Scraper({ source: src, intervalMs: 60_000, onScrape: (_e, _s, ok) => seen.push(ok), now: () => clock });
     try {
       await sc.scrapeAll();
       expect(sc.state('e1')).toMatchObject({ stale: false, consecutiveFailures: 0, batchCapacity: 3, stats: { running: 3, waiting: 1, kvUsage: 0.25 } });
-      await new Promise((r) => setTimeout(r, 100));
+      clock += 100;
       body = good(1, 0, 110);
       await sc.scrapeAll();
       const st = sc.state('e1')!;
       expect(st.batchCapacity).toBe(3);
-      expect(st.drainRate).toBeGreaterThan(10); // 10 completions in ~0.1 s
+      expect(st.drainRate).toBeCloseTo(100); // 10 completions in 0.1 s
       status = 500;
       await sc.scrapeAll();
       await sc.scrapeAll();

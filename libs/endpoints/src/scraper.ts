@@ -42,6 +42,8 @@ export interface ScraperOptions {
   onScrape?: (ep: EndpointInfo, state: Readonly<ScrapeState>, ok: boolean) => void;
   /** Random source for jitter (tests). */
   random?: () => number;
+  /** Clock for staleness and drain rates (tests); default Date.now. */
+  now?: () => number;
 }
 
 interface Loop {
@@ -66,11 +68,13 @@ export class Scraper {
   private readonly unsubscribe: () => void;
   private readonly staleAfterMs: number;
   private readonly random: () => number;
+  private readonly now: () => number;
   private closed = false;
 
   constructor(private readonly opts: ScraperOptions) {
     this.staleAfterMs = opts.staleAfterMs ?? opts.intervalMs * 3;
     this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
     const timeout = opts.timeoutMs ?? Math.max(500, opts.intervalMs);
     this.agent = new Agent({ connections: 2, connectTimeout: timeout, headersTimeout: timeout, bodyTimeout: timeout, keepAliveTimeout: 30_000 });
     this.unsubscribe = opts.source.subscribe(() => this.sync());
@@ -109,7 +113,7 @@ export class Scraper {
   }
 
   private refreshStale(s: ScrapeState): void {
-    if (!s.stale && (s.lastSuccessMs === undefined || Date.now() - s.lastSuccessMs > this.staleAfterMs)) s.stale = true;
+    if (!s.stale && (s.lastSuccessMs === undefined || this.now() - s.lastSuccessMs > this.staleAfterMs)) s.stale = true;
   }
 
   /** Starts loops for new endpoints, stops removed ones, picks up changed URLs/engines. */
@@ -196,7 +200,7 @@ export class Scraper {
 
   private accept(l: Loop, stats: EngineStats): void {
     const s = l.state;
-    const now = Date.now();
+    const now = this.now();
     s.stats = stats;
     s.lastSuccessMs = now;
     s.stale = false;

@@ -1,3 +1,4 @@
+import { LlmgwError } from '@llmgw/errors';
 import { CachedEndpointList } from './endpoint-list';
 import type { EndpointAuth, EndpointInfo, KvEventsAddress, SchedulingPolicy } from './types';
 import { ENGINE_DIALECTS, isEngineDialect, type EngineDialect } from '@llmgw/contracts';
@@ -33,7 +34,7 @@ const POLICIES: readonly SchedulingPolicy[] = ['fcfs', 'priority'];
 
 export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
   const id = e.id ?? e.name;
-  if (!id) throw new Error(`endpoint ${e.url} has no name`);
+  if (!id) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `endpoint ${e.url} has no name`);
   return Object.freeze({
     id,
     url: e.url.replace(/\/+$/, ''),
@@ -87,12 +88,12 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
   const first = head.indexOf('=');
   const last = head.lastIndexOf('=');
   if (first <= 0 || last === first || last === head.length - 1) {
-    throw new Error(`--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`);
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`);
   }
   const name = head.slice(0, first);
   const url = head.slice(first + 1, last);
   const model = head.slice(last + 1);
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`--endpoint "${flag}": "${url}" is not an http(s) URL`);
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": "${url}" is not an http(s) URL`);
   const input: StaticEndpointInput = { name, url, model };
   for (const opt of opts) {
     const eq = opt.indexOf('=');
@@ -100,27 +101,27 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
     const v = eq > 0 ? opt.slice(eq + 1) : '';
     switch (k) {
       case 'engine':
-        if (!isEngineDialect(v)) throw new Error(`--endpoint "${flag}": engine must be one of ${ENGINE_DIALECTS.join(', ')}`);
+        if (!isEngineDialect(v)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": engine must be one of ${ENGINE_DIALECTS.join(', ')}`);
         input.engine = v;
         break;
       case 'pool':
-        if (!v) throw new Error(`--endpoint "${flag}": empty pool`);
+        if (!v) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": empty pool`);
         input.pool = v;
         break;
       case 'weight': {
         const w = Number(v);
-        if (!Number.isFinite(w) || w <= 0) throw new Error(`--endpoint "${flag}": weight must be a positive number`);
+        if (!Number.isFinite(w) || w <= 0) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": weight must be a positive number`);
         input.weight = w;
         break;
       }
       case 'priority': {
         const p = Number(v);
-        if (!Number.isInteger(p)) throw new Error(`--endpoint "${flag}": priority must be an integer`);
+        if (!Number.isInteger(p)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": priority must be an integer`);
         input.priority = p;
         break;
       }
       case 'scheduling_policy':
-        if (!POLICIES.includes(v as SchedulingPolicy)) throw new Error(`--endpoint "${flag}": scheduling_policy must be one of ${POLICIES.join(', ')}`);
+        if (!POLICIES.includes(v as SchedulingPolicy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": scheduling_policy must be one of ${POLICIES.join(', ')}`);
         input.scheduling_policy = v as SchedulingPolicy;
         break;
       case 'draining':
@@ -128,21 +129,21 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
         break;
       case 'max_num_seqs': {
         const n = Number(v);
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--endpoint "${flag}": max_num_seqs must be an integer ≥ 1`);
+        if (!Number.isInteger(n) || n < 1) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": max_num_seqs must be an integer ≥ 1`);
         input.max_num_seqs = n;
         break;
       }
       case 'kv':
       case 'kv_replay':
-        if (!/^tcp:\/\/[^\s]+:\d+$/.test(v)) throw new Error(`--endpoint "${flag}": ${k} must be tcp://host:port`);
+        if (!/^tcp:\/\/[^\s]+:\d+$/.test(v)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": ${k} must be tcp://host:port`);
         if (k === 'kv') input.kvEvents = { ...input.kvEvents, endpoint: v };
         else input.kvEvents = { endpoint: input.kvEvents?.endpoint ?? '', replayEndpoint: v };
         break;
       default:
-        throw new Error(`--endpoint "${flag}": unknown option "${k}"`);
+        throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": unknown option "${k}"`);
     }
   }
-  if (input.kvEvents && !input.kvEvents.endpoint) throw new Error(`--endpoint "${flag}": kv_replay needs kv=tcp://host:port too`);
+  if (input.kvEvents && !input.kvEvents.endpoint) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": kv_replay needs kv=tcp://host:port too`);
   return normaliseEndpoint(input);
 }
 
@@ -165,7 +166,7 @@ function normaliseAll(endpoints: ReadonlyArray<StaticEndpointInput | EndpointInf
   const seen = new Set<string>();
   const list = endpoints.map((e) => normaliseEndpoint(e as StaticEndpointInput));
   for (const e of list) {
-    if (seen.has(e.id)) throw new Error(`duplicate endpoint name "${e.id}"`);
+    if (seen.has(e.id)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `duplicate endpoint name "${e.id}"`);
     seen.add(e.id);
   }
   return list;

@@ -8,6 +8,7 @@ import {
   HealthService, assertPeerIdentity, checkHealth, clientCredentials, createServer, endStreamWithError, fromGrpcError, initCa,
   issueCert, listen, makeClient, readCertFiles, shutdown,
 } from './index';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 type Duplex = grpc.ServerDuplexStream<agentV1.AgentMessage__Output, agentV1.ControlMessage>;
 
@@ -86,7 +87,7 @@ describe('AgentService.Connect over mTLS', () => {
     expect(got.map((m) => m.msg)).toEqual(['ack', 'start']);
     expect(got[0].ack).toMatchObject({ refId: 'sess-1', result: 'ACK_RESULT_ACCEPTED' });
     expect(got[1].start?.spec).toMatchObject({ shardId: 'r1-r0', gpuIndices: [0, 1], startupTimeoutMs: 1_200_000, nnodes: 0 });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => seen.length >= 2, 'the register and the ack at the server', { seen: () => seen.length });
     expect(seen[0].register?.runningShards[0]).toMatchObject({ shardId: 'old-r0', state: 'SHARD_STATE_READY' });
     expect(seen[1]).toMatchObject({ msg: 'ack', ack: { refId: 'cmd-1', shardId: 'r1-r0' } });
   });

@@ -5,6 +5,7 @@ import { LlmgwError } from '@llmgw/errors';
 import { activeTraceId, inSpan } from '@llmgw/observability';
 import { callUnary, clientCredentials, createServer, listen, shutdown, unary } from './index';
 import { TEST_SERVICE, TestClient } from './test-service';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 /**
  * The call primitive against a real server on an ephemeral port: what the
@@ -102,13 +103,7 @@ describe('callUnary: deadlines, idempotent-only retries, request id and tracepar
   });
 });
 
-async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const waitFor = (cond: () => boolean) => waitUntil(cond, 'the call to reach the server');
 
 describe('callUnary: what it tells the dependency monitor', () => {
   it('lost when no server is reached; ok when one answers, even with an UNAVAILABLE it sent itself', async () => {

@@ -9,8 +9,7 @@ import {
   peerCommonName, readCertFiles, remainingMs, shutdown, toGrpcError, unary, withRequestId, type CertFiles,
 } from './index';
 import { TEST_SERVICE, TestClient, callAsync } from './test-service';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitUntil } from '@llmgw/contracts/wait';
 
 describe('unary server over plaintext', () => {
   let server: grpc.Server;
@@ -80,7 +79,7 @@ describe('unary server over plaintext', () => {
     // 'slow' waits for its abort signal and nothing else: only the deadline can end it.
     const err = await callAsync(client, { op: 'slow' }, { deadline: deadlineIn(150) }).catch((e) => e);
     expect(fromGrpcError(err).code).toBe('LLMGW_ERR_DEADLINE_EXCEEDED');
-    for (let i = 0; i < 750 && !lastSignal?.aborted; i++) await sleep(20);
+    await waitUntil(() => lastSignal?.aborted, 'the handler signal to abort');
     expect(lastSignal?.aborted).toBe(true);
   });
 

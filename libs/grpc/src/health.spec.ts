@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { HEALTH_SERVICE, HealthService, checkHealth, clientCredentials, createServer, listen, shutdown } from './index';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 describe('HealthService', () => {
   let server: grpc.Server;
@@ -29,7 +30,7 @@ describe('HealthService', () => {
     await new Promise((r) => s.once('data', r));
     health.set('llmgw.x.v1.X', 'SERVING');
     health.set('llmgw.x.v1.X', 'NOT_SERVING');
-    for (let i = 0; i < 750 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => seen.length >= 3, 'three statuses', { seen: () => seen });
     s.cancel();
     c.close();
     expect(seen).toEqual(['SERVICE_UNKNOWN', 'SERVING', 'NOT_SERVING']);

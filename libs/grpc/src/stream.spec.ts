@@ -3,6 +3,7 @@ import { LlmgwError, isLlmgwError } from '@llmgw/errors';
 import { z } from 'zod';
 import { callUnary, clientCredentials, createServer, fromGrpcError, listen, serverStream, shutdown, unary } from './index';
 import { TEST_SERVICE, TestClient } from './test-service';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 describe('serverStream and callUnary', () => {
   let server: grpc.Server;
@@ -62,7 +63,7 @@ describe('serverStream and callUnary', () => {
     s.on('error', () => undefined);
     await new Promise((r) => s.once('data', r));
     s.cancel();
-    for (let i = 0; i < 750 && !foreverAborted; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => foreverAborted, 'the producer to abort');
     expect(foreverAborted).toBe(true);
   });
 

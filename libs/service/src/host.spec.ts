@@ -8,6 +8,7 @@ import { createServer as createGrpcServer, HealthService } from '@llmgw/grpc';
 import { ConfigError, listenAddress, logLevel } from '@llmgw/config';
 import { createLogger, inSpan } from '@llmgw/observability';
 import { defineService, runService, startService, tracingInstalled, type Readiness } from './index';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 const VERSION = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')).version as string;
 
@@ -253,13 +254,7 @@ describe('tracing', () => {
   });
 });
 
-async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean) => waitUntil(cond, 'the condition');
 
 describe('ctx.grpcServer: the largest request message', () => {
   const json = {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createLogger } from '@llmgw/observability';
 import { MemoryLeaderLock } from '@llmgw/stores';
 import { defineService, redisOptions, redisTarget, startService, type ServiceContext } from './index';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 // A redis-server of this test's own (killed and restarted to make an outage); libs cannot use @llmgw/testing.
 async function freePort(): Promise<number> {
@@ -23,13 +24,7 @@ const accepts = (port: number) =>
     s.once('connect', () => (s.destroy(), resolve(true)));
     s.once('error', () => resolve(false));
   });
-async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (cond: () => boolean | Promise<boolean>, what: string) => waitUntil(cond, what, { timeoutMs: 20_000 });
 async function redisServer() {
   const port = await freePort();
   let child: ChildProcess | undefined;

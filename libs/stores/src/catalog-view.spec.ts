@@ -4,6 +4,7 @@ import { MODEL_CATALOG_SCHEMA_VERSION, modelCatalogKeys, type CatalogEntry, type
 import type { CatalogViewReader, CatalogViewWriter } from './catalog-view';
 import { MemoryCatalogView } from './catalog-view-memory';
 import { RedisCatalogView, RedisCatalogViewReader } from './catalog-view-redis';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 // The catalog view and demand, one contract for both implementations: what the scheduler writes
 // reaches every router's reader at once (polling is off here), "no view seen yet" is told apart from
@@ -53,10 +54,7 @@ const impls: Array<[string, () => Impl]> = [
 
 const entry = (model: string, mode: CatalogMode, retryAfterS = 7): CatalogEntry => ({ v: MODEL_CATALOG_SCHEMA_VERSION, model, mode, retryAfterS });
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
-}
+const until = (cond: () => boolean, what: string) => waitUntil(cond, what);
 
 describe.each(impls)('catalog view contract (%s)', (_name, make) => {
   let impl: Impl;

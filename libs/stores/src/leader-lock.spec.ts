@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { LeaderElection, type LeaderLock } from './leader-lock';
 import { MemoryLeaderLock } from './leader-lock-memory';
 import { RedisLeaderLock } from './leader-lock-redis';
+import { waitUntil } from '@llmgw/contracts/wait';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const prefix = `test:${randomUUID()}:`;
 let redis: Redis;
 
@@ -41,8 +41,8 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
 
   it('lets another owner take it once the TTL lapses, with a larger fencing token', async () => {
     const t1 = (await lock.acquire(name, 'a', 100))!;
-    await sleep(160);
-    const t2 = await lock.acquire(name, 'b', 5000);
+    expect(await lock.acquire(name, 'b', 5000)).toBeUndefined();
+    const t2 = await waitUntil(() => lock.acquire(name, 'b', 5000), 'the TTL to lapse', { everyMs: 20 });
     expect(t2).toBeGreaterThan(t1);
     expect(await lock.renew(name, 'a', t1, 5000)).toBe(false);
     expect(await lock.release(name, 'a', t1)).toBe(false);
@@ -50,13 +50,13 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
   });
 
   it('keeps the lock alive through renewals', async () => {
-    // Renewed 4 × 60 ms apart, well past a 100 ms TTL in total; the renewals' TTL is long enough
-    // that a stalled test process cannot make it lapse between two of them.
-    const t = (await lock.acquire(name, 'a', 3000))!;
-    for (let i = 0; i < 4; i++) {
-      await sleep(60);
-      expect(await lock.renew(name, 'a', t, 3000)).toBe(true);
-    }
+    // Taken with a 500 ms TTL and renewed for longer; a control lock taken with the same TTL
+    // beside it shows, in the store's own clock, when the original TTL has passed.
+    const control = `${name}-control`;
+    const t = (await lock.acquire(name, 'a', 500))!;
+    await lock.acquire(control, 'a', 500);
+    for (let i = 0; i < 4; i++) expect(await lock.renew(name, 'a', t, 30_000)).toBe(true);
+    await waitUntil(() => lock.acquire(control, 'b', 500), 'the control lock to lapse', { everyMs: 20 });
     expect(await lock.acquire(name, 'b', 3000)).toBeUndefined();
   });
 
@@ -83,7 +83,7 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
     // a "dies": its loop stops without releasing (as a killed process would)
     (a as any).stopped = true;
     clearTimeout((a as any).timer);
-    for (let i = 0; i < 300 && !b.isLeader; i++) await sleep(50); // up to 15 s for the TTL to lapse
+    await waitUntil(() => b.isLeader, 'b to take over once the TTL lapses', { everyMs: 50 });
     expect(b.isLeader).toBe(true);
     expect(b.fencingToken).toBeGreaterThan(events.length ? Number(events[0].split('+')[1]) : 0);
     await b.stop();

@@ -5,10 +5,20 @@ import { redisKeys } from './redis-contracts';
 import { MemoryUsageLedger } from './ledger-memory';
 import { RedisUsageLedger } from './ledger-redis';
 import { MemoryKeyCacheBus, RedisKeyCacheBus, type KeyCacheBus, type KeyCacheInvalidation } from './key-cache-bus';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 const prefix = `test:${randomUUID()}:`;
 let redis: Redis;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether a read of `l` is parked waiting for records (memory: a waiter; Redis: its reader connection is blocked in XREADGROUP). */
+async function readParked(l: UsageLedger): Promise<boolean> {
+  if (l instanceof MemoryUsageLedger) return (l as any).waiters.length > 0;
+  const reader: Redis | undefined = await (l as any).reader;
+  const port = reader?.stream?.localPort;
+  if (!port) return false;
+  const clients = (await redis.client('LIST')) as string;
+  return clients.split('\n').some((c) => c.includes(`addr=127.0.0.1:${port} `) && c.includes('cmd=xreadgroup') && /flags=\S*b/.test(c));
+}
 
 beforeAll(() => {
   redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
@@ -58,7 +68,7 @@ describe.each(ledgers)('UsageLedger contract (%s)', (_name, make) => {
   it('a blocked read wakes up for a new record', async () => {
     // Blocks far longer than the test waits: only the append can end it with a record.
     const p = l.read('c1', 10, 10_000);
-    await sleep(50);
+    await waitUntil(() => readParked(l), 'the read to block');
     await l.append(rec(1));
     const got = await p;
     expect(got.map((e) => e.record.requestId)).toEqual(['req-1']);
@@ -83,8 +93,9 @@ describe.each(ledgers)('UsageLedger contract (%s)', (_name, make) => {
     for (let i = 1; i <= 3; i++) await l.append(rec(i));
     await l.read('dead', 10, 0);
     expect(await l.claimStale('live', 10_000, 10)).toEqual([]);
-    await sleep(120);
-    const claimed = await l.claimStale('live', 100, 10);
+    // Claimed once idle for 100 ms: poll until all three have been idle that long.
+    const claimed: Awaited<ReturnType<UsageLedger['claimStale']>> = [];
+    await waitUntil(async () => claimed.push(...(await l.claimStale('live', 100, 10))) >= 3, 'the idle entries to be claimed', { everyMs: 20 });
     expect(claimed.map((e) => e.record.requestId).sort()).toEqual(['req-1', 'req-2', 'req-3']);
     await l.ack(claimed.map((e) => e.id));
     expect(await l.depth()).toEqual({ length: 0, pending: 0 });
@@ -116,12 +127,12 @@ describe.each(buses)('KeyCacheBus contract (%s)', (_name, make) => {
     await bus.subscribe((e) => b.push(e));
     await bus.publish({ scopeType: 'key', scopeId: 'k1' });
     await bus.publish({ scopeType: 'org', scopeId: 'o1' });
-    for (let i = 0; i < 1500 && b.length < 2; i++) await sleep(10);
+    await waitUntil(() => b.length >= 2, 'both invalidations');
     expect(a).toEqual([{ scopeType: 'key', scopeId: 'k1' }, { scopeType: 'org', scopeId: 'o1' }]);
     expect(b).toEqual(a);
     offA();
     await bus.publish({ scopeType: 'all', scopeId: '' });
-    for (let i = 0; i < 1500 && b.length < 3; i++) await sleep(10);
+    await waitUntil(() => b.length >= 3, 'the third invalidation');
     expect(b).toHaveLength(3);
     expect(a).toHaveLength(2);
     await bus.close();
@@ -133,18 +144,15 @@ it('a Redis bus tells subscribers to drop everything after its connection comes 
   const got: KeyCacheInvalidation[] = [];
   await bus.subscribe((e) => got.push(e));
   (bus as any).sub.disconnect(true);
-  for (let i = 0; i < 750 && got.length === 0; i++) await sleep(20);
+  await waitUntil(() => got.length > 0, 'the drop-everything after the reconnect');
   expect(got).toEqual([{ scopeType: 'all', scopeId: '' }]);
   await bus.publish({ scopeType: 'key', scopeId: 'k' });
-  for (let i = 0; i < 750 && got.length < 2; i++) await sleep(20);
+  await waitUntil(() => got.length >= 2, 'the published invalidation');
   expect(got[1]).toEqual({ scopeType: 'key', scopeId: 'k' });
   await bus.close();
 });
 
 // The Redis contracts (docs/wire-contracts.md): versioned records, validated where read.
-async function waitFor(cond: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 15_000; !cond(); await sleep(10)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-}
 
 const rec1: LedgerRecord = {
   recordId: 'rec-1', requestId: 'req-1', ts: 1_800_000_000_000, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
@@ -212,7 +220,7 @@ describe('key-cache invalidation v1', () => {
     await redis.publish(redisKeys.keyCacheChannel(`${prefix}bus:`), JSON.stringify({ scopeType: 'tenant', scopeId: 'x' }));
     await redis.publish(redisKeys.keyCacheChannel(`${prefix}bus:`), 'nope');
     await bus.publish({ scopeType: 'project', scopeId: 'p1' });
-    await waitFor(() => seen.length === 4, 'four invalidations');
+    await waitUntil(() => seen.length === 4, 'four invalidations');
     expect(seen).toEqual([
       { scopeType: 'key', scopeId: 'k1' },
       { scopeType: 'all', scopeId: '' },
@@ -232,7 +240,7 @@ describe('key-cache invalidation v1', () => {
     await bus.subscribe((ev) => seen.push(ev.scopeId));
     await bus.publish({ scopeType: 'key', scopeId: 'a' });
     await bus.publish({ scopeType: 'key', scopeId: 'b' });
-    await waitFor(() => seen.length === 2, 'both invalidations');
+    await waitUntil(() => seen.length === 2, 'both invalidations');
     expect(seen).toEqual(['a', 'b']);
     await bus.close();
   });

@@ -10,3 +10,4 @@ export * from './grpc-fuzz';
 export * from './grpc-fuzz-fleet';
 export * from './weights-mirror';
 export * from './load-loop';
+export * from './tenancy-stack';
