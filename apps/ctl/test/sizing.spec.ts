@@ -1,4 +1,5 @@
 import { cheapestPlan, perReplica, planArithmetic, singleProfilePlans, type SizingProfile } from '../src/bench/sizing';
+import { sizedTarget } from '../src/commands/plan';
 
 // Two GPU classes: "big" serves 2× "small" and costs 2.5×, so small wins unless rounding makes big cheaper.
 const small: SizingProfile = { profile: 'a100-tp1', gpuClass: 'a100-80g', maxConcurrencyAtSlo: 8, throughputTokPerSec: 400, outputTokens: 40, relativeCost: 1 };
@@ -30,5 +31,14 @@ describe('sizing from capacity profiles', () => {
   it('sizes by output tokens per second too, and has no plan without capacity', () => {
     expect(cheapestPlan([small], { kind: 'tokens-per-sec', value: 1000 })).toMatchObject({ replicas: 3, capacity: 1200 });
     expect(cheapestPlan([{ ...small, throughputTokPerSec: 0 }], { kind: 'rps', value: 5 })).toBeUndefined();
+  });
+
+  it('ctl model target --tokens-per-sec takes the plan\'s replicas as min, and refuses a max below it', () => {
+    const target = { kind: 'tokens-per-sec', value: 1000 } as const;
+    const r = { model: 'm', target, best: cheapestPlan([small, big], target)!, alternatives: [] };
+    expect(r.best.replicas).toBe(3);
+    expect(sizedTarget(r)).toEqual({ minReplicas: 3, maxReplicas: 3 });
+    expect(sizedTarget(r, 5)).toEqual({ minReplicas: 3, maxReplicas: 5 });
+    expect(() => sizedTarget(r, 2)).toThrow('--max (2) must be ≥ the 3 replicas the sizing needs');
   });
 });

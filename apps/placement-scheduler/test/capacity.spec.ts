@@ -121,6 +121,16 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     expect(plan.best.lines.map((l) => l.gpuClass)).toEqual(['a100-80g']);
     expect(plan.best.cost).toBeLessThanOrEqual(Math.min(...plan.alternatives.map((a) => a.cost)));
     expect(ctl('plan', 'cap', '--target-rps', '10').stdout).toMatch(/cheapest:\n {2}\d+ × small \(a100-80g\): \d+ × [\d.]+ req\/s = [\d.]+ req\/s, cost/);
+
+    // ctl model target --tokens-per-sec applies the same sizing: 1.5 small replicas' tokens/s is 2 small (cost 2)
+    // against 1 big (cost 2.5) — 2 is also the catalog's count, so the fleet stays as it is.
+    const smallTput = (JSON.parse(list.stdout) as Array<{ profile: string; throughputTokPerSec: number }>).find((p) => p.profile === 'small')!.throughputTokPerSec;
+    const tps = String(Math.round(smallTput * 1.5));
+    const sized = JSON.parse(ctl('model', 'target', 'cap', '--tokens-per-sec', tps, '--json').stdout) as { plan: { best: { replicas: number } }; model: { scaling: { minReplicas: number; maxReplicas: number }; scalingOverridden: boolean } };
+    expect(sized.plan.best.replicas).toBe(2);
+    expect(sized.model).toMatchObject({ scaling: { minReplicas: 2, maxReplicas: 2 }, scalingOverridden: true });
+    expect(ctl('model', 'target', 'cap', '--tokens-per-sec', tps).stdout).toMatch(/cheapest:\n {2}2 × small \(a100-80g\): 2 × [\d.]+ tok\/s = [\d.]+ tok\/s, cost[\s\S]*\ncap: min 2, max 2 \(.*operator target\) — unchanged\n?$/);
+    ctl('model', 'target', 'cap', '--clear');
   });
 
   it('llmgw_capacity_profile_stale turns 1 when the engine version differs from the one measured, and back', async () => {

@@ -4,6 +4,7 @@ import type { CtlContext } from '../context';
 import { table, time, usage } from '../format';
 import { withJson } from './shared';
 import { autoscaleNotes } from './autoscale-note';
+import { parseTarget, planFor, planText, sizedTarget } from './plan';
 
 const short = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
 const ms = (v: number) => (v <= 0 ? 'never' : v % 60_000 === 0 ? `${v / 60_000}m` : v % 1000 === 0 ? `${v / 1000}s` : `${v}ms`);
@@ -117,22 +118,33 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
   withJson(
     target
       .command('target <model>')
-      .description("override the catalog's min/max replicas of a model until cleared (kept across scheduler restarts)")
+      .description("override the catalog's min/max replicas of a model until cleared (kept across scheduler restarts); --tokens-per-sec / --target-rps sets min from the same sizing as `ctl plan`")
       .option('--min <n>', 'replicas kept running')
-      .option('--max <n>', 'replicas never exceeded (default: --min)')
+      .option('--max <n>', 'replicas never exceeded (default: --min, or the sized count)')
+      .option('--tokens-per-sec <n>', 'size min from the stored capacity profiles for this many output tokens/s (as `ctl plan`)')
+      .option('--target-rps <n>', 'size min from the stored capacity profiles for this many requests/s (as `ctl plan`)')
       .option('--clear', "drop the override and return to the catalog's scaling"),
-  ).action(async (model: string, o: { min?: string; max?: string; clear?: boolean }, cmd: Command) => {
+  ).action(async (model: string, o: { min?: string; max?: string; clear?: boolean; tokensPerSec?: string; targetRps?: string }, cmd: Command) => {
     const int = (v: string, what: string) => {
       if (!/^\d+$/.test(v)) throw usage(`${what} must be a non-negative integer, got "${v}"`);
       return Number(v);
     };
-    if (!o.clear && o.min === undefined && o.max === undefined) throw usage('give --min N [--max M], or --clear');
-    if (o.clear && (o.min !== undefined || o.max !== undefined)) throw usage('--clear takes no --min/--max');
-    const min = o.min !== undefined ? int(o.min, '--min') : 0;
-    const max = o.max !== undefined ? int(o.max, '--max') : min;
+    const sizing = o.tokensPerSec !== undefined || o.targetRps !== undefined;
+    if (!o.clear && !sizing && o.min === undefined && o.max === undefined) throw usage('give --min N [--max M], --tokens-per-sec N / --target-rps N [--max M], or --clear');
+    if (o.clear && (o.min !== undefined || o.max !== undefined || sizing)) throw usage('--clear takes no --min/--max/--tokens-per-sec/--target-rps');
+    if (sizing && o.min !== undefined) throw usage('--min comes from the sizing with --tokens-per-sec / --target-rps; give one or the other');
+    const plan = sizing ? await planFor(ctx, cmd, model, parseTarget(o)) : undefined;
+    let min: number;
+    let max: number;
+    if (plan) ({ minReplicas: min, maxReplicas: max } = sizedTarget(plan, o.max !== undefined ? int(o.max, '--max') : undefined));
+    else {
+      min = o.min !== undefined ? int(o.min, '--min') : 0;
+      max = o.max !== undefined ? int(o.max, '--max') : min;
+    }
     if (max < min) throw usage(`--max (${max}) must be ≥ --min (${min})`);
     const r = await ctx.control(cmd).unary<controlV1.SetModelTargetResponse__Output>('SetModelTarget', { model, minReplicas: min, maxReplicas: max, clear: !!o.clear });
     const m = r.model!;
-    ctx.out(cmd, r, () => `${m.name}: min ${m.scaling?.minReplicas ?? 0}, max ${m.scaling?.maxReplicas ?? 0} (${m.scalingMode}${m.scalingOverridden ? ', operator target' : ', catalog'})${r.changed ? '' : ' — unchanged'}`);
+    const line = `${m.name}: min ${m.scaling?.minReplicas ?? 0}, max ${m.scaling?.maxReplicas ?? 0} (${m.scalingMode}${m.scalingOverridden ? ', operator target' : ', catalog'})${r.changed ? '' : ' — unchanged'}`;
+    ctx.out(cmd, plan ? { ...r, plan } : r, () => (plan ? `${planText(plan)}\n\n${line}` : line));
   });
 }

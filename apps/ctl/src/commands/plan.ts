@@ -64,3 +64,14 @@ export function registerPlan(program: Command, ctx: CtlContext): void {
     ctx.out(cmd, r, () => planText(r));
   });
 }
+
+/**
+ * The model target a sizing asks for: the plan's replicas as min, and max the
+ * given one or min. The class mix is not enforced — placement's profile
+ * priority chooses each replica's class (docs/capacity.md "Sizing").
+ */
+export function sizedTarget(r: PlanResult, max?: number): { minReplicas: number; maxReplicas: number } {
+  const min = r.best.replicas;
+  if (max !== undefined && max < min) throw usage(`--max (${max}) must be ≥ the ${min} replicas the sizing needs`);
+  return { minReplicas: min, maxReplicas: max ?? min };
+}
