@@ -56,6 +56,12 @@ describe('inventory node → placement node', () => {
     expect(nodeFromWire({ ...base, intent: 'NODE_INTENT_CORDONED', intentDrainTimeoutMs: 2000 })!.drainTimeoutMs).toBeUndefined();
   });
 
+  it('carries each GPU\'s reported power limit to placement; 0 (not reported) leaves it to facility.default_gpu_watts', () => {
+    const gpus = [0, 1].map((index) => ({ index, gpuClass: 'l40s-45g', computeCapability: '8.9', numaNode: 0, powerLimitWatts: index === 0 ? 350 : 0 }));
+    const n = nodeFromWire({ info: info({ gpus }), connectivity: 'CONNECTIVITY_CONNECTED', gpuHealth: [], shards: [] })!;
+    expect(n.gpus.map((g) => g.powerLimitW)).toEqual([350, undefined]);
+  });
+
   it('skips a node without NodeInfo', () => {
     expect(nodeFromWire({ info: null, connectivity: 'CONNECTIVITY_CONNECTED', gpuHealth: [], shards: [] })).toBeUndefined();
   });

@@ -117,6 +117,7 @@ export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
       computeCapability: g.computeCapability,
       numaNode: g.numaNode,
       health: health.get(g.index) ?? 'ok',
+      ...(g.powerLimitWatts > 0 ? { powerLimitW: g.powerLimitWatts } : {}),
       ...(draw.has(g.index) ? { powerDrawW: draw.get(g.index)! } : {}),
     })),
     hcas: info.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, active: h.ports.some((p) => p.state === 'PORT_STATE_ACTIVE') })),

@@ -264,6 +264,22 @@ describe('worked cases', () => {
     expect(loose.profiles[0].reason).toBe('not-enough-nodes');
   });
 
+  it('a power cap counts the power limit the agent reported, and facility.default_gpu_watts only where none was', () => {
+    // l's GPUs report 350 W (an L40S's power.limit); u's report nothing and count the default 700 W.
+    const fleet = new Fleet([node('u', { location: { rack: 'r2' } }), node('l', { location: { rack: 'r1' }, powerLimitW: 350 })]);
+    const m = makeModel('m', [{ tp: 4 }]);
+    const policy = new Policy([m], { facility: { budgets: [{ level: 'rack', name: 'r1', watts: 1500 }, { level: 'rack', name: 'r2', watts: 1500 }] } });
+    const e = explain(fleet, m, { all: true, guard: policy.guard(m, fleet, policy.book([])) });
+    const reasons = Object.fromEntries(e.profiles[0].pools[0].nodes.map((n) => [n.nodeId, [n.reason, n.detail]]));
+    expect(reasons.u).toEqual(['power-cap', 'rack r2: 0 W in use + 2800 W would pass its 1500 W budget']);
+    expect(e.decision?.shards[0].nodeId).toBe('l');
+    // A lower default lets u in as well: the default applies only where no limit was reported.
+    const low = new Policy([m], { facility: { budgets: [{ level: 'rack', name: 'r2', watts: 1500 }], defaultGpuWatts: 300 } });
+    const alone = new Fleet([node('u', { location: { rack: 'r2' } })]);
+    const r = place(alone, m, { guard: low.guard(m, alone, low.book([])) });
+    expect(r.ok && r.decision.shards[0].nodeId).toBe('u');
+  });
+
   it('a single-node replica goes to a node outside a multi-node pool when it has the choice', () => {
     const fleet = new Fleet([makeNode({ id: 'a', fabrics: ['ib-a'] }), makeNode({ id: 'b', fabrics: ['ib-a'] }), makeNode({ id: 'z', fabrics: [] })]);
     const big = makeModel('big', [{ tp: 16, nodes: 2, gpusPerNode: 8 }]);

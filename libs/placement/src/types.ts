@@ -26,7 +26,7 @@ export interface FleetGpu {
   readonly numaNode: number;
   /** A failed GPU is never placed on; a degraded one only when nothing better is free. */
   readonly health: GpuHealthState;
-  /** The GPU's enforced power limit, W (nvidia-smi power.limit); absent when unknown (power caps use the facility default). */
+  /** The GPU's software power limit, W (nvidia-smi `power.limit`, reported by the agent); absent when unknown (power caps use `facility.default_gpu_watts`). */
   readonly powerLimitW?: number;
   /** The GPU's power draw when last sampled, W; absent when the agent does not report it. */
   readonly powerDrawW?: number;

@@ -30,12 +30,12 @@ describe('gpuClass: normalize(name) + "-" + round(GiB) + "g"', () => {
 
 describe('nvidia-smi --query-gpu captures', () => {
   const captures = readdirSync(SMI).filter((f) => f.endsWith('.query-gpu.csv'));
-  const expected: Record<string, { cls: string; mig: string; cc: string; driver: string; name: string }> = {
-    'h100-80gb-hbm3': { cls: 'h100-80g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3' },
-    'h100-mig': { cls: 'h100-80g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3' },
-    'h200': { cls: 'h200-140g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200' },
-    'h200-mig': { cls: 'h200-140g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200' },
-    'l40s': { cls: 'l40s-45g', mig: 'MIG_MODE_UNSUPPORTED', cc: '8.9', driver: '595.80', name: 'NVIDIA L40S' },
+  const expected: Record<string, { cls: string; mig: string; cc: string; driver: string; name: string; watts: number }> = {
+    'h100-80gb-hbm3': { cls: 'h100-80g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3', watts: 700 },
+    'h100-mig': { cls: 'h100-80g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3', watts: 700 },
+    'h200': { cls: 'h200-140g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200', watts: 700 },
+    'h200-mig': { cls: 'h200-140g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200', watts: 700 },
+    'l40s': { cls: 'l40s-45g', mig: 'MIG_MODE_UNSUPPORTED', cc: '8.9', driver: '595.80', name: 'NVIDIA L40S', watts: 350 },
   };
   it('covers every capture (10: five machines, idle and under load)', () => {
     expect(captures).toHaveLength(10);
@@ -47,7 +47,7 @@ describe('nvidia-smi --query-gpu captures', () => {
     expect(errors).toEqual([]);
     expect(rows).toHaveLength(1);
     const gpu = rowToGpu(rows[0]);
-    expect(gpu).toMatchObject({ index: 0, name: want.name, gpuClass: want.cls, migMode: want.mig, computeCapability: want.cc, driverVersion: want.driver, eccEnabled: true, eccSupported: true });
+    expect(gpu).toMatchObject({ index: 0, name: want.name, gpuClass: want.cls, migMode: want.mig, computeCapability: want.cc, driverVersion: want.driver, eccEnabled: true, eccSupported: true, powerLimitWatts: want.watts });
     expect(gpu.uuid).toMatch(/^GPU-/);
     const health = rowToHealth(rows[0]);
     expect(health.clocksEventReasons).toMatch(/^0x[0-9a-f]{16}$/);
@@ -72,7 +72,7 @@ describe('the H200 hardware capture', () => {
     expect(text).toContain('clocks_event_reasons.active');
     const { rows, errors } = parseQueryGpu(text);
     expect(errors).toEqual([]);
-    expect(rowToGpu(rows[0])).toMatchObject({ gpuClass: 'h200-140g', memoryTotalMib: 143771, driverVersion: '580.159.04', pciBusId: '00000000:00:06.0', computeCapability: '9.0' });
+    expect(rowToGpu(rows[0])).toMatchObject({ gpuClass: 'h200-140g', memoryTotalMib: 143771, driverVersion: '580.159.04', pciBusId: '00000000:00:06.0', computeCapability: '9.0', powerLimitWatts: 700 });
     expect(rowToHealth(rows[0])).toMatchObject({ health: 'GPU_HEALTH_OK', clocksEventReasons: '0x0000000000000001', powerDrawWatts: 79.79, temperatureCelsius: 37, memoryUsedMib: 0 });
   });
 
@@ -81,6 +81,7 @@ describe('the H200 hardware capture', () => {
     const { rows, errors } = parseQueryGpu(read(join(H200, 'query-gpu-noheader-nounits.csv')), fields);
     expect(errors).toEqual([]);
     expect(rowToGpu(rows[0])).toMatchObject({ index: 0, uuid: 'GPU-35975a73-7769-4d54-c326-097dbcf602f8', gpuClass: 'h200-140g', migMode: 'MIG_MODE_UNSUPPORTED', eccSupported: false });
+    expect(rowToGpu(rows[0]).powerLimitWatts).toBe(0); // not asked for: unknown, and placement falls back to facility.default_gpu_watts
   });
 
   it('reads NUMA affinity from topo -m despite the escape codes in its header', () => {
@@ -233,7 +234,7 @@ describe('discover() through an nvidia-smi command', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'llmgw-smi-'));
     // Answers like the H200 machine did: the query in noheader,nounits form, topo -m, and the plain table.
-    const row = '0, GPU-35975a73-7769-4d54-c326-097dbcf602f8, NVIDIA H200, 143771, 0, 9.0, 580.159.04, 00000000:00:06.0, 37, 0, 79.79, Enabled, 0, Disabled, 0x0000000000000001';
+    const row = '0, GPU-35975a73-7769-4d54-c326-097dbcf602f8, NVIDIA H200, 143771, 0, 9.0, 580.159.04, 00000000:00:06.0, 37, 0, 79.79, Enabled, 0, Disabled, 0x0000000000000001, 700.00';
     writeFileSync(join(dir, 'row.csv'), row + '\n');
     writeFileSync(join(dir, 'smi.cjs'), [
       "const fs = require('fs'); const a = process.argv.slice(2);",
@@ -248,7 +249,7 @@ describe('discover() through an nvidia-smi command', () => {
 
   it('reads GPUs, health, NUMA, driver and CUDA', async () => {
     const d = await discover({ nvidiaSmi: `${process.execPath} ${join(dir, 'smi.cjs')}`, sysfsRoot: join(dir, 'nosys'), modelCacheDir: dir, nodeId: 'gpu-h200-01' });
-    expect(d.node.gpus).toEqual([expect.objectContaining({ index: 0, gpuClass: 'h200-140g', numaNode: 0, migMode: 'MIG_MODE_DISABLED', eccEnabled: true })]);
+    expect(d.node.gpus).toEqual([expect.objectContaining({ index: 0, gpuClass: 'h200-140g', numaNode: 0, migMode: 'MIG_MODE_DISABLED', eccEnabled: true, powerLimitWatts: 700 })]);
     expect(d.gpuHealth[0]).toMatchObject({ health: 'GPU_HEALTH_OK', clocksEventReasons: '0x0000000000000001' });
     expect(d.node.versions).toMatchObject({ driver: '580.159.04', cuda: '13.0' });
     expect(d.node.topology).toMatchObject({ source: 'nvidia-smi', nvlinkGroups: [] });
@@ -264,7 +265,7 @@ describe('discover() through an nvidia-smi command', () => {
   });
 
   it('a garbled row is reported and skipped', () => {
-    expect(parseQueryGpu('0, GPU-x, NVIDIA H200\n').errors[0]).toMatch(/3 columns, expected 15/);
+    expect(parseQueryGpu('0, GPU-x, NVIDIA H200\n').errors[0]).toMatch(/3 columns, expected 16/);
   });
 
   it('finds the CUDA version in the plain table', () => {

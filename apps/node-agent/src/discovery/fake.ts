@@ -53,6 +53,7 @@ export function parseFakeGpus(spec: string): FakeMachine {
         eccEnabled: true,
         eccSupported: true,
         driverVersion: 'sim',
+        powerLimitWatts: 0,
       });
     }
   }

@@ -9,7 +9,7 @@ import type { agentV1 } from '@llmgw/contracts';
 export const QUERY_FIELDS = [
   'index', 'uuid', 'name', 'memory.total', 'memory.used', 'compute_cap', 'driver_version', 'pci.bus_id',
   'temperature.gpu', 'utilization.gpu', 'power.draw', 'ecc.mode.current', 'ecc.errors.uncorrected.volatile.total',
-  'mig.mode.current', 'clocks_throttle_reasons.active',
+  'mig.mode.current', 'clocks_throttle_reasons.active', 'power.limit',
 ] as const;
 
 /** What old drivers (no compute_cap, no MIG) still answer: the fallback query. */
@@ -142,6 +142,7 @@ export function rowToGpu(row: GpuRow): agentV1.Gpu__Output {
     eccEnabled: ecc !== undefined && /^enabled$/i.test(ecc),
     eccSupported: ecc !== undefined,
     driverVersion: row.get('driver_version') ?? '',
+    powerLimitWatts: num(row.get('power.limit')) ?? 0,
   };
 }
 

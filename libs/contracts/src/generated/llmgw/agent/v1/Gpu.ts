@@ -17,6 +17,7 @@ export interface Gpu {
   'eccEnabled'?: (boolean);
   'eccSupported'?: (boolean);
   'driverVersion'?: (string);
+  'powerLimitWatts'?: (number | string);
 }
 
 export interface Gpu__Output {
@@ -33,4 +34,5 @@ export interface Gpu__Output {
   'eccEnabled': (boolean);
   'eccSupported': (boolean);
   'driverVersion': (string);
+  'powerLimitWatts': (number);
 }
