@@ -11,6 +11,9 @@ import { allowed, type Person } from './session';
 type Form = Record<string, string | undefined>;
 const str = (v: unknown, max = 300) => (typeof v === 'string' ? v.slice(0, max) : '');
 
+/** How the usage page can group (accounting's QueryUsage group_by). */
+const USAGE_GROUPS = ['model', 'org', 'team', 'project', 'key'];
+
 /** Nodes per fleet page. */
 const FLEET_PAGE = 100;
 
@@ -128,15 +131,15 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
 
   app.get('/admin/usage', async (req, reply) => {
     if (!mustRole(req, reply, 'viewer')) return reply;
-    const group = ['model', 'project', 'key'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
+    const group = USAGE_GROUPS.includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const w = windowOf(req.query);
     const [rows, hours] = await Promise.all([usageRows(group, w.days), usageRows('hour', w.days)]);
-    return c.page(req, reply, 'admin-usage', { rows, group, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
+    return c.page(req, reply, 'admin-usage', { rows, group, groups: USAGE_GROUPS, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
   });
 
   app.get('/admin/usage.csv', async (req, reply) => {
     if (!mustRole(req, reply, 'billing')) return reply;
-    const group = ['model', 'project', 'key', 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
+    const group = [...USAGE_GROUPS, 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const rows = await usageRows(group, windowOf(req.query).days);
     const q = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
     const lines = [`${group},requests,refused,failed,prompt_tokens,completion_tokens,cached_tokens,cost_micros`, ...rows.map((r) => [q(r.group), r.requests, r.refused, r.failed, r.promptTokens, r.completionTokens, r.cachedTokens, r.costMicros].join(','))];

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { accountsMigration } from './migration-0005-accounts';
+import { usageRollupsMigration } from './migration-0008-usage-rollups';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -145,6 +146,7 @@ export const MIGRATIONS: Record<string, Migration> = {
     },
   },
   '0005_accounts': accountsMigration,
+  '0008_usage_rollups': usageRollupsMigration,
 };
 
 class StaticProvider implements MigrationProvider {

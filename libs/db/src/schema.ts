@@ -14,6 +14,8 @@ export interface Database {
   limits: LimitsTable;
   usage: UsageTable;
   usage_rollup: UsageRollupTable;
+  usage_rollup_day: UsageRollupDayTable;
+  usage_rollup_model_hour: UsageRollupModelHourTable;
   audit_log: AuditLogTable;
   admin_requests: AdminRequestsTable;
 }
@@ -109,6 +111,32 @@ export interface UsageRollupTable {
   model: string;
   /** HTTP status the requests ended with (2xx served, 4xx refused, 5xx failed). */
   status: ColumnType<number, number | undefined, number>;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cost_micros: number;
+}
+
+/** Usage per UTC day, key, served model and status (migration 0008). */
+export interface UsageRollupDayTable {
+  day_ts: number;
+  key_id: string;
+  project_id: string;
+  model: string;
+  status: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cost_micros: number;
+}
+
+/** Fleet-wide usage per hour, served model and status (migration 0008). */
+export interface UsageRollupModelHourTable {
+  hour_ts: number;
+  model: string;
+  status: number;
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
