@@ -3,6 +3,7 @@ import { LlmgwError } from '@llmgw/errors';
 import { withActor } from '@llmgw/grpc';
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from './app';
+import { placementFailures } from './placement-failures';
 import { hourlySeries } from './series';
 import { Snapshot } from './snapshot';
 import { mustRole } from './roles';
@@ -49,9 +50,11 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     const q = req.query as Form;
     const want = str(q.state, 30);
     const page = Math.max(1, Number(q.page) || 1);
-    const r = c.control ? await control().listNodes({}, { pageSize: FLEET_PAGE, page, state: want }) : { nodes: [], total: 0, matching: 0, countsByState: {} };
+    const [r, placement] = c.control
+      ? await Promise.all([control().listNodes({}, { pageSize: FLEET_PAGE, page, state: want }), placementFailures(control())])
+      : [{ nodes: [], total: 0, matching: 0, countsByState: {} }, { failures: [], unexplained: [] }];
     const pages = Math.max(1, Math.ceil(r.matching / FLEET_PAGE));
-    return c.page(req, reply, 'admin-fleet', { nodes: r.nodes.map(nodeView), total: r.total, matching: r.matching, counts: r.countsByState, page: Math.min(page, pages), pages, state: want, canAct: allowed(p, 'operator') });
+    return c.page(req, reply, 'admin-fleet', { nodes: r.nodes.map(nodeView), total: r.total, matching: r.matching, counts: r.countsByState, page: Math.min(page, pages), pages, state: want, placement, canAct: allowed(p, 'operator') });
   });
 
   app.post('/admin/nodes', async (req, reply) => {
