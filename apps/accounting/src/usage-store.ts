@@ -40,6 +40,26 @@ function scopeFilter(type: ScopeType, id: string) {
 }
 
 /**
+ * One part of the rollup statement: the `moved` rows summed into `table` by
+ * time bucket (`bucketMs` wide, in column `time`), served model and status,
+ * and by key too when `byKey`; an additive upsert.
+ */
+function foldInto(table: string, time: string, bucketMs: number, byKey: boolean) {
+  const t = sql.raw(table);
+  const bucket = sql.raw(`(ts / ${bucketMs}) * ${bucketMs}`);
+  const keyCols = byKey ? sql`key_id, project_id, ` : sql``;
+  const keyVals = byKey ? sql`key_id, max(project_id), ` : sql``;
+  const sum = (c: string) => sql.raw(`${c} = ${table}.${c} + excluded.${c}`);
+  return sql`
+        insert into ${t} (${sql.raw(time)}, ${keyCols}model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+        select ${bucket}, ${keyVals}served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+        from moved group by ${bucket}, ${byKey ? sql`key_id, ` : sql``}served_model, status
+        on conflict (${sql.raw(time)}, ${byKey ? sql`key_id, ` : sql``}model, status) do update set
+          ${sum('requests')}, ${sum('prompt_tokens')}, ${sum('completion_tokens')}, ${sum('cached_tokens')}, ${sum('cost_micros')}
+        returning 1`;
+}
+
+/**
  * Usage rows: idempotent batch insert, hourly rollups, retention, spend per
  * scope (rollups plus the un-rolled tail, read in one statement so a
  * concurrent rollup cannot double- or under-count), and usage queries.
@@ -80,39 +100,9 @@ export class UsageStore {
       with moved as (
         update usage set rolled_up = 1 where rolled_up = 0
         returning ts, key_id, project_id, served_model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros
-      ), agg as (
-        insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by (ts / 3600000) * 3600000, key_id, served_model, status
-        on conflict (hour_ts, key_id, model, status) do update set
-          requests = usage_rollup.requests + excluded.requests,
-          prompt_tokens = usage_rollup.prompt_tokens + excluded.prompt_tokens,
-          completion_tokens = usage_rollup.completion_tokens + excluded.completion_tokens,
-          cached_tokens = usage_rollup.cached_tokens + excluded.cached_tokens,
-          cost_micros = usage_rollup.cost_micros + excluded.cost_micros
-        returning 1
-      ), day as (
-        insert into usage_rollup_day (day_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select (ts / 86400000) * 86400000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by (ts / 86400000) * 86400000, key_id, served_model, status
-        on conflict (day_ts, key_id, model, status) do update set
-          requests = usage_rollup_day.requests + excluded.requests,
-          prompt_tokens = usage_rollup_day.prompt_tokens + excluded.prompt_tokens,
-          completion_tokens = usage_rollup_day.completion_tokens + excluded.completion_tokens,
-          cached_tokens = usage_rollup_day.cached_tokens + excluded.cached_tokens,
-          cost_micros = usage_rollup_day.cost_micros + excluded.cost_micros
-        returning 1
-      ), model_hour as (
-        insert into usage_rollup_model_hour (hour_ts, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select (ts / 3600000) * 3600000, served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by (ts / 3600000) * 3600000, served_model, status
-        on conflict (hour_ts, model, status) do update set
-          requests = usage_rollup_model_hour.requests + excluded.requests,
-          prompt_tokens = usage_rollup_model_hour.prompt_tokens + excluded.prompt_tokens,
-          completion_tokens = usage_rollup_model_hour.completion_tokens + excluded.completion_tokens,
-          cached_tokens = usage_rollup_model_hour.cached_tokens + excluded.cached_tokens,
-          cost_micros = usage_rollup_model_hour.cost_micros + excluded.cost_micros
-        returning 1
+      ), hourly as (${foldInto('usage_rollup', 'hour_ts', 3_600_000, true)}
+      ), daily as (${foldInto('usage_rollup_day', 'day_ts', DAY_MS, true)}
+      ), model_hour as (${foldInto('usage_rollup_model_hour', 'hour_ts', 3_600_000, false)}
       )
       select (select count(*) from moved)::int as n`.execute(this.db);
     return r.rows[0]?.n ?? 0;

@@ -118,12 +118,8 @@ export interface UsageRollupTable {
   cost_micros: number;
 }
 
-/** Usage per UTC day, key, served model and status (migration 0008). */
-export interface UsageRollupDayTable {
-  day_ts: number;
-  key_id: string;
-  project_id: string;
-  model: string;
+/** The sums every usage rollup keeps per bucket. */
+export interface UsageSums {
   status: number;
   requests: number;
   prompt_tokens: number;
@@ -132,16 +128,18 @@ export interface UsageRollupDayTable {
   cost_micros: number;
 }
 
+/** Usage per UTC day, key, served model and status (migration 0008). */
+export interface UsageRollupDayTable extends UsageSums {
+  day_ts: number;
+  key_id: string;
+  project_id: string;
+  model: string;
+}
+
 /** Fleet-wide usage per hour, served model and status (migration 0008). */
-export interface UsageRollupModelHourTable {
+export interface UsageRollupModelHourTable extends UsageSums {
   hour_ts: number;
   model: string;
-  status: number;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  cost_micros: number;
 }
 
 export interface AuditLogTable {
