@@ -10,7 +10,7 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/portal-admin.ts [--rows 10000000] [--nodes 1000] [--n 30]
  */
 import { AccountingClient } from '@llmgw/accounting-rpc';
-import { controlServiceDefinition } from '@llmgw/control-rpc';
+import { controlServiceDefinition, pageOfNodes } from '@llmgw/control-rpc';
 import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import { createTestDatabase } from '@llmgw/db/testing';
 import { createServer, listen } from '@llmgw/grpc';
@@ -46,7 +46,7 @@ async function fakeControl(): Promise<{ address: string; close(): void }> {
   const server = createServer();
   const ok = <T>(v: T) => (_c: unknown, cb: (e: null, v: T) => void) => cb(null, v);
   server.addService(controlServiceDefinition(), {
-    ListNodes: ok({ nodes }),
+    ListNodes: (call: { request: controlV1.ListNodesRequest__Output }, cb: (e: null, v: controlV1.ListNodesResponse) => void) => cb(null, pageOfNodes(nodes, call.request)),
     ListModels: ok({ models: Array.from({ length: 20 }, (_, m) => ({ name: `model-${m}`, replicasDesired: 4, replicasReady: 4, replicasTotal: 4, scalingMode: 'always-on' })) }),
     ListReplicas: ok({ replicas: Array.from({ length: 80 }, (_, r) => ({ replicaId: `r-${r}`, model: `model-${r % 20}`, gpuClass: 'h100-80g', fabric: `fab-${r % 8}`, state: 'REPLICA_STATE_READY', endpoint: `http://10.0.0.${r}:8000` })) }),
   } as never);
@@ -54,32 +54,47 @@ async function fakeControl(): Promise<{ address: string; close(): void }> {
   return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
 }
 
-/** 10M usage rows over 30 days (1000 keys, 100 projects, 20 models), rolled up as accounting's rollup leaves them. */
+/**
+ * 10M usage rows over 30 days (1000 keys, 100 projects, 20 models) in one
+ * INSERT … SELECT generate_series, with the table's indexes built after the
+ * rows are in (faster than maintaining them row by row), then the rollups as
+ * accounting's rollup job leaves them (hourly, daily, per model-hour). The
+ * table is unlogged: this database is thrown away after the run.
+ */
 async function fill(url: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const t0 = Date.now();
-  const now = Date.now();
-  const span = 30 * 86_400_000;
-  // Chunks keep each statement's memory bounded.
-  const chunk = 1_000_000;
-  for (let off = 0; off < ROWS; off += chunk) {
-    const n = Math.min(chunk, ROWS - off);
-    await c.query(
-      `insert into usage (record_id, request_id, ts, key_id, project_id, model, served_model, pool, status, prompt_tokens, completion_tokens, cached_tokens, ttft_ms, duration_ms, queue_ms, cost_micros, rolled_up)
-       select 'r' || g, 'q' || g, $1::bigint - (g * 7919 % $2::bigint), 'key_' || (g % 1000), 'proj_' || (g % 100), 'model-' || (g % 20), 'model-' || (g % 20), 'h100-80g',
-              case when g % 50 = 0 then 429 else 200 end, 200 + g % 300, 100 + g % 200, g % 100, 50, 900, 2, 300 + g % 1000, 1
-       from generate_series($3::bigint, $4::bigint) g`,
-      [now, span, off, off + n - 1],
-    );
-    process.stderr.write(`  ${off + n} rows (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
-  }
-  await c.query(`insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+  const step = async (what: string, q: string, params: unknown[] = []) => {
+    await c.query(q, params);
+    process.stderr.write(`  ${what} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  };
+  await c.query("set maintenance_work_mem = '512MB'");
+  await c.query('alter table usage set unlogged');
+  const indexes = (await c.query<{ indexdef: string; indexname: string }>("select indexname, indexdef from pg_indexes where tablename = 'usage' and indexname <> 'usage_pkey'")).rows;
+  for (const i of indexes) await c.query(`drop index ${i.indexname}`);
+  await c.query('alter table usage drop constraint usage_pkey');
+  await step(`${ROWS} raw rows`,
+    `insert into usage (record_id, request_id, ts, key_id, project_id, model, served_model, pool, status, prompt_tokens, completion_tokens, cached_tokens, ttft_ms, duration_ms, queue_ms, cost_micros, rolled_up)
+     select 'r' || g, 'q' || g, $1::bigint - (g * 7919 % $2::bigint), 'key_' || (g % 1000), 'proj_' || (g % 100), 'model-' || (g % 20), 'model-' || (g % 20), 'h100-80g',
+            case when g % 50 = 0 then 429 else 200 end, 200 + g % 300, 100 + g % 200, g % 100, 50, 900, 2, 300 + g % 1000, 1
+     from generate_series(1::bigint, $3::bigint) g`,
+    [Date.now(), 30 * 86_400_000, ROWS],
+  );
+  await step('primary key', 'alter table usage add constraint usage_pkey primary key (record_id)');
+  for (const i of indexes) await step(i.indexname, i.indexdef);
+  await step('hourly rollup', `insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
     select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
     from usage group by 1, 2, 4, 5`);
-  await c.query('analyze');
-  const r = await c.query('select (select count(*) from usage) as raw, (select count(*) from usage_rollup) as rollup');
-  process.stderr.write(`usage: ${r.rows[0].raw} raw rows, ${r.rows[0].rollup} rollup rows; filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  await step('daily rollup', `insert into usage_rollup_day (day_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+    select (hour_ts / 86400000) * 86400000, key_id, max(project_id), model, status, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+    from usage_rollup group by 1, 2, 4, 5`);
+  await step('model-hour rollup', `insert into usage_rollup_model_hour (hour_ts, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+    select hour_ts, model, status, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+    from usage_rollup group by 1, 2, 3`);
+  await step('analyze', 'analyze');
+  const r = await c.query('select (select count(*) from usage) as raw, (select count(*) from usage_rollup) as hourly, (select count(*) from usage_rollup_day) as daily');
+  process.stderr.write(`usage: ${r.rows[0].raw} raw rows, ${r.rows[0].hourly} hourly and ${r.rows[0].daily} daily rollup rows; filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   await c.end();
 }
 
@@ -107,7 +122,7 @@ async function main(): Promise<void> {
     const token = /name="csrf-token" content="([^"]+)"/.exec(await page.text())![1]!;
     const signed = await fetch(`${base}/signin`, { method: 'POST', redirect: 'manual', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: token, email: 'bench@example.com', password: 'bench-password-1' }) });
     const cookie = [csrfCookie, ...signed.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
-    const pages = ['/admin', '/admin/models', '/admin/people', '/admin/usage?by=model&days=7', '/admin/usage?by=key&days=30', '/admin/usage.csv?by=project&days=30', '/admin/audit', '/admin/settings'];
+    const pages = ['/admin', '/admin?page=7', '/admin?state=cordoned', '/admin/models', '/admin/people', '/admin/usage?by=model&days=7', '/admin/usage?by=key&days=30', '/admin/usage?by=org&days=30', '/admin/usage?by=team&days=7', '/admin/usage.csv?by=project&days=30', '/admin/audit', '/admin/settings'];
     const out: string[] = [`fleet ${NODES} nodes, usage ${ROWS} rows; the first fetch (cold), then ${N} after 2 warm-ups`, 'page                                  cold ms   p50 ms   p95 ms   max ms   bytes'];
     for (const p of pages) {
       const lat: number[] = [];

@@ -19,6 +19,8 @@ const MANIFEST_VERSION = 2;
 // Apps bundled with their npm packages, but for these (files or native code at run time).
 const SELF_CONTAINED = new Set(['ctl']);
 const ALWAYS_EXTERNAL = ['zeromq', '@electric-sql/pglite', 'pino', 'thread-stream', 'pino-pretty'];
+// Directories of apps/<name> an app reads at run time, copied beside its bundle.
+const RUNTIME_DIRS = ['views', 'assets'];
 // Files that shape every bundle without being imported by it.
 const ALWAYS = ['package.json', 'tsconfig.base.json', path.relative(root, __filename)];
 
@@ -71,8 +73,17 @@ function build(name) {
   }
   // npm packages bundled in count as inputs too (an upgrade makes the bundle stale).
   const inputs = Object.keys(result.metafile.inputs);
+  // Files an app reads at run time (the portal's views and assets) are copied beside the bundle, where the
+  // app looks first, so dist/ runs without the sources; they are inputs too.
+  const copied = [];
+  for (const dir of RUNTIME_DIRS) {
+    const src = path.join(root, 'apps', name, dir);
+    if (!fs.existsSync(src)) continue;
+    fs.cpSync(src, path.join(tmpDir, dir), { recursive: true });
+    for (const f of fs.readdirSync(src, { recursive: true })) if (fs.statSync(path.join(src, f)).isFile()) copied.push(path.join('apps', name, dir, f));
+  }
   const files = {};
-  for (const rel of [...new Set([...inputs, ...ALWAYS])].sort()) files[rel] = record(rel);
+  for (const rel of [...new Set([...inputs, ...ALWAYS, ...copied])].sort()) files[rel] = record(rel);
   // A file saved while esbuild read the sources may be in the bundle in its old form: then no
   // manifest, so the next start rebuilds rather than trusting this bundle.
   const racy = Object.entries(files).some(([, f]) => f.mtimeMs >= startedAt);
@@ -81,6 +92,11 @@ function build(name) {
   // Manifest last: a reader between the renames sees the old manifest, which either matches the
   // sources (then so does the new bundle) or not (then it rebuilds too).
   fs.renameSync(`${tmp}.map`, `${bundlePath(name)}.map`);
+  for (const dir of RUNTIME_DIRS) {
+    if (!fs.existsSync(path.join(tmpDir, dir))) continue;
+    fs.rmSync(path.join(outDir(name), dir), { recursive: true, force: true });
+    fs.renameSync(path.join(tmpDir, dir), path.join(outDir(name), dir));
+  }
   fs.renameSync(tmp, bundlePath(name));
   if (racy) fs.rmSync(manifestPath(name), { force: true });
   else fs.renameSync(path.join(tmpDir, 'inputs.json'), manifestPath(name));

@@ -7,6 +7,7 @@ import { defineService, startService } from '@llmgw/service';
 import { type AccountingStores, inProcessAccountingStores, redisAccountingStores } from '@llmgw/stores';
 import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { RedisAttemptLimiter } from './accounts/rate-limit';
 import { AccountStore } from './accounts/store';
 import { accountsHandlers } from './accounts/service';
 import { UsageIngester } from './ingest';
@@ -116,10 +117,12 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       publisher?.attach(tenancy);
       const usage = new UsageStore(db.db);
       const a = cfg.accounts;
+      const attemptLimits = { perAccount: a.signin_attempts_per_account, perAddress: a.signin_attempts_per_address, windowMs: a.signin_window };
+      // Sign-in attempt counts are shared through Redis when it is configured, so every instance sees them.
+      const attempts = cfg.redis_url ? new RedisAttemptLimiter(await ctx.redis('signin-attempts', cfg.redis_url), `${cfg.key_prefix}signin:`, attemptLimits, opts.now) : undefined;
       const accounts = new AccountStore(db.db, tenancy, {
-        signup: a.signup, sessionIdleMs: a.session_idle, sessionAbsoluteMs: a.session_absolute,
-        attempts: { perAccount: a.signin_attempts_per_account, perAddress: a.signin_attempts_per_address, windowMs: a.signin_window },
-      }, opts.now);
+        signup: a.signup, sessionIdleMs: a.session_idle, sessionAbsoluteMs: a.session_absolute, attempts: attemptLimits,
+      }, opts.now, attempts);
 
       const metrics = {
         batchSize: new Histogram({ name: 'llmgw_usage_batch_size', help: 'Records per usage batch written to the database.', buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000], registers: [registry] }),

@@ -200,7 +200,7 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
 
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
       const groupBy = r.groupBy as UsageGroupBy;
-      if (!['', 'model', 'key', 'project', 'hour', 'status'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, hour, status or empty');
+      if (!['', 'model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, team, org, hour, status or empty');
       const from = time(r.fromMs, 'from_ms', true);
       const to = time(r.toMs, 'to_ms', true) || now() + 1;
       const scope = r.scope?.scopeType ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) } : undefined;

@@ -4,7 +4,9 @@ import { type BudgetPeriod, type ScopeType, periodBounds, scopeKey } from '@llmg
 import { type Kysely, sql } from 'kysely';
 
 /** How QueryUsage may group its rows. */
-export type UsageGroupBy = '' | 'model' | 'key' | 'project' | 'hour' | 'status';
+export type UsageGroupBy = '' | 'model' | 'key' | 'project' | 'team' | 'org' | 'hour' | 'status';
+
+const DAY_MS = 86_400_000;
 
 export function toUsageRow(r: LedgerRecord): NewUsageRow {
   const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
@@ -38,6 +40,26 @@ function scopeFilter(type: ScopeType, id: string) {
 }
 
 /**
+ * One part of the rollup statement: the `moved` rows summed into `table` by
+ * time bucket (`bucketMs` wide, in column `time`), served model and status,
+ * and by key too when `byKey`; an additive upsert.
+ */
+function foldInto(table: string, time: string, bucketMs: number, byKey: boolean) {
+  const t = sql.raw(table);
+  const bucket = sql.raw(`(ts / ${bucketMs}) * ${bucketMs}`);
+  const keyCols = byKey ? sql`key_id, project_id, ` : sql``;
+  const keyVals = byKey ? sql`key_id, max(project_id), ` : sql``;
+  const sum = (c: string) => sql.raw(`${c} = ${table}.${c} + excluded.${c}`);
+  return sql`
+        insert into ${t} (${sql.raw(time)}, ${keyCols}model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+        select ${bucket}, ${keyVals}served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+        from moved group by ${bucket}, ${byKey ? sql`key_id, ` : sql``}served_model, status
+        on conflict (${sql.raw(time)}, ${byKey ? sql`key_id, ` : sql``}model, status) do update set
+          ${sum('requests')}, ${sum('prompt_tokens')}, ${sum('completion_tokens')}, ${sum('cached_tokens')}, ${sum('cost_micros')}
+        returning 1`;
+}
+
+/**
  * Usage rows: idempotent batch insert, hourly rollups, retention, spend per
  * scope (rollups plus the un-rolled tail, read in one statement so a
  * concurrent rollup cannot double- or under-count), and usage queries.
@@ -68,7 +90,8 @@ export class UsageStore {
 
   /**
    * Folds every not-yet-rolled raw row into usage_rollup (hour buckets, by
-   * key and served model) and marks it rolled, in one statement: rows
+   * key and served model), usage_rollup_day and usage_rollup_model_hour
+   * (migration 0008) and marks it rolled, in one statement: rows
    * inserted concurrently are left for the next run, and a crash rolls back
    * both halves together.
    */
@@ -77,17 +100,9 @@ export class UsageStore {
       with moved as (
         update usage set rolled_up = 1 where rolled_up = 0
         returning ts, key_id, project_id, served_model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros
-      ), agg as (
-        insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by (ts / 3600000) * 3600000, key_id, served_model, status
-        on conflict (hour_ts, key_id, model, status) do update set
-          requests = usage_rollup.requests + excluded.requests,
-          prompt_tokens = usage_rollup.prompt_tokens + excluded.prompt_tokens,
-          completion_tokens = usage_rollup.completion_tokens + excluded.completion_tokens,
-          cached_tokens = usage_rollup.cached_tokens + excluded.cached_tokens,
-          cost_micros = usage_rollup.cost_micros + excluded.cost_micros
-        returning 1
+      ), hourly as (${foldInto('usage_rollup', 'hour_ts', 3_600_000, true)}
+      ), daily as (${foldInto('usage_rollup_day', 'day_ts', DAY_MS, true)}
+      ), model_hour as (${foldInto('usage_rollup_model_hour', 'hour_ts', 3_600_000, false)}
       )
       select (select count(*) from moved)::int as n`.execute(this.db);
     return r.rows[0]?.n ?? 0;
@@ -136,27 +151,45 @@ export class UsageStore {
     const f = opts.scope ? scopeFilter(opts.scope.type, opts.scope.id) : sql`true`;
     const g = {
       '': sql`''`,
-      model: sql`model`,
-      key: sql`key_id`,
-      project: sql`project_id`,
-      hour: sql`cast(hour_ts as text)`,
-      status: sql`cast(status as text)`,
+      model: sql`u.model`,
+      key: sql`u.key_id`,
+      project: sql`u.project_id`,
+      team: sql`coalesce(o.name || '/' || t.name, u.project_id)`,
+      org: sql`coalesce(o.name, u.project_id)`,
+      hour: sql`cast(u.hour_ts as text)`,
+      status: sql`cast(u.status as text)`,
     }[opts.groupBy];
+    const cols = sql`status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros`;
+    const hourly = (from: number, to: number) => sql`select hour_ts, key_id, project_id, model, ${cols} from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}`;
+    // The widest rollup that answers the grouping (docs/portal.md, "Scale"): whole UTC days from the daily
+    // rollup and the partial days at either end from the hourly one; the fleet-wide hourly series from the
+    // per-model hourly rollup; a scoped hourly series from the hourly rollup by its key/project index.
+    const dayFrom = Math.ceil(opts.from / DAY_MS) * DAY_MS;
+    const dayTo = Math.floor(opts.to / DAY_MS) * DAY_MS;
+    const rolled =
+      opts.groupBy === 'hour'
+        ? opts.scope
+          ? hourly(opts.from, opts.to)
+          : sql`select hour_ts, '' as key_id, '' as project_id, model, ${cols} from usage_rollup_model_hour where hour_ts >= ${opts.from} and hour_ts < ${opts.to}`
+        : dayFrom < dayTo
+          ? sql`select day_ts, key_id, project_id, model, ${cols} from usage_rollup_day where day_ts >= ${dayFrom} and day_ts < ${dayTo} and ${f}
+              union all ${hourly(opts.from, dayFrom)} union all ${hourly(dayTo, opts.to)}`
+          : hourly(opts.from, opts.to);
+    const names = opts.groupBy === 'team' || opts.groupBy === 'org' ? sql`left join projects p on p.id = u.project_id left join teams t on t.id = p.team_id left join organizations o on o.id = t.org_id` : sql``;
     const r = await sql<{ grp: string; requests: number; refused: number; failed: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_micros: number }>`
-      with u as (
-        select hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros
-          from usage_rollup where hour_ts >= ${opts.from} and hour_ts < ${opts.to} and ${f}
+      with u (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros) as (
+        ${rolled}
         union all
         select (ts / 3600000) * 3600000, key_id, project_id, served_model, status, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
           from usage where rolled_up = 0 and ts >= ${opts.from} and ts < ${opts.to} and ${f}
       )
       select ${g} as grp,
-        coalesce(sum(case when status < 400 then requests end), 0)::bigint as requests,
-        coalesce(sum(case when status >= 400 and status < 500 then requests end), 0)::bigint as refused,
-        coalesce(sum(case when status >= 500 then requests end), 0)::bigint as failed,
-        sum(prompt_tokens)::bigint as prompt_tokens, sum(completion_tokens)::bigint as completion_tokens,
-        sum(cached_tokens)::bigint as cached_tokens, sum(cost_micros)::bigint as cost_micros
-      from u group by 1 order by 1`.execute(this.db);
+        coalesce(sum(case when u.status < 400 then u.requests end), 0)::bigint as requests,
+        coalesce(sum(case when u.status >= 400 and u.status < 500 then u.requests end), 0)::bigint as refused,
+        coalesce(sum(case when u.status >= 500 then u.requests end), 0)::bigint as failed,
+        sum(u.prompt_tokens)::bigint as prompt_tokens, sum(u.completion_tokens)::bigint as completion_tokens,
+        sum(u.cached_tokens)::bigint as cached_tokens, sum(u.cost_micros)::bigint as cost_micros
+      from u ${names} group by 1 order by 1`.execute(this.db);
     return r.rows.map((x) => ({
       ...x,
       requests: Number(x.requests),

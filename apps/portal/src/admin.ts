@@ -3,6 +3,7 @@ import { LlmgwError } from '@llmgw/errors';
 import { withActor } from '@llmgw/grpc';
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from './app';
+import { placementFailures } from './placement-failures';
 import { hourlySeries } from './series';
 import { Snapshot } from './snapshot';
 import { mustRole } from './roles';
@@ -11,8 +12,11 @@ import { allowed, type Person } from './session';
 type Form = Record<string, string | undefined>;
 const str = (v: unknown, max = 300) => (typeof v === 'string' ? v.slice(0, max) : '');
 
+/** How the usage page can group (accounting's QueryUsage group_by). */
+const USAGE_GROUPS = ['model', 'org', 'team', 'project', 'key'];
+
 /** Nodes per fleet page. */
-const FLEET_PAGE = 100;
+const FLEET_PAGE = 50;
 
 const STATE = (s: string) => s.replace(/^[A-Z]+_STATE_/, '').toLowerCase();
 const NODE_ACTIONS: Record<string, { method: string; verb: string }> = {
@@ -38,23 +42,19 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     return c.control;
   };
   const as = (p: Person) => ({ metadata: withActor(p.email), actor: p.email });
-  // The fleet list is shared by page views for 5 s (30 s stale at most, refreshed behind): one ListNodes of a
-  // thousand nodes costs more than a page may take. An action here drops it, so its effect shows at once.
-  const fleet = new Snapshot(async () => (c.control ? (await control().listNodes()).nodes : []), { freshMs: 5000, staleMs: 30_000 }, c.now);
-
   app.get('/admin', async (req, reply) => {
     const p = mustRole(req, reply, 'viewer');
     if (!p) return reply;
-    const all = await fleet.get();
-    const counts: Record<string, number> = {};
-    for (const n of all) counts[STATE(n.state)] = (counts[STATE(n.state)] ?? 0) + 1;
-    // A page of nodes at a time (the counts cover the whole fleet); ?state= narrows to one state.
-    const want = str((req.query as Form).state, 30);
-    const shown = want ? all.filter((n) => STATE(n.state) === want) : all;
-    const pages = Math.max(1, Math.ceil(shown.length / FLEET_PAGE));
-    const page = Math.min(pages, Math.max(1, Number((req.query as Form).page) || 1));
-    const nodes = shown.slice((page - 1) * FLEET_PAGE, page * FLEET_PAGE).map(nodeView);
-    return c.page(req, reply, 'admin-fleet', { nodes, total: all.length, matching: shown.length, counts, page, pages, state: want, canAct: allowed(p, 'operator') });
+    // One page of nodes per view, asked of the control service (docs/portal.md, "Scale"): the counts cover
+    // the whole fleet; ?state= narrows to one state.
+    const q = req.query as Form;
+    const want = str(q.state, 30);
+    const page = Math.max(1, Number(q.page) || 1);
+    const [r, placement] = c.control
+      ? await Promise.all([control().listNodes({}, { pageSize: FLEET_PAGE, page, state: want }), placementFailures(control())])
+      : [{ nodes: [], total: 0, matching: 0, countsByState: {} }, { failures: [], unexplained: [] }];
+    const pages = Math.max(1, Math.ceil(r.matching / FLEET_PAGE));
+    return c.page(req, reply, 'admin-fleet', { nodes: r.nodes.map(nodeView), total: r.total, matching: r.matching, counts: r.countsByState, page: Math.min(page, pages), pages, state: want, placement, canAct: allowed(p, 'operator') });
   });
 
   app.post('/admin/nodes', async (req, reply) => {
@@ -67,7 +67,6 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
     const reason = str(f.reason, 200) || `from the portal by ${p.email}`;
     const req2 = a.method === 'UncordonNode' ? { nodeId } : a.method === 'DrainNode' ? { nodeId, reason, replicaDrainTimeoutMs: 0 } : { nodeId, reason };
     await control().unary<controlV1.NodeAdminResponse__Output>(a.method as never, req2, { metadata: as(p).metadata });
-    fleet.invalidate();
     return reply.redirect('/admin', 303);
   });
 
@@ -128,15 +127,15 @@ export function registerAdmin(app: FastifyInstance, c: Ctx): void {
 
   app.get('/admin/usage', async (req, reply) => {
     if (!mustRole(req, reply, 'viewer')) return reply;
-    const group = ['model', 'project', 'key'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
+    const group = USAGE_GROUPS.includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const w = windowOf(req.query);
     const [rows, hours] = await Promise.all([usageRows(group, w.days), usageRows('hour', w.days)]);
-    return c.page(req, reply, 'admin-usage', { rows, group, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
+    return c.page(req, reply, 'admin-usage', { rows, group, groups: USAGE_GROUPS, days: w.days, series: hourlySeries(hours, w.from, (c.now ?? Date.now)()) });
   });
 
   app.get('/admin/usage.csv', async (req, reply) => {
     if (!mustRole(req, reply, 'billing')) return reply;
-    const group = ['model', 'project', 'key', 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
+    const group = [...USAGE_GROUPS, 'hour'].includes(str((req.query as Form).by)) ? str((req.query as Form).by) : 'model';
     const rows = await usageRows(group, windowOf(req.query).days);
     const q = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
     const lines = [`${group},requests,refused,failed,prompt_tokens,completion_tokens,cached_tokens,cost_micros`, ...rows.map((r) => [q(r.group), r.requests, r.refused, r.failed, r.promptTokens, r.completionTokens, r.cachedTokens, r.costMicros].join(','))];

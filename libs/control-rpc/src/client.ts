@@ -31,8 +31,9 @@ export class ControlClient {
     return callUnary<Res>(this.raw, method, req, { deadlineMs: this.timeout, ...opts, metadata: this.md(opts) });
   }
 
-  listNodes(opts: CallOptions = {}): Promise<controlV1.ListNodesResponse__Output> {
-    return this.unary('ListNodes', {}, opts);
+  /** Every node, or one page of them (`req`, docs/portal.md "Scale"). */
+  listNodes(opts: CallOptions = {}, req: controlV1.ListNodesRequest = {}): Promise<controlV1.ListNodesResponse__Output> {
+    return this.unary('ListNodes', req, opts);
   }
 
   getNode(nodeId: string, opts: CallOptions = {}): Promise<controlV1.Node__Output> {

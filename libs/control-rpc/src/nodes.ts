@@ -4,6 +4,7 @@ import { boundedSchema, callerActor, serverStream, unary, type UnaryLogger } fro
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
+import { pageOfNodes } from './node-page';
 
 export type ControlNode = controlV1.Node;
 export type NodeAdminResponse = controlV1.NodeAdminResponse;
@@ -77,6 +78,9 @@ const cordonSchema = z.object({ nodeId, reason }).passthrough();
 const uncordonSchema = z.object({ nodeId }).passthrough();
 const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0).max(86_400_000, 'replica_drain_timeout_ms is at most 24 h') }).passthrough();
 const getSchema = z.object({ nodeId }).passthrough();
+const listSchema = z
+  .object({ pageSize: z.number().int().min(0).max(10_000, 'page_size is at most 10000'), page: z.number().int().min(0), state: z.string().max(30, 'state is at most 30 characters') })
+  .passthrough();
 const logsSchema = z
   .object({
     nodeId: z.string().max(MAX_ID),
@@ -109,7 +113,7 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
     return res;
   };
   return {
-    ListNodes: unary({ log, handler: async () => ({ nodes: await backend.listNodes() }) }),
+    ListNodes: unary({ log, schema: boundedSchema(listSchema), handler: async (r) => pageOfNodes(await backend.listNodes(), r) }),
     GetNode: unary({ log, schema: boundedSchema(getSchema), handler: (r) => backend.getNode(r.nodeId) }),
     CordonNode: unary({
       log,

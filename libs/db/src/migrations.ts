@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { accountsMigration } from './migration-0005-accounts';
 import { capacityProfilesMigration } from './capacity-profiles';
+import { usageRollupsMigration } from './migration-0008-usage-rollups';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -147,6 +148,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   },
   '0005_accounts': accountsMigration,
   '0006_capacity_profiles': capacityProfilesMigration,
+  '0008_usage_rollups': usageRollupsMigration,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -14,6 +14,8 @@ export interface Database {
   limits: LimitsTable;
   usage: UsageTable;
   usage_rollup: UsageRollupTable;
+  usage_rollup_day: UsageRollupDayTable;
+  usage_rollup_model_hour: UsageRollupModelHourTable;
   audit_log: AuditLogTable;
   admin_requests: AdminRequestsTable;
 }
@@ -114,6 +116,30 @@ export interface UsageRollupTable {
   completion_tokens: number;
   cached_tokens: number;
   cost_micros: number;
+}
+
+/** The sums every usage rollup keeps per bucket. */
+export interface UsageSums {
+  status: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cost_micros: number;
+}
+
+/** Usage per UTC day, key, served model and status (migration 0008). */
+export interface UsageRollupDayTable extends UsageSums {
+  day_ts: number;
+  key_id: string;
+  project_id: string;
+  model: string;
+}
+
+/** Fleet-wide usage per hour, served model and status (migration 0008). */
+export interface UsageRollupModelHourTable extends UsageSums {
+  hour_ts: number;
+  model: string;
 }
 
 export interface AuditLogTable {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import type { TenancyStore } from '../tenancy-store';
 import { hashPassword, newToken, openWith, sealWith, tokenHash, verifyPassword } from './crypto';
-import { AttemptLimiter } from './rate-limit';
+import { AttemptLimiter, type SigninAttempts } from './rate-limit';
 
 export const ROLES = ['user', 'viewer', 'operator', 'billing', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -71,15 +71,16 @@ const newAccountId = () => 'acct_' + randomBytes(9).toString('base64url').replac
  * reaches every router's key cache the usual way (docs/accounting.md).
  */
 export class AccountStore {
-  readonly attempts: AttemptLimiter;
+  readonly attempts: SigninAttempts;
 
   constructor(
     private readonly db: Kysely<any>,
     private readonly tenancy: TenancyStore,
     readonly o: AccountsOptions = DEFAULT_ACCOUNTS_OPTIONS,
     private readonly now: () => number = Date.now,
+    attempts?: SigninAttempts,
   ) {
-    this.attempts = new AttemptLimiter(o.attempts, now);
+    this.attempts = attempts ?? new AttemptLimiter(o.attempts, now);
   }
 
   private audit(actor: string, action: string, id: string, details: object = {}) {
@@ -193,17 +194,17 @@ export class AccountStore {
    */
   async signIn(email: string, password: string, address: string, previous?: string): Promise<{ token: string; account: AccountRow; expiresAt: number }> {
     const e = email.trim().toLowerCase().slice(0, 256);
-    const wait = this.attempts.retryAfter(e, address);
+    const wait = await this.attempts.retryAfter(e, address);
     if (wait > 0) throw new LlmgwError('LLMGW_ERR_SIGNIN_RATE_LIMITED', `too many failed sign-ins; try again in ${wait} s`, { retryAfterSeconds: wait });
     const a = (await this.db.selectFrom('accounts').selectAll().where('email', '=', e).executeTakeFirst()) as AccountRow | undefined;
     // The same work whether or not the account exists: no timing tells which emails have accounts.
     const ok = await verifyPassword(password, a?.password_hash ?? 'scrypt$32768$8$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
     if (!a || !ok) {
-      this.attempts.fail(e, address);
+      await this.attempts.fail(e, address);
       throw unauth('wrong email or password');
     }
     if (a.status !== 'active') throw denied(a.status === 'pending' ? 'your account waits for an operator to approve it' : `your account is ${a.status}`);
-    this.attempts.succeed(e);
+    await this.attempts.succeed(e);
     if (previous) await this.signOut(previous);
     const token = newToken();
     const at = this.now();

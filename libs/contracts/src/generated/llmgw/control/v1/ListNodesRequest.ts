@@ -2,7 +2,13 @@
 
 
 export interface ListNodesRequest {
+  'pageSize'?: (number);
+  'page'?: (number);
+  'state'?: (string);
 }
 
 export interface ListNodesRequest__Output {
+  'pageSize': (number);
+  'page': (number);
+  'state': (string);
 }
