@@ -2,7 +2,7 @@ import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { withActor } from '@llmgw/grpc';
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from './app';
+import type { Ctx } from './context';
 import { placementFailures } from './placement-failures';
 import { hourlySeries } from './series';
 import { Snapshot } from './snapshot';

@@ -2,21 +2,20 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import fstatic from '@fastify/static';
-import type { AccountingClient } from '@llmgw/accounting-rpc';
-import type { ControlClient } from '@llmgw/control-rpc';
 import { isLlmgwError } from '@llmgw/errors';
-import type { Logger } from '@llmgw/observability';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { registerAdmin } from './admin';
 import { registerChat } from './chat';
-import type { PortalConfig } from './config';
 import { registerMe } from './me';
 import { registerPublic } from './public';
 import { registerTraffic } from './traffic';
 import { makeRenderer, portalDir } from './render';
-import { loadPerson, sessionCookie, type Person, type SessionCookie } from './session';
+import { loadPerson, sessionCookie, type Person } from './session';
+import type { Ctx, PortalDeps } from './context';
+
+export { requirePerson, type Ctx, type PortalDeps } from './context';
 
 /**
  * Every page's security headers (docs/portal.md, "Security"): a strict
@@ -33,19 +32,6 @@ declare module 'fastify' {
   }
 }
 
-export interface PortalDeps {
-  cfg: PortalConfig;
-  log: Logger;
-  accounting: AccountingClient;
-  control?: ControlClient;
-  now?: () => number;
-}
-
-/** What route modules share: the clients, the renderer and the page helper. */
-export interface Ctx extends PortalDeps {
-  cookie: SessionCookie;
-  page(req: FastifyRequest, reply: FastifyReply, view: string, data?: object, status?: number): FastifyReply;
-}
 
 const assetOpts = { maxAge: '7d', immutable: true, decorateReply: false, index: false } as const;
 
@@ -117,11 +103,4 @@ export async function buildApp(d: PortalDeps): Promise<FastifyInstance> {
   registerAdmin(app, ctx);
   registerTraffic(app, ctx);
   return app;
-}
-
-/** Sends a page only to a signed-in person; others are sent to sign in. */
-export function requirePerson(req: FastifyRequest, reply: FastifyReply): Person | undefined {
-  if (req.person) return req.person;
-  void reply.redirect('/signin', 303);
-  return undefined;
 }

@@ -2,7 +2,7 @@ import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
-import { requirePerson, type Ctx } from './app';
+import { requirePerson, type Ctx } from './context';
 import type { Person } from './session';
 
 /** Names of the keys `/chat` mints for a person (shown apart on their profile). */

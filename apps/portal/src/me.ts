@@ -1,7 +1,7 @@
 import type { accountingV1 } from '@llmgw/contracts';
 import { isLlmgwError } from '@llmgw/errors';
 import type { FastifyInstance } from 'fastify';
-import { requirePerson, type Ctx } from './app';
+import { requirePerson, type Ctx } from './context';
 import { CHAT_KEY_PREFIX } from './chat';
 import { hourlySeries } from './series';
 

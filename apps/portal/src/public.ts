@@ -1,7 +1,7 @@
 import type { accountingV1, controlV1 } from '@llmgw/contracts';
 import { isLlmgwError } from '@llmgw/errors';
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from './app';
+import type { Ctx } from './context';
 import { clearSession, setSession } from './session';
 
 type Form = Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from './app';
+import type { Ctx } from './context';
 import { mustRole } from './roles';
 import { Snapshot } from './snapshot';
 

@@ -1,5 +1,4 @@
 import type { controlV1 } from '@llmgw/contracts';
-import type { ControlNode } from './nodes';
 
 /** A node state as ListNodes' `state` filter and `counts_by_state` name it: "NODE_STATE_READY" → "ready". */
 export const nodeStateName = (s: string): string => s.replace(/^NODE_STATE_/, '').toLowerCase();
@@ -10,7 +9,7 @@ export const nodeStateName = (s: string): string => s.replace(/^NODE_STATE_/, ''
  * fleet page moves one page of full node records instead of every node.
  * `page_size` 0 answers every matching node.
  */
-export function pageOfNodes(all: readonly ControlNode[], req: Partial<controlV1.ListNodesRequest__Output>): controlV1.ListNodesResponse {
+export function pageOfNodes(all: readonly controlV1.Node[], req: Partial<controlV1.ListNodesRequest__Output>): controlV1.ListNodesResponse {
   const counts: Record<string, number> = {};
   for (const n of all) {
     const s = nodeStateName(String(n.state ?? ''));
