@@ -1,5 +1,5 @@
 // `npm test`: the whole gate, in the order a failure is cheapest to find.
-//   1. generated gRPC types are fresh, house checks (file size, sleeps in specs)
+//   1. generated gRPC types are fresh, house checks (file size, sleeps in specs, import cycles), formatting
 //   2. lint   3. typecheck   4. tests
 // Nx's cache is skipped: a test replayed from cache proves nothing about this
 // checkout (Nx keeps a per-user cache that even a fresh clone would hit).
@@ -58,6 +58,7 @@ function summary() {
   await step('proto: generated types are fresh', 'node', ['tools/scripts/proto-gen.cjs', '--check']);
   await step('house: no non-test file over 450 lines', 'node', ['tools/scripts/check-file-size.cjs']);
   await step('house: specs wait for events, not sleeps', 'node', ['tools/scripts/check-spec-sleeps.cjs']);
+  await step('house: no import cycle', 'node', ['tools/scripts/check-import-cycles.cjs']);
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck', nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--skip-nx-cache']);
