@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, ResponsesRequest, chatMaxTokens, wantsStreamUsage, type ResponseObject, type ResponsesUsage } from '@llmgw/contracts';
+import { ChatCompletionRequest, CompletionRequest, chatMaxTokens, wantsStreamUsage } from '@llmgw/contracts';
 import type { SimEngineConfig } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
 import type { Logger } from '@llmgw/observability';
@@ -12,7 +12,9 @@ import { renderMetrics } from './metrics';
 import { fnv1a, mulberry32 } from './rng';
 import { promptTokenizer } from './prompt-tokens';
 import { renderChat } from './tokens';
-import { SSE_HEADERS, fail, parseJson, readBody, responsesMessages, responsesUsageOf, sendError, sendJson, usageOf } from './http-io';
+import { responsesHandler } from './responses-route';
+import { embeddingsHandler } from './embeddings-route';
+import { SSE_HEADERS, fail, parseJson, readBody, sendError, sendJson, usageOf } from './http-io';
 
 /**
  * The HTTP surface on node:http directly: the request path is a handful of
@@ -54,7 +56,11 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       );
     }
     if (engine.tooLargeForCache(promptTokens)) {
-      throw fail('LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', `the prompt (${promptTokens} tokens) needs more KV blocks than the engine has (${cfg.numGpuBlocks})`, what);
+      throw fail(
+        'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED',
+        `the prompt (${promptTokens} tokens) needs more KV blocks than the engine has (${cfg.numGpuBlocks})`,
+        what,
+      );
     }
   };
 
@@ -85,22 +91,46 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   const textSeed = (prompt: string, reqSeed: number | null | undefined): number => fnv1a(prompt, (cfg.seed * 2654435761 + (reqSeed ?? 0)) >>> 0);
 
   /** One generation: submitted to the engine, and dropped from it when the client goes away. */
-  function generate(res: ServerResponse, job: { tokens: number[]; max: number; reason: 'stop' | 'length'; stop?: string[]; prompt: string; seed?: number | null; priority?: number }, sink: SeqSink): void {
+  function generate(
+    res: ServerResponse,
+    job: { tokens: number[]; max: number; reason: 'stop' | 'length'; stop?: string[]; prompt: string; seed?: number | null; priority?: number },
+    sink: SeqSink,
+  ): void {
     const rid = res.req?.headers['x-request-id'];
     const requestId = typeof rid === 'string' && rid !== '' ? rid.slice(0, 256) : undefined;
     const submit = (s: SeqSink) => {
-      const seq = engine.submit({ promptTokens: job.tokens, maxTokens: job.max, limitReason: job.reason, stop: job.stop, textSeed: textSeed(job.prompt + (llama?.tag(res) ?? ''), job.seed), priority: job.priority, requestId, sink: s });
+      const seq = engine.submit({
+        promptTokens: job.tokens,
+        maxTokens: job.max,
+        limitReason: job.reason,
+        stop: job.stop,
+        textSeed: textSeed(job.prompt + (llama?.tag(res) ?? ''), job.seed),
+        priority: job.priority,
+        requestId,
+        sink: s,
+      });
       res.on('close', () => engine.abort(seq));
     };
     const adapter = adapterOf.get(res);
     if (!adapter) return submit(sink);
     // A LoRA request runs once its adapter holds a slot, and gives the slot back when it ends (or the client leaves).
     let held = true;
-    const release = () => { if (held) { held = false; lora.release(adapter); } };
+    const release = () => {
+      if (held) {
+        held = false;
+        lora.release(adapter);
+      }
+    };
     void lora.acquire(adapter).then(() => {
       if (res.destroyed) return release();
       res.on('close', release);
-      submit({ tokens: (t, f) => sink.tokens(t, f), finish: (fr, u) => { release(); sink.finish(fr, u); } });
+      submit({
+        tokens: (t, f) => sink.tokens(t, f),
+        finish: (fr, u) => {
+          release();
+          sink.finish(fr, u);
+        },
+      });
     });
   }
 
@@ -120,7 +150,8 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     const priority = priorityOf(body);
     const maxTokens = chatMaxTokens(body);
-    if (maxTokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
+    if (maxTokens === 0)
+      throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
     const prompt = renderChat(body.messages);
     const tokens = tokenizer.chat(body.messages);
     checkLength(tokens.length, maxTokens, 'messages');
@@ -137,31 +168,39 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${createdAt},"model":${JSON.stringify(model)},"choices":[`;
       res.writeHead(200, SSE_HEADERS);
       res.flushHeaders();
-      generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, {
-        tokens(texts, first) {
-          let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
-          for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
-          if (out && !res.destroyed) res.write(out);
+      generate(
+        res,
+        { tokens, max, reason, stop, prompt, seed: body.seed, priority },
+        {
+          tokens(texts, first) {
+            let out = first ? `${head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageField}}\n\n` : '';
+            for (const t of texts) out += `${head}{"index":0,"delta":{"content":${JSON.stringify(t)}},"logprobs":null,"finish_reason":null}]${usageField}}\n\n`;
+            if (out && !res.destroyed) res.write(out);
+          },
+          finish(fr, usage) {
+            let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
+            if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
+            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
+          },
         },
-        finish(fr, usage) {
-          let out = `${head}{"index":0,"delta":{},"logprobs":null,"finish_reason":"${fr}"}]${usageField}}\n\n`;
-          if (withUsage) out += `${head}],"usage":${JSON.stringify(usageOf(usage))}}\n\n`;
-          if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
-        },
-      });
+      );
       return;
     }
-    generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, whole('', (text, fr, usage) => {
-      sendJson(res, 200, {
-        id,
-        object: 'chat.completion',
-        created: createdAt,
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: fr }],
-        usage: usageOf(usage),
-        system_fingerprint: null,
-      });
-    }));
+    generate(
+      res,
+      { tokens, max, reason, stop, prompt, seed: body.seed, priority },
+      whole('', (text, fr, usage) => {
+        sendJson(res, 200, {
+          id,
+          object: 'chat.completion',
+          created: createdAt,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: fr }],
+          usage: usageOf(usage),
+          system_fingerprint: null,
+        });
+      }),
+    );
   }
 
   async function completions(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -207,157 +246,74 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
       res.writeHead(200, SSE_HEADERS);
       res.flushHeaders();
       let held: string | undefined = echo || undefined;
-      generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, {
-        tokens(texts) {
-          // The last text is held back so the finish_reason rides on the final token, as in the captures.
-          let out = '';
-          for (const t of texts) {
-            if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
-            held = t;
-          }
-          if (out && !res.destroyed) res.write(out);
+      generate(
+        res,
+        { tokens, max, reason, stop, prompt, seed: body.seed, priority },
+        {
+          tokens(texts) {
+            // The last text is held back so the finish_reason rides on the final token, as in the captures.
+            let out = '';
+            for (const t of texts) {
+              if (held !== undefined) out += `${head}{"text":${JSON.stringify(held)},"index":0,"logprobs":null,"finish_reason":null}${tail}`;
+              held = t;
+            }
+            if (out && !res.destroyed) res.write(out);
+          },
+          finish(fr, usage) {
+            let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
+            if (withUsage)
+              out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
+            if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
+          },
         },
-        finish(fr, usage) {
-          let out = `${head}{"text":${JSON.stringify(held ?? '')},"index":0,"logprobs":null,"finish_reason":"${fr}"}${tail}`;
-          if (withUsage) out += `data: {"id":"${id}","object":"text_completion","created":${createdAt},"model":${JSON.stringify(model)},"usage":${JSON.stringify(usageOf(usage))},"choices":[]}\n\n`;
-          if (!res.destroyed) res.end(out + 'data: [DONE]\n\n');
-        },
-      });
-      return;
-    }
-    generate(res, { tokens, max, reason, stop, prompt, seed: body.seed, priority }, whole(echo, (text, fr, usage) => {
-      sendJson(res, 200, {
-        id,
-        object: 'text_completion',
-        created: createdAt,
-        model,
-        choices: [{ index: 0, text, logprobs: null, finish_reason: fr }],
-        usage: usageOf(usage),
-      });
-    }));
-  }
-
-  /** POST /v1/responses as vLLM answers it: one message item; streamed as `event:`/`data:` pairs ending in response.completed (no [DONE]). */
-  async function responses(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ResponsesRequest);
-    checkModel(body.model);
-    const messages = responsesMessages(body);
-    if (messages.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must contain at least one message', 'input');
-    const maxTokens = body.max_output_tokens ?? undefined;
-    const prompt = renderChat(messages);
-    const tokens = tokenizer.chat(messages);
-    checkLength(tokens.length, maxTokens, 'messages');
-    maybeFail();
-    const id = nextId('resp');
-    const msgId = nextId('msg');
-    const createdAt = Math.floor(Date.now() / 1000);
-    const { max, reason } = budget(maxTokens, tokens.length);
-    const model = body.model;
-    const responseObject = (status: ResponseObject['status'], text: string | undefined, usage: ResponsesUsage | null, incomplete: boolean): ResponseObject => ({
-      id,
-      object: 'response',
-      created_at: createdAt,
-      status,
-      model,
-      instructions: body.instructions ?? null,
-      max_output_tokens: body.max_output_tokens ?? null,
-      output: text === undefined ? [] : [{ type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }],
-      incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
-      parallel_tool_calls: true,
-      temperature: body.temperature ?? 1,
-      top_p: body.top_p ?? 1,
-      tool_choice: body.tool_choice ?? 'auto',
-      tools: body.tools ?? [],
-      usage,
-    });
-    if (body.stream) {
-      let seqNo = 0;
-      const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seqNo++, ...data })}\n\n`;
-      const item = { output_index: 0, item_id: msgId, content_index: 0 };
-      let text = '';
-      res.writeHead(200, SSE_HEADERS);
-      res.write(
-        ev('response.created', { response: responseObject('in_progress', undefined, null, false) }) +
-          ev('response.in_progress', { response: responseObject('in_progress', undefined, null, false) }) +
-          ev('response.output_item.added', { output_index: 0, item: { type: 'message', id: msgId, status: 'in_progress', role: 'assistant', content: [] } }) +
-          ev('response.content_part.added', { ...item, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
       );
-      generate(res, { tokens, max, reason, prompt }, {
-        tokens(texts) {
-          let out = '';
-          for (const t of texts) {
-            text += t;
-            out += ev('response.output_text.delta', { ...item, delta: t, logprobs: [] });
-          }
-          if (out && !res.destroyed) res.write(out);
-        },
-        finish(fr, usage) {
-          const part = { type: 'output_text', text, annotations: [] };
-          const incomplete = fr === 'length';
-          const out =
-            ev('response.output_text.done', { ...item, text, logprobs: [] }) +
-            ev('response.content_part.done', { ...item, part }) +
-            ev('response.output_item.done', { output_index: 0, item: { type: 'message', id: msgId, status: 'completed', role: 'assistant', content: [part] } }) +
-            ev(incomplete ? 'response.incomplete' : 'response.completed', { response: responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete) });
-          if (!res.destroyed) res.end(out);
-        },
-      });
       return;
     }
-    generate(res, { tokens, max, reason, prompt }, whole('', (text, fr, usage) => {
-      const incomplete = fr === 'length';
-      sendJson(res, 200, responseObject(incomplete ? 'incomplete' : 'completed', text, responsesUsageOf(usage), incomplete));
-    }));
+    generate(
+      res,
+      { tokens, max, reason, stop, prompt, seed: body.seed, priority },
+      whole(echo, (text, fr, usage) => {
+        sendJson(res, 200, {
+          id,
+          object: 'text_completion',
+          created: createdAt,
+          model,
+          choices: [{ index: 0, text, logprobs: null, finish_reason: fr }],
+          usage: usageOf(usage),
+        });
+      }),
+    );
   }
 
-  async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = parseJson(await readBody(req, cfg.bodyLimitBytes), EmbeddingRequest);
-    checkModel(body.model);
-    // A string, a list of strings, one token-id list, or a list of token-id lists.
-    const input = body.input;
-    const inputs: string[] =
-      typeof input === 'string'
-        ? [input]
-        : input.length > 0 && input.every((x) => typeof x === 'number')
-          ? [input.join(',')]
-          : (input as Array<string | number[]>).map((x) => (typeof x === 'string' ? x : x.join(',')));
-    if (inputs.length === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'input must not be empty', 'input');
-    const dim = Math.min(body.dimensions ?? cfg.embeddingDim, cfg.embeddingDim);
-    let promptTokens = 0;
-    const data = inputs.map((text, index) => {
-      const n = Math.ceil(text.length / 4);
-      if (n > cfg.maxModelLen) throw fail('LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', `This model's maximum context length is ${cfg.maxModelLen} tokens. However, you requested ${n} tokens in the input.`, 'input');
-      promptTokens += n;
-      const rand = mulberry32(fnv1a(text, cfg.seed >>> 0));
-      const v = new Float32Array(dim);
-      let norm = 0;
-      for (let i = 0; i < dim; i++) {
-        v[i] = rand() * 2 - 1;
-        norm += v[i] * v[i];
-      }
-      norm = Math.sqrt(norm) || 1;
-      for (let i = 0; i < dim; i++) v[i] /= norm;
-      const embedding = body.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v);
-      return { object: 'embedding' as const, index, embedding };
-    });
-    maybeFail();
-    engine.counters.promptTokens += promptTokens;
-    sendJson(res, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } });
-  }
+  const responses = responsesHandler({ cfg, tokenizer, checkModel, checkLength, maybeFail, nextId, budget, generate, whole });
+  const embeddings = embeddingsHandler(cfg, engine, checkModel, maybeFail);
 
   function modelsList(res: ServerResponse): void {
     sendJson(res, 200, {
       object: 'list',
-      data: cfg.models.map((id) => ({
-        id,
-        object: 'model',
-        created,
-        owned_by: 'vllm',
-        root: cfg.models[0],
-        parent: null as string | null,
-        max_model_len: cfg.maxModelLen,
-        permission: [],
-      })).concat(lora.list().map((a) => ({ id: a.name, object: 'model', created, owned_by: 'vllm', root: a.path, parent: cfg.models[0], max_model_len: cfg.maxModelLen, permission: [] }))),
+      data: cfg.models
+        .map((id) => ({
+          id,
+          object: 'model',
+          created,
+          owned_by: 'vllm',
+          root: cfg.models[0],
+          parent: null as string | null,
+          max_model_len: cfg.maxModelLen,
+          permission: [],
+        }))
+        .concat(
+          lora.list().map((a) => ({
+            id: a.name,
+            object: 'model',
+            created,
+            owned_by: 'vllm',
+            root: a.path,
+            parent: cfg.models[0],
+            max_model_len: cfg.maxModelLen,
+            permission: [],
+          })),
+        ),
     });
   }
 
@@ -408,7 +364,10 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
     try {
       if (wanted && (path === '/v1' || path.startsWith('/v1/')) && !authorized(req)) {
         req.resume();
-        throw fail(req.headers.authorization ? 'LLMGW_ERR_AUTH_INVALID' : 'LLMGW_ERR_AUTH_MISSING', req.headers.authorization ? 'Incorrect API key provided.' : 'This engine requires an API key (Authorization: Bearer <key>).');
+        throw fail(
+          req.headers.authorization ? 'LLMGW_ERR_AUTH_INVALID' : 'LLMGW_ERR_AUTH_MISSING',
+          req.headers.authorization ? 'Incorrect API key provided.' : 'This engine requires an API key (Authorization: Bearer <key>).',
+        );
       }
       if (!route) throw fail('LLMGW_ERR_ROUTE_NOT_FOUND', `no route ${req.method} ${path}`);
       if (!route.methods.includes(req.method ?? '')) throw fail('LLMGW_ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`);
