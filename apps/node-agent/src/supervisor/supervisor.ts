@@ -5,8 +5,11 @@ import type { Engine, EngineCommand, EngineKind } from '../engines/engine';
 import { LogRing } from './log-ring';
 import { FileTail } from './log-tail';
 import { groupAlive, groupMembers, readProcStat, signalGroup } from './proc';
-import { SHARD_ID_PATTERN, StateStore, type ShardRecord } from './state-store';
-import { type CommandOutcome, Shard, type State, type SupervisorOptions, listsModel, runCleanup, withoutSecret } from './shard';
+import { StateStore } from './state-store';
+import { admit } from './admission';
+import { httpGet } from './http-get';
+import { type CommandOutcome, Shard, type State, type SupervisorOptions, listsModel, runCleanup } from './shard';
+import { shardRecord, shardStatus } from './shard-snapshot';
 import { scrapeShard } from './engine-stats';
 import { engineSpec, fetchWeights, specMirrors } from './weights-step';
 import { formatProgress } from '../weights/progress';
@@ -41,17 +44,17 @@ export class Supervisor {
 
   /** Every shard: the running ones and those that ended since the agent started (with their reason). */
   list(opts: { withSpec?: boolean } = {}): agentV1.ShardStatus__Output[] {
-    return [...this.shards.values()].map((s) => this.status(s, opts.withSpec ?? false));
+    return [...this.shards.values()].map((s) => shardStatus(s, opts.withSpec ?? false));
   }
 
   /** Non-terminal shards, for Register. */
   running(): agentV1.ShardStatus__Output[] {
-    return [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).map((s) => this.status(s, true));
+    return [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)).map((s) => shardStatus(s, true));
   }
 
   get(shardId: string): agentV1.ShardStatus__Output | undefined {
     const s = this.shards.get(shardId);
-    return s && this.status(s, false);
+    return s && shardStatus(s, false);
   }
 
   /** GPU indices held by live shards. */
@@ -73,16 +76,9 @@ export class Supervisor {
   start(spec: agentV1.ShardSpec__Output): CommandOutcome {
     const existing = this.shards.get(spec.shardId);
     if (existing && !isTerminalShardState(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
-    const reject = (errorCode: string, message: string): CommandOutcome => ({ result: 'ACK_RESULT_REJECTED', errorCode, message });
-    if (!SHARD_ID_PATTERN.test(spec.shardId)) return reject('LLMGW_ERR_INVALID_ARGUMENT', `shard_id ${JSON.stringify(spec.shardId)} must match ${SHARD_ID_PATTERN}`);
-    const engine = this.opts.engines.get(spec.engine as EngineKind);
-    if (!engine) return reject('LLMGW_ERR_INVALID_ARGUMENT', `engine ${JSON.stringify(spec.engine)} is not configured on this node (configured: ${[...this.opts.engines.keys()].join(', ') || 'none'})`);
-    const problems = engine.validate(spec, this.opts.node);
-    if (problems.length) return reject('LLMGW_ERR_INVALID_ARGUMENT', problems.join('; '));
-    const live = [...this.shards.values()].filter((s) => !isTerminalShardState(s.state));
-    const busy = spec.gpuIndices.filter((g) => live.some((s) => s.spec.gpuIndices.includes(g)));
-    if (busy.length) return reject('LLMGW_ERR_FAILED_PRECONDITION', `GPUs ${busy.join(', ')} are in use by ${live.filter((s) => s.spec.gpuIndices.some((g) => busy.includes(g))).map((s) => s.spec.shardId).join(', ')}`);
-    if (spec.rank === 0 && live.some((s) => s.spec.rank === 0 && s.spec.httpPort === spec.httpPort)) return reject('LLMGW_ERR_FAILED_PRECONDITION', `port ${spec.httpPort} is in use by another shard`);
+    const admitted = admit(spec, this.opts, [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)));
+    if ('rejected' in admitted) return admitted.rejected;
+    const { engine } = admitted;
     const cmd = engine.build(engineSpec(spec, this.opts.weights?.dir), this.opts.node);
     const shard = new Shard(spec, engine, cmd, new LogRing(this.opts.logRingLines), this.now());
     this.shards.set(spec.shardId, shard);
@@ -208,20 +204,10 @@ export class Supervisor {
 
   // ---- internals ----------------------------------------------------------
 
-  private status(s: Shard, withSpec: boolean): agentV1.ShardStatus__Output {
-    return {
-      shardId: s.spec.shardId, replicaId: s.spec.replicaId, state: s.state, stateSinceMs: s.since, message: s.message,
-      exitCode: s.exitCode, exited: s.exited, pid: s.exited ? 0 : s.pid, endpoint: s.state === 'SHARD_STATE_PENDING' ? '' : (s.cmd.endpoint ?? ''),
-      // The engine secret stays on this node: reports carry the spec without it.
-      spec: withSpec ? withoutSecret(s.spec) : null, adopted: s.adopted, pgid: s.exited ? 0 : s.pgid, restarts: s.restarts,
-      drained: s.state === 'SHARD_STATE_DRAINING' && s.drained, download: s.state === 'SHARD_STATE_DOWNLOADING' ? s.download : null,
-    };
-  }
-
   private emit(s: Shard): void {
     const withSpec = !s.specSent;
     s.specSent = true;
-    this.opts.onStatus?.(this.status(s, withSpec));
+    this.opts.onStatus?.(shardStatus(s, withSpec));
   }
 
   private transition(s: Shard, state: State, message: string): void {
@@ -238,11 +224,7 @@ export class Supervisor {
   }
 
   private persist(s: Shard): void {
-    const rec: ShardRecord = {
-      version: 1, spec: s.spec, state: s.state, stateSinceMs: s.since, message: s.message, pid: s.pid, pgid: s.pgid, startTime: s.startTime,
-      launchedAtMs: s.launchedAtMs, argv: s.cmd.argv, cleanup: s.cmd.cleanup, restarts: s.restarts,
-    };
-    this.store.save(rec);
+    this.store.save(shardRecord(s));
   }
 
   private async preflightThenLaunch(s: Shard): Promise<void> {
@@ -338,11 +320,12 @@ export class Supervisor {
       if (!s.cmd.healthUrl) {
         this.transition(s, 'SHARD_STATE_READY', 'worker process running');
       } else {
-        const h = await this.httpGet(s.cmd.healthUrl);
+        const timeoutMs = Math.max(500, Math.min(5_000, this.opts.timings.healthIntervalMs * 2));
+        const h = await httpGet(s.cmd.healthUrl, timeoutMs);
         if (s.stopping || isTerminalShardState(s.state)) return;
         if (h && s.state === 'SHARD_STATE_STARTING') this.transition(s, 'SHARD_STATE_LOADING', `/health answers ${h.status}`);
         if (h?.status === 200) {
-          const m = await this.httpGet(s.cmd.modelsUrl!, s.cmd.apiKey);
+          const m = await httpGet(s.cmd.modelsUrl!, timeoutMs, s.cmd.apiKey);
           if (s.stopping || isTerminalShardState(s.state)) return;
           const listed = m?.status === 200 && listsModel(m.body, s.cmd.servedModelName);
           if (listed) this.transition(s, 'SHARD_STATE_READY', `serving ${s.cmd.servedModelName}`);
@@ -350,16 +333,6 @@ export class Supervisor {
       }
     }
     this.scheduleProbe(s);
-  }
-
-  private async httpGet(url: string, apiKey?: string): Promise<{ status: number; body: string } | undefined> {
-    try {
-      const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(Math.max(500, Math.min(5_000, this.opts.timings.healthIntervalMs * 2))) });
-      return { status: res.status, body: await res.text() };
-    } catch {
-      return undefined;
-    }
   }
 
   private onExit(s: Shard, child: ChildProcess | undefined, code: number | null, signal: NodeJS.Signals | null, launchError?: string): void {
