@@ -1,27 +1,19 @@
 import { type ApiKeyRow, type AuditRow, type Database, type LimitRow, type Organization, type Project, type Team } from '@llmgw/db';
 import { LlmgwError } from '@llmgw/errors';
-import { type BudgetPeriod, type ScopeType, mintApiKey } from '@llmgw/tenancy';
+import { type ScopeType, mintApiKey } from '@llmgw/tenancy';
 import { type Principal, detailOf } from '@llmgw/contracts';
 import type { KeyCacheBus } from '@llmgw/stores';
 import { type Kysely, type Transaction } from 'kysely';
 import { idempotent, runWrite, type WriteOptions } from './admin-writes';
 import { chainOf, principalOf, type KeyChain } from './key-chain';
 import { KeySeal, type StoredKey } from './key-seal';
-import { PG_INT_MAX, checkName, checkRef, checkTime, newId, notFound } from './tenancy-checks';
+import { checkLimit, limitDetails, limitRow, upsertLimit, type LimitInput } from './limit-writes';
+import { checkName, checkRef, checkTime, newId, notFound } from './tenancy-checks';
 
 export { checkName, checkRef, checkTime, PG_INT_MAX } from './tenancy-checks';
 export type { WriteOptions } from './admin-writes';
 export type { KeyChain } from './key-chain';
-
-/** Fields of a limit row; undefined = not limited at this level. */
-export interface LimitInput {
-  rpm?: number;
-  tpm?: number;
-  budgetMicros?: number;
-  budgetPeriod?: BudgetPeriod;
-  /** undefined = every model; [] = none. */
-  allowedModels?: string[];
-}
+export type { LimitInput } from './limit-writes';
 
 /**
  * The tenancy tree in the database: create/list/show/update, key minting and
@@ -37,8 +29,18 @@ export class TenancyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private async audit(tx: Transaction<Database> | Kysely<Database>, actor: string, action: string, targetType: string, targetId: string, details: object): Promise<void> {
-    await tx.insertInto('audit_log').values({ ts: this.now(), actor, action, target_type: targetType, target_id: targetId, details: JSON.stringify(details) }).execute();
+  private async audit(
+    tx: Transaction<Database> | Kysely<Database>,
+    actor: string,
+    action: string,
+    targetType: string,
+    targetId: string,
+    details: object,
+  ): Promise<void> {
+    await tx
+      .insertInto('audit_log')
+      .values({ ts: this.now(), actor, action, target_type: targetType, target_id: targetId, details: JSON.stringify(details) })
+      .execute();
   }
 
   /**
@@ -61,7 +63,11 @@ export class TenancyStore {
 
   async org(ref: string, field = 'ref'): Promise<Organization> {
     checkRef(ref, field);
-    const r = await this.db.selectFrom('organizations').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('organizations')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)]))
+      .executeTakeFirst();
     if (!r) throw notFound('organization', ref);
     return r;
   }
@@ -74,18 +80,38 @@ export class TenancyStore {
 
   async team(ref: string, field = 'ref'): Promise<Team> {
     checkRef(ref, field);
-    return this.unique(await this.db.selectFrom('teams').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).execute(), 'team', ref);
+    return this.unique(
+      await this.db
+        .selectFrom('teams')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)]))
+        .execute(),
+      'team',
+      ref,
+    );
   }
 
   async project(ref: string, field = 'ref'): Promise<Project> {
     checkRef(ref, field);
-    return this.unique(await this.db.selectFrom('projects').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)])).execute(), 'project', ref);
+    return this.unique(
+      await this.db
+        .selectFrom('projects')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref)]))
+        .execute(),
+      'project',
+      ref,
+    );
   }
 
   async key(ref: string, field = 'ref'): Promise<ApiKeyRow> {
     checkRef(ref, field);
     return this.unique(
-      await this.db.selectFrom('api_keys').selectAll().where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref), eb('key_prefix', '=', ref)])).execute(),
+      await this.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', ref), eb('name', '=', ref), eb('key_prefix', '=', ref)]))
+        .execute(),
       'key',
       ref,
     );
@@ -209,30 +235,55 @@ export class TenancyStore {
    * runs; the secret is kept only sealed with a key held in memory, so after
    * a restart a repeat answers FAILED_PRECONDITION naming the key to revoke.
    */
-  async createKey(actor: string, projectRef: string, opts: { name: string; band?: string; routingProfile?: string; expiresAt?: number }, w?: WriteOptions): Promise<{ row: ApiKeyRow; secret: string }> {
+  async createKey(
+    actor: string,
+    projectRef: string,
+    opts: { name: string; band?: string; routingProfile?: string; expiresAt?: number },
+    w?: WriteOptions,
+  ): Promise<{ row: ApiKeyRow; secret: string }> {
     checkName(opts.name);
     if (opts.band) checkName(opts.band, 'band');
     if (opts.routingProfile) checkName(opts.routingProfile, 'routing_profile');
     if (opts.expiresAt !== undefined) checkTime(opts.expiresAt, 'expires_at_ms');
     const revive = (stored: StoredKey) => ({ row: stored.row, secret: this.keySeal.unseal(stored) });
-    return this.idempotent<{ row: ApiKeyRow; secret: string }, StoredKey>(w, 'CreateKey', async () => {
-      const p = await this.project(projectRef, 'project');
-      if (opts.expiresAt !== undefined && opts.expiresAt <= this.now()) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'expires_at_ms is in the past');
-      const minted = mintApiKey();
-      const row: ApiKeyRow = {
-        id: newId('key'), key_hash: minted.hash, key_prefix: minted.prefix, name: opts.name, project_id: p.id,
-        band: opts.band || null, routing_profile: opts.routingProfile || null, created_at: this.now(),
-        expires_at: opts.expiresAt ?? null, revoked_at: null, last_used_at: null,
-      };
-      const stored: StoredKey = { row, sealed: this.keySeal.seal(minted.key) };
-      await this.write(w, 'CreateKey', stored, `key "${detailOf(opts.name)}" in project ${p.id}`, async (tx) => {
-        await tx.insertInto('api_keys').values(row).execute();
-        await this.audit(tx, actor, 'key.create', 'key', row.id, { name: row.name, project_id: p.id, key_prefix: row.key_prefix, band: row.band, routing_profile: row.routing_profile, expires_at: row.expires_at });
-      });
-      // Nothing is cached for a new key; the event publishes its record (apps/accounting/src/key-publisher.ts).
-      await this.invalidate('key', row.id);
-      return { row, secret: minted.key };
-    }, revive);
+    return this.idempotent<{ row: ApiKeyRow; secret: string }, StoredKey>(
+      w,
+      'CreateKey',
+      async () => {
+        const p = await this.project(projectRef, 'project');
+        if (opts.expiresAt !== undefined && opts.expiresAt <= this.now()) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'expires_at_ms is in the past');
+        const minted = mintApiKey();
+        const row: ApiKeyRow = {
+          id: newId('key'),
+          key_hash: minted.hash,
+          key_prefix: minted.prefix,
+          name: opts.name,
+          project_id: p.id,
+          band: opts.band || null,
+          routing_profile: opts.routingProfile || null,
+          created_at: this.now(),
+          expires_at: opts.expiresAt ?? null,
+          revoked_at: null,
+          last_used_at: null,
+        };
+        const stored: StoredKey = { row, sealed: this.keySeal.seal(minted.key) };
+        await this.write(w, 'CreateKey', stored, `key "${detailOf(opts.name)}" in project ${p.id}`, async (tx) => {
+          await tx.insertInto('api_keys').values(row).execute();
+          await this.audit(tx, actor, 'key.create', 'key', row.id, {
+            name: row.name,
+            project_id: p.id,
+            key_prefix: row.key_prefix,
+            band: row.band,
+            routing_profile: row.routing_profile,
+            expires_at: row.expires_at,
+          });
+        });
+        // Nothing is cached for a new key; the event publishes its record (apps/accounting/src/key-publisher.ts).
+        await this.invalidate('key', row.id);
+        return { row, secret: minted.key };
+      },
+      revive,
+    );
   }
 
   async listKeys(projectRef?: string, includeRevoked = false): Promise<ApiKeyRow[]> {
@@ -256,7 +307,12 @@ export class TenancyStore {
     return { ...k, revoked_at: at };
   }
 
-  async updateKey(actor: string, ref: string, upd: { name?: string; band?: string | null; routingProfile?: string | null; expiresAt?: number | null }, w?: WriteOptions): Promise<ApiKeyRow> {
+  async updateKey(
+    actor: string,
+    ref: string,
+    upd: { name?: string; band?: string | null; routingProfile?: string | null; expiresAt?: number | null },
+    w?: WriteOptions,
+  ): Promise<ApiKeyRow> {
     if (upd.name) checkName(upd.name);
     if (upd.band) checkName(upd.band, 'band');
     if (upd.routingProfile) checkName(upd.routingProfile, 'routing_profile');
@@ -282,32 +338,16 @@ export class TenancyStore {
   // --- limits --------------------------------------------------------------
 
   async setLimit(actor: string, type: ScopeType, ref: string, l: LimitInput, w?: WriteOptions): Promise<LimitRow> {
-    for (const [k, v, max] of [['limit.rpm', l.rpm, PG_INT_MAX], ['limit.tpm', l.tpm, PG_INT_MAX], ['limit.budget_micros', l.budgetMicros, Number.MAX_SAFE_INTEGER]] as const) {
-      if (v !== undefined && (!Number.isSafeInteger(v) || v < 0 || v > max)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${k} must be an integer from 0 to ${max}`, { param: k });
-    }
-    if (l.budgetPeriod !== undefined && l.budgetPeriod !== 'day' && l.budgetPeriod !== 'month') throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'limit.budget_period must be "day" or "month"', { param: 'limit.budget_period' });
-    if (l.allowedModels !== undefined) {
-      if (l.allowedModels.length > 1000) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'limit.allowed_models holds at most 1000 models', { param: 'limit.allowed_models' });
-      for (const m of l.allowedModels) checkName(m, 'limit.allowed_models');
-    }
+    checkLimit(l);
     return this.idempotent(w, 'SetLimit', () => this.setLimitNow(actor, type, ref, l, w));
   }
 
   private async setLimitNow(actor: string, type: ScopeType, ref: string, l: LimitInput, w?: WriteOptions): Promise<LimitRow> {
     const id = await this.scopeId(type, ref);
-    const row: LimitRow = {
-      scope_type: type, scope_id: id, rpm: l.rpm ?? null, tpm: l.tpm ?? null, budget_micros: l.budgetMicros ?? null,
-      budget_period: l.budgetMicros !== undefined ? (l.budgetPeriod ?? 'month') : null,
-      allowed_models: l.allowedModels === undefined ? null : JSON.stringify([...new Set(l.allowedModels)].sort()),
-      updated_at: this.now(),
-    };
+    const row = limitRow(type, id, l, this.now());
     await this.write(w, 'SetLimit', row, 'limit', async (tx) => {
-      await tx
-        .insertInto('limits')
-        .values(row)
-        .onConflict((oc) => oc.columns(['scope_type', 'scope_id']).doUpdateSet({ rpm: row.rpm, tpm: row.tpm, budget_micros: row.budget_micros, budget_period: row.budget_period, allowed_models: row.allowed_models, updated_at: row.updated_at }))
-        .execute();
-      await this.audit(tx, actor, 'limit.set', type, id, { rpm: row.rpm, tpm: row.tpm, budget_micros: row.budget_micros, budget_period: row.budget_period, allowed_models: row.allowed_models === null ? null : JSON.parse(row.allowed_models) });
+      await upsertLimit(tx, row);
+      await this.audit(tx, actor, 'limit.set', type, id, limitDetails(row));
     });
     await this.invalidate(type, id);
     return row;
@@ -354,7 +394,11 @@ export class TenancyStore {
   listAudit(opts: { sinceMs?: number; limit?: number; targetId?: string }): Promise<AuditRow[]> {
     if (opts.sinceMs !== undefined) checkTime(opts.sinceMs, 'since_ms', true);
     if (opts.targetId) checkRef(opts.targetId, 'target_id', 300);
-    let q = this.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(Math.min(Math.max(opts.limit || 100, 1), 10_000));
+    let q = this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(Math.min(Math.max(opts.limit || 100, 1), 10_000));
     if (opts.sinceMs) q = q.where('ts', '>=', opts.sinceMs);
     if (opts.targetId) q = q.where('target_id', '=', opts.targetId);
     return q.execute();
@@ -370,9 +414,10 @@ export class TenancyStore {
 
   /** Forgets request keys older than `windowMs` (the rollup timer calls it). */
   async pruneRequests(windowMs: number): Promise<number> {
-    const r = await this.db.deleteFrom('admin_requests').where('created_at', '<', this.now() - windowMs).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('admin_requests')
+      .where('created_at', '<', this.now() - windowMs)
+      .executeTakeFirst();
     return Number(r.numDeletedRows ?? 0);
   }
-
 }
-
