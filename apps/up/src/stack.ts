@@ -22,97 +22,28 @@ import type { Logger } from '@llmgw/observability';
 import { startService } from '@llmgw/service';
 import { dropInProcessState } from '@llmgw/stores';
 import { writeCtlConfig } from './ctl-config';
-import { ensureUpPki, type UpPki } from './tls';
+import type { Part, StartedPart, UpContext, UpOptions } from './stack-part';
+import { ensureUpPki } from './tls';
 
-export interface UpOptions {
-  host: string;
-  port: number;
-  adminPort: number;
-  accountingPort: number;
-  admissionPort: number;
-  routers: number;
-  engines: number;
-  model: string;
-  dataDir: string;
-  auth: boolean;
-  admission: boolean;
-  redisUrl?: string;
-  databaseUrl?: string;
-  decodeTps: number;
-  logLevel: string;
-  /**
-   * Today's fixed-endpoint mode: sim-engines started directly, no control plane. Otherwise (the default)
-   * inventory, the placement-scheduler and two fake-GPU node-agents place and serve the demo catalog.
-   */
-  static?: boolean;
-  /** The placement-scheduler's ControlService (what `llmgw ctl` dials by default); not with --static. */
-  controlPort?: number;
-  /** The ports engines are given, [low, high]; not with --static. */
-  enginePorts?: [number, number];
-  /** The portal's port; default 8090, or any free port when `port` is 0. */
-  portalPort?: number;
-}
-
-/** What the parts started so far publish for the parts after them. */
-export interface UpContext {
-  readonly o: UpOptions;
-  readonly log: Logger;
-  endpoints: Array<{ name: string; url: string; model: string; engine: 'vllm'; max_num_seqs?: number }>;
-  accountingUrl?: string;
-  admissionUrl?: string;
-  routerUrls: string[];
-  /** The demo key's secret when this start created it (it is shown once). */
-  demoKey?: string;
-  /** True when the demo key already existed (its secret is not kept). */
-  demoKeyExisted: boolean;
-  /**
-   * With the control plane: where routers and admission read the endpoints the placement-scheduler
-   * publishes: Redis with --redis-url, else this process's in-process state under the same prefix.
-   */
-  endpointSource?: { kind: 'redis'; redis_url: string; key_prefix: string } | { kind: 'memory'; key_prefix: string };
-  /** With the control plane: the placement-scheduler's ControlService. */
-  controlUrl?: string;
-  /** With the control plane: the demo model's placed replicas once ready, "<replica id> on <node>". */
-  demoReplicas?: string[];
-  /** The first admin's sign-in when this start created it (shown once). */
-  firstAdmin?: { email: string; password?: string };
-  /** The portal's URL. */
-  portalUrl?: string;
-  /** /metrics of the routers and admission, for the portal's traffic page. */
-  metricsUrls: string[];
-  /** Where `llmgw ctl` finds this stack's addresses (`<data-dir>/ctl.yaml`). */
-  ctlConfig?: string;
-  /** With --fleet: `<data-dir>/engine.key`, from which the scheduler and the routers derive each replica's engine secret. */
-  engineKeyFile?: string;
-  /** The local CA and role certificates every link uses (mTLS), in <data-dir>/tls. */
-  tls?: UpPki;
-  /** With the control plane: points the placement-scheduler's autoscaler at admission once admission runs. */
-  attachAdmission?: (address: string) => void;
-}
-
-export interface StartedPart {
-  /** Lines for the "llmgw is up" banner. */
-  summary: string[];
-  close(): Promise<unknown>;
-}
-
-export interface Part {
-  name: string;
-  /**
-   * Starts the part's services, handing each to `add` as soon as it runs (so
-   * that a later failure still closes it). A part that options turn off adds
-   * a summary saying so and a no-op close.
-   */
-  start(ctx: UpContext, add: (s: StartedPart) => void): Promise<void>;
-}
+export type { Part, StartedPart, UpContext, UpOptions } from './stack-part';
 
 /** The local CA and a certificate per role, made on the first start and reused after. */
 const pki: Part = {
   name: 'tls',
   async start(ctx, add) {
-    ctx.tls = await ensureUpPki(ctx.o.dataDir, ctx.o.host, FLEET_NODES.map((n) => n.id));
+    ctx.tls = await ensureUpPki(
+      ctx.o.dataDir,
+      ctx.o.host,
+      FLEET_NODES.map((n) => n.id),
+    );
     const made = ctx.tls.issued.length ? `${ctx.tls.issued.length} issued now` : 'reused';
-    add({ summary: [`  mTLS         every gRPC link; CA and role certificates in ${ctx.tls.dir} (${made})`, `  llmgw ctl    configured by ${resolve(ctx.o.dataDir, 'ctl.yaml')}`], close: async () => undefined });
+    add({
+      summary: [
+        `  mTLS         every gRPC link; CA and role certificates in ${ctx.tls.dir} (${made})`,
+        `  llmgw ctl    configured by ${resolve(ctx.o.dataDir, 'ctl.yaml')}`,
+      ],
+      close: async () => undefined,
+    });
   },
 };
 
@@ -127,12 +58,23 @@ const simEngines: Part = {
     }
     for (let i = 0; i < o.engines; i++) {
       const maxNumSeqs = 256;
-      const e = await startSimEngine({ host: o.host, port: 0, models: [o.model], decodeTps: o.decodeTps, seed: i + 1, logLevel: o.logLevel as never, maxNumSeqs });
+      const e = await startSimEngine({
+        host: o.host,
+        port: 0,
+        models: [o.model],
+        decodeTps: o.decodeTps,
+        seed: i + 1,
+        logLevel: o.logLevel as never,
+        maxNumSeqs,
+      });
       // Declared like a production endpoint (the engine's --max-num-seqs): admission knows its capacity from the start.
       ctx.endpoints.push({ name: `sim-${i + 1}`, url: e.url, model: o.model, engine: 'vllm', max_num_seqs: maxNumSeqs });
       add({ summary: [], close: () => e.close() });
     }
-    add({ summary: [`  engines      ${o.engines} × sim-engine serving "${o.model}": ${ctx.endpoints.map((e) => e.url).join(', ')}`], close: async () => undefined });
+    add({
+      summary: [`  engines      ${o.engines} × sim-engine serving "${o.model}": ${ctx.endpoints.map((e) => e.url).join(', ')}`],
+      close: async () => undefined,
+    });
   },
 };
 
@@ -155,7 +97,14 @@ export function demoCatalog(o: Pick<UpOptions, 'model' | 'decodeTps'> & { engine
   const n = o.engines ?? 1;
   // sim's contract defaults: KV events on, scheduling_policy priority; its slots declared here.
   // The llama3 tokenizer, so the block hashes of its KV events are the ones the routers' tier-2 index computes.
-  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 256, args: ['--decode-tps', String(o.decodeTps), '--tokenizer', 'llama3'], startup_timeout: '2m' };
+  const profile = {
+    name: 'sim-1gpu',
+    gpu_class: 'h100-80g',
+    engine: 'sim',
+    max_num_seqs: 256,
+    args: ['--decode-tps', String(o.decodeTps), '--tokenizer', 'llama3'],
+    startup_timeout: '2m',
+  };
   return {
     models: [
       { name: o.model, source: `sim/${o.model}`, scaling: { min: n, max: n }, profiles: [profile] },
@@ -186,7 +135,17 @@ const fleet: Part = {
     // Placed engines require their replica's secret, derived from this key (created once, 0600).
     ctx.engineKeyFile = resolve(o.dataDir, 'engine.key');
     createEngineKeyFile(ctx.engineKeyFile);
-    const inv = await startInventory({ config: { listen: `${o.host}:0`, agent_listen: `${o.host}:0`, admin_listen: `${o.host}:0`, lost_after: '15s', log_level: level, tls: ctx.tls?.server('inventory'), agent_tls: ctx.tls?.server('inventory') } });
+    const inv = await startInventory({
+      config: {
+        listen: `${o.host}:0`,
+        agent_listen: `${o.host}:0`,
+        admin_listen: `${o.host}:0`,
+        lost_after: '15s',
+        log_level: level,
+        tls: ctx.tls?.server('inventory'),
+        agent_tls: ctx.tls?.server('inventory'),
+      },
+    });
     add({ summary: [`  inventory    ${inv.address} (gRPC), agents dial ${inv.agentAddress}`], close: () => inv.close() });
     const mgmt = loopbackOf(o.host);
     // Both agents at once: each checks its engine before it registers.
@@ -195,8 +154,17 @@ const fleet: Part = {
         const agent = await startService(nodeAgentService(), {
           configSource: `llmgw up (${n.id})`,
           config: {
-            node_id: n.id, server: inv.agentAddress, mgmt_addr: mgmt, fake_gpus: n.fakeGpus, work_dir: join(dir, n.id),
-            engines: { sim: {} }, port_range: o.enginePorts ?? [20000, 20999], stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', log_level: level,
+            node_id: n.id,
+            server: inv.agentAddress,
+            mgmt_addr: mgmt,
+            fake_gpus: n.fakeGpus,
+            work_dir: join(dir, n.id),
+            engines: { sim: {} },
+            port_range: o.enginePorts ?? [20000, 20999],
+            stop_engines_on_exit: true,
+            stop_grace: '2s',
+            heartbeat_interval: '2s',
+            log_level: level,
             // A sim-engine answers within a few hundred ms of its launch: probing it every 250 ms (not 1 s)
             // gets a replica READY, and `up` to its banner, that much sooner.
             health_interval: '250ms',
@@ -211,13 +179,24 @@ const fleet: Part = {
     const state = o.redisUrl ? { redis: { url: o.redisUrl, key_prefix: prefix } } : { memory: { key_prefix: prefix } };
     const sched = await startScheduler({
       config: {
-        catalog, engine_key_file: ctx.engineKeyFile, inventory: { address: inv.address, tls: ctx.tls?.client('placement-scheduler') }, listen: `${o.host}:${o.controlPort ?? 7074}`, admin_listen: `${o.host}:0`,
+        catalog,
+        engine_key_file: ctx.engineKeyFile,
+        inventory: { address: inv.address, tls: ctx.tls?.client('placement-scheduler') },
+        listen: `${o.host}:${o.controlPort ?? 7074}`,
+        admin_listen: `${o.host}:0`,
         tls: ctx.tls?.server('placement-scheduler'),
-        ...state, ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl, tls: ctx.tls?.client('placement-scheduler') } } : {}), reconcile_interval: '2s', port_range: o.enginePorts ?? [20000, 20999], log_level: level,
+        ...state,
+        ...(ctx.accountingUrl ? { accounting: { address: ctx.accountingUrl, tls: ctx.tls?.client('placement-scheduler') } } : {}),
+        reconcile_interval: '2s',
+        port_range: o.enginePorts ?? [20000, 20999],
+        log_level: level,
       },
     });
     const where = o.redisUrl ? 'Redis' : 'in process';
-    add({ summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService, mTLS); catalog ${catalog}; shared state ${where}`], close: () => sched.close() });
+    add({
+      summary: [`  placement    ${sched.urls.control.replace(/^http:\/\//, '')} (ControlService, mTLS); catalog ${catalog}; shared state ${where}`],
+      close: () => sched.close(),
+    });
     if (!o.redisUrl) add({ summary: [], close: async () => dropInProcessState(prefix) });
     ctx.controlUrl = sched.urls.control;
     ctx.attachAdmission = (address) => sched.service.attachAdmission(address, ctx.tls?.client('placement-scheduler'));
@@ -228,7 +207,8 @@ const fleet: Part = {
     const deadline = Date.now() + 120_000;
     const ready = () => sched.service.scheduler.reconciler.replicaViews().filter((r) => r.model === o.model && r.state === 'ready');
     while (ready().length < want) {
-      if (Date.now() > deadline) throw new Error(`the placement-scheduler did not get ${o.model} ready within 120 s; see llmgw ctl explain-placement ${o.model}`);
+      if (Date.now() > deadline)
+        throw new Error(`the placement-scheduler did not get ${o.model} ready within 120 s; see llmgw ctl explain-placement ${o.model}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     ctx.demoReplicas = ready().map((r) => `${r.id} on ${[...new Set(r.shards.map((s) => s.nodeId))].join('+')}`);
@@ -252,7 +232,14 @@ const accounting: Part = {
       databaseUrl = `pglite:${dir}`;
     }
     const acct = await startAccounting({
-      config: { listen: `${o.host}:${o.accountingPort}`, admin_listen: `${o.host}:0`, database_url: databaseUrl, redis_url: o.redisUrl, log_level: o.logLevel as never, tls: ctx.tls?.server('accounting') },
+      config: {
+        listen: `${o.host}:${o.accountingPort}`,
+        admin_listen: `${o.host}:0`,
+        database_url: databaseUrl,
+        redis_url: o.redisUrl,
+        log_level: o.logLevel as never,
+        tls: ctx.tls?.server('accounting'),
+      },
     });
     const where = o.databaseUrl ? 'PostgreSQL' : resolve(o.dataDir, 'pglite');
     add({ summary: [`  accounting   ${acct.url} (gRPC); tenancy and usage in ${where}`], close: () => acct.close() });
@@ -303,7 +290,9 @@ const routers: Part = {
           // Placed replicas publish KV events: the routers follow them (prefix tier 2) beside the approximate tree.
           ...(ctx.controlUrl ? { prefix: { kv_events: { enabled: true } } } : {}),
           admission: ctx.admissionUrl ? { mode: 'remote', address: ctx.admissionUrl, tls: ctx.tls?.client('router') } : { mode: 'off' },
-          tenancy: o.auth ? { enabled: true, accounting_address: ctx.accountingUrl, accounting_tls: ctx.tls?.client('router'), redis_url: o.redisUrl } : { enabled: false },
+          tenancy: o.auth
+            ? { enabled: true, accounting_address: ctx.accountingUrl, accounting_tls: ctx.tls?.client('router'), redis_url: o.redisUrl }
+            : { enabled: false },
         } as never,
       });
       add({ summary: [`  router ${i + 1}     ${r.url}/v1  (OpenAI-compatible)   admin ${r.adminUrl}/metrics`], close: () => r.close() });
@@ -326,7 +315,11 @@ const portal: Part = {
     const port = o.portalPort ?? (o.port === 0 ? 0 : 8090);
     const p = await startPortal({
       config: {
-        listen: `${o.host}:${port}`, admin_listen: `${o.host}:0`, log_level: o.logLevel as never, router_url: ctx.routerUrls[0]!, metrics_urls: ctx.metricsUrls,
+        listen: `${o.host}:${port}`,
+        admin_listen: `${o.host}:0`,
+        log_level: o.logLevel as never,
+        router_url: ctx.routerUrls[0]!,
+        metrics_urls: ctx.metricsUrls,
         accounting: { address: hostPort(ctx.accountingUrl), tls: ctx.tls?.client('portal') },
         ...(ctx.controlUrl ? { control: { address: hostPort(ctx.controlUrl), tls: ctx.tls?.client('portal') } } : {}),
       },
@@ -354,7 +347,10 @@ export async function startStack(o: UpOptions, log: Logger, parts: readonly Part
   const ctx: UpContext = { o, log, endpoints: [], routerUrls: [], metricsUrls: [], demoKeyExisted: false };
   const groups: StartedPart[][] = [];
   const close = async () => {
-    for (const s of groups.splice(0).reverse().flatMap((g) => g.reverse())) {
+    for (const s of groups
+      .splice(0)
+      .reverse()
+      .flatMap((g) => g.reverse())) {
       await s.close().catch((e) => log.warn({ err: String(e) }, 'close step failed'));
     }
   };
@@ -373,10 +369,14 @@ export async function startStack(o: UpOptions, log: Logger, parts: readonly Part
     .reverse()
     .flatMap((g) => g.flatMap((s) => s.summary));
   try {
-    ctx.ctlConfig = writeCtlConfig(o.dataDir, {
-      accounting: ctx.accountingUrl ? hostPort(ctx.accountingUrl) : undefined,
-      control: ctx.controlUrl ? hostPort(ctx.controlUrl) : undefined,
-    }, ctx.tls);
+    ctx.ctlConfig = writeCtlConfig(
+      o.dataDir,
+      {
+        accounting: ctx.accountingUrl ? hostPort(ctx.accountingUrl) : undefined,
+        control: ctx.controlUrl ? hostPort(ctx.controlUrl) : undefined,
+      },
+      ctx.tls,
+    );
   } catch (e) {
     log.warn({ err: (e as Error).message }, 'could not write ctl.yaml; llmgw ctl needs --accounting / --control');
   }
