@@ -13,9 +13,24 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const IO_PACKAGES = [
-  'fastify', '@fastify/*', '@grpc/*', 'ioredis', 'pg', 'kysely', 'prom-client', 'pino',
-  'undici', '@electric-sql/*', 'node:http', 'node:net', 'node:fs', 'node:child_process',
-  'http', 'net', 'fs', 'child_process',
+  'fastify',
+  '@fastify/*',
+  '@grpc/*',
+  'ioredis',
+  'pg',
+  'kysely',
+  'prom-client',
+  'pino',
+  'undici',
+  '@electric-sql/*',
+  'node:http',
+  'node:net',
+  'node:fs',
+  'node:child_process',
+  'http',
+  'net',
+  'fs',
+  'child_process',
 ];
 
 const boundaries = {
@@ -60,7 +75,10 @@ const noRedisInApps = {
       'error',
       { selector: "CallExpression[callee.name='require'][arguments.0.value='ioredis']", message: NO_REDIS_CLIENT },
       { selector: "ImportExpression[source.value='ioredis']", message: NO_REDIS_CLIENT },
-      { selector: "CallExpression[callee.property.name='duplicate'][arguments.length<=1]", message: 'A second Redis connection comes from ctx.redis (a kind per purpose), not from duplicate().' },
+      {
+        selector: "CallExpression[callee.property.name='duplicate'][arguments.length<=1]",
+        message: 'A second Redis connection comes from ctx.redis (a kind per purpose), not from duplicate().',
+      },
     ],
   },
 };

@@ -9,11 +9,14 @@ module.exports = (projectDir) => ({
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   transform: {
-    '^.+\\.(t|j)s$': ['@swc/jest', {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
-      sourceMaps: 'inline',
-    }],
+    '^.+\\.(t|j)s$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
   },
   moduleNameMapper: {
     // An app's public entry (only compositions such as apps/up import these).

@@ -52,7 +52,9 @@ function load(role) {
       bundles.build(role);
     } catch (e) {
       // Never fall back to the old bundle: it is not what the sources say.
-      throw new Error(`cannot build ${role} (${f.reason}): ${e && e.message ? e.message : e}\nRun the sources instead with LLMGW_FROM_SOURCE=1, or fix the build.`);
+      throw new Error(
+        `cannot build ${role} (${f.reason}): ${e && e.message ? e.message : e}\nRun the sources instead with LLMGW_FROM_SOURCE=1, or fix the build.`,
+      );
     }
     if (process.env.LLMGW_QUIET_BUILD !== '1') process.stderr.write(`llmgw: rebuilt ${role} (${f.reason}) in ${Date.now() - t0} ms\n`);
   }
@@ -61,7 +63,10 @@ function load(role) {
 
 // A reader that goes away (`llmgw … --help | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (e) => { if (e && e.code === 'EPIPE') process.exit(0); throw e; });
+  stream.on('error', (e) => {
+    if (e && e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
 }
 
 async function run() {
@@ -85,7 +90,9 @@ async function run() {
 }
 
 run().then(
-  (code) => { if (code !== undefined) process.exitCode = code; },
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
   (err) => {
     process.stderr.write(`llmgw: ${err && err.stack ? err.stack : err}\n`);
     process.exitCode = 1;

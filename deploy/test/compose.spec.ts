@@ -23,7 +23,9 @@ import { findRepoRoot } from '@llmgw/testing';
 const root = findRepoRoot();
 const composeDir = join(root, 'deploy/compose');
 const composeFile = join(composeDir, 'compose.yaml');
-const { argvFor } = require(join(root, 'deploy/containers/entrypoint.cjs')) as { argvFor: (args: string[], env?: NodeJS.ProcessEnv, exists?: (p: string) => boolean) => string[] };
+const { argvFor } = require(join(root, 'deploy/containers/entrypoint.cjs')) as {
+  argvFor: (args: string[], env?: NodeJS.ProcessEnv, exists?: (p: string) => boolean) => string[];
+};
 
 interface Service {
   image?: string;
@@ -60,7 +62,26 @@ const tlsPaths = (file: string) => [...readFileSync(file, 'utf8').matchAll(/\/et
 
 describe('deploy/compose/compose.yaml', () => {
   it('has the scaled topology: Redis with AOF, PostgreSQL, accounting ×2, admission ×2, inventory, scheduler, 2 fake-GPU agents, 3 routers, haproxy, Prometheus, Grafana', () => {
-    expect(Object.keys(services).sort()).toEqual(expect.arrayContaining(['accounting', 'admission-1', 'admission-2', 'certs', 'grafana', 'haproxy', 'inventory', 'node-a', 'node-b', 'placement-scheduler', 'postgres', 'prometheus', 'redis', 'router-1', 'router-2', 'router-3']));
+    expect(Object.keys(services).sort()).toEqual(
+      expect.arrayContaining([
+        'accounting',
+        'admission-1',
+        'admission-2',
+        'certs',
+        'grafana',
+        'haproxy',
+        'inventory',
+        'node-a',
+        'node-b',
+        'placement-scheduler',
+        'postgres',
+        'prometheus',
+        'redis',
+        'router-1',
+        'router-2',
+        'router-3',
+      ]),
+    );
     expect(services.accounting.deploy?.replicas).toBe(2);
     expect(services.redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
     for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].command).toEqual(['router']);
@@ -86,7 +107,10 @@ describe('deploy/compose/compose.yaml', () => {
       if (SCHEMAS[role]) expect(() => loadConfigFile(SCHEMAS[role], file)).not.toThrow();
       if (role === 'node-agent') {
         // The agent parses its config (and discovers its fake GPUs) without a server to talk to.
-        const r = spawnSync(process.execPath, [join(root, 'bin/llmgw.cjs'), 'node-agent', 'discover', '--config', file, '--json'], { encoding: 'utf8', env: { ...process.env, LLMGW_QUIET_BUILD: '1' } });
+        const r = spawnSync(process.execPath, [join(root, 'bin/llmgw.cjs'), 'node-agent', 'discover', '--config', file, '--json'], {
+          encoding: 'utf8',
+          env: { ...process.env, LLMGW_QUIET_BUILD: '1' },
+        });
         expect({ name, status: r.status, stderr: r.stderr }).toEqual({ name, status: 0, stderr: '' });
         expect((JSON.parse(r.stdout) as { node: { gpus: unknown[] } }).node.gpus).toHaveLength(4);
       }
@@ -115,7 +139,10 @@ describe('deploy/compose/compose.yaml', () => {
   });
 
   it("points haproxy at the routers' ports and Prometheus at every service's admin port", () => {
-    const cfg = readFileSync(join(root, 'deploy/loadbalancer/haproxy.cfg'), 'utf8').split('\n').filter((l) => !l.trim().startsWith('#')).join('\n');
+    const cfg = readFileSync(join(root, 'deploy/loadbalancer/haproxy.cfg'), 'utf8')
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('#'))
+      .join('\n');
     const haproxyVars = [...cfg.matchAll(/"\$\{(\w+)\}"/g)].map((m) => m[1]);
     expect(haproxyVars.length).toBe(7);
     const env = services.haproxy.environment ?? {};
@@ -132,10 +159,12 @@ describe('deploy/compose/compose.yaml', () => {
       const text = readFileSync(configOf(s).file, 'utf8');
       adminPort.set(name, /admin_listen: "?[^:\s]*:(\d+)/.exec(text)![1]);
     }
-    const targets = prom.scrape_configs.filter((j) => j.job_name !== 'engines').flatMap((j) => [
-      ...(j.static_configs ?? []).flatMap((c) => c.targets),
-      ...(j.dns_sd_configs ?? []).flatMap((c) => c.names.map((n) => `${n}:${c.port}`)),
-    ]);
+    const targets = prom.scrape_configs
+      .filter((j) => j.job_name !== 'engines')
+      .flatMap((j) => [
+        ...(j.static_configs ?? []).flatMap((c) => c.targets),
+        ...(j.dns_sd_configs ?? []).flatMap((c) => c.names.map((n) => `${n}:${c.port}`)),
+      ]);
     for (const t of targets) {
       const [host, port] = t.split(':');
       expect([t, adminPort.get(host)]).toEqual([t, port]);
@@ -173,8 +202,22 @@ describe('deploy/containers: the image', () => {
       const secret = join(dir, 'db');
       writeFileSync(secret, 'postgres://u:p@db/llmgw\n');
       const has = (p: string) => p === '/etc/llmgw/accounting.yaml' || p === '/etc/llmgw/agent.yaml';
-      expect(argvFor(['accounting'], { LLMGW_DATABASE_URL_FILE: secret, LLMGW_REDIS_URL: 'redis://r:6379' }, has)).toEqual(['accounting', '--config', '/etc/llmgw/accounting.yaml', '--database-url', 'postgres://u:p@db/llmgw', '--redis-url', 'redis://r:6379']);
-      expect(argvFor(['accounting', '--database-url', 'pglite:memory'], { LLMGW_DATABASE_URL: 'postgres://x' }, has)).toEqual(['accounting', '--config', '/etc/llmgw/accounting.yaml', '--database-url', 'pglite:memory']);
+      expect(argvFor(['accounting'], { LLMGW_DATABASE_URL_FILE: secret, LLMGW_REDIS_URL: 'redis://r:6379' }, has)).toEqual([
+        'accounting',
+        '--config',
+        '/etc/llmgw/accounting.yaml',
+        '--database-url',
+        'postgres://u:p@db/llmgw',
+        '--redis-url',
+        'redis://r:6379',
+      ]);
+      expect(argvFor(['accounting', '--database-url', 'pglite:memory'], { LLMGW_DATABASE_URL: 'postgres://x' }, has)).toEqual([
+        'accounting',
+        '--config',
+        '/etc/llmgw/accounting.yaml',
+        '--database-url',
+        'pglite:memory',
+      ]);
       expect(argvFor(['node-agent', 'run'], {}, has)).toEqual(['node-agent', 'run', '--config', '/etc/llmgw/agent.yaml']);
       expect(argvFor(['router', '--config', '/x.yaml'], {}, () => true)).toEqual(['router', '--config', '/x.yaml']);
       expect(argvFor(['router'], {}, () => false)).toEqual(['router']);

@@ -10,7 +10,9 @@ import { exportedNames, metricsOf, missingMetrics, panelQueries, ruleQueries, sq
 // the checker the topology test uses against live /metrics (metric-names.ts) catches what it must.
 const root = findRepoRoot();
 const dir = join(root, 'deploy/grafana/dashboards');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 interface Panel {
   id: number;
@@ -41,17 +43,34 @@ describe('Grafana dashboards (deploy/grafana)', () => {
         for (const t of p.targets ?? []) expect(uids.has(t.datasource?.uid ?? '')).toBe(true);
       }
     }
-    const prov = parse(readFileSync(join(root, 'deploy/grafana/provisioning/dashboards/llmgw.yaml'), 'utf8')) as { providers: Array<{ options: { path: string } }> };
+    const prov = parse(readFileSync(join(root, 'deploy/grafana/provisioning/dashboards/llmgw.yaml'), 'utf8')) as {
+      providers: Array<{ options: { path: string } }>;
+    };
     // compose mounts deploy/grafana/dashboards at the provider's path.
     const compose = readFileSync(join(root, 'deploy/compose/compose.yaml'), 'utf8');
     expect(compose).toContain(`../grafana/dashboards:${prov.providers[0].options.path}:ro`);
   });
 
   it('cover what the issue names: TTFT/TPOT, router-added latency, queues, cache, nodes, GPUs, shards, ledger lag, budget', () => {
-    const all = panelQueries(dir).map((q) => q.expr).join('\n');
-    for (const m of ['llmgw_ttft_seconds_bucket', 'vllm:inter_token_latency_seconds_bucket', 'vllm:time_to_first_token_seconds_bucket', 'llmgw_admission_queue_depth',
-      'llmgw_admission_wait_seconds_bucket', 'llmgw_cache_decision_total', 'vllm:prefix_cache_hits_total', 'llmgw_inventory_nodes', 'llmgw_gpu_free', 'llmgw_agent_shards',
-      'llmgw_placement_replicas_failed_total', 'llmgw_placement_reconcile_passes_total', 'llmgw_usage_stream_depth']) expect(all).toContain(m);
+    const all = panelQueries(dir)
+      .map((q) => q.expr)
+      .join('\n');
+    for (const m of [
+      'llmgw_ttft_seconds_bucket',
+      'vllm:inter_token_latency_seconds_bucket',
+      'vllm:time_to_first_token_seconds_bucket',
+      'llmgw_admission_queue_depth',
+      'llmgw_admission_wait_seconds_bucket',
+      'llmgw_cache_decision_total',
+      'vllm:prefix_cache_hits_total',
+      'llmgw_inventory_nodes',
+      'llmgw_gpu_free',
+      'llmgw_agent_shards',
+      'llmgw_placement_replicas_failed_total',
+      'llmgw_placement_reconcile_passes_total',
+      'llmgw_usage_stream_depth',
+    ])
+      expect(all).toContain(m);
     expect(all).toMatch(/FROM limits l/);
     expect(all).toMatch(/JOIN organizations o/);
   });
@@ -62,7 +81,16 @@ describe('alert rules (deploy/prometheus/alerts.yml)', () => {
 
   it('page for no healthy replica, ledger lag, a lost leader, a lost node and an exhausted budget', () => {
     const names = rules.map((r) => r.where.split('/')[1]);
-    expect(names).toEqual(expect.arrayContaining(['LlmgwNoHealthyReplica', 'LlmgwLedgerLag', 'LlmgwAdmissionLeaderLost', 'LlmgwPlacementLeaderLost', 'LlmgwNodeLost', 'LlmgwBudgetExhausted']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'LlmgwNoHealthyReplica',
+        'LlmgwLedgerLag',
+        'LlmgwAdmissionLeaderLost',
+        'LlmgwPlacementLeaderLost',
+        'LlmgwNodeLost',
+        'LlmgwBudgetExhausted',
+      ]),
+    );
   });
 
   const promtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -80,18 +108,28 @@ describe('the metric-name checker', () => {
   const exported = exportedNames(exposition);
 
   it('finds the llmgw and vLLM names in PromQL, histogram series and Prometheus’s own up included', () => {
-    expect(metricsOf('histogram_quantile(0.5, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket[5m]))) - sum(llmgw_gpu_free{fabric="a"})').sort()).toEqual(['llmgw_gpu_free', 'vllm:inter_token_latency_seconds_bucket']);
+    expect(
+      metricsOf('histogram_quantile(0.5, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket[5m]))) - sum(llmgw_gpu_free{fabric="a"})').sort(),
+    ).toEqual(['llmgw_gpu_free', 'vllm:inter_token_latency_seconds_bucket']);
     expect(metricsOf('up{job="router"} == 0')).toEqual(['up']);
     expect(metricsOf('sum by (band) (llmgw_x) > 0 unless on (model) up_to_date')).toEqual(['llmgw_x']);
   });
 
   it('reports a metric nobody exports, and a _bucket of something that is not a histogram', () => {
     const q = (expr: string) => ({ kind: 'promql' as const, expr, where: 'p' });
-    expect(missingMetrics([q('rate(llmgw_requests_total[1m])'), q('llmgw_ttft_seconds_bucket'), q('llmgw_ttft_seconds_count'), q('up{job="x"}')], exported)).toEqual([]);
-    expect(missingMetrics([q('rate(llmgw_request_total[1m])'), q('llmgw_gpu_free_bucket'), q('vllm:gone')], exported)).toEqual(['p: llmgw_request_total', 'p: llmgw_gpu_free_bucket', 'p: vllm:gone']);
+    expect(
+      missingMetrics([q('rate(llmgw_requests_total[1m])'), q('llmgw_ttft_seconds_bucket'), q('llmgw_ttft_seconds_count'), q('up{job="x"}')], exported),
+    ).toEqual([]);
+    expect(missingMetrics([q('rate(llmgw_request_total[1m])'), q('llmgw_gpu_free_bucket'), q('vllm:gone')], exported)).toEqual([
+      'p: llmgw_request_total',
+      'p: llmgw_gpu_free_bucket',
+      'p: vllm:gone',
+    ]);
   });
 
   it('fills Grafana’s epoch macros in SQL', () => {
-    expect(sqlWithMacros('ts >= $__unixEpochFrom() * 1000 AND ts < $__unixEpochTo() * 1000', 1_000_500, 2_000_500)).toBe('ts >= 1000 * 1000 AND ts < 2001 * 1000');
+    expect(sqlWithMacros('ts >= $__unixEpochFrom() * 1000 AND ts < $__unixEpochTo() * 1000', 1_000_500, 2_000_500)).toBe(
+      'ts >= 1000 * 1000 AND ts < 2001 * 1000',
+    );
   });
 });

@@ -18,7 +18,9 @@ interface Panel {
 /** Every query of every panel of the dashboards (JSON files) in `dir`. */
 export function panelQueries(dir: string): Query[] {
   const out: Query[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.json'))
+    .sort()) {
     const d = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { panels: Panel[] };
     const walk = (ps: Panel[]) => {
       for (const p of ps) {
@@ -65,7 +67,13 @@ export function missingMetrics(queries: Query[], exported: Map<string, string>):
     const h = /^(.*)_(bucket|sum|count)$/.exec(n);
     return !!h && ['histogram', 'summary'].includes(exported.get(h[1]) ?? '') && (h[2] !== 'bucket' || exported.get(h[1]) === 'histogram');
   };
-  return queries.filter((q) => q.kind === 'promql').flatMap((q) => metricsOf(q.expr).filter((n) => !exists(n)).map((n) => `${q.where}: ${n}`));
+  return queries
+    .filter((q) => q.kind === 'promql')
+    .flatMap((q) =>
+      metricsOf(q.expr)
+        .filter((n) => !exists(n))
+        .map((n) => `${q.where}: ${n}`),
+    );
 }
 
 /** A panel's SQL with Grafana's time macros filled in for [fromMs, toMs). */

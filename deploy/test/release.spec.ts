@@ -33,7 +33,11 @@ describe('npm run release', () => {
   let tarball: string;
 
   it('writes a versioned tarball and its checksum', () => {
-    const r = spawnSync(process.execPath, [join(root, 'tools/scripts/release.cjs'), '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, LLMGW_QUIET_BUILD: '1' } });
+    const r = spawnSync(process.execPath, [join(root, 'tools/scripts/release.cjs'), '--out', out], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, LLMGW_QUIET_BUILD: '1' },
+    });
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
     const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const name = `llmgw-${version}-${process.platform}-${process.arch}`;
@@ -52,12 +56,14 @@ describe('npm run release', () => {
     const listed = new Map(sums.map((l) => [l.slice(66), l.slice(0, 64)]));
     for (const [file, sum] of listed) expect([file, sha256(join(top, file))]).toEqual([file, sum]);
     const files = [...listed.keys()];
-    for (const role of ['router', 'admission', 'accounting', 'inventory', 'placement-scheduler', 'node-agent', 'sim-engine', 'ctl', 'up']) expect(files).toContain(`dist/apps/${role}/main.js`);
+    for (const role of ['router', 'admission', 'accounting', 'inventory', 'placement-scheduler', 'node-agent', 'sim-engine', 'ctl', 'up'])
+      expect(files).toContain(`dist/apps/${role}/main.js`);
     for (const unit of readdirSync(join(root, 'deploy/systemd'))) expect(files).toContain(`deploy/systemd/${unit}`);
     for (const ex of readdirSync(join(root, 'deploy/examples'))) expect(files).toContain(`deploy/examples/${ex}`);
     expect(files).toContain('deploy/loadbalancer/haproxy.cfg');
     // No sources, no dev tooling: bin/llmgw.cjs runs the bundles as they are.
-    for (const absent of ['apps', 'libs', 'tools', 'node_modules/typescript', 'node_modules/jest', 'node_modules/tsx', 'node_modules/esbuild']) expect(existsSync(join(top, absent))).toBe(false);
+    for (const absent of ['apps', 'libs', 'tools', 'node_modules/typescript', 'node_modules/jest', 'node_modules/tsx', 'node_modules/esbuild'])
+      expect(existsSync(join(top, absent))).toBe(false);
     // What the tarball says it needs is what it holds.
     const pkg = JSON.parse(readFileSync(join(top, 'package.json'), 'utf8')) as { engines: { node: string }; dependencies: Record<string, string> };
     expect(pkg.engines.node).toMatch(/^>=/);
@@ -70,15 +76,39 @@ describe('npm run release', () => {
     delete env.NODE_PATH;
     delete env.LLMGW_FROM_SOURCE;
     let output = '';
-    up = spawn(process.execPath, ['bin/llmgw.cjs', 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0', '--control-port', '0', '--engine-ports', `${low}-${high}`, '--data-dir', join(work, 'data')], {
-      cwd: top,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    up = spawn(
+      process.execPath,
+      [
+        'bin/llmgw.cjs',
+        'up',
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--accounting-port',
+        '0',
+        '--admission-port',
+        '0',
+        '--control-port',
+        '0',
+        '--engine-ports',
+        `${low}-${high}`,
+        '--data-dir',
+        join(work, 'data'),
+      ],
+      {
+        cwd: top,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     up.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     up.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    await waitUntil(() => /demo API key sk-llmgw-\S+/.test(output) || up!.exitCode !== null, 'llmgw up from the release', { timeoutMs: 240_000, everyMs: 100 }).catch((e: Error) => {
+    await waitUntil(() => /demo API key sk-llmgw-\S+/.test(output) || up!.exitCode !== null, 'llmgw up from the release', {
+      timeoutMs: 240_000,
+      everyMs: 100,
+    }).catch((e: Error) => {
       throw new Error(`${e.message}\n${output}`);
     });
     expect(up.exitCode).toBeNull();
@@ -96,7 +126,7 @@ describe('npm run release', () => {
     expect(await exited).toBe(0);
   });
 
-  it("lays out the container image from the tarball (every COPY of deploy/containers/Containerfile), whose entry point and health check work", async () => {
+  it('lays out the container image from the tarball (every COPY of deploy/containers/Containerfile), whose entry point and health check work', async () => {
     // No container engine runs on the development machines: the image's filesystem is built here
     // by doing what the Containerfile's COPY lines do, from the unpacked tarball (its build context).
     const text = readFileSync(join(root, 'deploy/containers/Containerfile'), 'utf8').replace(/\\\n/g, ' ');
@@ -119,16 +149,26 @@ describe('npm run release', () => {
     const version = spawnSync(process.execPath, [entry, '--version'], { cwd: app, encoding: 'utf8' });
     expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
     // The image's own launcher runs a role from the copied bundles (the config dir is empty here).
-    const proc = spawn(process.execPath, [entry, 'sim-engine', '--port', '0', '--model', 'demo'], { cwd: app, env: { ...process.env, LLMGW_CONFIG_DIR: join(work, 'no-config') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [entry, 'sim-engine', '--port', '0', '--model', 'demo'], {
+      cwd: app,
+      env: { ...process.env, LLMGW_CONFIG_DIR: join(work, 'no-config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise((r) => proc.once('exit', r));
     let url = '';
     try {
-      await waitUntil(() => !!(url = /"msg":"listening"/.test(out) ? (/"url":"(http:[^"]+)"/.exec(out)?.[1] ?? '') : '') || proc.exitCode !== null, 'the sim-engine from the image layout', { timeoutMs: 150_000, everyMs: 50 });
+      await waitUntil(
+        () => !!(url = /"msg":"listening"/.test(out) ? (/"url":"(http:[^"]+)"/.exec(out)?.[1] ?? '') : '') || proc.exitCode !== null,
+        'the sim-engine from the image layout',
+        { timeoutMs: 150_000, everyMs: 50 },
+      );
       expect({ url: !!url, out: url ? '' : out }).toEqual({ url: true, out: '' });
-      const health = (u: string) => spawnSync(process.execPath, [join(app, 'deploy/containers/healthcheck.cjs')], { env: { ...process.env, LLMGW_HEALTH_URL: u }, encoding: 'utf8' }).status;
+      const health = (u: string) =>
+        spawnSync(process.execPath, [join(app, 'deploy/containers/healthcheck.cjs')], { env: { ...process.env, LLMGW_HEALTH_URL: u }, encoding: 'utf8' })
+          .status;
       expect(health(`${url}/health`)).toBe(0);
       expect(health(`${url}/no-such-page`)).toBe(1);
       proc.kill('SIGTERM');

@@ -57,7 +57,10 @@ async function kill(p: Proc): Promise<void> {
 
   beforeAll(async () => {
     script = spawn(process.execPath, [join(root, 'tools/scripts/topology.cjs'), ...(havePrometheus ? ['--prometheus'] : []), '--log-level', 'warn'], {
-      cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LLMGW_QUIET_BUILD: '1' },
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LLMGW_QUIET_BUILD: '1' },
     });
     script.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<string>((r) => script.once('exit', (code) => r(`topology.cjs exited (${code}): ${output}`)));
@@ -85,7 +88,22 @@ async function kill(p: Proc): Promise<void> {
 
   it('runs every role with its replicas, mTLS on every gRPC link, one admission leader', async () => {
     const roles = t.processes.map((p) => p.role).sort();
-    expect(roles).toEqual(expect.arrayContaining(['accounting', 'accounting', 'admission', 'admission', 'haproxy', 'inventory', 'node-agent', 'node-agent', 'placement-scheduler', 'router', 'router', 'router']));
+    expect(roles).toEqual(
+      expect.arrayContaining([
+        'accounting',
+        'accounting',
+        'admission',
+        'admission',
+        'haproxy',
+        'inventory',
+        'node-agent',
+        'node-agent',
+        'placement-scheduler',
+        'router',
+        'router',
+        'router',
+      ]),
+    );
     // The ControlService refuses a caller without a client certificate of the topology's CA.
     const ctl = (flags: string[]) => ctlReplicas(t, flags);
     expect(ctl(ctlFlags(t).slice(0, 4)).status).not.toBe(0);
@@ -119,10 +137,14 @@ async function kill(p: Proc): Promise<void> {
         expect(r instanceof Error ? r.message : 'ok').toBe('ok');
       }
       const usage = queries.find((q) => q.kind === 'sql' && q.where.includes('Usage by org, project and model'))!;
-      await waitUntil(async () => {
-        const r = await db.query(sqlWithMacros(usage.expr, Date.now() - 3_600_000, Date.now() + 60_000));
-        return r.rows.some((row: { org: string; requests: string }) => row.org === 'topology' && Number(row.requests) >= 20);
-      }, 'the usage panel to show the warm-up traffic', { timeoutMs: 30_000, everyMs: 250 });
+      await waitUntil(
+        async () => {
+          const r = await db.query(sqlWithMacros(usage.expr, Date.now() - 3_600_000, Date.now() + 60_000));
+          return r.rows.some((row: { org: string; requests: string }) => row.org === 'topology' && Number(row.requests) >= 20);
+        },
+        'the usage panel to show the warm-up traffic',
+        { timeoutMs: 30_000, everyMs: 250 },
+      );
     } finally {
       await db.end();
     }
@@ -130,7 +152,10 @@ async function kill(p: Proc): Promise<void> {
     // With Prometheus (Debian's package; .ci/run installs it) every expression also evaluates there.
     if (t.prometheus) {
       for (const q of queries.filter((x) => x.kind === 'promql')) {
-        const r = (await (await fetch(`${t.prometheus}/api/v1/query?query=${encodeURIComponent(q.expr.replace(/\$__rate_interval/g, '1m'))}`)).json()) as { status: string; error?: string };
+        const r = (await (await fetch(`${t.prometheus}/api/v1/query?query=${encodeURIComponent(q.expr.replace(/\$__rate_interval/g, '1m'))}`)).json()) as {
+          status: string;
+          error?: string;
+        };
         expect({ where: q.where, status: r.status, error: r.error }).toEqual({ where: q.where, status: 'success', error: undefined });
       }
     }
@@ -141,11 +166,18 @@ async function kill(p: Proc): Promise<void> {
     await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, `steady load (${summary(l.outcomes)})`, { timeoutMs: 120_000, everyMs: 50 });
     await kill(byName('router-2'));
     const routerDied = performance.now();
-    await waitUntil(() => l.outcomes.filter((o) => o.ok && o.startedAt > routerDied).length >= 30, `load after the router kill (${summary(l.outcomes)})`, { timeoutMs: 120_000, everyMs: 50 });
+    await waitUntil(() => l.outcomes.filter((o) => o.ok && o.startedAt > routerDied).length >= 30, `load after the router kill (${summary(l.outcomes)})`, {
+      timeoutMs: 120_000,
+      everyMs: 50,
+    });
     // accounting-2 is the one router-3 resolves keys with, and a consumer of the usage stream.
     await kill(byName('accounting-2'));
     const accountingDied = performance.now();
-    await waitUntil(() => l.outcomes.filter((o) => o.ok && o.startedAt > accountingDied).length >= 30, `load after the accounting kill (${summary(l.outcomes)})`, { timeoutMs: 120_000, everyMs: 50 });
+    await waitUntil(
+      () => l.outcomes.filter((o) => o.ok && o.startedAt > accountingDied).length >= 30,
+      `load after the accounting kill (${summary(l.outcomes)})`,
+      { timeoutMs: 120_000, everyMs: 50 },
+    );
     const all = await l.stop();
     const failed = all.filter((o) => !o.ok);
     expect(failed.filter((o) => o.startedAt > routerDied)).toEqual([]);
@@ -160,10 +192,14 @@ async function kill(p: Proc): Promise<void> {
     await db.connect();
     try {
       let rows: Array<{ request_id: string; n: string }> = [];
-      await waitUntil(async () => {
-        rows = (await db.query('SELECT request_id, count(*) AS n FROM usage WHERE request_id = ANY($1) GROUP BY request_id', [served])).rows;
-        return rows.length === served.length;
-      }, 'a usage row for every served request', { timeoutMs: 90_000, everyMs: 500 }).catch(() => undefined);
+      await waitUntil(
+        async () => {
+          rows = (await db.query('SELECT request_id, count(*) AS n FROM usage WHERE request_id = ANY($1) GROUP BY request_id', [served])).rows;
+          return rows.length === served.length;
+        },
+        'a usage row for every served request',
+        { timeoutMs: 90_000, everyMs: 500 },
+      ).catch(() => undefined);
       const have = new Set(rows.map((r) => r.request_id));
       expect(served.filter((id) => !have.has(id))).toEqual([]);
       expect(rows.filter((r) => Number(r.n) !== 1)).toEqual([]);
@@ -183,5 +219,14 @@ function ctlReplicas(t: Topology, flags: string[]) {
 function ctlFlags(t: Topology): string[] {
   const sched = t.processes.find((p) => p.role === 'placement-scheduler')!;
   const tls = join(t.dir, 'tls');
-  return ['--control', new URL(sched.url!).host, '--tls-ca', join(tls, 'ca.crt'), '--tls-cert', join(tls, 'operator.crt'), '--tls-key', join(tls, 'operator.key')];
+  return [
+    '--control',
+    new URL(sched.url!).host,
+    '--tls-ca',
+    join(tls, 'ca.crt'),
+    '--tls-cert',
+    join(tls, 'operator.crt'),
+    '--tls-key',
+    join(tls, 'operator.key'),
+  ];
 }

@@ -57,7 +57,9 @@ async function main(): Promise<void> {
       before: await routerWith('before', { mode: 'remote', address: grpc, credit_interval: '0s' }),
       after: await routerWith('after', { mode: 'remote', address: grpc }),
     };
-    console.log(`3 zero-latency sim-engines; admission service ${grpc}; routers with admission off / remote without credits (before) / remote with credits (after)`);
+    console.log(
+      `3 zero-latency sim-engines; admission service ${grpc}; routers with admission off / remote without credits (before) / remote with credits (after)`,
+    );
     console.log(`${SECONDS}s per rate and router after ${WARMUP_SECONDS}s warm-up; added = router p50/p99 minus the admission-off router's\n`);
     console.log('rate/s  router   p50 ms  p99 ms  added p50  added p99  errors  service Acquires');
     for (const rate of RATES) {

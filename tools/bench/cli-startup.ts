@@ -55,8 +55,30 @@ async function timeUp(env: Record<string, string>, extra: string[] = []): Promis
   const dir = mkdtempSync(join(tmpdir(), 'llmgw-bench-up-'));
   const out = join(dir, 'time');
   const [low, high] = await freePortRange(50);
-  const args = ['-o', out, '-f', '%U %S', process.execPath, bin, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0',
-    '--control-port', '0', '--engine-ports', `${low}-${high}`, '--data-dir', join(dir, 'data'), ...extra];
+  const args = [
+    '-o',
+    out,
+    '-f',
+    '%U %S',
+    process.execPath,
+    bin,
+    'up',
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--accounting-port',
+    '0',
+    '--admission-port',
+    '0',
+    '--control-port',
+    '0',
+    '--engine-ports',
+    `${low}-${high}`,
+    '--data-dir',
+    join(dir, 'data'),
+    ...extra,
+  ];
   const t0 = performance.now();
   // Its own process group, signalled as a terminal's Ctrl-C would: GNU time ignores SIGINT itself.
   const child = spawn('/usr/bin/time', args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -91,9 +113,14 @@ function staleOnce<T>(app: string, f: () => T): T {
 }
 
 async function main(): Promise<void> {
-  console.log(`llmgw CLI start-up, median of ${runs} run(s); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on this machine`);
+  console.log(
+    `llmgw CLI start-up, median of ${runs} run(s); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on this machine`,
+  );
   console.log(`  ${'case'.padEnd(58)} ${'wall'.padStart(8)} ${'cpu'.padStart(8)}`);
-  const row = (what: string, s: Sample) => console.log(`  ${what.padEnd(58)} ${(s.wallMs / 1000).toFixed(2).padStart(6)} s ${(s.cpuMs / 1000).toFixed(2).padStart(6)} s`);
+  const row = (what: string, s: Sample) =>
+    console.log(`  ${what.padEnd(58)} ${(s.wallMs / 1000).toFixed(2).padStart(6)} s ${(s.cpuMs / 1000).toFixed(2).padStart(6)} s`);
 
   row("node -e '' (the floor)", medians(Array.from({ length: runs }, () => timed(['-e', '']))));
 

@@ -88,7 +88,9 @@ http {
   const proc = spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${url}/v1/models`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`${url}/v1/models`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) return { url, proc };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -115,7 +117,11 @@ async function main(): Promise<void> {
     writeFileSync(admissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints }));
     const [admission, accounting] = await Promise.all([
       spawnRole('admission', ['--config', admissionCfg], QUIET),
-      spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', db.url, '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'bench'], QUIET),
+      spawnRole(
+        'accounting',
+        ['--port', '0', '--admin-port', '0', '--database-url', db.url, '--redis-url', 'redis://127.0.0.1:6379', '--key-prefix', prefix, '--consumer', 'bench'],
+        QUIET,
+      ),
     ]);
     procs.push(admission, accounting);
     const acct = new URL(accounting.urls.grpc ?? accounting.url).host;
@@ -129,7 +135,9 @@ async function main(): Promise<void> {
 
     const routerCfg = join(dir, 'router.yaml');
     const routerConfig = (o: { tenancy?: boolean; admission?: boolean; durable?: boolean } = {}) => ({
-      ...(o.tenancy !== false ? { tenancy: { enabled: true, accounting_address: acct, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, durable_usage: o.durable !== false } } : {}),
+      ...(o.tenancy !== false
+        ? { tenancy: { enabled: true, accounting_address: acct, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, durable_usage: o.durable !== false } }
+        : {}),
       ...(o.admission !== false ? { admission: { mode: 'remote', address: new URL(admission.url).host } } : {}),
       endpoints,
     });
@@ -159,8 +167,22 @@ async function main(): Promise<void> {
       const admTlsCfg = join(dir, 'admission-tls.yaml');
       writeFileSync(admTlsCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints, tls: pki.serverTls() }));
       const accTlsCfg = join(dir, 'accounting-tls.yaml');
-      writeFileSync(accTlsCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: db.url, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, ingest: { consumer: 'bench-tls' }, tls: pki.serverTls() }));
-      const [admTls, accTls] = await Promise.all([spawnRole('admission', ['--config', admTlsCfg], QUIET), spawnRole('accounting', ['--config', accTlsCfg], QUIET)]);
+      writeFileSync(
+        accTlsCfg,
+        JSON.stringify({
+          listen: '127.0.0.1:0',
+          admin_listen: '127.0.0.1:0',
+          database_url: db.url,
+          redis_url: 'redis://127.0.0.1:6379',
+          key_prefix: prefix,
+          ingest: { consumer: 'bench-tls' },
+          tls: pki.serverTls(),
+        }),
+      );
+      const [admTls, accTls] = await Promise.all([
+        spawnRole('admission', ['--config', admTlsCfg], QUIET),
+        spawnRole('accounting', ['--config', accTlsCfg], QUIET),
+      ]);
       procs.push(admTls, accTls);
       const routerTls = pki.clientTlsFiles('router');
       const file = join(dir, 'router-mtls.yaml');
@@ -178,15 +200,24 @@ async function main(): Promise<void> {
       variants.push({ name: 'router (mTLS links)', url: r.url, pid: r.pid, needsKey: true });
       console.log(`router (mTLS links) ${r.url}: the same configuration, admission ${new URL(admTls.url).host} and accounting over mTLS (role router)`);
     }
-    const ng = SKIP.has('nginx') ? undefined : await startNginx(dir, behind.map((e) => e.url));
+    const ng = SKIP.has('nginx')
+      ? undefined
+      : await startNginx(
+          dir,
+          behind.map((e) => e.url),
+        );
     nginx = ng?.proc;
     const nginxUrl = ng?.url;
     const auth = { authorization: `Bearer ${key}` };
     const probe = await request(`${router.url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { ...auth, 'content-type': 'application/json' } });
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
-    console.log(`router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`);
-    console.log(`nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`);
+    console.log(
+      `router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+    );
+    console.log(
+      `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,
+    );
 
     const targets: Array<{ name: string; url: string; pid?: number; headers?: Record<string, string> }> = [
       { name: 'direct', url: direct.url },
@@ -202,12 +233,14 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const pid = t.pid;
         const u0 = pid ? procUsage(pid) : undefined;
-                const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
+        const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
         const cpu = pid && u0 ? `${((1000 * (procUsage(pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
         const lat = latencies(s, WARMUP * 1000);
         if (t.name === 'direct') ref = lat;
-        console.log(`${String(rate).padStart(6)}  ${t.name.padEnd(24)} ${f(pct(lat, 50))} ${f(pct(lat, 99))} ${f(pct(lat, 50) - pct(ref, 50), 10)} ${f(pct(lat, 99) - pct(ref, 99), 10)} ${String(failures(s)).padStart(7)}  ${cpu}`);
+        console.log(
+          `${String(rate).padStart(6)}  ${t.name.padEnd(24)} ${f(pct(lat, 50))} ${f(pct(lat, 99))} ${f(pct(lat, 50) - pct(ref, 50), 10)} ${f(pct(lat, 99) - pct(ref, 99), 10)} ${String(failures(s)).padStart(7)}  ${cpu}`,
+        );
       }
     }
 
@@ -216,7 +249,9 @@ async function main(): Promise<void> {
       return m ? Number(m[1]) : 0;
     };
     let served = RATES.reduce((n, r) => n + r * (WARMUP + SECONDS), 0);
-    console.log(`durable usage hold: ${await metric('llmgw_usage_durable_hold_timeouts_total')} of ${served} responses released by the 5 s timeout before their record was in the ledger`);
+    console.log(
+      `durable usage hold: ${await metric('llmgw_usage_durable_hold_timeouts_total')} of ${served} responses released by the 5 s timeout before their record was in the ledger`,
+    );
 
     if (!SKIP.has('steps')) {
       const lo = quick ? 100 : 300;
@@ -224,9 +259,19 @@ async function main(): Promise<void> {
       const step = quick ? 2 : 5;
       console.log(`\n2. load steps ${lo} → ${hi} → ${lo} req/s, ${step}s each: p99 ms in the first second after each step / rest of the phase`);
       for (const t of targets.slice(1, 3)) {
-        const s = await openLoopPhases(t.url, [{ rate: lo, seconds: step }, { rate: hi, seconds: step }, { rate: lo, seconds: step }], { body: BODY, headers: t.headers });
+        const s = await openLoopPhases(
+          t.url,
+          [
+            { rate: lo, seconds: step },
+            { rate: hi, seconds: step },
+            { rate: lo, seconds: step },
+          ],
+          { body: BODY, headers: t.headers },
+        );
         const w = (a: number, b: number) => f(pct(latencies(s, a * 1000, b * 1000), 99), 8);
-        console.log(`  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`);
+        console.log(
+          `  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`,
+        );
       }
     }
 
@@ -236,26 +281,70 @@ async function main(): Promise<void> {
         const s: Sample[] = await openLoopPhases(router.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: auth, connections: 2048 });
         const lat = latencies(s, 1000);
         const ok = pct(lat, 99) < 100 && failures(s) === 0;
-        console.log(`  ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}`);
+        console.log(
+          `  ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}`,
+        );
         if (!ok) break;
       }
     }
 
     if (!SKIP.has('saturation')) served += LADDER.reduce((n, r) => n + r * (quick ? 2 : 6), 0);
-    console.log(`durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`);
+    console.log(
+      `durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`,
+    );
 
     if (!SKIP.has('streams')) {
-      console.log(`\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`);
+      console.log(
+        `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
+      );
       const tps = 2;
-      const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', String(tps), '--prefill-tps', '0', '--max-num-seqs', String(STREAMS), '--batch-contention', '0', '--log-level', 'info'], QUIET)));
+      const slow = await Promise.all(
+        [0, 1, 2].map(() =>
+          spawnRole(
+            'sim-engine',
+            [
+              '--port',
+              '0',
+              '--model',
+              'slow',
+              '--decode-tps',
+              String(tps),
+              '--prefill-tps',
+              '0',
+              '--max-num-seqs',
+              String(STREAMS),
+              '--batch-contention',
+              '0',
+              '--log-level',
+              'info',
+            ],
+            QUIET,
+          ),
+        ),
+      );
       procs.push(...slow);
       const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', ...(UNDECLARED_STREAMS ? {} : { max_num_seqs: STREAMS }) }));
       const streamAdmissionCfg = join(dir, 'admission-streams.yaml');
-      writeFileSync(streamAdmissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints: slowEndpoints, ...(STREAMS_QUEUE ? { queue_capacity_per_band: Number(STREAMS_QUEUE) } : {}) }));
+      writeFileSync(
+        streamAdmissionCfg,
+        JSON.stringify({
+          listen: '127.0.0.1:0',
+          admin_listen: '127.0.0.1:0',
+          endpoints: slowEndpoints,
+          ...(STREAMS_QUEUE ? { queue_capacity_per_band: Number(STREAMS_QUEUE) } : {}),
+        }),
+      );
       const streamAdmission = await spawnRole('admission', ['--config', streamAdmissionCfg], QUIET);
       procs.push(streamAdmission);
       const streamCfg = join(dir, 'router-streams.yaml');
-      writeFileSync(streamCfg, JSON.stringify({ ...routerConfig(), admission: STREAMS_ADMISSION === 'off' ? { mode: 'off' } : { mode: 'remote', address: new URL(streamAdmission.url).host }, endpoints: slowEndpoints }));
+      writeFileSync(
+        streamCfg,
+        JSON.stringify({
+          ...routerConfig(),
+          admission: STREAMS_ADMISSION === 'off' ? { mode: 'off' } : { mode: 'remote', address: new URL(streamAdmission.url).host },
+          endpoints: slowEndpoints,
+        }),
+      );
       const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], QUIET);
       procs.push(streamRouter);
       const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
@@ -271,7 +360,12 @@ async function main(): Promise<void> {
           await new Promise((r) => setTimeout(r, (i * 2000) / STREAMS)); // all open within 2 s
           let outcome = 'ok';
           try {
-            const res = await request(`${streamRouter.url}/v1/chat/completions`, { method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' }, dispatcher: agent });
+            const res = await request(`${streamRouter.url}/v1/chat/completions`, {
+              method: 'POST',
+              body,
+              headers: { ...auth, 'content-type': 'application/json' },
+              dispatcher: agent,
+            });
             open++;
             peakOpen = Math.max(peakOpen, open);
             const text = await res.body.text();
@@ -290,7 +384,9 @@ async function main(): Promise<void> {
       const ok = statuses.get('ok') ?? 0;
       const upstream = await (await fetch(`${streamRouter.urls.admin}/metrics`)).text();
       const upstreamPeak = [...upstream.matchAll(/^llmgw_upstream_connections\{[^}]*\} (\S+)/gm)].map((m) => Number(m[1]));
-      console.log(`  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`);
+      console.log(
+        `  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`,
+      );
     }
   } finally {
     if (nginx?.pid) {

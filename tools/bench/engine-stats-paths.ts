@@ -90,20 +90,26 @@ async function main(): Promise<void> {
   const prefix = `bench:estats:${randomBytes(4).toString('hex')}:`;
   const keys = endpoints.map((e) => `${prefix}${e.id}`);
   const agentTimers = endpoints.map((e, i) =>
-    setInterval(async () => {
-      const res = await fetch(`${e.url}/metrics`);
-      await res.text();
-      await redis.set(keys[i], JSON.stringify({ scrapedAtMs: Date.now() }), 'PX', 10_000);
-    }, AGENT_MS * (0.75 + Math.random() * 0.25)),
+    setInterval(
+      async () => {
+        const res = await fetch(`${e.url}/metrics`);
+        await res.text();
+        await redis.set(keys[i], JSON.stringify({ scrapedAtMs: Date.now() }), 'PX', 10_000);
+      },
+      AGENT_MS * (0.75 + Math.random() * 0.25),
+    ),
   );
   const seen = readers.map(() => new Map<string, number>());
   let redisReads = 0;
   const readerTimers = readers.map((ms, r) =>
-    setInterval(async () => {
-      const vals = await redis.mget(...keys);
-      redisReads++;
-      vals.forEach((v, i) => v && seen[r].set(keys[i], (JSON.parse(v) as { scrapedAtMs: number }).scrapedAtMs));
-    }, ms * (0.75 + Math.random() * 0.25)),
+    setInterval(
+      async () => {
+        const vals = await redis.mget(...keys);
+        redisReads++;
+        vals.forEach((v, i) => v && seen[r].set(keys[i], (JSON.parse(v) as { scrapedAtMs: number }).scrapedAtMs));
+      },
+      ms * (0.75 + Math.random() * 0.25),
+    ),
   );
   const agesAgent: number[] = [];
   await new Promise((r) => setTimeout(r, 3000));
@@ -124,7 +130,9 @@ async function main(): Promise<void> {
 
   const row = (name: string, perS: number, extra: string, ages: number[]) =>
     `| ${name} | ${perS.toFixed(1)} | ${(perS / ENGINES).toFixed(2)} | ${extra} | ${pct(ages, 50).toFixed(0)} | ${pct(ages, 95).toFixed(0)} | ${Math.max(...ages).toFixed(0)} |`;
-  console.log(`routers=${ROUTERS} (every ${ROUTER_MS} ms), admission=${ADMISSION} (every ${ADMISSION_MS} ms), engines=${ENGINES}, agent stats_interval=${AGENT_MS} ms, ${SECONDS} s each`);
+  console.log(
+    `routers=${ROUTERS} (every ${ROUTER_MS} ms), admission=${ADMISSION} (every ${ADMISSION_MS} ms), engines=${ENGINES}, agent stats_interval=${AGENT_MS} ms, ${SECONDS} s each`,
+  );
   console.log('| path | engine /metrics GETs/s (all engines) | per engine | other load | age at decision p50 ms | p95 ms | max ms |');
   console.log('|---|---|---|---|---|---|---|');
   console.log(row('every router and admission scrapes', hits.scrapePath / scrapeSecs, '—', agesScrape));

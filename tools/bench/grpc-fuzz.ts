@@ -77,13 +77,19 @@ async function main(): Promise<void> {
     for (const t of all) {
       for (const m of t.methods) {
         for (const r of m.results) {
-          if (r.handlerError || r.hang || r.echo || r.leak) process.stdout.write(`${t.target} ${m.method} ${r.id}: ${r.code}${r.hang ? ' (hang)' : ''}${r.echo ? ' (echo)' : ''}${r.leak ? ` (leak: ${r.leak})` : ''} ${JSON.stringify(r.message.slice(0, 160))}\n`);
+          if (r.handlerError || r.hang || r.echo || r.leak)
+            process.stdout.write(
+              `${t.target} ${m.method} ${r.id}: ${r.code}${r.hang ? ' (hang)' : ''}${r.echo ? ' (echo)' : ''}${r.leak ? ` (leak: ${r.leak})` : ''} ${JSON.stringify(r.message.slice(0, 160))}\n`,
+            );
         }
       }
-      for (const s of t.scenarios) process.stdout.write(`${t.target} scenario ${s.name}: ${s.ok ? 'ok' : 'FAIL'}: ${s.detail}; event-loop max ${s.stallMs ?? '?'} ms\n`);
+      for (const s of t.scenarios)
+        process.stdout.write(`${t.target} scenario ${s.name}: ${s.ok ? 'ok' : 'FAIL'}: ${s.detail}; event-loop max ${s.stallMs ?? '?'} ms\n`);
     }
   }
-  process.stdout.write(`\n${totals.cases} cases in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${totals.handlerErrors} INTERNAL/UNKNOWN from handlers, ${totals.deserializeErrors} grpc-js decode errors, ${totals.hangs} hangs, ${totals.echoes} echoes, ${totals.leaks} leaks; crashed: ${totals.crashed.join(', ') || 'none'}; valid call failed after: ${totals.failedValid.join(', ') || 'none'}\n`);
+  process.stdout.write(
+    `\n${totals.cases} cases in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${totals.handlerErrors} INTERNAL/UNKNOWN from handlers, ${totals.deserializeErrors} grpc-js decode errors, ${totals.hangs} hangs, ${totals.echoes} echoes, ${totals.leaks} leaks; crashed: ${totals.crashed.join(', ') || 'none'}; valid call failed after: ${totals.failedValid.join(', ') || 'none'}\n`,
+  );
 }
 
 main().catch((e) => {

@@ -23,7 +23,6 @@ function arg(name: string, def: string): string {
   return i >= 0 ? process.argv[i + 1] : def;
 }
 
-
 async function measure<T>(pid: number, f: () => Promise<T>): Promise<{ r: T; wallS: number; cpuPct: number; rssMiB: number }> {
   const a = procUsage(pid);
   const t0 = process.hrtime.bigint();
@@ -44,7 +43,9 @@ async function run(): Promise<void> {
   if (redis) args.push('--redis-url', redis, '--redis-prefix', prefix);
   const inv = await spawnRole('inventory', args, { timeoutMs: 60_000, keepOutput: false });
   const pid = inv.pid;
-  console.log(`inventory pid ${pid}${redis ? ` (Redis-shared store at ${redis})` : ' (in-process store)'}; ${n} agents × 8 GPUs, heartbeat 5 s, stats 2 s per leader shard`);
+  console.log(
+    `inventory pid ${pid}${redis ? ` (Redis-shared store at ${redis})` : ' (in-process store)'}; ${n} agents × 8 GPUs, heartbeat 5 s, stats 2 s per leader shard`,
+  );
   const agents: SimAgent[] = [];
   try {
     const idle = await measure(pid, () => sleep(3000));
@@ -60,7 +61,21 @@ async function run(): Promise<void> {
           heartbeatIntervalMs: 5000,
           statsIntervalMs: 2000,
           fabric: `ib-${'abcd'[i % 4]}`,
-          runningShards: [0, 1].map((k) => ({ shardId: `${id}-m${k}-r0`, replicaId: `${id}-m${k}`, state: 'SHARD_STATE_READY' as const, endpoint: `http://10.0.${i % 250}.${k}:8000`, spec: { shardId: `${id}-m${k}-r0`, replicaId: `${id}-m${k}`, model: `model-${k}`, engine: 'vllm', rank: 0, nnodes: 1, gpuIndices: [k * 4, k * 4 + 1, k * 4 + 2, k * 4 + 3] } })),
+          runningShards: [0, 1].map((k) => ({
+            shardId: `${id}-m${k}-r0`,
+            replicaId: `${id}-m${k}`,
+            state: 'SHARD_STATE_READY' as const,
+            endpoint: `http://10.0.${i % 250}.${k}:8000`,
+            spec: {
+              shardId: `${id}-m${k}-r0`,
+              replicaId: `${id}-m${k}`,
+              model: `model-${k}`,
+              engine: 'vllm',
+              rank: 0,
+              nnodes: 1,
+              gpuIndices: [k * 4, k * 4 + 1, k * 4 + 2, k * 4 + 3],
+            },
+          })),
         });
         agents.push(a);
         started.push(a.start(120_000));
@@ -69,17 +84,23 @@ async function run(): Promise<void> {
       }
       await Promise.all(started);
     });
-    console.log(`registration:  ${n} agents in ${reg.wallS.toFixed(1)} s (${(n / reg.wallS).toFixed(0)}/s)  cpu ${reg.cpuPct.toFixed(1)}%  rss ${reg.rssMiB.toFixed(0)} MiB`);
+    console.log(
+      `registration:  ${n} agents in ${reg.wallS.toFixed(1)} s (${(n / reg.wallS).toFixed(0)}/s)  cpu ${reg.cpuPct.toFixed(1)}%  rss ${reg.rssMiB.toFixed(0)} MiB`,
+    );
     const client = new InventoryClient({ address: inv.urls.grpc.replace('http://', ''), callTimeoutMs: 30_000 });
     const list = await client.listNodes();
     if (list.nodes.length !== n) throw new Error(`ListNodes has ${list.nodes.length} nodes, want ${n}`);
     const bad = list.nodes.filter((x) => x.connectivity !== 'CONNECTIVITY_CONNECTED' || x.shards.length !== 2).length;
-    console.log(`fleet:         ${list.nodes.length} nodes, ${list.nodes.reduce((s, x) => s + (x.info?.gpus.length ?? 0), 0)} GPUs, ${bad} not connected with their 2 shards`);
+    console.log(
+      `fleet:         ${list.nodes.length} nodes, ${list.nodes.reduce((s, x) => s + (x.info?.gpus.length ?? 0), 0)} GPUs, ${bad} not connected with their 2 shards`,
+    );
     await sleep(6000);
     const steady = await measure(pid, () => sleep(steadyS * 1000));
     const beats = (n * steadyS) / 5;
     const stats = (n * 2 * steadyS) / 2;
-    console.log(`steady ${steadyS}s:    cpu ${steady.cpuPct.toFixed(1)}%  rss ${steady.rssMiB.toFixed(0)} MiB  (~${(beats / steadyS).toFixed(0)} heartbeats/s + ~${(stats / steadyS).toFixed(0)} engine stats/s)`);
+    console.log(
+      `steady ${steadyS}s:    cpu ${steady.cpuPct.toFixed(1)}%  rss ${steady.rssMiB.toFixed(0)} MiB  (~${(beats / steadyS).toFixed(0)} heartbeats/s + ~${(stats / steadyS).toFixed(0)} engine stats/s)`,
+    );
     const after = await client.listNodes();
     const unreachable = after.nodes.filter((x) => x.connectivity !== 'CONNECTIVITY_CONNECTED').length;
     console.log(`liveness:      ${unreachable} of ${n} nodes not connected after the steady phase (heartbeats kept up: ${unreachable === 0 ? 'yes' : 'NO'})`);
@@ -92,12 +113,14 @@ async function run(): Promise<void> {
     lat.sort((a, b) => a - b);
     const t = Date.now();
     await new Promise<void>((resolve) => {
-      const w = client.watchFleet({ onEvent: (e) => {
-        if (e.event === 'snapshot') {
-          w.close();
-          resolve();
-        }
-      } });
+      const w = client.watchFleet({
+        onEvent: (e) => {
+          if (e.event === 'snapshot') {
+            w.close();
+            resolve();
+          }
+        },
+      });
     });
     console.log(`api:           ListNodes (${n} nodes) median ${lat[5]} ms, max ${lat[9]} ms; WatchFleet snapshot ${Date.now() - t} ms`);
     client.close();

@@ -15,7 +15,21 @@
  */
 import { performance } from 'node:perf_hooks';
 import { seeded } from '@llmgw/scheduling/testing';
-import { CAPACITY_CLASSES, explain, Fleet, makeModel, makeNode, planReplicas, Policy, Reconciler, SimFleet, type Model, type NodeSpec, type PolicyConfig, type Profile } from '@llmgw/placement';
+import {
+  CAPACITY_CLASSES,
+  explain,
+  Fleet,
+  makeModel,
+  makeNode,
+  planReplicas,
+  Policy,
+  Reconciler,
+  SimFleet,
+  type Model,
+  type NodeSpec,
+  type PolicyConfig,
+  type Profile,
+} from '@llmgw/placement';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -82,7 +96,15 @@ const policyConfig: PolicyConfig = {
 };
 
 function profileFor(cls: string, tp: number, nodes: number, priority: number, fp8: boolean): Partial<Profile> {
-  return { name: `${cls}-tp${tp}${nodes > 1 ? `-${nodes}n` : ''}`, gpuClass: cls, tp: tp * nodes, nodes, gpusPerNode: tp, priority, args: fp8 ? ['--quantization', 'fp8'] : [] };
+  return {
+    name: `${cls}-tp${tp}${nodes > 1 ? `-${nodes}n` : ''}`,
+    gpuClass: cls,
+    tp: tp * nodes,
+    nodes,
+    gpusPerNode: tp,
+    priority,
+    args: fp8 ? ['--quantization', 'fp8'] : [],
+  };
 }
 
 const models: Model[] = Array.from({ length: MODELS }, (_, i) => {
@@ -90,11 +112,17 @@ const models: Model[] = Array.from({ length: MODELS }, (_, i) => {
   let profiles: Array<Partial<Profile>>;
   if (kind < 0.05) profiles = [profileFor('h100-80g', 8, 2, 100, false), profileFor('h200-140g', 8, 2, 90, false)];
   else if (kind < 0.35) profiles = [profileFor('h100-80g', pick([4, 8]), 1, 100, rnd() < 0.5), profileFor('a100-80g', 8, 1, 50, false)];
-  else if (kind < 0.7) profiles = [profileFor(pick(['h100-80g', 'a100-80g', 'h200-140g']), pick([1, 2]), 1, 100, false), profileFor('l40s-45g', pick([1, 2]), 1, 40, rnd() < 0.3)];
+  else if (kind < 0.7)
+    profiles = [profileFor(pick(['h100-80g', 'a100-80g', 'h200-140g']), pick([1, 2]), 1, 100, false), profileFor('l40s-45g', pick([1, 2]), 1, 40, rnd() < 0.3)];
   else profiles = [profileFor(pick(['a100-80g', 'l40s-45g']), pick([1, 2, 4]), 1, 100, false)];
   const min = 1 + Math.floor(rnd() * 4);
   const capacityClass = CAPACITY_CLASSES[i % 3];
-  return makeModel(`model-${String(i).padStart(3, '0')}`, profiles, { min, max: min + 2 }, { capacityClass, project: PROJECTS[i % PROJECTS.length].name, ...(i % 10 === 0 ? { keepWithin: 'room' as const } : {}) });
+  return makeModel(
+    `model-${String(i).padStart(3, '0')}`,
+    profiles,
+    { min, max: min + 2 },
+    { capacityClass, project: PROJECTS[i % PROJECTS.length].name, ...(i % 10 === 0 ? { keepWithin: 'room' as const } : {}) },
+  );
 });
 const policy = usePolicy ? new Policy(models, policyConfig) : undefined;
 
@@ -105,7 +133,9 @@ const sample = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
 const sampler = setInterval(sample, 20);
 
 const nodes = specs.map(makeNode);
-console.log(`fleet: ${NODES} nodes × 8 GPUs (${NODES * 8} GPUs), ${FABRICS.length} fabrics, classes ${CLASSES.map((c) => c.cls).join(', ')}; catalog: ${MODELS} models, ${wanted} replicas wanted`);
+console.log(
+  `fleet: ${NODES} nodes × 8 GPUs (${NODES * 8} GPUs), ${FABRICS.length} fabrics, classes ${CLASSES.map((c) => c.cls).join(', ')}; catalog: ${MODELS} models, ${wanted} replicas wanted`,
+);
 console.log(
   usePolicy
     ? `policy: 3 capacity classes, ${PROJECTS.length} projects in 3 orgs with ${policyConfig.quotas!.length} quotas, ${racks} racks with power budgets, 1 rack held, keep_within room on every 10th model`
@@ -115,12 +145,18 @@ console.log(
 // 1. plan every replica
 let t0 = performance.now();
 const fleet = new Fleet(nodes);
-const plan = planReplicas(fleet, models.map((m) => ({ model: m, count: m.scaling.min })), policy);
+const plan = planReplicas(
+  fleet,
+  models.map((m) => ({ model: m, count: m.scaling.min })),
+  policy,
+);
 const planMs = performance.now() - t0;
 sample();
 const gpusUsed = plan.decisions.reduce((s, d) => s + d.shards.reduce((x, sh) => x + sh.gpuIndices.length, 0), 0);
 const multi = plan.decisions.filter((d) => d.shards.length > 1).length;
-console.log(`planReplicas: ${plan.decisions.length} replicas (${multi} multi-node) on ${gpusUsed} GPUs, ${plan.unschedulable.length} model(s) short, in ${planMs.toFixed(0)} ms`);
+console.log(
+  `planReplicas: ${plan.decisions.length} replicas (${multi} multi-node) on ${gpusUsed} GPUs, ${plan.unschedulable.length} model(s) short, in ${planMs.toFixed(0)} ms`,
+);
 
 // 2. explain every model against the filled fleet
 t0 = performance.now();
@@ -131,7 +167,9 @@ for (const m of models) {
 }
 const explainMs = performance.now() - t0;
 sample();
-console.log(`explain (all profiles, every pool and node): ${MODELS} models, ${candidates} node candidates, in ${explainMs.toFixed(0)} ms (${(explainMs / MODELS).toFixed(1)} ms/model)`);
+console.log(
+  `explain (all profiles, every pool and node): ${MODELS} models, ${candidates} node candidates, in ${explainMs.toFixed(0)} ms (${(explainMs / MODELS).toFixed(1)} ms/model)`,
+);
 
 // 3. the reconciler: one pass from nothing, then a steady pass
 async function reconcilerPasses(): Promise<{ first: number; steady: number; placed: number; commands: number }> {
@@ -159,7 +197,9 @@ async function reconcilerPasses(): Promise<{ first: number; steady: number; plac
 void reconcilerPasses().then((r) => {
   sample();
   clearInterval(sampler);
-  console.log(`reconciler: first pass placed ${r.placed} replicas and sent ${r.commands} StartShard in ${r.first.toFixed(0)} ms; steady-state pass ${r.steady.toFixed(0)} ms`);
+  console.log(
+    `reconciler: first pass placed ${r.placed} replicas and sent ${r.commands} StartShard in ${r.first.toFixed(0)} ms; steady-state pass ${r.steady.toFixed(0)} ms`,
+  );
   const heap = process.memoryUsage().heapUsed;
   console.log(`memory: peak RSS ${mb(peakRss)} MB, heap used at end ${mb(heap)} MB`);
   const total = planMs;

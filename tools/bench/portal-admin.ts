@@ -32,23 +32,50 @@ function fakeNode(i: number): controlV1.Node {
   const id = `gpu-${String(i).padStart(4, '0')}`;
   const gpus = Array.from({ length: 8 }, (_, g) => ({ index: g, name: 'NVIDIA H100 80GB HBM3', gpuClass: i % 3 ? 'h100-80g' : 'a100-80g', memoryMib: 81_559 }));
   return {
-    info: { nodeId: id, hostname: id, mgmtAddr: `10.0.${i >> 8}.${i & 255}`, gpus, fabrics: [{ fabric: `fab-${i % 8}`, hcas: ['mlx5_0'], rateGbps: 400 }], simulated: true },
+    info: {
+      nodeId: id,
+      hostname: id,
+      mgmtAddr: `10.0.${i >> 8}.${i & 255}`,
+      gpus,
+      fabrics: [{ fabric: `fab-${i % 8}`, hcas: ['mlx5_0'], rateGbps: 400 }],
+      simulated: true,
+    },
     state: i % 50 === 0 ? 'NODE_STATE_CORDONED' : 'NODE_STATE_READY',
     stateReason: i % 50 === 0 ? 'maintenance' : 'registered',
     lastSeenMs: Date.now(),
     allocations: Array.from({ length: 4 }, (_, g) => ({ gpuIndex: g, shardId: `${id}-s${g}`, model: `model-${i % 20}` })),
-    shards: Array.from({ length: 2 }, (_, s) => ({ shardId: `${id}-s${s}`, replicaId: `r-${i}-${s}`, state: 'SHARD_STATE_RUNNING', spec: { model: `model-${i % 20}` } })),
+    shards: Array.from({ length: 2 }, (_, s) => ({
+      shardId: `${id}-s${s}`,
+      replicaId: `r-${i}-${s}`,
+      state: 'SHARD_STATE_RUNNING',
+      spec: { model: `model-${i % 20}` },
+    })),
   } as never;
 }
 
 async function fakeControl(): Promise<{ address: string; close(): void }> {
   const nodes = Array.from({ length: NODES }, (_, i) => fakeNode(i));
   const server = createServer();
-  const ok = <T>(v: T) => (_c: unknown, cb: (e: null, v: T) => void) => cb(null, v);
+  const ok =
+    <T>(v: T) =>
+    (_c: unknown, cb: (e: null, v: T) => void) =>
+      cb(null, v);
   server.addService(controlServiceDefinition(), {
-    ListNodes: (call: { request: controlV1.ListNodesRequest__Output }, cb: (e: null, v: controlV1.ListNodesResponse) => void) => cb(null, pageOfNodes(nodes, call.request)),
-    ListModels: ok({ models: Array.from({ length: 20 }, (_, m) => ({ name: `model-${m}`, replicasDesired: 4, replicasReady: 4, replicasTotal: 4, scalingMode: 'always-on' })) }),
-    ListReplicas: ok({ replicas: Array.from({ length: 80 }, (_, r) => ({ replicaId: `r-${r}`, model: `model-${r % 20}`, gpuClass: 'h100-80g', fabric: `fab-${r % 8}`, state: 'REPLICA_STATE_READY', endpoint: `http://10.0.0.${r}:8000` })) }),
+    ListNodes: (call: { request: controlV1.ListNodesRequest__Output }, cb: (e: null, v: controlV1.ListNodesResponse) => void) =>
+      cb(null, pageOfNodes(nodes, call.request)),
+    ListModels: ok({
+      models: Array.from({ length: 20 }, (_, m) => ({ name: `model-${m}`, replicasDesired: 4, replicasReady: 4, replicasTotal: 4, scalingMode: 'always-on' })),
+    }),
+    ListReplicas: ok({
+      replicas: Array.from({ length: 80 }, (_, r) => ({
+        replicaId: `r-${r}`,
+        model: `model-${r % 20}`,
+        gpuClass: 'h100-80g',
+        fabric: `fab-${r % 8}`,
+        state: 'REPLICA_STATE_READY',
+        endpoint: `http://10.0.0.${r}:8000`,
+      })),
+    }),
   } as never);
   const port = await listen(server, '127.0.0.1', 0);
   return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
@@ -71,10 +98,13 @@ async function fill(url: string): Promise<void> {
   };
   await c.query("set maintenance_work_mem = '512MB'");
   await c.query('alter table usage set unlogged');
-  const indexes = (await c.query<{ indexdef: string; indexname: string }>("select indexname, indexdef from pg_indexes where tablename = 'usage' and indexname <> 'usage_pkey'")).rows;
+  const indexes = (
+    await c.query<{ indexdef: string; indexname: string }>("select indexname, indexdef from pg_indexes where tablename = 'usage' and indexname <> 'usage_pkey'")
+  ).rows;
   for (const i of indexes) await c.query(`drop index ${i.indexname}`);
   await c.query('alter table usage drop constraint usage_pkey');
-  await step(`${ROWS} raw rows`,
+  await step(
+    `${ROWS} raw rows`,
     `insert into usage (record_id, request_id, ts, key_id, project_id, model, served_model, pool, status, prompt_tokens, completion_tokens, cached_tokens, ttft_ms, duration_ms, queue_ms, cost_micros, rolled_up)
      select 'r' || g, 'q' || g, $1::bigint - (g * 7919 % $2::bigint), 'key_' || (g % 1000), 'proj_' || (g % 100), 'model-' || (g % 20), 'model-' || (g % 20), 'h100-80g',
             case when g % 50 = 0 then 429 else 200 end, 200 + g % 300, 100 + g % 200, g % 100, 50, 900, 2, 300 + g % 1000, 1
@@ -83,18 +113,31 @@ async function fill(url: string): Promise<void> {
   );
   await step('primary key', 'alter table usage add constraint usage_pkey primary key (record_id)');
   for (const i of indexes) await step(i.indexname, i.indexdef);
-  await step('hourly rollup', `insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+  await step(
+    'hourly rollup',
+    `insert into usage_rollup (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
     select (ts / 3600000) * 3600000, key_id, max(project_id), served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-    from usage group by 1, 2, 4, 5`);
-  await step('daily rollup', `insert into usage_rollup_day (day_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+    from usage group by 1, 2, 4, 5`,
+  );
+  await step(
+    'daily rollup',
+    `insert into usage_rollup_day (day_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
     select (hour_ts / 86400000) * 86400000, key_id, max(project_id), model, status, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-    from usage_rollup group by 1, 2, 4, 5`);
-  await step('model-hour rollup', `insert into usage_rollup_model_hour (hour_ts, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+    from usage_rollup group by 1, 2, 4, 5`,
+  );
+  await step(
+    'model-hour rollup',
+    `insert into usage_rollup_model_hour (hour_ts, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
     select hour_ts, model, status, sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-    from usage_rollup group by 1, 2, 3`);
+    from usage_rollup group by 1, 2, 3`,
+  );
   await step('analyze', 'analyze');
-  const r = await c.query('select (select count(*) from usage) as raw, (select count(*) from usage_rollup) as hourly, (select count(*) from usage_rollup_day) as daily');
-  process.stderr.write(`usage: ${r.rows[0].raw} raw rows, ${r.rows[0].hourly} hourly and ${r.rows[0].daily} daily rollup rows; filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  const r = await c.query(
+    'select (select count(*) from usage) as raw, (select count(*) from usage_rollup) as hourly, (select count(*) from usage_rollup_day) as daily',
+  );
+  process.stderr.write(
+    `usage: ${r.rows[0].raw} raw rows, ${r.rows[0].hourly} hourly and ${r.rows[0].daily} daily rollup rows; filled in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`,
+  );
   await c.end();
 }
 
@@ -109,21 +152,53 @@ async function main(): Promise<void> {
   try {
     await fill(db.url);
     const admin = new AccountingClient({ address: acc.url, actor: 'bench' });
-    const link = await admin.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email: 'bench@example.com', name: 'Bench', role: 'admin' });
+    const link = await admin.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', {
+      kind: 'invite',
+      email: 'bench@example.com',
+      name: 'Bench',
+      role: 'admin',
+    });
     await admin.account('Claim', { token: link.token, password: 'bench-password-1' });
     for (let i = 0; i < 200; i++) await admin.call('CreateOrg', { name: `org-${i}` });
     admin.close();
-    writeFileSync(join(dir, 'portal.yaml'), `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nrouter_url: http://127.0.0.1:9\naccounting: { address: "${acc.url.replace('http://', '')}" }\ncontrol: { address: "${control.address}" }\nlog_level: warn\n`);
+    writeFileSync(
+      join(dir, 'portal.yaml'),
+      `listen: 127.0.0.1:0\nadmin_listen: 127.0.0.1:0\nrouter_url: http://127.0.0.1:9\naccounting: { address: "${acc.url.replace('http://', '')}" }\ncontrol: { address: "${control.address}" }\nlog_level: warn\n`,
+    );
     portal = await spawnRole('portal', ['-c', join(dir, 'portal.yaml')]);
     const base = portal.url;
     // Sign in as a browser would: the CSRF cookie and token, then the session cookie.
     const page = await fetch(`${base}/signin`);
-    const csrfCookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrfCookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const token = /name="csrf-token" content="([^"]+)"/.exec(await page.text())![1]!;
-    const signed = await fetch(`${base}/signin`, { method: 'POST', redirect: 'manual', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: token, email: 'bench@example.com', password: 'bench-password-1' }) });
+    const signed = await fetch(`${base}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: token, email: 'bench@example.com', password: 'bench-password-1' }),
+    });
     const cookie = [csrfCookie, ...signed.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
-    const pages = ['/admin', '/admin?page=7', '/admin?state=cordoned', '/admin/models', '/admin/people', '/admin/usage?by=model&days=7', '/admin/usage?by=key&days=30', '/admin/usage?by=org&days=30', '/admin/usage?by=team&days=7', '/admin/usage.csv?by=project&days=30', '/admin/audit', '/admin/settings'];
-    const out: string[] = [`fleet ${NODES} nodes, usage ${ROWS} rows; the first fetch (cold), then ${N} after 2 warm-ups`, 'page                                  cold ms   p50 ms   p95 ms   max ms   bytes'];
+    const pages = [
+      '/admin',
+      '/admin?page=7',
+      '/admin?state=cordoned',
+      '/admin/models',
+      '/admin/people',
+      '/admin/usage?by=model&days=7',
+      '/admin/usage?by=key&days=30',
+      '/admin/usage?by=org&days=30',
+      '/admin/usage?by=team&days=7',
+      '/admin/usage.csv?by=project&days=30',
+      '/admin/audit',
+      '/admin/settings',
+    ];
+    const out: string[] = [
+      `fleet ${NODES} nodes, usage ${ROWS} rows; the first fetch (cold), then ${N} after 2 warm-ups`,
+      'page                                  cold ms   p50 ms   p95 ms   max ms   bytes',
+    ];
     for (const p of pages) {
       const lat: number[] = [];
       let bytes = 0;
@@ -137,7 +212,11 @@ async function main(): Promise<void> {
         if (i >= 2) lat.push(performance.now() - t);
         bytes = body.length;
       }
-      out.push(`${p.padEnd(38)} ${cold.toFixed(1).padStart(7)}  ${pct(lat, 50).toFixed(1).padStart(7)}  ${pct(lat, 95).toFixed(1).padStart(7)}  ${Math.max(...lat).toFixed(1).padStart(7)}  ${String(bytes).padStart(7)}`);
+      out.push(
+        `${p.padEnd(38)} ${cold.toFixed(1).padStart(7)}  ${pct(lat, 50).toFixed(1).padStart(7)}  ${pct(lat, 95).toFixed(1).padStart(7)}  ${Math.max(...lat)
+          .toFixed(1)
+          .padStart(7)}  ${String(bytes).padStart(7)}`,
+      );
     }
     process.stdout.write(out.join('\n') + '\n');
   } finally {

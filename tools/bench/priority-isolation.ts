@@ -32,15 +32,20 @@ async function run(): Promise<void> {
   if (process.argv.includes('--default-profile')) o.replicaChoice = 'default';
   const onOnly = process.argv.includes('--on-only');
   const shape = slots ? 'slot-limited' : quick ? 'quick' : 'full';
-  console.log(`priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs} (${o.declareSlots ? 'declared' : 'undeclared: learned'}), decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`);
+  console.log(
+    `priority isolation (${shape}): ${o.engines} engines × max-num-seqs ${o.maxNumSeqs} (${o.declareSlots ? 'declared' : 'undeclared: learned'}), decode ${o.decodeTps} tok/s, ${o.bronzeConcurrency} concurrent bronze, ${o.platinumSamples} platinum samples of ${o.platinumPromptChars} chars`,
+  );
   const rig = new IsolationRig(o);
   await rig.startEngines();
   try {
     const on = await rig.phase(true);
     const off = onOnly ? undefined : await rig.phase(false);
-    console.log(`platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x${off ? `, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x` : ''}`);
+    console.log(
+      `platinum TTFT under load / idle: admission on p90 ${on.ratio90.toFixed(2)}x p99 ${on.ratio.toFixed(2)}x${off ? `, admission off p90 ${off.ratio90.toFixed(2)}x p99 ${off.ratio.toFixed(2)}x` : ''}`,
+    );
     // The same requests on the engines' clocks (GET /sim/requests): what queueing did, apart from the machine's load.
-    const eng = (r: typeof on) => `p90 ${(r.engineLoadedP90 / Math.max(1, r.engineIdleP90)).toFixed(2)}x, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot`;
+    const eng = (r: typeof on) =>
+      `p90 ${(r.engineLoadedP90 / Math.max(1, r.engineIdleP90)).toFixed(2)}x, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot`;
     console.log(`at the engines: admission on ${eng(on)}${off ? `; admission off ${eng(off)}` : ''}`);
   } finally {
     await rig.close();

@@ -47,14 +47,18 @@ async function main(): Promise<void> {
     procs.push(direct);
     const behind = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', engineArgs, QUIET)));
     procs.push(...behind);
-    const router = await spawnRole('router', [
-      ...behind.flatMap((e, i) => ['--endpoint', `e${i}=${e.url}=sim`]),
-      '--port',
-      '0',
-      '--admin-port',
-      '0',
-      ...(process.env.BENCH_ROUTER_ARGS ? process.env.BENCH_ROUTER_ARGS.split(' ') : []),
-    ], QUIET);
+    const router = await spawnRole(
+      'router',
+      [
+        ...behind.flatMap((e, i) => ['--endpoint', `e${i}=${e.url}=sim`]),
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        ...(process.env.BENCH_ROUTER_ARGS ? process.env.BENCH_ROUTER_ARGS.split(' ') : []),
+      ],
+      QUIET,
+    );
     procs.push(router);
     console.log(`router ${router.url} (pid ${router.pid}); direct engine ${direct.url}; 3 engines behind the router`);
 
@@ -76,9 +80,21 @@ async function main(): Promise<void> {
     let done = 0;
     let peakRss = rssBefore;
     // decode at 0 tps would finish at once: use a sim whose tokens come at a fixed pace.
-    const slow = await Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'slow', '--decode-tps', '10', '--max-num-seqs', '2000', '--batch-contention', '0', '--log-level', 'info'], QUIET)));
+    const slow = await Promise.all(
+      [0, 1, 2].map(() =>
+        spawnRole(
+          'sim-engine',
+          ['--port', '0', '--model', 'slow', '--decode-tps', '10', '--max-num-seqs', '2000', '--batch-contention', '0', '--log-level', 'info'],
+          QUIET,
+        ),
+      ),
+    );
     procs.push(...slow);
-    const streamRouter = await spawnRole('router', [...slow.flatMap((e, i) => ['--endpoint', `s${i}=${e.url}=slow`]), '--port', '0', '--admin-port', '0'], QUIET);
+    const streamRouter = await spawnRole(
+      'router',
+      [...slow.flatMap((e, i) => ['--endpoint', `s${i}=${e.url}=slow`]), '--port', '0', '--admin-port', '0'],
+      QUIET,
+    );
     procs.push(streamRouter);
     const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * 10, stream: true });
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(streamRouter.pid))), 250);
@@ -86,7 +102,12 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: STREAMS }, async () => {
         try {
-          const res = await request(`${streamRouter.url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: streamAgent });
+          const res = await request(`${streamRouter.url}/v1/chat/completions`, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json' },
+            dispatcher: streamAgent,
+          });
           const text = await res.body.text();
           if (res.statusCode !== 200 || !text.includes('[DONE]')) errors++;
           else done++;

@@ -39,33 +39,85 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
-import { BALANCE_ABS, BUFFER_STEPS, CACHE_BLOCKS, CONCURRENCY, CONVERSATIONS, ENGINES, GROUPS, HASH_SEED, JSON_OUT, MODEL, PENDING_WINDOW, POLICIES, PROFILES, type Policy, QUESTION_WORDS, REPEAT, RESET_EVERY, ROUTER_COUNTS, ROUTER_RESTART_EVERY, SHARE_DOWN, SHARE_URL, SYSTEM_WORDS, TURNS, ZIPF, arg } from './lib/routing-quality-options';
+import {
+  BALANCE_ABS,
+  BUFFER_STEPS,
+  CACHE_BLOCKS,
+  CONCURRENCY,
+  CONVERSATIONS,
+  ENGINES,
+  GROUPS,
+  HASH_SEED,
+  JSON_OUT,
+  MODEL,
+  PENDING_WINDOW,
+  POLICIES,
+  PROFILES,
+  type Policy,
+  QUESTION_WORDS,
+  REPEAT,
+  RESET_EVERY,
+  ROUTER_COUNTS,
+  ROUTER_RESTART_EVERY,
+  SHARE_DOWN,
+  SHARE_URL,
+  SYSTEM_WORDS,
+  TURNS,
+  ZIPF,
+  arg,
+} from './lib/routing-quality-options';
 import { type RouterSet, ceilingOf, engineCounters, pct, runWorkload } from './lib/routing-quality-workload';
 import { type RunResult, keyingCost, median, routerView, waitForKvSync, waitForShare } from './lib/routing-quality-probes';
 
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   const loadStart = load();
   const cost = JSON_OUT ? '' : await keyingCost();
   if (cost) process.stderr.write(`${cost}\n`);
   const engineArgs = [
-    '--port', '0', '--model', MODEL, '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
-    '--num-gpu-blocks', '2048', '--prefix-cache-blocks', String(CACHE_BLOCKS), '--max-num-seqs', '64',
-    '--prefill-tps', '5000', '--decode-tps', '400', '--log-level', 'warn',
-    '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0', buffer_steps: BUFFER_STEPS }),
+    '--port',
+    '0',
+    '--model',
+    MODEL,
+    '--tokenizer',
+    'llama3',
+    '--hash-seed',
+    HASH_SEED,
+    '--num-gpu-blocks',
+    '2048',
+    '--prefix-cache-blocks',
+    String(CACHE_BLOCKS),
+    '--max-num-seqs',
+    '64',
+    '--prefill-tps',
+    '5000',
+    '--decode-tps',
+    '400',
+    '--log-level',
+    'warn',
+    '--kv-events-config',
+    JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0', buffer_steps: BUFFER_STEPS }),
   ];
   process.stderr.write(`starting ${ENGINES} sim-engines (Llama 3 tokenizer, ${CACHE_BLOCKS}-block prefix caches)…\n`);
   const engines = await Promise.all(Array.from({ length: ENGINES }, () => spawnRole('sim-engine', engineArgs, { timeoutMs: 600_000 })));
   const kv = engines.map((e) => {
-    const rec = e.output().map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((r) => r.msg === 'listening');
+    const rec = e
+      .output()
+      .map((l) => (l.startsWith('{') ? JSON.parse(l) : {}))
+      .find((r) => r.msg === 'listening');
     return rec.kv_events as { endpoint: string; replay_endpoint: string };
   });
   const dir = mkdtempSync(join(tmpdir(), 'llmgw-rq-'));
   const runs = new Map<string, RunResult[]>();
   // --configs rr/1,tier1/2 picks exact (policy, routers) pairs instead of every policy × every router count.
   const configs = arg('configs')
-    ? arg('configs')!.split(',').map((c) => ({ policy: c.split('/')[0] as Policy, n: Number(c.split('/')[1]) }))
+    ? arg('configs')!
+        .split(',')
+        .map((c) => ({ policy: c.split('/')[0] as Policy, n: Number(c.split('/')[1]) }))
     : POLICIES.flatMap((policy) => ROUTER_COUNTS.map((n) => ({ policy, n })));
   try {
     for (let round = 0; round < REPEAT; round++) {
@@ -87,7 +139,11 @@ async function main(): Promise<void> {
                 ...(BALANCE_ABS !== undefined ? { balance_abs_threshold: Number(BALANCE_ABS) } : {}),
                 share: { redis_url: SHARE_URL, key_prefix: keyPrefix },
               },
-              kv_events: { enabled: policy === 'tier2', hash_seed: HASH_SEED, ...(PENDING_WINDOW !== undefined ? { pending_window: Number(PENDING_WINDOW) } : {}) },
+              kv_events: {
+                enabled: policy === 'tier2',
+                hash_seed: HASH_SEED,
+                ...(PENDING_WINDOW !== undefined ? { pending_window: Number(PENDING_WINDOW) } : {}),
+              },
             },
             endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: MODEL, kv_events: kv[i] })),
           }),
@@ -95,7 +151,8 @@ async function main(): Promise<void> {
         // A router listens once it is ready to route (a tier-2 router loads the tokenizer first); the
         // tree share subscribes just after, so wait for every router to be on the channel before traffic.
         const t0 = performance.now();
-        const spawnRouter = (): Promise<SpawnedRole> => spawnRole('router', ['--config', cfgPath, '--port', '0', '--admin-port', '0'], { timeoutMs: 600_000, keepOutput: false });
+        const spawnRouter = (): Promise<SpawnedRole> =>
+          spawnRole('router', ['--config', cfgPath, '--port', '0', '--admin-port', '0'], { timeoutMs: 600_000, keepOutput: false });
         const set: RouterSet = {
           list: await Promise.all(Array.from({ length: n }, spawnRouter)),
           async start(extra) {
@@ -124,8 +181,27 @@ async function main(): Promise<void> {
           const decisions = new Map<string, number>();
           for (const s of samples) decisions.set(s.decision, (decisions.get(s.decision) ?? 0) + 1);
           const views = policy === 'tier2' ? await Promise.all(set.list.map(routerView)) : [];
-          const kvStates = views.map((v) => Object.entries(v.kv).filter(([, k]) => k > 0).map(([st, k]) => `${st} ${k}`).join('+')).join(', ');
-          const res: RunResult = { hit, ceiling: ceilingOf(sent), p50: pct(ttft, 50), p99: pct(ttft, 99), counts, errors: samples.filter((s) => !s.ok).length, decisions, secs, resets, restarts, kv: kvStates };
+          const kvStates = views
+            .map((v) =>
+              Object.entries(v.kv)
+                .filter(([, k]) => k > 0)
+                .map(([st, k]) => `${st} ${k}`)
+                .join('+'),
+            )
+            .join(', ');
+          const res: RunResult = {
+            hit,
+            ceiling: ceilingOf(sent),
+            p50: pct(ttft, 50),
+            p99: pct(ttft, 99),
+            counts,
+            errors: samples.filter((s) => !s.ok).length,
+            decisions,
+            secs,
+            resets,
+            restarts,
+            kv: kvStates,
+          };
           runs.set(`${policy}/${n}`, [...(runs.get(`${policy}/${n}`) ?? []), res]);
           process.stderr.write(
             `round ${round + 1}/${REPEAT} ${policy} × ${n}: hit ${(hit * 100).toFixed(1)} % (ceiling ${(res.ceiling * 100).toFixed(1)} %), TTFT p50 ${res.p50.toFixed(0)} p99 ${res.p99.toFixed(0)} ms, per engine ${counts.join('/')}, ` +
@@ -186,7 +262,10 @@ async function main(): Promise<void> {
   for (const n of ROUTER_COUNTS) {
     const a = g(`tier1/${n}`);
     const b = g(`tier2/${n}`);
-    check(`tier 2 ≥ tier 1 + 5 points with ${n} router(s) (${pc(b)} vs ${pc(a)}; the best any routing can do on these prompts: ${b ? `${b.ceiling.toFixed(1)} %` : '?'})`, a && b ? b.hit >= a.hit + 5 : undefined);
+    check(
+      `tier 2 ≥ tier 1 + 5 points with ${n} router(s) (${pc(b)} vs ${pc(a)}; the best any routing can do on these prompts: ${b ? `${b.ceiling.toFixed(1)} %` : '?'})`,
+      a && b ? b.hit >= a.hit + 5 : undefined,
+    );
   }
   for (const tier of ['tier1', 'tier2']) {
     const a = g(`${tier}/1`);
@@ -194,7 +273,10 @@ async function main(): Promise<void> {
     check(`${tier}: 4 routers lose ≤ 2 points against 1 (${pc(a)} → ${pc(b)})`, a && b ? a.hit - b.hit <= 2 : undefined);
     for (const n of ROUTER_COUNTS) {
       const t = g(`${tier}/${n}`);
-      check(`${tier} with ${n} router(s): TTFT p99 no worse than round robin's (${t && !Number.isNaN(t.p99ratio) ? `${t.p99ratio.toFixed(2)}×` : '?'})`, t && !Number.isNaN(t.p99ratio) ? t.p99ratio <= 1 : undefined);
+      check(
+        `${tier} with ${n} router(s): TTFT p99 no worse than round robin's (${t && !Number.isNaN(t.p99ratio) ? `${t.p99ratio.toFixed(2)}×` : '?'})`,
+        t && !Number.isNaN(t.p99ratio) ? t.p99ratio <= 1 : undefined,
+      );
     }
   }
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -104,13 +104,39 @@ async function main(): Promise<void> {
   let role: SpawnedRole | undefined;
   try {
     console.log(`sim-engine throughput${quick ? ' (quick)' : ''}: ${SECONDS} s per case, ${CONNECTIONS} connections`);
-    role = await spawnRole('sim-engine', ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '1024', '--log-level', 'warn']);
+    role = await spawnRole('sim-engine', [
+      '--port',
+      '0',
+      '--model',
+      'sim',
+      '--prefill-tps',
+      '0',
+      '--decode-tps',
+      '0',
+      '--max-num-seqs',
+      '1024',
+      '--log-level',
+      'warn',
+    ]);
     await cannon(role.url, undefined, chat(4, false), 1); // JIT warm-up, not reported
     await cannon(role.url, 'chat, max_tokens 1', chat(1, false));
     await cannon(role.url, 'chat, max_tokens 16', chat(16, false));
     await cannon(role.url, 'chat stream, max_tokens 16', chat(16, true));
     await role.stop();
-    role = await spawnRole('sim-engine', ['--port', '0', '--model', 'sim', '--decode-tps', '20', '--batch-contention', '0', '--max-num-seqs', String(STREAMS), '--log-level', 'warn']);
+    role = await spawnRole('sim-engine', [
+      '--port',
+      '0',
+      '--model',
+      'sim',
+      '--decode-tps',
+      '20',
+      '--batch-contention',
+      '0',
+      '--max-num-seqs',
+      String(STREAMS),
+      '--log-level',
+      'warn',
+    ]);
     await streams(role.url, STREAMS, quick ? 20 : 100, 20);
   } finally {
     await role?.stop();

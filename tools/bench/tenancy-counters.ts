@@ -9,7 +9,15 @@
  */
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { type LimitCounters, MemoryLimitCounters, MemoryUsageLedger, RedisLimitCounters, RedisUsageLedger, type ReserveRequest, type UsageLedger } from '@llmgw/stores';
+import {
+  type LimitCounters,
+  MemoryLimitCounters,
+  MemoryUsageLedger,
+  RedisLimitCounters,
+  RedisUsageLedger,
+  type ReserveRequest,
+  type UsageLedger,
+} from '@llmgw/stores';
 import { periodBounds } from '@llmgw/tenancy';
 
 const quick = process.argv.includes('--quick');
@@ -27,8 +35,16 @@ function request(keys: number, i: number): ReserveRequest {
   // Limits high enough never to refuse: the bench measures the work, not rejections.
   return {
     nowMs: Date.now(),
-    rpm: [{ scope: k, limit: 1e9 }, { scope: 'project:p', limit: 1e9 }, { scope: 'team:t', limit: 1e9 }, { scope: 'org:o', limit: 1e9 }],
-    tpm: [{ scope: k, limit: 1e12 }, { scope: 'org:o', limit: 1e12 }],
+    rpm: [
+      { scope: k, limit: 1e9 },
+      { scope: 'project:p', limit: 1e9 },
+      { scope: 'team:t', limit: 1e9 },
+      { scope: 'org:o', limit: 1e9 },
+    ],
+    tpm: [
+      { scope: k, limit: 1e12 },
+      { scope: 'org:o', limit: 1e12 },
+    ],
     tokens: 300,
     budgets: [{ scope: 'team:t', limitMicros: 1e15, periodStart: day.start, periodEnd: day.end }],
     micros: 1200,
@@ -70,19 +86,37 @@ async function main(): Promise<void> {
   try {
     for (const [name, c] of counters) {
       for (const conc of CONCURRENCY) {
-        console.log(await run(`reserve+settle, 4 levels, ${name}`, conc, async (i) => {
-          const r = await c.reserve(request(1000, i));
-          if (!r.ok) throw new Error(`refused: ${r.kind}`);
-          await c.settle(r.reservation, { tokens: 120, micros: 500 }, Date.now());
-        }));
+        console.log(
+          await run(`reserve+settle, 4 levels, ${name}`, conc, async (i) => {
+            const r = await c.reserve(request(1000, i));
+            if (!r.ok) throw new Error(`refused: ${r.kind}`);
+            await c.settle(r.reservation, { tokens: 120, micros: 500 }, Date.now());
+          }),
+        );
       }
     }
     for (const [name, l] of ledgers) {
       await l.ensureGroup();
       for (const conc of CONCURRENCY) {
-        console.log(await run(`ledger append, ${name}`, conc, async (i) => {
-          await l.append({ recordId: `rec${i}`, requestId: `r${i}`, ts: Date.now(), keyId: 'k', projectId: 'p', model: 'm', servedModel: 'm', status: 200, promptTokens: 100, completionTokens: 20, cachedTokens: 0, durationMs: 50, costMicros: 120 });
-        }));
+        console.log(
+          await run(`ledger append, ${name}`, conc, async (i) => {
+            await l.append({
+              recordId: `rec${i}`,
+              requestId: `r${i}`,
+              ts: Date.now(),
+              keyId: 'k',
+              projectId: 'p',
+              model: 'm',
+              servedModel: 'm',
+              status: 200,
+              promptTokens: 100,
+              completionTokens: 20,
+              cachedTokens: 0,
+              durationMs: 50,
+              costMicros: 120,
+            });
+          }),
+        );
       }
       await l.close();
     }

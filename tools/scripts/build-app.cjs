@@ -118,7 +118,8 @@ function freshness(name) {
   } catch {
     return { fresh: false, reason: 'not built yet' };
   }
-  if (manifest.version !== MANIFEST_VERSION || !fs.existsSync(bundlePath(name))) return { fresh: false, reason: 'built by another version of the build script' };
+  if (manifest.version !== MANIFEST_VERSION || !fs.existsSync(bundlePath(name)))
+    return { fresh: false, reason: 'built by another version of the build script' };
   for (const [rel, want] of Object.entries(manifest.files)) {
     const abs = path.join(root, rel);
     let st;

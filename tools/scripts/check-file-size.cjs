@@ -16,8 +16,7 @@ const ALLOWED = {
     'the admission controller (issue 22 names it as the exception): one class owning the per-band queues, leases, pool saturation and slot learning that every admit decision reads together',
 };
 
-const isTest = (rel) =>
-  rel.endsWith('.spec.ts') || rel.endsWith('.fixture.ts') || /(^|\/)(test|lint-fixtures|__fixtures__)\//.test(rel);
+const isTest = (rel) => rel.endsWith('.spec.ts') || rel.endsWith('.fixture.ts') || /(^|\/)(test|lint-fixtures|__fixtures__)\//.test(rel);
 const isGenerated = (rel) => /(^|\/)generated\//.test(rel);
 
 function check(root) {
@@ -43,7 +42,8 @@ module.exports = { check, MAX_LINES, ALLOWED };
 if (require.main === module) {
   const root = path.resolve(__dirname, '../..');
   const { over, stale } = check(root);
-  for (const rel of stale) console.log(`note: ${rel} is on the allow-list but no longer over ${MAX_LINES} lines; remove it from tools/scripts/check-file-size.cjs`);
+  for (const rel of stale)
+    console.log(`note: ${rel} is on the allow-list but no longer over ${MAX_LINES} lines; remove it from tools/scripts/check-file-size.cjs`);
   if (over.length) {
     console.error(`${over.length} non-test TypeScript file(s) over ${MAX_LINES} lines — split by concern into files beside them:`);
     for (const o of over) console.error(`  ${o.rel}: ${o.lines} lines`);

@@ -152,7 +152,12 @@ function selfTest() {
     // Allowed cycles are not reported; breaking one (c no longer imports a) leaves only the other.
     if (check(dir, ROOTS, { [want[0]]: 'fixture' }).cycles.length !== 1) throw new Error('self-test: the allow-list was not applied');
     write('libs/x/src/sub/c.ts', "import type { A } from '../types';\nexport const c = 1 as A;\n");
-    if (check(dir).cycles.map((c) => c.key).join() !== want[0]) throw new Error('self-test: a broken cycle is still reported');
+    if (
+      check(dir)
+        .cycles.map((c) => c.key)
+        .join() !== want[0]
+    )
+      throw new Error('self-test: a broken cycle is still reported');
     console.log('self-test ok: cycles found through value, type-only, re-export, index and dynamic imports; comments ignored');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -19,9 +19,13 @@ const TIMER = /(?<![.\w])setTimeout\s*\(|\bsleep\s*\(|timers\/promises|\bsetTime
 
 /** Legitimate timers: file → [text on the line, reason]. */
 const ALLOWED = {
-  'apps/placement-scheduler/test/capacity.spec.ts': [['setTimeout(r, 50)', 'an idle client of the oscillating load generator pacing its check of how many clients should run: load shape, not a wait']],
+  'apps/placement-scheduler/test/capacity.spec.ts': [
+    ['setTimeout(r, 50)', 'an idle client of the oscillating load generator pacing its check of how many clients should run: load shape, not a wait'],
+  ],
   'apps/router/test/raw-http.ts': [['no complete response within', 'a deadline on a raw HTTP exchange, not a wait']],
-  'apps/router/test/prefix-routing.spec.ts': [['setTimeout(r, 0)', "a zero-delay yield so libuv refreshes its cached loop time before zeromq arms a receive timeout: not a wait"]],
+  'apps/router/test/prefix-routing.spec.ts': [
+    ['setTimeout(r, 0)', 'a zero-delay yield so libuv refreshes its cached loop time before zeromq arms a receive timeout: not a wait'],
+  ],
   'apps/router/test/reliability.spec.ts': [
     ['res.socket?.destroy()', 'the fake upstream drops the connection mid-response: the fault under test'],
     ["res.end('data:", 'the fake upstream streams its second chunk late: the slow engine under test'],
@@ -34,7 +38,10 @@ const ALLOWED = {
     ['this.o.warmupMs', 'the load generator warms the pool for a configured time before measuring'],
     ['setTimeout(r, BACKOFF_MS)', 'a refused flood client backs off before its next request: the workload'],
     ['setTimeout(r, SAMPLE_EVERY_MS)', 'the sampler reads metrics at a fixed rate: the sampling period is the measurement'],
-    ['this.o.scrapeIntervalMs * IDLE_SCRAPES', 'the benchmark lets the scrapers see the fleet idle for a few intervals before its idle baseline: the protocol, not an event wait'],
+    [
+      'this.o.scrapeIntervalMs * IDLE_SCRAPES',
+      'the benchmark lets the scrapers see the fleet idle for a few intervals before its idle baseline: the protocol, not an event wait',
+    ],
   ],
   'libs/grpc/src/stream.spec.ts': [['ctx.write({ tick: 1 })', 'the test server streams a tick every 10 ms: the workload']],
   'libs/admission-rpc/src/credits.spec.ts': [["res('waiting')", 'a deadline raced against acquire to show it is still waiting']],

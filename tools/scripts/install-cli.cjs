@@ -39,7 +39,9 @@ function main() {
     return 2;
   }
   if (o.help) {
-    process.stdout.write('Usage: install-cli.cjs [--dir <dir>] [--force] [--uninstall]\nPuts an `llmgw` launcher for this checkout in <dir> (default ~/.local/bin).\n');
+    process.stdout.write(
+      'Usage: install-cli.cjs [--dir <dir>] [--force] [--uninstall]\nPuts an `llmgw` launcher for this checkout in <dir> (default ~/.local/bin).\n',
+    );
     return 0;
   }
   const target = path.join(o.dir, 'llmgw');

@@ -139,7 +139,16 @@ function release(o) {
     for (const rel of closure(runtime)) copyTree(path.join(root, rel), path.join(top, rel), (r) => !pruned(r.split(path.sep).join('/') + '/'));
     const shipped = {};
     for (const d of runtime) shipped[d] = pkg.dependencies[d];
-    const manifest = { name: pkg.name, version: pkg.version, private: true, description: pkg.description, license: pkg.license, engines: pkg.engines, bin: pkg.bin, dependencies: shipped };
+    const manifest = {
+      name: pkg.name,
+      version: pkg.version,
+      private: true,
+      description: pkg.description,
+      license: pkg.license,
+      engines: pkg.engines,
+      bin: pkg.bin,
+      dependencies: shipped,
+    };
     fs.writeFileSync(path.join(top, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
     const files = walkFiles(top);
     fs.writeFileSync(path.join(top, 'SHA256SUMS'), files.map((f) => `${sha256(path.join(top, f))}  ${f}\n`).join(''));
@@ -174,13 +183,17 @@ if (require.main === module) {
     process.exit(2);
   }
   if (o.help) {
-    process.stdout.write('usage: node tools/scripts/release.cjs [--out <dir>] [--no-build]\n  a versioned tarball of the bundles, runtime packages, systemd units, example configs and SHA256SUMS\n');
+    process.stdout.write(
+      'usage: node tools/scripts/release.cjs [--out <dir>] [--no-build]\n  a versioned tarball of the bundles, runtime packages, systemd units, example configs and SHA256SUMS\n',
+    );
     process.exit(0);
   }
   try {
     const r = release(o);
     const size = (fs.statSync(r.tarball).size / 1048576).toFixed(1);
-    process.stdout.write(`${path.relative(process.cwd(), r.tarball)} (${size} MiB, ${r.files} files; SHA256SUMS inside, ${path.basename(r.tarball)}.sha256 beside)\n`);
+    process.stdout.write(
+      `${path.relative(process.cwd(), r.tarball)} (${size} MiB, ${r.files} files; SHA256SUMS inside, ${path.basename(r.tarball)}.sha256 beside)\n`,
+    );
   } catch (e) {
     process.stderr.write(`release: ${e.message}\n`);
     process.exit(1);

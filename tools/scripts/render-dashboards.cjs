@@ -34,7 +34,13 @@ function parse(argv) {
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function legendOf(fmt, metric) {
-  if (!fmt || fmt === '__auto') return Object.entries(metric).filter(([k]) => k !== '__name__').map(([k, v]) => `${k}=${v}`).join(', ') || 'value';
+  if (!fmt || fmt === '__auto')
+    return (
+      Object.entries(metric)
+        .filter(([k]) => k !== '__name__')
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ') || 'value'
+    );
   return fmt.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, k) => metric[k] ?? '');
 }
 
@@ -51,7 +57,12 @@ async function promSeries(o, target, start, end, step) {
   const url = `${o.prometheus}/api/v1/query_range?query=${encodeURIComponent(expr)}&start=${start}&end=${end}&step=${step}`;
   const r = await (await fetch(url)).json();
   if (r.status !== 'success') return { error: r.error };
-  return { series: r.data.result.map((s) => ({ name: legendOf(target.legendFormat, s.metric), points: s.values.map(([t, v]) => [t, Number(v)]).filter(([, v]) => Number.isFinite(v)) })) };
+  return {
+    series: r.data.result.map((s) => ({
+      name: legendOf(target.legendFormat, s.metric),
+      points: s.values.map(([t, v]) => [t, Number(v)]).filter(([, v]) => Number.isFinite(v)),
+    })),
+  };
 }
 
 async function sqlRows(client, sql, start, end) {
@@ -83,10 +94,15 @@ function chart(x, y, w, h, series, unit, start, end) {
 }
 
 function legend(x, y, w, series, unit) {
-  return series.slice(0, 4).map((s, i) => {
-    const last = s.points.at(-1)?.[1];
-    return `<rect x="${x + 8}" y="${y + i * 13 - 8}" width="8" height="8" fill="${COLORS[i]}"/><text x="${x + 20}" y="${y + i * 13}" class="legend">${esc(`${s.name}`.slice(0, Math.floor(w / 7) - 12))} · ${esc(fmtNum(last, unit))}</text>`;
-  }).join('') + (series.length > 4 ? `<text x="${x + 8}" y="${y + 4 * 13}" class="muted">+${series.length - 4} more</text>` : '');
+  return (
+    series
+      .slice(0, 4)
+      .map((s, i) => {
+        const last = s.points.at(-1)?.[1];
+        return `<rect x="${x + 8}" y="${y + i * 13 - 8}" width="8" height="8" fill="${COLORS[i]}"/><text x="${x + 20}" y="${y + i * 13}" class="legend">${esc(`${s.name}`.slice(0, Math.floor(w / 7) - 12))} · ${esc(fmtNum(last, unit))}</text>`;
+      })
+      .join('') + (series.length > 4 ? `<text x="${x + 8}" y="${y + 4 * 13}" class="muted">+${series.length - 4} more</text>` : '')
+  );
 }
 
 function table(x, y, w, h, rows) {
@@ -95,7 +111,13 @@ function table(x, y, w, h, rows) {
   const cw = (w - 16) / cols.length;
   const cell = (v) => (typeof v === 'number' || /^-?\d+(\.\d+)?$/.test(String(v)) ? fmtNum(Number(v)) : String(v ?? '–'));
   const out = cols.map((c, i) => `<text x="${x + 8 + i * cw}" y="${y + 14}" class="th">${esc(c)}</text>`);
-  rows.slice(0, Math.floor((h - 24) / 15)).forEach((r, j) => cols.forEach((c, i) => out.push(`<text x="${x + 8 + i * cw}" y="${y + 30 + j * 15}" class="td">${esc(cell(r[c]).slice(0, Math.floor(cw / 6.5)))}</text>`)));
+  rows
+    .slice(0, Math.floor((h - 24) / 15))
+    .forEach((r, j) =>
+      cols.forEach((c, i) =>
+        out.push(`<text x="${x + 8 + i * cw}" y="${y + 30 + j * 15}" class="td">${esc(cell(r[c]).slice(0, Math.floor(cw / 6.5)))}</text>`),
+      ),
+    );
   return out.join('');
 }
 
@@ -106,10 +128,14 @@ async function render(o, file, client, start, end) {
   const width = 24 * UNIT;
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`);
-  out.push('<style>text{font-family:DejaVu Sans,Arial,sans-serif;fill:#d8d9da}.title{font-size:13px;font-weight:bold}.tick,.legend,.td{font-size:11px}.th{font-size:11px;font-weight:bold}.muted{font-size:11px;fill:#8e8e8e}.axis{stroke:#464c54}.h{font-size:18px;font-weight:bold}</style>');
+  out.push(
+    '<style>text{font-family:DejaVu Sans,Arial,sans-serif;fill:#d8d9da}.title{font-size:13px;font-weight:bold}.tick,.legend,.td{font-size:11px}.th{font-size:11px;font-weight:bold}.muted{font-size:11px;fill:#8e8e8e}.axis{stroke:#464c54}.h{font-size:18px;font-weight:bold}</style>',
+  );
   out.push(`<rect width="100%" height="100%" fill="#111217"/>`);
   const window = `${new Date(start * 1000).toISOString().slice(0, 16)}–${new Date(end * 1000).toISOString().slice(11, 16)} UTC`;
-  out.push(`<text x="12" y="30" class="h">${esc(d.title)}</text><text x="${width - 12}" y="30" text-anchor="end" class="muted">${esc(window)} · live data from tools/scripts/topology.cjs · drawn by tools/scripts/render-dashboards.cjs</text>`);
+  out.push(
+    `<text x="12" y="30" class="h">${esc(d.title)}</text><text x="${width - 12}" y="30" text-anchor="end" class="muted">${esc(window)} · live data from tools/scripts/topology.cjs · drawn by tools/scripts/render-dashboards.cjs</text>`,
+  );
   for (const p of d.panels) {
     const x = p.gridPos.x * UNIT;
     const y = p.gridPos.y * ROW + 48;
@@ -162,13 +188,20 @@ async function main() {
   const start = end - o.minutes * 60;
   const dir = path.join(root, 'deploy', 'grafana', 'dashboards');
   const chromium = ['chromium', 'chromium-browser'].find((c) => spawnSync(c, ['--version'], { stdio: 'ignore' }).status === 0);
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((x) => x.endsWith('.json'))
+    .sort()) {
     const r = await render(o, path.join(dir, f), client, start, end);
     const svg = path.join(o.out, `${r.uid}.svg`);
     fs.writeFileSync(svg, r.svg);
     if (chromium) {
       const png = path.join(o.out, `${r.uid}.png`);
-      const c = spawnSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--window-size=${r.width},${r.height}`, `--screenshot=${png}`, `file://${svg}`], { encoding: 'utf8' });
+      const c = spawnSync(
+        chromium,
+        ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--window-size=${r.width},${r.height}`, `--screenshot=${png}`, `file://${svg}`],
+        { encoding: 'utf8' },
+      );
       if (c.status !== 0) throw new Error(`chromium: ${c.stderr}`);
       fs.rmSync(svg);
       console.log(path.relative(process.cwd(), png));

@@ -54,18 +54,32 @@ function project(dir, name, tags, kind, description) {
       outputs: [`{workspaceRoot}/dist/apps/${name}`],
     };
   }
-  write(`${dir}/project.json`, JSON.stringify({
-    name,
-    $schema: '../../node_modules/nx/schemas/project-schema.json',
-    sourceRoot: `${dir}/src`,
-    projectType: kind === 'app' ? 'application' : 'library',
-    tags,
-    targets,
-  }, null, 2) + '\n');
-  write(`${dir}/tsconfig.json`, JSON.stringify({
-    extends: '../../tsconfig.base.json',
-    include: ['src/**/*.ts'],
-  }, null, 2) + '\n');
+  write(
+    `${dir}/project.json`,
+    JSON.stringify(
+      {
+        name,
+        $schema: '../../node_modules/nx/schemas/project-schema.json',
+        sourceRoot: `${dir}/src`,
+        projectType: kind === 'app' ? 'application' : 'library',
+        tags,
+        targets,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  write(
+    `${dir}/tsconfig.json`,
+    JSON.stringify(
+      {
+        extends: '../../tsconfig.base.json',
+        include: ['src/**/*.ts'],
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   write(`${dir}/jest.config.cjs`, `module.exports = require('../../jest.preset.cjs')(__dirname);\n`);
   write(`${dir}/README.md`, `# ${kind === 'app' ? name : '@llmgw/' + name}\n\n${description}\n`);
 }

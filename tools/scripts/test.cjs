@@ -59,6 +59,7 @@ function summary() {
   await step('house: no non-test file over 450 lines', 'node', ['tools/scripts/check-file-size.cjs']);
   await step('house: specs wait for events, not sleeps', 'node', ['tools/scripts/check-spec-sleeps.cjs']);
   await step('house: no import cycle', 'node', ['tools/scripts/check-import-cycles.cjs']);
+  await step('format: prettier --check', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck', nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--skip-nx-cache']);

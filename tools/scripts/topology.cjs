@@ -36,7 +36,15 @@ const NODES = [
 const MODEL = 'demo';
 
 function parse(argv) {
-  const o = { dir: undefined, redisUrl: 'redis://127.0.0.1:6379', pgUrl: 'postgres://postgres@127.0.0.1:5432/postgres', prometheus: false, keep: false, logLevel: 'info', routers: 3 };
+  const o = {
+    dir: undefined,
+    redisUrl: 'redis://127.0.0.1:6379',
+    pgUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+    prometheus: false,
+    keep: false,
+    logLevel: 'info',
+    routers: 3,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -81,11 +89,12 @@ function freePort() {
 
 /** `size` consecutive ports free on 127.0.0.1, for the engines the scheduler places. */
 async function freeRange(size) {
-  const bindable = (p) => new Promise((r) => {
-    const s = net.createServer();
-    s.once('error', () => r(false));
-    s.listen(p, '127.0.0.1', () => s.close(() => r(true)));
-  });
+  const bindable = (p) =>
+    new Promise((r) => {
+      const s = net.createServer();
+      s.once('error', () => r(false));
+      s.listen(p, '127.0.0.1', () => s.close(() => r(true)));
+    });
   for (let attempt = 0; attempt < 50; attempt++) {
     const low = 21000 + Math.floor(Math.random() * (11000 - size));
     let ok = true;
@@ -127,7 +136,11 @@ const procs = [];
 function start(dir, name, role, args, timeoutMs = 180_000) {
   const logFile = path.join(dir, 'logs', `${name}.log`);
   const log = fs.createWriteStream(logFile);
-  const child = spawn(process.execPath, [LLMGW, role, ...args], { cwd: root, env: { ...process.env, LLMGW_QUIET_BUILD: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LLMGW, role, ...args], {
+    cwd: root,
+    env: { ...process.env, LLMGW_QUIET_BUILD: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const p = { name, role, pid: child.pid, child, log: logFile, url: undefined, urls: {} };
   procs.push(p);
   child.stderr.pipe(log, { end: false });
@@ -222,59 +235,154 @@ async function up(o) {
   const accounting = [];
   for (const [i, port] of [acct1Port, acct2Port].entries()) {
     const cfg = writeConfig(dir, `accounting-${i + 1}`, {
-      listen: `127.0.0.1:${port}`, admin_listen: '127.0.0.1:0', log_level: level, database_url: state.databaseUrl, redis_url: redis, key_prefix: prefix,
+      listen: `127.0.0.1:${port}`,
+      admin_listen: '127.0.0.1:0',
+      log_level: level,
+      database_url: state.databaseUrl,
+      redis_url: redis,
+      key_prefix: prefix,
       tls: tls.server('accounting'),
       // A killed instance's unacknowledged usage records are claimed by the other after 2 s.
       ingest: { consumer: `accounting-${i + 1}`, claim_idle: '2s', batch_interval: '200ms' },
     });
     accounting.push(await start(dir, `accounting-${i + 1}`, 'accounting', ['--config', cfg]));
   }
-  const operator = ['--accounting', `127.0.0.1:${acct1Port}`, '--tls-ca', tls.ca, '--tls-cert', tls.client('operator').cert, '--tls-key', tls.client('operator').key, '--json'];
+  const operator = [
+    '--accounting',
+    `127.0.0.1:${acct1Port}`,
+    '--tls-ca',
+    tls.ca,
+    '--tls-cert',
+    tls.client('operator').cert,
+    '--tls-key',
+    tls.client('operator').key,
+    '--json',
+  ];
   ctl(['org', 'create', 'topology', ...operator]);
   ctl(['team', 'create', 'platform', '--org', 'topology', ...operator]);
   ctl(['project', 'create', 'load', '--team', 'platform', ...operator]);
   const key = JSON.parse(ctl(['key', 'create', '--project', 'load', '--name', 'topology', ...operator])).secret;
 
-  const inv = await start(dir, 'inventory', 'inventory', ['--config', writeConfig(dir, 'inventory', {
-    listen: `127.0.0.1:${invPort}`, agent_listen: `127.0.0.1:${agentPort}`, admin_listen: '127.0.0.1:0', log_level: level, lost_after: '15s',
-    tls: tls.server('inventory'), agent_tls: tls.server('inventory'), redis: { url: redis, key_prefix: prefix },
-  })]);
-  const agents = await Promise.all(NODES.map((n) => start(dir, `node-agent-${n.id}`, 'node-agent', ['run', '--config', writeConfig(dir, `node-agent-${n.id}`, {
-    node_id: n.id, server: `127.0.0.1:${agentPort}`, mgmt_addr: '127.0.0.1', fake_gpus: n.fakeGpus, work_dir: path.join(dir, 'agents', n.id),
-    engines: { sim: {} }, port_range: enginePorts, stop_engines_on_exit: true, stop_grace: '2s', heartbeat_interval: '2s', health_interval: '250ms',
-    admin_listen: '127.0.0.1:0', log_level: level, tls: tls.client(`${n.id}`),
-  })])));
-  const profile = { name: 'sim-1gpu', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 256, args: ['--decode-tps', '200', '--tokenizer', 'llama3'], startup_timeout: '2m' };
+  const inv = await start(dir, 'inventory', 'inventory', [
+    '--config',
+    writeConfig(dir, 'inventory', {
+      listen: `127.0.0.1:${invPort}`,
+      agent_listen: `127.0.0.1:${agentPort}`,
+      admin_listen: '127.0.0.1:0',
+      log_level: level,
+      lost_after: '15s',
+      tls: tls.server('inventory'),
+      agent_tls: tls.server('inventory'),
+      redis: { url: redis, key_prefix: prefix },
+    }),
+  ]);
+  const agents = await Promise.all(
+    NODES.map((n) =>
+      start(dir, `node-agent-${n.id}`, 'node-agent', [
+        'run',
+        '--config',
+        writeConfig(dir, `node-agent-${n.id}`, {
+          node_id: n.id,
+          server: `127.0.0.1:${agentPort}`,
+          mgmt_addr: '127.0.0.1',
+          fake_gpus: n.fakeGpus,
+          work_dir: path.join(dir, 'agents', n.id),
+          engines: { sim: {} },
+          port_range: enginePorts,
+          stop_engines_on_exit: true,
+          stop_grace: '2s',
+          heartbeat_interval: '2s',
+          health_interval: '250ms',
+          admin_listen: '127.0.0.1:0',
+          log_level: level,
+          tls: tls.client(`${n.id}`),
+        }),
+      ]),
+    ),
+  );
+  const profile = {
+    name: 'sim-1gpu',
+    gpu_class: 'h100-80g',
+    engine: 'sim',
+    max_num_seqs: 256,
+    args: ['--decode-tps', '200', '--tokenizer', 'llama3'],
+    startup_timeout: '2m',
+  };
   const catalog = path.join(dir, 'config', 'catalog.yaml');
-  fs.writeFileSync(catalog, JSON.stringify({ models: [{ name: MODEL, source: `sim/${MODEL}`, scaling: { min: 2, max: 2 }, profiles: [profile] }] }, null, 2) + '\n');
-  const sched = await start(dir, 'placement-scheduler', 'placement-scheduler', ['--config', writeConfig(dir, 'placement-scheduler', {
-    catalog, engine_key_file: engineKey, listen: `127.0.0.1:${ctlPort}`, admin_listen: '127.0.0.1:0', log_level: level, tls: tls.server('placement-scheduler'),
-    inventory: { address: `127.0.0.1:${invPort}`, tls: tls.client('placement-scheduler') },
-    accounting: { address: `127.0.0.1:${acct1Port}`, tls: tls.client('placement-scheduler') },
-    redis: { url: redis, key_prefix: prefix }, reconcile_interval: '2s', port_range: enginePorts,
-  })]);
+  fs.writeFileSync(
+    catalog,
+    JSON.stringify({ models: [{ name: MODEL, source: `sim/${MODEL}`, scaling: { min: 2, max: 2 }, profiles: [profile] }] }, null, 2) + '\n',
+  );
+  const sched = await start(dir, 'placement-scheduler', 'placement-scheduler', [
+    '--config',
+    writeConfig(dir, 'placement-scheduler', {
+      catalog,
+      engine_key_file: engineKey,
+      listen: `127.0.0.1:${ctlPort}`,
+      admin_listen: '127.0.0.1:0',
+      log_level: level,
+      tls: tls.server('placement-scheduler'),
+      inventory: { address: `127.0.0.1:${invPort}`, tls: tls.client('placement-scheduler') },
+      accounting: { address: `127.0.0.1:${acct1Port}`, tls: tls.client('placement-scheduler') },
+      redis: { url: redis, key_prefix: prefix },
+      reconcile_interval: '2s',
+      port_range: enginePorts,
+    }),
+  ]);
   // Admission: the first to take the lock leads; the other stands by (its /readyz answers 503).
   const admission = [];
   for (const [i, port] of [adm1Port, adm2Port].entries()) {
-    admission.push(await start(dir, `admission-${i + 1}`, 'admission', ['--config', writeConfig(dir, `admission-${i + 1}`, {
-      listen: `127.0.0.1:${port}`, admin_listen: '127.0.0.1:0', log_level: level, instance_id: `admission-${i + 1}`, tls: tls.server('admission'),
-      leader: { redis_url: redis, key_prefix: prefix, lock_ttl: '3s' }, scrape_interval: '500ms', endpoints: [], endpoint_source: endpointSource,
-    })]));
+    admission.push(
+      await start(dir, `admission-${i + 1}`, 'admission', [
+        '--config',
+        writeConfig(dir, `admission-${i + 1}`, {
+          listen: `127.0.0.1:${port}`,
+          admin_listen: '127.0.0.1:0',
+          log_level: level,
+          instance_id: `admission-${i + 1}`,
+          tls: tls.server('admission'),
+          leader: { redis_url: redis, key_prefix: prefix, lock_ttl: '3s' },
+          scrape_interval: '500ms',
+          endpoints: [],
+          endpoint_source: endpointSource,
+        }),
+      ]),
+    );
   }
   // Routers: two ask the first accounting instance, one the second; every router knows both admission instances.
-  const routers = await Promise.all(Array.from({ length: o.routers }, (_, i) => start(dir, `router-${i + 1}`, 'router', ['--config', writeConfig(dir, `router-${i + 1}`, {
-    listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', log_level: level, scrape_interval: '500ms', drain_delay: '8s', shutdown_grace: '10s',
-    endpoints: [], endpoint_source: endpointSource, engine_key_file: engineKey, prefix: { kv_events: { enabled: true } },
-    admission: { mode: 'remote', address: `127.0.0.1:${adm1Port},127.0.0.1:${adm2Port}`, tls: tls.client('router') },
-    tenancy: {
-      enabled: true, accounting_address: `127.0.0.1:${i === o.routers - 1 ? acct2Port : acct1Port}`, accounting_tls: tls.client('router'), redis_url: redis, key_prefix: prefix,
-    },
-  })])));
+  const routers = await Promise.all(
+    Array.from({ length: o.routers }, (_, i) =>
+      start(dir, `router-${i + 1}`, 'router', [
+        '--config',
+        writeConfig(dir, `router-${i + 1}`, {
+          listen: '127.0.0.1:0',
+          admin_listen: '127.0.0.1:0',
+          log_level: level,
+          scrape_interval: '500ms',
+          drain_delay: '8s',
+          shutdown_grace: '10s',
+          endpoints: [],
+          endpoint_source: endpointSource,
+          engine_key_file: engineKey,
+          prefix: { kv_events: { enabled: true } },
+          admission: { mode: 'remote', address: `127.0.0.1:${adm1Port},127.0.0.1:${adm2Port}`, tls: tls.client('router') },
+          tenancy: {
+            enabled: true,
+            accounting_address: `127.0.0.1:${i === o.routers - 1 ? acct2Port : acct1Port}`,
+            accounting_tls: tls.client('router'),
+            redis_url: redis,
+            key_prefix: prefix,
+          },
+        }),
+      ]),
+    ),
+  );
 
   // The demo model's two replicas serve through every router.
   const modelsFrom = async (url) => {
     const r = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'ready?' }], max_tokens: 2 }),
     }).catch(() => undefined);
     if (r) await r.text();
@@ -294,16 +402,29 @@ async function up(o) {
   procs.push({ name: 'haproxy', role: 'haproxy', pid: lb.pid, child: lb, log: lbLog, url: `http://127.0.0.1:${lbPort}`, urls: {} });
   const lbUrl = `http://127.0.0.1:${lbPort}`;
   const seen = new Set();
-  await until('every router in the balancer', async () => {
-    const r = await fetch(`${lbUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
-    if (r?.status === 200 && r.headers.get('x-llmgw-router')) seen.add(r.headers.get('x-llmgw-router'));
-    return seen.size === routers.length;
-  }, 60_000);
+  await until(
+    'every router in the balancer',
+    async () => {
+      const r = await fetch(`${lbUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
+      if (r?.status === 200 && r.headers.get('x-llmgw-router')) seen.add(r.headers.get('x-llmgw-router'));
+      return seen.size === routers.length;
+    },
+    60_000,
+  );
 
   let prometheus;
   if (o.prometheus) prometheus = await startPrometheus(dir, [...accounting, inv, ...agents, sched, ...admission, ...routers], key);
   return {
-    msg: 'topology up', dir, lb: lbUrl, key, model: MODEL, database: dbName, database_url: state.databaseUrl, redis_url: redis, key_prefix: prefix, tls: path.join(dir, 'tls'),
+    msg: 'topology up',
+    dir,
+    lb: lbUrl,
+    key,
+    model: MODEL,
+    database: dbName,
+    database_url: state.databaseUrl,
+    redis_url: redis,
+    key_prefix: prefix,
+    tls: path.join(dir, 'tls'),
     prometheus,
     processes: procs.map((p) => ({ name: p.name, role: p.role, pid: p.pid, url: p.url, admin: p.urls.admin, log: p.log })),
   };
@@ -333,9 +454,13 @@ async function startPrometheus(dir, services) {
   const file = path.join(dir, 'config', 'prometheus.yml');
   fs.writeFileSync(file, JSON.stringify(cfg, null, 2) + '\n');
   const log = path.join(dir, 'logs', 'prometheus.log');
-  const child = spawn('prometheus', [`--config.file=${file}`, `--storage.tsdb.path=${path.join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${port}`], {
-    stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')],
-  });
+  const child = spawn(
+    'prometheus',
+    [`--config.file=${file}`, `--storage.tsdb.path=${path.join(dir, 'prometheus')}`, `--web.listen-address=127.0.0.1:${port}`],
+    {
+      stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')],
+    },
+  );
   child.once('error', (e) => console.error(`prometheus: ${e.message} (apt-get install -y prometheus)`));
   procs.push({ name: 'prometheus', role: 'prometheus', pid: child.pid, child, log, url: `http://127.0.0.1:${port}`, urls: {} });
   const url = `http://127.0.0.1:${port}`;
@@ -427,7 +552,8 @@ if (require.main === module) {
       state = JSON.parse(fs.readFileSync(path.join(info.dir, 'state.json'), 'utf8'));
       process.stdout.write(JSON.stringify(info) + '\n');
       // Engines come and go: keep Prometheus's engine targets current.
-      if (info.prometheus) setInterval(() => fs.writeFileSync(path.join(info.dir, 'config', 'engines.json'), JSON.stringify(engineTargets(info.dir)) + '\n'), 5000).unref();
+      if (info.prometheus)
+        setInterval(() => fs.writeFileSync(path.join(info.dir, 'config', 'engines.json'), JSON.stringify(engineTargets(info.dir)) + '\n'), 5000).unref();
     },
     async (e) => {
       process.stderr.write(`topology: ${e.message}\n`);

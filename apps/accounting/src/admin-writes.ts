@@ -21,13 +21,24 @@ export interface WriteOptions {
  * before the statements finished, the transaction rolls back instead of
  * committing: a write the caller was told failed does not appear later.
  */
-export async function runWrite(db: Kysely<Database>, now: () => number, w: WriteOptions | undefined, method: string, result: unknown, what: string, fn: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+export async function runWrite(
+  db: Kysely<Database>,
+  now: () => number,
+  w: WriteOptions | undefined,
+  method: string,
+  result: unknown,
+  what: string,
+  fn: (tx: Transaction<Database>) => Promise<void>,
+): Promise<void> {
   if (w?.signal?.aborted) throw abandoned();
   try {
     await db.transaction().execute(async (tx) => {
       await fn(tx);
       if (w?.requestKey) {
-        await tx.insertInto('admin_requests').values({ request_key: w.requestKey, method, response: JSON.stringify(result), created_at: now() }).execute();
+        await tx
+          .insertInto('admin_requests')
+          .values({ request_key: w.requestKey, method, response: JSON.stringify(result), created_at: now() })
+          .execute();
       }
       if (w?.signal?.aborted) throw abandoned();
     });
@@ -42,12 +53,21 @@ export async function runWrite(db: Kysely<Database>, now: () => number, w: Write
  * result (revived from what was stored), also when a concurrent call with
  * the same key won the race.
  */
-export async function idempotent<T, S = T>(db: Kysely<Database>, w: WriteOptions | undefined, method: string, run: () => Promise<T>, revive?: (stored: S) => T): Promise<T> {
+export async function idempotent<T, S = T>(
+  db: Kysely<Database>,
+  w: WriteOptions | undefined,
+  method: string,
+  run: () => Promise<T>,
+  revive?: (stored: S) => T,
+): Promise<T> {
   const replay = async (): Promise<T | undefined> => {
     if (!w?.requestKey) return undefined;
     const r = await db.selectFrom('admin_requests').selectAll().where('request_key', '=', w.requestKey).executeTakeFirst();
     if (!r) return undefined;
-    if (r.method !== method) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `this idempotency key was already used for ${r.method}; use a new one`, { param: 'llmgw-idempotency-key' });
+    if (r.method !== method)
+      throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `this idempotency key was already used for ${r.method}; use a new one`, {
+        param: 'llmgw-idempotency-key',
+      });
     const stored = JSON.parse(r.response) as S;
     return revive ? revive(stored) : (stored as unknown as T);
   };

@@ -20,7 +20,9 @@ export function capacityAdminHandlers(d: Pick<ServiceDeps, 'log' | 'dbCallTimeou
     unary<Req, Res>({ log: d.log, handler: (req, ctx) => withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, () => fn(req, actorOf(ctx.call))) });
   return {
     SaveCapacityProfile: h(async (r: accountingV1.CapacityProfile__Output, actor) => toWire(await d.capacity.save(actor, r))),
-    ListCapacityProfiles: h(async (r: accountingV1.ListCapacityProfilesRequest__Output) => ({ profiles: (await d.capacity.list(r.model || undefined)).map(toWire) })),
+    ListCapacityProfiles: h(async (r: accountingV1.ListCapacityProfilesRequest__Output) => ({
+      profiles: (await d.capacity.list(r.model || undefined)).map(toWire),
+    })),
     GetCapacityProfile: h(async (r: accountingV1.CapacityProfileRef__Output) => toWire(await d.capacity.get(r.model, r.profile))),
     DeleteCapacityProfile: h(async (r: accountingV1.CapacityProfileRef__Output, actor) => toWire(await d.capacity.delete(actor, r.model, r.profile))),
   };

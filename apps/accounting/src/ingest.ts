@@ -104,7 +104,10 @@ export class UsageIngester {
     const good = batch.filter((e) => e.record);
     const malformed = batch.length - good.length;
     const t = process.hrtime.bigint();
-    const inserted = await this.usage.insertBatch(good.map((e) => e.record), this.opts.lastUsedIntervalMs);
+    const inserted = await this.usage.insertBatch(
+      good.map((e) => e.record),
+      this.opts.lastUsedIntervalMs,
+    );
     this.metrics.insertSeconds.observe(Number(process.hrtime.bigint() - t) / 1e9);
     await this.ledger.ack(batch.map((e) => e.id));
     this.buffer = [];

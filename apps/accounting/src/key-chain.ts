@@ -20,7 +20,12 @@ export async function chainOf(db: Kysely<Database>, key: ApiKeyRow): Promise<Key
 
 /** The principal of an active key: most restrictive limits along key → project → team → org. */
 export async function principalOf(db: Kysely<Database>, chain: KeyChain): Promise<Principal> {
-  const scopes: Array<[ScopeType, string]> = [['key', chain.key.id], ['project', chain.project.id], ['team', chain.team.id], ['org', chain.org.id]];
+  const scopes: Array<[ScopeType, string]> = [
+    ['key', chain.key.id],
+    ['project', chain.project.id],
+    ['team', chain.team.id],
+    ['org', chain.org.id],
+  ];
   const rows = await db
     .selectFrom('limits')
     .selectAll()
@@ -29,14 +34,21 @@ export async function principalOf(db: Kysely<Database>, chain: KeyChain): Promis
   const levels: LevelLimits[] = scopes.map(([t, id]) => {
     const r = rows.find((x) => x.scope_type === t && x.scope_id === id);
     return {
-      scopeType: t, scopeId: id,
-      rpm: r?.rpm ?? undefined, tpm: r?.tpm ?? undefined,
-      budgetMicros: r?.budget_micros ?? undefined, budgetPeriod: (r?.budget_period as BudgetPeriod | null) ?? undefined,
+      scopeType: t,
+      scopeId: id,
+      rpm: r?.rpm ?? undefined,
+      tpm: r?.tpm ?? undefined,
+      budgetMicros: r?.budget_micros ?? undefined,
+      budgetPeriod: (r?.budget_period as BudgetPeriod | null) ?? undefined,
       allowedModels: r?.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : undefined,
     };
   });
   return {
-    keyId: chain.key.id, keyPrefix: chain.key.key_prefix, projectId: chain.project.id, teamId: chain.team.id, orgId: chain.org.id,
+    keyId: chain.key.id,
+    keyPrefix: chain.key.key_prefix,
+    projectId: chain.project.id,
+    teamId: chain.team.id,
+    orgId: chain.org.id,
     band: chain.key.band ?? chain.project.band ?? '',
     routingProfile: chain.key.routing_profile ?? undefined,
     limits: resolveLimits(levels),

@@ -1,13 +1,27 @@
 import { createDb, type Db } from '@llmgw/db';
 import { createLogger, createRegistry } from '@llmgw/observability';
-import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryPublishedKeys, MemoryUsageLedger, type PublishedKey, type PublishedKeys } from '@llmgw/stores';
+import {
+  type AccountingStores,
+  MemoryKeyCacheBus,
+  MemoryLimitCounters,
+  MemoryPublishedKeys,
+  MemoryUsageLedger,
+  type PublishedKey,
+  type PublishedKeys,
+} from '@llmgw/stores';
 import { waitUntil } from '@llmgw/testing';
 import { Writable } from 'node:stream';
 import { KeyPublisher } from './key-publisher';
 import { start, type RunningAccounting } from './server';
 
 const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-const config = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
+const config = {
+  listen: '127.0.0.1:0',
+  admin_listen: '127.0.0.1:0',
+  ingest: { batch_interval: 50, consumer: 'test' },
+  rollup_interval: 3_600_000,
+  reseed_interval: 3_600_000,
+};
 
 function stores(publishedKeys?: PublishedKeys): AccountingStores {
   return { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys };
@@ -37,8 +51,17 @@ describe('accounting publishes every key record (in-process stores)', () => {
     const { row, secret } = await t.createKey('op', project.id, { name: 'k', routingProfile: 'fast', expiresAt: Date.now() + 3_600_000 });
     const rec = await records.get(row.key_hash);
     expect(rec).toMatchObject({
-      v: 1, state: 'active', keyHash: row.key_hash, keyId: row.id, keyPrefix: row.key_prefix, projectId: project.id, teamId: team.id, orgId: org.id,
-      band: 'gold', routingProfile: 'fast', expiresAt: row.expires_at,
+      v: 1,
+      state: 'active',
+      keyHash: row.key_hash,
+      keyId: row.id,
+      keyPrefix: row.key_prefix,
+      projectId: project.id,
+      teamId: team.id,
+      orgId: org.id,
+      band: 'gold',
+      routingProfile: 'fast',
+      expiresAt: row.expires_at,
       limits: { rpm: [{ scope: `org:${org.id}`, limit: 100 }], tpm: [], budgets: [{ scope: `org:${org.id}`, limitMicros: 5_000, period: 'day' }] },
     });
     // Exactly what ResolveKey answers.
@@ -55,10 +78,14 @@ describe('accounting publishes every key record (in-process stores)', () => {
     await t.updateKey('op', row.id, { band: 'silver' });
     expect(await records.get(row.key_hash)).toMatchObject({ band: 'silver' });
     await t.setLimit('op', 'team', project.team_id, { tpm: 7 });
-    await waitUntil(async () => {
-      const r = await records.get(row.key_hash);
-      return r?.state === 'active' && r.limits.tpm.some((x) => x.limit === 7);
-    }, 'the team limit in the record', { everyMs: 20 });
+    await waitUntil(
+      async () => {
+        const r = await records.get(row.key_hash);
+        return r?.state === 'active' && r.limits.tpm.some((x) => x.limit === 7);
+      },
+      'the team limit in the record',
+      { everyMs: 20 },
+    );
     await t.updateProject('op', project.id, { band: 'platinum' });
     await t.updateKey('op', row.id, { band: null });
     expect(await records.get(row.key_hash)).toMatchObject({ band: 'platinum' });
@@ -67,11 +94,15 @@ describe('accounting publishes every key record (in-process stores)', () => {
     // Nothing brings it back: a later republish of its org leaves the tombstone.
     const org = (await t.listOrgs())[0];
     await t.setLimit('op', 'org', org.id, { rpm: 99 });
-    await waitUntil(async () => {
-      const others = await t.listKeys(project.id);
-      const r = await records.get(others[0].key_hash);
-      return r?.state === 'active' && r.limits.rpm.some((x) => x.limit === 99);
-    }, 'the org limit in another key', { everyMs: 20 });
+    await waitUntil(
+      async () => {
+        const others = await t.listKeys(project.id);
+        const r = await records.get(others[0].key_hash);
+        return r?.state === 'active' && r.limits.rpm.some((x) => x.limit === 99);
+      },
+      'the org limit in another key',
+      { everyMs: 20 },
+    );
     expect((await records.get(row.key_hash))!.state).toBe('revoked');
   });
 

@@ -32,7 +32,11 @@ export class KeyPublisher {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly db: Kysely<Database>, private readonly store: PublishedKeys, private readonly o: KeyPublisherOptions) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly store: PublishedKeys,
+    private readonly o: KeyPublisherOptions,
+  ) {
     this.batchSize = Math.max(1, o.batchSize ?? 500);
     this.writeTimeoutMs = o.writeTimeoutMs ?? 2_000;
     this.written = new Counter({
@@ -101,13 +105,19 @@ export class KeyPublisher {
         return this.publishWhere((q) => q.where('api_keys.project_id', 'in', this.db.selectFrom('projects').select('id').where('team_id', '=', id)));
       case 'org':
         return this.publishWhere((q) =>
-          q.where('api_keys.project_id', 'in', this.db.selectFrom('projects').innerJoin('teams', 'teams.id', 'projects.team_id').select('projects.id').where('teams.org_id', '=', id)),
+          q.where(
+            'api_keys.project_id',
+            'in',
+            this.db.selectFrom('projects').innerJoin('teams', 'teams.id', 'projects.team_id').select('projects.id').where('teams.org_id', '=', id),
+          ),
         );
     }
   }
 
   private enqueue(fn: () => Promise<unknown>): void {
-    this.queue = this.queue.then(fn).catch((e) => this.o.log.warn({ err: (e as Error).message }, 'publishing key records failed; routers keep the previous records'));
+    this.queue = this.queue
+      .then(fn)
+      .catch((e) => this.o.log.warn({ err: (e as Error).message }, 'publishing key records failed; routers keep the previous records'));
   }
 
   /** A key's record may not hold up its change for long: past the timeout the change answers and the write lands when it can. */
@@ -165,9 +175,25 @@ export class KeyPublisher {
     const live = keys.filter((k) => k.revoked_at === null);
     for (const k of keys) if (k.revoked_at !== null) out.push(revokedKeyRecord(k.key_hash, k.id, rev));
     if (!live.length) return out;
-    const projects = await this.db.selectFrom('projects').selectAll().where('id', 'in', [...new Set(live.map((k) => k.project_id))]).execute();
-    const teams = projects.length ? await this.db.selectFrom('teams').selectAll().where('id', 'in', [...new Set(projects.map((p) => p.team_id))]).execute() : [];
-    const orgs = teams.length ? await this.db.selectFrom('organizations').selectAll().where('id', 'in', [...new Set(teams.map((t) => t.org_id))]).execute() : [];
+    const projects = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', 'in', [...new Set(live.map((k) => k.project_id))])
+      .execute();
+    const teams = projects.length
+      ? await this.db
+          .selectFrom('teams')
+          .selectAll()
+          .where('id', 'in', [...new Set(projects.map((p) => p.team_id))])
+          .execute()
+      : [];
+    const orgs = teams.length
+      ? await this.db
+          .selectFrom('organizations')
+          .selectAll()
+          .where('id', 'in', [...new Set(teams.map((t) => t.org_id))])
+          .execute()
+      : [];
     for (const key of live) {
       const project = projects.find((p) => p.id === key.project_id);
       const team = project && teams.find((t) => t.id === project.team_id);

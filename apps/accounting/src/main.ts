@@ -9,13 +9,23 @@ export { ensureDemoTenant, type DemoTenant } from './bootstrap';
 export { ensureFirstAdmin } from './accounts/bootstrap';
 
 interface Flags {
-  config?: string; host?: string; port?: string; adminPort?: string; databaseUrl?: string; redisUrl?: string; keyPrefix?: string; consumer?: string; logLevel?: string;
+  config?: string;
+  host?: string;
+  port?: string;
+  adminPort?: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  keyPrefix?: string;
+  consumer?: string;
+  logLevel?: string;
 }
 
 /** Builds the `llmgw accounting` command line (exported for tests and the help reference). */
 export function buildCommand(): Command {
   return new Command('llmgw accounting')
-    .description('Tenancy, keys, limits, budgets and the usage ledger (docs/accounting.md): key resolution for routers, the tenancy admin API for `llmgw ctl`, and the usage batch writer.')
+    .description(
+      'Tenancy, keys, limits, budgets and the usage ledger (docs/accounting.md): key resolution for routers, the tenancy admin API for `llmgw ctl`, and the usage batch writer.',
+    )
     .option('-c, --config <file>', 'accounting config file (YAML)')
     .option('--host <host>', 'gRPC and admin listen address')
     .option('--port <port>', 'gRPC port (overrides listen; 0 = any free port)')

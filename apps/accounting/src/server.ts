@@ -66,7 +66,6 @@ export interface RunningAccounting {
   close(): Promise<void>;
 }
 
-
 /** What a started accounting hands back through the host (`RunningService.service`). */
 export type AccountingHandle = Omit<RunningAccounting, 'adminUrl' | 'close'>;
 
@@ -85,7 +84,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       const cfg: AccountingConfig = ctx.config;
       const log = ctx.log;
       const registry = ctx.registry;
-      const dbErrors = new Counter({ name: 'llmgw_db_connection_errors_total', help: 'Errors PostgreSQL connections reported (lost, reset, terminated); each is logged, the connection closed and replaced.', registers: [registry] });
+      const dbErrors = new Counter({
+        name: 'llmgw_db_connection_errors_total',
+        help: 'Errors PostgreSQL connections reported (lost, reset, terminated); each is logged, the connection closed and replaced.',
+        registers: [registry],
+      });
       const db =
         opts.db ??
         (await createDb(cfg.database_url, {
@@ -104,7 +107,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
           // The ledger's writes wait through a reconnect rather than fail (kind `queued`).
           const url = cfg.redis_url;
           const redis = await ctx.redis('ledger', url, { kind: 'queued' });
-          stores = redisAccountingStores(redis, cfg.key_prefix, { ledgerMaxLen: cfg.ingest.stream_max_len, log, open: (purpose, kind) => ctx.redis(purpose, url, { kind }) });
+          stores = redisAccountingStores(redis, cfg.key_prefix, {
+            ledgerMaxLen: cfg.ingest.stream_max_len,
+            log,
+            open: (purpose, kind) => ctx.redis(purpose, url, { kind }),
+          });
         } else {
           stores = inProcessAccountingStores();
         }
@@ -119,15 +126,41 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       const a = cfg.accounts;
       const attemptLimits = { perAccount: a.signin_attempts_per_account, perAddress: a.signin_attempts_per_address, windowMs: a.signin_window };
       // Sign-in attempt counts are shared through Redis when it is configured, so every instance sees them.
-      const attempts = cfg.redis_url ? new RedisAttemptLimiter(await ctx.redis('signin-attempts', cfg.redis_url), `${cfg.key_prefix}signin:`, attemptLimits, opts.now) : undefined;
-      const accounts = new AccountStore(db.db, tenancy, {
-        signup: a.signup, sessionIdleMs: a.session_idle, sessionAbsoluteMs: a.session_absolute, attempts: attemptLimits,
-      }, opts.now, attempts);
+      const attempts = cfg.redis_url
+        ? new RedisAttemptLimiter(await ctx.redis('signin-attempts', cfg.redis_url), `${cfg.key_prefix}signin:`, attemptLimits, opts.now)
+        : undefined;
+      const accounts = new AccountStore(
+        db.db,
+        tenancy,
+        {
+          signup: a.signup,
+          sessionIdleMs: a.session_idle,
+          sessionAbsoluteMs: a.session_absolute,
+          attempts: attemptLimits,
+        },
+        opts.now,
+        attempts,
+      );
 
       const metrics = {
-        batchSize: new Histogram({ name: 'llmgw_usage_batch_size', help: 'Records per usage batch written to the database.', buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000], registers: [registry] }),
-        insertSeconds: new Histogram({ name: 'llmgw_usage_insert_seconds', help: 'Time to write one usage batch (one transaction).', buckets: LATENCY_BUCKETS, registers: [registry] }),
-        records: new Counter({ name: 'llmgw_usage_records_total', help: 'Usage records read from the ledger, by result.', labelNames: ['result'], registers: [registry] }),
+        batchSize: new Histogram({
+          name: 'llmgw_usage_batch_size',
+          help: 'Records per usage batch written to the database.',
+          buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000],
+          registers: [registry],
+        }),
+        insertSeconds: new Histogram({
+          name: 'llmgw_usage_insert_seconds',
+          help: 'Time to write one usage batch (one transaction).',
+          buckets: LATENCY_BUCKETS,
+          registers: [registry],
+        }),
+        records: new Counter({
+          name: 'llmgw_usage_records_total',
+          help: 'Usage records read from the ledger, by result.',
+          labelNames: ['result'],
+          registers: [registry],
+        }),
         errors: new Counter({ name: 'llmgw_usage_ingest_errors_total', help: 'Failed ledger reads or database writes (retried).', registers: [registry] }),
       };
       new Gauge({
@@ -144,7 +177,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
         },
       });
       const rollupRows = new Counter({ name: 'llmgw_usage_rolled_up_total', help: 'Raw usage rows folded into hourly rollups.', registers: [registry] });
-      const retained = new Counter({ name: 'llmgw_usage_retention_deleted_total', help: 'Raw usage rows deleted after the retention window.', registers: [registry] });
+      const retained = new Counter({
+        name: 'llmgw_usage_retention_deleted_total',
+        help: 'Raw usage rows deleted after the retention window.',
+        registers: [registry],
+      });
 
       // Budgets first: a restart must not reset what was spent.
       const seeded = await usage.reseedBudgets(s.counters, Date.now());
@@ -190,7 +227,10 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       const deps = { tenancy, usage, counters: s.counters, log, dbCallTimeoutMs };
       const pkg = accountingProto();
       const { address: url } = await ctx.grpcServer('grpc', {
-        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ACCOUNTING_AUTHORIZATION,
+        address: cfg.listen,
+        tls: cfg.tls,
+        insecure: cfg.insecure,
+        authorize: ACCOUNTING_AUTHORIZATION,
         services: [
           { definition: pkg.KeyResolver.service, implementation: keyResolverHandlers(deps) as never },
           { definition: pkg.TenancyAdmin.service, implementation: tenancyAdminHandlers(deps) as never },

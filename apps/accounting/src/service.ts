@@ -9,7 +9,6 @@ import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy'
 import { checkRef, checkTime, type TenancyStore, type WriteOptions } from './tenancy-store';
 import type { UsageGroupBy, UsageStore } from './usage-store';
 
-
 const SCOPE_TYPES: ScopeType[] = ['org', 'team', 'project', 'key'];
 
 export function scopeTypeOf(s: string): ScopeType {
@@ -17,13 +16,14 @@ export function scopeTypeOf(s: string): ScopeType {
   throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `scope.scope_type must be one of ${SCOPE_TYPES.join(', ')}`, { param: 'scope.scope_type' });
 }
 
-
 /** The caller's idempotency key: 1–128 of A-Z a-z 0-9 . _ : - (absent = not idempotent). */
 export function idempotencyKeyOf(md: grpc.Metadata): string | undefined {
   const v = md.get(IDEMPOTENCY_KEY)[0];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) {
-    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${IDEMPOTENCY_KEY} must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`, { param: IDEMPOTENCY_KEY });
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${IDEMPOTENCY_KEY} must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`, {
+      param: IDEMPOTENCY_KEY,
+    });
   }
   return v;
 }
@@ -87,19 +87,43 @@ export const toOrg = (o: Organization): accountingV1.Org => ({ id: o.id, name: o
 export const toTeam = (t: Team): accountingV1.Team => ({ id: t.id, orgId: t.org_id, name: t.name, createdAtMs: t.created_at });
 export const toProject = (p: Project): accountingV1.Project => ({ id: p.id, teamId: p.team_id, name: p.name, band: p.band ?? '', createdAtMs: p.created_at });
 export const toKey = (k: ApiKeyRow): accountingV1.ApiKey => ({
-  id: k.id, keyPrefix: k.key_prefix, name: k.name, projectId: k.project_id, band: k.band ?? '', routingProfile: k.routing_profile ?? '',
-  createdAtMs: k.created_at, expiresAtMs: n0(k.expires_at), revokedAtMs: n0(k.revoked_at), lastUsedAtMs: n0(k.last_used_at),
+  id: k.id,
+  keyPrefix: k.key_prefix,
+  name: k.name,
+  projectId: k.project_id,
+  band: k.band ?? '',
+  routingProfile: k.routing_profile ?? '',
+  createdAtMs: k.created_at,
+  expiresAtMs: n0(k.expires_at),
+  revokedAtMs: n0(k.revoked_at),
+  lastUsedAtMs: n0(k.last_used_at),
 });
 export const toLimit = (l: LimitRow): accountingV1.Limit => {
   const models = l.allowed_models === null ? undefined : (JSON.parse(l.allowed_models) as string[]);
   return {
-    scopeType: l.scope_type, scopeId: l.scope_id,
-    hasRpm: l.rpm !== null, rpm: n0(l.rpm), hasTpm: l.tpm !== null, tpm: n0(l.tpm),
-    hasBudget: l.budget_micros !== null, budgetMicros: n0(l.budget_micros), budgetPeriod: l.budget_period ?? '',
-    modelsRestricted: models !== undefined, allowedModels: models ?? [], updatedAtMs: l.updated_at,
+    scopeType: l.scope_type,
+    scopeId: l.scope_id,
+    hasRpm: l.rpm !== null,
+    rpm: n0(l.rpm),
+    hasTpm: l.tpm !== null,
+    tpm: n0(l.tpm),
+    hasBudget: l.budget_micros !== null,
+    budgetMicros: n0(l.budget_micros),
+    budgetPeriod: l.budget_period ?? '',
+    modelsRestricted: models !== undefined,
+    allowedModels: models ?? [],
+    updatedAtMs: l.updated_at,
   };
 };
-export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({ id: a.id, atMs: a.ts, actor: a.actor, action: a.action, targetType: a.target_type, targetId: a.target_id, details: a.details });
+export const toAudit = (a: AuditRow): accountingV1.AuditEvent => ({
+  id: a.id,
+  atMs: a.ts,
+  actor: a.actor,
+  action: a.action,
+  targetType: a.target_type,
+  targetId: a.target_id,
+  details: a.details,
+});
 
 const clear = (v: string) => (v === '' ? undefined : v === '-' ? null : v);
 
@@ -155,14 +179,23 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     GetTeam: h(async (r: accountingV1.Ref__Output) => toTeam(await t.team(r.ref))),
     RenameTeam: h(async (r: accountingV1.RenameRequest__Output, actor, w) => toTeam(await t.renameTeam(actor, r.ref, r.name, w))),
 
-    CreateProject: h(async (r: accountingV1.CreateProjectRequest__Output, actor, w) => toProject(await t.createProject(actor, r.team, r.name, label(r.band, 'band') || undefined, w))),
+    CreateProject: h(async (r: accountingV1.CreateProjectRequest__Output, actor, w) =>
+      toProject(await t.createProject(actor, r.team, r.name, label(r.band, 'band') || undefined, w)),
+    ),
     ListProjects: h(async (r: accountingV1.ListProjectsRequest__Output) => ({ projects: (await t.listProjects(r.team || undefined)).map(toProject) })),
     GetProject: h(async (r: accountingV1.Ref__Output) => toProject(await t.project(r.ref))),
-    UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor, w) => toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(label(r.band, 'band')) }, w))),
+    UpdateProject: h(async (r: accountingV1.UpdateProjectRequest__Output, actor, w) =>
+      toProject(await t.updateProject(actor, r.ref, { name: r.name || undefined, band: clear(label(r.band, 'band')) }, w)),
+    ),
 
     CreateKey: h(async (r: accountingV1.CreateKeyRequest__Output, actor, w) => {
       const expiresAt = time(r.expiresAtMs, 'expires_at_ms') || undefined;
-      const { row, secret } = await t.createKey(actor, r.project, { name: r.name, band: label(r.band, 'band') || undefined, routingProfile: label(r.routingProfile, 'routing_profile') || undefined, expiresAt }, w);
+      const { row, secret } = await t.createKey(
+        actor,
+        r.project,
+        { name: r.name, band: label(r.band, 'band') || undefined, routingProfile: label(r.routingProfile, 'routing_profile') || undefined, expiresAt },
+        w,
+      );
       return { key: toKey(row), secret };
     }),
     ListKeys: h(async (r: accountingV1.ListKeysRequest__Output) => ({ keys: (await t.listKeys(r.project || undefined, r.includeRevoked)).map(toKey) })),
@@ -171,10 +204,17 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
     UpdateKey: h(async (r: accountingV1.UpdateKeyRequest__Output, actor, w) => {
       const exp = time(r.expiresAtMs, 'expires_at_ms', true);
       return toKey(
-        await t.updateKey(actor, r.ref, {
-          name: r.name || undefined, band: clear(label(r.band, 'band')), routingProfile: clear(label(r.routingProfile, 'routing_profile')),
-          expiresAt: exp === 0 ? undefined : exp < 0 ? null : exp,
-        }, w),
+        await t.updateKey(
+          actor,
+          r.ref,
+          {
+            name: r.name || undefined,
+            band: clear(label(r.band, 'band')),
+            routingProfile: clear(label(r.routingProfile, 'routing_profile')),
+            expiresAt: exp === 0 ? undefined : exp < 0 ? null : exp,
+          },
+          w,
+        ),
       );
     }),
 
@@ -191,7 +231,13 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
       const budgets = await Promise.all(
         principal.limits.budgets.map(async (b): Promise<accountingV1.BudgetSpend> => {
           const bounds = periodBounds(b.period, at);
-          return { scope: b.scope, period: b.period, limitMicros: b.limitMicros, spentMicros: await d.counters.budgetSpent(b.scope, bounds.start), periodEndMs: bounds.end };
+          return {
+            scope: b.scope,
+            period: b.period,
+            limitMicros: b.limitMicros,
+            spentMicros: await d.counters.budgetSpent(b.scope, bounds.start),
+            periodEndMs: bounds.end,
+          };
         }),
       );
       const report: accountingV1.KeyReport = { key: toKey(key), resolved: principalToWire(principal), budgets };
@@ -200,16 +246,30 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
 
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
       const groupBy = r.groupBy as UsageGroupBy;
-      if (!['', 'model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(groupBy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, team, org, hour, status or empty');
+      if (!['', 'model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(groupBy))
+        throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, team, org, hour, status or empty');
       const from = time(r.fromMs, 'from_ms', true);
       const to = time(r.toMs, 'to_ms', true) || now() + 1;
-      const scope = r.scope?.scopeType ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) } : undefined;
+      const scope = r.scope?.scopeType
+        ? { type: scopeTypeOf(r.scope.scopeType), id: await t.scopeId(scopeTypeOf(r.scope.scopeType), r.scope.scope) }
+        : undefined;
       const rows = await d.usage.query({ scope, from, to, groupBy });
       return {
-        rows: rows.map((x) => ({ group: x.grp, requests: x.requests, refused: x.refused, failed: x.failed, promptTokens: x.prompt_tokens, completionTokens: x.completion_tokens, cachedTokens: x.cached_tokens, costMicros: x.cost_micros })),
+        rows: rows.map((x) => ({
+          group: x.grp,
+          requests: x.requests,
+          refused: x.refused,
+          failed: x.failed,
+          promptTokens: x.prompt_tokens,
+          completionTokens: x.completion_tokens,
+          cachedTokens: x.cached_tokens,
+          costMicros: x.cost_micros,
+        })),
       };
     }),
-    ListAudit: h(async (r: accountingV1.ListAuditRequest__Output) => ({ events: (await t.listAudit({ sinceMs: r.sinceMs, limit: r.limit, targetId: r.targetId || undefined })).map(toAudit) })),
+    ListAudit: h(async (r: accountingV1.ListAuditRequest__Output) => ({
+      events: (await t.listAudit({ sinceMs: r.sinceMs, limit: r.limit, targetId: r.targetId || undefined })).map(toAudit),
+    })),
   };
 }
 
@@ -247,7 +307,9 @@ export function auditLogHandlers(d: Pick<ServiceDeps, 'tenancy' | 'log' | 'dbCal
         const claimed = ctx.call.metadata.get(ACTOR_METADATA_KEY)[0];
         const actor = typeof claimed === 'string' && claimed.trim() ? claimed.trim().slice(0, 200) : 'anonymous';
         const via = peerCommonName(ctx.call as any);
-        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, async () => toAudit(await d.tenancy.appendAudit(actor, action, targetType, targetId, via ? { ...details, via: `cn=${via}` } : details)));
+        return withinDeadline(ctx, d.dbCallTimeoutMs ?? 16_000, async () =>
+          toAudit(await d.tenancy.appendAudit(actor, action, targetType, targetId, via ? { ...details, via: `cn=${via}` } : details)),
+        );
       },
     }),
   };

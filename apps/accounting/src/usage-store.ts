@@ -74,7 +74,11 @@ export class UsageStore {
     const lastUse = new Map<string, number>();
     for (const r of rows) lastUse.set(r.key_id, Math.max(lastUse.get(r.key_id) ?? 0, r.ts));
     return this.db.transaction().execute(async (tx) => {
-      const res = await tx.insertInto('usage').values(rows).onConflict((oc) => oc.column('record_id').doNothing()).executeTakeFirst();
+      const res = await tx
+        .insertInto('usage')
+        .values(rows)
+        .onConflict((oc) => oc.column('record_id').doNothing())
+        .executeTakeFirst();
       for (const [keyId, ts] of lastUse) {
         // At most once per interval per key, whichever accounting instance writes it.
         await tx
@@ -110,7 +114,11 @@ export class UsageStore {
 
   /** Deletes raw rows older than the retention window that are already rolled up. */
   async applyRetention(nowMs: number, retentionMs: number): Promise<number> {
-    const r = await this.db.deleteFrom('usage').where('rolled_up', '=', 1).where('ts', '<', nowMs - retentionMs).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('usage')
+      .where('rolled_up', '=', 1)
+      .where('ts', '<', nowMs - retentionMs)
+      .executeTakeFirst();
     return Number(r.numDeletedRows ?? 0);
   }
 
@@ -160,7 +168,8 @@ export class UsageStore {
       status: sql`cast(u.status as text)`,
     }[opts.groupBy];
     const cols = sql`status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros`;
-    const hourly = (from: number, to: number) => sql`select hour_ts, key_id, project_id, model, ${cols} from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}`;
+    const hourly = (from: number, to: number) =>
+      sql`select hour_ts, key_id, project_id, model, ${cols} from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}`;
     // The widest rollup that answers the grouping (docs/portal.md, "Scale"): whole UTC days from the daily
     // rollup and the partial days at either end from the hourly one; the fleet-wide hourly series from the
     // per-model hourly rollup; a scoped hourly series from the hourly rollup by its key/project index.
@@ -175,8 +184,20 @@ export class UsageStore {
           ? sql`select day_ts, key_id, project_id, model, ${cols} from usage_rollup_day where day_ts >= ${dayFrom} and day_ts < ${dayTo} and ${f}
               union all ${hourly(opts.from, dayFrom)} union all ${hourly(dayTo, opts.to)}`
           : hourly(opts.from, opts.to);
-    const names = opts.groupBy === 'team' || opts.groupBy === 'org' ? sql`left join projects p on p.id = u.project_id left join teams t on t.id = p.team_id left join organizations o on o.id = t.org_id` : sql``;
-    const r = await sql<{ grp: string; requests: number; refused: number; failed: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; cost_micros: number }>`
+    const names =
+      opts.groupBy === 'team' || opts.groupBy === 'org'
+        ? sql`left join projects p on p.id = u.project_id left join teams t on t.id = p.team_id left join organizations o on o.id = t.org_id`
+        : sql``;
+    const r = await sql<{
+      grp: string;
+      requests: number;
+      refused: number;
+      failed: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      cached_tokens: number;
+      cost_micros: number;
+    }>`
       with u (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros) as (
         ${rolled}
         union all

@@ -5,7 +5,16 @@ import { createDb, type Db } from '@llmgw/db';
 import { createTestDatabase } from '@llmgw/db/testing';
 import { checkHealth, initCa, issueCert, readCertFiles } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
-import { type AccountingStores, type LedgerRecord, type KeyCacheInvalidation, MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, redisAccountingStores, redisKeys } from '@llmgw/stores';
+import {
+  type AccountingStores,
+  type LedgerRecord,
+  type KeyCacheInvalidation,
+  MemoryKeyCacheBus,
+  MemoryLimitCounters,
+  MemoryUsageLedger,
+  redisAccountingStores,
+  redisKeys,
+} from '@llmgw/stores';
 import Redis from 'ioredis';
 import { hashApiKey, periodBounds } from '@llmgw/tenancy';
 import { waitUntil } from '@llmgw/testing';
@@ -22,16 +31,33 @@ function memStores(): AccountingStores {
   return { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
 }
 
-const baseConfig = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
-
+const baseConfig = {
+  listen: '127.0.0.1:0',
+  admin_listen: '127.0.0.1:0',
+  ingest: { batch_interval: 50, consumer: 'test' },
+  rollup_interval: 3_600_000,
+  reseed_interval: 3_600_000,
+};
 
 /** The service's clock: real time plus what a test has moved it forward by. */
 let clockAhead = 0;
 const now = () => Date.now() + clockAhead;
 
 const rec = (i: number, keyId: string, projectId: string, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
-  recordId: `rec-${i}`, requestId: `req-${i}`, ts: Date.now(), keyId, projectId, model: 'm', servedModel: 'm', status: 200,
-  promptTokens: 10, completionTokens: 20, cachedTokens: 0, durationMs: 5, costMicros: 100, ...over,
+  recordId: `rec-${i}`,
+  requestId: `req-${i}`,
+  ts: Date.now(),
+  keyId,
+  projectId,
+  model: 'm',
+  servedModel: 'm',
+  status: 200,
+  promptTokens: 10,
+  completionTokens: 20,
+  cachedTokens: 0,
+  durationMs: 5,
+  costMicros: 100,
+  ...over,
 });
 
 describe('accounting service (PGlite, in-process stores)', () => {
@@ -64,24 +90,39 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const shown = await admin<accountingV1.ApiKey__Output>('GetKey', { ref: created.key!.id });
     expect(JSON.stringify(shown)).not.toContain(created.secret);
 
-    await admin('SetLimit', { scope: { scopeType: 'org', scope: 'acme' }, limit: { hasRpm: true, rpm: 100, modelsRestricted: true, allowedModels: ['a', 'b'] } });
-    await admin('SetLimit', { scope: { scopeType: 'key', scope: created.key!.id }, limit: { hasRpm: true, rpm: 500, hasBudget: true, budgetMicros: 1000, budgetPeriod: 'day', modelsRestricted: true, allowedModels: ['b', 'c'] } });
+    await admin('SetLimit', {
+      scope: { scopeType: 'org', scope: 'acme' },
+      limit: { hasRpm: true, rpm: 100, modelsRestricted: true, allowedModels: ['a', 'b'] },
+    });
+    await admin('SetLimit', {
+      scope: { scopeType: 'key', scope: created.key!.id },
+      limit: { hasRpm: true, rpm: 500, hasBudget: true, budgetMicros: 1000, budgetPeriod: 'day', modelsRestricted: true, allowedModels: ['b', 'c'] },
+    });
     const r = await c.call<accountingV1.ResolvedKey__Output>('ResolveKey', { keyHash: hashApiKey(created.secret) });
     expect(r).toMatchObject({ keyId: created.key!.id, projectId: proj.id, teamId: team.id, orgId: org.id, band: 'silver', routingProfile: 'batch' });
-    expect(r.limits!.rpm.map((x) => [x.scope, x.limit])).toEqual([[`key:${created.key!.id}`, 500], [`org:${org.id}`, 100]]);
+    expect(r.limits!.rpm.map((x) => [x.scope, x.limit])).toEqual([
+      [`key:${created.key!.id}`, 500],
+      [`org:${org.id}`, 100],
+    ]);
     expect(r.limits!.budgets).toEqual([{ scope: `key:${created.key!.id}`, limitMicros: 1000, period: 'day' }]);
     expect(r.limits!.modelsRestricted).toBe(true);
     expect(r.limits!.allowedModels).toEqual(['b']);
   });
 
   it('AuditLog.AppendAudit: a fleet action lands in the same audit log, with the operator the relay names', async () => {
-    const ev = await c.appendAudit({ action: 'node.drain', targetType: 'node', targetId: 'gpu-a-01', details: JSON.stringify({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000 }) }, 'bob@ops');
+    const ev = await c.appendAudit(
+      { action: 'node.drain', targetType: 'node', targetId: 'gpu-a-01', details: JSON.stringify({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000 }) },
+      'bob@ops',
+    );
     expect(ev).toMatchObject({ actor: 'bob@ops', action: 'node.drain', targetType: 'node', targetId: 'gpu-a-01' });
     const audit = await admin<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: 'gpu-a-01' });
     expect(audit.events.map((e) => [e.action, e.actor])).toEqual([['node.drain', 'bob@ops']]);
     expect(JSON.parse(audit.events[0].details)).toEqual({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000 });
     await expect(c.appendAudit({ action: '', targetType: 'node', targetId: 'x' }, 'bob')).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
-    await expect(c.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'x', details: '[1]' }, 'bob')).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('JSON object') });
+    await expect(c.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'x', details: '[1]' }, 'bob')).rejects.toMatchObject({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: expect.stringContaining('JSON object'),
+    });
   });
 
   it.each([
@@ -105,7 +146,10 @@ describe('accounting service (PGlite, in-process stores)', () => {
     const active = await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: 'chat' });
     expect(active.keys.map((k) => k.id)).not.toContain(created.key!.id);
     const audit = await admin<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: created.key!.id });
-    expect(audit.events.map((e) => [e.action, e.actor])).toEqual([['key.revoke', 'alice'], ['key.create', 'alice']]);
+    expect(audit.events.map((e) => [e.action, e.actor])).toEqual([
+      ['key.revoke', 'alice'],
+      ['key.create', 'alice'],
+    ]);
     expect(audit.events.map((e) => e.details).join()).not.toContain(created.secret);
   });
 
@@ -177,11 +221,23 @@ describe('accounting service (PGlite, in-process stores)', () => {
     await stores.ledger.append(rec(501, k.id, k.projectId, { recordId: 'st-2', status: 429, ...zero }));
     await stores.ledger.append(rec(502, k.id, k.projectId, { recordId: 'st-3', status: 429, ...zero }));
     await stores.ledger.append(rec(503, k.id, k.projectId, { recordId: 'st-4', status: 503, ...zero }));
-    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-500', 'req-501', 'req-502', 'req-503'])).size === 4, 'the usage rows to be written', { everyMs: 20 });
+    await waitUntil(async () => (await acc.usage.countByRequestIds(['req-500', 'req-501', 'req-502', 'req-503'])).size === 4, 'the usage rows to be written', {
+      everyMs: 20,
+    });
     const total = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id } })).rows;
-    const byStatus = async () => (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'status' })).rows.map((r) => [r.group, r.requests, r.refused, r.failed]);
+    const byStatus = async () =>
+      (await admin<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope: { scopeType: 'key', scope: k.id }, groupBy: 'status' })).rows.map((r) => [
+        r.group,
+        r.requests,
+        r.refused,
+        r.failed,
+      ]);
     const want = [{ group: '', requests: 1, refused: 2, failed: 1, promptTokens: 10, completionTokens: 20, cachedTokens: 0, costMicros: 100 }];
-    const wantByStatus = [['200', 1, 0, 0], ['429', 0, 2, 0], ['503', 0, 0, 1]];
+    const wantByStatus = [
+      ['200', 1, 0, 0],
+      ['429', 0, 2, 0],
+      ['503', 0, 0, 1],
+    ];
     expect(await total()).toEqual(want);
     expect(await byStatus()).toEqual(wantByStatus);
     await acc.rollupNow();
@@ -222,7 +278,8 @@ describe('accounting service (PGlite, in-process stores)', () => {
     expect((await fetch(`${acc.adminUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${acc.adminUrl}/readyz`)).status).toBe(200);
     const m = await (await fetch(`${acc.adminUrl}/metrics`)).text();
-    for (const name of ['llmgw_usage_stream_depth', 'llmgw_usage_batch_size', 'llmgw_usage_insert_seconds', 'llmgw_usage_records_total']) expect(m).toContain(name);
+    for (const name of ['llmgw_usage_stream_depth', 'llmgw_usage_batch_size', 'llmgw_usage_insert_seconds', 'llmgw_usage_records_total'])
+      expect(m).toContain(name);
     expect(m).toMatch(/llmgw_usage_records_total\{result="duplicate",service="accounting"\} 5/);
   });
 });
@@ -243,10 +300,18 @@ describe.each([
       const { row: key } = await acc1.tenancy.createKey('t', proj.id, { name: 'k' });
       await acc1.tenancy.setLimit('t', 'team', team.id, { budgetMicros: 10_000, budgetPeriod: 'month' });
       for (let i = 0; i < 10; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
-      await waitUntil(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 10 }, (_, i) => `req-${i}`))).size === 10, 'the usage rows to be written', { everyMs: 20 });
+      await waitUntil(
+        async () => (await acc1.usage.countByRequestIds(Array.from({ length: 10 }, (_, i) => `req-${i}`))).size === 10,
+        'the usage rows to be written',
+        { everyMs: 20 },
+      );
       await acc1.rollupNow();
       for (let i = 10; i < 15; i++) await stores1.ledger.append(rec(i, key.id, proj.id, { costMicros: 300 }));
-      await waitUntil(async () => (await acc1.usage.countByRequestIds(Array.from({ length: 15 }, (_, i) => `req-${i}`))).size === 15, 'the usage rows to be written', { everyMs: 20 });
+      await waitUntil(
+        async () => (await acc1.usage.countByRequestIds(Array.from({ length: 15 }, (_, i) => `req-${i}`))).size === 15,
+        'the usage rows to be written',
+        { everyMs: 20 },
+      );
       await acc1.close();
 
       // A fresh process: empty counters, same database.
@@ -284,7 +349,9 @@ describe('accounting over mTLS', () => {
         const audit = await good.call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: org.id });
         expect(audit.events[0].actor).toBe('cn=ops-alice');
         // Only a relay (role placement-scheduler) appends fleet actions: the operator it names is the actor, its own CN is kept as `via`.
-        await expect(good.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{}' }, 'mallory@ops')).rejects.toMatchObject({ message: expect.stringMatching(/wrong role "operator" .*AuditLog\/AppendAudit/) });
+        await expect(good.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{}' }, 'mallory@ops')).rejects.toMatchObject({
+          message: expect.stringMatching(/wrong role "operator" .*AuditLog\/AppendAudit/),
+        });
         good.close();
         const sched = new AccountingClient({ address: acc.url, tls: { ca: caPem, ...relay } });
         const ev = await sched.appendAudit({ action: 'node.cordon', targetType: 'node', targetId: 'n1', details: '{"reason":"fan"}' }, 'carol@ops');
@@ -317,7 +384,10 @@ describe('ingestion on Redis', () => {
       await waitUntil(async () => (await acc.usage.countByRequestIds(['req-1'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
       await redis.del(`${prefix}usage`);
       await stores.ledger.append(rec(2, 'k', 'p', { recordId: 'b' }));
-      await waitUntil(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 'the usage rows to be written', { timeoutMs: 10_000, everyMs: 20 });
+      await waitUntil(async () => (await acc.usage.countByRequestIds(['req-2'])).size === 1, 'the usage rows to be written', {
+        timeoutMs: 10_000,
+        everyMs: 20,
+      });
     } finally {
       await acc.close();
       const keys = await redis.keys(`${prefix}*`);
@@ -339,7 +409,9 @@ describe('ingestion on Redis', () => {
       await stores.ledger.append(rec(4, 'k', 'p', { recordId: 'd' }));
       await waitUntil(async () => (await acc.usage.countByRequestIds(['req-4'])).size === 1, 'the usage rows to be written', { everyMs: 20 });
       expect((await acc.usage.countByRequestIds(['req-3'])).size).toBe(0);
-      expect(warned.map((w) => w.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/not a valid usage record v1/), expect.stringMatching(/without a record field/)]));
+      expect(warned.map((w) => w.msg)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/not a valid usage record v1/), expect.stringMatching(/without a record field/)]),
+      );
       expect(warned.find((w) => /promptTokens/.test(JSON.stringify(w.obj)))).toBeDefined();
       // Skipped entries are acknowledged: nothing stays pending behind them.
       await waitUntil(async () => (await stores.ledger.depth()).pending === 0, 'the ledger to drain', { everyMs: 20 });

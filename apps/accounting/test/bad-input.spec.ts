@@ -71,7 +71,9 @@ describe('bad input at the accounting admin API', () => {
     // …and where one is looked up.
     expect(await refused('GetOrg', { ref: bad })).toEqual({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'ref must not contain control characters' });
     expect(await refused('ListKeys', { project: bad })).toEqual({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'project must not contain control characters' });
-    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: bad }, limit: {} })).toMatchObject({ message: 'scope must not contain control characters' });
+    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: bad }, limit: {} })).toMatchObject({
+      message: 'scope must not contain control characters',
+    });
     expect(await refused('ListAudit', { targetId: bad })).toMatchObject({ message: 'target_id must not contain control characters' });
     const orgs = await admin<accountingV1.ListOrgsResponse__Output>('ListOrgs', {});
     expect(orgs.orgs.map((o) => o.name)).toEqual(['acme']);
@@ -86,21 +88,39 @@ describe('bad input at the accounting admin API', () => {
 
   it('int64 extremes in times are refused naming the field', async () => {
     for (const v of [I64_MAX, I64_MIN, 2n ** 53n]) {
-      expect(await refused('CreateKey', { project: projectId, name: 'exp', expiresAtMs: v.toString() })).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringMatching(/^expires_at_ms must be an integer/) });
-      expect(await refused('QueryUsage', { fromMs: v.toString() })).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringMatching(/^from_ms must be an integer/) });
+      expect(await refused('CreateKey', { project: projectId, name: 'exp', expiresAtMs: v.toString() })).toMatchObject({
+        code: 'LLMGW_ERR_INVALID_ARGUMENT',
+        message: expect.stringMatching(/^expires_at_ms must be an integer/),
+      });
+      expect(await refused('QueryUsage', { fromMs: v.toString() })).toMatchObject({
+        code: 'LLMGW_ERR_INVALID_ARGUMENT',
+        message: expect.stringMatching(/^from_ms must be an integer/),
+      });
       expect(await refused('QueryUsage', { toMs: v.toString() })).toMatchObject({ message: expect.stringMatching(/^to_ms must be an integer/) });
       expect(await refused('ListAudit', { sinceMs: v.toString() })).toMatchObject({ message: expect.stringMatching(/^since_ms must be an integer/) });
     }
-    expect(await refused('CreateKey', { project: projectId, name: 'neg', expiresAtMs: '-5' })).toMatchObject({ message: expect.stringMatching(/^expires_at_ms must be an integer from 0/) });
+    expect(await refused('CreateKey', { project: projectId, name: 'neg', expiresAtMs: '-5' })).toMatchObject({
+      message: expect.stringMatching(/^expires_at_ms must be an integer from 0/),
+    });
     // The largest safe values are still answered (nothing INTERNAL).
     await expect(admin('QueryUsage', { fromMs: String(-Number.MAX_SAFE_INTEGER), toMs: String(Number.MAX_SAFE_INTEGER) })).resolves.toBeDefined();
   });
 
   it('SetLimit rpm/tpm above the integer column are refused naming the field', async () => {
-    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasRpm: true, rpm: 2 ** 31 } })).toEqual({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'limit.rpm must be an integer from 0 to 2147483647' });
-    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasTpm: true, tpm: 2 ** 52 } })).toEqual({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'limit.tpm must be an integer from 0 to 2147483647' });
-    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasBudget: true, budgetMicros: I64_MAX.toString() } })).toMatchObject({ message: expect.stringMatching(/^limit\.budget_micros must be/) });
-    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { modelsRestricted: true, allowedModels: ['ok', 'b\u0000d'] } })).toMatchObject({ message: 'limit.allowed_models must not contain control characters' });
+    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasRpm: true, rpm: 2 ** 31 } })).toEqual({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: 'limit.rpm must be an integer from 0 to 2147483647',
+    });
+    expect(await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasTpm: true, tpm: 2 ** 52 } })).toEqual({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: 'limit.tpm must be an integer from 0 to 2147483647',
+    });
+    expect(
+      await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasBudget: true, budgetMicros: I64_MAX.toString() } }),
+    ).toMatchObject({ message: expect.stringMatching(/^limit\.budget_micros must be/) });
+    expect(
+      await refused('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { modelsRestricted: true, allowedModels: ['ok', 'b\u0000d'] } }),
+    ).toMatchObject({ message: 'limit.allowed_models must not contain control characters' });
     const l = await admin<accountingV1.Limit__Output>('SetLimit', { scope: { scopeType: 'team', scope: 'ml' }, limit: { hasRpm: true, rpm: 2 ** 31 - 1 } });
     expect(l.rpm).toBe(2 ** 31 - 1);
   });
@@ -109,7 +129,10 @@ describe('bad input at the accounting admin API', () => {
 describe('key names and idempotent writes', () => {
   it('key names are unique per project: a second one is ALREADY_EXISTS', async () => {
     await admin('CreateKey', { project: projectId, name: 'ci' });
-    expect(await refused('CreateKey', { project: projectId, name: 'ci' })).toEqual({ code: 'LLMGW_ERR_ALREADY_EXISTS', message: `key "ci" in project ${projectId} already exists` });
+    expect(await refused('CreateKey', { project: projectId, name: 'ci' })).toEqual({
+      code: 'LLMGW_ERR_ALREADY_EXISTS',
+      message: `key "ci" in project ${projectId} already exists`,
+    });
     const other = await admin<accountingV1.Project__Output>('CreateProject', { team: 'ml', name: 'other' });
     await expect(admin('CreateKey', { project: other.id, name: 'ci' })).resolves.toBeDefined();
   });
@@ -137,7 +160,9 @@ describe('key names and idempotent writes', () => {
     // A second TenancyStore on the same database stands for a restarted process (a new in-memory sealing key).
     const { TenancyStore } = await import('../src/tenancy-store');
     const restarted = new TenancyStore(acc.db.db, new MemoryKeyCacheBus());
-    const e = await restarted.createKey('test', projectId, { name: 'sealed' }, { requestKey: 'req-sealed-1' }).catch((x: { code: string; message: string }) => x);
+    const e = await restarted
+      .createKey('test', projectId, { name: 'sealed' }, { requestKey: 'req-sealed-1' })
+      .catch((x: { code: string; message: string }) => x);
     expect(e).toMatchObject({ code: 'LLMGW_ERR_FAILED_PRECONDITION', message: expect.stringContaining(`key ${first.key!.id}`) });
   });
 

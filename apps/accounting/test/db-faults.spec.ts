@@ -26,7 +26,11 @@ let client: AccountingClient;
 let projectId: string;
 
 const admin = <T>(m: AccountingMethod, req: object, idempotencyKey?: string) => client.call<T>(m, req, { actor: 'fault-test', idempotencyKey });
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: { code: string; message: string }) => ({ code: e.code, message: e.message }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+  );
 
 async function readyz(): Promise<number> {
   const r = await fetch(`${acct.urls.admin}/readyz`, { signal: AbortSignal.timeout(1000) });
@@ -41,9 +45,14 @@ function alive(): boolean {
 function ctl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const root = findRepoRoot();
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'bin', 'llmgw.cjs'), 'ctl', ...args], { cwd: root, env: { ...process.env, LLMGW_QUIET_BUILD: '1' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'bin', 'llmgw.cjs'), 'ctl', ...args],
+      { cwd: root, env: { ...process.env, LLMGW_QUIET_BUILD: '1' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -51,7 +60,10 @@ const maybe = havePostgresBinaries() ? describe : describe.skip;
 
 maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hung', () => {
   beforeAll(async () => {
-    writeFileSync(join(dir, 'accounting.yaml'), 'database_connect_timeout: 1s\ndatabase_statement_timeout: 2s\ndatabase_ping_timeout: 300ms\nrollup_interval: 1h\nreseed_interval: 1h\n');
+    writeFileSync(
+      join(dir, 'accounting.yaml'),
+      'database_connect_timeout: 1s\ndatabase_statement_timeout: 2s\ndatabase_ping_timeout: 300ms\nrollup_interval: 1h\nreseed_interval: 1h\n',
+    );
     pgs = await startPrivatePostgres();
     [acct] = await Promise.all([
       spawnRole('accounting', ['--config', join(dir, 'accounting.yaml'), '--port', '0', '--admin-port', '0', '--database-url', pgs.url]),
@@ -71,7 +83,8 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const keyNames = async () => (await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: projectId, includeRevoked: true })).keys.map((k) => k.name);
+  const keyNames = async () =>
+    (await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: projectId, includeRevoked: true })).keys.map((k) => k.name);
 
   let ctlKey: string | undefined;
 
@@ -79,9 +92,26 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     pgs.hang();
     try {
       expect(await readyz()).toBe(503);
-      expect(await failure(admin('CreateOrg', { name: 'during-hang' }))).toEqual({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable \(/) });
-      expect(await failure(admin('CreateKey', { project: projectId, name: 'retried' }, 'fault-retry-1'))).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
-      const r = await ctl(['--accounting', new URL(acct.urls.grpc).host, '--timeout', String(CALL_DEADLINE_MS), 'key', 'create', '--project', projectId, '--name', 'ctl-during-hang']);
+      expect(await failure(admin('CreateOrg', { name: 'during-hang' }))).toEqual({
+        code: 'LLMGW_ERR_UNAVAILABLE',
+        message: expect.stringMatching(/^database unavailable \(/),
+      });
+      expect(await failure(admin('CreateKey', { project: projectId, name: 'retried' }, 'fault-retry-1'))).toMatchObject({
+        code: 'LLMGW_ERR_UNAVAILABLE',
+        message: expect.stringMatching(/^database unavailable/),
+      });
+      const r = await ctl([
+        '--accounting',
+        new URL(acct.urls.grpc).host,
+        '--timeout',
+        String(CALL_DEADLINE_MS),
+        'key',
+        'create',
+        '--project',
+        projectId,
+        '--name',
+        'ctl-during-hang',
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/accounting at .* answered: database unavailable/);
       expect(r.stderr).not.toMatch(/is it running/);
@@ -106,7 +136,19 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     expect(b.secret).toBe(a.secret);
     expect(await keyNames()).toEqual(['retried']);
     // ctl repeated with the key it printed: the key is made once, and the repeat returns it with its secret.
-    const args = ['--accounting', new URL(acct.urls.grpc).host, '--idempotency-key', ctlKey!, '--json', 'key', 'create', '--project', projectId, '--name', 'ctl-during-hang'];
+    const args = [
+      '--accounting',
+      new URL(acct.urls.grpc).host,
+      '--idempotency-key',
+      ctlKey!,
+      '--json',
+      'key',
+      'create',
+      '--project',
+      projectId,
+      '--name',
+      'ctl-during-hang',
+    ];
     const first = await ctl(args);
     const second = await ctl(args);
     expect([first.code, second.code]).toEqual([0, 0]);
@@ -118,7 +160,10 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
 
   it('refused: UNAVAILABLE "database unavailable (connection refused)", /readyz 503; back when it starts', async () => {
     await pgs.stop();
-    expect(await failure(admin('CreateOrg', { name: 'refused' }))).toEqual({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable \((connection refused|connection lost|the database is shutting down)/) });
+    expect(await failure(admin('CreateOrg', { name: 'refused' }))).toEqual({
+      code: 'LLMGW_ERR_UNAVAILABLE',
+      message: expect.stringMatching(/^database unavailable \((connection refused|connection lost|the database is shutting down)/),
+    });
     expect(await failure(admin('ListOrgs', {}))).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
     expect(await readyz()).toBe(503);
     expect(alive()).toBe(true);
@@ -132,14 +177,20 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
     const postmaster = pgs.pid()!;
     let inflight: Array<Promise<unknown>> = [];
     try {
-      inflight = [admin('ListOrgs', {}), admin('CreateOrg', { name: 'in-flight' }), admin('ListKeys', { project: projectId }), admin('GetProject', { ref: projectId })].map(failure);
+      inflight = [
+        admin('ListOrgs', {}),
+        admin('CreateOrg', { name: 'in-flight' }),
+        admin('ListKeys', { project: projectId }),
+        admin('GetProject', { ref: projectId }),
+      ].map(failure);
       expect(await readyz()).toBe(503); // the calls above have taken connections by now
       process.kill(postmaster, 'SIGINT'); // fast shutdown, delivered when it resumes
     } finally {
       pgs.resume();
     }
     await waitUntil(() => pgs.pid() === undefined, 'postgres to stop', { timeoutMs: 30_000 });
-    for (const r of await Promise.all(inflight)) expect(r).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
+    for (const r of await Promise.all(inflight))
+      expect(r).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
     expect(await readyz()).toBe(503);
     expect(alive()).toBe(true);
     await pgs.start();

@@ -28,7 +28,13 @@ let router: SpawnedRole;
 let tenancy: TenancyAdmin;
 
 async function startAccounting(): Promise<SpawnedRole> {
-  const a = await startAccountingProcess({ databaseUrl: db.url, keyPrefix: prefix, consumer: 'acct-known-keys', port: acctPort, args: ['--log-level', 'warn'] });
+  const a = await startAccountingProcess({
+    databaseUrl: db.url,
+    keyPrefix: prefix,
+    consumer: 'acct-known-keys',
+    port: acctPort,
+    args: ['--log-level', 'warn'],
+  });
   acctPort = Number(new URL(a.urls.grpc).port);
   return a;
 }
@@ -61,7 +67,11 @@ beforeAll(async () => {
   [sim, acct] = await Promise.all([spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--prefill-tps', '0', '--decode-tps', '1000']), startAccounting()]);
   tenancy = await new TenancyAdmin(`127.0.0.1:${acctPort}`, 'known-keys-test', 5_000).seedProject();
   // A short cache TTL: during the outage every cached key is stale, the case where each request used to wait.
-  const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), { accountingAddress: `127.0.0.1:${acctPort}`, keyPrefix: prefix, tenancy: ['  cache_ttl: 200ms', '  resolve_timeout: 2s'] });
+  const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), {
+    accountingAddress: `127.0.0.1:${acctPort}`,
+    keyPrefix: prefix,
+    tenancy: ['  cache_ttl: 200ms', '  resolve_timeout: 2s'],
+  });
   router = await spawnRole('router', ['--config', config, '--endpoint', `sim=${sim.url}=m`, '--port', '0', '--admin-port', '0', '--log-level', 'warn']);
 }, 300_000);
 
@@ -116,10 +126,14 @@ describe('known keys through an accounting outage', () => {
     await waitUntil(async () => (await chat(after.secret)) === 200, 'the new key accepted', { timeoutMs: 15_000, everyMs: 20 });
     const acceptedMs = Date.now() - t0;
     const ok0 = (await counter('llmgw_key_resolve_total')).ok ?? 0;
-    await waitUntil(async () => {
-      await chat(unused.secret);
-      return ((await counter('llmgw_key_resolve_total')).ok ?? 0) > ok0;
-    }, 'ResolveKey answering again', { timeoutMs: 15_000, everyMs: 100 });
+    await waitUntil(
+      async () => {
+        await chat(unused.secret);
+        return ((await counter('llmgw_key_resolve_total')).ok ?? 0) > ok0;
+      },
+      'ResolveKey answering again',
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
     const reconnectMs = Date.now() - t0;
     // A measurement, not an assertion (docs/accounting.md quotes it).
     process.stderr.write(`known-keys: new key accepted ${acceptedMs} ms after CreateKey returned; ResolveKey answering ${reconnectMs} ms after\n`);

@@ -6,8 +6,16 @@ import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import { createTestDatabase } from '@llmgw/db/testing';
 import {
-  TenancyAdmin, backOffAfterRefusal, dropKeyPrefix, ledgerDrained as drained, startAccountingProcess, startTenancyRouters, type SpawnedRole, spawnRole,
-  waitUntil, writeTenancyRouterConfig,
+  TenancyAdmin,
+  backOffAfterRefusal,
+  dropKeyPrefix,
+  ledgerDrained as drained,
+  startAccountingProcess,
+  startTenancyRouters,
+  type SpawnedRole,
+  spawnRole,
+  waitUntil,
+  writeTenancyRouterConfig,
 } from '@llmgw/testing';
 import { periodBounds } from '@llmgw/tenancy';
 import Redis from 'ioredis';
@@ -31,7 +39,13 @@ const routers: SpawnedRole[] = [];
 let tenancy: TenancyAdmin;
 
 async function startAccounting(): Promise<SpawnedRole> {
-  const a = await startAccountingProcess({ databaseUrl: db.url, keyPrefix: prefix, consumer: 'acct-1', port: acctPort, args: ['--config', join(dir, 'accounting.yaml')] });
+  const a = await startAccountingProcess({
+    databaseUrl: db.url,
+    keyPrefix: prefix,
+    consumer: 'acct-1',
+    port: acctPort,
+    args: ['--config', join(dir, 'accounting.yaml')],
+  });
   acctPort = Number(new URL(a.urls.grpc).port);
   return a;
 }
@@ -39,7 +53,12 @@ async function startAccounting(): Promise<SpawnedRole> {
 const admin = <T>(m: AccountingMethod, req: object) => tenancy.call<T>(m, req);
 const newKey = (name: string, limit?: object) => tenancy.newKey(name, limit);
 
-async function chat(router: SpawnedRole, key: string, requestId = randomUUID(), maxTokens = 8): Promise<{ status: number; id: string; retryAfter: string | null; body: any }> {
+async function chat(
+  router: SpawnedRole,
+  key: string,
+  requestId = randomUUID(),
+  maxTokens = 8,
+): Promise<{ status: number; id: string; retryAfter: string | null; body: any }> {
   const res = await fetch(`${router.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
@@ -96,7 +115,11 @@ afterAll(async () => {
 describe('tenancy across two routers, accounting, Redis and Postgres', () => {
   it('authenticates: no key 401, a good key 200', async () => {
     const k = await newKey('basic');
-    const none = await fetch(`${routers[0].url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","messages":[]}' });
+    const none = await fetch(`${routers[0].url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"m","messages":[]}',
+    });
     expect(none.status).toBe(401);
     expect((await none.json()).error.code).toBe('missing_api_key');
     expect((await chat(routers[0], 'sk-llmgw-' + 'x'.repeat(43))).status).toBe(401);
@@ -132,7 +155,10 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     }
     expect(refused).toBeGreaterThan(0);
     expect(ok).toBeGreaterThan(0);
-    await waitUntil(async () => (await sql(`select count(*)::int as n from usage where key_id = $1 and status = 200`, [k.id]))[0].n === ok, 'usage rows', { timeoutMs: 30_000, everyMs: 50 });
+    await waitUntil(async () => (await sql(`select count(*)::int as n from usage where key_id = $1 and status = 200`, [k.id]))[0].n === ok, 'usage rows', {
+      timeoutMs: 30_000,
+      everyMs: 50,
+    });
     const [{ spent }] = await sql(`select coalesce(sum(cost_micros), 0)::bigint as spent from usage where key_id = $1`, [k.id]);
     expect(Number(spent)).toBeGreaterThan(0);
     expect(Number(spent)).toBeLessThanOrEqual(B);
@@ -152,9 +178,17 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
   });
 
   it("a suspended person's keys and sessions are refused on every router (docs/portal.md)", async () => {
-    const link = await tenancy.client.account<accountingV1.ClaimLinkCreated__Output>('CreateClaimLink', { kind: 'invite', email: 'sus@example.com', name: 'Sus', project: tenancy.projectId }, { actor: 'integration-test' });
+    const link = await tenancy.client.account<accountingV1.ClaimLinkCreated__Output>(
+      'CreateClaimLink',
+      { kind: 'invite', email: 'sus@example.com', name: 'Sus', project: tenancy.projectId },
+      { actor: 'integration-test' },
+    );
     await tenancy.client.account('Claim', { token: link.token, password: 'sus-password-1' });
-    const s = await tenancy.client.account<accountingV1.SignInResponse__Output>('SignIn', { email: 'sus@example.com', password: 'sus-password-1', address: '10.0.0.1' });
+    const s = await tenancy.client.account<accountingV1.SignInResponse__Output>('SignIn', {
+      email: 'sus@example.com',
+      password: 'sus-password-1',
+      address: '10.0.0.1',
+    });
     const k = await tenancy.client.account<accountingV1.CreatedKey__Output>('IssueKey', { token: s.token, name: 'sus-key' });
     for (const r of routers) expect((await chat(r, k.secret)).status).toBe(200);
     const at = Date.now();
@@ -162,7 +196,10 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     await expect(tenancy.client.account('GetSession', { token: s.token })).rejects.toMatchObject({ code: 'LLMGW_ERR_SESSION_INVALID' });
     // The key is revoked on the same path as `ctl key revoke` (pushed invalidation); bounded far below cache_ttl.
     for (const r of routers) {
-      await waitUntil(async () => (await chat(r, k.secret)).status === 401, `router ${r.url} to refuse the suspended person's key`, { timeoutMs: 30_000, everyMs: 25 });
+      await waitUntil(async () => (await chat(r, k.secret)).status === 401, `router ${r.url} to refuse the suspended person's key`, {
+        timeoutMs: 30_000,
+        everyMs: 25,
+      });
     }
     process.stderr.write(`suspended person's key refused on both routers ${Date.now() - at} ms after the suspension\n`);
   });
@@ -219,7 +256,10 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
     await Promise.all(workers);
     acct = await startAccounting();
     await waitUntil(ledgerDrained, 'the ledger to drain after the restart', { timeoutMs: 60_000, everyMs: 50 });
-    const rows = await sql<{ request_id: string; n: number }>(`select request_id, count(*)::int as n from usage where request_id = any($1) group by request_id`, [ok]);
+    const rows = await sql<{ request_id: string; n: number }>(
+      `select request_id, count(*)::int as n from usage where request_id = any($1) group by request_id`,
+      [ok],
+    );
     const byId = new Map(rows.map((r) => [r.request_id, r.n]));
     const missing = ok.filter((id) => !byId.has(id));
     expect(missing).toEqual([]);

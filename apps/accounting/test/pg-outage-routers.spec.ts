@@ -14,8 +14,19 @@
 import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
 import {
-  TenancyAdmin, backOffAfterRefusal, dropKeyPrefix, findRepoRoot, grpcAddress, ledgerDrained as drained, metricValue, spawnRole, startAccountingProcess,
-  startTenancyRouters, type SpawnedRole, waitUntil, writeTenancyRouterConfig,
+  TenancyAdmin,
+  backOffAfterRefusal,
+  dropKeyPrefix,
+  findRepoRoot,
+  grpcAddress,
+  ledgerDrained as drained,
+  metricValue,
+  spawnRole,
+  startAccountingProcess,
+  startTenancyRouters,
+  type SpawnedRole,
+  waitUntil,
+  writeTenancyRouterConfig,
 } from '@llmgw/testing';
 import Redis from 'ioredis';
 import { execFile } from 'node:child_process';
@@ -47,7 +58,10 @@ function alive(p: SpawnedRole): boolean {
   return p.proc.exitCode === null && p.proc.signalCode === null;
 }
 const everyone = () => [acct, sim, ...routers];
-const exited = () => everyone().filter((p) => !alive(p)).map((p) => `pid ${p.pid} (${p.url}): ${p.proc.exitCode ?? p.proc.signalCode}`);
+const exited = () =>
+  everyone()
+    .filter((p) => !alive(p))
+    .map((p) => `pid ${p.pid} (${p.url}): ${p.proc.exitCode ?? p.proc.signalCode}`);
 
 /** Accounting's /readyz, given 1 s to answer (an abort fails the test). */
 async function readyz(): Promise<number> {
@@ -60,10 +74,15 @@ const ready = () => waitUntil(async () => (await readyz().catch(() => 0)) === 20
 function ctl(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const root = findRepoRoot();
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'bin', 'llmgw.cjs'), 'ctl', ...args], { cwd: root, env: { ...process.env, LLMGW_QUIET_BUILD: '1' }, timeout: 120_000 }, (err, stdout, stderr) => {
-      const e = err as { code?: number; signal?: string } | null;
-      resolve({ code: e ? (e.signal ?? Number(e.code ?? 1)) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'bin', 'llmgw.cjs'), 'ctl', ...args],
+      { cwd: root, env: { ...process.env, LLMGW_QUIET_BUILD: '1' }, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        const e = err as { code?: number; signal?: string } | null;
+        resolve({ code: e ? (e.signal ?? Number(e.code ?? 1)) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -111,14 +130,22 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     tenancy = await new TenancyAdmin(grpcAddress(acct), 'pg-outage-test', 10_000).seedProject();
     projectId = tenancy.projectId;
     // A short cache TTL: during the outage every cached key goes stale and is refreshed against a dead database.
-    const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), { accountingAddress: grpcAddress(acct), keyPrefix: prefix, tenancy: ['  cache_ttl: 1s'] });
+    const config = writeTenancyRouterConfig(join(dir, 'router.yaml'), {
+      accountingAddress: grpcAddress(acct),
+      keyPrefix: prefix,
+      tenancy: ['  cache_ttl: 1s'],
+    });
     routers.push(...(await startTenancyRouters(2, config, sim.url, ['--log-level', 'warn'])));
   }, 400_000);
 
   afterAll(async () => {
     tenancy?.close();
     pgs?.resume();
-    await Promise.all(everyone().filter(Boolean).map((p) => p.stop().catch(() => undefined)));
+    await Promise.all(
+      everyone()
+        .filter(Boolean)
+        .map((p) => p.stop().catch(() => undefined)),
+    );
     if (redis) {
       await dropKeyPrefix(redis, prefix);
       await redis.quit();
@@ -173,7 +200,18 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
       pgs.hang();
       try {
         readyzDuringOutage.push(['hung', await readyz()]);
-        const ctlRun = ctl(['--accounting', new URL(acct.urls.grpc).host, '--timeout', String(CTL_DEADLINE_MS), 'key', 'create', '--project', projectId, '--name', 'ctl-during-hang']);
+        const ctlRun = ctl([
+          '--accounting',
+          new URL(acct.urls.grpc).host,
+          '--timeout',
+          String(CTL_DEADLINE_MS),
+          'key',
+          'create',
+          '--project',
+          projectId,
+          '--name',
+          'ctl-during-hang',
+        ]);
         await served(12);
         ctlResult = await ctlRun;
         readyzDuringOutage.push(['hung, after ctl', await readyz()]);
@@ -221,7 +259,8 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
     const phases = new Set(outcomes.map((o) => o.phase));
     for (const p of ['hung', 'refused', 'stopped while hung']) expect(phases).toContain(p);
-    for (const r of [0, 1]) for (const k of ['used', 'never-used']) expect(outcomes.some((o) => o.phase === 'hung' && o.router === r && o.key === k)).toBe(true);
+    for (const r of [0, 1])
+      for (const k of ['used', 'never-used']) expect(outcomes.some((o) => o.phase === 'hung' && o.router === r && o.key === k)).toBe(true);
 
     // The outage reached the routers: ResolveKey failed on each, and the never-used key was answered from its published record.
     for (const r of routers) {
@@ -231,7 +270,12 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     expect(outcomes.some((o) => o.phase === 'before' && o.key === 'never-used')).toBe(false);
 
     // /readyz answered 503 within its 1 s while the database was out.
-    expect(readyzDuringOutage).toEqual([['hung', 503], ['hung, after ctl', 503], ['refused', 503], ['stopped while hung', 503]]);
+    expect(readyzDuringOutage).toEqual([
+      ['hung', 503],
+      ['hung, after ctl', 503],
+      ['refused', 503],
+      ['stopped while hung', 503],
+    ]);
 
     // No llmgw process exited.
     expect(exited()).toEqual([]);
@@ -247,15 +291,31 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     // Every 200 has exactly one usage row once the ledger caught up.
     await waitUntil(ledgerDrained, 'the usage stream to drain', { timeoutMs: 60_000, everyMs: 100 });
     const ids = outcomes.map((o) => o.id);
-    const rows = await sql<{ request_id: string; n: number }>('select request_id, count(*)::int as n from usage where request_id = any($1) group by request_id', [ids]);
+    const rows = await sql<{ request_id: string; n: number }>(
+      'select request_id, count(*)::int as n from usage where request_id = any($1) group by request_id',
+      [ids],
+    );
     const byId = new Map(rows.map((r) => [r.request_id, r.n]));
     expect(ids.filter((id) => !byId.has(id))).toEqual([]);
     expect(rows.filter((r) => r.n !== 1)).toEqual([]);
 
     // No key behind the failed ctl call; its retry with the printed idempotency key makes it once.
-    const keyNames = async () => (await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: projectId, includeRevoked: true })).keys.map((k) => k.name).sort();
+    const keyNames = async () =>
+      (await admin<accountingV1.ListKeysResponse__Output>('ListKeys', { project: projectId, includeRevoked: true })).keys.map((k) => k.name).sort();
     expect(await keyNames()).toEqual(['never-used', 'used']);
-    const retry = await ctl(['--accounting', new URL(acct.urls.grpc).host, '--idempotency-key', idem!, '--json', 'key', 'create', '--project', projectId, '--name', 'ctl-during-hang']);
+    const retry = await ctl([
+      '--accounting',
+      new URL(acct.urls.grpc).host,
+      '--idempotency-key',
+      idem!,
+      '--json',
+      'key',
+      'create',
+      '--project',
+      projectId,
+      '--name',
+      'ctl-during-hang',
+    ]);
     expect(retry.code).toBe(0);
     expect(JSON.parse(retry.stdout).secret).toMatch(/^sk-llmgw-/);
     expect(await keyNames()).toEqual(['ctl-during-hang', 'never-used', 'used']);
@@ -263,6 +323,8 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     expect(exited()).toEqual([]);
     expect(acct.output().join('\n')).not.toMatch(/Unhandled 'error' event/);
     const n = (p: string) => outcomes.filter((o) => o.phase === p).length;
-    process.stderr.write(`pg-outage-routers: ${outcomes.length} requests, all 200 (hung ${n('hung')}, refused ${n('refused')}, stopped while hung ${n('stopped while hung')}); ${rows.length} usage rows\n`);
+    process.stderr.write(
+      `pg-outage-routers: ${outcomes.length} requests, all 200 (hung ${n('hung')}, refused ${n('refused')}, stopped while hung ${n('stopped while hung')}); ${rows.length} usage rows\n`,
+    );
   });
 });

@@ -36,7 +36,9 @@ export interface PrivatePostgres {
 function binDir(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(base, versions[0], 'bin') : undefined;
 }
 
@@ -90,7 +92,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const pids = () => {
     const p = pid();
     if (!p) return [];
-    const kids = spawnSync('pgrep', ['-P', String(p)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+    const kids = spawnSync('pgrep', ['-P', String(p)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number);
     return [p, ...kids];
   };
   const self: PrivatePostgres = {

@@ -20,8 +20,14 @@ describe('sign-in attempt limits shared through Redis', () => {
     const db = await createTestDatabase('llmgw_test_signin_shared');
     drop = db.drop;
     const config = {
-      listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: db.url, rollup_interval: 3_600_000, reseed_interval: 3_600_000,
-      redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, accounts: { signin_attempts_per_account: 3, signin_attempts_per_address: 5 },
+      listen: '127.0.0.1:0',
+      admin_listen: '127.0.0.1:0',
+      database_url: db.url,
+      rollup_interval: 3_600_000,
+      reseed_interval: 3_600_000,
+      redis_url: 'redis://127.0.0.1:6379',
+      key_prefix: prefix,
+      accounts: { signin_attempts_per_account: 3, signin_attempts_per_address: 5 },
     };
     const stores = () => ({ counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() });
     accs = [await start({ config, stores: stores(), log: quiet }), await start({ config, stores: stores(), log: quiet })];

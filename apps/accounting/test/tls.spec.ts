@@ -20,7 +20,14 @@ describe('accounting port over mTLS', () => {
   beforeAll(async () => {
     pki = await testPki();
     acc = await start({
-      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: 'pglite:memory', rollup_interval: 3_600_000, reseed_interval: 3_600_000, tls: pki.serverTls() },
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        database_url: 'pglite:memory',
+        rollup_interval: 3_600_000,
+        reseed_interval: 3_600_000,
+        tls: pki.serverTls(),
+      },
       stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), cacheBus: new MemoryKeyCacheBus(), close: async () => undefined },
       log,
     });
@@ -34,14 +41,23 @@ describe('accounting port over mTLS', () => {
     expect(r.otherCa.code).toBe('UNAVAILABLE');
     expect(r.plaintext.code).toBe('UNAVAILABLE');
     expect(r.noRole).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/carries no role/) });
-    expect(r.wrongRole).toMatchObject({ code: 'PERMISSION_DENIED', message: 'wrong role "node" (CN=test-node) for llmgw.accounting.v1.TenancyAdmin/CreateOrg; it needs role operator or portal' });
+    expect(r.wrongRole).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: 'wrong role "node" (CN=test-node) for llmgw.accounting.v1.TenancyAdmin/CreateOrg; it needs role operator or portal',
+    });
     expect(lines.join('')).toMatch(/TLS handshake refused: .*certificate/i);
   });
 
   it('lets operators and the portal administer tenancy, not routers', async () => {
-    expect(await rawCall(acc.url, pki.clientTls('operator'), admin, 'CreateOrg', { name: 'tls-org' })).toMatchObject({ code: 'OK', response: { name: 'tls-org' } });
+    expect(await rawCall(acc.url, pki.clientTls('operator'), admin, 'CreateOrg', { name: 'tls-org' })).toMatchObject({
+      code: 'OK',
+      response: { name: 'tls-org' },
+    });
     expect(await rawCall(acc.url, pki.clientTls('portal'), admin, 'ListOrgs', {})).toMatchObject({ code: 'OK' });
-    expect(await rawCall(acc.url, pki.clientTls('router'), admin, 'ListOrgs', {})).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/wrong role "router"/) });
+    expect(await rawCall(acc.url, pki.clientTls('router'), admin, 'ListOrgs', {})).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: expect.stringMatching(/wrong role "router"/),
+    });
   });
 
   it('lets routers resolve keys, and no one else', async () => {
@@ -56,7 +72,10 @@ describe('accounting port over mTLS', () => {
   });
 
   it('answers gRPC health to any certificate of its CA', async () => {
-    expect(await rawCall(acc.url, pki.clientTls('node'), HEALTH_SERVICE, 'Check', { service: 'llmgw.accounting.v1.TenancyAdmin' })).toMatchObject({ code: 'OK', response: { status: 'SERVING' } });
+    expect(await rawCall(acc.url, pki.clientTls('node'), HEALTH_SERVICE, 'Check', { service: 'llmgw.accounting.v1.TenancyAdmin' })).toMatchObject({
+      code: 'OK',
+      response: { status: 'SERVING' },
+    });
     expect((await rawCall(acc.url, pki.otherCaTls(), HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('UNAVAILABLE');
   });
 });

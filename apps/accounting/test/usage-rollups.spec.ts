@@ -7,7 +7,13 @@ import { start } from '../src/server';
 import type { UsageGroupBy } from '../src/usage-store';
 
 const quiet = createLogger({ service: 'usage-rollups-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
-const baseConfig = { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', ingest: { batch_interval: 50, consumer: 'test' }, rollup_interval: 3_600_000, reseed_interval: 3_600_000 };
+const baseConfig = {
+  listen: '127.0.0.1:0',
+  admin_listen: '127.0.0.1:0',
+  ingest: { batch_interval: 50, consumer: 'test' },
+  rollup_interval: 3_600_000,
+  reseed_interval: 3_600_000,
+};
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -24,7 +30,12 @@ describe.each([
   it('give the same totals as the raw rows for every grouping and window', async () => {
     const t = await makeDb();
     const db: Db = await createDb(t.url);
-    const acc = await start({ config: { ...baseConfig, database_url: t.url }, stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() }, db, log: quiet });
+    const acc = await start({
+      config: { ...baseConfig, database_url: t.url },
+      stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
+      db,
+      log: quiet,
+    });
     try {
       const ten = acc.tenancy;
       const keys: { id: string; projectId: string; teamId: string; org: string; team: string }[] = [];
@@ -42,8 +53,19 @@ describe.each([
       for (let i = 0; i < 400; i++) {
         const k = keys[i % keys.length]!;
         recs.push({
-          recordId: `r${i}`, requestId: `q${i}`, ts: end - 1 - ((i * 7919) % (4 * DAY)), keyId: k.id, projectId: k.projectId, model: `m${i % 3}`, servedModel: `m${i % 3}`,
-          status: i % 11 === 0 ? 429 : i % 13 === 0 ? 503 : 200, promptTokens: 10 + (i % 7), completionTokens: 20 + (i % 5), cachedTokens: i % 3, durationMs: 5, costMicros: 100 + i,
+          recordId: `r${i}`,
+          requestId: `q${i}`,
+          ts: end - 1 - ((i * 7919) % (4 * DAY)),
+          keyId: k.id,
+          projectId: k.projectId,
+          model: `m${i % 3}`,
+          servedModel: `m${i % 3}`,
+          status: i % 11 === 0 ? 429 : i % 13 === 0 ? 503 : 200,
+          promptTokens: 10 + (i % 7),
+          completionTokens: 20 + (i % 5),
+          cachedTokens: i % 3,
+          durationMs: 5,
+          costMicros: 100 + i,
         });
       }
       expect(await acc.usage.insertBatch(recs, 60_000)).toBe(400);
@@ -63,16 +85,33 @@ describe.each([
       // What the raw rows say, summed here: served requests by org over the first window.
       const w0 = windows[0]!;
       const byOrg = new Map<string, number>();
-      for (const r of recs) if (r.ts >= w0.from && r.ts < w0.to && r.status < 400) { const o = keys.find((k) => k.id === r.keyId)!.org; byOrg.set(o, (byOrg.get(o) ?? 0) + 1); }
+      for (const r of recs)
+        if (r.ts >= w0.from && r.ts < w0.to && r.status < 400) {
+          const o = keys.find((k) => k.id === r.keyId)!.org;
+          byOrg.set(o, (byOrg.get(o) ?? 0) + 1);
+        }
       expect((await acc.usage.query({ ...w0, groupBy: 'org' })).map((r) => [r.grp, r.requests])).toEqual([...byOrg.entries()].sort());
       expect((await acc.usage.query({ ...w0, groupBy: 'team' })).map((r) => r.grp)).toEqual(['acme/ml', 'acme/web', 'globex/ml', 'globex/web']);
       expect(await acc.usage.rollup()).toBe(400);
       expect(await all()).toEqual(raw);
-      const rows = async (table: 'usage_rollup_day' | 'usage_rollup_model_hour') => Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const rows = async (table: 'usage_rollup_day' | 'usage_rollup_model_hour') =>
+        Number(
+          (
+            await db.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       expect(await rows('usage_rollup_day')).toBeGreaterThan(0);
       expect(await rows('usage_rollup_model_hour')).toBeGreaterThan(0);
       // A second batch folds into the same buckets (the upsert adds).
-      expect(await acc.usage.insertBatch(recs.map((r) => ({ ...r, recordId: `${r.recordId}b` })), 60_000)).toBe(400);
+      expect(
+        await acc.usage.insertBatch(
+          recs.map((r) => ({ ...r, recordId: `${r.recordId}b` })),
+          60_000,
+        ),
+      ).toBe(400);
       await acc.usage.rollup();
       const doubled = await acc.usage.query({ ...w0, groupBy: 'org' });
       expect(doubled.map((r) => [r.grp, r.requests])).toEqual([...byOrg.entries()].sort().map(([o, n]) => [o, 2 * n]));

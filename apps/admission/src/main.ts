@@ -12,16 +12,32 @@ function collect(v: string, prev: string[]): string[] {
 }
 
 interface Flags {
-  config?: string; endpoint: string[]; host?: string; port?: string; adminPort?: string; redisUrl?: string;
-  instanceId?: string; lockTtl?: string; routerTtl?: string; scrapeInterval?: string; logLevel?: string;
+  config?: string;
+  endpoint: string[];
+  host?: string;
+  port?: string;
+  adminPort?: string;
+  redisUrl?: string;
+  instanceId?: string;
+  lockTtl?: string;
+  routerTtl?: string;
+  scrapeInterval?: string;
+  logLevel?: string;
 }
 
 /** Builds the `llmgw admission` command line (exported for tests and the help reference). */
 export function buildCommand(): Command {
   return new Command('llmgw admission')
-    .description('The admission service: band queues, saturation, tenant fairness and leases for every router (docs/admission.md). One instance leads (leader lock); others stand by.')
+    .description(
+      'The admission service: band queues, saturation, tenant fairness and leases for every router (docs/admission.md). One instance leads (leader lock); others stand by.',
+    )
     .option('-c, --config <file>', 'admission config file (YAML); see deploy/examples/admission.yaml')
-    .option('--endpoint <spec>', 'a static endpoint to scrape, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]', collect, [])
+    .option(
+      '--endpoint <spec>',
+      'a static endpoint to scrape, repeatable: name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N]',
+      collect,
+      [],
+    )
     .option('--host <host>', 'gRPC and admin listen address')
     .option('--port <port>', 'gRPC port (overrides listen; 0 = any free port)')
     .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
@@ -52,7 +68,8 @@ export function main(argv: string[]): Promise<number> {
       if (o.endpoint.length) input.endpoints = [...(input.endpoints ?? []), ...endpointFlagsToConfig(o.endpoint)];
       if (o.port !== undefined || o.host !== undefined) input.listen = overrideListen(input.listen, '127.0.0.1:7070', o.host, o.port);
       if (o.adminPort !== undefined || o.host !== undefined) input.admin_listen = overrideListen(input.admin_listen, '127.0.0.1:9091', o.host, o.adminPort);
-      if (o.redisUrl || o.lockTtl) input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
+      if (o.redisUrl || o.lockTtl)
+        input.leader = { ...(input.leader ?? {}), ...(o.redisUrl ? { redis_url: o.redisUrl } : {}), ...(o.lockTtl ? { lock_ttl: o.lockTtl } : {}) };
       if (o.instanceId) input.instance_id = o.instanceId;
       if (o.routerTtl) input.router_ttl = o.routerTtl;
       if (o.scrapeInterval) input.scrape_interval = o.scrapeInterval;

@@ -45,7 +45,6 @@ export interface RunningAdmission {
   close(): Promise<void>;
 }
 
-
 /** What a started admission hands back through the host (`RunningService.service`). */
 export interface AdmissionHandle {
   /** The gRPC address, "host:port". */
@@ -75,7 +74,14 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       const recorder = createAdmissionMetrics(registry);
       let ctl: AdmissionController | undefined;
       const leaderGauge = new Gauge({ name: 'llmgw_admission_leader', help: '1 while this instance holds the admission leader lock.', registers: [registry] });
-      new Gauge({ name: 'llmgw_admission_outstanding_leases', help: 'Leases granted and not yet released.', registers: [registry], collect() { this.set(ctl?.outstandingLeases() ?? 0); } });
+      new Gauge({
+        name: 'llmgw_admission_outstanding_leases',
+        help: 'Leases granted and not yet released.',
+        registers: [registry],
+        collect() {
+          this.set(ctl?.outstandingLeases() ?? 0);
+        },
+      });
 
       const source =
         opts.source ??
@@ -95,7 +101,7 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       // (docs/admission.md, "Learned slots"): one series per such endpoint, 0 until learned.
       new Gauge({
         name: 'llmgw_admission_learned_slots',
-        help: 'Batch slots admission uses for an endpoint that declares no max_num_seqs: learned from its engine metrics, or its pool peers\' until then (0 while unknown).',
+        help: "Batch slots admission uses for an endpoint that declares no max_num_seqs: learned from its engine metrics, or its pool peers' until then (0 while unknown).",
         labelNames: ['endpoint'],
         registers: [registry],
         collect() {
@@ -141,7 +147,16 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       const unsubscribe = source.subscribe(feed);
       ctx.onClose('endpoint subscription', unsubscribe);
 
-      const svc = new AdmissionRpcService({ controller: () => ctl, instanceId, fencingToken: () => election.fencingToken, routerTtlMs: cfg.router_ttl, creditTtlMs: cfg.credit_ttl, creditMax: cfg.credit_max, log, served });
+      const svc = new AdmissionRpcService({
+        controller: () => ctl,
+        instanceId,
+        fencingToken: () => election.fencingToken,
+        routerTtlMs: cfg.router_ttl,
+        creditTtlMs: cfg.credit_ttl,
+        creditMax: cfg.credit_max,
+        log,
+        served,
+      });
       svc.start();
       ctx.onClose('rpc service', () => svc.stop());
 
@@ -168,7 +183,10 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
       });
 
       const { address: url } = await ctx.grpcServer('grpc', {
-        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: ADMISSION_AUTHORIZATION,
+        address: cfg.listen,
+        tls: cfg.tls,
+        insecure: cfg.insecure,
+        authorize: ADMISSION_AUTHORIZATION,
         services: [{ definition: admissionServiceDefinition(), implementation: svc.implementation() as never }],
         options: { 'grpc.max_concurrent_streams': 100_000 },
         maxReceiveMessageBytes: cfg.max_message_bytes,
@@ -190,6 +208,10 @@ export function admissionService(opts: { source?: EndpointSource; lock?: LeaderL
 
 /** Starts admission through the service host (tests, `llmgw up`). */
 export async function start(opts: StartOptions): Promise<RunningAdmission> {
-  const running = await startService(admissionService({ source: opts.source, lock: opts.lock }), { config: opts.config, log: opts.log, configSource: 'admission options' });
+  const running = await startService(admissionService({ source: opts.source, lock: opts.lock }), {
+    config: opts.config,
+    log: opts.log,
+    configSource: 'admission options',
+  });
   return { ...running.service, adminUrl: running.adminUrl!, instanceId: running.instanceId, close: () => running.close() };
 }

@@ -27,7 +27,11 @@ function file(obj: unknown): string {
 const endpoints = () => [{ name: 'e0', url: engine.url, model: 'm', pool: 'p' }];
 
 async function admission(extra: Record<string, unknown> = {}, args: string[] = []): Promise<SpawnedRole> {
-  const p = await spawnRole('admission', ['--config', file({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: '200ms', endpoints: endpoints(), ...extra }), ...args]);
+  const p = await spawnRole('admission', [
+    '--config',
+    file({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: '200ms', endpoints: endpoints(), ...extra }),
+    ...args,
+  ]);
   procs.push(p);
   return p;
 }
@@ -44,7 +48,15 @@ async function router(addresses: string[], eps = endpoints()): Promise<SpawnedRo
       retries: 0,
       endpoints: eps,
       // No credits: these tests follow each request's Acquire to the service (credits have their own specs).
-      admission: { mode: 'remote', address: addresses.join(','), queue_ttl: '20s', probe_interval: '200ms', keepalive_interval: '300ms', call_timeout: '500ms', credit_interval: '0s' },
+      admission: {
+        mode: 'remote',
+        address: addresses.join(','),
+        queue_ttl: '20s',
+        probe_interval: '200ms',
+        keepalive_interval: '300ms',
+        call_timeout: '500ms',
+        credit_interval: '0s',
+      },
     }),
   ]);
   procs.push(p);
@@ -80,7 +92,20 @@ async function readyz(p: SpawnedRole): Promise<number> {
 }
 
 beforeAll(async () => {
-  engine = await spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--max-num-seqs', '2', '--decode-tps', '20', '--prefill-tps', '0', '--batch-contention', '0']);
+  engine = await spawnRole('sim-engine', [
+    '--port',
+    '0',
+    '--model',
+    'm',
+    '--max-num-seqs',
+    '2',
+    '--decode-tps',
+    '20',
+    '--prefill-tps',
+    '0',
+    '--batch-contention',
+    '0',
+  ]);
   procs.push(engine);
 });
 
@@ -96,7 +121,20 @@ afterAll(async () => {
 describe('admission service with real routers', () => {
   it('two routers share one queue: a bronze flood through one fills the queue the other is turned away by', async () => {
     // Its own slow engine: 2 slots, each bronze request ~10 s, so nothing completes during the test.
-    const slow = await spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--max-num-seqs', '2', '--decode-tps', '10', '--prefill-tps', '0', '--batch-contention', '0']);
+    const slow = await spawnRole('sim-engine', [
+      '--port',
+      '0',
+      '--model',
+      'm',
+      '--max-num-seqs',
+      '2',
+      '--decode-tps',
+      '10',
+      '--prefill-tps',
+      '0',
+      '--batch-contention',
+      '0',
+    ]);
     procs.push(slow);
     const eps = [{ name: 'slow', url: slow.url, model: 'm', pool: 'p' }];
     const adm = await admission({
@@ -120,7 +158,11 @@ describe('admission service with real routers', () => {
       (await metricSum(adm.urls.admin, /^llmgw_admission_rejected_total\{[^}]*band="bronze"[^}]*\} (\d+)/)) +
       ((await depth()) ?? 0);
     const learned = () => metric(adm.urls.admin, /^llmgw_admission_learned_slots\{[^}]*\} (\d+)/m);
-    await waitUntil(async () => (await learned()) === 2 && (await decided()) === 6, 'bronze to settle: 2 slots learned, all 6 decided', { timeoutMs: 15_000, everyMs: 100, ignoreErrors: true });
+    await waitUntil(async () => (await learned()) === 2 && (await decided()) === 6, 'bronze to settle: 2 slots learned, all 6 decided', {
+      timeoutMs: 15_000,
+      everyMs: 100,
+      ignoreErrors: true,
+    });
     const held = (await outstanding()) ?? 0;
     expect(held).toBeGreaterThan(0);
     // A second wave fills the 3 queue places.
@@ -150,7 +192,11 @@ describe('admission service with real routers', () => {
     // ... the standby takes over once the lock lapses ...
     await waitUntil(async () => (await readyz(second)) === 200, 'standby to take over', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
     // ... and the router goes back to the service, now the new leader.
-    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to leave degraded mode', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
+    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to leave degraded mode', {
+      timeoutMs: 8_000,
+      everyMs: 100,
+      ignoreErrors: true,
+    });
     const before = (await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/)) ?? 0;
     expect((await chat(r, 'gold')).status).toBe(200);
     const after = await metric(second.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="gold",model="m"[^}]*\} (\d+)/);
@@ -168,7 +214,11 @@ describe('admission service with real routers', () => {
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m)).toBe(1);
     const again = await admission({}, ['--port', port]);
-    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to return to the service', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
+    await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to return to the service', {
+      timeoutMs: 8_000,
+      everyMs: 100,
+      ignoreErrors: true,
+    });
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(again.urls.admin, /llmgw_admission_wait_seconds_count\{[^}]*band="silver",model="m"[^}]*\} (\d+)/)).toBe(1);
     await Promise.all([r.stop(), again.stop()]);

@@ -195,26 +195,52 @@ export class IsolationRig {
     this.engines = await Promise.all(
       Array.from({ length: o.engines }, (_x, i) =>
         spawnRole('sim-engine', [
-          '--port', '0', '--model', 'iso', '--max-num-seqs', String(o.maxNumSeqs), '--decode-tps', String(o.decodeTps),
-          '--prefill-tps', String(o.prefillTps), '--batch-contention', '0', '--prefix-cache-blocks', '0', '--num-gpu-blocks', '100000',
-          '--seed', String(i + 1),
+          '--port',
+          '0',
+          '--model',
+          'iso',
+          '--max-num-seqs',
+          String(o.maxNumSeqs),
+          '--decode-tps',
+          String(o.decodeTps),
+          '--prefill-tps',
+          String(o.prefillTps),
+          '--batch-contention',
+          '0',
+          '--prefix-cache-blocks',
+          '0',
+          '--num-gpu-blocks',
+          '100000',
+          '--seed',
+          String(i + 1),
         ]),
       ),
     );
   }
 
   private endpoints() {
-    return this.engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'iso', pool: 'p', ...(this.o.declareSlots ? { max_num_seqs: this.o.maxNumSeqs } : {}) }));
+    return this.engines.map((e, i) => ({
+      name: `e${i}`,
+      url: e.url,
+      model: 'iso',
+      pool: 'p',
+      ...(this.o.declareSlots ? { max_num_seqs: this.o.maxNumSeqs } : {}),
+    }));
   }
 
   /** Starts admission (when on) and a router; returns the router URL and a stop function. */
-  async startStack(admission: boolean): Promise<{ url: string; routerAdmin: string; admissionAdmin?: string; fallbacks: () => number; routerOutput: () => string[]; stop: () => Promise<void> }> {
+  async startStack(
+    admission: boolean,
+  ): Promise<{ url: string; routerAdmin: string; admissionAdmin?: string; fallbacks: () => number; routerOutput: () => string[]; stop: () => Promise<void> }> {
     const stops: Array<() => Promise<unknown>> = [];
     let adm: SpawnedRole | undefined;
     const scrape = `${this.o.scrapeIntervalMs}ms`;
     if (admission) {
       const f = join(this.dir, 'admission.yaml');
-      writeFileSync(f, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: scrape, log_level: 'info', endpoints: this.endpoints() }));
+      writeFileSync(
+        f,
+        JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: scrape, log_level: 'info', endpoints: this.endpoints() }),
+      );
       adm = await spawnRole('admission', ['--config', f]);
       stops.push(() => adm!.stop());
     }
@@ -235,7 +261,9 @@ export class IsolationRig {
         ...(this.o.replicaChoice === 'default' ? {} : { default_profile: this.o.replicaChoice === 'least-inflight' ? 'least-inflight' : 'debug' }),
         profiles: { 'least-inflight': { scorers: { inflight: 1 }, picker: { type: 'max-score' } } },
         endpoints: this.endpoints(),
-        admission: admission ? { mode: 'remote', address: grpc, queue_ttl: '60s', ...(this.o.credits === false ? { credit_interval: '0s' } : {}) } : { mode: 'off' },
+        admission: admission
+          ? { mode: 'remote', address: grpc, queue_ttl: '60s', ...(this.o.credits === false ? { credit_interval: '0s' } : {}) }
+          : { mode: 'off' },
       }),
     );
     const router = await spawnRole('router', ['--config', rf]);
@@ -246,7 +274,8 @@ export class IsolationRig {
       admissionAdmin: adm?.urls.admin,
       fallbacks: () => router.output().filter((l) => l.includes('using in-process admission')).length,
       routerOutput: () => router.output(),
-      stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+      stop: async () => void (await Promise.all(stops.map((s) => s()))),
+    };
   }
 
   /** One streamed platinum request; returns ms to the first content token. `id` is its x-request-id. */
@@ -307,8 +336,7 @@ export class IsolationRig {
           if (res.statusCode === 200) {
             completed++;
             queueMs.push(Number(res.headers['x-llmgw-queue-ms'] ?? 0));
-          }
-          else {
+          } else {
             rejected++;
             await backOff();
           }
@@ -340,13 +368,21 @@ export class IsolationRig {
     let running = true;
     const loop = (async () => {
       while (running) {
-        const texts = await Promise.all(this.engines.map((e) => request(`${e.url}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text()).catch(() => '')));
+        const texts = await Promise.all(
+          this.engines.map((e) =>
+            request(`${e.url}/metrics`, { dispatcher: this.agent })
+              .then((r) => r.body.text())
+              .catch(() => ''),
+          ),
+        );
         const run = texts.reduce((n, t) => n + num(t, /^vllm:num_requests_running\{[^}]*\} (\S+)/m), 0);
         const wait = texts.reduce((n, t) => n + num(t, /^vllm:num_requests_waiting\{[^}]*\} (\S+)/m), 0);
         peaks.peakOccupancy = Math.max(peaks.peakOccupancy, run / (this.o.maxNumSeqs * this.engines.length));
         peaks.peakEngineWaiting = Math.max(peaks.peakEngineWaiting, wait);
         if (admissionAdmin) {
-          const t = await request(`${admissionAdmin}/metrics`, { dispatcher: this.agent }).then((r) => r.body.text()).catch(() => '');
+          const t = await request(`${admissionAdmin}/metrics`, { dispatcher: this.agent })
+            .then((r) => r.body.text())
+            .catch(() => '');
           peaks.peakBronzeQueued = Math.max(peaks.peakBronzeQueued, num(t, /^llmgw_admission_queue_depth\{[^}]*band="bronze"[^}]*\} (\S+)/m));
         }
         await new Promise((r) => setTimeout(r, SAMPLE_EVERY_MS));
@@ -364,7 +400,11 @@ export class IsolationRig {
   /** Every engine's log of the requests whose x-request-id starts with `tag-`. */
   async engineView(tag: string): Promise<EngineRequest[]> {
     const logs = await Promise.all(
-      this.engines.map((e) => request(`${e.url}/sim/requests?prefix=${encodeURIComponent(`${tag}-`)}`, { dispatcher: this.agent }).then((r) => r.body.json() as Promise<{ requests: EngineRequest[] }>)),
+      this.engines.map((e) =>
+        request(`${e.url}/sim/requests?prefix=${encodeURIComponent(`${tag}-`)}`, { dispatcher: this.agent }).then(
+          (r) => r.body.json() as Promise<{ requests: EngineRequest[] }>,
+        ),
+      ),
     );
     return logs.flatMap((l) => l.requests);
   }
@@ -432,13 +472,30 @@ export class IsolationRig {
         learnedSlots,
         platinumAtEngine: engineLoaded.length,
         platinumWaitedForSlot: engineLoaded.filter((e) => !e.slot_free_on_arrival).length,
-        platinumAheadP90: engineLoaded.length ? pct(engineLoaded.map((e) => e.ahead_on_arrival), 90) : 0,
-        engineIdleP90: engineIdle.length ? pct(engineIdle.map((e) => e.ttft_ms), 90) : 0,
-        engineLoadedP90: engineLoaded.length ? pct(engineLoaded.map((e) => e.ttft_ms), 90) : 0,
+        platinumAheadP90: engineLoaded.length
+          ? pct(
+              engineLoaded.map((e) => e.ahead_on_arrival),
+              90,
+            )
+          : 0,
+        engineIdleP90: engineIdle.length
+          ? pct(
+              engineIdle.map((e) => e.ttft_ms),
+              90,
+            )
+          : 0,
+        engineLoadedP90: engineLoaded.length
+          ? pct(
+              engineLoaded.map((e) => e.ttft_ms),
+              90,
+            )
+          : 0,
         routerIdleP90: routerIdle.length ? pct(routerIdle, 90) : 0,
         routerLoadedP90: routerLoaded.length ? pct(routerLoaded, 90) : 0,
       };
-      this.o.log?.(`admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; in the router: platinum TTFT p90 idle ${r.routerIdleP90.toFixed(0)} ms, loaded ${r.routerLoadedP90.toFixed(0)} ms; at the engines: platinum TTFT p90 idle ${r.engineIdleP90.toFixed(0)} ms, loaded ${r.engineLoadedP90.toFixed(0)} ms, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot (ahead p90 ${r.platinumAheadP90}); platinum admission wait p90 ${r.loadedQueueP90} ms (bronze p50 ${r.bronzeQueueP50} ms); bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`);
+      this.o.log?.(
+        `admission ${admission ? 'on ' : 'off'}: idle p50 ${r.idleP50.toFixed(0)} ms p90 ${r.idleP90.toFixed(0)} ms p99 ${r.idleP99.toFixed(0)} ms; loaded p50 ${r.loadedP50.toFixed(0)} ms p90 ${r.loadedP90.toFixed(0)} ms p99 ${r.loadedP99.toFixed(0)} ms; ratio p90 ${r.ratio90.toFixed(2)} p99 ${r.ratio.toFixed(2)}; in the router: platinum TTFT p90 idle ${r.routerIdleP90.toFixed(0)} ms, loaded ${r.routerLoadedP90.toFixed(0)} ms; at the engines: platinum TTFT p90 idle ${r.engineIdleP90.toFixed(0)} ms, loaded ${r.engineLoadedP90.toFixed(0)} ms, ${r.platinumWaitedForSlot} of ${r.platinumAtEngine} waited for a slot (ahead p90 ${r.platinumAheadP90}); platinum admission wait p90 ${r.loadedQueueP90} ms (bronze p50 ${r.bronzeQueueP50} ms); bronze ok ${r.bronzeCompleted} (${r.bronzeCompletedWhileMeasured} while measured) rejected ${r.bronzeRejected}; router fallbacks ${r.fallbacks}; peak occupancy ${(r.peakOccupancy * 100).toFixed(0)}%, engine waiting ${r.peakEngineWaiting}, bronze queued at admission ${r.peakBronzeQueued}${Object.keys(learnedSlots).length ? `; learned slots ${JSON.stringify(learnedSlots)}` : ''}`,
+      );
       return r;
     } finally {
       await stack.stop();
@@ -451,4 +508,3 @@ export class IsolationRig {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-

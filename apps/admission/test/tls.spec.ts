@@ -32,13 +32,19 @@ describe('admission port over mTLS', () => {
     expect(r.otherCa.code).toBe('UNAVAILABLE');
     expect(r.plaintext.code).toBe('UNAVAILABLE');
     expect(r.noRole).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/carries no role/) });
-    expect(r.wrongRole).toMatchObject({ code: 'PERMISSION_DENIED', message: 'wrong role "node" (CN=test-node) for llmgw.admission.v1.Admission/Acquire; it needs role router' });
+    expect(r.wrongRole).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: 'wrong role "node" (CN=test-node) for llmgw.admission.v1.Admission/Acquire; it needs role router',
+    });
     // Operators may read Status, not take leases.
     expect((await rawCall(adm.url, pki.clientTls('operator'), def, 'Status', {})).code).toBe('OK');
     expect((await rawCall(adm.url, pki.clientTls('operator'), def, 'Acquire', {})).code).toBe('PERMISSION_DENIED');
   });
 
   it('serves gRPC health (it served none before) to any certificate of its CA', async () => {
-    expect(await rawCall(adm.url, pki.clientTls('node'), HEALTH_SERVICE, 'Check', { service: 'llmgw.admission.v1.Admission' })).toMatchObject({ code: 'OK', response: { status: 'SERVING' } });
+    expect(await rawCall(adm.url, pki.clientTls('node'), HEALTH_SERVICE, 'Check', { service: 'llmgw.admission.v1.Admission' })).toMatchObject({
+      code: 'OK',
+      response: { status: 'SERVING' },
+    });
   });
 });

@@ -31,8 +31,17 @@ export interface CtlBoot {
 
 /** What a command's options say, before defaults. */
 export interface CtlOptions {
-  json?: boolean; accounting?: string; control?: string; actor?: string; timeout?: string; config?: string; idempotencyKey?: string;
-  tlsCa?: string; tlsCert?: string; tlsKey?: string; tlsServerName?: string;
+  json?: boolean;
+  accounting?: string;
+  control?: string;
+  actor?: string;
+  timeout?: string;
+  config?: string;
+  idempotencyKey?: string;
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsServerName?: string;
 }
 
 /**
@@ -46,7 +55,10 @@ export class CtlContext {
 
   private file?: LoadedCtlConfig | null;
 
-  constructor(readonly io: CtlIO, readonly boot: CtlBoot) {}
+  constructor(
+    readonly io: CtlIO,
+    readonly boot: CtlBoot,
+  ) {}
 
   /** Global + command options of the running command. */
   opts(cmd: Command): CtlOptions {
@@ -69,7 +81,7 @@ export class CtlContext {
     const key = o.tlsKey ?? b?.key ?? f?.key;
     const serverName = o.tlsServerName ?? b?.serverName ?? f?.server_name;
     if (!ca && !cert && !key) return undefined;
-    if (!ca) throw usage('TLS needs the CA that signed the admin API\'s certificate: --tls-ca, LLMGW_TLS_CA or tls.ca in the config file');
+    if (!ca) throw usage("TLS needs the CA that signed the admin API's certificate: --tls-ca, LLMGW_TLS_CA or tls.ca in the config file");
     try {
       return clientTls({ ca, cert, key, server_name: serverName }, 'ctl TLS (--tls-*, LLMGW_TLS_*, config tls)');
     } catch (e) {
@@ -87,9 +99,15 @@ export class CtlContext {
     if (!this.acct) {
       const o = this.opts(cmd);
       const addr = o.accounting ?? this.boot.accountingAddr ?? this.configFile(cmd)?.accounting ?? '127.0.0.1:7072';
-      if (o.idempotencyKey !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(o.idempotencyKey)) throw usage('--idempotency-key must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_" or "-"');
+      if (o.idempotencyKey !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(o.idempotencyKey))
+        throw usage('--idempotency-key must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_" or "-"');
       this.idempotencyKey = o.idempotencyKey ?? randomUUID();
-      this.acct = accountingAdmin(addr, { actor: this.actor(cmd), timeoutMs: Number(o.timeout ?? 10_000), tls: this.tls(cmd), idempotencyKey: this.idempotencyKey });
+      this.acct = accountingAdmin(addr, {
+        actor: this.actor(cmd),
+        timeoutMs: Number(o.timeout ?? 10_000),
+        tls: this.tls(cmd),
+        idempotencyKey: this.idempotencyKey,
+      });
       this.accountingAddress = addr;
       this.unreachableHint = `cannot reach accounting at ${addr}; is it running? Set --accounting, LLMGW_ACCOUNTING_ADDR or accounting in the config file`;
       this.answeredBy = `accounting at ${addr}`;

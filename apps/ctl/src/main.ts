@@ -22,7 +22,12 @@ function bootFromEnv(): CtlBoot {
     accountingAddr: env.LLMGW_ACCOUNTING_ADDR || undefined,
     controlAddr: env.LLMGW_CONTROL_ADDR || undefined,
     actor: `${env.USER || user}@${hostname()}`,
-    tls: { ca: env.LLMGW_TLS_CA || undefined, cert: env.LLMGW_TLS_CERT || undefined, key: env.LLMGW_TLS_KEY || undefined, serverName: env.LLMGW_TLS_SERVER_NAME || undefined },
+    tls: {
+      ca: env.LLMGW_TLS_CA || undefined,
+      cert: env.LLMGW_TLS_CERT || undefined,
+      key: env.LLMGW_TLS_KEY || undefined,
+      serverName: env.LLMGW_TLS_SERVER_NAME || undefined,
+    },
     configSearch: defaultConfigSearch(env),
   };
 }
@@ -30,15 +35,23 @@ function bootFromEnv(): CtlBoot {
 /** Builds the `llmgw ctl` program (exported for tests and for the help reference). */
 export function buildProgram(ctx: CtlContext): Command {
   const program = new Command('llmgw ctl')
-    .description('Operate llmgw: tenancy (org, team, project, key, limit), usage and audit; the fleet (nodes, cordon, drain, logs, top); over the admin gRPC APIs.')
+    .description(
+      'Operate llmgw: tenancy (org, team, project, key, limit), usage and audit; the fleet (nodes, cordon, drain, logs, top); over the admin gRPC APIs.',
+    )
     .option('--config <file>', 'ctl config file (default $LLMGW_CTL_CONFIG, else ./.llmgw/ctl.yaml, else ~/.config/llmgw/ctl.yaml; `llmgw up` writes one)')
     .option('--accounting <addr>', 'accounting admin gRPC address host:port (default $LLMGW_ACCOUNTING_ADDR, the config file, else 127.0.0.1:7072)')
     .option('--control <addr>', "the placement-scheduler's ControlService, host:port (default $LLMGW_CONTROL_ADDR, the config file, else 127.0.0.1:7074)")
     .option('--actor <name>', 'who to record in the audit log (default: the config file, else $USER@host)')
     .option('--timeout <ms>', 'per-call deadline in milliseconds', '10000')
-    .option('--idempotency-key <key>', 'key of this command\'s admin writes (default: a fresh one); repeat a write that failed unavailable with the key it printed to get its result instead of writing twice')
-    .option('--tls-ca <file>', 'CA that signed the admin API\'s certificate (TLS); default $LLMGW_TLS_CA, else the config file')
-    .option('--tls-cert <file>', 'operator certificate for mTLS (role operator; its CN is recorded in the audit log); default $LLMGW_TLS_CERT, else the config file')
+    .option(
+      '--idempotency-key <key>',
+      "key of this command's admin writes (default: a fresh one); repeat a write that failed unavailable with the key it printed to get its result instead of writing twice",
+    )
+    .option('--tls-ca <file>', "CA that signed the admin API's certificate (TLS); default $LLMGW_TLS_CA, else the config file")
+    .option(
+      '--tls-cert <file>',
+      'operator certificate for mTLS (role operator; its CN is recorded in the audit log); default $LLMGW_TLS_CERT, else the config file',
+    )
     .option('--tls-key <file>', 'key of --tls-cert; default $LLMGW_TLS_KEY, else the config file')
     .option('--tls-server-name <name>', 'name (or IP) to check the server certificate against when it is not the host dialled; default $LLMGW_TLS_SERVER_NAME')
     .option('--json', 'print JSON instead of text')

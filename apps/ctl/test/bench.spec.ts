@@ -27,7 +27,16 @@ describe('ctl bench arithmetic', () => {
   });
 
   it('a step breaks the SLO on p99 TTFT, p99 TPOT or any failure, and says which', () => {
-    const fine = summarizeStep(4, [ok(100, 10), ok(200, 20)], 1000, [{ waiting: 2, running: 4, kvUsage: 0.5 }, { waiting: 5, running: 4, kvUsage: 0.25 }], DEFAULT_SLO);
+    const fine = summarizeStep(
+      4,
+      [ok(100, 10), ok(200, 20)],
+      1000,
+      [
+        { waiting: 2, running: 4, kvUsage: 0.5 },
+        { waiting: 5, running: 4, kvUsage: 0.25 },
+      ],
+      DEFAULT_SLO,
+    );
     expect(fine).toMatchObject({ meetsSlo: true, requests: 2, failed: 0, tokensPerSec: 20, engineWaitingMax: 5, engineRunningMax: 4, kvUsageMax: 0.5 });
     expect(summarizeStep(4, [ok(100, 10), ok(2500, 20)], 1000, [], DEFAULT_SLO).breaks).toMatch(/TTFT p99 2500 ms > 2000 ms/);
     expect(summarizeStep(4, [ok(100, 60)], 1000, [], DEFAULT_SLO).breaks).toMatch(/TPOT p99 60 ms > 50 ms/);

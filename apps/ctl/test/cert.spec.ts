@@ -15,7 +15,9 @@ async function ctl(...argv: string[]) {
 
 describe('llmgw ctl cert', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'llmgw-ctl-cert-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'llmgw-ctl-cert-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const mode = (p: string) => statSync(p).mode & 0o777;
 
@@ -27,7 +29,20 @@ describe('llmgw ctl cert', () => {
     const caCert = new X509Certificate(readFileSync(join(dir, 'ca', 'ca.crt')));
     expect(caCert.ca).toBe(true);
 
-    const srv = await ctl('cert', 'issue-server', 'inventory', '--san', 'inventory.internal', '--san', '127.0.0.1', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
+    const srv = await ctl(
+      'cert',
+      'issue-server',
+      'inventory',
+      '--san',
+      'inventory.internal',
+      '--san',
+      '127.0.0.1',
+      '--ca-dir',
+      join(dir, 'ca'),
+      '--dir',
+      join(dir, 'out'),
+      '--json',
+    );
     expect(srv.code).toBe(0);
     expect(srv.json()).toMatchObject({ commonName: 'inventory', role: 'inventory', usage: 'server', sans: ['inventory.internal', '127.0.0.1'] });
     const node = await ctl('cert', 'issue-node', 'gpu-a-01', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
@@ -36,7 +51,21 @@ describe('llmgw ctl cert', () => {
     expect(client.code).toBe(0);
     expect(client.out).toMatch(/CN:\s+router/);
     expect(client.out).toMatch(/role:\s+router/);
-    const sched = await ctl('cert', 'issue-server', 'sched', '--role', 'placement-scheduler', '--client', '--san', '127.0.0.1', '--ca-dir', join(dir, 'ca'), '--dir', join(dir, 'out'), '--json');
+    const sched = await ctl(
+      'cert',
+      'issue-server',
+      'sched',
+      '--role',
+      'placement-scheduler',
+      '--client',
+      '--san',
+      '127.0.0.1',
+      '--ca-dir',
+      join(dir, 'ca'),
+      '--dir',
+      join(dir, 'out'),
+      '--json',
+    );
     expect(sched.json()).toMatchObject({ commonName: 'sched', role: 'placement-scheduler', usage: 'server+client' });
     expect(new X509Certificate(readFileSync(join(dir, 'out', 'sched.crt'))).subject).toBe('OU=placement-scheduler\nCN=sched');
     expect(client.out).toContain('(mode 0600)');
@@ -54,14 +83,23 @@ describe('llmgw ctl cert', () => {
     const read = (p: string) => readFileSync(join(dir, p));
     const server = createServer();
     server.addService(agentServiceDefinition(), { Connect: agentConnectHandler({ requireCert: true, onRegister: () => {} }) });
-    const port = await listen(server, '127.0.0.1', 0, { tls: { ca: read('ca/ca.crt'), cert: read('out/inventory.crt'), key: read('out/inventory.key'), requireClientCert: true } });
+    const port = await listen(server, '127.0.0.1', 0, {
+      tls: { ca: read('ca/ca.crt'), cert: read('out/inventory.crt'), key: read('out/inventory.key'), requireClientCert: true },
+    });
     const tls = { ca: read('ca/ca.crt'), cert: read('out/gpu-a-01.crt'), key: read('out/gpu-a-01.key') };
     const first = (nodeId: string) =>
       new Promise<{ ack?: string; err?: string }>((resolve) => {
         const c = makeClient(agentServiceClient(), `127.0.0.1:${port}`, { tls });
         const call = c.Connect();
-        call.on('data', (m) => { resolve({ ack: m.ack?.result }); call.cancel(); c.close(); });
-        call.on('error', (e) => { resolve({ err: fromGrpcError(e).code }); c.close(); });
+        call.on('data', (m) => {
+          resolve({ ack: m.ack?.result });
+          call.cancel();
+          c.close();
+        });
+        call.on('error', (e) => {
+          resolve({ err: fromGrpcError(e).code });
+          c.close();
+        });
         call.write({ register: { node: { nodeId }, sessionId: 's' } });
       });
     try {
@@ -84,7 +122,9 @@ describe('llmgw ctl cert', () => {
     [['cert', 'issue-server', 'x', '--client', '--san', '10.0.0.1', '--ca-dir', 'CA', '--dir', 'OUT'], /--client needs --role/],
     [['cert', 'init-ca', '--dir', 'OTHER', '--days', '0'], /--days must be 1–36500/],
   ])('refuses %j (exit 2, nothing written)', async (argv, message) => {
-    const paths = argv.map((a) => (a === 'CA' ? join(dir, 'ca') : a === 'OUT' ? join(dir, 'out') : a === 'NOCA' ? join(dir, 'none') : a === 'OTHER' ? join(dir, 'other') : a));
+    const paths = argv.map((a) =>
+      a === 'CA' ? join(dir, 'ca') : a === 'OUT' ? join(dir, 'out') : a === 'NOCA' ? join(dir, 'none') : a === 'OTHER' ? join(dir, 'other') : a,
+    );
     const r = await ctl(...paths);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(message);

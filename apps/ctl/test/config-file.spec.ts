@@ -9,7 +9,11 @@ import { main, type CtlBoot } from '../src/main';
 async function ctl(argv: string[], boot: Partial<CtlBoot> = {}) {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, { actor: 'tester@ci', ...boot });
+  const code = await main(
+    argv,
+    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+    { actor: 'tester@ci', ...boot },
+  );
   return { code, out, err };
 }
 
@@ -28,7 +32,17 @@ describe('llmgw ctl config file', () => {
     const catalog = join(dir, 'catalog.yaml');
     writeFileSync(catalog, stringify({ models: [] }));
     const cfg = join(dir, 'placement-scheduler.yaml');
-    writeFileSync(cfg, stringify({ catalog, inventory: { address: inv.urls.grpc.replace(/^http:\/\//, '') }, listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', tls: pki.serverTls(), log_level: 'warn' }));
+    writeFileSync(
+      cfg,
+      stringify({
+        catalog,
+        inventory: { address: inv.urls.grpc.replace(/^http:\/\//, '') },
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        tls: pki.serverTls(),
+        log_level: 'warn',
+      }),
+    );
     sched = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
     control = sched.urls.control.replace(/^http:\/\//, '');
     // The files beside the config, named relatively (as `llmgw up` writes them).
@@ -36,7 +50,10 @@ describe('llmgw ctl config file', () => {
     copyFileSync(pki.ca, join(dir, 'conf', 'tls', 'ca.crt'));
     copyFileSync(pki.role('operator').cert, join(dir, 'conf', 'tls', 'operator.crt'));
     copyFileSync(pki.role('operator').key, join(dir, 'conf', 'tls', 'operator.key'));
-    writeFileSync(join(dir, 'conf', 'ctl.yaml'), stringify({ control, tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' }, actor: 'ops@test' }));
+    writeFileSync(
+      join(dir, 'conf', 'ctl.yaml'),
+      stringify({ control, tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' }, actor: 'ops@test' }),
+    );
   }, 90_000);
   afterAll(async () => {
     await sched?.stop();
@@ -56,7 +73,15 @@ describe('llmgw ctl config file', () => {
   });
 
   it('lets flags and LLMGW_TLS_* win over the file: a node certificate is refused, naming the role', async () => {
-    const r = await ctl(['nodes', '--config', join(dir, 'conf', 'ctl.yaml'), '--tls-cert', pki.node('test-node-1').cert, '--tls-key', pki.node('test-node-1').key]);
+    const r = await ctl([
+      'nodes',
+      '--config',
+      join(dir, 'conf', 'ctl.yaml'),
+      '--tls-cert',
+      pki.node('test-node-1').cert,
+      '--tls-key',
+      pki.node('test-node-1').key,
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/wrong role "node" \(CN=test-node-1\) for llmgw\.control\.v1\.ControlService\/ListNodes/);
     const e = await ctl(['nodes', '--config', join(dir, 'conf', 'ctl.yaml')], { tls: { cert: pki.role('router').cert, key: pki.role('router').key } });
@@ -71,8 +96,17 @@ describe('llmgw ctl config file', () => {
 
   it.each([
     [(d: string) => ['nodes', '--config', join(d, 'missing.yaml')], /config file .*missing\.yaml does not exist \(--config\)/],
-    [(d: string) => (writeFileSync(join(d, 'bad.yaml'), 'control: 1.2.3.4\ntls: { ca: x, cert: y }\nportal: z\n'), ['nodes', '--config', join(d, 'bad.yaml')]), /bad\.yaml[\s\S]*control[\s\S]*must be host:port[\s\S]*cert and key go together[\s\S]*portal/],
-    [(d: string) => (writeFileSync(join(d, 'nofile.yaml'), stringify({ control: '127.0.0.1:1', tls: { ca: 'absent.crt' } })), ['nodes', '--config', join(d, 'nofile.yaml')]), /cannot read .*absent\.crt: ENOENT/],
+    [
+      (d: string) => (writeFileSync(join(d, 'bad.yaml'), 'control: 1.2.3.4\ntls: { ca: x, cert: y }\nportal: z\n'), ['nodes', '--config', join(d, 'bad.yaml')]),
+      /bad\.yaml[\s\S]*control[\s\S]*must be host:port[\s\S]*cert and key go together[\s\S]*portal/,
+    ],
+    [
+      (d: string) => (
+        writeFileSync(join(d, 'nofile.yaml'), stringify({ control: '127.0.0.1:1', tls: { ca: 'absent.crt' } })),
+        ['nodes', '--config', join(d, 'nofile.yaml')]
+      ),
+      /cannot read .*absent\.crt: ENOENT/,
+    ],
   ])('refuses a bad config file with its name and the key (exit 2) — case %#', async (argv, message) => {
     const r = await ctl(argv(dir));
     expect(r.code).toBe(2);

@@ -16,7 +16,11 @@ let addr: string;
 async function ctl(...argv: string[]): Promise<Run> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, { accountingAddr: addr, actor: 'tester@ci' });
+  const code = await main(
+    argv,
+    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+    { accountingAddr: addr, actor: 'tester@ci' },
+  );
   return { code, out, err, json: () => JSON.parse(out) };
 }
 
@@ -117,14 +121,31 @@ describe('llmgw ctl', () => {
 
   it('says where it tried when accounting is down', async () => {
     let err = '';
-    const code = await main(['org', 'list', '--timeout', '1500'], { stdout: { write: () => 0 }, stderr: { write: (s: string) => (err += s) } }, { accountingAddr: '127.0.0.1:1', actor: 'x' });
+    const code = await main(
+      ['org', 'list', '--timeout', '1500'],
+      { stdout: { write: () => 0 }, stderr: { write: (s: string) => (err += s) } },
+      { accountingAddr: '127.0.0.1:1', actor: 'x' },
+    );
     expect(code).toBe(1);
     expect(err).toMatch(/cannot reach accounting at 127\.0\.0\.1:1/);
   });
 });
 
 describe('limit flag merging', () => {
-  const cur = { scopeType: 'org', scopeId: 'o', hasRpm: true, rpm: 5, hasTpm: false, tpm: 0, hasBudget: true, budgetMicros: 7, budgetPeriod: 'day', modelsRestricted: false, allowedModels: [], updatedAtMs: 1 };
+  const cur = {
+    scopeType: 'org',
+    scopeId: 'o',
+    hasRpm: true,
+    rpm: 5,
+    hasTpm: false,
+    tpm: 0,
+    hasBudget: true,
+    budgetMicros: 7,
+    budgetPeriod: 'day',
+    modelsRestricted: false,
+    allowedModels: [],
+    updatedAtMs: 1,
+  };
   it.each([
     [{ tpm: '9' }, { hasRpm: true, rpm: 5, hasTpm: true, tpm: 9, hasBudget: true }],
     [{ rpm: 'none' }, { hasRpm: false, hasBudget: true }],
@@ -133,7 +154,10 @@ describe('limit flag merging', () => {
     [{ models: '' }, { modelsRestricted: true, allowedModels: [] }],
     [{ models: 'a, b' }, { modelsRestricted: true, allowedModels: ['a', 'b'] }],
     [{ models: 'all' }, { modelsRestricted: false }],
-    [{ replace: true, tpm: '3' }, { hasTpm: true, tpm: 3 }],
+    [
+      { replace: true, tpm: '3' },
+      { hasTpm: true, tpm: 3 },
+    ],
   ])('%j', (flags, want) => {
     expect(applyLimitFlags(cur, flags)).toMatchObject(want);
   });

@@ -9,7 +9,12 @@ import { buildProgram, CtlContext } from '../src/main';
  * ctl command is in docs/ctl.md.
  */
 const ROOT = join(__dirname, '../../..');
-const DOC_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 function program(): Command {
   return buildProgram(new CtlContext({ stdout: { write: () => 0 }, stderr: { write: () => 0 } }, { actor: 'docs' }));
@@ -52,7 +57,10 @@ function uses(text: string, file: string): Use[] {
 
 /** What is wrong with one use, or undefined. Tokens that are neither words nor flags (placeholders, values, `…`) end the path. */
 function check(root: Command, use: Use): string | undefined {
-  const tokens = use.text.split(/\s+/).filter(Boolean).map((t) => t.replace(/[,.;:)]+$/, ''));
+  const tokens = use.text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((t) => t.replace(/[,.;:)]+$/, ''));
   const chain: Command[] = [root];
   let cmd = root;
   let pathDone = false;
@@ -63,7 +71,14 @@ function check(root: Command, use: Use): string | undefined {
       const flag = t.split('=')[0];
       if (flag === '--help' || flag === '-h') continue;
       const o = findOption(chain, flag);
-      const where = cmd === root ? 'ctl' : `"${chain.slice(0, -1).reverse().map((c) => c.name()).join(' ')}"`;
+      const where =
+        cmd === root
+          ? 'ctl'
+          : `"${chain
+              .slice(0, -1)
+              .reverse()
+              .map((c) => c.name())
+              .join(' ')}"`;
       if (!o) return `${use.file}: "llmgw ctl ${use.text}": ${where} has no option ${flag}`;
       if ((o.required || o.optional) && !t.includes('=')) i++;
       continue;
@@ -80,7 +95,13 @@ function check(root: Command, use: Use): string | undefined {
     }
     // A word that is not a subcommand is an argument, if this command takes one.
     if (cmd === root || (cmd.commands.length > 0 && cmd.registeredArguments.length === 0)) {
-      return `${use.file}: "llmgw ctl ${use.text}": no command "${[...chain.slice(0, -1).reverse().map((c) => c.name()), t].join(' ')}"`;
+      return `${use.file}: "llmgw ctl ${use.text}": no command "${[
+        ...chain
+          .slice(0, -1)
+          .reverse()
+          .map((c) => c.name()),
+        t,
+      ].join(' ')}"`;
     }
     pathDone = true;
   }

@@ -26,11 +26,25 @@ const bare = (url: string) => url.replace(/^http:\/\//, '');
 async function ctl(...argv: string[]): Promise<Run> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: bare(sched.urls.control), accountingAddr: bare(acct.urls.grpc), actor: 'tester@ci' });
+  const code = await main(
+    argv,
+    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+    { controlAddr: bare(sched.urls.control), accountingAddr: bare(acct.urls.grpc), actor: 'tester@ci' },
+  );
   return { code, out, err, json: () => JSON.parse(out) };
 }
 
-const spec = { shardId: 'rep-a-r0', replicaId: 'rep-a', model: 'llama-8b', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0, 1], httpPort: 8101 };
+const spec = {
+  shardId: 'rep-a-r0',
+  replicaId: 'rep-a',
+  model: 'llama-8b',
+  profile: 'p',
+  engine: 'sim',
+  rank: 0,
+  nnodes: 1,
+  gpuIndices: [0, 1],
+  httpPort: 8101,
+};
 
 // ctl talks to the placement-scheduler's ControlService (its one owner), which relays node admin to inventory and
 // writes operator actions into accounting's audit log. Its reconcile interval and default drain timeout are long,
@@ -39,9 +53,28 @@ beforeAll(async () => {
   acct = await spawnRole('accounting', ['--port', '0', '--admin-port', '0', '--database-url', 'pglite:memory', '--log-level', 'warn'], { timeoutMs: 120_000 });
   inv = await spawnRole('inventory', ['--port', '0', '--agent-listen', '127.0.0.1:0', '--admin-port', '0', '--log-level', 'warn'], { timeoutMs: 120_000 });
   const catalog = join(dir, 'catalog.yaml');
-  writeFileSync(catalog, stringify({ models: [{ name: 'llama-8b', source: 'sim/llama-8b', scaling: { min: 1, max: 1 }, profiles: [{ name: 'p', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }] }] }));
+  writeFileSync(
+    catalog,
+    stringify({
+      models: [
+        { name: 'llama-8b', source: 'sim/llama-8b', scaling: { min: 1, max: 1 }, profiles: [{ name: 'p', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }] },
+      ],
+    }),
+  );
   const config = join(dir, 'placement-scheduler.yaml');
-  writeFileSync(config, stringify({ catalog, inventory: { address: bare(inv.urls.grpc) }, accounting: { address: bare(acct.urls.grpc) }, listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', reconcile_interval: '10m', drain_timeout: '10m', log_level: 'warn' }));
+  writeFileSync(
+    config,
+    stringify({
+      catalog,
+      inventory: { address: bare(inv.urls.grpc) },
+      accounting: { address: bare(acct.urls.grpc) },
+      listen: '127.0.0.1:0',
+      admin_listen: '127.0.0.1:0',
+      reconcile_interval: '10m',
+      drain_timeout: '10m',
+      log_level: 'warn',
+    }),
+  );
   sched = await spawnRole('placement-scheduler', ['--config', config], { timeoutMs: 120_000 });
   agent = new SimAgent({
     address: inv.urls.agents.replace('http://', ''),
@@ -71,7 +104,14 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
     expect(list.out).toMatch(/^NODE\s+STATE\s+GPUS FREE\s+FABRIC/m);
     expect(list.out).toMatch(/gpu-a-01\s+ready\s+6\/8 h100-80g\s+ib-a\s+1\s/);
     const json = (await ctl('nodes', 'list', '--json')).json();
-    expect(json[0]).toMatchObject({ info: { nodeId: 'gpu-a-01' }, state: 'NODE_STATE_READY', allocations: [{ gpuIndex: 0, shardId: 'rep-a-r0' }, { gpuIndex: 1, shardId: 'rep-a-r0' }] });
+    expect(json[0]).toMatchObject({
+      info: { nodeId: 'gpu-a-01' },
+      state: 'NODE_STATE_READY',
+      allocations: [
+        { gpuIndex: 0, shardId: 'rep-a-r0' },
+        { gpuIndex: 1, shardId: 'rep-a-r0' },
+      ],
+    });
     const show = await ctl('nodes', 'show', 'gpu-a-01');
     expect(show.out).toMatch(/state:\s+ready/);
     expect(show.out).toMatch(/rep-a-r0\s+rep-a\s+llama-8b\s+ready/);
@@ -89,13 +129,18 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
     expect((await ctl('uncordon', 'gpu-a-01')).out).toBe('uncordoned gpu-a-01: now ready\n');
   });
 
-  it('reads a replica\'s output and the agent log', async () => {
+  it("reads a replica's output and the agent log", async () => {
     const r = await ctl('logs', 'rep-a', '--tail', '1');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/ready on :8101\n$/);
     expect(r.out).not.toMatch(/loading weights/);
     const byShard = await ctl('logs', 'rep-a-r0', '--json');
-    expect(byShard.out.trim().split('\n').map((l) => JSON.parse(l).text)).toEqual(['loading weights', 'ready on :8101']);
+    expect(
+      byShard.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).text),
+    ).toEqual(['loading weights', 'ready on :8101']);
     expect((await ctl('logs', '--node', 'gpu-a-01')).out).toMatch(/agent started/);
     const none = await ctl('logs', 'nothing-here');
     expect(none.code).toBe(1);
@@ -103,12 +148,16 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
     expect((await ctl('logs')).code).toBe(2);
   });
 
-  it('top shows GPUs and the replica\'s engine load', async () => {
+  it("top shows GPUs and the replica's engine load", async () => {
     let screen = '';
-    await waitUntil(async () => {
-      screen = (await ctl('top', '--once')).out;
-      return /llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/.test(screen);
-    }, 'top to show the replica\'s load', { everyMs: 100, seen: () => screen });
+    await waitUntil(
+      async () => {
+        screen = (await ctl('top', '--once')).out;
+        return /llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/.test(screen);
+      },
+      "top to show the replica's load",
+      { everyMs: 100, seen: () => screen },
+    );
     expect(screen).toMatch(/1 nodes \(1 ready\), 8 GPUs, 1 replicas/);
     expect(screen).toMatch(/gpu-a-01\s+ready\s+6\/8 h100-80g\s+10%/);
     expect(screen).toMatch(/llama-8b\s+rep-a\s+gpu-a-01\s+ready\s+1\s+3\s+25%/);
@@ -117,9 +166,15 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
 
   it('says where it tried when the control API is down', async () => {
     let err = '';
-    const code = await main(['nodes'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } }, { controlAddr: '127.0.0.1:1', actor: 't' });
+    const code = await main(
+      ['nodes'],
+      { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } },
+      { controlAddr: '127.0.0.1:1', actor: 't' },
+    );
     expect(code).toBe(1);
-    expect(err).toMatch(/cannot reach the control API at 127\.0\.0\.1:1; is the placement-scheduler running\? Set --control, LLMGW_CONTROL_ADDR or control in the config file/);
+    expect(err).toMatch(
+      /cannot reach the control API at 127\.0\.0\.1:1; is the placement-scheduler running\? Set --control, LLMGW_CONTROL_ADDR or control in the config file/,
+    );
   });
 
   it('`drain --replica-timeout 2s` reaches the reconciler: the replica drains with 2 s and is stopped at that deadline; `ctl audit` names who drained', async () => {
@@ -142,7 +197,9 @@ describe('llmgw ctl against the placement-scheduler: nodes, cordon, drain, logs,
 
     const audit = await ctl('audit', '--json');
     expect(audit.code).toBe(0);
-    const ev = (audit.json() as Array<{ actor: string; action: string; targetType: string; targetId: string; details: string }>).find((e) => e.action === 'node.drain' && e.targetId === 'gpu-a-01');
+    const ev = (audit.json() as Array<{ actor: string; action: string; targetType: string; targetId: string; details: string }>).find(
+      (e) => e.action === 'node.drain' && e.targetId === 'gpu-a-01',
+    );
     expect(ev).toMatchObject({ actor: 'alice@ops', targetType: 'node' });
     expect(JSON.parse(ev!.details)).toMatchObject({ reason: 'swap PSU', replicaDrainTimeoutMs: 2000, replicas: ['rep-a'], changed: true });
     const human = await ctl('audit');

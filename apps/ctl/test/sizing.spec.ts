@@ -3,7 +3,14 @@ import { sizedTarget } from '../src/commands/plan';
 
 // Two GPU classes: "big" serves 2× "small" and costs 2.5×, so small wins unless rounding makes big cheaper.
 const small: SizingProfile = { profile: 'a100-tp1', gpuClass: 'a100-80g', maxConcurrencyAtSlo: 8, throughputTokPerSec: 400, outputTokens: 40, relativeCost: 1 };
-const big: SizingProfile = { profile: 'h100-tp1', gpuClass: 'h100-80g', maxConcurrencyAtSlo: 16, throughputTokPerSec: 800, outputTokens: 40, relativeCost: 2.5 };
+const big: SizingProfile = {
+  profile: 'h100-tp1',
+  gpuClass: 'h100-80g',
+  maxConcurrencyAtSlo: 16,
+  throughputTokPerSec: 800,
+  outputTokens: 40,
+  relativeCost: 2.5,
+};
 
 describe('sizing from capacity profiles', () => {
   it('one replica delivers its measured tokens/s, and that over the output length in requests/s', () => {
@@ -33,7 +40,7 @@ describe('sizing from capacity profiles', () => {
     expect(cheapestPlan([{ ...small, throughputTokPerSec: 0 }], { kind: 'rps', value: 5 })).toBeUndefined();
   });
 
-  it('ctl model target --tokens-per-sec takes the plan\'s replicas as min, and refuses a max below it', () => {
+  it("ctl model target --tokens-per-sec takes the plan's replicas as min, and refuses a max below it", () => {
     const target = { kind: 'tokens-per-sec', value: 1000 } as const;
     const r = { model: 'm', target, best: cheapestPlan([small, big], target)!, alternatives: [] };
     expect(r.best.replicas).toBe(3);

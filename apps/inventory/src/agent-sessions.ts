@@ -40,8 +40,11 @@ export class AgentSessions {
       },
       onClose: (s, err) => this.streamClosed(s, err?.message ?? 'closed'),
       onRefused: (err, claimed, cn) => {
-        this.core.metrics.registerRefused(err.code === 'LLMGW_ERR_PERMISSION_DENIED' ? 'cn_mismatch' : err.code === 'LLMGW_ERR_AUTH_INVALID' ? 'no_certificate' : 'invalid');
-        if (err.code === 'LLMGW_ERR_PERMISSION_DENIED') this.core.o.log.warn({ claimed, cn }, 'agent stream refused: the node id it claims differs from its certificate CN');
+        this.core.metrics.registerRefused(
+          err.code === 'LLMGW_ERR_PERMISSION_DENIED' ? 'cn_mismatch' : err.code === 'LLMGW_ERR_AUTH_INVALID' ? 'no_certificate' : 'invalid',
+        );
+        if (err.code === 'LLMGW_ERR_PERMISSION_DENIED')
+          this.core.o.log.warn({ claimed, cn }, 'agent stream refused: the node id it claims differs from its certificate CN');
       },
     });
   }
@@ -87,13 +90,22 @@ export class AgentSessions {
     this.core.sessions.set(nodeId, s);
     if (old && old !== s) old.close(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'replaced by a newer stream of the same node'));
     this.core.metrics.agentConnected(nodeId, true);
-    this.core.o.log.info({ node: nodeId, session: s.sessionId, shards: node.shards.length, gpus: r.node!.gpus.length, clockSkewMs: r.sentAtMs ? now - r.sentAtMs : 0 }, 'agent registered');
+    this.core.o.log.info(
+      { node: nodeId, session: s.sessionId, shards: node.shards.length, gpus: r.node!.gpus.length, clockSkewMs: r.sentAtMs ? now - r.sentAtMs : 0 },
+      'agent registered',
+    );
   }
 
   /** Marks a record connected and owned by this session, if it is not already. */
   private ownFields(s: AgentSession, cur: FleetNode, now: number, why: string): Partial<FleetNode> {
     if (cur.connectivity === 'CONNECTIVITY_CONNECTED' && cur.instanceId === this.core.o.instanceId && cur.sessionId === s.sessionId) return {};
-    return { connectivity: 'CONNECTIVITY_CONNECTED', connectivityReason: why, connectivitySinceMs: now, instanceId: this.core.o.instanceId, sessionId: s.sessionId };
+    return {
+      connectivity: 'CONNECTIVITY_CONNECTED',
+      connectivityReason: why,
+      connectivitySinceMs: now,
+      instanceId: this.core.o.instanceId,
+      sessionId: s.sessionId,
+    };
   }
 
   private async heartbeat(s: AgentSession, hb: agentV1.Heartbeat__Output): Promise<void> {

@@ -10,7 +10,13 @@ type LogsReply = agentV1.LogsReply;
 /** Pub/sub channels between inventory instances (docs/inventory.md). */
 export function clusterChannels(prefix: string, instanceId?: string) {
   const p = `${prefix}inventory:`;
-  return { presence: `${p}presence`, seen: `${p}seen`, stats: `${p}stats`, rpc: (id: string) => `${p}rpc:${id}`, self: instanceId ? `${p}rpc:${instanceId}` : '' };
+  return {
+    presence: `${p}presence`,
+    seen: `${p}seen`,
+    stats: `${p}stats`,
+    rpc: (id: string) => `${p}rpc:${id}`,
+    self: instanceId ? `${p}rpc:${instanceId}` : '',
+  };
 }
 
 type RpcMessage =
@@ -73,7 +79,8 @@ export class RedisPeers implements Peers {
     this.handlers = handlers;
     this.o.sub.on('message', (channel: string, text: string) => this.onMessage(channel, text));
     await this.o.sub.subscribe(this.ch.presence, this.ch.seen, this.ch.stats, this.ch.self);
-    const announce = (hello = false) => void this.o.redis.publish(this.ch.presence, JSON.stringify({ i: this.o.instanceId, up: true, hello })).catch(() => undefined);
+    const announce = (hello = false) =>
+      void this.o.redis.publish(this.ch.presence, JSON.stringify({ i: this.o.instanceId, up: true, hello })).catch(() => undefined);
     this.announce = () => announce();
     announce(true);
     this.timers.push(setInterval(announce, Math.max(200, Math.floor(this.o.instanceTtlMs / 3))));
@@ -157,10 +164,12 @@ export class RedisPeers implements Peers {
         if (!h) return;
         const ac = new AbortController();
         this.serving.set(m.id, ac);
-        h.logs(m.req, async (chunk) => void (await this.send(m.from, { t: 'chunk', id: m.id, chunk })), ac.signal).then(
-          () => void this.send(m.from, { t: 'end', id: m.id }).catch(() => undefined),
-          (e) => void this.send(m.from, { t: 'end', id: m.id, err: errOf(e) }).catch(() => undefined),
-        ).finally(() => this.serving.delete(m.id));
+        h.logs(m.req, async (chunk) => void (await this.send(m.from, { t: 'chunk', id: m.id, chunk })), ac.signal)
+          .then(
+            () => void this.send(m.from, { t: 'end', id: m.id }).catch(() => undefined),
+            (e) => void this.send(m.from, { t: 'end', id: m.id, err: errOf(e) }).catch(() => undefined),
+          )
+          .finally(() => this.serving.delete(m.id));
         return;
       }
       case 'cancel':
@@ -177,7 +186,12 @@ export class RedisPeers implements Peers {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `inventory instance ${owner} did not answer the routed command within ${wait} ms; the command is reported failed`));
+        reject(
+          new LlmgwError(
+            'LLMGW_ERR_DEADLINE_EXCEEDED',
+            `inventory instance ${owner} did not answer the routed command within ${wait} ms; the command is reported failed`,
+          ),
+        );
       }, wait);
       this.pending.set(id, {
         reply: (m) => {
@@ -193,7 +207,9 @@ export class RedisPeers implements Peers {
           if (receivers > 0) return;
           clearTimeout(timer);
           this.pending.delete(id);
-          reject(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `inventory instance ${owner}, which holds the node's stream, is gone; retry once the agent reconnects`));
+          reject(
+            new LlmgwError('LLMGW_ERR_UNAVAILABLE', `inventory instance ${owner}, which holds the node's stream, is gone; retry once the agent reconnects`),
+          );
         },
         (e) => {
           clearTimeout(timer);
@@ -204,7 +220,13 @@ export class RedisPeers implements Peers {
     });
   }
 
-  fetchLogs(owner: string, req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void> {
+  fetchLogs(
+    owner: string,
+    req: inventoryV1.FetchLogsRequest__Output,
+    write: (c: LogsReply) => Promise<void>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<void> {
     const id = randomUUID();
     return new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout;
@@ -217,7 +239,10 @@ export class RedisPeers implements Peers {
       };
       const arm = () => {
         clearTimeout(timer);
-        timer = setTimeout(() => finish(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `inventory instance ${owner} sent no log chunk within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => finish(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `inventory instance ${owner} sent no log chunk within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       };
       const onAbort = () => {
         void this.send(owner, { t: 'cancel', id }).catch(() => undefined);

@@ -22,11 +22,17 @@ export class CommandRelay {
 
   constructor(private readonly core: InventoryCore) {}
 
-  async sendShardCommand(req: inventoryV1.ShardCommandRequest__Output, ctx: { deadlineMs: number; signal?: AbortSignal }): Promise<inventoryV1.ShardCommandResponse> {
+  async sendShardCommand(
+    req: inventoryV1.ShardCommandRequest__Output,
+    ctx: { deadlineMs: number; signal?: AbortSignal },
+  ): Promise<inventoryV1.ShardCommandResponse> {
     const kind = req.command as CommandKind;
     if (!(await this.core.o.fence.admit(req.fencingToken))) {
       this.core.metrics.commandFailed(kind, 'stale_fencing_token');
-      throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `fencing token ${req.fencingToken} is older than one already seen: this sender is no longer the leader`);
+      throw new LlmgwError(
+        'LLMGW_ERR_FAILED_PRECONDITION',
+        `fencing token ${req.fencingToken} is older than one already seen: this sender is no longer the leader`,
+      );
     }
     const node = this.core.o.store.mirror.get(req.nodeId);
     if (!node) {
@@ -47,7 +53,10 @@ export class CommandRelay {
       }
     }
     this.core.metrics.commandFailed(kind, 'not_connected');
-    throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream (${node.connectivity.replace('CONNECTIVITY_', '').toLowerCase()}: ${node.connectivityReason})`);
+    throw new LlmgwError(
+      'LLMGW_ERR_UNAVAILABLE',
+      `node ${req.nodeId} has no live agent stream (${node.connectivity.replace('CONNECTIVITY_', '').toLowerCase()}: ${node.connectivityReason})`,
+    );
   }
 
   /**
@@ -101,7 +110,16 @@ export class CommandRelay {
     if (timeoutMs >= this.core.o.commandTimeoutMs) return sent.catch((e) => Promise.reject(reportedFailed(e, kind, id)));
     let timer: NodeJS.Timeout;
     const deadline = new Promise<never>((_r, reject) => {
-      timer = setTimeout(() => reject(new LlmgwError('LLMGW_ERR_DEADLINE_EXCEEDED', `node ${nodeId} did not acknowledge ${kind} ${id} within ${timeoutMs} ms; the command is reported failed`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new LlmgwError(
+              'LLMGW_ERR_DEADLINE_EXCEEDED',
+              `node ${nodeId} did not acknowledge ${kind} ${id} within ${timeoutMs} ms; the command is reported failed`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     return Promise.race([sent.catch((e) => Promise.reject(reportedFailed(e, kind, id))), deadline]).finally(() => clearTimeout(timer));
   }

@@ -30,7 +30,10 @@ return 1
 /** `<prefix>inventory:fence`: the highest token, shared by every instance. */
 export class RedisFence implements FenceStore {
   private readonly key: string;
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
     this.key = `${prefix}inventory:fence`;
   }
   async admit(token: number): Promise<boolean> {

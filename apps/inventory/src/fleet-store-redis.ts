@@ -78,7 +78,14 @@ export class RedisFleetStore extends FleetMirror implements FleetStore {
   private async init(): Promise<void> {
     const r = this.o.redis;
     await r.set(this.keys.epoch, randomBytes(6).toString('hex'), 'NX');
-    const res = await r.multi().hgetall(this.keys.nodes).hgetall(this.keys.versions).get(this.keys.rev).get(this.keys.epoch).xrevrange(this.keys.events, '+', '-', 'COUNT', 1).exec();
+    const res = await r
+      .multi()
+      .hgetall(this.keys.nodes)
+      .hgetall(this.keys.versions)
+      .get(this.keys.rev)
+      .get(this.keys.epoch)
+      .xrevrange(this.keys.events, '+', '-', 'COUNT', 1)
+      .exec();
     if (!res) throw new Error('fleet store: MULTI aborted');
     for (const [err] of res) if (err) throw err;
     const nodes = res[0][1] as Record<string, string>;
@@ -102,10 +109,11 @@ export class RedisFleetStore extends FleetMirror implements FleetStore {
         continue;
       }
       if (!res) continue;
-      for (const [, entries] of res) for (const [id, fields] of entries) {
-        this.lastId = id;
-        this.applyEntry(fields);
-      }
+      for (const [, entries] of res)
+        for (const [id, fields] of entries) {
+          this.lastId = id;
+          this.applyEntry(fields);
+        }
       this.wake();
     }
   }
@@ -119,7 +127,12 @@ export class RedisFleetStore extends FleetMirror implements FleetStore {
       // The shared state was created anew (Redis flushed): nothing older is comparable.
       this.epoch = f.epoch;
     }
-    this.applyCommit({ nodeId: f.node, node: f.rec ? (JSON.parse(f.rec) as FleetNode) : null, version: Number(f.v), events: numberEvents(bodies, rev - bodies.length, f.epoch, Number(f.at)) });
+    this.applyCommit({
+      nodeId: f.node,
+      node: f.rec ? (JSON.parse(f.rec) as FleetNode) : null,
+      version: Number(f.v),
+      events: numberEvents(bodies, rev - bodies.length, f.epoch, Number(f.at)),
+    });
   }
 
   private wake(): void {
@@ -145,14 +158,30 @@ export class RedisFleetStore extends FleetMirror implements FleetStore {
       const res = (await this.o.redis.eval(
         COMMIT,
         5,
-        this.keys.nodes, this.keys.rev, this.keys.events, this.keys.epoch, this.keys.versions,
-        nodeId, version, m.node ? JSON.stringify(m.node, noSecrets) : '', JSON.stringify(m.events, noSecrets), m.events.length, this.o.historySize ?? 10_000, randomBytes(6).toString('hex'), this.clock(),
+        this.keys.nodes,
+        this.keys.rev,
+        this.keys.events,
+        this.keys.epoch,
+        this.keys.versions,
+        nodeId,
+        version,
+        m.node ? JSON.stringify(m.node, noSecrets) : '',
+        JSON.stringify(m.events, noSecrets),
+        m.events.length,
+        this.o.historySize ?? 10_000,
+        randomBytes(6).toString('hex'),
+        this.clock(),
       )) as [number, number, number, string];
       if (res[0] === 1) {
         await this.applied(res[2]);
         return true;
       }
-      const [json, v] = await this.o.redis.multi().hget(this.keys.nodes, nodeId).hget(this.keys.versions, nodeId).exec().then((r) => [r![0][1] as string | null, r![1][1] as string | null]);
+      const [json, v] = await this.o.redis
+        .multi()
+        .hget(this.keys.nodes, nodeId)
+        .hget(this.keys.versions, nodeId)
+        .exec()
+        .then((r) => [r![0][1] as string | null, r![1][1] as string | null]);
       cur = json ? (JSON.parse(json) as FleetNode) : undefined;
       version = Number(v ?? 0);
     }

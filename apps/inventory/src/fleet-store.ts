@@ -3,10 +3,7 @@ import type { FleetNode } from '@llmgw/inventory-rpc';
 import { randomBytes } from 'node:crypto';
 
 /** One change, before the store gives it a revision. */
-export type EventBody =
-  | { nodeChanged: FleetNode }
-  | { shardChanged: inventoryV1.ShardChanged__Output }
-  | { nodeRemoved: { nodeId: string } };
+export type EventBody = { nodeChanged: FleetNode } | { shardChanged: inventoryV1.ShardChanged__Output } | { nodeRemoved: { nodeId: string } };
 
 /** What an update function returns: the node's new record (null = forget it) and the events describing the change. */
 export interface Mutation {
@@ -42,7 +39,10 @@ export class FleetMirror {
   revision = 0;
   epoch: string;
 
-  constructor(private readonly historySize: number, epoch?: string) {
+  constructor(
+    private readonly historySize: number,
+    epoch?: string,
+  ) {
     this.epoch = epoch ?? randomBytes(6).toString('hex');
   }
 

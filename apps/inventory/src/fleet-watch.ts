@@ -17,7 +17,9 @@ export class FleetWatch {
   listNodes(req?: Partial<inventoryV1.ListNodesRequest__Output>): inventoryV1.ListNodesResponse {
     const m = this.core.o.store.mirror;
     const nodes = req?.nodeId ? [this.core.node(req.nodeId)].filter((n): n is FleetNode => !!n) : this.core.nodes();
-    const stats = req?.includeStats ? nodes.flatMap((n) => [...(this.core.stats.get(n.info!.nodeId)?.values() ?? [])].map((st) => ({ nodeId: n.info!.nodeId, stats: st }))) : [];
+    const stats = req?.includeStats
+      ? nodes.flatMap((n) => [...(this.core.stats.get(n.info!.nodeId)?.values() ?? [])].map((st) => ({ nodeId: n.info!.nodeId, stats: st })))
+      : [];
     return { revision: m.revision, epoch: m.epoch, nodes, stats };
   }
 
@@ -29,7 +31,8 @@ export class FleetWatch {
     const unsub = m.subscribe((ev) => sink.push(ev));
     let unsubStats = () => undefined as unknown;
     if (req.includeStats) {
-      const l = (nodeId: string, stats: agentV1.EngineStats__Output) => sink.push({ revision: m.revision, epoch: m.epoch, atMs: this.core.clock(), event: 'stats', stats: { nodeId, stats } });
+      const l = (nodeId: string, stats: agentV1.EngineStats__Output) =>
+        sink.push({ revision: m.revision, epoch: m.epoch, atMs: this.core.clock(), event: 'stats', stats: { nodeId, stats } });
       this.core.statsListeners.add(l);
       unsubStats = () => this.core.statsListeners.delete(l);
     }

@@ -34,26 +34,68 @@ let reads = 0;
 /** A shard status whose shard_id counts its reads: the work the inventory does per shard. */
 function counted(i: number, state: agentV1.ShardState__Output): agentV1.ShardStatus__Output {
   const id = `junk-${i}-r0`;
-  const s = { replicaId: `junk-${i}`, state, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false } as unknown as agentV1.ShardStatus__Output;
+  const s = {
+    replicaId: `junk-${i}`,
+    state,
+    stateSinceMs: 0,
+    message: '',
+    exitCode: 0,
+    exited: false,
+    pid: 0,
+    endpoint: '',
+    spec: null,
+    adopted: false,
+    pgid: 0,
+    restarts: 0,
+    drained: false,
+  } as unknown as agentV1.ShardStatus__Output;
   return Object.defineProperty(s, 'shardId', { get: () => (reads++, id), enumerable: true });
 }
 
 describe('Inventory: a heartbeat with many shards', () => {
   function setup(maxShardsPerNode?: number) {
     const store = new MemoryFleetStore({ historySize: 100_000 });
-    const inv = new Inventory({ instanceId: 'i', store, intents: new MemoryIntentStore(), fence: new MemoryFence(), log, requirePeerCert: false, missedHeartbeats: 3, lostAfterMs: 60_000, forgetAfterMs: 3_600_000, commandTimeoutMs: 1000, commandRecordTtlMs: 60_000, maxShardsPerNode });
+    const inv = new Inventory({
+      instanceId: 'i',
+      store,
+      intents: new MemoryIntentStore(),
+      fence: new MemoryFence(),
+      log,
+      requirePeerCert: false,
+      missedHeartbeats: 3,
+      lostAfterMs: 60_000,
+      forgetAfterMs: 3_600_000,
+      commandTimeoutMs: 1000,
+      commandRecordTtlMs: 60_000,
+      maxShardsPerNode,
+    });
     const call = new FakeCall();
     inv.connectHandler()(call as never);
     return { inv, call };
   }
   const register = (call: FakeCall, shards: agentV1.ShardStatus__Output[]) =>
-    call.emit('data', { msg: 'register', register: { node: { nodeId: 'gpu-1', gpus: [] }, runningShards: shards, sessionId: 's1', agentStartedAtMs: 0, sentAtMs: 0, heartbeatIntervalMs: 1000, gpuHealth: [] } });
-  const heartbeat = (call: FakeCall, shards: agentV1.ShardStatus__Output[]) => call.emit('data', { msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards } });
+    call.emit('data', {
+      msg: 'register',
+      register: {
+        node: { nodeId: 'gpu-1', gpus: [] },
+        runningShards: shards,
+        sessionId: 's1',
+        agentStartedAtMs: 0,
+        sentAtMs: 0,
+        heartbeatIntervalMs: 1000,
+        gpuHealth: [],
+      },
+    });
+  const heartbeat = (call: FakeCall, shards: agentV1.ShardStatus__Output[]) =>
+    call.emit('data', { msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], shards } });
 
   it('applies 20,000 shards in linear work (shard ids read a bounded number of times each) when the cap allows it', async () => {
     const n = 20_000;
     const { inv, call } = setup(n);
-    register(call, Array.from({ length: n }, (_, i) => counted(i, 'SHARD_STATE_STARTING')));
+    register(
+      call,
+      Array.from({ length: n }, (_, i) => counted(i, 'SHARD_STATE_STARTING')),
+    );
     await waitUntil(() => call.written.length > 0, 'the fleet store to catch up', { timeoutMs: 20_000 });
     expect(inv.node('gpu-1')!.shards).toHaveLength(n);
     const events: string[] = [];
@@ -74,7 +116,10 @@ describe('Inventory: a heartbeat with many shards', () => {
     register(call, [counted(0, 'SHARD_STATE_READY')]);
     await waitUntil(() => call.written.length > 0, 'the fleet store to catch up', { timeoutMs: 20_000 });
     reads = 0;
-    heartbeat(call, Array.from({ length: 20_000 }, (_, i) => counted(i, 'SHARD_STATE_READY')));
+    heartbeat(
+      call,
+      Array.from({ length: 20_000 }, (_, i) => counted(i, 'SHARD_STATE_READY')),
+    );
     await waitUntil(() => call.status !== undefined, 'the fleet store to catch up', { timeoutMs: 20_000 });
     expect(call.status).toMatchObject({ code: 3, details: 'heartbeat.shards: 20000 entries; at most 1024 allowed' });
     expect(reads).toBe(0);

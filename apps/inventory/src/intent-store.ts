@@ -42,7 +42,10 @@ export class MemoryIntentStore implements IntentStore {
 /** `<prefix>inventory:intent` HASH node_id → JSON NodeIntentRecord. */
 export class RedisIntentStore implements IntentStore {
   private readonly key: string;
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
     this.key = `${prefix}inventory:intent`;
   }
   async get(nodeId: string) {
@@ -68,7 +71,13 @@ function parseIntent(json: string): NodeIntentRecord | undefined {
     const o = JSON.parse(json) as Partial<NodeIntentRecord>;
     if (o.intent !== 'NODE_INTENT_CORDONED' && o.intent !== 'NODE_INTENT_DRAINING') return undefined;
     const t = Number(o.drainTimeoutMs ?? 0);
-    return { intent: o.intent, reason: String(o.reason ?? ''), sinceMs: Number(o.sinceMs ?? 0), actor: String(o.actor ?? ''), ...(t > 0 ? { drainTimeoutMs: t } : {}) };
+    return {
+      intent: o.intent,
+      reason: String(o.reason ?? ''),
+      sinceMs: Number(o.sinceMs ?? 0),
+      actor: String(o.actor ?? ''),
+      ...(t > 0 ? { drainTimeoutMs: t } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -19,7 +19,13 @@ export interface Peers {
   /** Relays a command to the instance holding the node's stream. */
   sendCommand(owner: string, req: inventoryV1.ShardCommandRequest__Output, deadlineMs: number): Promise<inventoryV1.ShardCommandResponse>;
   /** Relays a log request to the instance holding the node's stream. */
-  fetchLogs(owner: string, req: inventoryV1.FetchLogsRequest__Output, write: (c: LogsReply) => Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void>;
+  fetchLogs(
+    owner: string,
+    req: inventoryV1.FetchLogsRequest__Output,
+    write: (c: LogsReply) => Promise<void>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<void>;
   /** Last-seen times other instances published. */
   seen(nodeId: string): number | undefined;
   /** Queues this instance's last-seen time of a node for publication. */
@@ -91,7 +97,9 @@ export class InventoryCore {
   }
 }
 
-export function intentFields(rec: NodeIntentRecord | undefined): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs' | 'intentDrainTimeoutMs' | 'intentActor'> {
+export function intentFields(
+  rec: NodeIntentRecord | undefined,
+): Pick<FleetNode, 'intent' | 'intentReason' | 'intentSinceMs' | 'intentDrainTimeoutMs' | 'intentActor'> {
   return rec
     ? { intent: rec.intent, intentReason: rec.reason, intentSinceMs: rec.sinceMs, intentDrainTimeoutMs: rec.drainTimeoutMs ?? 0, intentActor: rec.actor }
     : { intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '' };

@@ -36,11 +36,23 @@ export class LivenessSweep {
         const decide = (c: FleetNode | undefined): Mutation | null => {
           if (!c) return null;
           if (c.connectivity === 'CONNECTIVITY_CONNECTED' && age > limit) {
-            const node: FleetNode = { ...c, connectivity: 'CONNECTIVITY_UNREACHABLE', connectivityReason: `${this.core.o.missedHeartbeats} heartbeats missed (last seen ${age} ms ago, interval ${hb} ms)`, connectivitySinceMs: now, lastSeenMs: Math.max(c.lastSeenMs, seen) };
+            const node: FleetNode = {
+              ...c,
+              connectivity: 'CONNECTIVITY_UNREACHABLE',
+              connectivityReason: `${this.core.o.missedHeartbeats} heartbeats missed (last seen ${age} ms ago, interval ${hb} ms)`,
+              connectivitySinceMs: now,
+              lastSeenMs: Math.max(c.lastSeenMs, seen),
+            };
             return { node, events: [{ nodeChanged: node }] };
           }
           if (c.connectivity === 'CONNECTIVITY_UNREACHABLE' && age > this.core.o.lostAfterMs) {
-            const node: FleetNode = { ...c, connectivity: 'CONNECTIVITY_LOST', connectivityReason: `unseen for more than ${this.core.o.lostAfterMs} ms (last seen ${age} ms ago); its shards count as failed`, connectivitySinceMs: now, lastSeenMs: Math.max(c.lastSeenMs, seen) };
+            const node: FleetNode = {
+              ...c,
+              connectivity: 'CONNECTIVITY_LOST',
+              connectivityReason: `unseen for more than ${this.core.o.lostAfterMs} ms (last seen ${age} ms ago); its shards count as failed`,
+              connectivitySinceMs: now,
+              lastSeenMs: Math.max(c.lastSeenMs, seen),
+            };
             return { node, events: [{ nodeChanged: node }] };
           }
           if (c.connectivity === 'CONNECTIVITY_LOST' && age > this.core.o.forgetAfterMs) return { node: null, events: [{ nodeRemoved: { nodeId: id } }] };
@@ -49,12 +61,16 @@ export class LivenessSweep {
         next = decide(n);
         if (!next) continue;
         const local = this.core.sessions.get(id);
-        if (local && next.node?.connectivity === 'CONNECTIVITY_UNREACHABLE') this.core.o.log.warn({ node: id, age }, 'agent stream open but heartbeats stopped');
+        if (local && next.node?.connectivity === 'CONNECTIVITY_UNREACHABLE')
+          this.core.o.log.warn({ node: id, age }, 'agent stream open but heartbeats stopped');
         try {
           const changed = await this.core.o.store.update(id, decide);
           if (changed) {
             const after = this.core.o.store.mirror.get(id);
-            this.core.o.log.warn({ node: id, connectivity: after?.connectivity ?? 'forgotten', reason: after?.connectivityReason }, 'node connectivity changed');
+            this.core.o.log.warn(
+              { node: id, connectivity: after?.connectivity ?? 'forgotten', reason: after?.connectivityReason },
+              'node connectivity changed',
+            );
             if (!after) {
               this.core.metrics.agentForgotten(id);
               this.core.stats.delete(id);

@@ -14,7 +14,8 @@ export class LogRelay {
     if (!node) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${req.nodeId} is not in the inventory`);
     if (this.core.sessions.has(req.nodeId)) return this.fetchLogsLocal(req, write, signal);
     const owner = node.instanceId;
-    if (this.core.o.peers && owner && owner !== this.core.o.instanceId) return this.core.o.peers.fetchLogs(owner, req, write, signal, this.core.o.commandTimeoutMs);
+    if (this.core.o.peers && owner && owner !== this.core.o.instanceId)
+      return this.core.o.peers.fetchLogs(owner, req, write, signal, this.core.o.commandTimeoutMs);
     throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `node ${req.nodeId} has no live agent stream; its logs cannot be read`);
   }
 

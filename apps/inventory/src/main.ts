@@ -21,7 +21,7 @@ export function buildCommand(): Command {
     .option('--admin-port <port>', 'admin port for /metrics, /healthz, /readyz (overrides admin_listen; 0 = any)')
     .option('--redis-url <url>', 'Redis for several instances and durable cordon/drain intent (without it: one in-process instance)')
     .option('--redis-prefix <prefix>', 'Redis key prefix (default llmgw:)')
-    .option('--instance-id <id>', 'this instance\'s id (default hostname-pid-random)')
+    .option('--instance-id <id>', "this instance's id (default hostname-pid-random)")
     .option('--agent-cert <file>', 'fleet port server certificate (PEM)')
     .option('--agent-key <file>', 'fleet port server key (PEM)')
     .option('--agent-ca <file>', 'CA that signs node certificates: mTLS, CN must equal the node id')
@@ -42,8 +42,20 @@ Agents dial agent_listen (default :7443); the placement-scheduler uses listen (d
 }
 
 interface Flags {
-  config?: string; host?: string; port?: string; agentListen?: string; adminPort?: string; redisUrl?: string; redisPrefix?: string; instanceId?: string;
-  agentCert?: string; agentKey?: string; agentCa?: string; insecure?: boolean; lostAfter?: string; logLevel?: string;
+  config?: string;
+  host?: string;
+  port?: string;
+  agentListen?: string;
+  adminPort?: string;
+  redisUrl?: string;
+  redisPrefix?: string;
+  instanceId?: string;
+  agentCert?: string;
+  agentKey?: string;
+  agentCa?: string;
+  insecure?: boolean;
+  lostAfter?: string;
+  logLevel?: string;
 }
 
 /** `llmgw inventory ...` */
@@ -57,7 +69,13 @@ export function main(argv: string[]): Promise<number> {
       if (o.redisUrl) input.redis = { ...(input.redis ?? {}), url: o.redisUrl };
       if (o.redisPrefix) input.redis = { ...(input.redis ?? {}), key_prefix: o.redisPrefix };
       if (o.instanceId) input.instance_id = o.instanceId;
-      if (o.agentCert || o.agentKey || o.agentCa) input.agent_tls = { ...(input.agent_tls ?? {}), ...(o.agentCert ? { cert: o.agentCert } : {}), ...(o.agentKey ? { key: o.agentKey } : {}), ...(o.agentCa ? { client_ca: o.agentCa } : {}) };
+      if (o.agentCert || o.agentKey || o.agentCa)
+        input.agent_tls = {
+          ...(input.agent_tls ?? {}),
+          ...(o.agentCert ? { cert: o.agentCert } : {}),
+          ...(o.agentKey ? { key: o.agentKey } : {}),
+          ...(o.agentCa ? { client_ca: o.agentCa } : {}),
+        };
       if (o.insecure) input.insecure = true;
       if (o.lostAfter) input.lost_after = o.lostAfter;
       if (o.logLevel) input.log_level = o.logLevel;

@@ -35,7 +35,12 @@ export interface InventoryMetrics {
  * instance reports the whole fleet, so aggregate them with max, not sum.
  */
 export function createInventoryMetrics(registry: Registry, fleet: () => FleetNode[], watchers: () => number): InventoryMetrics {
-  const connected = new Gauge({ name: 'llmgw_agent_connected', help: '1 while the node agent holds a registered stream to this inventory instance.', labelNames: ['node'], registers: [registry] });
+  const connected = new Gauge({
+    name: 'llmgw_agent_connected',
+    help: '1 while the node agent holds a registered stream to this inventory instance.',
+    labelNames: ['node'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'llmgw_gpu_free',
     help: 'GPUs free for placement: on Ready, uncordoned nodes, healthy and held by no live shard.',
@@ -68,10 +73,33 @@ export function createInventoryMetrics(registry: Registry, fleet: () => FleetNod
     },
   });
   sensorGauges(registry, fleet);
-  new Gauge({ name: 'llmgw_inventory_watchers', help: 'Open WatchFleet streams on this instance.', registers: [registry], collect() { this.set(watchers()); } });
-  const duration = new Histogram({ name: 'llmgw_inventory_command_duration_seconds', help: 'Shard command relay time, from the request to the agent\'s Ack.', labelNames: ['command', 'result'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const failures = new Counter({ name: 'llmgw_inventory_command_failures_total', help: 'Shard commands that did not get an accepting Ack.', labelNames: ['command', 'reason'], registers: [registry] });
-  const refused = new Counter({ name: 'llmgw_inventory_register_refused_total', help: 'Agent streams refused at registration.', labelNames: ['reason'], registers: [registry] });
+  new Gauge({
+    name: 'llmgw_inventory_watchers',
+    help: 'Open WatchFleet streams on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(watchers());
+    },
+  });
+  const duration = new Histogram({
+    name: 'llmgw_inventory_command_duration_seconds',
+    help: "Shard command relay time, from the request to the agent's Ack.",
+    labelNames: ['command', 'result'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'llmgw_inventory_command_failures_total',
+    help: 'Shard commands that did not get an accepting Ack.',
+    labelNames: ['command', 'reason'],
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'llmgw_inventory_register_refused_total',
+    help: 'Agent streams refused at registration.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   return {
     agentConnected: (node, c) => connected.set({ node }, c ? 1 : 0),
     agentForgotten: (node) => connected.remove({ node }),
@@ -82,7 +110,13 @@ export function createInventoryMetrics(registry: Registry, fleet: () => FleetNod
 }
 
 /** A recorder that records nothing (tests that do not look). */
-export const NO_METRICS: InventoryMetrics = { agentConnected: () => undefined, agentForgotten: () => undefined, command: () => undefined, commandFailed: () => undefined, registerRefused: () => undefined };
+export const NO_METRICS: InventoryMetrics = {
+  agentConnected: () => undefined,
+  agentForgotten: () => undefined,
+  command: () => undefined,
+  commandFailed: () => undefined,
+  registerRefused: () => undefined,
+};
 
 /**
  * Node sensors as the agents last reported them (docs/inventory.md
@@ -109,9 +143,13 @@ function sensorGauges(registry: Registry, fleet: () => FleetNode[]): void {
         }
       },
     });
-  perGpu('llmgw_gpu_temperature_celsius', 'GPU temperature as the agent last read it, degrees Celsius.', (h) => (h.temperatureCelsius > 0 ? h.temperatureCelsius : undefined));
+  perGpu('llmgw_gpu_temperature_celsius', 'GPU temperature as the agent last read it, degrees Celsius.', (h) =>
+    h.temperatureCelsius > 0 ? h.temperatureCelsius : undefined,
+  );
   perGpu('llmgw_gpu_power_watts', 'GPU power draw as the agent last read it, watts.', (h) => (h.powerDrawWatts > 0 ? h.powerDrawWatts : undefined));
-  perGpu('llmgw_gpu_throttled', '1 when the GPU reports a clocks event reason other than idle (power cap, thermal slowdown, …), else 0.', (h) => (h.clocksEventReasons ? (throttled(h.clocksEventReasons) ? 1 : 0) : undefined));
+  perGpu('llmgw_gpu_throttled', '1 when the GPU reports a clocks event reason other than idle (power cap, thermal slowdown, …), else 0.', (h) =>
+    h.clocksEventReasons ? (throttled(h.clocksEventReasons) ? 1 : 0) : undefined,
+  );
   const perHost = (name: string, help: string, value: (s: NonNullable<FleetNode['hostSensors']>) => number) =>
     new Gauge({
       name,

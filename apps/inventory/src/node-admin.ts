@@ -19,7 +19,8 @@ export class NodeAdmin {
     if (!this.core.o.store.mirror.get(nodeId)) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `node ${nodeId} is not in the inventory`);
     const reason = intent === 'NODE_INTENT_UNSPECIFIED' ? '' : req.reason;
     const drainTimeoutMs = intent === 'NODE_INTENT_DRAINING' ? Number(req.drainTimeoutMs) || 0 : 0;
-    const rec: NodeIntentRecord | undefined = intent === 'NODE_INTENT_UNSPECIFIED' ? undefined : { intent, reason, sinceMs: this.core.clock(), actor, ...(drainTimeoutMs ? { drainTimeoutMs } : {}) };
+    const rec: NodeIntentRecord | undefined =
+      intent === 'NODE_INTENT_UNSPECIFIED' ? undefined : { intent, reason, sinceMs: this.core.clock(), actor, ...(drainTimeoutMs ? { drainTimeoutMs } : {}) };
     const prev = await this.core.o.intents.get(nodeId);
     const same = prev?.intent === rec?.intent && (prev?.reason ?? '') === (rec?.reason ?? '') && (prev?.drainTimeoutMs ?? 0) === drainTimeoutMs;
     if (!same) await this.core.o.intents.set(nodeId, rec);
@@ -30,7 +31,10 @@ export class NodeAdmin {
     });
     if (changed) this.core.o.log.info({ node: nodeId, intent, reason, drainTimeoutMs: drainTimeoutMs || undefined, actor }, 'node intent changed');
     const n = this.core.node(nodeId)!;
-    const replicaIds = intent === 'NODE_INTENT_DRAINING' ? [...new Set(n.shards.filter((s) => !isTerminalShardState(s.state)).map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort() : [];
+    const replicaIds =
+      intent === 'NODE_INTENT_DRAINING'
+        ? [...new Set(n.shards.filter((s) => !isTerminalShardState(s.state)).map((s) => s.replicaId || s.spec?.replicaId || ''))].filter(Boolean).sort()
+        : [];
     return { node: n, changed, replicaIds };
   }
 }

@@ -78,7 +78,11 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       const cfg = ctx.config;
       const s = await openStores(ctx, opts.clock);
       const ref: { inv?: Inventory } = {};
-      const metrics = createInventoryMetrics(ctx.registry, () => ref.inv?.nodes() ?? [], () => ref.inv?.watcherCount() ?? 0);
+      const metrics = createInventoryMetrics(
+        ctx.registry,
+        () => ref.inv?.nodes() ?? [],
+        () => ref.inv?.watcherCount() ?? 0,
+      );
       const inventory = new Inventory({
         instanceId: ctx.instanceId,
         store: s.store,
@@ -105,10 +109,11 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       inventory.startSweeper(cfg.sweep_interval);
 
       const { address, health } = await ctx.grpcServer('grpc', {
-        address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: INVENTORY_AUTHORIZATION,
-        services: [
-          { definition: inventoryServiceDefinition(), implementation: inventoryServiceHandlers(inventory, { log: ctx.log }) as never },
-        ],
+        address: cfg.listen,
+        tls: cfg.tls,
+        insecure: cfg.insecure,
+        authorize: INVENTORY_AUTHORIZATION,
+        services: [{ definition: inventoryServiceDefinition(), implementation: inventoryServiceHandlers(inventory, { log: ctx.log }) as never }],
         options: { 'grpc.max_concurrent_streams': 10_000 },
         maxReceiveMessageBytes: cfg.max_message_bytes,
       });
@@ -118,7 +123,11 @@ export function inventoryService(opts: { clock?: () => number } = {}) {
       });
 
       const fleetPort = await ctx.grpcServer('agents', {
-        address: cfg.agent_listen, tls: cfg.agent_tls, tlsKey: 'agent_tls', insecure: cfg.insecure, authorize: AGENT_PORT_AUTHORIZATION,
+        address: cfg.agent_listen,
+        tls: cfg.agent_tls,
+        tlsKey: 'agent_tls',
+        insecure: cfg.insecure,
+        authorize: AGENT_PORT_AUTHORIZATION,
         services: [{ definition: agentServiceDefinition(), implementation: { Connect: inventory.connectHandler() } as agentV1.AgentServiceHandlers as never }],
         options: { 'grpc.max_concurrent_streams': 100 },
         maxReceiveMessageBytes: cfg.agent_max_message_bytes,

@@ -15,9 +15,42 @@ const STATES = ['SHARD_STATE_STARTING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINI
 
 function node(id: string, shards: FleetNode['shards'] = []): FleetNode {
   return {
-    info: { nodeId: id, hostname: id, mgmtAddr: '', labels: {}, gpus: [], hcas: [], fabrics: [], topology: null, versions: null, cpuCores: 0, memoryTotalMib: 0, simulated: true, diskFreeMib: 0, diskTotalMib: 0, modelCacheDir: '', cpuModel: '', discoveryWarnings: [] },
-    connectivity: 'CONNECTIVITY_CONNECTED', lastSeenMs: 0, registeredAtMs: 0, sessionId: 's', peerCn: '', gpuHealth: [], shards,
-    intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0, intentDrainTimeoutMs: 0, intentActor: '', connectivityReason: '', connectivitySinceMs: 0, instanceId: 'i', heartbeatIntervalMs: 5000, hostSensors: null,
+    info: {
+      nodeId: id,
+      hostname: id,
+      mgmtAddr: '',
+      labels: {},
+      gpus: [],
+      hcas: [],
+      fabrics: [],
+      topology: null,
+      versions: null,
+      cpuCores: 0,
+      memoryTotalMib: 0,
+      simulated: true,
+      diskFreeMib: 0,
+      diskTotalMib: 0,
+      modelCacheDir: '',
+      cpuModel: '',
+      discoveryWarnings: [],
+    },
+    connectivity: 'CONNECTIVITY_CONNECTED',
+    lastSeenMs: 0,
+    registeredAtMs: 0,
+    sessionId: 's',
+    peerCn: '',
+    gpuHealth: [],
+    shards,
+    intent: 'NODE_INTENT_UNSPECIFIED',
+    intentReason: '',
+    intentSinceMs: 0,
+    intentDrainTimeoutMs: 0,
+    intentActor: '',
+    connectivityReason: '',
+    connectivitySinceMs: 0,
+    instanceId: 'i',
+    heartbeatIntervalMs: 5000,
+    hostSensors: null,
   };
 }
 
@@ -41,7 +74,23 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 async function apply(store: FleetStore, op: Op): Promise<void> {
   switch (op.k) {
     case 'reg': {
-      const shards = Array.from({ length: op.shards }, (_, i) => ({ shardId: `${op.n}-s${i}`, replicaId: `r${i}`, state: 'SHARD_STATE_READY' as const, stateSinceMs: 0, message: '', exitCode: 0, exited: false, pid: 0, endpoint: '', spec: null, adopted: true, pgid: 0, restarts: 0, drained: false, download: null }));
+      const shards = Array.from({ length: op.shards }, (_, i) => ({
+        shardId: `${op.n}-s${i}`,
+        replicaId: `r${i}`,
+        state: 'SHARD_STATE_READY' as const,
+        stateSinceMs: 0,
+        message: '',
+        exitCode: 0,
+        exited: false,
+        pid: 0,
+        endpoint: '',
+        spec: null,
+        adopted: true,
+        pgid: 0,
+        restarts: 0,
+        drained: false,
+        download: null,
+      }));
       const n = node(op.n, shards);
       await store.update(op.n, () => ({ node: n, events: [{ nodeChanged: n }] }));
       return;
@@ -49,7 +98,23 @@ async function apply(store: FleetStore, op: Op): Promise<void> {
     case 'shard':
       await store.update(op.n, (c) => {
         if (!c) return null;
-        const status = { shardId: `${op.n}-s${op.s}`, replicaId: `r${op.s}`, state: op.st, stateSinceMs: 1, message: '', exitCode: 0, exited: false, pid: 1, endpoint: '', spec: null, adopted: false, pgid: 0, restarts: 0, drained: false, download: null };
+        const status = {
+          shardId: `${op.n}-s${op.s}`,
+          replicaId: `r${op.s}`,
+          state: op.st,
+          stateSinceMs: 1,
+          message: '',
+          exitCode: 0,
+          exited: false,
+          pid: 1,
+          endpoint: '',
+          spec: null,
+          adopted: false,
+          pgid: 0,
+          restarts: 0,
+          drained: false,
+          download: null,
+        };
         const shards = mergeShardStatus(c.shards, status);
         return { node: { ...c, shards }, events: [{ shardChanged: { nodeId: op.n, status: shards.find((x) => x.shardId === status.shardId)! } }] };
       });
@@ -76,17 +141,32 @@ interface Consumer {
 }
 
 function inventory(store: FleetStore): Inventory {
-  return new Inventory({ instanceId: 'i', store, intents: new MemoryIntentStore(), fence: new MemoryFence(), log, requirePeerCert: false, missedHeartbeats: 3, lostAfterMs: 60_000, forgetAfterMs: 3_600_000, commandTimeoutMs: 1000, commandRecordTtlMs: 60_000 });
+  return new Inventory({
+    instanceId: 'i',
+    store,
+    intents: new MemoryIntentStore(),
+    fence: new MemoryFence(),
+    log,
+    requirePeerCert: false,
+    missedHeartbeats: 3,
+    lostAfterMs: 60_000,
+    forgetAfterMs: 3_600_000,
+    commandTimeoutMs: 1000,
+    commandRecordTtlMs: 60_000,
+  });
 }
 
 function watch(inv: Inventory, c: Consumer, resume: boolean): void {
-  c.unsub = inv.watch({ includeStats: false, resumeAfterRevision: resume ? c.view.revision : 0, resumeEpoch: resume ? c.view.epoch : '' }, {
-    push: (ev) => {
-      const e = ev as FleetEvent;
-      c.got.push(e);
-      c.view.apply(e);
+  c.unsub = inv.watch(
+    { includeStats: false, resumeAfterRevision: resume ? c.view.revision : 0, resumeEpoch: resume ? c.view.epoch : '' },
+    {
+      push: (ev) => {
+        const e = ev as FleetEvent;
+        c.got.push(e);
+        c.view.apply(e);
+      },
     },
-  });
+  );
 }
 
 /**
@@ -126,11 +206,17 @@ async function check(store: FleetStore, ops: Op[], expectNoSnapshotAfterFirst: b
 
 describe('WatchFleet: snapshot, then every change exactly once and in order, across disconnects', () => {
   it('in-process store, history large enough: never a second snapshot', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => check(new MemoryFleetStore({ historySize: 1000 }), ops, true)), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => check(new MemoryFleetStore({ historySize: 1000 }), ops, true)),
+      { numRuns: 300 },
+    );
   });
 
   it('in-process store, tiny history: a snapshot replaces what cannot be replayed, and nothing is lost', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => check(new MemoryFleetStore({ historySize: 3 }), ops, false)), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 80 }), async (ops) => check(new MemoryFleetStore({ historySize: 3 }), ops, false)),
+      { numRuns: 300 },
+    );
   });
 
   describe('Redis-shared store', () => {
@@ -157,7 +243,9 @@ describe('WatchFleet: snapshot, then every change exactly once and in order, acr
     it('never writes an engine secret (ShardSpec.api_key) to Redis, even when a record carries one', async () => {
       const store = await redisStore(100);
       try {
-        const spec = { shardId: 'r-r0', replicaId: 'r', apiKey: 'engine-secret-xyz', model: 'm' } as unknown as NonNullable<FleetNode['shards'][number]['spec']>;
+        const spec = { shardId: 'r-r0', replicaId: 'r', apiKey: 'engine-secret-xyz', model: 'm' } as unknown as NonNullable<
+          FleetNode['shards'][number]['spec']
+        >;
         const n1 = node('n1', [{ shardId: 'r-r0', replicaId: 'r', state: 'SHARD_STATE_READY', spec } as FleetNode['shards'][number]]);
         await store.update('n1', () => ({ node: n1, events: [{ nodeChanged: n1 }] }));
         const r = new Redis('redis://127.0.0.1:6379');

@@ -8,7 +8,8 @@ import { start, type RunningInventory } from '../src/service';
 jest.setTimeout(60_000);
 
 const quiet = () => createLogger({ service: 'inventory', level: 'warn', destination: new PassThrough().resume() });
-const shards = (n: number, state = 'SHARD_STATE_READY' as const) => Array.from({ length: n }, (_, i) => ({ shardId: `junk-${i}-r0`, replicaId: `junk-${i}`, state }));
+const shards = (n: number, state = 'SHARD_STATE_READY' as const) =>
+  Array.from({ length: n }, (_, i) => ({ shardId: `junk-${i}-r0`, replicaId: `junk-${i}`, state }));
 
 async function drain<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -23,8 +24,13 @@ describe('inventory: bounded input and work', () => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
-  async function inventory(extra: Record<string, unknown> = {}): Promise<{ inv: RunningInventory; client: InventoryClient; agent: (nodeId: string, o?: Partial<ConstructorParameters<typeof SimAgent>[0]>) => SimAgent }> {
-    const inv = await start({ log: quiet(), config: { agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', sweep_interval: 50, ...extra } });
+  async function inventory(
+    extra: Record<string, unknown> = {},
+  ): Promise<{ inv: RunningInventory; client: InventoryClient; agent: (nodeId: string, o?: Partial<ConstructorParameters<typeof SimAgent>[0]>) => SimAgent }> {
+    const inv = await start({
+      log: quiet(),
+      config: { agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', sweep_interval: 50, ...extra },
+    });
     const client = new InventoryClient({ address: inv.address });
     const shared = SimAgent.sharedClient(inv.agentAddress);
     const agents: SimAgent[] = [];
@@ -67,7 +73,12 @@ describe('inventory: bounded input and work', () => {
       ['fencingToken', () => client.sendShardCommand({ nodeId: 'gpu-1', stop: { commandId: 'c1', shardId: 's' }, fencingToken: 2 ** 60 })],
     ];
     for (const [field, call] of cases) {
-      const e = fromGrpcError(await call().then(() => undefined, (x) => x));
+      const e = fromGrpcError(
+        await call().then(
+          () => undefined,
+          (x) => x,
+        ),
+      );
       expect([field, e.code, e.message.slice(0, 200)]).toEqual([field, 'LLMGW_ERR_INVALID_ARGUMENT', expect.stringContaining(field)]);
       expect(e.message).toContain(field);
       expect(e.message.length).toBeLessThan(1200);
@@ -78,7 +89,12 @@ describe('inventory: bounded input and work', () => {
   it('ends a watch asked to resume from a 100 KB epoch with INVALID_ARGUMENT', async () => {
     const { client } = await inventory();
     const errors: unknown[] = [];
-    const w = client.watchFleet({ resumeFrom: { revision: 1, epoch: 'e'.repeat(100_000) }, onEvent: () => undefined, dependency: { lost: (e: unknown) => errors.push(e), ok: () => undefined }, minBackoffMs: 60_000 });
+    const w = client.watchFleet({
+      resumeFrom: { revision: 1, epoch: 'e'.repeat(100_000) },
+      onEvent: () => undefined,
+      dependency: { lost: (e: unknown) => errors.push(e), ok: () => undefined },
+      minBackoffMs: 60_000,
+    });
     cleanups.push(() => w.close());
     await waitUntil(() => errors.length > 0, 'the watch refused', { timeoutMs: 20_000, everyMs: 20 });
     expect(fromGrpcError(errors[0])).toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('resume_epoch') });

@@ -22,7 +22,17 @@ function logSink() {
   return { lines, log: createLogger({ service: 'inventory', level: 'info', destination: stream }) };
 }
 
-const spec = (replica: string, rank = 0) => ({ shardId: `${replica}-r${rank}`, replicaId: replica, model: 'llama', profile: 'p', engine: 'sim', rank, nnodes: 1, gpuIndices: [0, 1], httpPort: 8100 });
+const spec = (replica: string, rank = 0) => ({
+  shardId: `${replica}-r${rank}`,
+  replicaId: replica,
+  model: 'llama',
+  profile: 'p',
+  engine: 'sim',
+  rank,
+  nnodes: 1,
+  gpuIndices: [0, 1],
+  httpPort: 8100,
+});
 
 describe('inventory over mTLS (one in-process instance)', () => {
   let dir: string;
@@ -51,9 +61,14 @@ describe('inventory over mTLS (one in-process instance)', () => {
     inv = await start({
       log: sink.log,
       config: {
-        agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', instance_id: 'inv-a',
+        agent_listen: '127.0.0.1:0',
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        instance_id: 'inv-a',
         agent_tls: { cert: srv.certPath, key: srv.keyPath, client_ca: caFiles.certPath },
-        lost_after: 1500, sweep_interval: 50, command_timeout: 700,
+        lost_after: 1500,
+        sweep_interval: 50,
+        command_timeout: 700,
       },
     });
     client = new InventoryClient({ address: inv.address });
@@ -86,17 +101,24 @@ describe('inventory over mTLS (one in-process instance)', () => {
     expect(fromGrpcError(spoof.lastError).code).toBe('LLMGW_ERR_PERMISSION_DENIED');
     const { nodes } = await client.listNodes();
     expect(nodes.map((n) => n.info!.nodeId)).not.toContain('gpu-b-07');
-    expect(sink.lines.find((l) => l.msg?.includes('claims differs from its certificate CN'))).toMatchObject({ level: 'warn', claimed: 'gpu-b-07', cn: 'gpu-a-01' });
+    expect(sink.lines.find((l) => l.msg?.includes('claims differs from its certificate CN'))).toMatchObject({
+      level: 'warn',
+      claimed: 'gpu-b-07',
+      cn: 'gpu-a-01',
+    });
     const metrics = await (await fetch(`${inv.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/llmgw_inventory_register_refused_total\{reason="cn_mismatch",service="inventory"\} 1/);
   });
 
   it.each([
     ['a plaintext client', async () => undefined],
-    ['a client certificate from another CA', async () => {
-      const other = await initCa({ dir: mkdtempSync(join(dir, 'other-')) });
-      return { ca, ...(await nodeCert('gpu-c-01', other)) };
-    }],
+    [
+      'a client certificate from another CA',
+      async () => {
+        const other = await initCa({ dir: mkdtempSync(join(dir, 'other-')) });
+        return { ca, ...(await nodeCert('gpu-c-01', other)) };
+      },
+    ],
   ])('never gives %s a stream', async (_what, tls) => {
     const a = new SimAgent({ address: inv.agentAddress, nodeId: 'gpu-c-01', tls: await tls(), reconnect: false });
     agents.push(a);
@@ -111,7 +133,14 @@ describe('inventory over mTLS (one in-process instance)', () => {
     try {
       const res = await client.sendShardCommand({ nodeId: 'gpu-a-01', start: { commandId: 'c-1', spec: spec('rep1') } });
       expect(res).toMatchObject({ ack: { refId: 'c-1', result: 'ACK_RESULT_ACCEPTED', shardId: 'rep1-r0' }, replayed: false });
-      await waitUntil(() => events.some((e) => e.event === 'shardChanged' && e.shardChanged!.status!.shardId === 'rep1-r0' && e.shardChanged!.status!.state === 'SHARD_STATE_READY'), 'READY in the watch', { timeoutMs: 20_000, everyMs: 20 });
+      await waitUntil(
+        () =>
+          events.some(
+            (e) => e.event === 'shardChanged' && e.shardChanged!.status!.shardId === 'rep1-r0' && e.shardChanged!.status!.state === 'SHARD_STATE_READY',
+          ),
+        'READY in the watch',
+        { timeoutMs: 20_000, everyMs: 20 },
+      );
       const again = await client.sendShardCommand({ nodeId: 'gpu-a-01', start: { commandId: 'c-1', spec: spec('rep1') } });
       expect(again).toMatchObject({ ack: { refId: 'c-1', result: 'ACK_RESULT_ACCEPTED' }, replayed: true });
       const a = agents.find((x) => x.o.nodeId === 'gpu-a-01')!;
@@ -123,10 +152,17 @@ describe('inventory over mTLS (one in-process instance)', () => {
       const mute = await agent('gpu-mute', { onCommand: () => 'ignore' });
       await mute.start();
       const t0 = Date.now();
-      await expect(client.sendShardCommand({ nodeId: 'gpu-mute', stop: { commandId: 'c-3', shardId: 'x-r0' } })).rejects.toMatchObject({ code: 'LLMGW_ERR_DEADLINE_EXCEEDED' });
+      await expect(client.sendShardCommand({ nodeId: 'gpu-mute', stop: { commandId: 'c-3', shardId: 'x-r0' } })).rejects.toMatchObject({
+        code: 'LLMGW_ERR_DEADLINE_EXCEEDED',
+      });
       expect(Date.now() - t0).toBeGreaterThanOrEqual(600);
-      await expect(client.sendShardCommand({ nodeId: 'nope', stop: { commandId: 'c-4', shardId: 'x-r0' } })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
-      await expect(client.sendShardCommand({ nodeId: 'gpu-a-01', stop: { commandId: '', shardId: '' } })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('command_id is required') });
+      await expect(client.sendShardCommand({ nodeId: 'nope', stop: { commandId: 'c-4', shardId: 'x-r0' } })).rejects.toMatchObject({
+        code: 'LLMGW_ERR_NOT_FOUND',
+      });
+      await expect(client.sendShardCommand({ nodeId: 'gpu-a-01', stop: { commandId: '', shardId: '' } })).rejects.toMatchObject({
+        code: 'LLMGW_ERR_INVALID_ARGUMENT',
+        message: expect.stringContaining('command_id is required'),
+      });
       const metrics = await (await fetch(`${inv.adminUrl}/metrics`)).text();
       expect(metrics).toMatch(/llmgw_inventory_command_failures_total\{command="stop",reason="timeout",service="inventory"\} 1/);
       expect(metrics).toMatch(/llmgw_inventory_command_duration_seconds_count\{[^}]*command="start",result="accepted"[^}]*\} 1/);
@@ -139,7 +175,10 @@ describe('inventory over mTLS (one in-process instance)', () => {
   it('refuses a command whose leader fencing token is older than one already seen', async () => {
     const ok = await client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-1', shardId: 'old-r0' }, fencingToken: 7 });
     expect(ok.ack!.result).toBe('ACK_RESULT_ACCEPTED');
-    await expect(client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-2', shardId: 'old-r0' }, fencingToken: 6 })).rejects.toMatchObject({ code: 'LLMGW_ERR_FAILED_PRECONDITION', message: expect.stringContaining('no longer the leader') });
+    await expect(client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-2', shardId: 'old-r0' }, fencingToken: 6 })).rejects.toMatchObject({
+      code: 'LLMGW_ERR_FAILED_PRECONDITION',
+      message: expect.stringContaining('no longer the leader'),
+    });
     // Unfenced (operator) commands still pass.
     expect((await client.sendShardCommand({ nodeId: 'gpu-a-01', drain: { commandId: 'f-3', shardId: 'old-r0' } })).ack!.result).toBe('ACK_RESULT_ALREADY_DONE');
   });
@@ -149,17 +188,21 @@ describe('inventory over mTLS (one in-process instance)', () => {
     await a.start();
     const view = new WatchedFleet();
     const states: string[] = [];
-    const watch = client.watchFleet({ onEvent: (e) => {
-      view.apply(e);
-      const n = view.nodes.get('gpu-sleepy');
-      if (n && states[states.length - 1] !== n.connectivity) states.push(n.connectivity);
-    } });
+    const watch = client.watchFleet({
+      onEvent: (e) => {
+        view.apply(e);
+        const n = view.nodes.get('gpu-sleepy');
+        if (n && states[states.length - 1] !== n.connectivity) states.push(n.connectivity);
+      },
+    });
     try {
       await waitUntil(() => states.length > 0, 'connected in the watch', { timeoutMs: 20_000, everyMs: 20 });
       a.pause();
       await waitUntil(() => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_LOST', 'lost', { timeoutMs: 20_000, everyMs: 20 });
       expect(view.nodes.get('gpu-sleepy')!.connectivityReason).toMatch(/unseen for more than 1500 ms/);
-      const { nodes: [node] } = await client.listNodes({ nodeId: 'gpu-sleepy' });
+      const {
+        nodes: [node],
+      } = await client.listNodes({ nodeId: 'gpu-sleepy' });
       expect(node.connectivity).toBe('CONNECTIVITY_LOST');
       a.resume();
       await waitUntil(() => view.nodes.get('gpu-sleepy')?.connectivity === 'CONNECTIVITY_CONNECTED', 'ready again', { timeoutMs: 20_000, everyMs: 20 });
@@ -178,16 +221,29 @@ describe('inventory over mTLS (one in-process instance)', () => {
     expect(c1.node!.intentSinceMs).toBeGreaterThan(0);
     expect((await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_CORDONED', reason: 'bad fan' }, as('alice'))).changed).toBe(false);
     const d = await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', reason: 'maintenance', drainTimeoutMs: 2000 }, as('bob'));
-    expect(d).toMatchObject({ changed: true, node: { intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance', intentDrainTimeoutMs: 2000, intentActor: 'bob' }, replicaIds: ['old', 'rep1'] });
+    expect(d).toMatchObject({
+      changed: true,
+      node: { intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance', intentDrainTimeoutMs: 2000, intentActor: 'bob' },
+      replicaIds: ['old', 'rep1'],
+    });
     // Another timeout is another intent.
-    expect((await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', reason: 'maintenance', drainTimeoutMs: 5000 }, as('bob'))).changed).toBe(true);
+    expect(
+      (await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', reason: 'maintenance', drainTimeoutMs: 5000 }, as('bob'))).changed,
+    ).toBe(true);
     const { nodes } = await client.listNodes();
-    expect(nodes.find((n) => n.info!.nodeId === 'gpu-a-01')).toMatchObject({ intent: 'NODE_INTENT_DRAINING', intentReason: 'maintenance', intentDrainTimeoutMs: 5000 });
+    expect(nodes.find((n) => n.info!.nodeId === 'gpu-a-01')).toMatchObject({
+      intent: 'NODE_INTENT_DRAINING',
+      intentReason: 'maintenance',
+      intentDrainTimeoutMs: 5000,
+    });
     const un = await client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_UNSPECIFIED', reason: 'ignored' }, as('carol'));
     expect(un.node).toMatchObject({ intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentDrainTimeoutMs: 0, intentActor: '' });
     await expect(client.setNodeIntent({ nodeId: 'no-such-node', intent: 'NODE_INTENT_CORDONED' })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     await expect(client.setNodeIntent({ nodeId: '', intent: 'NODE_INTENT_CORDONED' })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
-    await expect(client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', drainTimeoutMs: 90_000_000 })).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: expect.stringContaining('24 h') });
+    await expect(client.setNodeIntent({ nodeId: 'gpu-a-01', intent: 'NODE_INTENT_DRAINING', drainTimeoutMs: 90_000_000 })).rejects.toMatchObject({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: expect.stringContaining('24 h'),
+    });
     // ListNodes narrows to one node, and carries the latest engine stats on request.
     const one = await client.listNodes({ nodeId: 'gpu-a-01', includeStats: true });
     expect(one.nodes.map((n) => n.info!.nodeId)).toEqual(['gpu-a-01']);
@@ -195,23 +251,39 @@ describe('inventory over mTLS (one in-process instance)', () => {
   });
 
   it('relays logs of a shard and of the agent', async () => {
-    const a = await agent('gpu-logs', { logs: { 'rl-r0': ['line 1', 'line 2', 'line 3'], '': ['agent up'] }, runningShards: [{ shardId: 'rl-r0', replicaId: 'rl', state: 'SHARD_STATE_READY', spec: spec('rl') }] });
+    const a = await agent('gpu-logs', {
+      logs: { 'rl-r0': ['line 1', 'line 2', 'line 3'], '': ['agent up'] },
+      runningShards: [{ shardId: 'rl-r0', replicaId: 'rl', state: 'SHARD_STATE_READY', spec: spec('rl') }],
+    });
     await a.start();
     const lines: string[] = [];
-    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_SHARD', shardId: 'rl-r0', tailLines: 2 } })) lines.push(...chunk.lines.map((l) => l.text));
+    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_SHARD', shardId: 'rl-r0', tailLines: 2 } }))
+      lines.push(...chunk.lines.map((l) => l.text));
     expect(lines).toEqual(['line 2', 'line 3']);
     const agentLines: string[] = [];
-    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_AGENT' } })) agentLines.push(...chunk.lines.map((l) => l.text));
+    for await (const chunk of client.fetchLogs({ nodeId: 'gpu-logs', request: { source: 'LOG_SOURCE_AGENT' } }))
+      agentLines.push(...chunk.lines.map((l) => l.text));
     expect(agentLines).toEqual(['agent up']);
-    await expect((async () => {
-      for await (const _c of client.fetchLogs({ nodeId: 'nope', request: { source: 'LOG_SOURCE_AGENT' } })) void _c;
-    })()).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
+    await expect(
+      (async () => {
+        for await (const _c of client.fetchLogs({ nodeId: 'nope', request: { source: 'LOG_SOURCE_AGENT' } })) void _c;
+      })(),
+    ).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
   });
 });
 
 describe('two inventory instances sharing the fleet through Redis', () => {
   const prefix = `test:inv:${randomBytes(5).toString('hex')}:`;
-  const base = { agent_listen: '127.0.0.1:0', listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', sweep_interval: 50, lost_after: 3000, command_timeout: 2000, log_level: 'silent' as const, redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 1500 } };
+  const base = {
+    agent_listen: '127.0.0.1:0',
+    listen: '127.0.0.1:0',
+    admin_listen: '127.0.0.1:0',
+    sweep_interval: 50,
+    lost_after: 3000,
+    command_timeout: 2000,
+    log_level: 'silent' as const,
+    redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 1500 },
+  };
   const running: RunningInventory[] = [];
   const agents: SimAgent[] = [];
   const clients: Array<{ close(): void }> = [];
@@ -230,12 +302,21 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const one = await start({ config: { ...base, instance_id: 'one' } });
     const two = await start({ config: { ...base, instance_id: 'two' } });
     running.push(one, two);
-    const a = new SimAgent({ address: one.agentAddress, nodeId: 'node-1', heartbeatIntervalMs: 100, statsIntervalMs: 100, logs: { '': ['hello from node-1'] } });
+    const a = new SimAgent({
+      address: one.agentAddress,
+      nodeId: 'node-1',
+      heartbeatIntervalMs: 100,
+      statsIntervalMs: 100,
+      logs: { '': ['hello from node-1'] },
+    });
     agents.push(a);
     await a.start();
     const c2 = new InventoryClient({ address: two.address });
     clients.push(c2);
-    await waitUntil(async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'node-1'), 'instance 2 sees node-1', { timeoutMs: 20_000, everyMs: 20 });
+    await waitUntil(async () => (await c2.listNodes()).nodes.some((n) => n.info!.nodeId === 'node-1'), 'instance 2 sees node-1', {
+      timeoutMs: 20_000,
+      everyMs: 20,
+    });
     const res = await c2.sendShardCommand({ nodeId: 'node-1', start: { commandId: 'x-1', spec: spec('rx') } });
     expect(res.ack).toMatchObject({ refId: 'x-1', result: 'ACK_RESULT_ACCEPTED' });
     expect(a.received.some((m) => m.msg === 'start' && m.start!.commandId === 'x-1')).toBe(true);
@@ -245,7 +326,11 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     expect((await c2.setNodeIntent({ nodeId: 'node-1', intent: 'NODE_INTENT_CORDONED', reason: 'via two' })).changed).toBe(true);
     const c1 = new InventoryClient({ address: one.address });
     clients.push(c1);
-    await waitUntil(async () => (await c1.listNodes()).nodes.find((n) => n.info!.nodeId === 'node-1')?.intent === 'NODE_INTENT_CORDONED', 'instance 1 sees the cordon', { timeoutMs: 20_000, everyMs: 20 });
+    await waitUntil(
+      async () => (await c1.listNodes()).nodes.find((n) => n.info!.nodeId === 'node-1')?.intent === 'NODE_INTENT_CORDONED',
+      'instance 1 sees the cordon',
+      { timeoutMs: 20_000, everyMs: 20 },
+    );
     expect(await redis.hget(`${prefix}inventory:intent`, 'node-1')).toContain('via two');
     // Engine stats are not written to Redis (routers and admission scrape engines themselves; docs/inventory.md).
     expect(await redis.keys(`${prefix}endpoint-stats:*`)).toEqual([]);
@@ -253,7 +338,10 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const seen: FleetEvent[] = [];
     const w = c2.watchFleet({ includeStats: true, onEvent: (e) => seen.push(e) });
     try {
-      await waitUntil(() => seen.some((e) => e.event === 'stats' && e.stats!.nodeId === 'node-1'), 'stats event on instance 2', { timeoutMs: 20_000, everyMs: 20 });
+      await waitUntil(() => seen.some((e) => e.event === 'stats' && e.stats!.nodeId === 'node-1'), 'stats event on instance 2', {
+        timeoutMs: 20_000,
+        everyMs: 20,
+      });
     } finally {
       w.close();
     }
@@ -273,7 +361,10 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     await c1.sendShardCommand({ nodeId: 'node-1', stop: { commandId: 'x-2', shardId: 'rx-r0' } });
     const before = got.length;
     w = c2.watchFleet({ resumeFrom: { revision: view.revision, epoch: view.epoch }, onEvent: (e) => (got.push(e), view.apply(e)) });
-    await waitUntil(() => view.nodes.get('node-1')?.shards.find((s) => s.shardId === 'rx-r0')?.state === 'SHARD_STATE_STOPPED', 'resumed events', { timeoutMs: 20_000, everyMs: 20 });
+    await waitUntil(() => view.nodes.get('node-1')?.shards.find((s) => s.shardId === 'rx-r0')?.state === 'SHARD_STATE_STOPPED', 'resumed events', {
+      timeoutMs: 20_000,
+      everyMs: 20,
+    });
     w.close();
     expect(got.slice(before).some((e) => e.event === 'snapshot')).toBe(false);
     for (let i = 1; i < got.length; i++) expect(got[i].revision).toBe(got[i - 1].revision + 1);
@@ -288,7 +379,11 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     const c3 = new InventoryClient({ address: three.address });
     clients.push(c3);
     const node1 = async () => (await c3.listNodes({ nodeId: 'node-1' })).nodes[0];
-    await waitUntil(async () => (await node1())?.connectivity === 'CONNECTIVITY_CONNECTED' && (await node1()).intent === 'NODE_INTENT_CORDONED', 'node-1 connected to three', { timeoutMs: 20_000, everyMs: 20 });
+    await waitUntil(
+      async () => (await node1())?.connectivity === 'CONNECTIVITY_CONNECTED' && (await node1()).intent === 'NODE_INTENT_CORDONED',
+      'node-1 connected to three',
+      { timeoutMs: 20_000, everyMs: 20 },
+    );
     expect((await node1()).intentReason).toBe('via two');
   });
 });

@@ -32,10 +32,28 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
   const pgids = new Set<number>();
 
   async function startInventory(): Promise<void> {
-    inv = await spawnRole('inventory', [
-      '--agent-cert', srv.certPath, '--agent-key', srv.keyPath, '--agent-ca', ca.certPath,
-      '--agent-listen', `127.0.0.1:${agentPort}`, '--port', '0', '--admin-port', '0', '--lost-after', '3s', '--log-level', 'info',
-    ], { timeoutMs: 90_000 });
+    inv = await spawnRole(
+      'inventory',
+      [
+        '--agent-cert',
+        srv.certPath,
+        '--agent-key',
+        srv.keyPath,
+        '--agent-ca',
+        ca.certPath,
+        '--agent-listen',
+        `127.0.0.1:${agentPort}`,
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--lost-after',
+        '3s',
+        '--log-level',
+        'info',
+      ],
+      { timeoutMs: 90_000 },
+    );
     client?.close();
     client = new InventoryClient({ address: inv.urls.grpc.replace('http://', '') });
   }
@@ -59,7 +77,10 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
     };
     const file = join(dir, `${name}.yaml`);
     writeFileSync(file, stringify(cfg));
-    const p = spawn(process.execPath, [LLMGW, 'node-agent', 'run', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } });
+    const p = spawn(process.execPath, [LLMGW, 'node-agent', 'run', '--config', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+    });
     const out: string[] = [];
     p.stdout!.on('data', (b) => out.push(String(b)));
     p.stderr!.on('data', (b) => out.push(String(b)));
@@ -106,28 +127,63 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
     };
     let watch = client!.watchFleet({ onEvent });
     try {
-      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a registered', { timeoutMs: 120_000, everyMs: 50, seen: () => a.out.join('').slice(-2000) });
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a registered', {
+        timeoutMs: 120_000,
+        everyMs: 50,
+        seen: () => a.out.join('').slice(-2000),
+      });
       const n = view.nodes.get('node-a')!;
       expect(n.peerCn).toBe('node-a');
       expect(n.info!.gpus.map((g) => g.gpuClass)).toEqual(['h100-80g', 'h100-80g']);
       expect(n.info!.fabrics.map((f) => f.fabric)).toEqual(['ib-a']);
 
       const port = await freePort();
-      const ack = await client!.sendShardCommand({
-        nodeId: 'node-a',
-        start: { commandId: 'it-1', spec: { shardId: 'sim1-r0', replicaId: 'sim1', model: 'sim-llama', profile: 'default', engine: 'sim', rank: 0, nnodes: 1, gpuIndices: [0], httpPort: port, servedModelName: 'sim-llama', args: ['--decode-tps', '0', '--prefill-tps', '0'], startupTimeoutMs: 120_000 } },
-      }, { deadlineMs: 30_000 });
+      const ack = await client!.sendShardCommand(
+        {
+          nodeId: 'node-a',
+          start: {
+            commandId: 'it-1',
+            spec: {
+              shardId: 'sim1-r0',
+              replicaId: 'sim1',
+              model: 'sim-llama',
+              profile: 'default',
+              engine: 'sim',
+              rank: 0,
+              nnodes: 1,
+              gpuIndices: [0],
+              httpPort: port,
+              servedModelName: 'sim-llama',
+              args: ['--decode-tps', '0', '--prefill-tps', '0'],
+              startupTimeoutMs: 120_000,
+            },
+          },
+        },
+        { deadlineMs: 30_000 },
+      );
       expect(ack.ack).toMatchObject({ refId: 'it-1', result: 'ACK_RESULT_ACCEPTED' });
-      await waitUntil(() => view.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_READY', 'sim1 READY', { timeoutMs: 120_000, everyMs: 50, seen: () => view.nodes.get('node-a')?.shards });
+      await waitUntil(() => view.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_READY', 'sim1 READY', {
+        timeoutMs: 120_000,
+        everyMs: 50,
+        seen: () => view.nodes.get('node-a')?.shards,
+      });
       const shard = view.nodes.get('node-a')!.shards.find((s) => s.shardId === 'sim1-r0')!;
       if (shard.pgid) pgids.add(shard.pgid);
       const health = await fetch(`${shard.endpoint}/health`);
       expect(health.status).toBe(200);
 
       a.p.kill('SIGSTOP');
-      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_LOST', 'node-a Lost', { timeoutMs: 60_000, everyMs: 50, seen: () => states });
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_LOST', 'node-a Lost', {
+        timeoutMs: 60_000,
+        everyMs: 50,
+        seen: () => states,
+      });
       a.p.kill('SIGCONT');
-      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a Ready again', { timeoutMs: 60_000, everyMs: 50, seen: () => states });
+      await waitUntil(() => view.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a Ready again', {
+        timeoutMs: 60_000,
+        everyMs: 50,
+        seen: () => states,
+      });
       expect(states).toEqual(['CONNECTIVITY_CONNECTED', 'CONNECTIVITY_UNREACHABLE', 'CONNECTIVITY_LOST', 'CONNECTIVITY_CONNECTED']);
 
       // Restart inventory while the engine runs: nothing is stored, so what it knows must come from Register.
@@ -136,20 +192,36 @@ describe('inventory with real node-agents on fake GPUs running real sim-engines'
       await startInventory();
       const fresh = new WatchedFleet();
       watch = client!.watchFleet({ onEvent: (e) => fresh.apply(e) });
-      await waitUntil(() => fresh.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a re-registered with the new inventory', { timeoutMs: 120_000, everyMs: 50, seen: () => a.out.join('').slice(-2000) });
+      await waitUntil(() => fresh.nodes.get('node-a')?.connectivity === 'CONNECTIVITY_CONNECTED', 'node-a re-registered with the new inventory', {
+        timeoutMs: 120_000,
+        everyMs: 50,
+        seen: () => a.out.join('').slice(-2000),
+      });
       const back = fresh.nodes.get('node-a')!.shards.find((s) => s.shardId === 'sim1-r0');
       expect(back).toMatchObject({ state: 'SHARD_STATE_READY', endpoint: shard.endpoint, spec: { model: 'sim-llama', gpuIndices: [0] } });
       expect((await fetch(`${shard.endpoint}/health`)).status).toBe(200);
 
       // node-b's certificate claiming node-x.
       const spoof = startAgent('x', 'node-x', 'node-b');
-      await waitUntil(async () => /llmgw_inventory_register_refused_total\{[^}]*reason="cn_mismatch"[^}]*\} [1-9]/.test(await (await fetch(`${inv!.urls.admin}/metrics`)).text()), 'the refusal counted', { timeoutMs: 90_000, everyMs: 50, seen: () => spoof.out.join('').slice(-1500) });
+      await waitUntil(
+        async () =>
+          /llmgw_inventory_register_refused_total\{[^}]*reason="cn_mismatch"[^}]*\} [1-9]/.test(await (await fetch(`${inv!.urls.admin}/metrics`)).text()),
+        'the refusal counted',
+        { timeoutMs: 90_000, everyMs: 50, seen: () => spoof.out.join('').slice(-1500) },
+      );
       expect((await client!.listNodes()).nodes.map((x) => x.info!.nodeId)).toEqual(['node-a']);
-      await waitUntil(async () => inv!.output().some((l) => l.includes('agent stream refused') && l.includes('node-x') && l.includes('node-b')), 'the refusal logged', { timeoutMs: 30_000, everyMs: 50, seen: () => inv!.output().slice(-20).join('\n') });
+      await waitUntil(
+        async () => inv!.output().some((l) => l.includes('agent stream refused') && l.includes('node-x') && l.includes('node-b')),
+        'the refusal logged',
+        { timeoutMs: 30_000, everyMs: 50, seen: () => inv!.output().slice(-20).join('\n') },
+      );
 
       const stop = await client!.sendShardCommand({ nodeId: 'node-a', stop: { commandId: 'it-2', shardId: 'sim1-r0', graceMs: 2000 } }, { deadlineMs: 30_000 });
       expect(stop.ack?.result).toBe('ACK_RESULT_ACCEPTED');
-      await waitUntil(() => fresh.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_STOPPED', 'sim1 STOPPED', { timeoutMs: 60_000, everyMs: 50 });
+      await waitUntil(() => fresh.nodes.get('node-a')?.shards.find((s) => s.shardId === 'sim1-r0')?.state === 'SHARD_STATE_STOPPED', 'sim1 STOPPED', {
+        timeoutMs: 60_000,
+        everyMs: 50,
+      });
     } finally {
       watch.close();
     }

@@ -74,41 +74,85 @@ function loadTls(cfg: AgentConfig) {
 export async function startAgent(config: AgentConfig, opts: StartAgentOptions = {}): Promise<AgentHandle> {
   if (!config.server) throw new Error('server is required (agent.yaml `server:` or --server host:port)');
   const ring = opts.agentLog ?? new LogRing(config.log_ring_lines);
-  const log = opts.log ?? createLogger({ service: 'node-agent', version: AGENT_VERSION, level: config.log_level, destination: teeToRing(ring, opts.logDestination ?? process.stdout) });
+  const log =
+    opts.log ??
+    createLogger({
+      service: 'node-agent',
+      version: AGENT_VERSION,
+      level: config.log_level,
+      destination: teeToRing(ring, opts.logDestination ?? process.stdout),
+    });
   const tls = loadTls(config);
 
   const discovery = await discover({
-    nodeId: config.node_id, nvidiaSmi: config.nvidia_smi, sysfsRoot: config.sysfs_root, fakeGpus: config.fake_gpus, fabrics: config.fabrics,
-    fabricPrefixes: config.fabric_prefixes, gpuClass: config.gpu_class, modelCacheDir: config.model_cache_dir ?? join(config.work_dir, 'models'),
-    mgmtInterface: config.mgmt_interface, labels: config.labels, agentVersion: AGENT_VERSION,
+    nodeId: config.node_id,
+    nvidiaSmi: config.nvidia_smi,
+    sysfsRoot: config.sysfs_root,
+    fakeGpus: config.fake_gpus,
+    fabrics: config.fabrics,
+    fabricPrefixes: config.fabric_prefixes,
+    gpuClass: config.gpu_class,
+    modelCacheDir: config.model_cache_dir ?? join(config.work_dir, 'models'),
+    mgmtInterface: config.mgmt_interface,
+    labels: config.labels,
+    agentVersion: AGENT_VERSION,
   });
   if (config.mgmt_addr) discovery.node.mgmtAddr = config.mgmt_addr;
   for (const w of discovery.warnings) log.warn({ warning: w }, 'discovery');
-  log.info({ nodeId: discovery.node.nodeId, gpus: discovery.node.gpus.length, fabrics: discovery.node.fabrics.map((f) => f.fabric), simulated: discovery.node.simulated }, 'discovered node');
+  log.info(
+    {
+      nodeId: discovery.node.nodeId,
+      gpus: discovery.node.gpus.length,
+      fabrics: discovery.node.fabrics.map((f) => f.fabric),
+      simulated: discovery.node.simulated,
+    },
+    'discovered node',
+  );
 
   const engines = enginesFromConfig(config.engines);
   const engineChecks = await Promise.all([...engines.values()].map((e) => checkEngine(e)));
-  for (const c of engineChecks) (c.error ? log.warn.bind(log) : log.info.bind(log))({ engine: c.engine, version: c.version, binary: c.binary, error: c.error || undefined }, 'engine-check');
+  for (const c of engineChecks)
+    (c.error ? log.warn.bind(log) : log.info.bind(log))(
+      { engine: c.engine, version: c.version, binary: c.binary, error: c.error || undefined },
+      'engine-check',
+    );
   const checkByKind = new Map<EngineKind, EngineCheck>(engineChecks.map((c) => [c.engine, c]));
   discovery.node.versions!.engines = engineChecks.map((c) => ({ engine: c.engine, version: c.version, binary: c.resolved ?? c.binary, error: c.error }));
 
   const node: NodeContext = {
-    mgmtAddr: discovery.node.mgmtAddr, mgmtInterface: config.mgmt_interface, fabrics: discovery.node.fabrics,
-    gpuIndices: discovery.node.gpus.map((g) => g.index), bindHost: config.engine_bind_host,
+    mgmtAddr: discovery.node.mgmtAddr,
+    mgmtInterface: config.mgmt_interface,
+    fabrics: discovery.node.fabrics,
+    gpuIndices: discovery.node.gpus.map((g) => g.index),
+    bindHost: config.engine_bind_host,
   };
   let send: AgentSend = () => false;
   const cacheDir = config.model_cache_dir ?? join(config.work_dir, 'models');
   const mc = config.model_cache;
   const weights = new WeightsCache({
-    dir: cacheDir, minFreeBytes: mc.min_free, bytesPerSecond: mc.bandwidth, parallelFiles: mc.parallel_files, log,
+    dir: cacheDir,
+    minFreeBytes: mc.min_free,
+    bytesPerSecond: mc.bandwidth,
+    parallelFiles: mc.parallel_files,
+    log,
     // A model a live shard uses is never reclaimed.
     inUse: () => weightsInUse(supervisor.running().flatMap((st) => (st.spec ? [st.spec] : []))),
   });
   const supervisor: Supervisor = new Supervisor({
-    workDir: config.work_dir, engines, node, logRingLines: config.log_ring_lines, log, weights: { cache: weights, dir: cacheDir },
+    workDir: config.work_dir,
+    engines,
+    node,
+    logRingLines: config.log_ring_lines,
+    log,
+    weights: { cache: weights, dir: cacheDir },
     timings: {
-      healthIntervalMs: config.health_interval, stopGraceMs: config.stop_grace, drainTimeoutMs: config.drain_timeout, startupTimeoutMs: config.startup_timeout,
-      maxRestarts: config.max_restarts, restartBackoffMs: config.restart_backoff, restartBackoffMaxMs: config.restart_backoff_max,
+      healthIntervalMs: config.health_interval,
+      stopGraceMs: config.stop_grace,
+      drainTimeoutMs: config.drain_timeout,
+      startupTimeoutMs: config.startup_timeout,
+      maxRestarts: config.max_restarts,
+      restartBackoffMs: config.restart_backoff,
+      restartBackoffMaxMs: config.restart_backoff_max,
     },
     // The check made at boot answers the first launch; a failed one is re-run (the engine may have been installed since).
     preflight: async (e: Engine) => {
@@ -116,7 +160,9 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
       checkByKind.delete(e.kind);
       return (first && !first.error ? first : await checkEngine(e)).error;
     },
-    onStatus: (s) => { send({ shard: s }); },
+    onStatus: (s) => {
+      send({ shard: s });
+    },
   });
   const adoption = supervisor.adopt();
   for (const p of adoption.problems) log.warn({ problem: p }, 'unreadable shard record');
@@ -127,13 +173,16 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
   const refreshHealth = async () => {
     if (refreshing || discovery.node.simulated || !discovery.node.gpus.length) return;
     refreshing = true;
-    const q = await queryGpus(config.nvidia_smi, 10_000).finally(() => { refreshing = false; });
-    const used = supervisor.gpusInUse();
-    if (q.rows.length) gpuHealth = q.rows.map((r) => {
-      const h = rowToHealth(r);
-      // Memory on a GPU our shards run on is theirs; on any other GPU it is foreign.
-      return used.has(h.index) ? rowToHealth(r, h.memoryUsedMib) : h;
+    const q = await queryGpus(config.nvidia_smi, 10_000).finally(() => {
+      refreshing = false;
     });
+    const used = supervisor.gpusInUse();
+    if (q.rows.length)
+      gpuHealth = q.rows.map((r) => {
+        const h = rowToHealth(r);
+        // Memory on a GPU our shards run on is theirs; on any other GPU it is foreign.
+        return used.has(h.index) ? rowToHealth(r, h.memoryUsedMib) : h;
+      });
   };
 
   const onCommand = (m: agentV1.ControlMessage__Output, reply: AgentSend) => {
@@ -142,7 +191,12 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     switch (m.msg) {
       case 'start': {
         const spec = m.start!.spec;
-        if (!spec) return ack(m.start!.commandId, '', { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'StartShard.spec is required' });
+        if (!spec)
+          return ack(m.start!.commandId, '', {
+            result: 'ACK_RESULT_REJECTED',
+            errorCode: 'LLMGW_ERR_INVALID_ARGUMENT',
+            message: 'StartShard.spec is required',
+          });
         log.info({ shardId: spec.shardId, engine: spec.engine, model: spec.model, commandId: m.start!.commandId }, 'StartShard');
         return ack(m.start!.commandId, spec.shardId, supervisor.start(spec));
       }
@@ -166,7 +220,10 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
     if (req.source === 'LOG_SOURCE_AGENT') got = ring.read(tail, since);
     else if (req.source === 'LOG_SOURCE_SHARD') got = supervisor.logs(req.shardId, tail, since);
     if (!got) {
-      const [code, msg] = req.source === 'LOG_SOURCE_SHARD' ? ['LLMGW_ERR_NOT_FOUND', `shard ${req.shardId} is not known here`] : ['LLMGW_ERR_INVALID_ARGUMENT', 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD'];
+      const [code, msg] =
+        req.source === 'LOG_SOURCE_SHARD'
+          ? ['LLMGW_ERR_NOT_FOUND', `shard ${req.shardId} is not known here`]
+          : ['LLMGW_ERR_INVALID_ARGUMENT', 'source must be LOG_SOURCE_AGENT or LOG_SOURCE_SHARD'];
       reply({ logs: { requestId: req.requestId, seq: 0, lines: [], eof: true, errorCode: code, errorMessage: msg } });
       return;
     }
@@ -196,7 +253,11 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
       void refreshHealth();
       const host = sensors.read();
       for (const w of host.warnings) log.warn({ sysfs: config.sysfs_root }, w);
-      return { gpus: gpuHealth, shards: supervisor.list(), host: { cpuTemperatureCelsius: host.sensors.cpuTemperatureCelsius ?? 0, cpuPowerWatts: host.sensors.cpuPowerWatts ?? 0 } };
+      return {
+        gpus: gpuHealth,
+        shards: supervisor.list(),
+        host: { cpuTemperatureCelsius: host.sensors.cpuTemperatureCelsius ?? 0, cpuPowerWatts: host.sensors.cpuPowerWatts ?? 0 },
+      };
     },
     onCommand,
     log,
@@ -205,8 +266,15 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
       if (s === 'registered') opts.dependency?.ok();
       else if (s === 'disconnected' && opts.dependency) {
         opts.dependency.lost(info.error ?? new Error('stream closed'));
-        log.debug({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
-      } else if (s === 'disconnected') log.warn({ server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs }, 'inventory unreachable; engines keep running');
+        log.debug(
+          { server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs },
+          'inventory unreachable; engines keep running',
+        );
+      } else if (s === 'disconnected')
+        log.warn(
+          { server: config.server, code: info.error?.code, err: info.error?.message, retryInMs: info.nextRetryMs },
+          'inventory unreachable; engines keep running',
+        );
       // 'refused' (wrong certificate for this node_id, wrong role): the stream client says so at error, with the reason.
       opts.onStreamState?.(s);
     },
@@ -218,15 +286,27 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
   const statsTimer = setInterval(() => {
     if (scraping || stream.state !== 'registered') return;
     scraping = true;
-    supervisor.scrape().then(
-      (all) => { for (const s of all) send({ stats: s }); },
-      () => {},
-    ).finally(() => { scraping = false; });
+    supervisor
+      .scrape()
+      .then(
+        (all) => {
+          for (const s of all) send({ stats: s });
+        },
+        () => {},
+      )
+      .finally(() => {
+        scraping = false;
+      });
   }, config.stats_interval);
 
   let closing: Promise<void> | undefined;
   return {
-    config, discovery, supervisor, stream, engineChecks, log,
+    config,
+    discovery,
+    supervisor,
+    stream,
+    engineChecks,
+    log,
     stopEngines: (graceMs) => supervisor.stopAll(graceMs ?? config.stop_grace),
     close() {
       closing ??= (async () => {

@@ -12,7 +12,10 @@ export const agentConfigSchema = z
     /** The node id; must equal the CN of `tls.cert`. Default: the hostname, lower-cased. */
     node_id: name.optional(),
     /** inventory's fleet-facing address, host:port. */
-    server: z.string().regex(/^[^\s]+:\d{1,5}$/, 'must be host:port').optional(),
+    server: z
+      .string()
+      .regex(/^[^\s]+:\d{1,5}$/, 'must be host:port')
+      .optional(),
     /** Interface whose IPv4 is the node's management address; NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME. */
     mgmt_interface: z.string().min(1).optional(),
     /** The management address reported to inventory (IP or DNS name); default: mgmt_interface's IPv4, else the first non-loopback IPv4. */
@@ -29,18 +32,34 @@ export const agentConfigSchema = z
     /** Explicit fabric labels (recommended, docs/node-agent.md#discovery). */
     fabrics: z.array(z.object({ name, hcas: z.array(hcaName).min(1) }).strict()).default([]),
     /** GID subnet prefix → fabric, for fabrics whose subnet managers set unique prefixes. */
-    fabric_prefixes: z.record(gidPrefix, name).default({})
+    fabric_prefixes: z
+      .record(gidPrefix, name)
+      .default({})
       .refine((m) => !('fe80:0000:0000:0000' in m), "OpenSM's default prefix fe80:0000:0000:0000 is the same on every fabric and cannot identify one"),
     /** Engine HTTP and dist-init ports are taken from this range. */
-    port_range: z.tuple([z.number().int().min(1).max(65535), z.number().int().min(1).max(65535)]).default([20000, 20999])
+    port_range: z
+      .tuple([z.number().int().min(1).max(65535), z.number().int().min(1).max(65535)])
+      .default([20000, 20999])
       .refine(([a, b]) => a <= b, 'port_range must be [low, high]'),
     engines: z
       .object({
-        vllm: z.object({ bin: z.string().min(1).default('vllm'), launch_mode: z.enum(['mp', 'ray']).default('mp'), ray_bin: z.string().min(1).optional() }).strict().optional(),
-        sglang: z.object({ python: z.string().min(1).default('python3') }).strict().optional(),
-        llamacpp: z.object({ bin: z.string().min(1).default('llama-server') }).strict().optional(),
+        vllm: z
+          .object({ bin: z.string().min(1).default('vllm'), launch_mode: z.enum(['mp', 'ray']).default('mp'), ray_bin: z.string().min(1).optional() })
+          .strict()
+          .optional(),
+        sglang: z
+          .object({ python: z.string().min(1).default('python3') })
+          .strict()
+          .optional(),
+        llamacpp: z
+          .object({ bin: z.string().min(1).default('llama-server') })
+          .strict()
+          .optional(),
         /** Our sim-engine, launched as `node <llmgw> sim-engine …`; `llmgw` defaults to the repository's bin/llmgw.cjs. */
-        sim: z.object({ node: z.string().min(1).optional(), llmgw: z.string().min(1).optional() }).strict().optional(),
+        sim: z
+          .object({ node: z.string().min(1).optional(), llmgw: z.string().min(1).optional() })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({ sim: {} }),
@@ -51,7 +70,10 @@ export const agentConfigSchema = z
     /** Fetching weights into the cache: free-space floor, bandwidth cap, parallel files (docs/models.md). */
     model_cache: modelCacheSchema,
     /** Overrides the derived GPU class of every GPU. */
-    gpu_class: z.string().regex(/^[a-z0-9]+-\d+g$/, 'must look like h100-80g').optional(),
+    gpu_class: z
+      .string()
+      .regex(/^[a-z0-9]+-\d+g$/, 'must look like h100-80g')
+      .optional(),
     nvidia_smi: z.string().min(1).default('nvidia-smi'),
     sysfs_root: z.string().min(1).default('/sys'),
     /** Simulated GPUs (`8xh100-80g,fabric=ib-a`) instead of nvidia-smi: tests and `llmgw up`. */

@@ -25,7 +25,12 @@ describe('llmgw node-agent', () => {
     const r = await run('discover', '--json', '--nvidia-smi', '/nonexistent/nvidia-smi', '--work-dir', tmpdir());
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j.summary).toMatchObject({ gpus: 0, noGpu: true, noGpuReason: 'no GPU: /nonexistent/nvidia-smi not found (no NVIDIA driver on this machine)', simulated: false });
+    expect(j.summary).toMatchObject({
+      gpus: 0,
+      noGpu: true,
+      noGpuReason: 'no GPU: /nonexistent/nvidia-smi not found (no NVIDIA driver on this machine)',
+      simulated: false,
+    });
     expect(j.summary.cpuCores).toBeGreaterThan(0);
     expect(j.summary.memoryTotalMib).toBeGreaterThan(0);
     expect(j.summary.diskFreeMib).toBeGreaterThan(0);

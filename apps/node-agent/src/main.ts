@@ -49,15 +49,23 @@ export function formatDiscovery(d: Discovery): string {
     for (const g of n.gpus) {
       const h = d.gpuHealth.find((x) => x.index === g.index);
       const mig = g.migMode.replace('MIG_MODE_', '').toLowerCase();
-      lines.push(`  ${g.index}  ${g.gpuClass.padEnd(10)} ${g.name}  ${g.memoryTotalMib} MiB  NUMA ${g.numaNode < 0 ? '?' : g.numaNode}  MIG ${mig}  ECC ${g.eccSupported ? (g.eccEnabled ? 'on' : 'off') : 'n/a'}  ` +
-        `${(h?.health ?? 'GPU_HEALTH_UNSPECIFIED').replace('GPU_HEALTH_', '')}${h?.reasons.length ? ` (${h.reasons.join('; ')})` : ''}${g.nvlinkPeers.length ? `  NVLink ${g.nvlinkPeers.join(',')}` : ''}`);
+      lines.push(
+        `  ${g.index}  ${g.gpuClass.padEnd(10)} ${g.name}  ${g.memoryTotalMib} MiB  NUMA ${g.numaNode < 0 ? '?' : g.numaNode}  MIG ${mig}  ECC ${g.eccSupported ? (g.eccEnabled ? 'on' : 'off') : 'n/a'}  ` +
+          `${(h?.health ?? 'GPU_HEALTH_UNSPECIFIED').replace('GPU_HEALTH_', '')}${h?.reasons.length ? ` (${h.reasons.join('; ')})` : ''}${g.nvlinkPeers.length ? `  NVLink ${g.nvlinkPeers.join(',')}` : ''}`,
+      );
     }
   }
   if (n.hcas.length) {
-    lines.push(`HCAs: ${n.hcas.map((h) => `${h.name}[${h.ports.map((p) => `${p.port}:${p.state.replace('PORT_STATE_', '').toLowerCase()} ${p.rateGbps}G ${p.linkLayer === 'LINK_LAYER_ETHERNET' ? 'RoCE' : p.linkLayer === 'LINK_LAYER_INFINIBAND' ? 'IB' : '?'}`).join(', ')}]`).join('  ')}`);
-    lines.push(`fabrics: ${n.fabrics.map((f) => `${f.fabric} = ${f.hcas.join(',')} (${f.rateGbps} Gb/s, from ${f.source.replace('FABRIC_SOURCE_', '').toLowerCase()})`).join('; ') || 'none (no ACTIVE port)'}`);
+    lines.push(
+      `HCAs: ${n.hcas.map((h) => `${h.name}[${h.ports.map((p) => `${p.port}:${p.state.replace('PORT_STATE_', '').toLowerCase()} ${p.rateGbps}G ${p.linkLayer === 'LINK_LAYER_ETHERNET' ? 'RoCE' : p.linkLayer === 'LINK_LAYER_INFINIBAND' ? 'IB' : '?'}`).join(', ')}]`).join('  ')}`,
+    );
+    lines.push(
+      `fabrics: ${n.fabrics.map((f) => `${f.fabric} = ${f.hcas.join(',')} (${f.rateGbps} Gb/s, from ${f.source.replace('FABRIC_SOURCE_', '').toLowerCase()})`).join('; ') || 'none (no ACTIVE port)'}`,
+    );
   } else lines.push('HCAs: none (single-node placement only)');
-  lines.push(`CPU: ${n.cpuCores} cores${n.cpuModel ? ` (${n.cpuModel})` : ''}; memory ${(n.memoryTotalMib / MIB_PER_GIB).toFixed(1)} GiB; NUMA nodes ${n.topology?.numaNodes || '?'}`);
+  lines.push(
+    `CPU: ${n.cpuCores} cores${n.cpuModel ? ` (${n.cpuModel})` : ''}; memory ${(n.memoryTotalMib / MIB_PER_GIB).toFixed(1)} GiB; NUMA nodes ${n.topology?.numaNodes || '?'}`,
+  );
   lines.push(`disk: ${(n.diskFreeMib / MIB_PER_GIB).toFixed(1)} GiB free of ${(n.diskTotalMib / MIB_PER_GIB).toFixed(1)} GiB under ${n.modelCacheDir}`);
   if (d.warnings.length) lines.push('warnings:', ...d.warnings.map((w) => `  - ${w}`));
   return lines.join('\n') + '\n';
@@ -86,16 +94,26 @@ export function discoveryJson(d: Discovery): unknown {
 
 function formatChecks(checks: EngineCheck[]): string {
   if (!checks.length) return 'no engines configured (agent.yaml engines:)\n';
-  return checks.map((c) => `${c.engine.padEnd(9)} ${c.error ? 'FAIL' : 'ok  '}  ${c.resolved ?? c.binary}${c.version ? `  version ${c.version}` : ''}${c.error ? `\n          ${c.error}` : ''}`).join('\n') + '\n';
+  return (
+    checks
+      .map(
+        (c) =>
+          `${c.engine.padEnd(9)} ${c.error ? 'FAIL' : 'ok  '}  ${c.resolved ?? c.binary}${c.version ? `  version ${c.version}` : ''}${c.error ? `\n          ${c.error}` : ''}`,
+      )
+      .join('\n') + '\n'
+  );
 }
 
 export function buildCommand(io: Io = { out: process.stdout, err: process.stderr }, result: { exitCode: number } = { exitCode: 0 }): Command {
   const root = new Command('llmgw node-agent')
-    .description('The agent on every GPU node: discovers GPUs, InfiniBand fabrics, CPU, memory and disk; launches and supervises engines; reports to inventory over mTLS (llmgw.agent.v1.AgentService, proto/llmgw/agent/v1/agent.proto).')
+    .description(
+      'The agent on every GPU node: discovers GPUs, InfiniBand fabrics, CPU, memory and disk; launches and supervises engines; reports to inventory over mTLS (llmgw.agent.v1.AgentService, proto/llmgw/agent/v1/agent.proto).',
+    )
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
     .exitOverride();
   const common = (c: Command) =>
-    c.option('--config <file>', 'agent.yaml (docs/node-agent.md#agentyaml)')
+    c
+      .option('--config <file>', 'agent.yaml (docs/node-agent.md#agentyaml)')
       .option('--nvidia-smi <cmd>', 'the nvidia-smi command (a path, or a command with arguments, e.g. a capture replayer)')
       .option('--sysfs-root <dir>', 'the sysfs mount to read InfiniBand and NUMA from (default /sys)')
       .option('--fake-gpus <spec>', 'simulate GPUs instead of asking the driver, e.g. 8xh100-80g,fabric=ib-a')
@@ -120,9 +138,17 @@ export function buildCommand(io: Io = { out: process.stdout, err: process.stderr
     .action(async (o) => {
       const cfg = configFrom(o);
       const d = await discover({
-        nodeId: cfg.node_id, nvidiaSmi: cfg.nvidia_smi, sysfsRoot: cfg.sysfs_root, fakeGpus: cfg.fake_gpus, fabrics: cfg.fabrics,
-        fabricPrefixes: cfg.fabric_prefixes, gpuClass: cfg.gpu_class, modelCacheDir: cfg.model_cache_dir ?? join(cfg.work_dir, 'models'),
-        mgmtInterface: cfg.mgmt_interface, labels: cfg.labels, agentVersion: AGENT_VERSION,
+        nodeId: cfg.node_id,
+        nvidiaSmi: cfg.nvidia_smi,
+        sysfsRoot: cfg.sysfs_root,
+        fakeGpus: cfg.fake_gpus,
+        fabrics: cfg.fabrics,
+        fabricPrefixes: cfg.fabric_prefixes,
+        gpuClass: cfg.gpu_class,
+        modelCacheDir: cfg.model_cache_dir ?? join(cfg.work_dir, 'models'),
+        mgmtInterface: cfg.mgmt_interface,
+        labels: cfg.labels,
+        agentVersion: AGENT_VERSION,
       });
       io.out.write(o.json ? JSON.stringify(discoveryJson(d), null, 2) + '\n' : formatDiscovery(d));
     });

@@ -45,14 +45,22 @@ describe('node-agent against a test inventory over mTLS', () => {
       Connect: agentConnectHandler({
         requireCert: true,
         commandTimeoutMs: 30_000,
-        onRegister: (s) => { sessions.push(s); },
+        onRegister: (s) => {
+          sessions.push(s);
+        },
         onShardStatus: (s, st) => {
           statuses.push({ node: s.nodeId, session: s.sessionId, s: st });
           if (st.pgid) pgids.add(st.pgid);
         },
-        onStats: (_s, st) => { stats.push(st); },
-        onHeartbeat: (_s, hb) => { beats.push(hb); },
-        onClose: (s, err) => { closed.push({ session: s.sessionId, code: err?.code }); },
+        onStats: (_s, st) => {
+          stats.push(st);
+        },
+        onHeartbeat: (_s, hb) => {
+          beats.push(hb);
+        },
+        onClose: (s, err) => {
+          closed.push({ session: s.sessionId, code: err?.code });
+        },
       }),
     });
     const tls = { ca: readFileSync(ca.certPath), cert: readFileSync(srv.certPath), key: readFileSync(srv.keyPath), requireClientCert: true };
@@ -62,7 +70,11 @@ describe('node-agent against a test inventory over mTLS', () => {
   afterAll(async () => {
     for (const a of agents) if (a.p.exitCode === null && a.p.signalCode === null) a.p.kill('SIGKILL');
     for (const g of pgids) {
-      try { process.kill(-g, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-g, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     await shutdown(server, 500);
     rmSync(dir, { recursive: true, force: true });
@@ -92,7 +104,10 @@ describe('node-agent against a test inventory over mTLS', () => {
   }
 
   function startAgentProcess(config: string) {
-    const p = spawn(process.execPath, [LLMGW, 'node-agent', 'run', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' } });
+    const p = spawn(process.execPath, [LLMGW, 'node-agent', 'run', '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+    });
     const out: string[] = [];
     p.stdout!.on('data', (b) => out.push(String(b)));
     p.stderr!.on('data', (b) => out.push(String(b)));
@@ -102,15 +117,28 @@ describe('node-agent against a test inventory over mTLS', () => {
   }
 
   const sim = (shardId: string, port: number): agentV1.ShardSpec => ({
-    shardId, replicaId: shardId.replace(/-r0$/, ''), model: 'sim-llama', profile: 'default', engine: 'sim', rank: 0, nnodes: 1,
-    gpuIndices: [shardId.startsWith('keep') ? 0 : 1], httpPort: port, servedModelName: 'sim-llama', args: ['--decode-tps', '0', '--prefill-tps', '0'],
+    shardId,
+    replicaId: shardId.replace(/-r0$/, ''),
+    model: 'sim-llama',
+    profile: 'default',
+    engine: 'sim',
+    rank: 0,
+    nnodes: 1,
+    gpuIndices: [shardId.startsWith('keep') ? 0 : 1],
+    httpPort: port,
+    servedModelName: 'sim-llama',
+    args: ['--decode-tps', '0', '--prefill-tps', '0'],
     startupTimeoutMs: 120_000,
   });
 
   it('start, ready, logs, stats, drain, stop; SIGKILL the agent and restart: the engine keeps serving and is adopted', async () => {
     const config = writeConfig('a', 'node-a');
     const first = startAgentProcess(config);
-    const s1 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a'), 'node-a to register', { timeoutMs: 90_000, everyMs: 25, seen: () => first.out.join('') });
+    const s1 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a'), 'node-a to register', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+      seen: () => first.out.join(''),
+    });
     expect(s1.peerCommonName).toBe('node-a');
     const node = s1.register.node!;
     expect(node).toMatchObject({ nodeId: 'node-a', mgmtAddr: '127.0.0.1', simulated: true, labels: { rack: 'r12' } });
@@ -126,17 +154,25 @@ describe('node-agent against a test inventory over mTLS', () => {
     await expect(s1.startShard(sim('keep-r0', keepPort))).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED', shardId: 'keep-r0' });
     await expect(s1.startShard(sim('keep-r0', keepPort))).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
     await expect(s1.startShard(sim('gone-r0', gonePort))).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
-    await expect(s1.startShard({ ...sim('bad-r0', gonePort), gpuIndices: [7] })).resolves.toMatchObject({ result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_INVALID_ARGUMENT' });
+    await expect(s1.startShard({ ...sim('bad-r0', gonePort), gpuIndices: [7] })).resolves.toMatchObject({
+      result: 'ACK_RESULT_REJECTED',
+      errorCode: 'LLMGW_ERR_INVALID_ARGUMENT',
+    });
 
-    const ready = await waitUntil(() => {
-      const a = statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_READY', from);
-      const b = statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_READY', from);
-      return a && b && a;
-    }, 'both shards READY', { timeoutMs: 120_000, everyMs: 25, seen: () => statuses.slice(from).map((x) => [x.s.shardId, x.s.state, x.s.message]) });
+    const ready = await waitUntil(
+      () => {
+        const a = statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_READY', from);
+        const b = statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_READY', from);
+        return a && b && a;
+      },
+      'both shards READY',
+      { timeoutMs: 120_000, everyMs: 25, seen: () => statuses.slice(from).map((x) => [x.s.shardId, x.s.state, x.s.message]) },
+    );
     expect(ready).toMatchObject({ endpoint: `http://127.0.0.1:${keepPort}`, message: 'serving sim-llama', adopted: false });
     expect(statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_PENDING', from)?.spec?.shardId).toBe('keep-r0');
     const chat = await fetch(`http://127.0.0.1:${keepPort}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'sim-llama', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
     });
     expect(chat.status).toBe(200);
@@ -146,11 +182,21 @@ describe('node-agent against a test inventory over mTLS', () => {
     const agentLogs = await s1.logs({ source: 'LOG_SOURCE_AGENT', tailLines: 200 });
     expect(agentLogs.lines.some((l) => l.text.includes('registered with inventory'))).toBe(true);
     await expect(s1.logs({ source: 'LOG_SOURCE_SHARD', shardId: 'nope', tailLines: 5 })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
-    await waitUntil(() => stats.find((x) => x.shardId === 'keep-r0' && !x.error && Number(x.requestsFinishedTotal) >= 1), 'engine stats', { timeoutMs: 90_000, everyMs: 25 });
-    await waitUntil(() => beats.find((b) => b.shards.filter((s) => s.state === 'SHARD_STATE_READY').length === 2), 'a heartbeat listing both shards', { timeoutMs: 90_000, everyMs: 25 });
+    await waitUntil(() => stats.find((x) => x.shardId === 'keep-r0' && !x.error && Number(x.requestsFinishedTotal) >= 1), 'engine stats', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+    });
+    await waitUntil(() => beats.find((b) => b.shards.filter((s) => s.state === 'SHARD_STATE_READY').length === 2), 'a heartbeat listing both shards', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+    });
 
     // Started through the service host: one listening line naming the admin app, /readyz = registered, agent metrics.
-    const listening = first.out.join('').split('\n').filter((l) => l.includes('"msg":"listening"')).map((l) => JSON.parse(l));
+    const listening = first.out
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"listening"'))
+      .map((l) => JSON.parse(l));
     expect(listening).toHaveLength(1);
     expect(listening[0]).toMatchObject({ service: 'node-agent', nodeId: 'node-a', gpus: 2, simulated: true });
     const adminUrl = listening[0].urls.admin as string;
@@ -164,7 +210,10 @@ describe('node-agent against a test inventory over mTLS', () => {
 
     await expect(s1.drainShard('gone-r0', { reason: 'scale down' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
     await expect(s1.drainShard('gone-r0')).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
-    await waitUntil(() => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_DRAINING' && s.message === 'drained: no requests in flight', from), 'drained', { timeoutMs: 90_000, everyMs: 25 });
+    await waitUntil(() => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_DRAINING' && s.message === 'drained: no requests in flight', from), 'drained', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+    });
     await expect(s1.stopShard('gone-r0', { graceMs: 5_000, reason: 'scale down' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
     const stopped = await waitUntil(() => statusOf('gone-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from), 'STOPPED', { timeoutMs: 90_000, everyMs: 25 });
     expect(stopped).toMatchObject({ message: 'stopped: scale down', exited: true });
@@ -177,9 +226,20 @@ describe('node-agent against a test inventory over mTLS', () => {
     expect((await fetch(`http://127.0.0.1:${keepPort}/health`)).status).toBe(200);
 
     const second = startAgentProcess(config);
-    const s2 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a' && s.sessionId !== s1.sessionId), 'node-a to register again', { timeoutMs: 90_000, everyMs: 25, seen: () => second.out.join('') });
+    const s2 = await waitUntil(() => sessions.find((s) => s.nodeId === 'node-a' && s.sessionId !== s1.sessionId), 'node-a to register again', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+      seen: () => second.out.join(''),
+    });
     expect(s2.register.runningShards).toEqual([
-      expect.objectContaining({ shardId: 'keep-r0', state: 'SHARD_STATE_READY', adopted: true, pid: ready.pid, pgid: ready.pgid, spec: expect.objectContaining({ shardId: 'keep-r0', httpPort: keepPort }) }),
+      expect.objectContaining({
+        shardId: 'keep-r0',
+        state: 'SHARD_STATE_READY',
+        adopted: true,
+        pid: ready.pid,
+        pgid: ready.pgid,
+        spec: expect.objectContaining({ shardId: 'keep-r0', httpPort: keepPort }),
+      }),
     ]);
     expect(s2.register.runningShards[0].message).toMatch(/^adopted from a previous agent process/);
     expect((await fetch(`http://127.0.0.1:${keepPort}/v1/models`)).status).toBe(200);
@@ -190,7 +250,10 @@ describe('node-agent against a test inventory over mTLS', () => {
 
     const from2 = statuses.length;
     await expect(s2.stopShard('keep-r0', { reason: 'test over' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED' });
-    await waitUntil(() => statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from2), 'the adopted shard STOPPED', { timeoutMs: 90_000, everyMs: 25 });
+    await waitUntil(() => statusOf('keep-r0', (s) => s.state === 'SHARD_STATE_STOPPED', from2), 'the adopted shard STOPPED', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+    });
     await expect(fetch(`http://127.0.0.1:${keepPort}/health`)).rejects.toThrow();
     second.p.kill('SIGTERM');
     await waitUntil(() => second.p.exitCode !== null || second.p.signalCode !== null, 'the agent to exit on SIGTERM', { timeoutMs: 30_000, everyMs: 25 });
@@ -200,7 +263,11 @@ describe('node-agent against a test inventory over mTLS', () => {
   it("node A's certificate cannot register as node B", async () => {
     const before = sessions.length;
     const liar = startAgentProcess(writeConfig('b', 'node-b'));
-    await waitUntil(() => liar.out.join('').includes('LLMGW_ERR_PERMISSION_DENIED'), 'the refusal in the agent log', { timeoutMs: 90_000, everyMs: 25, seen: () => liar.out.join('') });
+    await waitUntil(() => liar.out.join('').includes('LLMGW_ERR_PERMISSION_DENIED'), 'the refusal in the agent log', {
+      timeoutMs: 90_000,
+      everyMs: 25,
+      seen: () => liar.out.join(''),
+    });
     expect(liar.out.join('')).toMatch(/claimed identity \\"node-b\\" does not match certificate CN \\"node-a\\"/);
     expect(sessions.slice(before).some((s) => s.nodeId === 'node-b')).toBe(false);
     expect(liar.p.exitCode).toBeNull(); // it keeps retrying with backoff

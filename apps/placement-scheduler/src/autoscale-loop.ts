@@ -104,7 +104,10 @@ export class AutoscaleLoop {
           continue;
         }
         this.metrics?.decisions.inc({ model: m.name, direction: d.action });
-        this.o.log.info({ model: m.name, decision: d.action, from: d.from, to: d.to, reason: d.reason, inputs: d.inputs }, `autoscaler: ${d.reason} (${d.from} -> ${d.to} replicas)`);
+        this.o.log.info(
+          { model: m.name, decision: d.action, from: d.from, to: d.to, reason: d.reason, inputs: d.inputs },
+          `autoscaler: ${d.reason} (${d.from} -> ${d.to} replicas)`,
+        );
       }
       if (out.some((d) => d.action !== 'hold')) this.o.reconcileSoon();
       return out;
@@ -120,8 +123,23 @@ export class AutoscaleLoop {
 
 function makeMetrics(registry: Registry) {
   return {
-    decisions: new Counter({ name: 'llmgw_autoscaler_decisions_total', help: 'Autoscaler scale events by model and direction (up, down)', labelNames: ['model', 'direction'], registers: [registry] }),
-    waiting: new Gauge({ name: 'llmgw_autoscaler_waiting_per_replica', help: 'Requests queued in admission per Ready replica, averaged over the autoscaler window', labelNames: ['model'], registers: [registry] }),
-    desired: new Gauge({ name: 'llmgw_autoscaler_desired_replicas', help: 'Replicas the autoscaler wants for the model', labelNames: ['model'], registers: [registry] }),
+    decisions: new Counter({
+      name: 'llmgw_autoscaler_decisions_total',
+      help: 'Autoscaler scale events by model and direction (up, down)',
+      labelNames: ['model', 'direction'],
+      registers: [registry],
+    }),
+    waiting: new Gauge({
+      name: 'llmgw_autoscaler_waiting_per_replica',
+      help: 'Requests queued in admission per Ready replica, averaged over the autoscaler window',
+      labelNames: ['model'],
+      registers: [registry],
+    }),
+    desired: new Gauge({
+      name: 'llmgw_autoscaler_desired_replicas',
+      help: 'Replicas the autoscaler wants for the model',
+      labelNames: ['model'],
+      registers: [registry],
+    }),
   };
 }

@@ -1,7 +1,17 @@
 import { Autoscaler, type ModelLoad } from './autoscaler';
 
 const S = { windowMs: 10_000, upCooldownMs: 20_000, downCooldownMs: 30_000, quietPeriodMs: 60_000 };
-const load = (queued: number, ready: number, live = ready, over: Partial<ModelLoad> = {}): ModelLoad => ({ model: 'm', queued, ready, live, base: 1, min: 1, max: 4, target: 8, ...over });
+const load = (queued: number, ready: number, live = ready, over: Partial<ModelLoad> = {}): ModelLoad => ({
+  model: 'm',
+  queued,
+  ready,
+  live,
+  base: 1,
+  min: 1,
+  max: 4,
+  target: 8,
+  ...over,
+});
 
 describe('Autoscaler', () => {
   it('adds a replica while the window average of waiting per replica is above the target, saying why', () => {

@@ -52,7 +52,19 @@ export interface Decision {
   /** "scaling up: 38 waiting per replica, target 8". */
   reason: string;
   atMs: number;
-  inputs: { queued: number; ready: number; live: number; running: number; waitingPerReplica: number; windowAvg: number; samples: number; target: number; min: number; max: number; quietForMs: number };
+  inputs: {
+    queued: number;
+    ready: number;
+    live: number;
+    running: number;
+    waitingPerReplica: number;
+    windowAvg: number;
+    samples: number;
+    target: number;
+    min: number;
+    max: number;
+    quietForMs: number;
+  };
 }
 
 interface ModelState {
@@ -110,7 +122,19 @@ export class Autoscaler {
     const fitsOnFewer = !l.slotsPerReplica || (l.running ?? 0) <= Math.max(0, l.ready - 1) * l.slotsPerReplica * DOWN_HEADROOM;
     if (l.queued > 0 || !fitsOnFewer) st.lastBusyMs = now;
     const from = Math.min(l.max, Math.max(l.base, st.desired ?? l.live, l.min));
-    const inputs = { queued: l.queued, ready: l.ready, live: l.live, running: l.running ?? 0, waitingPerReplica: round1(perReplica), windowAvg: round1(avg), samples: st.samples.length, target: l.target, min: l.min, max: l.max, quietForMs: now - st.lastBusyMs };
+    const inputs = {
+      queued: l.queued,
+      ready: l.ready,
+      live: l.live,
+      running: l.running ?? 0,
+      waitingPerReplica: round1(perReplica),
+      windowAvg: round1(avg),
+      samples: st.samples.length,
+      target: l.target,
+      min: l.min,
+      max: l.max,
+      quietForMs: now - st.lastBusyMs,
+    };
     const decide = (action: Decision['action'], to: number, reason: string): Decision => {
       const d: Decision = { model: l.model, action, from, to, reason, atMs: now, inputs };
       st!.desired = to;
@@ -132,9 +156,14 @@ export class Autoscaler {
     const floor = Math.max(l.base, l.min);
     if (from > floor) {
       const quietFor = now - st.lastBusyMs;
-      if (quietFor < this.s.quietPeriodMs) return decide('hold', from, `holding ${from}: quiet for ${Math.round(quietFor / 1000)} s of ${Math.round(this.s.quietPeriodMs / 1000)} s`);
+      if (quietFor < this.s.quietPeriodMs)
+        return decide('hold', from, `holding ${from}: quiet for ${Math.round(quietFor / 1000)} s of ${Math.round(this.s.quietPeriodMs / 1000)} s`);
       if (now - st.lastEventMs < this.s.downCooldownMs) return decide('hold', from, `down cooldown: quiet for ${Math.round(quietFor / 1000)} s`);
-      return decide('down', from - 1, `scaling down: quiet for ${Math.round(quietFor / 1000)} s (nothing waited, ${l.running ?? 0} running fits on ${from - 1})`);
+      return decide(
+        'down',
+        from - 1,
+        `scaling down: quiet for ${Math.round(quietFor / 1000)} s (nothing waited, ${l.running ?? 0} running fits on ${from - 1})`,
+      );
     }
     return decide('hold', from, `steady: ${load}`);
   }

@@ -52,8 +52,10 @@ export function staleness(stored: readonly StoredProfile[], running: readonly Ru
     const why = mine
       .map((r) => {
         if (p.engine && r.engine !== p.engine) return `replica ${r.replicaId} runs ${r.engine}, measured on ${p.engine}`;
-        if (r.engineVersion !== p.engineVersion) return `replica ${r.replicaId} runs ${r.engine} ${r.engineVersion || '(unknown)'}, measured on ${p.engineVersion || '(unknown)'}`;
-        if (JSON.stringify(r.args) !== JSON.stringify(p.engineArgs)) return `replica ${r.replicaId} runs with arguments "${r.args.join(' ')}", measured with "${p.engineArgs.join(' ')}"`;
+        if (r.engineVersion !== p.engineVersion)
+          return `replica ${r.replicaId} runs ${r.engine} ${r.engineVersion || '(unknown)'}, measured on ${p.engineVersion || '(unknown)'}`;
+        if (JSON.stringify(r.args) !== JSON.stringify(p.engineArgs))
+          return `replica ${r.replicaId} runs with arguments "${r.args.join(' ')}", measured with "${p.engineArgs.join(' ')}"`;
         return '';
       })
       .find(Boolean);
@@ -78,7 +80,12 @@ export class CapacityStaleCheck {
   private reported = new Map<string, string>();
 
   constructor(private readonly o: StaleCheckOptions) {
-    this.gauge = new Gauge({ name: 'llmgw_capacity_profile_stale', help: '1 when a Ready replica runs another engine version or other arguments than its stored capacity profile was measured with (ctl bench --save again)', labelNames: ['model', 'profile'], registers: [o.registry] });
+    this.gauge = new Gauge({
+      name: 'llmgw_capacity_profile_stale',
+      help: '1 when a Ready replica runs another engine version or other arguments than its stored capacity profile was measured with (ctl bench --save again)',
+      labelNames: ['model', 'profile'],
+      registers: [o.registry],
+    });
   }
 
   start(): void {
@@ -101,7 +108,8 @@ export class CapacityStaleCheck {
     for (const [key, why] of result) {
       const [model, profile] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       this.gauge.set({ model, profile }, why ? 1 : 0);
-      if (why && this.reported.get(key) !== why) this.o.log.warn({ model, profile, reason: why }, 'capacity profile is stale; measure again with llmgw ctl bench --save');
+      if (why && this.reported.get(key) !== why)
+        this.o.log.warn({ model, profile, reason: why }, 'capacity profile is stale; measure again with llmgw ctl bench --save');
     }
     this.reported = result;
     return result;

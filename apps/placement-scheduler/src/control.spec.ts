@@ -17,8 +17,34 @@ function wireNodes(sim: SimFleet): InventoryNodeLike[] {
       hostname: n.id,
       mgmtAddr: n.mgmtAddr,
       labels: {},
-      gpus: n.gpus.map((g) => ({ index: g.index, uuid: `GPU-${n.id}-${g.index}`, name: 'NVIDIA H100 80GB HBM3', memoryTotalMib: 81559, pciBusId: '', numaNode: g.numaNode, computeCapability: g.computeCapability, gpuClass: g.gpuClass, nvlinkPeers: [] })),
-      hcas: n.hcas.map((h) => ({ name: h.name, pciBusId: '', numaNode: h.numaNode, ports: [{ port: 1, state: h.active ? 'PORT_STATE_ACTIVE' : 'PORT_STATE_DOWN', physState: '', rateGbps: 400, linkLayer: 'LINK_LAYER_INFINIBAND', gidPrefix: '', lid: 1, smLid: 1 }] })),
+      gpus: n.gpus.map((g) => ({
+        index: g.index,
+        uuid: `GPU-${n.id}-${g.index}`,
+        name: 'NVIDIA H100 80GB HBM3',
+        memoryTotalMib: 81559,
+        pciBusId: '',
+        numaNode: g.numaNode,
+        computeCapability: g.computeCapability,
+        gpuClass: g.gpuClass,
+        nvlinkPeers: [],
+      })),
+      hcas: n.hcas.map((h) => ({
+        name: h.name,
+        pciBusId: '',
+        numaNode: h.numaNode,
+        ports: [
+          {
+            port: 1,
+            state: h.active ? 'PORT_STATE_ACTIVE' : 'PORT_STATE_DOWN',
+            physState: '',
+            rateGbps: 400,
+            linkLayer: 'LINK_LAYER_INFINIBAND',
+            gidPrefix: '',
+            lid: 1,
+            smLid: 1,
+          },
+        ],
+      })),
       fabrics: n.fabrics.map((f) => ({ fabric: f.name, hcas: [...f.hcas], rateGbps: 400, source: 'FABRIC_SOURCE_LABEL' })),
       topology: { nvlinkGroups: n.nvlinkGroups.map((g) => ({ gpuIndices: [...g] })), numaNodes: 2, source: 'sim' },
       versions: null,
@@ -49,8 +75,19 @@ function wireNodes(sim: SimFleet): InventoryNodeLike[] {
 
 const catalog = parseCatalog({
   models: [
-    { name: 'llama', aliases: ['l3'], source: '/m/llama', scaling: { min: 1, max: 2 }, profiles: [{ name: 'h100-tp2', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }] },
-    { name: 'big', source: '/m/big', scaling: { min: 0, max: 1, idle_timeout: '1m' }, profiles: [{ name: 'two-node', gpu_class: 'h100-80g', engine: 'sim', tp: 16, nodes: 2 }] },
+    {
+      name: 'llama',
+      aliases: ['l3'],
+      source: '/m/llama',
+      scaling: { min: 1, max: 2 },
+      profiles: [{ name: 'h100-tp2', gpu_class: 'h100-80g', engine: 'sim', tp: 2 }],
+    },
+    {
+      name: 'big',
+      source: '/m/big',
+      scaling: { min: 0, max: 1, idle_timeout: '1m' },
+      profiles: [{ name: 'two-node', gpu_class: 'h100-80g', engine: 'sim', tp: 16, nodes: 2 }],
+    },
     { name: 'a100-only', source: '/m/x', scaling: { min: 1 }, profiles: [{ name: 'a100', gpu_class: 'a100-80g', engine: 'vllm', tp: 1 }] },
   ],
 });

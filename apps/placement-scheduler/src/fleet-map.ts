@@ -32,7 +32,19 @@ const HEALTH: Record<string, GpuHealthState> = { GPU_HEALTH_OK: 'ok', GPU_HEALTH
 const isEngine = (e: string): e is EngineKind => (ENGINE_KINDS as readonly string[]).includes(e);
 
 /** The fields agent.v1.ShardSpec and ShardLaunchSpec name and type alike, copied from either. */
-type SameFields = 'shardId' | 'replicaId' | 'model' | 'profile' | 'rank' | 'leaderAddr' | 'leaderPort' | 'fabric' | 'httpPort' | 'modelPath' | 'startupTimeoutMs' | 'servedModelName';
+type SameFields =
+  | 'shardId'
+  | 'replicaId'
+  | 'model'
+  | 'profile'
+  | 'rank'
+  | 'leaderAddr'
+  | 'leaderPort'
+  | 'fabric'
+  | 'httpPort'
+  | 'modelPath'
+  | 'startupTimeoutMs'
+  | 'servedModelName';
 function sameFields(s: Pick<ShardLaunchSpec, SameFields>): Pick<ShardLaunchSpec, SameFields> {
   const { shardId, replicaId, model, profile, rank, leaderAddr, leaderPort, fabric, httpPort, modelPath, startupTimeoutMs, servedModelName } = s;
   return { shardId, replicaId, model, profile, rank, leaderAddr, leaderPort, fabric, httpPort, modelPath, startupTimeoutMs, servedModelName };
@@ -57,7 +69,15 @@ export function specFromWire(s: agentV1.ShardSpec__Output | null | undefined): S
     ...(s.kvEventsPort ? { kvEventsPort: s.kvEventsPort } : {}),
     ...(s.kvReplayPort ? { kvReplayPort: s.kvReplayPort } : {}),
     ...(mirrorFromWire(s.weights) ? { weights: mirrorFromWire(s.weights) } : {}),
-    ...(s.adapters?.length ? { adapters: s.adapters.map((a) => ({ name: a.name, scale: a.scale, ...(mirrorFromWire(a.weights) ? { weights: mirrorFromWire(a.weights) } : { path: a.path }) })) } : {}),
+    ...(s.adapters?.length
+      ? {
+          adapters: s.adapters.map((a) => ({
+            name: a.name,
+            scale: a.scale,
+            ...(mirrorFromWire(a.weights) ? { weights: mirrorFromWire(a.weights) } : { path: a.path }),
+          })),
+        }
+      : {}),
     ...(s.maxLoras ? { maxLoras: s.maxLoras } : {}),
     // api_key is never read back from a report: agents do not echo it, and the reconciler derives it again.
   };
@@ -93,7 +113,12 @@ function mirrorToWire(w: WeightsMirror): agentV1.WeightsSource {
 
 function mirrorFromWire(w: agentV1.WeightsSource__Output | null | undefined): WeightsMirror | undefined {
   if (!w?.baseUrl) return undefined;
-  return { baseUrl: w.baseUrl, manifest: w.manifest, ...(w.credentialsFile ? { credentialsFile: w.credentialsFile } : {}), ...(w.credentialsEnv ? { credentialsEnv: w.credentialsEnv } : {}) };
+  return {
+    baseUrl: w.baseUrl,
+    manifest: w.manifest,
+    ...(w.credentialsFile ? { credentialsFile: w.credentialsFile } : {}),
+    ...(w.credentialsEnv ? { credentialsEnv: w.credentialsEnv } : {}),
+  };
 }
 
 /** One inventory node → the placement view of it, or undefined without NodeInfo. */
@@ -121,7 +146,11 @@ export function nodeFromWire(n: InventoryNodeLike): ReconcilerNode | undefined {
       ...(draw.has(g.index) ? { powerDrawW: draw.get(g.index)! } : {}),
     })),
     hcas: info.hcas.map((h) => ({ name: h.name, numaNode: h.numaNode, active: h.ports.some((p) => p.state === 'PORT_STATE_ACTIVE') })),
-    fabrics: info.fabrics.map((f) => ({ name: f.fabric, hcas: f.hcas, known: f.source !== 'FABRIC_SOURCE_UNKNOWN' && f.fabric !== '' && f.fabric !== 'unknown' })),
+    fabrics: info.fabrics.map((f) => ({
+      name: f.fabric,
+      hcas: f.hcas,
+      known: f.source !== 'FABRIC_SOURCE_UNKNOWN' && f.fabric !== '' && f.fabric !== 'unknown',
+    })),
     nvlinkGroups: (info.topology?.nvlinkGroups ?? []).map((g) => g.gpuIndices),
     engines,
     ...(location ? { location } : {}),

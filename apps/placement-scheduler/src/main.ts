@@ -39,8 +39,17 @@ Routers read what it publishes with endpoint_source: { kind: redis } (same Redis
 }
 
 interface Flags {
-  config?: string; catalog?: string; inventory?: string; accounting?: string; host?: string; port?: string; adminPort?: string;
-  redisUrl?: string; redisPrefix?: string; instanceId?: string; logLevel?: string;
+  config?: string;
+  catalog?: string;
+  inventory?: string;
+  accounting?: string;
+  host?: string;
+  port?: string;
+  adminPort?: string;
+  redisUrl?: string;
+  redisPrefix?: string;
+  instanceId?: string;
+  logLevel?: string;
 }
 
 /** `llmgw placement-scheduler ...` */

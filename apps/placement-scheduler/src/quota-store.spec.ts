@@ -32,6 +32,14 @@ describe.each<[string, () => QuotaStore]>([
 
 it('a malformed Redis entry is ignored, not fatal', async () => {
   const p = `${prefix}bad:`;
-  await redis.hset(`${p}placement:quotas`, 'x', '{"scope":"galaxy","name":"a","guaranteeGpus":1}', 'y', 'not json', 'z', '{"scope":"team","name":"t","guaranteeGpus":3}');
+  await redis.hset(
+    `${p}placement:quotas`,
+    'x',
+    '{"scope":"galaxy","name":"a","guaranteeGpus":1}',
+    'y',
+    'not json',
+    'z',
+    '{"scope":"team","name":"t","guaranteeGpus":3}',
+  );
   expect(await new RedisQuotaStore(redis, p).load()).toEqual([{ scope: 'team', name: 't', guaranteeGpus: 3 }]);
 });

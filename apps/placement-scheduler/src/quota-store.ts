@@ -23,7 +23,13 @@ function ruleOf(json: string): QuotaRule | undefined {
     if (typeof r.name !== 'string' || !r.name || !count(r.guaranteeGpus)) return undefined;
     if (r.limitGpus !== undefined && !count(r.limitGpus)) return undefined;
     if (r.capacityClass !== undefined && !CAPACITY_CLASSES.includes(r.capacityClass)) return undefined;
-    return { scope: r.scope, name: r.name, guaranteeGpus: r.guaranteeGpus!, ...(r.limitGpus !== undefined ? { limitGpus: r.limitGpus } : {}), ...(r.capacityClass ? { capacityClass: r.capacityClass } : {}) };
+    return {
+      scope: r.scope,
+      name: r.name,
+      guaranteeGpus: r.guaranteeGpus!,
+      ...(r.limitGpus !== undefined ? { limitGpus: r.limitGpus } : {}),
+      ...(r.capacityClass ? { capacityClass: r.capacityClass } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -48,10 +48,21 @@ describe('scheduler → Redis → router: the endpoint record round trip', () =>
     await waitUntil(() => source!.all().length === 1, 'the record read back', { timeoutMs: 10_000, everyMs: 20 });
     const { fabric: _f, gpuClass: _g, ...asRecord } = placed;
     expect(source.all()[0]).toEqual(asRecord);
-    expect(source.all()[0]).toMatchObject({ maxNumSeqs: 12, schedulingPolicy: 'priority', auth: 'replica-key', kvEvents: { endpoint: expect.stringMatching(/^tcp:\/\/10\.0\.0\.2:\d+$/) } });
+    expect(source.all()[0]).toMatchObject({
+      maxNumSeqs: 12,
+      schedulingPolicy: 'priority',
+      auth: 'replica-key',
+      kvEvents: { endpoint: expect.stringMatching(/^tcp:\/\/10\.0\.0\.2:\d+$/) },
+    });
 
     const raw = await redis.hget(endpointKeys(prefix).hash, placed.id);
-    expect(JSON.parse(raw!)).toMatchObject({ v: 1, max_num_seqs: 12, scheduling_policy: 'priority', auth: 'replica-key', kv_events: { endpoint: placed.kvEvents!.endpoint, replay_endpoint: placed.kvEvents!.replayEndpoint } });
+    expect(JSON.parse(raw!)).toMatchObject({
+      v: 1,
+      max_num_seqs: 12,
+      scheduling_policy: 'priority',
+      auth: 'replica-key',
+      kv_events: { endpoint: placed.kvEvents!.endpoint, replay_endpoint: placed.kvEvents!.replayEndpoint },
+    });
     expect(raw).not.toContain(deriveEngineSecret(key, placed.id));
     expect(fleet.shards.get(`${placed.id}-r0`)!.spec!.apiKey).toBe(deriveEngineSecret(key, placed.id));
   });

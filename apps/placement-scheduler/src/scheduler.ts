@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Catalog } from '@llmgw/config';
 import type { Logger } from '@llmgw/observability';
-import { quotaKey, Reconciler, scalingMode, type QuotaRule, type EndpointPublisher, type Model, type PassResult, type ShardCommandSink } from '@llmgw/placement';
+import {
+  quotaKey,
+  Reconciler,
+  scalingMode,
+  type QuotaRule,
+  type EndpointPublisher,
+  type Model,
+  type PassResult,
+  type ShardCommandSink,
+} from '@llmgw/placement';
 import { fleetFromWire, type InventoryNodeLike } from './fleet-map';
 import type { CatalogViewWriter, TargetStore } from '@llmgw/stores';
 import type { QuotaUsage } from '@llmgw/control-rpc';
@@ -50,7 +59,12 @@ export interface SchedulerOptions {
 
 /** "llama-3-3-70b-3f9a0c1d": the model, sanitised, and random bytes (never reused across restarts). */
 export function newReplicaId(model: string): string {
-  const base = model.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'replica';
+  const base =
+    model
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'replica';
   return `${base}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -150,10 +164,13 @@ export class PlacementScheduler {
     if (at === undefined || this.closed || (this.wakeAt !== undefined && this.wakeAt <= at)) return;
     if (this.wake) clearTimeout(this.wake);
     this.wakeAt = at;
-    this.wake = setTimeout(() => {
-      this.wake = this.wakeAt = undefined;
-      void this.tick();
-    }, Math.max(0, at - this.now()));
+    this.wake = setTimeout(
+      () => {
+        this.wake = this.wakeAt = undefined;
+        void this.tick();
+      },
+      Math.max(0, at - this.now()),
+    );
     this.wake.unref();
   }
 
@@ -168,7 +185,9 @@ export class PlacementScheduler {
   }
 
   /** The autoscaler's latest decision for a model, as `ctl models` shows it; undefined when it has none. */
-  autoscaleStatus(model: string): { action: string; reason: string; from: number; to: number; atMs: number; lastChange: string; lastChangeMs: number } | undefined {
+  autoscaleStatus(
+    model: string,
+  ): { action: string; reason: string; from: number; to: number; atMs: number; lastChange: string; lastChangeMs: number } | undefined {
     const d = this.o.autoscaler?.lastDecision(model);
     if (!d) return undefined;
     const c = this.o.autoscaler!.lastChange(model);
@@ -212,10 +231,24 @@ function makeMetrics(registry: Registry) {
     leader: new Gauge({ name: 'llmgw_placement_leader', help: '1 while this scheduler holds the leader lock', registers: [registry] }),
     passes: new Counter({ name: 'llmgw_placement_reconcile_passes_total', help: 'Reconciler passes run as leader', registers: [registry] }),
     placed: new Counter({ name: 'llmgw_placement_replicas_placed_total', help: 'Replicas placed (StartShard sent)', registers: [registry] }),
-    failed: new Counter({ name: 'llmgw_placement_replicas_failed_total', help: 'Replicas failed (a shard failed, its node was lost, or it never became ready)', registers: [registry] }),
+    failed: new Counter({
+      name: 'llmgw_placement_replicas_failed_total',
+      help: 'Replicas failed (a shard failed, its node was lost, or it never became ready)',
+      registers: [registry],
+    }),
     orphans: new Counter({ name: 'llmgw_placement_orphan_shards_stopped_total', help: 'Shards no replica claimed, stopped', registers: [registry] }),
     replicas: new Gauge({ name: 'llmgw_placement_replicas', help: 'Replicas by model and state', labelNames: ['model', 'state'], registers: [registry] }),
-    desired: new Gauge({ name: 'llmgw_placement_replicas_desired', help: 'Replicas the reconciler wants, by model and scaling mode', labelNames: ['model', 'mode'], registers: [registry] }),
-    unschedulable: new Gauge({ name: 'llmgw_placement_unschedulable', help: '1 when the model could not get every replica it wants (see explain-placement)', labelNames: ['model'], registers: [registry] }),
+    desired: new Gauge({
+      name: 'llmgw_placement_replicas_desired',
+      help: 'Replicas the reconciler wants, by model and scaling mode',
+      labelNames: ['model', 'mode'],
+      registers: [registry],
+    }),
+    unschedulable: new Gauge({
+      name: 'llmgw_placement_unschedulable',
+      help: '1 when the model could not get every replica it wants (see explain-placement)',
+      labelNames: ['model'],
+      registers: [registry],
+    }),
   };
 }

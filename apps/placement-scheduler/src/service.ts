@@ -1,7 +1,17 @@
 import { loadCatalogFile, placementSchedulerConfigSchema, type PlacementSchedulerConfig } from '@llmgw/config';
 import { AccountingClient } from '@llmgw/accounting-rpc';
 import { AdmissionRpcClient } from '@llmgw/admission-rpc';
-import { AccountingAuditSink, controlModelHandlers, controlQuotaHandlers, QuotaAdmin, logOnlyAuditSink, controlNodeHandlers, controlServiceDefinition, InventoryNodeAdmin, ModelAdmin } from '@llmgw/control-rpc';
+import {
+  AccountingAuditSink,
+  controlModelHandlers,
+  controlQuotaHandlers,
+  QuotaAdmin,
+  logOnlyAuditSink,
+  controlNodeHandlers,
+  controlServiceDefinition,
+  InventoryNodeAdmin,
+  ModelAdmin,
+} from '@llmgw/control-rpc';
 import { deriveEngineSecret, readEngineKeyFile } from '@llmgw/endpoints';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import { InventoryClient } from '@llmgw/inventory-rpc';
@@ -50,10 +60,16 @@ export const placementSchedulerService = defineService({
     const redis = cfg.redis ? await ctx.redis('scheduler state', cfg.redis.url, { readyWaitMs: cfg.lock_ttl }) : undefined;
     const sub = cfg.redis ? await ctx.redis('demand channel', cfg.redis.url, { kind: 'subscriber', readyWaitMs: cfg.lock_ttl }) : undefined;
     const invTls = ctx.clientTls(cfg.inventory.tls, 'inventory.tls');
-    const inventory = new InventoryClient({ address: cfg.inventory.address, tls: invTls, dependency: ctx.dependency('inventory', { address: cfg.inventory.address }) });
+    const inventory = new InventoryClient({
+      address: cfg.inventory.address,
+      tls: invTls,
+      dependency: ctx.dependency('inventory', { address: cfg.inventory.address }),
+    });
     // Operator actions go to accounting's audit log (AuditLog) when it is configured; always to this log.
     const acctTls = ctx.clientTls(cfg.accounting?.tls, 'accounting.tls');
-    const accounting = cfg.accounting ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls, dependency: ctx.dependency('accounting', { address: cfg.accounting.address }) }) : undefined;
+    const accounting = cfg.accounting
+      ? new AccountingClient({ address: cfg.accounting.address, tls: acctTls, dependency: ctx.dependency('accounting', { address: cfg.accounting.address }) })
+      : undefined;
     const audit = accounting ? new AccountingAuditSink({ client: accounting, log }) : logOnlyAuditSink(log);
     if (!accounting) log.warn({}, 'no accounting address: operator actions (cordon, drain, model targets) are recorded in this log only, not in the audit log');
 
@@ -71,13 +87,22 @@ export const placementSchedulerService = defineService({
     const fleet = new InventoryFleetSource(inventory, log);
     const catalogView = redis ? new RedisCatalogView(redis, prefix, sub) : mem?.catalog;
     // Always built: `llmgw up` attaches admission after it starts (attachAdmission); without admission it holds every count.
-    const autoscaler = new Autoscaler({ windowMs: cfg.autoscaler.window, upCooldownMs: cfg.autoscaler.up_cooldown, downCooldownMs: cfg.autoscaler.down_cooldown, quietPeriodMs: cfg.autoscaler.quiet_period });
+    const autoscaler = new Autoscaler({
+      windowMs: cfg.autoscaler.window,
+      upCooldownMs: cfg.autoscaler.up_cooldown,
+      downCooldownMs: cfg.autoscaler.down_cooldown,
+      quietPeriodMs: cfg.autoscaler.quiet_period,
+    });
     const scheduler = new PlacementScheduler({
       autoscaler,
       catalog,
       fleet,
       sink: new InventoryShardSink(inventory),
-      publisher: redis ? new RedisEndpointPublisher(redis, prefix) : mem ? { publish: (list) => mem.endpoints.replace(list) } : { publish: async () => undefined },
+      publisher: redis
+        ? new RedisEndpointPublisher(redis, prefix)
+        : mem
+          ? { publish: (list) => mem.endpoints.replace(list) }
+          : { publish: async () => undefined },
       leadership: election,
       log,
       registry: ctx.registry,
@@ -140,11 +165,21 @@ export const placementSchedulerService = defineService({
       : undefined;
 
     const { address: listen } = await ctx.grpcServer('control', {
-      address: cfg.listen, tls: cfg.tls, insecure: cfg.insecure, authorize: SCHEDULER_AUTHORIZATION, maxReceiveMessageBytes: cfg.max_message_bytes,
-      services: [{
-        definition: controlServiceDefinition(),
-        implementation: { ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }), ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }), ...controlQuotaHandlers(new QuotaAdmin(scheduler), { log, audit }) } as never,
-      }],
+      address: cfg.listen,
+      tls: cfg.tls,
+      insecure: cfg.insecure,
+      authorize: SCHEDULER_AUTHORIZATION,
+      maxReceiveMessageBytes: cfg.max_message_bytes,
+      services: [
+        {
+          definition: controlServiceDefinition(),
+          implementation: {
+            ...controlNodeHandlers(new InventoryNodeAdmin(inventory), { log, audit }),
+            ...controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit }),
+            ...controlQuotaHandlers(new QuotaAdmin(scheduler), { log, audit }),
+          } as never,
+        },
+      ],
     });
     ctx.onClose('scheduler', async () => {
       stopDemand?.();
@@ -163,7 +198,16 @@ export const placementSchedulerService = defineService({
     staleCheck?.start();
     if (cfg.admission) attachAdmission(cfg.admission.address, cfg.admission.tls);
     ctx.readiness(() => (fleet.synced() ? true : { ready: false, status: 'waiting for the fleet snapshot from inventory' }));
-    ctx.describe({ control: listen, inventory: cfg.inventory.address, audit: cfg.accounting?.address ?? 'log only', catalog: cfg.catalog, models: catalog.models.length, autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached', redis: !!redis, ...(mem ? { state: 'in-process' } : {}) });
+    ctx.describe({
+      control: listen,
+      inventory: cfg.inventory.address,
+      audit: cfg.accounting?.address ?? 'log only',
+      catalog: cfg.catalog,
+      models: catalog.models.length,
+      autoscaler: cfg.admission ? `admission ${cfg.admission.address}` : 'off until admission is attached',
+      redis: !!redis,
+      ...(mem ? { state: 'in-process' } : {}),
+    });
     return { scheduler, election, attachAdmission, autoscaler, staleCheck };
   },
 });

@@ -55,8 +55,17 @@ describe('bad input through the placement-scheduler (real processes)', () => {
       ['source', () => drain(ctl.logs({ nodeId: 'b1', source: 9 as never }, { deadlineMs: 10_000 }))],
     ];
     for (const [field, call] of cases) {
-      const e = fromGrpcError(await call().then(() => undefined, (x) => x));
-      expect([field, e.code, e.message.slice(0, 300)]).toEqual([field, 'LLMGW_ERR_INVALID_ARGUMENT', expect.stringMatching(new RegExp(`${field}|${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`))]);
+      const e = fromGrpcError(
+        await call().then(
+          () => undefined,
+          (x) => x,
+        ),
+      );
+      expect([field, e.code, e.message.slice(0, 300)]).toEqual([
+        field,
+        'LLMGW_ERR_INVALID_ARGUMENT',
+        expect.stringMatching(new RegExp(`${field}|${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`)),
+      ]);
       expect(e.message.length).toBeLessThan(1200);
       expect(e.message).not.toMatch(/\/[\w.-]+\/[\w.-]+\.(ts|js)|at \w+ \(/);
     }
@@ -73,12 +82,24 @@ describe('bad input through the placement-scheduler (real processes)', () => {
     const client = new AdmissionRpcClient({ addresses: [addr(fleet.admission!.urls.grpc)], callTimeoutMs: 30_000 });
     try {
       const pool = (await fleet.published()).find((e) => e.model === 'chat')!.pool;
-      const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'chat', candidatePools: [pool], estimatedTokens: 1, deadlineUnixMs: Date.now() + 60_000, routerId: 'r1' };
+      const base = {
+        requestId: 'x',
+        band: 'bronze',
+        tenant: 't',
+        model: 'chat',
+        candidatePools: [pool],
+        estimatedTokens: 1,
+        deadlineUnixMs: Date.now() + 60_000,
+        routerId: 'r1',
+      };
       const ok = await client.acquire(base, 30_000);
       expect(ok.granted?.pool).toBe(pool);
       await client.release({ leaseId: ok.granted!.leaseId, routerId: 'r1', status: 200, promptTokens: 1, completionTokens: 1 });
       for (const over of [{ model: 'nobody' }, { candidatePools: ['no-such-pool'] }]) {
-        const e = await client.acquire({ ...base, ...over }, 30_000).then(() => undefined, (x) => x);
+        const e = await client.acquire({ ...base, ...over }, 30_000).then(
+          () => undefined,
+          (x) => x,
+        );
         expect(e).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', message: expect.stringContaining('no endpoint serves model') });
       }
     } finally {

@@ -27,15 +27,28 @@ const SIM = ['--decode-tps', '4', '--prefill-tps', '0', '--batch-contention', '0
 const CATALOG = {
   models: [
     {
-      name: 'cap', source: 'sim/cap', scaling: { min: 2, max: 2 },
+      name: 'cap',
+      source: 'sim/cap',
+      scaling: { min: 2, max: 2 },
       profiles: [
         { name: 'big', gpu_class: 'h100-80g', engine: 'sim', max_num_seqs: 8, priority: 100, args: SIM, startup_timeout: '60s' },
         { name: 'small', gpu_class: 'a100-80g', engine: 'sim', max_num_seqs: 4, priority: 50, args: SIM, startup_timeout: '60s' },
       ],
     },
     {
-      name: 'auto', source: 'sim/auto', scaling: { min: 1, max: 2, target_waiting_per_replica: 1 },
-      profiles: [{ name: 'l40s', gpu_class: 'l40s-45g', engine: 'sim', max_num_seqs: 2, args: ['--decode-tps', '20', '--prefill-tps', '0', '--batch-contention', '0'], startup_timeout: '60s' }],
+      name: 'auto',
+      source: 'sim/auto',
+      scaling: { min: 1, max: 2, target_waiting_per_replica: 1 },
+      profiles: [
+        {
+          name: 'l40s',
+          gpu_class: 'l40s-45g',
+          engine: 'sim',
+          max_num_seqs: 2,
+          args: ['--decode-tps', '20', '--prefill-tps', '0', '--batch-contention', '0'],
+          startup_timeout: '60s',
+        },
+      ],
     },
   ],
 };
@@ -79,7 +92,19 @@ describe('capacity from measurement on real processes (issue 25)', () => {
   const ctl = (...args: string[]) => {
     const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', LLMGW_QUIET_BUILD: '1' };
     for (const k of ['LLMGW_ACCOUNTING_ADDR', 'LLMGW_CONTROL_ADDR', 'LLMGW_CTL_CONFIG', 'LLMGW_ROUTER_URL', 'LLMGW_KEY']) delete env[k];
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/llmgw.cjs'), 'ctl', '--control', addr(fleet.scheduler!.urls.control), '--accounting', addr(accounting.urls.grpc ?? accounting.url), ...args], { cwd: fleet.dir, encoding: 'utf8', env, timeout: 180_000 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'bin/llmgw.cjs'),
+        'ctl',
+        '--control',
+        addr(fleet.scheduler!.urls.control),
+        '--accounting',
+        addr(accounting.urls.grpc ?? accounting.url),
+        ...args,
+      ],
+      { cwd: fleet.dir, encoding: 'utf8', env, timeout: 180_000 },
+    );
     if (r.status !== 0) throw new Error(`ctl ${args.join(' ')} exited ${r.status}:\n${r.stderr}\n${r.stdout}`);
     return r;
   };
@@ -96,15 +121,47 @@ describe('capacity from measurement on real processes (issue 25)', () => {
 
   const bench = (profile: string, cost: string) => {
     const out = join(fleet.dir, `bench-${profile}.json`);
-    const r = ctl('bench', 'cap', '--profile', profile, '--router', fleet.router!.url, '--prompt-tokens', '16', '--output-tokens', '10', '--slo', 'ttft_p99=1500ms,tpot_p99=500ms', '--min-requests', '4', '--requests-per-slot', '2', '--start', '2', '--max-concurrency', '32', '--save', '--relative-cost', cost, '--json', '--out', out);
+    const r = ctl(
+      'bench',
+      'cap',
+      '--profile',
+      profile,
+      '--router',
+      fleet.router!.url,
+      '--prompt-tokens',
+      '16',
+      '--output-tokens',
+      '10',
+      '--slo',
+      'ttft_p99=1500ms,tpot_p99=500ms',
+      '--min-requests',
+      '4',
+      '--requests-per-slot',
+      '2',
+      '--start',
+      '2',
+      '--max-concurrency',
+      '32',
+      '--save',
+      '--relative-cost',
+      cost,
+      '--json',
+      '--out',
+      out,
+    );
     expect(r.stderr).toMatch(/concurrency 2: \d+ requests… TTFT p99/);
-    const result = JSON.parse(r.stdout) as { maxConcurrencyAtSlo: number; gpuClass: string; chartFile: string; ramps: Array<{ steps: Array<{ failed: number }> }> };
+    const result = JSON.parse(r.stdout) as {
+      maxConcurrencyAtSlo: number;
+      gpuClass: string;
+      chartFile: string;
+      ramps: Array<{ steps: Array<{ failed: number }> }>;
+    };
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(result);
     expect(readFileSync(result.chartFile, 'utf8')).toContain('<svg');
     return result;
   };
 
-  it('ctl bench --save finds each class\'s configured capacity within 15 % through the router, and ctl plan picks the cheaper class', async () => {
+  it("ctl bench --save finds each class's configured capacity within 15 % through the router, and ctl plan picks the cheaper class", async () => {
     await wait(async () => (await fleet.ready('cap')).length === 2, 'cap ready on both classes');
     expect((await fleet.ready('cap')).map((r) => r.profile).sort()).toEqual(['big', 'small']);
     const big = bench('big', '2.5');
@@ -115,26 +172,44 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     expect(big.maxConcurrencyAtSlo / small.maxConcurrencyAtSlo).toBeCloseTo(2, 0);
 
     const list = ctl('capacity', 'list', '--json');
-    expect((JSON.parse(list.stdout) as Array<{ profile: string; maxConcurrencyAtSlo: number }>).map((p) => [p.profile, p.maxConcurrencyAtSlo])).toEqual([['big', big.maxConcurrencyAtSlo], ['small', small.maxConcurrencyAtSlo]]);
+    expect((JSON.parse(list.stdout) as Array<{ profile: string; maxConcurrencyAtSlo: number }>).map((p) => [p.profile, p.maxConcurrencyAtSlo])).toEqual([
+      ['big', big.maxConcurrencyAtSlo],
+      ['small', small.maxConcurrencyAtSlo],
+    ]);
     // Twice the capacity at 2.5 times the cost: the a100 class is the cheaper way to carry the load.
-    const plan = JSON.parse(ctl('plan', 'cap', '--target-rps', '10', '--json').stdout) as { best: { cost: number; lines: Array<{ gpuClass: string }> }; alternatives: Array<{ cost: number }> };
+    const plan = JSON.parse(ctl('plan', 'cap', '--target-rps', '10', '--json').stdout) as {
+      best: { cost: number; lines: Array<{ gpuClass: string }> };
+      alternatives: Array<{ cost: number }>;
+    };
     expect(plan.best.lines.map((l) => l.gpuClass)).toEqual(['a100-80g']);
     expect(plan.best.cost).toBeLessThanOrEqual(Math.min(...plan.alternatives.map((a) => a.cost)));
     expect(ctl('plan', 'cap', '--target-rps', '10').stdout).toMatch(/cheapest:\n {2}\d+ × small \(a100-80g\): \d+ × [\d.]+ req\/s = [\d.]+ req\/s, cost/);
 
     // ctl model target --tokens-per-sec applies the same sizing: 1.5 small replicas' tokens/s is 2 small (cost 2)
     // against 1 big (cost 2.5) — 2 is also the catalog's count, so the fleet stays as it is.
-    const smallTput = (JSON.parse(list.stdout) as Array<{ profile: string; throughputTokPerSec: number }>).find((p) => p.profile === 'small')!.throughputTokPerSec;
+    const smallTput = (JSON.parse(list.stdout) as Array<{ profile: string; throughputTokPerSec: number }>).find(
+      (p) => p.profile === 'small',
+    )!.throughputTokPerSec;
     const tps = String(Math.round(smallTput * 1.5));
-    const sized = JSON.parse(ctl('model', 'target', 'cap', '--tokens-per-sec', tps, '--json').stdout) as { plan: { best: { replicas: number } }; model: { scaling: { minReplicas: number; maxReplicas: number }; scalingOverridden: boolean } };
+    const sized = JSON.parse(ctl('model', 'target', 'cap', '--tokens-per-sec', tps, '--json').stdout) as {
+      plan: { best: { replicas: number } };
+      model: { scaling: { minReplicas: number; maxReplicas: number }; scalingOverridden: boolean };
+    };
     expect(sized.plan.best.replicas).toBe(2);
     expect(sized.model).toMatchObject({ scaling: { minReplicas: 2, maxReplicas: 2 }, scalingOverridden: true });
-    expect(ctl('model', 'target', 'cap', '--tokens-per-sec', tps).stdout).toMatch(/cheapest:\n {2}2 × small \(a100-80g\): 2 × [\d.]+ tok\/s = [\d.]+ tok\/s, cost[\s\S]*\ncap: min 2, max 2 \(.*operator target\) — unchanged\n?$/);
+    expect(ctl('model', 'target', 'cap', '--tokens-per-sec', tps).stdout).toMatch(
+      /cheapest:\n {2}2 × small \(a100-80g\): 2 × [\d.]+ tok\/s = [\d.]+ tok\/s, cost[\s\S]*\ncap: min 2, max 2 \(.*operator target\) — unchanged\n?$/,
+    );
     ctl('model', 'target', 'cap', '--clear');
   });
 
   it('llmgw_capacity_profile_stale turns 1 when the engine version differs from the one measured, and back', async () => {
-    await wait(async () => (await metric('llmgw_capacity_profile_stale', { model: 'cap', profile: 'big' }).catch(() => -1)) === 0 && (await fleet.schedulerMetric('llmgw_capacity_profile_stale').catch(() => -1)) === 0, 'both stored profiles current');
+    await wait(
+      async () =>
+        (await metric('llmgw_capacity_profile_stale', { model: 'cap', profile: 'big' }).catch(() => -1)) === 0 &&
+        (await fleet.schedulerMetric('llmgw_capacity_profile_stale').catch(() => -1)) === 0,
+      'both stored profiles current',
+    );
     const stored = await acct.capacity<accountingV1.CapacityProfile__Output>('GetCapacityProfile', { model: 'cap', profile: 'big' });
     // As if the engine had been upgraded since the measurement: the stored version is not the running one.
     await acct.capacity('SaveCapacityProfile', { ...stored, engineVersion: `${stored.engineVersion}-old` });
@@ -154,7 +229,11 @@ describe('capacity from measurement on real processes (issue 25)', () => {
           await new Promise((r) => setTimeout(r, 50));
           continue;
         }
-        const res = await fetch(`${fleet.router!.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'auto', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }) }).catch(() => undefined);
+        const res = await fetch(`${fleet.router!.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'auto', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        }).catch(() => undefined);
         statuses.push(res?.status ?? 0);
         await res?.text();
       }
@@ -169,7 +248,10 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     await wait(async () => (await fleet.ready('auto')).length === 2, 'a second replica of auto, READY');
     expect(await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'up' })).toBe(1);
     await l.stop();
-    await wait(async () => (await fleet.ready('auto')).length === 1 && (await fleet.replicas('auto')).length === 1, 'auto back to one replica after the quiet period');
+    await wait(
+      async () => (await fleet.ready('auto')).length === 1 && (await fleet.replicas('auto')).length === 1,
+      'auto back to one replica after the quiet period',
+    );
     expect(await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'down' })).toBe(1);
     expect(ctl('models').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down/);
     expect(ctl('replicas', '--model', 'auto').stdout).toMatch(/autoscaler:\n {2}auto: .*last change .*scaling down: quiet for \d+ s/);
@@ -185,7 +267,11 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     const l = load(() => (Math.floor((Date.now() - t0) / 1500) % 2 === 0 ? 8 : 0));
     await waitUntil(() => Date.now() - t0 >= 12_000, 'eight phases of load', { timeoutMs: 20_000, everyMs: 100 });
     await l.stop();
-    const scaleEvents = (await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'up' })) - ups + (await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'down' })) - downs;
+    const scaleEvents =
+      (await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'up' })) -
+      ups +
+      (await metric('llmgw_autoscaler_decisions_total', { model: 'auto', direction: 'down' })) -
+      downs;
     expect(scaleEvents).toBeLessThanOrEqual(1);
     expect(l.statuses.filter((s) => s !== 200)).toEqual([]);
   });

@@ -19,7 +19,20 @@ import { buildBundles, E2E_WAIT as WAIT, simProfile, TestFleet } from './fleet';
 
 jest.setTimeout(120_000);
 
-const CONV_ARGS = ['--decode-tps', '0', '--prefill-tps', '0', '--tokenizer', 'llama3', '--max-tokens-default', '8', '--num-gpu-blocks', '2048', '--prefix-cache-blocks', '512'];
+const CONV_ARGS = [
+  '--decode-tps',
+  '0',
+  '--prefill-tps',
+  '0',
+  '--tokenizer',
+  'llama3',
+  '--max-tokens-default',
+  '8',
+  '--num-gpu-blocks',
+  '2048',
+  '--prefix-cache-blocks',
+  '512',
+];
 const CATALOG = {
   models: [
     // sim's defaults: KV events on, scheduling_policy priority.
@@ -59,7 +72,12 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
 
   it('every placed replica publishes its contract (slots, KV-event sockets, priority, auth marker) and never its secret', async () => {
     for (const e of conv) {
-      expect(e).toMatchObject({ maxNumSeqs: 8, schedulingPolicy: 'priority', auth: 'replica-key', kvEvents: { endpoint: expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/), replayEndpoint: expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/) } });
+      expect(e).toMatchObject({
+        maxNumSeqs: 8,
+        schedulingPolicy: 'priority',
+        auth: 'replica-key',
+        kvEvents: { endpoint: expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/), replayEndpoint: expect.stringMatching(/^tcp:\/\/127\.0\.0\.1:\d+$/) },
+      });
     }
     expect(wide).toMatchObject({ maxNumSeqs: 64, schedulingPolicy: 'priority', auth: 'replica-key' });
     // KV-event ports are unique per management address (both agents are 127.0.0.1).
@@ -115,9 +133,11 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
     expect({ '0': delta('0'), '3': delta('3'), '99': delta('99'), none: delta('none') }).toEqual({ '0': 1, '3': 1, '99': 0, none: 0 });
   });
 
-  it('a two-turn conversation is routed by tier 2 (the placed replica\'s KV events) to the replica holding its blocks', async () => {
+  it("a two-turn conversation is routed by tier 2 (the placed replica's KV events) to the replica holding its blocks", async () => {
     for (const [i, start] of conv.entries()) {
-      const messages: Array<{ role: string; content: string }> = [{ role: 'user', content: `Conversation ${i}: tell me about topic number ${i * 7919 + 13}. `.repeat(6) }];
+      const messages: Array<{ role: string; content: string }> = [
+        { role: 'user', content: `Conversation ${i}: tell me about topic number ${i * 7919 + 13}. `.repeat(6) },
+      ];
       const send = (pin?: string) =>
         fetch(`${fleet.router!.url}/v1/chat/completions`, {
           method: 'POST',
@@ -133,12 +153,21 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
       messages.push({ role: 'assistant', content: firstBody.choices[0].message.content }, { role: 'user', content: 'And what follows from that? '.repeat(4) });
       // The engine published the blocks, and the router applied that batch.
       let seq = -1;
-      await wait(async () => (seq = await kvStoredAt(start.kvEvents!.replayEndpoint!, hashes[hashes.length - 1])) >= 0, `${start.id} published the first turn's blocks`);
-      await wait(async () => (await metricValue(fleet.router!.urls.admin, 'llmgw_prefix_kv_sequence', { replica: start.id })) >= seq, `the router applied ${start.id}'s batch ${seq}`);
+      await wait(
+        async () => (seq = await kvStoredAt(start.kvEvents!.replayEndpoint!, hashes[hashes.length - 1])) >= 0,
+        `${start.id} published the first turn's blocks`,
+      );
+      await wait(
+        async () => (await metricValue(fleet.router!.urls.admin, 'llmgw_prefix_kv_sequence', { replica: start.id })) >= seq,
+        `the router applied ${start.id}'s batch ${seq}`,
+      );
       const second = await send();
       expect(second.status).toBe(200);
       const body = (await second.json()) as { usage: { prompt_tokens_details?: { cached_tokens?: number } } };
-      expect({ replica: second.headers.get('x-llmgw-replica'), decision: second.headers.get('x-llmgw-cache-decision') }).toEqual({ replica: start.id, decision: 'cache_hit' });
+      expect({ replica: second.headers.get('x-llmgw-replica'), decision: second.headers.get('x-llmgw-cache-decision') }).toEqual({
+        replica: start.id,
+        decision: 'cache_hit',
+      });
       expect(body.usage.prompt_tokens_details?.cached_tokens ?? 0).toBeGreaterThanOrEqual(16);
     }
   });
@@ -164,7 +193,11 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
       const expected = (declared: boolean) => {
         const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
         const feed = (model: string, pool: string, reps: EndpointInfo[]) =>
-          ctl.updatePool(pool, reps.map((e): ReplicaStats => ({ id: e.id, waiting: 0, running: 0, ...(declared ? { declaredCapacity: e.maxNumSeqs } : {}) })), model);
+          ctl.updatePool(
+            pool,
+            reps.map((e): ReplicaStats => ({ id: e.id, waiting: 0, running: 0, ...(declared ? { declaredCapacity: e.maxNumSeqs } : {}) })),
+            model,
+          );
         feed('conv', conv[0].pool, conv);
         feed('wide', wide.pool, [wide]);
         const out = { conv: ctl.credit('x', 'conv', conv[0].pool, 0, 1000).limit, wide: ctl.credit('x', 'wide', wide.pool, 0, 1000).limit };

@@ -104,9 +104,14 @@ describe('placement on real processes: inventory, scheduler, router, three agent
 
       const failedAfter = load.results.filter((r) => r.start > killedAt && r.status !== 200);
       const inFlight = load.results.filter((r) => r.start <= killedAt && r.end > killedAt && r.status !== 200);
-      expect({ failedAfterKill: failedAfter, inFlightAtKillFailed: inFlight.length }).toEqual({ failedAfterKill: [], inFlightAtKillFailed: expect.any(Number) });
+      expect({ failedAfterKill: failedAfter, inFlightAtKillFailed: inFlight.length }).toEqual({
+        failedAfterKill: [],
+        inFlightAtKillFailed: expect.any(Number),
+      });
       expect(load.results.filter((r) => r.start > killedAt).length).toBeGreaterThan(10);
-      process.stderr.write(`e2e SIGKILL: ${load.results.length} requests, ${load.results.filter((r) => r.start > killedAt).length} started after the kill (all 200), ${inFlight.length} in flight at the kill failed\n`);
+      process.stderr.write(
+        `e2e SIGKILL: ${load.results.length} requests, ${load.results.filter((r) => r.start > killedAt).length} started after the kill (all 200), ${inFlight.length} in flight at the kill failed\n`,
+      );
     } finally {
       await load.stop();
     }

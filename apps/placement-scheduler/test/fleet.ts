@@ -43,7 +43,14 @@ export interface LiveShard {
 export const E2E_WAIT = { timeoutMs: 60_000, everyMs: 100 };
 
 /** A catalog profile on h100-80g run by sim-engines that answer at once. */
-export const simProfile = (name: string, extra: object = {}) => ({ name, gpu_class: 'h100-80g', engine: 'sim', args: ['--decode-tps', '0', '--prefill-tps', '0'], startup_timeout: '60s', ...extra });
+export const simProfile = (name: string, extra: object = {}) => ({
+  name,
+  gpu_class: 'h100-80g',
+  engine: 'sim',
+  args: ['--decode-tps', '0', '--prefill-tps', '0'],
+  startup_timeout: '60s',
+  ...extra,
+});
 
 /** The models both specs run: a 2-node model (one GPU on each node) and an always-on model with two replicas. */
 export const BIG_AND_CHAT = [
@@ -98,7 +105,18 @@ export class TestFleet {
 
   async startInventory(): Promise<void> {
     const cfg = join(this.dir, 'inventory.yaml');
-    writeFileSync(cfg, stringify({ listen: '127.0.0.1:0', agent_listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', missed_heartbeats: 3, lost_after: '1500ms', sweep_interval: '200ms', log_level: 'info' }));
+    writeFileSync(
+      cfg,
+      stringify({
+        listen: '127.0.0.1:0',
+        agent_listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        missed_heartbeats: 3,
+        lost_after: '1500ms',
+        sweep_interval: '200ms',
+        log_level: 'info',
+      }),
+    );
     this.inventory = await spawnRole('inventory', ['--config', cfg, '--instance-id', 'inv-e2e'], { timeoutMs: 60_000 });
     this.inv = new InventoryClient({ address: addr(this.inventory.urls.grpc) });
     this.watch = this.inv.watchFleet({
@@ -135,24 +153,27 @@ export class TestFleet {
 
   async startScheduler(instanceId = 'sched-1'): Promise<SpawnedRole> {
     const cfg = join(this.dir, `scheduler-${instanceId}.yaml`);
-    writeFileSync(cfg, stringify({
-      catalog: this.catalogPath,
-      engine_key_file: this.engineKeyFile,
-      inventory: { address: addr(this.inventory!.urls.grpc) },
-      listen: '127.0.0.1:0',
-      admin_listen: '127.0.0.1:0',
-      instance_id: instanceId,
-      redis: { url: 'redis://127.0.0.1:6379', key_prefix: this.prefix },
-      lock_ttl: '2s',
-      reconcile_interval: '500ms',
-      drain_timeout: '2s',
-      report_grace: '30s',
-      backoff: { base: '300ms', max: '2s' },
-      port_range: this.ports,
-      log_level: 'info',
-      ...(this.admission ? { admission: { address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
-      ...this.extra.scheduler,
-    }));
+    writeFileSync(
+      cfg,
+      stringify({
+        catalog: this.catalogPath,
+        engine_key_file: this.engineKeyFile,
+        inventory: { address: addr(this.inventory!.urls.grpc) },
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        instance_id: instanceId,
+        redis: { url: 'redis://127.0.0.1:6379', key_prefix: this.prefix },
+        lock_ttl: '2s',
+        reconcile_interval: '500ms',
+        drain_timeout: '2s',
+        report_grace: '30s',
+        backoff: { base: '300ms', max: '2s' },
+        port_range: this.ports,
+        log_level: 'info',
+        ...(this.admission ? { admission: { address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
+        ...this.extra.scheduler,
+      }),
+    );
     this.scheduler = await spawnRole('placement-scheduler', ['--config', cfg], { timeoutMs: 60_000 });
     this.ctl?.close();
     this.ctl = new ControlClient({ address: addr(this.scheduler.urls.control) });
@@ -161,15 +182,18 @@ export class TestFleet {
 
   async startRouter(): Promise<SpawnedRole> {
     const cfg = join(this.dir, 'router.yaml');
-    writeFileSync(cfg, stringify({
-      listen: '127.0.0.1:0',
-      admin_listen: '127.0.0.1:0',
-      log_level: 'warn',
-      engine_key_file: this.engineKeyFile,
-      endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix, on_demand_hold: '200ms' },
-      ...(this.admission ? { admission: { mode: 'remote', address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
-      ...this.extra.router,
-    }));
+    writeFileSync(
+      cfg,
+      stringify({
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        log_level: 'warn',
+        engine_key_file: this.engineKeyFile,
+        endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix, on_demand_hold: '200ms' },
+        ...(this.admission ? { admission: { mode: 'remote', address: addr(this.admission.urls.grpc ?? this.admission.url) } } : {}),
+        ...this.extra.router,
+      }),
+    );
     this.router = await spawnRole('router', ['--config', cfg], { timeoutMs: 60_000, keepOutput: true });
     return this.router;
   }
@@ -177,14 +201,17 @@ export class TestFleet {
   /** An admission service reading the endpoints the scheduler publishes (as routers do). */
   async startAdmission(): Promise<SpawnedRole> {
     const cfg = join(this.dir, 'admission.yaml');
-    writeFileSync(cfg, stringify({
-      listen: '127.0.0.1:0',
-      admin_listen: '127.0.0.1:0',
-      log_level: 'warn',
-      scrape_interval: '200ms',
-      endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix },
-      ...this.extra.admission,
-    }));
+    writeFileSync(
+      cfg,
+      stringify({
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        log_level: 'warn',
+        scrape_interval: '200ms',
+        endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: this.prefix },
+        ...this.extra.admission,
+      }),
+    );
     this.admission = await spawnRole('admission', ['--config', cfg], { timeoutMs: 60_000 });
     return this.admission;
   }
@@ -192,7 +219,9 @@ export class TestFleet {
   /** The endpoint records the scheduler published in Redis, as routers read them. */
   async published(): Promise<EndpointInfo[]> {
     const raw = await this.redis.hgetall(endpointKeys(this.prefix).hash);
-    return Object.entries(raw).map(([id, json]) => decodeEndpoint(id, json)).filter((e): e is EndpointInfo => !!e);
+    return Object.entries(raw)
+      .map(([id, json]) => decodeEndpoint(id, json))
+      .filter((e): e is EndpointInfo => !!e);
   }
 
   workDir(id: string): string {
@@ -202,25 +231,28 @@ export class TestFleet {
   async startAgent(id: string): Promise<SpawnedRole> {
     const node = this.nodes.find((n) => n.id === id)!;
     const cfg = join(this.dir, `agent-${id}.yaml`);
-    writeFileSync(cfg, stringify({
-      node_id: id,
-      server: addr(this.inventory!.urls.agents),
-      // Engines bind the management address (engine_bind_host's default).
-      mgmt_addr: '127.0.0.1',
-      fake_gpus: node.fakeGpus,
-      work_dir: this.workDir(id),
-      engines: { sim: {} },
-      port_range: this.ports,
-      heartbeat_interval: '200ms',
-      stats_interval: '500ms',
-      health_interval: '100ms',
-      stop_grace: '2s',
-      drain_timeout: '2s',
-      startup_timeout: '60s',
-      admin_listen: '127.0.0.1:0',
-      log_level: 'info',
-      ...this.extra.agent,
-    }));
+    writeFileSync(
+      cfg,
+      stringify({
+        node_id: id,
+        server: addr(this.inventory!.urls.agents),
+        // Engines bind the management address (engine_bind_host's default).
+        mgmt_addr: '127.0.0.1',
+        fake_gpus: node.fakeGpus,
+        work_dir: this.workDir(id),
+        engines: { sim: {} },
+        port_range: this.ports,
+        heartbeat_interval: '200ms',
+        stats_interval: '500ms',
+        health_interval: '100ms',
+        stop_grace: '2s',
+        drain_timeout: '2s',
+        startup_timeout: '60s',
+        admin_listen: '127.0.0.1:0',
+        log_level: 'info',
+        ...this.extra.agent,
+      }),
+    );
     const a = await spawnRole('node-agent', ['run', '--config', cfg], { timeoutMs: 60_000 });
     this.agents.set(id, a);
     return a;
@@ -232,11 +264,17 @@ export class TestFleet {
     this.writeCatalog();
     await this.startInventory();
     for (const n of this.nodes) await this.startAgent(n.id);
-    await waitUntil(() => this.nodes.every((n) => this.view.nodes.get(n.id)?.connectivity === 'CONNECTIVITY_CONNECTED'), 'every agent registered', { timeoutMs: 30_000, everyMs: 50 });
+    await waitUntil(() => this.nodes.every((n) => this.view.nodes.get(n.id)?.connectivity === 'CONNECTIVITY_CONNECTED'), 'every agent registered', {
+      timeoutMs: 30_000,
+      everyMs: 50,
+    });
     // With admission: started first, so the scheduler's autoscaler reads it and the router queues in it.
     if (o.admission) await this.startAdmission();
     await this.startScheduler();
-    await waitUntil(async () => (await this.redis.hlen(modelCatalogKeys(this.prefix).catalog)) > 0, 'the catalog view in Redis', { timeoutMs: 30_000, everyMs: 100 });
+    await waitUntil(async () => (await this.redis.hlen(modelCatalogKeys(this.prefix).catalog)) > 0, 'the catalog view in Redis', {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
     if (o.router !== false) await this.startRouter();
   }
 
@@ -247,8 +285,15 @@ export class TestFleet {
       for (const s of n.shards) {
         if (s.state === 'SHARD_STATE_STOPPED' || s.state === 'SHARD_STATE_FAILED') continue;
         out.push({
-          nodeId: n.info!.nodeId, shardId: s.shardId, replicaId: s.replicaId, model: s.spec?.model ?? '', state: s.state, pid: s.pid,
-          rank: s.spec?.rank ?? 0, nnodes: s.spec?.nnodes ?? 1, fabric: s.spec?.fabric ?? '',
+          nodeId: n.info!.nodeId,
+          shardId: s.shardId,
+          replicaId: s.replicaId,
+          model: s.spec?.model ?? '',
+          state: s.state,
+          pid: s.pid,
+          rank: s.spec?.rank ?? 0,
+          nnodes: s.spec?.nnodes ?? 1,
+          fabric: s.spec?.fabric ?? '',
         });
       }
     }
@@ -273,7 +318,9 @@ export class TestFleet {
   wait(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
     return waitUntil(cond, what, E2E_WAIT).catch(async (e) => {
       const reps = await this.replicas().catch(() => []);
-      throw new Error(`${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(this.shards())}\n${this.logs(40)}`);
+      throw new Error(
+        `${(e as Error).message}\nreplicas: ${JSON.stringify(reps.map((r) => [r.model, r.replicaId, r.state, r.message, r.shards.map((x) => [x.nodeId, x.state, x.message])]))}\nshards: ${JSON.stringify(this.shards())}\n${this.logs(40)}`,
+      );
     });
   }
 
@@ -333,8 +380,17 @@ export class TestFleet {
 
   /** Output of every process, for a failure message. */
   logs(lines = 30): string {
-    const all: Array<[string, SpawnedRole | undefined]> = [['inventory', this.inventory], ['scheduler', this.scheduler], ['router', this.router], ['admission', this.admission], ...[...this.agents].map(([k, v]) => [k, v] as [string, SpawnedRole])];
-    return all.filter(([, p]) => p).map(([n, p]) => `--- ${n}\n${p!.output().slice(-lines).join('\n')}`).join('\n');
+    const all: Array<[string, SpawnedRole | undefined]> = [
+      ['inventory', this.inventory],
+      ['scheduler', this.scheduler],
+      ['router', this.router],
+      ['admission', this.admission],
+      ...[...this.agents].map(([k, v]) => [k, v] as [string, SpawnedRole]),
+    ];
+    return all
+      .filter(([, p]) => p)
+      .map(([n, p]) => `--- ${n}\n${p!.output().slice(-lines).join('\n')}`)
+      .join('\n');
   }
 
   async close(): Promise<void> {
@@ -374,7 +430,12 @@ export class Load {
   private running = true;
   private readonly loops: Promise<void>[] = [];
 
-  constructor(private readonly fleet: TestFleet, private readonly model: string, workers = 2, private readonly gapMs = 20) {
+  constructor(
+    private readonly fleet: TestFleet,
+    private readonly model: string,
+    workers = 2,
+    private readonly gapMs = 20,
+  ) {
     for (let i = 0; i < workers; i++) this.loops.push(this.loop());
   }
 

@@ -42,7 +42,10 @@ describe('placement-scheduler restarts while replicas run', () => {
     await fleet.scheduler!.stop(signal);
     await fleet.startScheduler(`sched-after-${signal.toLowerCase()}`);
     // Leader (after the lock TTL when the old one was killed), every replica adopted and Ready again.
-    await wait(async () => (await fleet.schedulerMetric('llmgw_placement_leader')) === 1 && (await allReady()), 'the new scheduler leading with every replica ready');
+    await wait(
+      async () => (await fleet.schedulerMetric('llmgw_placement_leader')) === 1 && (await allReady()),
+      'the new scheduler leading with every replica ready',
+    );
     const passes = await fleet.schedulerMetric('llmgw_placement_reconcile_passes_total');
     await wait(async () => (await fleet.schedulerMetric('llmgw_placement_reconcile_passes_total')) >= passes + 3, 'three more passes');
 

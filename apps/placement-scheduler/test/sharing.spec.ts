@@ -53,7 +53,10 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
       await fleet.target(model, 1);
       await wait(async () => (await ready(model)) === 1, `${model} ready`);
       newLoad = new Load(fleet, model, 2, 5);
-      await wait(async () => (await fleet.replicas(victimModel)).filter((r) => before.includes(r.replicaId)).length === before.length - 1, `one ${victimModel} replica gone`);
+      await wait(
+        async () => (await fleet.replicas(victimModel)).filter((r) => before.includes(r.replicaId)).length === before.length - 1,
+        `one ${victimModel} replica gone`,
+      );
       await wait(() => newLoad!.results.filter((r) => r.status === 200).length >= 10 && victimLoad.results.length >= 20, 'load after the preemption');
       const after = (await fleet.replicas(victimModel)).map((r) => r.replicaId);
       const victim = before.find((id) => !after.includes(id))!;
@@ -81,7 +84,9 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
     expect(fleet.statesOf.get(r.victim)).toEqual(expect.arrayContaining(['READY', 'DRAINING']));
     expect(await ready('borrow')).toBe(2);
     expect((await fleet.explain('opp')).schedulable).toBe(false);
-    process.stderr.write(`e2e preemption: ${r.victimResults.length} requests to the victim's model (${r.victimResults.filter((x) => x.status !== 200).length} not 200), ${r.newResults.length} to crit, none failed\n`);
+    process.stderr.write(
+      `e2e preemption: ${r.victimResults.length} requests to the victim's model (${r.victimResults.filter((x) => x.status !== 200).length} not 200), ${r.newResults.length} to crit, none failed\n`,
+    );
   });
 
   it("an organisation's guarantee is taken back from the borrower the same way, never from the critical model", async () => {

@@ -18,7 +18,13 @@ const ROOT = join(__dirname, '../../..');
 const run = promisify(execFile);
 const KIB = 1024;
 // 4 files of 320 KiB at 192 KiB/s: about 7 s of download, room for two ctl runs while it lasts.
-const FILES = { 'config.json': Buffer.from('{"sim":true}\n'), 'model-1.bin': testBytes(320 * KIB, 1), 'model-2.bin': testBytes(320 * KIB, 2), 'model-3.bin': testBytes(320 * KIB, 3), 'model-4.bin': testBytes(320 * KIB, 4) };
+const FILES = {
+  'config.json': Buffer.from('{"sim":true}\n'),
+  'model-1.bin': testBytes(320 * KIB, 1),
+  'model-2.bin': testBytes(320 * KIB, 2),
+  'model-3.bin': testBytes(320 * KIB, 3),
+  'model-4.bin': testBytes(320 * KIB, 4),
+};
 const TOTAL = Object.values(FILES).reduce((n, b) => n + b.length, 0);
 
 interface CtlReplica {
@@ -50,10 +56,14 @@ describe('a model fetched from a mirror: ctl replicas shows the download, then t
 
   /** `llmgw ctl replicas` as an operator runs it against the scheduler's control API. */
   const ctl = async (...args: string[]): Promise<string> => {
-    const { stdout } = await run(process.execPath, [join(ROOT, 'bin/llmgw.cjs'), 'ctl', 'replicas', '--control', fleet.scheduler!.urls.control.replace(/^http:\/\//, ''), ...args], {
-      cwd: fleet.dir,
-      env: { ...process.env, FORCE_COLOR: '0', LLMGW_CONTROL_ADDR: '', LLMGW_CTL_CONFIG: '' },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [join(ROOT, 'bin/llmgw.cjs'), 'ctl', 'replicas', '--control', fleet.scheduler!.urls.control.replace(/^http:\/\//, ''), ...args],
+      {
+        cwd: fleet.dir,
+        env: { ...process.env, FORCE_COLOR: '0', LLMGW_CONTROL_ADDR: '', LLMGW_CTL_CONFIG: '' },
+      },
+    );
     return stdout;
   };
 

@@ -2,7 +2,10 @@
 // content security policy can forbid it. Claim links, charts, /chat streaming.
 (function () {
   'use strict';
-  var csrf = function () { var m = document.querySelector('meta[name="csrf-token"]'); return m ? m.getAttribute('content') : ''; };
+  var csrf = function () {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.getAttribute('content') : '';
+  };
 
   function onReady() {
     // Claim links carry their token in the fragment (never sent to a server): move it into the form.
@@ -11,7 +14,9 @@
       history.replaceState(null, '', location.pathname);
     });
     document.querySelectorAll('button[data-confirm]').forEach(function (b) {
-      b.addEventListener('click', function (e) { if (!window.confirm(b.getAttribute('data-confirm'))) e.preventDefault(); });
+      b.addEventListener('click', function (e) {
+        if (!window.confirm(b.getAttribute('data-confirm'))) e.preventDefault();
+      });
     });
     document.querySelectorAll('.chart[data-series]').forEach(drawChart);
     var form = document.getElementById('chat-form');
@@ -20,11 +25,23 @@
 
   function drawChart(el) {
     var s = JSON.parse(el.getAttribute('data-series'));
-    if (!s.any) { el.textContent = 'No requests in this window yet.'; el.className += ' muted'; return; }
+    if (!s.any) {
+      el.textContent = 'No requests in this window yet.';
+      el.className += ' muted';
+      return;
+    }
     if (typeof uPlot === 'undefined') return;
     var opts = {
-      width: Math.max(300, el.clientWidth), height: 220,
-      scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
+      width: Math.max(300, el.clientWidth),
+      height: 220,
+      scales: {
+        x: { time: true },
+        y: {
+          range: function (u, min, max) {
+            return [0, Math.max(1, max)];
+          },
+        },
+      },
       series: [{}, { label: el.getAttribute('data-label') || 'requests', stroke: '#2563eb', fill: 'rgba(37,99,235,0.12)', width: 2, points: { show: false } }],
       axes: [{}, {}],
       legend: { show: true },
@@ -61,44 +78,73 @@
         headers: { 'content-type': 'application/json', 'x-csrf-token': csrf(), accept: 'text/event-stream' },
         body: JSON.stringify({ model: model.value, messages: history }),
         credentials: 'same-origin',
-      }).then(function (res) {
-        decisions.textContent = '';
-        res.headers.forEach(function (v, k) {
-          if (k.indexOf('x-llmgw-') === 0 || k === 'x-request-id') {
-            var tr = document.createElement('tr');
-            var th = document.createElement('th'); th.textContent = k;
-            var td = document.createElement('td'); td.textContent = v;
-            tr.appendChild(th); tr.appendChild(td); decisions.appendChild(tr);
-          }
-        });
-        if (!res.ok || !res.body) return res.text().then(function (t) { out.className += ' error'; try { out.textContent = JSON.parse(t).error.message; } catch (_) { out.textContent = 'HTTP ' + res.status; } });
-        var reader = res.body.getReader();
-        var dec = new TextDecoder();
-        var buf = '';
-        var pump = function () {
-          return reader.read().then(function (r) {
-            if (r.done) return;
-            buf += dec.decode(r.value, { stream: true });
-            var lines = buf.split('\n');
-            buf = lines.pop();
-            lines.forEach(function (line) {
-              if (line.indexOf('data: ') !== 0) return;
-              var data = line.slice(6).trim();
-              if (data === '[DONE]') return;
-              try {
-                var j = JSON.parse(data);
-                var delta = j.choices && j.choices[0] && j.choices[0].delta && j.choices[0].delta.content;
-                if (delta) { out.textContent += delta; log.scrollTop = log.scrollHeight; }
-              } catch (_) { /* a partial or non-JSON line */ }
-            });
-            return pump();
+      })
+        .then(function (res) {
+          decisions.textContent = '';
+          res.headers.forEach(function (v, k) {
+            if (k.indexOf('x-llmgw-') === 0 || k === 'x-request-id') {
+              var tr = document.createElement('tr');
+              var th = document.createElement('th');
+              th.textContent = k;
+              var td = document.createElement('td');
+              td.textContent = v;
+              tr.appendChild(th);
+              tr.appendChild(td);
+              decisions.appendChild(tr);
+            }
           });
-        };
-        return pump().then(function () { history.push({ role: 'assistant', content: out.textContent }); });
-      }).catch(function (err) { out.className += ' error'; out.textContent = String(err); })
-        .then(function () { out.setAttribute('data-streaming', 'false'); document.getElementById('chat-send').disabled = false; input.focus(); });
+          if (!res.ok || !res.body)
+            return res.text().then(function (t) {
+              out.className += ' error';
+              try {
+                out.textContent = JSON.parse(t).error.message;
+              } catch (_) {
+                out.textContent = 'HTTP ' + res.status;
+              }
+            });
+          var reader = res.body.getReader();
+          var dec = new TextDecoder();
+          var buf = '';
+          var pump = function () {
+            return reader.read().then(function (r) {
+              if (r.done) return;
+              buf += dec.decode(r.value, { stream: true });
+              var lines = buf.split('\n');
+              buf = lines.pop();
+              lines.forEach(function (line) {
+                if (line.indexOf('data: ') !== 0) return;
+                var data = line.slice(6).trim();
+                if (data === '[DONE]') return;
+                try {
+                  var j = JSON.parse(data);
+                  var delta = j.choices && j.choices[0] && j.choices[0].delta && j.choices[0].delta.content;
+                  if (delta) {
+                    out.textContent += delta;
+                    log.scrollTop = log.scrollHeight;
+                  }
+                } catch (_) {
+                  /* a partial or non-JSON line */
+                }
+              });
+              return pump();
+            });
+          };
+          return pump().then(function () {
+            history.push({ role: 'assistant', content: out.textContent });
+          });
+        })
+        .catch(function (err) {
+          out.className += ' error';
+          out.textContent = String(err);
+        })
+        .then(function () {
+          out.setAttribute('data-streaming', 'false');
+          document.getElementById('chat-send').disabled = false;
+          input.focus();
+        });
     });
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', onReady); else onReady();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', onReady);
+  else onReady();
 })();

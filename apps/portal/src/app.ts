@@ -23,7 +23,8 @@ export { requirePerson, type Ctx, type PortalDeps } from './context';
  * inline script), no framing, no referrer (claim links carry their token in
  * the fragment, which is never sent anyway).
  */
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,7 +32,6 @@ declare module 'fastify' {
     sessionToken?: string;
   }
 }
-
 
 const assetOpts = { maxAge: '7d', immutable: true, decorateReply: false, index: false } as const;
 
@@ -46,7 +46,7 @@ export async function buildApp(d: PortalDeps): Promise<FastifyInstance> {
     sessionPlugin: '@fastify/cookie',
     cookieKey: secure ? '__Host-llmgw_csrf' : 'llmgw_csrf',
     cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', secure, path: '/' },
-    getToken: (req) => ((req.body as Record<string, string> | undefined)?._csrf ?? (req.headers['x-csrf-token'] as string | undefined)),
+    getToken: (req) => (req.body as Record<string, string> | undefined)?._csrf ?? (req.headers['x-csrf-token'] as string | undefined),
   });
   // Vendored libraries straight from node_modules, and the portal's own script and styles; cached a week.
   await app.register(fstatic, { root: dirname(require.resolve('htmx.org/dist/htmx.min.js')), prefix: '/assets/htmx/', ...assetOpts });
@@ -91,9 +91,11 @@ export async function buildApp(d: PortalDeps): Promise<FastifyInstance> {
       status = e.httpStatus;
       message = e.message;
     }
-    if (e.code === 'FST_CSRF_INVALID_TOKEN' || e.code === 'FST_CSRF_MISSING_SECRET') message = 'the form expired or did not come from this site; reload the page and try again';
+    if (e.code === 'FST_CSRF_INVALID_TOKEN' || e.code === 'FST_CSRF_MISSING_SECRET')
+      message = 'the form expired or did not come from this site; reload the page and try again';
     if (status >= 500) d.log.warn({ err: { message: e.message, code: e.code }, method: req.method, route: req.routeOptions?.url }, 'portal request failed');
-    if (req.headers.accept?.includes('application/json') || req.url.endsWith('.json') || req.url.startsWith('/chat/')) return reply.status(status).send({ error: { message, code: isLlmgwError(e) ? e.code : e.code } });
+    if (req.headers.accept?.includes('application/json') || req.url.endsWith('.json') || req.url.startsWith('/chat/'))
+      return reply.status(status).send({ error: { message, code: isLlmgwError(e) ? e.code : e.code } });
     return ctx.page(req, reply, 'error', { message }, status);
   });
 

@@ -24,7 +24,11 @@ export function registerChat(app: FastifyInstance, c: Ctx): void {
     const have = keys.get(p.id);
     if (have && have.expiresAt - 5 * 60_000 > now()) return have.secret;
     const expiresAt = now() + c.cfg.chat_key_ttl;
-    const k = await c.accounting.account<accountingV1.CreatedKey__Output>('IssueKey', { token, name: `${CHAT_KEY_PREFIX}${now().toString(36)}`, expiresAtMs: expiresAt });
+    const k = await c.accounting.account<accountingV1.CreatedKey__Output>('IssueKey', {
+      token,
+      name: `${CHAT_KEY_PREFIX}${now().toString(36)}`,
+      expiresAtMs: expiresAt,
+    });
     keys.set(p.id, { secret: k.secret, expiresAt });
     if (keys.size > 10_000) keys.delete(keys.keys().next().value!);
     return k.secret;
@@ -33,7 +37,9 @@ export function registerChat(app: FastifyInstance, c: Ctx): void {
   app.get('/chat', async (req, reply) => {
     const p = requirePerson(req, reply);
     if (!p) return reply;
-    const models = c.control ? (await c.control.unary<controlV1.ListModelsResponse__Output>('ListModels', {}).catch(() => ({ models: [] }))).models.map((m) => m.name) : [];
+    const models = c.control
+      ? (await c.control.unary<controlV1.ListModelsResponse__Output>('ListModels', {}).catch(() => ({ models: [] }))).models.map((m) => m.name)
+      : [];
     return c.page(req, reply, 'chat', { models });
   });
 
@@ -44,7 +50,10 @@ export function registerChat(app: FastifyInstance, c: Ctx): void {
     if (typeof body?.model !== 'string' || !Array.isArray(body.messages) || body.messages.length > 100) {
       throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'model (a string) and messages (at most 100) are required');
     }
-    const messages = body.messages.map((m: { role?: unknown; content?: unknown }) => ({ role: m?.role === 'assistant' ? 'assistant' : 'user', content: String(m?.content ?? '').slice(0, 32_000) }));
+    const messages = body.messages.map((m: { role?: unknown; content?: unknown }) => ({
+      role: m?.role === 'assistant' ? 'assistant' : 'user',
+      content: String(m?.content ?? '').slice(0, 32_000),
+    }));
     const key = await keyFor(p, req.sessionToken!);
     const ac = new AbortController();
     req.raw.on('close', () => ac.abort());

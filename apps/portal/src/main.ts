@@ -20,9 +20,16 @@ export function portalService() {
     settings: (c) => ({ ...c, drain_deadline: 3000 }),
     async start(ctx) {
       const cfg = ctx.config;
-      const accounting = new AccountingClient({ address: cfg.accounting.address, tls: ctx.clientTls(cfg.accounting.tls, 'accounting.tls'), callTimeoutMs: 5000, dependency: ctx.dependency('accounting') });
+      const accounting = new AccountingClient({
+        address: cfg.accounting.address,
+        tls: ctx.clientTls(cfg.accounting.tls, 'accounting.tls'),
+        callTimeoutMs: 5000,
+        dependency: ctx.dependency('accounting'),
+      });
       ctx.onClose('accounting client', () => accounting.close());
-      const control = cfg.control ? new ControlClient({ address: cfg.control.address, tls: ctx.clientTls(cfg.control.tls, 'control.tls'), callTimeoutMs: 10_000 }) : undefined;
+      const control = cfg.control
+        ? new ControlClient({ address: cfg.control.address, tls: ctx.clientTls(cfg.control.tls, 'control.tls'), callTimeoutMs: 10_000 })
+        : undefined;
       if (control) ctx.onClose('control client', () => control.close());
       const app = await buildApp({ cfg, log: ctx.log, accounting, control });
       const url = await ctx.listenHttp('http', app, cfg.listen);

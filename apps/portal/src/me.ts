@@ -33,7 +33,15 @@ export function registerMe(app: FastifyInstance, c: Ctx): void {
     const usage = byKey.rows.filter((r) => mine.has(r.group));
     const spent = usage.reduce((s, r) => s + Number(r.costMicros), 0);
     const requests = usage.reduce((s, r) => s + Number(r.requests), 0);
-    return { keys: keys.map((k) => ({ ...k, chat: k.name.startsWith(CHAT_KEY_PREFIX) })), limit, spent, requests, usage, series: hourlySeries(byHour.rows, now() - 24 * 3_600_000, now()), projectName };
+    return {
+      keys: keys.map((k) => ({ ...k, chat: k.name.startsWith(CHAT_KEY_PREFIX) })),
+      limit,
+      spent,
+      requests,
+      usage,
+      series: hourlySeries(byHour.rows, now() - 24 * 3_600_000, now()),
+      projectName,
+    };
   };
 
   app.get('/me', async (req, reply) => {
@@ -78,6 +86,10 @@ export function registerMe(app: FastifyInstance, c: Ctx): void {
       if (!isLlmgwError(e) || e.httpStatus >= 500) throw e;
       return c.page(req, reply, 'me', { me: p, error: e.message, ...(await profile(req.sessionToken!, p)) }, e.httpStatus);
     }
-    return c.page(req, reply, 'message', { heading: 'Password changed', message: 'Your other sessions have been signed out.', link: { href: '/me', text: 'Back to your profile' } });
+    return c.page(req, reply, 'message', {
+      heading: 'Password changed',
+      message: 'Your other sessions have been signed out.',
+      link: { href: '/me', text: 'Back to your profile' },
+    });
   });
 }

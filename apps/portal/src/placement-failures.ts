@@ -4,7 +4,11 @@ import type { ControlClient } from '@llmgw/control-rpc';
 /** At most this many models are explained per fleet page view (the rest are listed by name). */
 const MAX_EXPLAINED = 10;
 
-const reasonText = (r: string) => r.replace(/^REJECT_REASON_/, '').toLowerCase().replace(/_/g, ' ');
+const reasonText = (r: string) =>
+  r
+    .replace(/^REJECT_REASON_/, '')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 
 export interface PlacementFailure {
   model: string;
@@ -24,10 +28,21 @@ export async function placementFailures(control: ControlClient): Promise<{ failu
   const short = models.filter((m) => m.replicasReady < m.replicasDesired);
   const explained = await Promise.all(
     short.slice(0, MAX_EXPLAINED).map(async (m) => {
-      const e = await control.unary<controlV1.ExplainPlacementResponse__Output>('ExplainPlacement', { model: m.name }).catch((err: Error) => ({ profiles: [], error: err.message }) as never);
-      const profiles = (e as controlV1.ExplainPlacementResponse__Output).profiles.map((p) => ({ profile: p.profile, reason: reasonText(String(p.reason)), detail: p.detail }));
+      const e = await control
+        .unary<controlV1.ExplainPlacementResponse__Output>('ExplainPlacement', { model: m.name })
+        .catch((err: Error) => ({ profiles: [], error: err.message }) as never);
+      const profiles = (e as controlV1.ExplainPlacementResponse__Output).profiles.map((p) => ({
+        profile: p.profile,
+        reason: reasonText(String(p.reason)),
+        detail: p.detail,
+      }));
       const error = (e as { error?: string }).error;
-      return { model: m.name, ready: m.replicasReady, desired: m.replicasDesired, profiles: error ? [{ profile: '-', reason: 'explain failed', detail: error }] : profiles };
+      return {
+        model: m.name,
+        ready: m.replicasReady,
+        desired: m.replicasDesired,
+        profiles: error ? [{ profile: '-', reason: 'explain failed', detail: error }] : profiles,
+      };
     }),
   );
   return { failures: explained, unexplained: short.slice(MAX_EXPLAINED).map((m) => m.name) };

@@ -29,7 +29,10 @@ export function registerPublic(app: FastifyInstance, c: Ctx): void {
       if (!isLlmgwError(e) || e.httpStatus >= 500) throw e;
       return c.page(req, reply, 'signup', { error: e.message, form: { email: str(f.email), name: str(f.name) } }, e.httpStatus);
     }
-    return c.page(req, reply, 'message', { heading: 'Thanks — you are signed up', message: 'An operator approves new accounts; you can sign in once they have.' });
+    return c.page(req, reply, 'message', {
+      heading: 'Thanks — you are signed up',
+      message: 'An operator approves new accounts; you can sign in once they have.',
+    });
   });
 
   app.get('/signin', async (req, reply) => c.page(req, reply, 'signin', {}));
@@ -38,7 +41,12 @@ export function registerPublic(app: FastifyInstance, c: Ctx): void {
     let s: accountingV1.SignInResponse__Output;
     try {
       // A new session id on every sign-in; the one the browser held before (if any) is ended.
-      s = await c.accounting.account('SignIn', { email: str(f.email), password: str(f.password), address: req.ip, previousToken: req.cookies[c.cookie.name] ?? '' });
+      s = await c.accounting.account('SignIn', {
+        email: str(f.email),
+        password: str(f.password),
+        address: req.ip,
+        previousToken: req.cookies[c.cookie.name] ?? '',
+      });
     } catch (e) {
       if (!isLlmgwError(e) || e.httpStatus >= 500) throw e;
       if (e.retryAfterSeconds) reply.header('retry-after', String(e.retryAfterSeconds));
@@ -66,7 +74,12 @@ export function registerPublic(app: FastifyInstance, c: Ctx): void {
         return c.page(req, reply, 'claim', { token, peek: p });
       }
       const r = await c.accounting.account<accountingV1.ClaimResponse__Output>('Claim', { token, password: str(f.password) });
-      if (r.kind === 'invite') return c.page(req, reply, 'message', { heading: 'Your account is ready', message: `Sign in as ${r.account?.email ?? ''} with the password you chose.`, link: { href: '/signin', text: 'Sign in' } });
+      if (r.kind === 'invite')
+        return c.page(req, reply, 'message', {
+          heading: 'Your account is ready',
+          message: `Sign in as ${r.account?.email ?? ''} with the password you chose.`,
+          link: { href: '/signin', text: 'Sign in' },
+        });
       return c.page(req, reply, 'claimed', { secret: r.secret, key: r.key });
     } catch (e) {
       if (!isLlmgwError(e) || e.httpStatus >= 500) throw e;

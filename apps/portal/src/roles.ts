@@ -11,4 +11,3 @@ export function mustRole(req: FastifyRequest, reply: FastifyReply, need: StaffRo
   if (!allowed(req.person, need)) throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `this needs the ${need} role (or admin); you are ${req.person.role}`);
   return req.person;
 }
-

@@ -39,7 +39,12 @@ export function clearSession(reply: FastifyReply, c: SessionCookie): void {
  * Reads the person behind the request's session cookie from accounting
  * (every request: a revoked or suspended session is refused on the next one).
  */
-export async function loadPerson(req: FastifyRequest, reply: FastifyReply, acc: AccountingClient, c: SessionCookie): Promise<{ person?: Person; token?: string }> {
+export async function loadPerson(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  acc: AccountingClient,
+  c: SessionCookie,
+): Promise<{ person?: Person; token?: string }> {
   const token = req.cookies[c.name];
   if (!token) return {};
   try {

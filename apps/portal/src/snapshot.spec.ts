@@ -5,11 +5,15 @@ describe('Snapshot', () => {
     let t = 0;
     let calls = 0;
     let release: (() => void) | undefined;
-    const s = new Snapshot(async () => {
-      calls++;
-      if (calls === 2) await new Promise<void>((r) => (release = r));
-      return calls;
-    }, { freshMs: 1000, staleMs: 5000 }, () => t);
+    const s = new Snapshot(
+      async () => {
+        calls++;
+        if (calls === 2) await new Promise<void>((r) => (release = r));
+        return calls;
+      },
+      { freshMs: 1000, staleMs: 5000 },
+      () => t,
+    );
     expect(await s.get()).toBe(1);
     t = 500;
     expect(await s.get()).toBe(1);

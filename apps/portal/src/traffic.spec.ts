@@ -15,7 +15,11 @@ bad line
 describe('traffic metrics', () => {
   it('parses samples with labels and skips comments and junk', () => {
     const s = parseMetrics(TEXT);
-    expect(s.find((x) => x.name === 'llmgw_requests_total')).toEqual({ name: 'llmgw_requests_total', labels: { model: 'm', pool: 'a', status: '200' }, value: 7 });
+    expect(s.find((x) => x.name === 'llmgw_requests_total')).toEqual({
+      name: 'llmgw_requests_total',
+      labels: { model: 'm', pool: 'a', status: '200' },
+      value: 7,
+    });
     expect(s).toHaveLength(7);
   });
   it('takes quantiles over every series summed', () => {

@@ -51,7 +51,13 @@ export function quantile(xs: Sample[], name: string, q: number): number | undefi
 export function registerTraffic(app: FastifyInstance, c: Ctx): void {
   const scrape = new Snapshot(
     async () => {
-      const texts = await Promise.all(c.cfg.metrics_urls.map((u) => fetch(u, { signal: AbortSignal.timeout(1500) }).then((r) => r.text()).catch(() => '')));
+      const texts = await Promise.all(
+        c.cfg.metrics_urls.map((u) =>
+          fetch(u, { signal: AbortSignal.timeout(1500) })
+            .then((r) => r.text())
+            .catch(() => ''),
+        ),
+      );
       return { samples: texts.flatMap(parseMetrics), reached: texts.filter(Boolean).length };
     },
     { freshMs: 2000, staleMs: 10_000 },
@@ -62,10 +68,15 @@ export function registerTraffic(app: FastifyInstance, c: Ctx): void {
     const { samples, reached } = await scrape.get();
     const ms = (s?: number) => (s === undefined ? '-' : s === Infinity ? '> max bucket' : `≤ ${Math.round(s * 1000)} ms`);
     return c.page(req, reply, 'admin-traffic', {
-      sources: c.cfg.metrics_urls.length, reached,
+      sources: c.cfg.metrics_urls.length,
+      reached,
       byStatus: sumBy(samples, 'llmgw_requests_total', 'status'),
       byModel: sumBy(samples, 'llmgw_requests_total', 'model'),
-      ttft: { p50: ms(quantile(samples, 'llmgw_ttft_seconds', 0.5)), p95: ms(quantile(samples, 'llmgw_ttft_seconds', 0.95)), p99: ms(quantile(samples, 'llmgw_ttft_seconds', 0.99)) },
+      ttft: {
+        p50: ms(quantile(samples, 'llmgw_ttft_seconds', 0.5)),
+        p95: ms(quantile(samples, 'llmgw_ttft_seconds', 0.95)),
+        p99: ms(quantile(samples, 'llmgw_ttft_seconds', 0.99)),
+      },
       queues: sumBy(samples, 'llmgw_admission_queue_depth', 'band'),
       rejected: sumBy(samples, 'llmgw_admission_rejected_total', 'band'),
       cache: sumBy(samples, 'llmgw_cache_decision_total', 'decision'),

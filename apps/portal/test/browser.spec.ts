@@ -47,7 +47,26 @@ describe('the portal in a browser', () => {
     const [low, high] = await freePortRange(100);
     up = spawn(
       process.execPath,
-      [LLMGW, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0', '--control-port', '0', '--engine-ports', `${low}-${high}`, '--data-dir', join(dir, '.llmgw'), '--decode-tps', '200'],
+      [
+        LLMGW,
+        'up',
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--accounting-port',
+        '0',
+        '--admission-port',
+        '0',
+        '--control-port',
+        '0',
+        '--engine-ports',
+        `${low}-${high}`,
+        '--data-dir',
+        join(dir, '.llmgw'),
+        '--decode-tps',
+        '200',
+      ],
       { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: ENV },
     );
     up.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -59,7 +78,15 @@ describe('the portal in a browser', () => {
     adminPassword = /portal admin admin@llmgw\.local \/ (\S+)/.exec(out)![1]!;
     browser = await chromium.launch({
       executablePath: process.env.LLMGW_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
@@ -107,7 +134,8 @@ describe('the portal in a browser', () => {
     await page.click('#claim-peek button');
     expect(await page.textContent('main')).toContain('used already or has expired');
 
-    const link = JSON.parse(ctl('user', 'invite', 'cy@example.com', '--name', 'Cy', '--role', 'viewer', '--project', 'demo', '--portal', portal, '--json')).link as string;
+    const link = JSON.parse(ctl('user', 'invite', 'cy@example.com', '--name', 'Cy', '--role', 'viewer', '--project', 'demo', '--portal', portal, '--json'))
+      .link as string;
     // A key link, made by an operator for Ann: claimed once in the browser, refused the second time.
     const ctx2 = await browser.newContext();
     const p2 = await ctx2.newPage();
@@ -133,10 +161,14 @@ describe('the portal in a browser', () => {
     expect(await page.textContent('#chat-decisions')).toMatch(/x-llmgw-/);
     await shot('chat');
     // The request lands in the ledger (batched), then in Ann's usage.
-    await waitUntil(async () => {
-      await page.goto(`${portal}/me`);
-      return Number(await page.textContent('#my-requests')) >= 1;
-    }, 'the chat request in the usage', { timeoutMs: 30_000, everyMs: 500 });
+    await waitUntil(
+      async () => {
+        await page.goto(`${portal}/me`);
+        return Number(await page.textContent('#my-requests')) >= 1;
+      },
+      'the chat request in the usage',
+      { timeoutMs: 30_000, everyMs: 500 },
+    );
     await shot('me');
     const html = await page.content();
     expect(html).not.toMatch(/sk-llmgw-[0-9A-Za-z]{20,}/);
@@ -161,7 +193,12 @@ describe('the portal in a browser', () => {
     expect(audit).toMatch(/admin@llmgw\.local[^\n]*node\.drain|node\.drain/);
     expect(await page.locator('#audit tr', { hasText: 'node.drain' }).first().textContent()).toContain('admin@llmgw.local');
     await shot('admin-audit');
-    for (const [path, name] of [['/admin/traffic', 'admin-traffic'], ['/admin/models', 'admin-models'], ['/admin/usage', 'admin-usage'], ['/admin/settings', 'admin-settings']] as const) {
+    for (const [path, name] of [
+      ['/admin/traffic', 'admin-traffic'],
+      ['/admin/models', 'admin-models'],
+      ['/admin/usage', 'admin-usage'],
+      ['/admin/settings', 'admin-settings'],
+    ] as const) {
       await page.goto(`${portal}${path}`);
       await shot(name);
     }

@@ -55,8 +55,15 @@ describe('portal security', () => {
     const org = await admin.call<accountingV1.Org__Output>('CreateOrg', { name: 'o' });
     const team = await admin.call<accountingV1.Team__Output>('CreateTeam', { org: org.id, name: 't' });
     await admin.call('CreateProject', { team: team.id, name: 'p' });
-    const log = createLogger({ service: 'portal-test', level: 'debug', destination: new Writable({ write: (c, _e, cb) => ((portalLog += c.toString()), cb()) }) });
-    portal = await start({ config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', accounting: { address: acc.url }, router_url: 'http://127.0.0.1:9', log_level: 'debug' }, log });
+    const log = createLogger({
+      service: 'portal-test',
+      level: 'debug',
+      destination: new Writable({ write: (c, _e, cb) => ((portalLog += c.toString()), cb()) }),
+    });
+    portal = await start({
+      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', accounting: { address: acc.url }, router_url: 'http://127.0.0.1:9', log_level: 'debug' },
+      log,
+    });
   });
   afterAll(async () => {
     await portal?.close();
@@ -68,7 +75,19 @@ describe('portal security', () => {
     const b = new Browser();
     const password = await person('csrf@example.com', 'admin');
     await b.signIn('csrf@example.com', password);
-    const posts = ['/signup', '/signin', '/signout', '/claim', '/me/keys', '/me/keys/revoke', '/me/password', '/chat/stream', '/admin/nodes', '/admin/people', '/admin/links'];
+    const posts = [
+      '/signup',
+      '/signin',
+      '/signout',
+      '/claim',
+      '/me/keys',
+      '/me/keys/revoke',
+      '/me/password',
+      '/chat/stream',
+      '/admin/nodes',
+      '/admin/people',
+      '/admin/links',
+    ];
     for (const path of posts) {
       const none = await b.req('POST', path, { email: 'x@y.z', password: 'whatever-123', name: 'n', action: 'suspend', account: 'csrf@example.com' });
       expect([path, none.status]).toEqual([path, 403]);

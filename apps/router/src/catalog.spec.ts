@@ -3,10 +3,7 @@ import { StaticEndpointSource } from '@llmgw/endpoints';
 import { ModelCatalog } from './catalog';
 
 const cfg = parseConfig(routerConfigSchema, {
-  models: [
-    { name: 'big', aliases: ['gpt-4o'], fallbacks: ['mid', 'small-alias', 'big'], routing_profile: 'batch' },
-    { name: 'mid' },
-  ],
+  models: [{ name: 'big', aliases: ['gpt-4o'], fallbacks: ['mid', 'small-alias', 'big'], routing_profile: 'batch' }, { name: 'mid' }],
   model_aliases: { 'small-alias': 'small', dangling: 'ghost' },
 });
 const src = new StaticEndpointSource([

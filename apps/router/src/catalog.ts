@@ -14,7 +14,11 @@ export class ModelCatalog {
    * `placement`: the catalog view the placement-scheduler publishes (on-demand
    * models are catalogued before they have any endpoint).
    */
-  constructor(cfg: Pick<RouterConfig, 'models' | 'model_aliases'>, private readonly source: EndpointSource, private readonly placement?: { resolve(name: string): string | undefined }) {
+  constructor(
+    cfg: Pick<RouterConfig, 'models' | 'model_aliases'>,
+    private readonly source: EndpointSource,
+    private readonly placement?: { resolve(name: string): string | undefined },
+  ) {
     for (const m of cfg.models) this.configured.set(m.name, m);
     for (const m of cfg.models) for (const a of m.aliases) this.aliases.set(a, m.name);
     for (const [a, target] of Object.entries(cfg.model_aliases)) this.aliases.set(a, target);

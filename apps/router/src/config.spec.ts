@@ -14,13 +14,25 @@ describe('router config', () => {
     const profiles = buildProfiles(cfg.profiles as never);
     expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context', 'sessions']);
     // The example's chat is the built-in one; session affinity lives in its own profile.
-    expect(profiles.get('chat')!.scorers.map((s) => [s.scorer.name, s.weight])).toEqual([['prefix', 3], ['queue', 1], ['kv', 1], ['inflight', 1]]);
+    expect(profiles.get('chat')!.scorers.map((s) => [s.scorer.name, s.weight])).toEqual([
+      ['prefix', 3],
+      ['queue', 1],
+      ['kv', 1],
+      ['inflight', 1],
+    ]);
     expect(profiles.get('sessions')!.scorers.map((s) => s.scorer.name)).toContain('session');
   });
 
   it('fills every default from an empty file', () => {
     const cfg = parseConfig(routerConfigSchema, {});
-    expect(cfg).toMatchObject({ listen: '127.0.0.1:8080', admin_listen: '127.0.0.1:9090', retries: 2, cooldown_seconds: 15, inject_usage: true, scrape_interval: 2000 });
+    expect(cfg).toMatchObject({
+      listen: '127.0.0.1:8080',
+      admin_listen: '127.0.0.1:9090',
+      retries: 2,
+      cooldown_seconds: 15,
+      inject_usage: true,
+      scrape_interval: 2000,
+    });
   });
 
   it('reports every problem at once', () => {

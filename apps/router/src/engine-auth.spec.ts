@@ -31,7 +31,14 @@ describe('router → engine authorization', () => {
       seen.push(req.headers);
       req.resume();
       req.on('end', () => {
-        const body = JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+        const body = JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        });
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       });
     });
@@ -49,18 +56,29 @@ describe('router → engine authorization', () => {
   });
 
   const start = async (config: object) => {
-    const r = await startService(routerService(), { config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: 60_000, ...config }, log: createLogger({ service: 'router', level: 'silent' }) });
+    const r = await startService(routerService(), {
+      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: 60_000, ...config },
+      log: createLogger({ service: 'router', level: 'silent' }),
+    });
     running.push(r);
     return r.service.core;
   };
   const chat = (core: Awaited<ReturnType<typeof start>>, model: string) =>
-    core.client.inject({ method: 'POST', url: '/v1/chat/completions', payload: { model, messages: [{ role: 'user', content: 'x' }] }, headers: { authorization: 'Bearer client-api-key' } });
+    core.client.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      payload: { model, messages: [{ role: 'user', content: 'x' }] },
+      headers: { authorization: 'Bearer client-api-key' },
+    });
 
   it('a placed replica gets its derived secret in place of the client key; an endpoint without auth gets no authorization', async () => {
     const keyFile = join(dir, 'engine.key');
     const key = createEngineKeyFile(keyFile);
     const base = { url, engine: 'vllm' as const, pool: 'default', priority: 0, weight: 100, draining: false };
-    const records: EndpointInfo[] = [{ ...base, id: 'rep-7f3a', model: 'placed', auth: 'replica-key' }, { ...base, id: 'plain', model: 'open' }];
+    const records: EndpointInfo[] = [
+      { ...base, id: 'rep-7f3a', model: 'placed', auth: 'replica-key' },
+      { ...base, id: 'plain', model: 'open' },
+    ];
     await new RedisEndpointWriter(redis, prefix).replace(records);
     // The record in Redis names the marker, never a secret.
     const stored = await redis.hgetall(endpointKeys(prefix).hash);
@@ -87,6 +105,8 @@ describe('router → engine authorization', () => {
   it('refuses to start on an engine key file others can read', async () => {
     const f = join(dir, 'loose.key');
     writeFileSync(f, randomBytes(32).toString('hex'), { mode: 0o644 });
-    await expect(start({ engine_key_file: f, models: [{ name: 's' }], endpoints: [{ name: 'st', url, model: 's' }] })).rejects.toThrow(/readable by group or others/);
+    await expect(start({ engine_key_file: f, models: [{ name: 's' }], endpoints: [{ name: 'st', url, model: 's' }] })).rejects.toThrow(
+      /readable by group or others/,
+    );
   });
 });

@@ -47,7 +47,12 @@ export function clientErrorOf(err: Error & { code?: string }): LlmgwError {
 /** Fastify's `clientErrorHandler`: answers what Node's parser refused, then closes. */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   // Nothing to answer on a reset or half-closed socket, nor after a response started on it.
-  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+  if (
+    err.code === 'ECONNRESET' ||
+    err.code === 'EPIPE' ||
+    !socket.writable ||
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+  ) {
     socket.destroy();
     return;
   }
@@ -169,7 +174,10 @@ export function installClientHttp(app: FastifyInstance, o: ClientHttpOptions): v
       e = new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
     }
     const h = toHttpError(e);
-    void reply.code(h.status).headers({ ...h.headers, 'x-request-id': requestIdFrom(req.headers['x-request-id']) }).send(h.body);
+    void reply
+      .code(h.status)
+      .headers({ ...h.headers, 'x-request-id': requestIdFrom(req.headers['x-request-id']) })
+      .send(h.body);
   });
 
   app.setNotFoundHandler(async (req, reply) => {
@@ -186,6 +194,9 @@ export function installClientHttp(app: FastifyInstance, o: ClientHttpOptions): v
       e = isLlmgwError(err) ? err : new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
     }
     const h = toHttpError(e);
-    return reply.code(h.status).headers({ ...h.headers, 'x-request-id': reqId }).send(h.body);
+    return reply
+      .code(h.status)
+      .headers({ ...h.headers, 'x-request-id': reqId })
+      .send(h.body);
   });
 }

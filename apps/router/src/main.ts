@@ -46,7 +46,14 @@ export function routerService(opts: { source?: EndpointSource; random?: () => nu
     settings: (c) => ({ log_level: c.log_level, admin_listen: c.admin_listen, drain_deadline: c.drain_delay + c.shutdown_grace + 1000 }),
     async start(ctx): Promise<RouterHandle> {
       const cfg = ctx.config;
-      const core = await createRouter(cfg, { log: ctx.log, registry: ctx.registry, source: opts.source, random: opts.random, redis: ctx.redis, dependency: ctx.dependency });
+      const core = await createRouter(cfg, {
+        log: ctx.log,
+        registry: ctx.registry,
+        source: opts.source,
+        random: opts.random,
+        redis: ctx.redis,
+        dependency: ctx.dependency,
+      });
       ctx.onClose('router', () => core.closeResources());
       // A deep accept backlog (the kernel caps it at net.core.somaxconn): clients open connections in
       // bursts, and with Node's default of 511 a burst of thousands overflows the queue — dropped SYNs
@@ -66,7 +73,11 @@ export function routerService(opts: { source?: EndpointSource; random?: () => nu
 
 /** Starts the router through the service host: client API and admin listeners, scraping, everything. */
 export async function start(opts: StartOptions): Promise<RunningRouter> {
-  const running = await startService(routerService({ source: opts.source, random: opts.random }), { config: opts.config, log: opts.log, configSource: 'router options' });
+  const running = await startService(routerService({ source: opts.source, random: opts.random }), {
+    config: opts.config,
+    log: opts.log,
+    configSource: 'router options',
+  });
   return { ...running.service, adminUrl: running.adminUrl!, close: () => running.close() };
 }
 
@@ -75,7 +86,13 @@ function collect(v: string, prev: string[]): string[] {
 }
 
 interface Flags {
-  config?: string; endpoint: string[]; modelAlias: string[]; port?: string; host?: string; adminPort?: string; logLevel?: string;
+  config?: string;
+  endpoint: string[];
+  modelAlias: string[];
+  port?: string;
+  host?: string;
+  adminPort?: string;
+  logLevel?: string;
 }
 
 /** Builds the `llmgw router` command line (exported for tests and the help reference). */
@@ -124,6 +141,8 @@ export function main(argv: string[]): Promise<number> {
       if (o.logLevel) input.log_level = o.logLevel;
     },
     check: (cfg) =>
-      cfg.endpoints.length === 0 && cfg.endpoint_source.kind === 'static' ? 'no endpoints; pass --endpoint name=url=model or list endpoints in --config' : undefined,
+      cfg.endpoints.length === 0 && cfg.endpoint_source.kind === 'static'
+        ? 'no endpoints; pass --endpoint name=url=model or list endpoints in --config'
+        : undefined,
   });
 }

@@ -43,7 +43,12 @@ describe.each(kinds)('a router started before the scheduler (%s)', (_kind, make)
   afterAll(() => core.close());
 
   const chat = (model: string) =>
-    core.client.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, payload: { model, messages: [{ role: 'user', content: 'hi' }] } });
+    core.client.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json' },
+      payload: { model, messages: [{ role: 'user', content: 'hi' }] },
+    });
 
   it('answers an unknown model 503 catalog_not_loaded with Retry-After while no catalog view was read', async () => {
     const r = await chat('lazy');

@@ -60,7 +60,16 @@ describe('on-demand models (router side)', () => {
   it('a held request goes through when the replica is published while it waits', async () => {
     const c = ctx('od');
     const p = admit(c);
-    await new RedisEndpointWriter(redis, prefix).put({ id: 'od-1', url: 'http://127.0.0.1:9', model: 'od', engine: 'vllm', pool: 'h100-80g', priority: 0, weight: 100, draining: false });
+    await new RedisEndpointWriter(redis, prefix).put({
+      id: 'od-1',
+      url: 'http://127.0.0.1:9',
+      model: 'od',
+      engine: 'vllm',
+      pool: 'h100-80g',
+      priority: 0,
+      weight: 100,
+      draining: false,
+    });
     await p;
     expect(c.servedModel).toBe('od');
     c.lease?.release({ status: 200 });

@@ -44,7 +44,8 @@ export class OnDemand {
    * channel), which the host also closes.
    */
   static async open(o: Omit<OnDemandOptions, 'view' | 'onClose'> & { redis: Redis; sub: Redis; keyPrefix: string; refreshMs?: number }): Promise<OnDemand> {
-    if (o.redis.status !== 'ready') o.log?.warn({}, 'on-demand catalog: redis unreachable; unknown models answer 503 catalog_not_loaded until a catalog view is read');
+    if (o.redis.status !== 'ready')
+      o.log?.warn({}, 'on-demand catalog: redis unreachable; unknown models answer 503 catalog_not_loaded until a catalog view is read');
     const view = await RedisCatalogViewReader.open({ redis: o.redis, sub: o.sub, keyPrefix: o.keyPrefix, pollIntervalMs: o.refreshMs, log: o.log });
     return new OnDemand({ ...o, view });
   }
@@ -66,10 +67,14 @@ export class OnDemand {
 
   /** The 503 for a name that is not known while no catalog view has been read. */
   notLoaded(name: string): LlmgwError {
-    return new LlmgwError('LLMGW_ERR_CATALOG_NOT_LOADED', `the model \`${name}\` is not known yet: the model catalog has not been read; retry in ${CATALOG_NOT_LOADED_RETRY_S} s`, {
-      retryAfterSeconds: CATALOG_NOT_LOADED_RETRY_S,
-      param: 'model',
-    });
+    return new LlmgwError(
+      'LLMGW_ERR_CATALOG_NOT_LOADED',
+      `the model \`${name}\` is not known yet: the model catalog has not been read; retry in ${CATALOG_NOT_LOADED_RETRY_S} s`,
+      {
+        retryAfterSeconds: CATALOG_NOT_LOADED_RETRY_S,
+        param: 'model',
+      },
+    );
   }
 
   /** The canonical model a catalogued name (or alias) resolves to. */
@@ -116,7 +121,9 @@ export class OnDemand {
     }
     if (ready()) return true;
     const e = this.o.view.get(model);
-    throw new LlmgwError('LLMGW_ERR_MODEL_LOADING', `the model \`${model}\` is being loaded; retry in ${e?.retryAfterS ?? 10} s`, { retryAfterSeconds: e?.retryAfterS ?? 10 });
+    throw new LlmgwError('LLMGW_ERR_MODEL_LOADING', `the model \`${model}\` is being loaded; retry in ${e?.retryAfterS ?? 10} s`, {
+      retryAfterSeconds: e?.retryAfterS ?? 10,
+    });
   }
 
   async close(): Promise<void> {

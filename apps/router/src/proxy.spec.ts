@@ -13,9 +13,21 @@ describe('normaliseUpstreamError', () => {
     [500, 'Internal Server Error', 'LLMGW_ERR_UPSTREAM_ERROR', 'Internal Server Error', null],
     [504, '', 'LLMGW_ERR_UPSTREAM_TIMEOUT', 'upstream returned HTTP 504', null],
     // vLLM: the HTTP status as `code`, the meaning only in the message.
-    [400, '{"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 4000 tokens.","type":"BadRequestError","param":null,"code":400}}', 'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', "This model's maximum context length is 2048 tokens. However, you requested 4000 tokens.", null],
+    [
+      400,
+      '{"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 4000 tokens.","type":"BadRequestError","param":null,"code":400}}',
+      'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED',
+      "This model's maximum context length is 2048 tokens. However, you requested 4000 tokens.",
+      null,
+    ],
     // OpenAI and sim-engine: the code itself.
-    [400, '{"error":{"message":"too long","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}', 'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED', 'too long', 'messages'],
+    [
+      400,
+      '{"error":{"message":"too long","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
+      'LLMGW_ERR_CONTEXT_LENGTH_EXCEEDED',
+      'too long',
+      'messages',
+    ],
   ])('%i %s', (status, body, code, message, param) => {
     const e = normaliseUpstreamError(status, body);
     expect(e.code).toBe(code);
@@ -31,13 +43,24 @@ describe('sseErrorEvent', () => {
     expect(ev.endsWith('\n\n')).toBe(true);
     expect(ev.startsWith('data: ')).toBe(true);
     expect(JSON.parse(ev.slice(6))).toEqual({
-      error: { message: 'the engine closed the stream before it finished', type: 'server_error', param: null, code: 'upstream_error', llmgw_code: 'LLMGW_ERR_UPSTREAM_ERROR' },
+      error: {
+        message: 'the engine closed the stream before it finished',
+        type: 'server_error',
+        param: null,
+        code: 'upstream_error',
+        llmgw_code: 'LLMGW_ERR_UPSTREAM_ERROR',
+      },
     });
   });
   it('the Responses API: its typed error event', () => {
     const [event, data] = sseErrorEvent(err, 'responses').trimEnd().split('\n');
     expect(event).toBe('event: error');
-    expect(JSON.parse(data.slice(6))).toEqual({ type: 'error', code: 'upstream_error', message: 'the engine closed the stream before it finished', param: null });
+    expect(JSON.parse(data.slice(6))).toEqual({
+      type: 'error',
+      code: 'upstream_error',
+      message: 'the engine closed the stream before it finished',
+      param: null,
+    });
   });
 });
 

@@ -65,7 +65,18 @@ export function sseErrorEvent(e: LlmgwError, style: SseErrorStyle): string {
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 function errCode(e: unknown): string | undefined {
   const err = e as { code?: string; cause?: { code?: string } };
@@ -160,7 +171,11 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
       const code = connectionLost(e);
       if (code) return lostConnection(code, e, 'cannot reach the engine');
-      return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }), endpointFault: true };
+      return {
+        kind: 'error',
+        error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }),
+        endpointFault: true,
+      };
     }
 
     if (up.statusCode === 503 || up.statusCode === 429) {
@@ -192,7 +207,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
         if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
         const code = connectionLost(e);
         if (code) return lostConnection(code, e, 'the engine closed the connection before its answer was complete');
-        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine\'s answer could not be read'), endpointFault: true };
+        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's answer could not be read"), endpointFault: true };
       }
       const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
       let usage: CapturedUsage | undefined;
@@ -240,7 +255,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
         // Headers came, no event did: nothing reached the client, so a lost connection is retried.
         const code = connectionLost(e);
         if (code) return lostConnection(code, e, 'the engine closed the stream before its first event');
-        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine\'s stream could not be read'), endpointFault: true };
+        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's stream could not be read"), endpointFault: true };
       }
       // Mid-stream: the status is sent and part of the answer with it, so no retry. The client
       // gets an error event after the last complete event, then a properly ended stream.

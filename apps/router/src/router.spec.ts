@@ -31,7 +31,13 @@ describe('router request checks (inject)', () => {
     ['no messages', '{"model":"m"}', 400, 'LLMGW_ERR_REQUEST_INVALID', 'messages'],
     ['a bad max_tokens', '{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"many"}', 400, 'LLMGW_ERR_REQUEST_INVALID', 'max_tokens'],
     ['an unknown model', '{"model":"zz","messages":[{"role":"user","content":"x"}]}', 404, 'LLMGW_ERR_MODEL_NOT_FOUND', 'model'],
-    ['a body over the limit', JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4096) }] }), 413, 'LLMGW_ERR_REQUEST_TOO_LARGE', null],
+    [
+      'a body over the limit',
+      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4096) }] }),
+      413,
+      'LLMGW_ERR_REQUEST_TOO_LARGE',
+      null,
+    ],
   ])('answers %s in OpenAI error JSON', async (_what, payload, status, code, param) => {
     const res = await post(payload, { 'x-request-id': 'req-1' });
     expect(res.statusCode).toBe(status);

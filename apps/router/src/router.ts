@@ -73,13 +73,20 @@ export interface RouterCore {
 export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise<RouterCore> {
   const log = deps.log;
   const registry = deps.registry ?? createRegistry('router', { defaultMetrics: true });
-  const redis: RedisConnect = deps.redis ?? (async (purpose) => {
-    throw new ConfigError('router config', [`${purpose}: a Redis URL is configured but this router was built without the service host's Redis clients (start it with start() or routerService)`]);
-  });
+  const redis: RedisConnect =
+    deps.redis ??
+    (async (purpose) => {
+      throw new ConfigError('router config', [
+        `${purpose}: a Redis URL is configured but this router was built without the service host's Redis clients (start it with start() or routerService)`,
+      ]);
+    });
   const shareUrl = cfg.prefix.approx_tree.enabled ? cfg.prefix.approx_tree.share.redis_url : undefined;
   // The share connects in the background: no wait, inserts stay local until Redis answers.
   const share = shareUrl
-    ? { publisher: await redis('prefix share', shareUrl, { readyWaitMs: 0 }), subscriber: await redis('prefix share subscriber', shareUrl, { kind: 'subscriber', readyWaitMs: 0 }) }
+    ? {
+        publisher: await redis('prefix share', shareUrl, { readyWaitMs: 0 }),
+        subscriber: await redis('prefix share subscriber', shareUrl, { kind: 'subscriber', readyWaitMs: 0 }),
+      }
     : undefined;
   const prefix = createPrefixRouting(cfg, { log, registry, share });
   const { profiles, bandNames } = profilesAndBands(cfg, prefix);
@@ -106,13 +113,20 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));
   const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency });
-  const tenancyRedis = !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
-    ? // Auto-pipelining: the reserve, settle and usage append of every request issued in one event-loop turn go out in one write.
-      await redis('tenancy', cfg.tenancy.redis_url, { autoPipelining: true })
-    : undefined;
+  const tenancyRedis =
+    !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
+      ? // Auto-pipelining: the reserve, settle and usage append of every request issued in one event-loop turn go out in one write.
+        await redis('tenancy', cfg.tenancy.redis_url, { autoPipelining: true })
+      : undefined;
   const tenancy: PinAwareTenancy =
     deps.tenancy ??
-    createTenancy(cfg, { log, registry, redis: tenancyRedis, openRedis: (purpose, kind) => redis(purpose, cfg.tenancy.redis_url!, { kind }), dependency: deps.dependency });
+    createTenancy(cfg, {
+      log,
+      registry,
+      redis: tenancyRedis,
+      openRedis: (purpose, kind) => redis(purpose, cfg.tenancy.redis_url!, { kind }),
+      dependency: deps.dependency,
+    });
   const enginePriority = new EnginePriority(cfg.admission.bands ?? DEFAULT_BAND_CONFIGS, source);
   const state: RouterState = {
     cfg: stageConfig(cfg),
@@ -140,7 +154,9 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const sockets = new ClientSockets(client, cfg.shutdown_grace);
   const kinds = enabledKinds(cfg.passthrough_routes);
   const disabledPaths = new Map(
-    (Object.keys(API) as Array<keyof typeof API>).filter((k) => !kinds.includes(k)).map((k) => [API[k].path, `${API[k].path} is not enabled on this gateway (router config passthrough_routes).`] as const),
+    (Object.keys(API) as Array<keyof typeof API>)
+      .filter((k) => !kinds.includes(k))
+      .map((k) => [API[k].path, `${API[k].path} is not enabled on this gateway (router config passthrough_routes).`] as const),
   );
   installClientHttp(client, {
     bodyLimit: cfg.body_limit_bytes,

@@ -44,7 +44,11 @@ describe('SseUsageTap', () => {
 
   it('strips usage riding on a content chunk instead of dropping the content', () => {
     const tap = new SseUsageTap(true);
-    const out = run(tap, Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n'), 4096);
+    const out = run(
+      tap,
+      Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n'),
+      4096,
+    );
     expect(out).toBe('data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\ndata: [DONE]\n\n');
     expect(tap.usage?.completionTokens).toBe(1);
   });

@@ -29,9 +29,24 @@ const cases: Case[] = [
   ['a header line without a colon', 'GET /v1/models HTTP/1.1\r\nhost: x\r\nnocolon\r\n\r\n', 400, 'malformed_request'],
   ['a non-numeric content-length', post('/v1/chat/completions', chat(), { ...json, 'content-length': 'ten' }), 400, 'malformed_request'],
   ['a negative content-length', post('/v1/chat/completions', chat(), { ...json, 'content-length': '-5' }), 400, 'malformed_request'],
-  ['two different content-lengths', `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\n{}{}`, 400, 'malformed_request'],
-  ['content-length with chunked', `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'malformed_request'],
-  ['a bad chunk size', `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${GOOD}\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, 'malformed_request'],
+  [
+    'two different content-lengths',
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\n{}{}`,
+    400,
+    'malformed_request',
+  ],
+  [
+    'content-length with chunked',
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`,
+    400,
+    'malformed_request',
+  ],
+  [
+    'a bad chunk size',
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${GOOD}\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    400,
+    'malformed_request',
+  ],
   ['a 20 KiB header', httpBytes('GET', '/v1/models', { ...auth, 'x-big': 'a'.repeat(20 * 1024) }), 431, 'request_headers_too_large'],
   ['an unknown route with a key', httpBytes('GET', '/v1/nope', auth), 404, 'unknown_url'],
   ['an unknown POST route with a key', post('/v2/chat', chat()), 404, 'unknown_url'],
@@ -43,17 +58,40 @@ const cases: Case[] = [
   ['a body over the limit (content-length)', post('/v1/chat/completions', chat({ pad: 'x'.repeat(LIMIT) })), 413, 'request_too_large'],
   [
     'a body over the limit (chunked)',
-    [`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${GOOD}\r\ntransfer-encoding: chunked\r\n\r\n`, ...Array.from({ length: 3 }, () => `${(LIMIT / 2).toString(16)}\r\n${'x'.repeat(LIMIT / 2)}\r\n`), '0\r\n\r\n'],
+    [
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${GOOD}\r\ntransfer-encoding: chunked\r\n\r\n`,
+      ...Array.from({ length: 3 }, () => `${(LIMIT / 2).toString(16)}\r\n${'x'.repeat(LIMIT / 2)}\r\n`),
+      '0\r\n\r\n',
+    ],
     413,
     'request_too_large',
   ],
-  ['a multipart body', post('/v1/chat/completions', '--b\r\ncontent-disposition: form-data; name="model"\r\n\r\nm\r\n--b--\r\n', { ...auth, 'content-type': 'multipart/form-data; boundary=b' }), 400, 'invalid_json'],
+  [
+    'a multipart body',
+    post('/v1/chat/completions', '--b\r\ncontent-disposition: form-data; name="model"\r\n\r\nm\r\n--b--\r\n', {
+      ...auth,
+      'content-type': 'multipart/form-data; boundary=b',
+    }),
+    400,
+    'invalid_json',
+  ],
   // --- auth ----------------------------------------------------------------------------------
   ['no API key', post('/v1/chat/completions', chat(), { 'content-type': 'application/json' }), 401, 'missing_api_key'],
   ['a Basic authorization', post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: 'Basic dTpw' }), 401, 'missing_api_key'],
   ['an empty bearer', post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: 'Bearer ' }), 401, 'missing_api_key'],
-  ['an unknown key', post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: 'Bearer sk-llmgw-nope' }), 401, 'invalid_api_key'],
-  ['a model off the key\'s allowlist', post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: `Bearer ${NARROW}` }), 403, 'model_not_found', 'model'],
+  [
+    'an unknown key',
+    post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: 'Bearer sk-llmgw-nope' }),
+    401,
+    'invalid_api_key',
+  ],
+  [
+    "a model off the key's allowlist",
+    post('/v1/chat/completions', chat(), { 'content-type': 'application/json', authorization: `Bearer ${NARROW}` }),
+    403,
+    'model_not_found',
+    'model',
+  ],
   // --- JSON ----------------------------------------------------------------------------------
   ['an empty body', post('/v1/chat/completions', ''), 400, 'invalid_value'],
   ['not JSON', post('/v1/chat/completions', '{"model":'), 400, 'invalid_json'],
@@ -76,7 +114,13 @@ const cases: Case[] = [
   ['an unknown role', post('/v1/chat/completions', withMessage({ role: 'wizard', content: 'x' })), 400, 'invalid_value', 'messages.0.role'],
   ['a message without a role', post('/v1/chat/completions', withMessage({ content: 'x' })), 400, 'invalid_value', 'messages.0.role'],
   ['numeric content', post('/v1/chat/completions', withMessage({ role: 'user', content: 5 })), 400, 'invalid_value', 'messages.0.content'],
-  ['a content part without a type', post('/v1/chat/completions', withMessage({ role: 'user', content: [{ text: 'x' }] })), 400, 'invalid_value', 'messages.0.content'],
+  [
+    'a content part without a type',
+    post('/v1/chat/completions', withMessage({ role: 'user', content: [{ text: 'x' }] })),
+    400,
+    'invalid_value',
+    'messages.0.content',
+  ],
   ['temperature 3', post('/v1/chat/completions', chat({ temperature: 3 })), 400, 'invalid_value', 'temperature'],
   ['temperature -0.5', post('/v1/chat/completions', chat({ temperature: -0.5 })), 400, 'invalid_value', 'temperature'],
   ['temperature as a string', post('/v1/chat/completions', chat({ temperature: 'hot' })), 400, 'invalid_value', 'temperature'],
@@ -94,10 +138,22 @@ const cases: Case[] = [
   ['seed 1.5', post('/v1/chat/completions', chat({ seed: 1.5 })), 400, 'invalid_value', 'seed'],
   ['tools as an object', post('/v1/chat/completions', chat({ tools: { type: 'function' } })), 400, 'invalid_value', 'tools'],
   ['a function tool without function', post('/v1/chat/completions', chat({ tools: [{ type: 'function' }] })), 400, 'invalid_value', 'tools.0.function'],
-  ['a function tool without a name', post('/v1/chat/completions', chat({ tools: [{ type: 'function', function: { description: 'd' } }] })), 400, 'invalid_value', 'tools.0.function.name'],
+  [
+    'a function tool without a name',
+    post('/v1/chat/completions', chat({ tools: [{ type: 'function', function: { description: 'd' } }] })),
+    400,
+    'invalid_value',
+    'tools.0.function.name',
+  ],
   ['a tool without a type', post('/v1/chat/completions', chat({ tools: [{ function: { name: 'f' } }] })), 400, 'invalid_value', 'tools.0.type'],
   ['tool_choice "sometimes"', post('/v1/chat/completions', chat({ tool_choice: 'sometimes' })), 400, 'invalid_value', 'tool_choice'],
-  ['tool_choice function without a name', post('/v1/chat/completions', chat({ tool_choice: { type: 'function' } })), 400, 'invalid_value', 'tool_choice.function'],
+  [
+    'tool_choice function without a name',
+    post('/v1/chat/completions', chat({ tool_choice: { type: 'function' } })),
+    400,
+    'invalid_value',
+    'tool_choice.function',
+  ],
   ['user as a number', post('/v1/chat/completions', chat({ user: 1 })), 400, 'invalid_value', 'user'],
   ['an unknown model', post('/v1/chat/completions', chat({ model: 'zz' })), 404, 'model_not_found', 'model'],
   // --- routing headers -----------------------------------------------------------------------
@@ -126,7 +182,16 @@ describe('bad input', () => {
     up = await fakeUpstream((req, res, body) => {
       if (JSON.parse(body).model === 'short') {
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: "This model's maximum context length is 16 tokens. However, you requested 40 tokens.", type: 'BadRequestError', param: null, code: 400 } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              message: "This model's maximum context length is 16 tokens. However, you requested 40 tokens.",
+              type: 'BadRequestError',
+              param: null,
+              code: 400,
+            },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -6,7 +6,11 @@ import { start } from '../src/main';
 import { fakeUpstream, silentLog } from './helpers';
 
 const chat = (url: string) =>
-  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) });
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+  });
 
 describe('llmgw router as a process', () => {
   it('serves from --endpoint flags, exposes admin, and exits 0 on SIGTERM', async () => {
@@ -18,7 +22,11 @@ describe('llmgw router as a process', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-llmgw-replica')).toBe('a');
       expect((await fetch(`${r.urls.admin}/readyz`)).status).toBe(200);
-      const completed = () => r.output().map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((l) => l.msg === 'request completed');
+      const completed = () =>
+        r
+          .output()
+          .map((l) => (l.startsWith('{') ? JSON.parse(l) : {}))
+          .find((l) => l.msg === 'request completed');
       await waitUntil(() => completed() !== undefined, 'completed() !== undefined', { everyMs: 25 });
       const log = completed();
       expect(log).toMatchObject({ service: 'router', model: 'm', endpoint: 'a', status: 200 });
@@ -49,7 +57,11 @@ describe('router on a Redis endpoint source', () => {
     await writer.replace([normaliseEndpoint({ name: 'ra', url: a.url, model: 'm' })]);
     const r = await start({
       log: silentLog(),
-      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix } },
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix },
+      },
     });
     try {
       expect((await chat(r.url)).headers.get('x-llmgw-replica')).toBe('ra');

@@ -40,7 +40,9 @@ let router: RunningRouter;
 let base: string;
 
 beforeAll(async () => {
-  engines = await Promise.all(['e1', 'e2'].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'llama', '--decode-tps', '2000', '--max-tokens-default', '8'])));
+  engines = await Promise.all(
+    ['e1', 'e2'].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'llama', '--decode-tps', '2000', '--max-tokens-default', '8'])),
+  );
   router = await start({
     log: silentLog(),
     config: {
@@ -63,7 +65,10 @@ afterAll(async () => {
 
 /** The usage the ledger received for requests with this x-request-id prefix. */
 async function usageFor(reqPrefix: string): Promise<LedgerRecord> {
-  await waitUntil(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 'ledger.records.some((r) => r.requestId.startsWith(reqPrefix))', { timeoutMs: 10_000, everyMs: 25 });
+  await waitUntil(() => ledger.records.some((r) => r.requestId.startsWith(reqPrefix)), 'ledger.records.some((r) => r.requestId.startsWith(reqPrefix))', {
+    timeoutMs: 10_000,
+    everyMs: 25,
+  });
   return ledger.records.find((r) => r.requestId.startsWith(reqPrefix))!;
 }
 
@@ -83,7 +88,10 @@ describe('openai-node', () => {
     const r = await client().responses.create({ model: 'llama', input: 'hello', max_output_tokens: 3 }, { headers: { 'x-request-id': 'conf-node-resp-1' } });
     expect(r.output_text.split(' ')).toHaveLength(3);
     expect((await usageFor('conf-node-resp-1')).completionTokens).toBe(3);
-    const stream = await client().responses.create({ model: 'llama', input: 'hello', max_output_tokens: 4, stream: true }, { headers: { 'x-request-id': 'conf-node-resp-2' } });
+    const stream = await client().responses.create(
+      { model: 'llama', input: 'hello', max_output_tokens: 4, stream: true },
+      { headers: { 'x-request-id': 'conf-node-resp-2' } },
+    );
     let text = '';
     for await (const ev of stream) if (ev.type === 'response.output_text.delta') text += ev.delta;
     expect(text.split(' ')).toHaveLength(4);
@@ -100,7 +108,12 @@ describe('openai-node', () => {
 
   it.each([
     ['an unknown model', () => client().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }), OpenAI.NotFoundError, 404],
-    ['a bad key', () => client('sk-llmgw-wrong').chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError, 401],
+    [
+      'a bad key',
+      () => client('sk-llmgw-wrong').chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'x' }] }),
+      OpenAI.AuthenticationError,
+      401,
+    ],
     ['an over-limit body', () => client().chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: BIG }] }), OpenAI.APIError, 413],
   ])('%s → its error class', async (_what, call, cls, status) => {
     const e = await call().catch((x: unknown) => x);
@@ -119,7 +132,8 @@ describe('openai-node', () => {
 });
 
 describe('LangChain JS (@langchain/openai)', () => {
-  const chat = (opts: Record<string, unknown> = {}, apiKey = GOOD) => new ChatOpenAI({ model: 'llama', apiKey, maxRetries: 0, configuration: { baseURL: base }, ...opts });
+  const chat = (opts: Record<string, unknown> = {}, apiKey = GOOD) =>
+    new ChatOpenAI({ model: 'llama', apiKey, maxRetries: 0, configuration: { baseURL: base }, ...opts });
 
   it('chat, non-streaming and streaming', async () => {
     const r = await chat({ maxTokens: 4 }).invoke('hello');

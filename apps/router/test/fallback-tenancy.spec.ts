@@ -17,7 +17,6 @@ const PAID = { prompt_per_mtok: 1000, completion_per_mtok: 1000 };
 const FREE = { prompt_per_mtok: 0, completion_per_mtok: 0 };
 const DAY_BUDGET = 'key:k-fb-spent';
 
-
 describe('fallbacks under tenancy', () => {
   let up: FakeUpstream;
   let router: RunningRouter;
@@ -65,7 +64,7 @@ describe('fallbacks under tenancy', () => {
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
     });
 
-  it('never serves a fallback outside the key\'s allowlist', async () => {
+  it("never serves a fallback outside the key's allowlist", async () => {
     const r = await chat(keyWith({ allowedModels: ['allowed'] }), 'allowed');
     const body = await r.json();
     expect(up.hits.filter((h) => h.body?.model === 'other')).toHaveLength(0);
@@ -79,14 +78,18 @@ describe('fallbacks under tenancy', () => {
     expect(r.headers.get('x-llmgw-served-model')).toBe('other');
   });
 
-  it('charges a paid fallback of a free model to the key\'s budget at the paid price', async () => {
+  it("charges a paid fallback of a free model to the key's budget at the paid price", async () => {
     const budgets = [{ scope: 'key:k-fb-charge', limitMicros: 1_000_000_000, period: 'day' as const }];
     const r = await chat(keyWith({ budgets }), 'free');
     expect(r.status).toBe(200);
     expect(r.headers.get('x-llmgw-served-model')).toBe('paid');
     // The fake engine reports 3 prompt + 1 completion tokens: 3×1000 + 1×1000 micro-units.
     const start = periodBounds('day', Date.now()).start;
-    await waitUntil(async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000, "(await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000", { everyMs: 25 });
+    await waitUntil(
+      async () => (await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000,
+      "(await mockStores.counters.budgetSpent('key:k-fb-charge', start)) === 4000",
+      { everyMs: 25 },
+    );
   });
 
   it('refuses a paid availability fallback after a budget fallback when the budget is spent', async () => {

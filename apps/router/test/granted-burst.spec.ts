@@ -13,9 +13,7 @@ jest.mock('../src/admission', () => ({
     mode: 'local',
     degraded: false,
     acquire: (_req: AdmissionRequest): Promise<AcquireResult> =>
-      new Promise((resolve) =>
-        held.push(() => resolve({ kind: 'granted', pool: 'p', queuedMs: 1, lease: { id: 'l', pool: 'p', release: () => undefined } })),
-      ),
+      new Promise((resolve) => held.push(() => resolve({ kind: 'granted', pool: 'p', queuedMs: 1, lease: { id: 'l', pool: 'p', release: () => undefined } }))),
   }),
 }));
 
@@ -56,7 +54,10 @@ describe('a burst of grants', () => {
 
   it('is spread across replicas, not herded onto one', async () => {
     // Both replicas scraped, so they differ in nothing but what this burst does to them.
-    const fresh = async (replica: string) => (await fetch(`${router.adminUrl}/metrics`).then((r) => r.text())).split('\n').some((l) => l.startsWith('llmgw_endpoint_metrics_stale{') && l.includes(`replica="${replica}"`) && l.endsWith(' 0'));
+    const fresh = async (replica: string) =>
+      (await fetch(`${router.adminUrl}/metrics`).then((r) => r.text()))
+        .split('\n')
+        .some((l) => l.startsWith('llmgw_endpoint_metrics_stale{') && l.includes(`replica="${replica}"`) && l.endsWith(' 0'));
     await waitUntil(async () => (await fresh('r0')) && (await fresh('r1')), "(await fresh('r0')) && (await fresh('r1'))", { timeoutMs: 10_000, everyMs: 50 });
     const N = 12;
     const responses = Array.from({ length: N }, () =>

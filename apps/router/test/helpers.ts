@@ -12,7 +12,13 @@ export function silentLog(): Logger {
 export function capturingLog(level = 'info'): { log: Logger; lines: any[] } {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { log: createLogger({ service: 'router', destination: stream, level }), lines };
 }
 
@@ -49,7 +55,14 @@ export interface FakeUpstream {
 export const METRICS_OK = 'vllm:num_requests_running 0\nvllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.1\n';
 
 export function chatJson(text = 'ok', usage = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }) {
-  return JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage });
+  return JSON.stringify({
+    id: 'x',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage,
+  });
 }
 
 export const ok: FakeHandler = (_req, res) => {

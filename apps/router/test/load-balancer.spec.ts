@@ -23,7 +23,9 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
   const lbLog: string[] = [];
 
   beforeAll(async () => {
-    engines = await Promise.all([0, 1].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--decode-tps', '100', '--max-tokens-default', '20'], { timeoutMs: 60_000 })));
+    engines = await Promise.all(
+      [0, 1].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'm', '--decode-tps', '100', '--max-tokens-default', '20'], { timeoutMs: 60_000 })),
+    );
     const endpoints = engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'm' }));
     const admissionCfg = join(dir, 'admission.yaml');
     writeFileSync(admissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: '200ms', endpoints }));
@@ -31,9 +33,17 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
     const routerCfg = join(dir, 'router.yaml');
     writeFileSync(
       routerCfg,
-      JSON.stringify({ scrape_interval: '200ms', drain_delay: '8s', shutdown_grace: '10s', admission: { mode: 'remote', address: new URL(admission.url).host }, endpoints }),
+      JSON.stringify({
+        scrape_interval: '200ms',
+        drain_delay: '8s',
+        shutdown_grace: '10s',
+        admission: { mode: 'remote', address: new URL(admission.url).host },
+        endpoints,
+      }),
     );
-    routers.push(...(await Promise.all([0, 1, 2].map(() => spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], { timeoutMs: 150_000 })))));
+    routers.push(
+      ...(await Promise.all([0, 1, 2].map(() => spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], { timeoutMs: 150_000 })))),
+    );
     const port = await freePort();
     lbUrl = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = { ...process.env, LLMGW_LB_BIND: `127.0.0.1:${port}` } as Record<string, string>;
@@ -46,12 +56,16 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
     lb.stderr!.on('data', (b: Buffer) => lbLog.push(b.toString()));
     // Every router in rotation: answers through the balancer from all three.
     const seen = new Set<string>();
-    await waitUntil(async () => {
-      const r = await fetch(`${lbUrl}/v1/models`).catch(() => undefined);
-      const who = r?.headers.get('x-llmgw-router');
-      if (r?.status === 200 && who) seen.add(who);
-      return seen.size === 3;
-    }, () => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`, { timeoutMs: 30_000, everyMs: 100 });
+    await waitUntil(
+      async () => {
+        const r = await fetch(`${lbUrl}/v1/models`).catch(() => undefined);
+        const who = r?.headers.get('x-llmgw-router');
+        if (r?.status === 200 && who) seen.add(who);
+        return seen.size === 3;
+      },
+      () => `all three routers behind the balancer (haproxy said: ${lbLog.join('').slice(-800)})`,
+      { timeoutMs: 30_000, everyMs: 100 },
+    );
   });
 
   afterAll(async () => {
@@ -70,7 +84,11 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
 
   it('SIGKILL: only the requests in flight on the killed router fail', async () => {
     const l = chatLoad(lbUrl, 12, { model: 'm' });
-    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
+    await waitUntil(
+      () => l.outcomes.filter((o) => o.ok).length >= 30,
+      () => `steady load (${summary(l.outcomes)})`,
+      { timeoutMs: 90_000, everyMs: 100 },
+    );
     const victim = routers[1];
     const exited = new Promise((r) => victim.proc.once('exit', r));
     const killedAt = performance.now();
@@ -80,7 +98,11 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
     await exited;
     const diedAt = performance.now();
     const afterKill = () => l.outcomes.filter((o) => o.startedAt > diedAt);
-    await waitUntil(() => afterKill().filter((o) => o.ok).length >= 30, () => `load after the kill (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
+    await waitUntil(
+      () => afterKill().filter((o) => o.ok).length >= 30,
+      () => `load after the kill (${summary(l.outcomes)})`,
+      { timeoutMs: 90_000, everyMs: 100 },
+    );
     const all = await l.stop();
     const failed = all.filter((o) => !o.ok);
     // Everything that failed was already running when the router died…
@@ -95,15 +117,30 @@ const dir = mkdtempSync(join(tmpdir(), 'llmgw-lb-'));
   it('SIGTERM: the router turns not-ready, the balancer stops sending, no request fails', async () => {
     const r = routers[0];
     const l = chatLoad(lbUrl, 12, { model: 'm' });
-    await waitUntil(() => l.outcomes.filter((o) => o.ok).length >= 30, () => `steady load (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
+    await waitUntil(
+      () => l.outcomes.filter((o) => o.ok).length >= 30,
+      () => `steady load (${summary(l.outcomes)})`,
+      { timeoutMs: 90_000, everyMs: 100 },
+    );
     // Not stop(): that turns into SIGKILL after 5 s, and draining takes drain_delay plus the running requests.
     const exited = new Promise<number | null>((res) => r.proc.once('exit', (code) => res(code)));
     r.proc.kill('SIGTERM');
     // Not ready at once, while still serving.
-    await waitUntil(async () => (await fetch(`${r.urls.admin}/readyz`).then((x) => x.status).catch(() => 0)) === 503, 'router1 not ready', { timeoutMs: 5_000, everyMs: 100 });
+    await waitUntil(
+      async () =>
+        (await fetch(`${r.urls.admin}/readyz`)
+          .then((x) => x.status)
+          .catch(() => 0)) === 503,
+      'router1 not ready',
+      { timeoutMs: 5_000, everyMs: 100 },
+    );
     const code = await exited;
     const drainedAt = performance.now();
-    await waitUntil(() => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30, () => `load after the drain (${summary(l.outcomes)})`, { timeoutMs: 90_000, everyMs: 100 });
+    await waitUntil(
+      () => l.outcomes.filter((o) => o.startedAt > drainedAt && o.ok).length >= 30,
+      () => `load after the drain (${summary(l.outcomes)})`,
+      { timeoutMs: 90_000, everyMs: 100 },
+    );
     const all = await l.stop();
     expect(code).toBe(0);
     expect(all.filter((o) => !o.ok)).toEqual([]);

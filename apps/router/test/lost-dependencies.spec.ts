@@ -41,7 +41,11 @@ describe('router: lost dependencies are logged once each way', () => {
       await waitUntil(() => lostLines(lines, dep).length > 0, 'lostLines(lines, dep).length > 0', { everyMs: 25 });
       // Requests keep routing (each insert is dropped, counted) without a line each.
       for (let i = 0; i < 5; i++) {
-        const res = await fetch(`${r.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `hello ${i} `.repeat(40) }] }) });
+        const res = await fetch(`${r.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `hello ${i} `.repeat(40) }] }),
+        });
         expect(res.status).toBe(200);
       }
       await srv.start();
@@ -67,7 +71,12 @@ describe('router: lost dependencies are logged once each way', () => {
         tenancy: { enabled: true, accounting_address: address, resolve_timeout: 2000 },
       },
     });
-    const call = (key: string) => fetch(`${r.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) });
+    const call = (key: string) =>
+      fetch(`${r.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      });
     let server: grpc.Server | undefined;
     try {
       for (let i = 0; i < 4; i++) expect((await call(`sk-llmgw-unknown-${i}`)).status).toBe(503);
@@ -78,7 +87,11 @@ describe('router: lost dependencies are logged once each way', () => {
         ResolveKey: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb({ code: grpc.status.NOT_FOUND, details: 'no such key' }),
       });
       await new Promise<void>((res, rej) => server!.bindAsync(address, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
-      await waitUntil(async () => (await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401, '(await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401', { everyMs: 25 });
+      await waitUntil(
+        async () => (await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401,
+        '(await call(`sk-llmgw-unknown-${randomUUID()}`)).status === 401',
+        { everyMs: 25 },
+      );
       expect(backLines(lines, 'accounting')).toEqual([expect.objectContaining({ level: 'warn', address, down_ms: expect.any(Number) })]);
       expect(lostLines(lines, 'accounting')).toHaveLength(1);
     } finally {

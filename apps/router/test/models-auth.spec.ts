@@ -6,7 +6,12 @@ import { fakeUpstream, silentLog, type FakeUpstream } from './helpers';
 // With auth on, /v1/models is an API call like the others: it needs a key, and
 // a key sees only the models its allowlist lets it use.
 const principal: Principal = {
-  keyId: 'k', keyPrefix: 'sk-llmgw-good', projectId: 'p', teamId: 't', orgId: 'o', band: 'gold',
+  keyId: 'k',
+  keyPrefix: 'sk-llmgw-good',
+  projectId: 'p',
+  teamId: 't',
+  orgId: 'o',
+  band: 'gold',
   limits: { rpm: [], tpm: [], budgets: [], allowedModels: ['m'] },
 };
 jest.mock('../src/tenancy', () => ({
@@ -65,7 +70,11 @@ describe('/v1/models with auth on', () => {
     expect((await r.json()).data.map((d: { id: string }) => d.id).sort()).toEqual(['m', 'mm']);
   });
 
-  it.each([['m', 200], ['mm', 200], ['other', 404]])('GET /v1/models/%s → %d', async (id, status) => {
+  it.each([
+    ['m', 200],
+    ['mm', 200],
+    ['other', 404],
+  ])('GET /v1/models/%s → %d', async (id, status) => {
     expect((await get(`/v1/models/${id}`, 'good')).status).toBe(status);
   });
 });

@@ -143,13 +143,22 @@ describe('router ↔ engine network faults (real processes behind fault proxies)
     for (const e of events) expect(JSON.parse(e.slice('data: '.length)).object).toBe('chat.completion.chunk');
     expect(last.startsWith('data: ')).toBe(true);
     expect(JSON.parse(last.slice('data: '.length))).toEqual({
-      error: { message: 'the engine closed the stream before it finished', type: 'server_error', param: null, code: 'upstream_error', llmgw_code: 'LLMGW_ERR_UPSTREAM_ERROR' },
+      error: {
+        message: 'the engine closed the stream before it finished',
+        type: 'server_error',
+        param: null,
+        code: 'upstream_error',
+        llmgw_code: 'LLMGW_ERR_UPSTREAM_ERROR',
+      },
     });
     expect(got.text).not.toContain('[DONE]');
 
     // The OpenAI SDK turns that event into an APIError thrown from the iterator.
     const client = new OpenAI({ baseURL: `${r.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 300, stream: true }, { headers: { 'x-llmgw-replica': 'a' } });
+    const stream = await client.chat.completions.create(
+      { model: 'm', messages: [{ role: 'user', content: 'hello' }], max_tokens: 300, stream: true },
+      { headers: { 'x-llmgw-replica': 'a' } },
+    );
     let chunks = 0;
     const err = await (async () => {
       for await (const _ of stream) chunks++;
@@ -173,7 +182,11 @@ describe('router ↔ engine network faults (real processes behind fault proxies)
 
   it('the breaker opens on an engine that refuses, requests keep succeeding elsewhere, and it closes once the engine is back', async () => {
     // Scrapes run (a half-open probe waits for one that gets an answer), at the default interval.
-    const { r, admin } = await router({ cooldown_seconds: 0, scrape_interval: '2s', breaker: { failure_threshold: 2, base_backoff: '500ms', max_backoff: '2s' } });
+    const { r, admin } = await router({
+      cooldown_seconds: 0,
+      scrape_interval: '2s',
+      breaker: { failure_threshold: 2, base_backoff: '500ms', max_backoff: '2s' },
+    });
     await waitUntil(() => scrapedFresh(admin, 'a'), 'a first good scrape of a');
     expect((await chat(r, { pin: 'a' })).replica).toBe('a');
 
@@ -257,7 +270,10 @@ describe('router ↔ engine network faults (real processes behind fault proxies)
     await waitUntil(
       async () => {
         answers.push(await chat(r, answers.length % 2 ? { pin: 'a' } : {}));
-        return logLines(r, 'endpoint breaker').filter((l) => l.to === 'half_open').length >= 1 && logLines(r, 'endpoint breaker').filter((l) => l.to === 'open').length >= 2;
+        return (
+          logLines(r, 'endpoint breaker').filter((l) => l.to === 'half_open').length >= 1 &&
+          logLines(r, 'endpoint breaker').filter((l) => l.to === 'open').length >= 2
+        );
       },
       'a half-open window that ended open again',
       { everyMs: 50 },

@@ -12,7 +12,9 @@ describe('router with sim-engines and the openai client', () => {
 
   beforeAll(async () => {
     engines = await Promise.all(
-      ['e1', 'e2'].map(() => spawnRole('sim-engine', ['--port', '0', '--model', 'llama', '--decode-tps', '400', '--log-level', 'info', '--max-tokens-default', '8'])),
+      ['e1', 'e2'].map(() =>
+        spawnRole('sim-engine', ['--port', '0', '--model', 'llama', '--decode-tps', '400', '--log-level', 'info', '--max-tokens-default', '8']),
+      ),
     );
     router = await start({
       log: silentLog(),
@@ -86,7 +88,11 @@ describe('router with sim-engines and the openai client', () => {
     const before = await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' });
     const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, stream: true });
     for await (const _ of stream) void _;
-    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' })) === before + 4, "(await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: ...", { everyMs: 25 });
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: 'completion' })) === before + 4,
+      "(await metricValue(router.adminUrl, 'llmgw_tokens_total', { model: 'llama', direction: ...",
+      { everyMs: 25 },
+    );
   });
 
   it('serves completions, streaming and not', async () => {
@@ -146,9 +152,7 @@ describe('router with sim-engines and the openai client', () => {
     const bad = await fetch(`${router.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":' });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toMatchObject({ type: 'invalid_request_error', llmgw_code: 'LLMGW_ERR_REQUEST_INVALID_JSON' });
-    const big = await client.chat.completions
-      .create({ model: 'llama', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] })
-      .catch((e) => e);
+    const big = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] }).catch((e) => e);
     expect(big).toBeInstanceOf(OpenAI.APIError);
     expect(big.status).toBe(413);
     expect(big.code).toBe('request_too_large');
@@ -169,7 +173,9 @@ describe('router with sim-engines and the openai client', () => {
   });
 
   it('the built-in chat profile keeps a conversation on its replica by prefix, whatever its session id', async () => {
-    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [{ role: 'user', content: 'Conversation for the prefix check: summarise the plan. '.repeat(4) }];
+    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [
+      { role: 'user', content: 'Conversation for the prefix check: summarise the plan. '.repeat(4) },
+    ];
     const decisions: Array<string | null> = [];
     const replicas: Array<string | null> = [];
     for (let turn = 0; turn < 4; turn++) {
@@ -210,13 +216,21 @@ describe('router with sim-engines and the openai client', () => {
     ac.abort();
     // Half the natural end: only the abort reaching the engine can explain it.
     await waitUntil(async () => (await running()) === 0, '(await running()) === 0', { timeoutMs: 10_000, everyMs: 25 });
-    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'default', status: '499' })) === 1, "(await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'de...", { everyMs: 25 });
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'default', status: '499' })) === 1,
+      "(await metricValue(router.adminUrl, 'llmgw_requests_total', { model: 'llama', pool: 'de...",
+      { everyMs: 25 },
+    );
   });
 
   it('exposes health, readiness and the contract metric names', async () => {
     expect((await fetch(`${router.adminUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${router.adminUrl}/readyz`)).status).toBe(200);
-    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' })) === 0, "(await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' }))...", { everyMs: 25 });
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' })) === 0,
+      "(await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'e1' }))...",
+      { everyMs: 25 },
+    );
     const text = await (await fetch(`${router.adminUrl}/metrics`)).text();
     for (const name of [
       'llmgw_requests_total',

@@ -65,18 +65,40 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     await conversationsAcrossRouters('redis://127.0.0.1:6379', true);
   }, 600_000);
 
-  it('with the routers\' Redis down (no tree share) the KV index still keeps every turn on its replica', async () => {
+  it("with the routers' Redis down (no tree share) the KV index still keeps every turn on its replica", async () => {
     // Nothing listens on port 1: every tree insert stays in the router that made it.
     await conversationsAcrossRouters('redis://127.0.0.1:1', false);
   }, 600_000);
 
   async function conversationsAcrossRouters(shareUrl: string, shared: boolean): Promise<void> {
     const engineArgs = [
-      '--port', '0', '--model', 'llama', '--tokenizer', 'llama3', '--hash-seed', HASH_SEED,
-      '--prefill-tps', '0', '--decode-tps', '0', '--max-tokens-default', '8', '--num-gpu-blocks', '2048', '--prefix-cache-blocks', '512', '--log-level', 'warn',
-      '--kv-events-config', JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0' }),
+      '--port',
+      '0',
+      '--model',
+      'llama',
+      '--tokenizer',
+      'llama3',
+      '--hash-seed',
+      HASH_SEED,
+      '--prefill-tps',
+      '0',
+      '--decode-tps',
+      '0',
+      '--max-tokens-default',
+      '8',
+      '--num-gpu-blocks',
+      '2048',
+      '--prefix-cache-blocks',
+      '512',
+      '--log-level',
+      'warn',
+      '--kv-events-config',
+      JSON.stringify({ enable_kv_cache_events: true, endpoint: 'tcp://127.0.0.1:0', replay_endpoint: 'tcp://127.0.0.1:0' }),
     ];
-    const engines = await Promise.all([spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 }), spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 })]);
+    const engines = await Promise.all([
+      spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 }),
+      spawnRole('sim-engine', engineArgs, { timeoutMs: 120_000 }),
+    ]);
     procs.push(...engines);
     const kv = engines.map(kvAddr);
 
@@ -102,13 +124,26 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
     const waitApplied = async (replica: string, hash: bigint): Promise<void> => {
       const e = Number(replica.slice(1));
       let seq = -1;
-      await waitUntil(async () => {
-        seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[0] ?? -1;
-        return seq >= 0;
-      }, '{ seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[...', { timeoutMs: 20_000, everyMs: 50 });
-      for (const r of routers) await waitUntil(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq, "(await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq", { timeoutMs: 20_000, everyMs: 50 });
+      await waitUntil(
+        async () => {
+          seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[0] ?? -1;
+          return seq >= 0;
+        },
+        '{ seq = (await replayAll(kv[e].replay_endpoint)).find(([, hs]) => hs.includes(hash))?.[...',
+        { timeoutMs: 20_000, everyMs: 50 },
+      );
+      for (const r of routers)
+        await waitUntil(
+          async () => (await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq,
+          "(await metricValue(r.urls.admin, 'llmgw_prefix_kv_sequence', { replica })) >= seq",
+          { timeoutMs: 20_000, everyMs: 50 },
+        );
     };
-    const completeIds = async (url: string, prompt: number[], headers: Record<string, string>): Promise<{ replica: string; decision: string | null; cached: number }> => {
+    const completeIds = async (
+      url: string,
+      prompt: number[],
+      headers: Record<string, string>,
+    ): Promise<{ replica: string; decision: string | null; cached: number }> => {
       const res = await fetch(`${url}/v1/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
@@ -116,7 +151,11 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
       });
       expect(res.status).toBe(200);
       const body = await res.json();
-      return { replica: res.headers.get('x-llmgw-replica')!, decision: res.headers.get('x-llmgw-cache-decision'), cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0 };
+      return {
+        replica: res.headers.get('x-llmgw-replica')!,
+        decision: res.headers.get('x-llmgw-cache-decision'),
+        cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0,
+      };
     };
 
     const conversations = [0, 1, 2].map((c) => [{ role: 'user', content: `Conversation ${c}: tell me about topic number ${c * 7919}. `.repeat(6) }]);
@@ -137,14 +176,22 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
         const replica = res.headers.get('x-llmgw-replica')!;
         const cached = body.usage.prompt_tokens_details.cached_tokens as number;
         if (turn > 0) {
-          expect({ conversation: c, turn, replica, decision: res.headers.get('x-llmgw-cache-decision') }).toEqual({ conversation: c, turn, replica: lastReplica[c], decision: 'cache_hit' });
+          expect({ conversation: c, turn, replica, decision: res.headers.get('x-llmgw-cache-decision') }).toEqual({
+            conversation: c,
+            turn,
+            replica: lastReplica[c],
+            decision: 'cache_hit',
+          });
           // Everything of the previous prompt but its last partial block is served from the cache.
           expect(cached).toBeGreaterThanOrEqual(Math.floor((lastPromptTokens[c] - 1) / 16) * 16 - 16);
         }
         if (turn === 0) expect(replica).toBe(`e${c % 2}`);
         lastReplica[c] = replica;
         lastPromptTokens[c] = body.usage.prompt_tokens;
-        messages.push({ role: 'assistant', content: body.choices[0].message.content }, { role: 'user', content: `Turn ${turn + 1}: and what follows from that? `.repeat(4) });
+        messages.push(
+          { role: 'assistant', content: body.choices[0].message.content },
+          { role: 'user', content: `Turn ${turn + 1}: and what follows from that? `.repeat(4) },
+        );
 
         // A user reads before replying: wait until both routers have applied the batch that stored this prompt's blocks.
         const hashes = blockHashes(llama3ChatTokens(messages.slice(0, -2)), { blockSize: 16, hashSeed: HASH_SEED });

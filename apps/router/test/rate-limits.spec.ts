@@ -71,7 +71,9 @@ describe('rate limits through the router (Redis counters)', () => {
     const N = 25;
     const key = keyWith({ rpm: [{ scope: `key:exact-${RUN}`, limit: N }] });
     // 3N requests at once, spread over the routers: the counter script admits exactly N.
-    const statuses = await Promise.all(Array.from({ length: 3 * N }, (_v, i) => chat(routers[i % 3], key).then(async (r) => (await r.arrayBuffer(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 3 * N }, (_v, i) => chat(routers[i % 3], key).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(N);
     expect(statuses.filter((s) => s === 429)).toHaveLength(2 * N);
   });

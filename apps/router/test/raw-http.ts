@@ -63,7 +63,9 @@ function parse(buf: Buffer): (RawResponse & { complete: boolean }) | undefined {
 export function httpBytes(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): string | Buffer {
   const h: Record<string, string> = { host: 'localhost', connection: 'close', ...headers };
   if (body !== undefined && h['content-length'] === undefined && h['transfer-encoding'] === undefined) h['content-length'] = String(Buffer.byteLength(body));
-  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(h).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(h)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
   if (body === undefined) return head;
   return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
 }

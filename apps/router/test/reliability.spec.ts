@@ -173,10 +173,18 @@ describe('router reliability against fake upstreams', () => {
 
   it('a stale endpoint loses score but stays routable', async () => {
     const { r, client, u } = await setup(2, { breaker: { base_backoff: 1 }, profiles: { chat: { scorers: { queue: 1 } } } });
-    await waitUntil(() => r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false, "r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false", { everyMs: 25 });
+    await waitUntil(
+      () => r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false,
+      "r.core.scraper.state('u0')?.stale === false && r.core.scraper.state('u1')?.stale === false",
+      { everyMs: 25 },
+    );
     u[0].metrics = 503;
     await waitUntil(() => r.core.scraper.state('u0')?.stale === true, "r.core.scraper.state('u0')?.stale === true", { everyMs: 25 });
-    await waitUntil(async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1, "(await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1", { everyMs: 25 });
+    await waitUntil(
+      async () => (await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1,
+      "(await metricValue(r.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'u0' })) === 1",
+      { everyMs: 25 },
+    );
     await waitUntil(() => r.core.health.breaker('u0') !== 'open', "r.core.health.breaker('u0') !== 'open'", { timeoutMs: 15_000, everyMs: 25 });
     const res = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } }).withResponse();
     expect(res.response.headers.get('x-llmgw-replica')).toBe('u0');
@@ -276,7 +284,11 @@ describe('router reliability against fake upstreams', () => {
     const { r, client, u } = await setup(2);
     await client.chat.completions.create(MSG, { headers: { 'x-llmgw-replica': 'u0' } });
     const text = async () => (await fetch(`${r.adminUrl}/metrics`)).text();
-    await waitUntil(async () => (await text()).includes('llmgw_endpoint_metrics_stale{replica="u0"'), '(await text()).includes(\'llmgw_endpoint_metrics_stale{replica="u0"\')', { everyMs: 25 });
+    await waitUntil(
+      async () => (await text()).includes('llmgw_endpoint_metrics_stale{replica="u0"'),
+      '(await text()).includes(\'llmgw_endpoint_metrics_stale{replica="u0"\')',
+      { everyMs: 25 },
+    );
     (r.core.source as unknown as { set(l: unknown[]): void }).set([{ name: 'u1', url: u[1].url, model: 'm' }]);
     const after = await text();
     expect(after).not.toMatch(/replica="u0"/);
@@ -336,7 +348,9 @@ describe('router reliability against fake upstreams', () => {
     const { client, u } = await setup(1, { model_aliases: { alias: 'm' } });
     u[0].handler = (req, res, body) => (JSON.parse(body).stream ? sseOk(req, res, body) : ok(req, res, body));
     const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    await client.chat.completions.create({ ...MSG, model: 'alias', temperature: 0.3, seed: 7 } as never, { headers: { traceparent: tp, 'x-request-id': 'rid-1' } });
+    await client.chat.completions.create({ ...MSG, model: 'alias', temperature: 0.3, seed: 7 } as never, {
+      headers: { traceparent: tp, 'x-request-id': 'rid-1' },
+    });
     const s = await client.chat.completions.create({ ...MSG, stream: true, stream_options: { include_usage: false } } as never);
     for await (const _ of s as any) void _;
     expect(u[0].hits[0].headers.traceparent).toBe(tp);

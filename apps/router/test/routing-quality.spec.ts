@@ -21,7 +21,17 @@ interface Row {
 async function harness(args: string[]): Promise<Record<string, Row>> {
   const { stdout } = await run(
     process.execPath,
-    [join(root, 'node_modules/tsx/dist/cli.mjs'), '--tsconfig', join(root, 'tsconfig.base.json'), join(root, 'tools/bench/routing-quality.ts'), '--quick', '--engines', '4', '--json', ...args],
+    [
+      join(root, 'node_modules/tsx/dist/cli.mjs'),
+      '--tsconfig',
+      join(root, 'tsconfig.base.json'),
+      join(root, 'tools/bench/routing-quality.ts'),
+      '--quick',
+      '--engines',
+      '4',
+      '--json',
+      ...args,
+    ],
     { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 280_000 },
   );
   const last = stdout.trim().split('\n').pop()!;

@@ -85,9 +85,7 @@ describe('router seams', () => {
 
   it('asks admission with band, tenant, pools by priority and the token estimate, and reports the queue time', async () => {
     script.acquire = async () => granted(42, 'a100');
-    const { response } = await client.chat.completions
-      .create(MSG, { headers: { 'x-llmgw-band': 'silver', 'x-llmgw-tenant': 'team-7' } })
-      .withResponse();
+    const { response } = await client.chat.completions.create(MSG, { headers: { 'x-llmgw-band': 'silver', 'x-llmgw-tenant': 'team-7' } }).withResponse();
     expect(response.headers.get('x-llmgw-queue-ms')).toBe('42');
     // The granted pool is used first.
     expect(response.headers.get('x-llmgw-pool')).toBe('a100');
@@ -109,7 +107,13 @@ describe('router seams', () => {
     ['displaced', 503, 'queue_displaced', '3'],
     ['ttl', 504, 'queue_timeout', null],
   ] as const)('maps a %s rejection to %i %s', async (reason, status, code, retryAfter) => {
-    script.acquire = async () => ({ kind: 'rejected', reason, queuedMs: 5, message: `rejected: ${reason}`, retryAfterSeconds: reason === 'ttl' ? undefined : 3 });
+    script.acquire = async () => ({
+      kind: 'rejected',
+      reason,
+      queuedMs: 5,
+      message: `rejected: ${reason}`,
+      retryAfterSeconds: reason === 'ttl' ? undefined : 3,
+    });
     const hits = up.hits.length;
     const err = await client.chat.completions.create(MSG).catch((e) => e);
     expect(err.status).toBe(status);

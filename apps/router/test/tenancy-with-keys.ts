@@ -17,7 +17,15 @@ export const testTenancy: { stores?: AccountingStores } = {};
 export function keyWith(limits: Partial<Principal['limits']>, tag = 'k'): string {
   const n = testKeys.size;
   const key = `sk-llmgw-test-${tag}-${n}`;
-  testKeys.set(hashApiKey(key), { keyId: `${tag}-${n}`, keyPrefix: 'sk-llmgw-test', projectId: `p-${tag}-${n}`, teamId: 't', orgId: 'o', band: 'gold', limits: { rpm: [], tpm: [], budgets: [], ...limits } });
+  testKeys.set(hashApiKey(key), {
+    keyId: `${tag}-${n}`,
+    keyPrefix: 'sk-llmgw-test',
+    projectId: `p-${tag}-${n}`,
+    teamId: 't',
+    orgId: 'o',
+    band: 'gold',
+    limits: { rpm: [], tpm: [], budgets: [], ...limits },
+  });
   return key;
 }
 

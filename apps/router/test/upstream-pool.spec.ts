@@ -10,7 +10,13 @@ function holdingRouter(config: Record<string, unknown>, endpoint: Record<string,
     rig.up = await fakeUpstream((_req, res) => rig.held.push(res));
     rig.router = await start({
       log: silentLog(),
-      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', scrape_interval: 60_000, ...config, endpoints: [{ ...endpoint, url: rig.up.url, model: 'm' }] },
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        scrape_interval: 60_000,
+        ...config,
+        endpoints: [{ ...endpoint, url: rig.up.url, model: 'm' }],
+      },
     });
   });
   afterAll(async () => {
@@ -21,7 +27,11 @@ function holdingRouter(config: Record<string, unknown>, endpoint: Record<string,
 }
 
 const send = (router: RunningRouter) =>
-  fetch(`${router.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) });
+  fetch(`${router.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+  });
 
 const answer = (res: ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -39,7 +49,11 @@ describe('upstream connection pool per endpoint', () => {
     const first = send(router);
     await waitUntil(() => held.length === 1, 'held.length === 1', { timeoutMs: 10_000, everyMs: 25 });
     const second = send(router);
-    await waitUntil(async () => (await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1, "(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1", { timeoutMs: 10_000, everyMs: 25 });
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1,
+      "(await metricValue(router.adminUrl, 'llmgw_upstream_waiting', { replica: 'small' })) === 1",
+      { timeoutMs: 10_000, everyMs: 25 },
+    );
     expect(await metricValue(router.adminUrl, 'llmgw_upstream_connections', { replica: 'small' })).toBe(1);
     expect(held).toHaveLength(1);
     answer(held[0]);

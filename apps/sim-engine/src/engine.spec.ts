@@ -145,7 +145,14 @@ describe('SimEngine timing model, on a manual clock', () => {
     // 2 slots, 100 ms prefill for 100 tokens, 10 ms a token
     engine = new SimEngine({ ...zero, maxNumSeqs: 2, numGpuBlocks: 256, prefillTps: 1000, decodeTps: 100 }, clock);
     const submit = (requestId: string | undefined, seed: number, maxTokens: number) =>
-      engine.submit({ promptTokens: prompt(seed, 100), maxTokens, limitReason: 'length', textSeed: seed, requestId, sink: { tokens: () => undefined, finish: () => undefined } });
+      engine.submit({
+        promptTokens: prompt(seed, 100),
+        maxTokens,
+        limitReason: 'length',
+        textSeed: seed,
+        requestId,
+        sink: { tokens: () => undefined, finish: () => undefined },
+      });
     submit('a', 1, 5); // takes slot 1
     submit('b', 2, 5); // takes slot 2
     submit('c', 3, 2); // waits for a's end: 100 ms prefill + 4 more tokens at 10 ms = 140 ms
@@ -163,7 +170,15 @@ describe('SimEngine timing model, on a manual clock', () => {
   it('keeps the newest 4096 entries of the request log, oldest first', () => {
     engine = new SimEngine(zero);
     for (let i = 0; i < 4100; i++) {
-      engine.counters.logRequest({ request_id: `r${i}`, priority: 0, prompt_tokens: 1, slot_free_on_arrival: true, ahead_on_arrival: 0, queued_ms: 0, ttft_ms: 0 });
+      engine.counters.logRequest({
+        request_id: `r${i}`,
+        priority: 0,
+        prompt_tokens: 1,
+        slot_free_on_arrival: true,
+        ahead_on_arrival: 0,
+        queued_ms: 0,
+        ttft_ms: 0,
+      });
     }
     const ids = engine.counters.requests().map((e) => e.request_id);
     expect(ids).toHaveLength(4096);

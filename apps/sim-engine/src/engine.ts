@@ -155,11 +155,14 @@ export class SimEngine {
     if (this.timer !== undefined && this.timerDue <= due) return;
     if (this.timer !== undefined) this.clock.clearTimer(this.timer);
     this.timerDue = due;
-    this.timer = this.clock.setTimer(() => {
-      this.timer = undefined;
-      this.timerDue = Infinity;
-      this.step();
-    }, Math.max(1, Math.ceil(due - now)));
+    this.timer = this.clock.setTimer(
+      () => {
+        this.timer = undefined;
+        this.timerDue = Infinity;
+        this.step();
+      },
+      Math.max(1, Math.ceil(due - now)),
+    );
   }
 
   private admit(now: number): number {
@@ -237,12 +240,7 @@ export class SimEngine {
     }
     const hits = seq.shared.length;
     if (hits < seq.hashes.length) {
-      const referenced = this.blocks.insert(
-        hits > 0 ? seq.hashes[hits - 1] : null,
-        seq.hashes.slice(hits),
-        seq.req.promptTokens,
-        hits * this.opts.blockSize,
-      );
+      const referenced = this.blocks.insert(hits > 0 ? seq.hashes[hits - 1] : null, seq.hashes.slice(hits), seq.req.promptTokens, hits * this.opts.blockSize);
       seq.private -= referenced.length;
       for (const h of referenced) seq.shared.push(h);
     }

@@ -100,7 +100,8 @@ export function responsesMessages(body: ResponsesRequest): ChatMessage[] {
       if (item.type !== undefined && item.type !== 'message') continue;
       const role = typeof item.role === 'string' ? item.role : 'user';
       const c = item.content;
-      const content = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('') : '';
+      const content =
+        typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('') : '';
       out.push({ role: role as ChatMessage['role'], content });
     }
   }

@@ -67,10 +67,16 @@ export class LlamaLoras {
             this.paths.forEach((_p, i) => (this.scales[i] = named.get(i) ?? 0));
             return json(res, { success: true });
           }
-          json(res, this.paths.map((path, id) => ({ id, path, scale: this.scales[id] })));
+          json(
+            res,
+            this.paths.map((path, id) => ({ id, path, scale: this.scales[id] })),
+          );
         },
       },
-      '/sim/lora-requests': { methods: ['GET'], handle: (_q: IncomingMessage, res: ServerResponse) => json(res, { applied: Object.fromEntries(this.applied) }) },
+      '/sim/lora-requests': {
+        methods: ['GET'],
+        handle: (_q: IncomingMessage, res: ServerResponse) => json(res, { applied: Object.fromEntries(this.applied) }),
+      },
     };
   }
 }

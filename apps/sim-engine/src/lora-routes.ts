@@ -21,7 +21,8 @@ export function loraRoutes(lora: LoraSlots, bodyLimit: number) {
       handle: async (req: IncomingMessage, res: ServerResponse) => {
         const b = parseJson(await readBody(req, bodyLimit), LoadRequest);
         enabled();
-        if (!lora.register(b.lora_name, b.lora_path)) throw fail('LLMGW_ERR_REQUEST_INVALID', `The lora adapter '${b.lora_name}' has already been loaded.`, 'lora_name');
+        if (!lora.register(b.lora_name, b.lora_path))
+          throw fail('LLMGW_ERR_REQUEST_INVALID', `The lora adapter '${b.lora_name}' has already been loaded.`, 'lora_name');
         text(res, `Success: LoRA adapter '${b.lora_name}' added successfully.`);
       },
     },
@@ -34,6 +35,10 @@ export function loraRoutes(lora: LoraSlots, bodyLimit: number) {
         text(res, `Success: LoRA adapter '${b.lora_name}' removed successfully.`);
       },
     },
-    '/sim/lora': { methods: ['GET'], handle: (_q: IncomingMessage, r: ServerResponse) => void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ loads: lora.loads, ...lora.info() })) },
+    '/sim/lora': {
+      methods: ['GET'],
+      handle: (_q: IncomingMessage, r: ServerResponse) =>
+        void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ loads: lora.loads, ...lora.info() })),
+    },
   };
 }

@@ -58,7 +58,9 @@ export function simEngineService() {
       const url = await ctx.listenHttp('http', server, `${host}:${config.port}`, { backlog: 4096 });
       let kvEvents: KvPublisher | undefined;
       try {
-        kvEvents = config.kvEventsConfig ? await KvPublisher.start(engine.kvEvents, { ...config.kvEventsConfig, blockSize: config.blockSize, hashSeed: config.hashSeed, log }) : undefined;
+        kvEvents = config.kvEventsConfig
+          ? await KvPublisher.start(engine.kvEvents, { ...config.kvEventsConfig, blockSize: config.blockSize, hashSeed: config.hashSeed, log })
+          : undefined;
       } catch (e) {
         throw new Error(`kv events: cannot bind ${config.kvEventsConfig?.endpoint}: ${(e as Error).message}`);
       }
@@ -103,15 +105,23 @@ function float(name: string) {
 
 /** vLLM's `--lora-modules name=path …` (each value may also hold several, space-separated). */
 function loraModules(values: string[]): Array<{ name: string; path: string }> {
-  return values.flatMap((v) => v.split(/\s+/).filter(Boolean)).map((m) => {
-    const i = m.indexOf('=');
-    if (i <= 0 || i === m.length - 1) throw new InvalidArgumentError(`--lora-modules: "${m}" is not name=path`);
-    return { name: m.slice(0, i), path: m.slice(i + 1) };
-  });
+  return values
+    .flatMap((v) => v.split(/\s+/).filter(Boolean))
+    .map((m) => {
+      const i = m.indexOf('=');
+      if (i <= 0 || i === m.length - 1) throw new InvalidArgumentError(`--lora-modules: "${m}" is not name=path`);
+      return { name: m.slice(0, i), path: m.slice(i + 1) };
+    });
 }
 
 function collectModels(v: string, prev: string[] | undefined): string[] {
-  return [...(prev ?? []), ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...(prev ?? []),
+    ...v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 export function buildCommand(): Command {
@@ -125,19 +135,32 @@ export function buildCommand(): Command {
     .option('--max-model-len <n>', 'maximum context (prompt + max_tokens) in tokens', int('--max-model-len'), d.maxModelLen)
     .option('--max-num-seqs <n>', 'maximum sequences in the running batch', int('--max-num-seqs'), d.maxNumSeqs)
     .option('--num-gpu-blocks <n>', 'KV cache size in 16-token blocks', int('--num-gpu-blocks'), d.numGpuBlocks)
-    .option('--prefix-cache-blocks <n>', 'LRU capacity of the prefix cache in blocks (0 = no prefix caching)', int('--prefix-cache-blocks'), d.prefixCacheBlocks)
+    .option(
+      '--prefix-cache-blocks <n>',
+      'LRU capacity of the prefix cache in blocks (0 = no prefix caching)',
+      int('--prefix-cache-blocks'),
+      d.prefixCacheBlocks,
+    )
     .option('--prefill-tps <n>', 'prompt tokens per second per request (0 = instantaneous)', float('--prefill-tps'), d.prefillTps)
     .option('--decode-tps <n>', 'tokens per second of a request running alone (0 = instantaneous)', float('--decode-tps'), d.decodeTps)
     .option('--batch-contention <x>', 'per-token latency × (1 + x × (running − 1))', float('--batch-contention'), d.batchContention)
     .option('--api-key <key>', 'require "Authorization: Bearer <key>" on /v1/* (as vLLM; default: $VLLM_API_KEY); /health and /metrics stay open')
-    .option('--scheduling-policy <policy>', 'fcfs | priority (as vLLM: request `priority`, lower first, ties by arrival; preempts the lowest priority)', d.schedulingPolicy)
+    .option(
+      '--scheduling-policy <policy>',
+      'fcfs | priority (as vLLM: request `priority`, lower first, ties by arrival; preempts the lowest priority)',
+      d.schedulingPolicy,
+    )
     .option('--fail-rate <p>', 'fraction of requests answered with HTTP 500 (seeded)', float('--fail-rate'), d.failRate)
     .option('--seed <n>', 'seed for generated text, failures and ids (deterministic runs)', int('--seed'), d.seed)
     .option('--dialect <engine>', 'metric vocabulary on /metrics: vllm | sglang | llamacpp', d.dialect)
     .option('--max-loras <n>', 'LoRA adapters in GPU slots at once (as vLLM); 0 = no LoRA', int('--max-loras'), d.maxLoras)
-    .option('--enable-lora', "as vLLM: serve LoRA adapters (one slot unless --max-loras)")
+    .option('--enable-lora', 'as vLLM: serve LoRA adapters (one slot unless --max-loras)')
     .option('--lora-modules <name=path...>', 'as vLLM: adapters registered at start', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
-    .option('--lora <path>', 'as llama.cpp: an adapter loaded at start (repeatable; ids in order), applied per request', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option(
+      '--lora <path>',
+      'as llama.cpp: an adapter loaded at start (repeatable; ids in order), applied per request',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
     .option('--lora-init-without-apply', 'as llama.cpp: adapters start at scale 0')
     .option('--lora-load-ms <ms>', 'time to load an adapter into a slot', float('--lora-load-ms'), d.loraLoadMs)
     .option('--max-tokens-default <n>', 'tokens generated when a request sets no max_tokens', int('--max-tokens-default'), d.maxTokensDefault)

@@ -5,7 +5,6 @@ import { type EngineDialect } from '@llmgw/contracts';
  * the three vocabularies share one state, and the hot path only bumps numbers.
  */
 
-
 /** vLLM's bucket bounds (vllm/v1/metrics/loggers.py). */
 export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
 export const ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80];
@@ -152,7 +151,13 @@ class Writer {
 }
 
 /** Renders one scrape in the dialect's vocabulary. */
-export function renderMetrics(dialect: EngineDialect, model: string, g: EngineGauges, c: EngineCounters, lora?: { maxLora: number; running: string[]; waiting: string[] }): string {
+export function renderMetrics(
+  dialect: EngineDialect,
+  model: string,
+  g: EngineGauges,
+  c: EngineCounters,
+  lora?: { maxLora: number; running: string[]; waiting: string[] },
+): string {
   if (dialect === 'llamacpp') {
     const w = new Writer('');
     const uptime = Math.max(1e-9, Date.now() / 1000 - c.startedAt);
@@ -208,8 +213,11 @@ export function renderMetrics(dialect: EngineDialect, model: string, g: EngineGa
   if (lora) {
     // As vLLM: one sample whose labels carry the adapters, its value the time of the last update.
     w.family('vllm:lora_requests_info', 'gauge', 'Running stats on lora requests.');
-    w.sample('vllm:lora_requests_info', Date.now() / 1000, `max_lora="${lora.maxLora}",running_lora_adapters="${esc(lora.running.join(','))}",waiting_lora_adapters="${esc(lora.waiting.join(','))}"`);
+    w.sample(
+      'vllm:lora_requests_info',
+      Date.now() / 1000,
+      `max_lora="${lora.maxLora}",running_lora_adapters="${esc(lora.running.join(','))}",waiting_lora_adapters="${esc(lora.waiting.join(','))}"`,
+    );
   }
   return w.text();
 }
-

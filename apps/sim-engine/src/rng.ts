@@ -22,7 +22,6 @@ function mix32(h: number, k: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-
 /**
  * A chained block hash: hash(parent, tokens) as a non-negative safe integer
  * (53 bits), so it survives JSON and compares with `===`. Two independent
@@ -30,7 +29,7 @@ function mix32(h: number, k: number): number {
  */
 export function blockHash(parent: number | null, tokens: ArrayLike<number>, from = 0, to = tokens.length): number {
   const p = parent ?? 0x9e3779b9;
-  const pLo = p % 4294967296 | 0;
+  const pLo = (p % 4294967296) | 0;
   const pHi = Math.floor(p / 4294967296) | 0;
   let a = mix32(mix32(0x3c6ef372, pLo), pHi);
   let b = mix32(mix32(0x7f4a7c15, pHi), pLo ^ 0x5bd1e995);

@@ -12,11 +12,15 @@ describe('sim-engine --api-key', () => {
     const none = await postJson(`${e.url}/v1/chat/completions`, chat);
     expect(none.status).toBe(401);
     expect((await none.json()).error).toMatchObject({ code: 'missing_api_key', type: 'invalid_request_error', message: expect.any(String) });
-    const wrong = await postJson(`${e.url}/v1/chat/completions`, chat, { headers: { 'content-type': 'application/json', authorization: 'Bearer replica-secreT' } });
+    const wrong = await postJson(`${e.url}/v1/chat/completions`, chat, {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer replica-secreT' },
+    });
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).error.code).toBe('invalid_api_key');
     expect((await fetch(`${e.url}/v1/models`)).status).toBe(401);
-    const ok = await postJson(`${e.url}/v1/chat/completions`, chat, { headers: { 'content-type': 'application/json', authorization: 'Bearer replica-secret' } });
+    const ok = await postJson(`${e.url}/v1/chat/completions`, chat, {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer replica-secret' },
+    });
     expect(ok.status).toBe(200);
     expect((await fetch(`${e.url}/v1/models`, { headers: { authorization: 'Bearer replica-secret' } })).status).toBe(200);
     expect((await fetch(`${e.url}/health`)).status).toBe(200);
@@ -31,7 +35,10 @@ describe('sim-engine --api-key', () => {
   it('GET /sim/priorities counts requests by the priority their body carried, open like /metrics', async () => {
     const e = await engines.start({ apiKey: 'k', schedulingPolicy: 'priority', decodeTps: 0, prefillTps: 0 });
     const auth = { 'content-type': 'application/json', authorization: 'Bearer k' };
-    for (const priority of [undefined, 0, 3, 3]) expect((await postJson(`${e.url}/v1/chat/completions`, { ...chat, ...(priority === undefined ? {} : { priority }) }, { headers: auth })).status).toBe(200);
+    for (const priority of [undefined, 0, 3, 3])
+      expect((await postJson(`${e.url}/v1/chat/completions`, { ...chat, ...(priority === undefined ? {} : { priority }) }, { headers: auth })).status).toBe(
+        200,
+      );
     expect(await (await fetch(`${e.url}/sim/priorities`)).json()).toEqual({ by_priority: { none: 1, '0': 1, '3': 2 } });
   });
 
@@ -58,7 +65,9 @@ describe('sim-engine --api-key', () => {
     it('takes the key from VLLM_API_KEY (how the node-agent passes it, off the command line)', async () => {
       role = await spawnRole('sim-engine', ['--port', '0', '--decode-tps', '0', '--prefill-tps', '0'], { env: { VLLM_API_KEY: 'from-env' } });
       expect((await postJson(`${role.url}/v1/chat/completions`, chat)).status).toBe(401);
-      expect((await postJson(`${role.url}/v1/chat/completions`, chat, { headers: { 'content-type': 'application/json', authorization: 'Bearer from-env' } })).status).toBe(200);
+      expect(
+        (await postJson(`${role.url}/v1/chat/completions`, chat, { headers: { 'content-type': 'application/json', authorization: 'Bearer from-env' } })).status,
+      ).toBe(200);
     });
 
     it('--api-key wins over VLLM_API_KEY', async () => {

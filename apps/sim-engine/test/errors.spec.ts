@@ -41,7 +41,7 @@ describe('bad input gets OpenAI error JSON with the right status, never a crash'
   it.each([
     ['chat', '/v1/chat/completions', (n: number) => ({ messages: [{ role: 'user', content: 'x'.repeat(n * 4) }] }), 'messages'],
     ['completions', '/v1/completions', (n: number) => ({ prompt: 'x'.repeat(n * 4) }), 'prompt'],
-  ])('--max-model-len is enforced with vLLM\'s message (%s)', async (_n, path, body, what) => {
+  ])("--max-model-len is enforced with vLLM's message (%s)", async (_n, path, body, what) => {
     const h = await engines.start({ models: ['m'], maxModelLen: 100, decodeTps: 0, prefillTps: 0 });
     const ok = await postJson(`${h.url}${path}`, { model: 'm', max_tokens: 10, ...body(50) });
     expect(ok.status).toBe(200);
@@ -50,7 +50,9 @@ describe('bad input gets OpenAI error JSON with the right status, never a crash'
     const { error } = await res.json();
     expect(error.type).toBe('invalid_request_error');
     expect(error.code).toBe('context_length_exceeded');
-    expect(error.message).toMatch(new RegExp(`^This model's maximum context length is 100 tokens\\. However, you requested \\d+ tokens \\(\\d+ in the ${what}, 60 in the completion\\)`));
+    expect(error.message).toMatch(
+      new RegExp(`^This model's maximum context length is 100 tokens\\. However, you requested \\d+ tokens \\(\\d+ in the ${what}, 60 in the completion\\)`),
+    );
   });
 
   it('a --fail-rate of 1 answers every generation with a 500 server_error', async () => {

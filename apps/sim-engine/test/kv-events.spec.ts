@@ -47,10 +47,14 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     let first: Awaited<ReturnType<Sub['next']>> | undefined;
     const firstP = sub.next().then((m) => (first = m));
     let i = 0;
-    await waitUntil(async () => {
-      await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i++}`), max_tokens: 1 });
-      return first;
-    }, 'the first KV event batch', { everyMs: 25 });
+    await waitUntil(
+      async () => {
+        await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i++}`), max_tokens: 1 });
+        return first;
+      },
+      'the first KV event batch',
+      { everyMs: 25 },
+    );
     await firstP;
     expect(first!.topic).toBe('kv@test@sim');
 
@@ -80,7 +84,8 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
 
   it('replays a dropped batch from its buffer, then sends the end marker', async () => {
     const h = await engines.start({ prefillTps: 0, decodeTps: 0, kvEventsConfig: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0' } });
-    for (let i = 0; i < 3; i++) await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`question ${i} `.repeat(10)), max_tokens: 1 });
+    for (let i = 0; i < 3; i++)
+      await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`question ${i} `.repeat(10)), max_tokens: 1 });
     const d = new zmq.Dealer({ receiveTimeout: 20_000 });
     socks.push(d);
     d.connect(h.kvEvents!.replayEndpoint!);
@@ -105,7 +110,9 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
   }, 60_000);
 
   it("parses vLLM's --kv-events-config JSON", () => {
-    expect(kvEventsFromJson('{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5557","replay_endpoint":"tcp://*:5558","topic":"kv"}')).toEqual({
+    expect(
+      kvEventsFromJson('{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5557","replay_endpoint":"tcp://*:5558","topic":"kv"}'),
+    ).toEqual({
       endpoint: 'tcp://*:5557',
       replayEndpoint: 'tcp://*:5558',
       topic: 'kv',

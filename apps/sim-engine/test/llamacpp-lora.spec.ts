@@ -14,12 +14,39 @@ describe('sim-engine: adapters from the command line', () => {
   });
 
   it('llama.cpp: --lora adapters (ids in order), none applied until a request names one; the request applies it, /lora-adapters lists and sets scales', async () => {
-    role = await spawnRole('sim-engine', ['--port', '0', '--model', 'base', '--dialect', 'llamacpp', '--lora', '/a/sql.gguf', '--lora', '/a/legal.gguf', '--lora-init-without-apply', '--decode-tps', '0', '--prefill-tps', '0', '--max-tokens-default', '8']);
+    role = await spawnRole('sim-engine', [
+      '--port',
+      '0',
+      '--model',
+      'base',
+      '--dialect',
+      'llamacpp',
+      '--lora',
+      '/a/sql.gguf',
+      '--lora',
+      '/a/legal.gguf',
+      '--lora-init-without-apply',
+      '--decode-tps',
+      '0',
+      '--prefill-tps',
+      '0',
+      '--max-tokens-default',
+      '8',
+    ]);
     const url = role.url;
-    expect(await (await fetch(`${url}/lora-adapters`)).json()).toEqual([{ id: 0, path: '/a/sql.gguf', scale: 0 }, { id: 1, path: '/a/legal.gguf', scale: 0 }]);
+    expect(await (await fetch(`${url}/lora-adapters`)).json()).toEqual([
+      { id: 0, path: '/a/sql.gguf', scale: 0 },
+      { id: 1, path: '/a/legal.gguf', scale: 0 },
+    ]);
 
     const ask = async (lora?: unknown) => {
-      const r = await postJson(`${url}/v1/chat/completions`, { model: 'base', messages: [{ role: 'user', content: 'the same prompt' }], max_tokens: 8, seed: 1, ...(lora === undefined ? {} : { lora }) });
+      const r = await postJson(`${url}/v1/chat/completions`, {
+        model: 'base',
+        messages: [{ role: 'user', content: 'the same prompt' }],
+        max_tokens: 8,
+        seed: 1,
+        ...(lora === undefined ? {} : { lora }),
+      });
       return { status: r.status, body: await r.json() };
     };
     const plain = await ask();
@@ -41,16 +68,39 @@ describe('sim-engine: adapters from the command line', () => {
 
     // The global scales: POST sets them (adapters not named go to 0); a request without `lora` then gets them.
     expect(await (await postJson(`${url}/lora-adapters`, [{ id: 1, scale: 0.5 }])).json()).toEqual({ success: true });
-    expect(await (await fetch(`${url}/lora-adapters`)).json()).toEqual([{ id: 0, path: '/a/sql.gguf', scale: 0 }, { id: 1, path: '/a/legal.gguf', scale: 0.5 }]);
+    expect(await (await fetch(`${url}/lora-adapters`)).json()).toEqual([
+      { id: 0, path: '/a/sql.gguf', scale: 0 },
+      { id: 1, path: '/a/legal.gguf', scale: 0.5 },
+    ]);
     await ask();
     expect(await (await fetch(`${url}/sim/lora-requests`)).json()).toEqual({ applied: { 0: 2, 1: 2 } });
   });
 
   it('vLLM: --enable-lora --lora-modules name=path registers adapters at start (one slot without --max-loras)', async () => {
-    role = await spawnRole('sim-engine', ['--port', '0', '--model', 'base', '--enable-lora', '--lora-modules', 'sql=/a/sql', 'legal=/a/legal', '--lora-load-ms', '0', '--decode-tps', '0', '--prefill-tps', '0']);
+    role = await spawnRole('sim-engine', [
+      '--port',
+      '0',
+      '--model',
+      'base',
+      '--enable-lora',
+      '--lora-modules',
+      'sql=/a/sql',
+      'legal=/a/legal',
+      '--lora-load-ms',
+      '0',
+      '--decode-tps',
+      '0',
+      '--prefill-tps',
+      '0',
+    ]);
     const models = (await (await fetch(`${role.url}/v1/models`)).json()) as { data: Array<{ id: string; root: string }> };
-    expect(models.data.map((m) => [m.id, m.root])).toEqual([['base', 'base'], ['sql', '/a/sql'], ['legal', '/a/legal']]);
-    for (const m of ['sql', 'legal', 'sql']) expect((await postJson(`${role.url}/v1/chat/completions`, { model: m, messages: [{ role: 'user', content: 'x' }], max_tokens: 1 })).status).toBe(200);
+    expect(models.data.map((m) => [m.id, m.root])).toEqual([
+      ['base', 'base'],
+      ['sql', '/a/sql'],
+      ['legal', '/a/legal'],
+    ]);
+    for (const m of ['sql', 'legal', 'sql'])
+      expect((await postJson(`${role.url}/v1/chat/completions`, { model: m, messages: [{ role: 'user', content: 'x' }], max_tokens: 1 })).status).toBe(200);
     expect(await (await fetch(`${role.url}/sim/lora`)).json()).toMatchObject({ loads: 3, maxLora: 1 });
   });
 });

@@ -19,7 +19,11 @@ describe('sim-engine LoRA adapters (vLLM --max-loras)', () => {
     expect(again.status).toBe(400);
     expect((await again.json()).error.message).toBe("The lora adapter 'sql' has already been loaded.");
     const models = (await (await fetch(`${e.url}/v1/models`)).json()) as { data: Array<{ id: string; parent: string | null }> };
-    expect(models.data.map((m) => [m.id, m.parent])).toEqual([['base', null], ['sql', 'base'], ['legal', 'base']]);
+    expect(models.data.map((m) => [m.id, m.parent])).toEqual([
+      ['base', null],
+      ['sql', 'base'],
+      ['legal', 'base'],
+    ]);
 
     // one slot: sql, sql (in the slot), legal (evicts sql), sql (loads again) = 3 loads
     for (const m of ['sql', 'sql', 'legal', 'sql']) expect((await chat(e.url, m)).status).toBe(200);

@@ -7,8 +7,37 @@ afterEach(() => engines.closeAll());
 
 describe('/metrics in each dialect parses with engine-metrics and honours the engine metric contract', () => {
   it.each<[EngineDialect, string[], boolean]>([
-    ['vllm', ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:prompt_tokens_total', 'vllm:generation_tokens_total', 'vllm:cache_config_info', 'vllm:prefix_cache_queries_total', 'vllm:prefix_cache_hits_total', 'vllm:request_success_total', 'vllm:time_to_first_token_seconds', 'vllm:inter_token_latency_seconds', 'vllm:e2e_request_latency_seconds'], true],
-    ['sglang', ['sglang:num_running_reqs', 'sglang:num_queue_reqs', 'sglang:token_usage', 'sglang:prompt_tokens_total', 'sglang:generation_tokens_total', 'sglang:time_to_first_token_seconds', 'sglang:cache_config_info'], true],
+    [
+      'vllm',
+      [
+        'vllm:num_requests_running',
+        'vllm:num_requests_waiting',
+        'vllm:kv_cache_usage_perc',
+        'vllm:prompt_tokens_total',
+        'vllm:generation_tokens_total',
+        'vllm:cache_config_info',
+        'vllm:prefix_cache_queries_total',
+        'vllm:prefix_cache_hits_total',
+        'vllm:request_success_total',
+        'vllm:time_to_first_token_seconds',
+        'vllm:inter_token_latency_seconds',
+        'vllm:e2e_request_latency_seconds',
+      ],
+      true,
+    ],
+    [
+      'sglang',
+      [
+        'sglang:num_running_reqs',
+        'sglang:num_queue_reqs',
+        'sglang:token_usage',
+        'sglang:prompt_tokens_total',
+        'sglang:generation_tokens_total',
+        'sglang:time_to_first_token_seconds',
+        'sglang:cache_config_info',
+      ],
+      true,
+    ],
     ['llamacpp', ['llamacpp:requests_processing', 'llamacpp:requests_deferred', 'llamacpp:prompt_tokens_total', 'llamacpp:tokens_predicted_total'], false],
   ])('%s', async (dialect, families, hasKv) => {
     const h = await engines.start({ models: ['m'], dialect, decodeTps: 0, prefillTps: 0, numGpuBlocks: 100 });
@@ -38,11 +67,15 @@ describe('/metrics in each dialect parses with engine-metrics and honours the en
     const h = await engines.start({ models: ['m'], numGpuBlocks: 20, decodeTps: 20, prefillTps: 0, maxNumSeqs: 1 });
     const reqs = [0, 1].map((i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `${i}`.repeat(160 * 4), max_tokens: 3 }));
     let last: unknown;
-    await waitUntil(async () => {
-      const s = extractStats(await scrape(h.url), 'vllm').stats!;
-      last = s;
-      return s.running === 1 && s.waiting === 1 && s.kvUsage! >= 11 / 20;
-    }, 'one running, one waiting, over half the KV blocks in use', { seen: () => last });
+    await waitUntil(
+      async () => {
+        const s = extractStats(await scrape(h.url), 'vllm').stats!;
+        last = s;
+        return s.running === 1 && s.waiting === 1 && s.kvUsage! >= 11 / 20;
+      },
+      'one running, one waiting, over half the KV blocks in use',
+      { seen: () => last },
+    );
     await Promise.all(reqs);
   });
 });

@@ -33,7 +33,10 @@ describe('the official openai client talks to sim-engine unchanged', () => {
     const { openai } = await client();
     const stream = await openai.chat.completions.create({
       model: 'llama-alias',
-      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
       max_tokens: 6,
       stream: true,
       stream_options: { include_usage: true },
@@ -126,7 +129,10 @@ describe('wire shape matches the OpenAI captures', () => {
     const usageTheirs = theirs.at(-2) as Record<string, any>;
     expect(usageOurs.choices).toEqual([]);
     expect(Object.keys(usageOurs.usage).sort()).toEqual(expect.arrayContaining(['completion_tokens', 'prompt_tokens', 'total_tokens']));
-    const keyset = (e: Record<string, any>) => Object.keys(e).filter((k) => !['service_tier', 'system_fingerprint', 'obfuscation'].includes(k)).sort();
+    const keyset = (e: Record<string, any>) =>
+      Object.keys(e)
+        .filter((k) => !['service_tier', 'system_fingerprint', 'obfuscation'].includes(k))
+        .sort();
     expect(keyset(usageOurs)).toEqual(keyset(usageTheirs));
     const firstOurs = ours[0] as Record<string, any>;
     const firstTheirs = theirs[0] as Record<string, any>;
@@ -142,7 +148,10 @@ describe('wire shape matches the OpenAI captures', () => {
     const { h } = await client();
     const ours = await (await postJson(`${h.url}${path}`, { model: 'llama', max_tokens: 3, ...body })).json();
     const theirs = JSON.parse(readFileSync(join(fixtures, fixture), 'utf8'));
-    const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => !['service_tier', 'annotations', 'completion_tokens_details'].includes(k)).sort();
+    const keys = (o: Record<string, unknown>) =>
+      Object.keys(o)
+        .filter((k) => !['service_tier', 'annotations', 'completion_tokens_details'].includes(k))
+        .sort();
     expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
     expect(keys(ours.choices[0])).toEqual(expect.arrayContaining(keys(theirs.choices[0])));
     if (theirs.choices[0].message) expect(keys(ours.choices[0].message)).toEqual(expect.arrayContaining(keys(theirs.choices[0].message)));
@@ -152,7 +161,11 @@ describe('wire shape matches the OpenAI captures', () => {
 
   it('a stream without include_usage has no usage chunk and no usage field', async () => {
     const { h } = await client();
-    const ev = sseEvents(await (await postJson(`${h.url}/v1/chat/completions`, { model: 'llama', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    const ev = sseEvents(
+      await (
+        await postJson(`${h.url}/v1/chat/completions`, { model: 'llama', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'x' }] })
+      ).text(),
+    );
     const data = ev.filter((e): e is Record<string, any> => e !== '[DONE]');
     expect(data.every((e) => e.choices.length === 1 && !('usage' in e))).toBe(true);
     expect(data[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });

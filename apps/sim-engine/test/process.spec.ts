@@ -17,7 +17,10 @@ describe('spawnRole runs sim-engine as a real child process', () => {
     const openai = new OpenAI({ baseURL: `${role.url}/v1`, apiKey: 'x', maxRetries: 0 });
     const r = await openai.chat.completions.create({ model: 'b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
     expect(r.usage?.completion_tokens).toBe(2);
-    const listening = role.output().map((l) => JSON.parse(l)).find((j) => j.msg === 'listening');
+    const listening = role
+      .output()
+      .map((l) => JSON.parse(l))
+      .find((j) => j.msg === 'listening');
     expect(listening).toMatchObject({ service: 'sim-engine', url: role.url });
     expect(await role.stop()).toBe(0);
   });
@@ -37,7 +40,6 @@ describe('spawnRole runs sim-engine as a real child process', () => {
   });
 
   it('--help documents every flag', async () => {
-
     const out: string[] = [];
     const write = process.stdout.write;
     process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
@@ -47,7 +49,22 @@ describe('spawnRole runs sim-engine as a real child process', () => {
       process.stdout.write = write;
     }
     const help = out.join('');
-    for (const f of ['--host', '--port', '--model', '--max-model-len', '--max-num-seqs', '--num-gpu-blocks', '--prefix-cache-blocks', '--prefill-tps', '--decode-tps', '--batch-contention', '--fail-rate', '--seed', '--dialect', '--max-tokens-default']) {
+    for (const f of [
+      '--host',
+      '--port',
+      '--model',
+      '--max-model-len',
+      '--max-num-seqs',
+      '--num-gpu-blocks',
+      '--prefix-cache-blocks',
+      '--prefill-tps',
+      '--decode-tps',
+      '--batch-contention',
+      '--fail-rate',
+      '--seed',
+      '--dialect',
+      '--max-tokens-default',
+    ]) {
       expect(help).toContain(f);
     }
   });

@@ -35,7 +35,8 @@ describe('automatic prefix caching', () => {
     for (const h of [on, off]) {
       await postJson(`${h.url}/v1/completions`, { model: 'm', prompt: base + promptOf(32, 'one'), max_tokens: 1 });
     }
-    const second = async (url: string) => (await (await postJson(`${url}/v1/completions`, { model: 'm', prompt: base + promptOf(32, 'two'), max_tokens: 1 })).json()).usage;
+    const second = async (url: string) =>
+      (await (await postJson(`${url}/v1/completions`, { model: 'm', prompt: base + promptOf(32, 'two'), max_tokens: 1 })).json()).usage;
     expect((await second(on.url)).prompt_tokens_details.cached_tokens).toBe(64);
     expect((await second(off.url)).prompt_tokens_details.cached_tokens).toBe(0);
   });
@@ -47,11 +48,15 @@ describe('continuous batching and KV blocks', () => {
     const h = await engines.start({ numGpuBlocks: 16, prefillTps: 0, decodeTps: 40, batchContention: 0, models: ['m'] });
     const big = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(200, tag), max_tokens: 40 });
     const first = big('aaa');
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', {
+      timeoutMs: 15_000,
+    });
     const second = big('bbb');
     // Needs one block and one is free, but FIFO keeps it behind the big one.
     const small = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'tiny', max_tokens: 1 });
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 'vllm:num_requests_waiting to be 2', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 'vllm:num_requests_waiting to be 2', {
+      timeoutMs: 15_000,
+    });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:num_requests_running')).toBe(1);
     expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBeGreaterThanOrEqual(13 / 16);
@@ -65,10 +70,14 @@ describe('continuous batching and KV blocks', () => {
   it('bounds the running batch by --max-num-seqs', async () => {
     const h = await engines.start({ maxNumSeqs: 2, prefillTps: 0, decodeTps: 50, models: ['m'] });
     const reqs = Array.from({ length: 5 }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `p${i}`, max_tokens: 25 }));
-    await waitUntil(async () => {
-      const m = await scrape(h.url);
-      return metricValue(m, 'vllm:num_requests_running') === 2 && metricValue(m, 'vllm:num_requests_waiting') === 3;
-    }, '2 running and 3 waiting', { timeoutMs: 15_000 });
+    await waitUntil(
+      async () => {
+        const m = await scrape(h.url);
+        return metricValue(m, 'vllm:num_requests_running') === 2 && metricValue(m, 'vllm:num_requests_waiting') === 3;
+      },
+      '2 running and 3 waiting',
+      { timeoutMs: 15_000 },
+    );
     expect((await Promise.all(reqs)).every((r) => r.status === 200)).toBe(true);
   });
 
@@ -86,7 +95,9 @@ describe('continuous batching and KV blocks', () => {
     const h = await engines.start({ prefillTps: 0, decodeTps: 100, batchContention: 2, models: ['m'] });
     const timed = async (n: number) => {
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: n }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `q${i}`, max_tokens: 20 }).then((r) => r.json())));
+      await Promise.all(
+        Array.from({ length: n }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `q${i}`, max_tokens: 20 }).then((r) => r.json())),
+      );
       return performance.now() - t0;
     };
     expect(await timed(1)).toBeGreaterThan(150); // 19 × 10 ms
@@ -100,12 +111,20 @@ describe('continuous batching and KV blocks', () => {
     // 1000 tokens at 20 tokens/s: 50 s if left to finish, so the bounded waits below can only end by the abort.
     const h = await engines.start({ prefillTps: 0, decodeTps: 20, models: ['m'] });
     const ac = new AbortController();
-    const res = postJson(`${h.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: promptOf(100, 'zz') }], max_tokens: 1000, stream }, { signal: ac.signal });
+    const res = postJson(
+      `${h.url}/v1/chat/completions`,
+      { model: 'm', messages: [{ role: 'user', content: promptOf(100, 'zz') }], max_tokens: 1000, stream },
+      { signal: ac.signal },
+    );
     res.catch(() => undefined);
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', {
+      timeoutMs: 15_000,
+    });
     expect(metricValue(await scrape(h.url), 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0);
     ac.abort();
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 0, 'vllm:num_requests_running to be 0', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 0, 'vllm:num_requests_running to be 0', {
+      timeoutMs: 15_000,
+    });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBe(0);
     expect(m).toMatch(/vllm:request_success_total\{finished_reason="abort"[^}]*\} 1\.0/);
@@ -117,12 +136,18 @@ describe('continuous batching and KV blocks', () => {
     const h = await engines.start({ maxNumSeqs: 1, prefillTps: 0, decodeTps: 20, models: ['m'] });
     const holder = new AbortController();
     postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'a', max_tokens: 1000 }, { signal: holder.signal }).catch(() => undefined);
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', {
+      timeoutMs: 15_000,
+    });
     const ac = new AbortController();
     postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'b', max_tokens: 10 }, { signal: ac.signal }).catch(() => undefined);
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 'vllm:num_requests_waiting to be 1', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 'vllm:num_requests_waiting to be 1', {
+      timeoutMs: 15_000,
+    });
     ac.abort();
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 0, 'vllm:num_requests_waiting to be 0', { timeoutMs: 15_000 });
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 0, 'vllm:num_requests_waiting to be 0', {
+      timeoutMs: 15_000,
+    });
     const m = await scrape(h.url);
     expect(metricValue(m, 'vllm:num_requests_running')).toBe(1); // the holder still runs
     expect(m).toMatch(/vllm:request_success_total\{finished_reason="abort"[^}]*\} 1\.0/);

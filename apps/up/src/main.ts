@@ -20,7 +20,18 @@ import { CTL_CONFIG_FILE } from './ctl-config';
 import { startStack, type RunningStack, type UpOptions } from './stack';
 
 export { writeCtlConfig, CTL_CONFIG_FILE } from './ctl-config';
-export { FLEET_NODES, PARTS, demoCatalog, fleetKeyPrefix, startStack, type Part, type RunningStack, type StartedPart, type UpContext, type UpOptions } from './stack';
+export {
+  FLEET_NODES,
+  PARTS,
+  demoCatalog,
+  fleetKeyPrefix,
+  startStack,
+  type Part,
+  type RunningStack,
+  type StartedPart,
+  type UpContext,
+  type UpOptions,
+} from './stack';
 
 /** How long a signal may take to stop everything before `up` gives up on a clean stop and exits 1. */
 export const STOP_DEADLINE_MS = 5_000;
@@ -50,7 +61,12 @@ export function buildCommand(): Command {
     .option('--admin-port <port>', 'admin port (/metrics, /healthz) of the first router', int('--admin-port', 0), 9090)
     .option('--accounting-port <port>', 'accounting gRPC port (where `llmgw ctl` connects by default)', int('--accounting-port', 0), 7072)
     .option('--admission-port <port>', 'admission gRPC port', int('--admission-port', 0), 7070)
-    .option('--control-port <port>', "the placement-scheduler's ControlService port (where `llmgw ctl nodes | replicas` connects by default)", int('--control-port', 0), 7074)
+    .option(
+      '--control-port <port>',
+      "the placement-scheduler's ControlService port (where `llmgw ctl nodes | replicas` connects by default)",
+      int('--control-port', 0),
+      7074,
+    )
     .option('--portal-port <port>', 'the portal (sign-in, /chat, /admin); default 8090, or any free port with --port 0', int('--portal-port', 0))
     .option('--routers <n>', 'router instances sharing one admission queue and one set of limits', int('--routers', 1), 1)
     .option('--engines <n>', 'replicas of the demo model (placed by the scheduler; with --static, sim-engines started directly)', int('--engines', 1), 2)
@@ -60,7 +76,10 @@ export function buildCommand(): Command {
     .option('--no-auth', 'serve without API keys (no limits, no budgets; usage still recorded)')
     .option('--no-admission', 'route without the admission service (no priority bands)')
     .option('--static', 'no control plane: fixed sim-engine endpoints the routers are configured with (the mode before the control plane)')
-    .option('--redis-url <url>', 'use Redis for shared state (endpoints, catalog view, targets, leader locks, counters, the usage stream) instead of in-process stores')
+    .option(
+      '--redis-url <url>',
+      'use Redis for shared state (endpoints, catalog view, targets, leader locks, counters, the usage stream) instead of in-process stores',
+    )
     .option('--database-url <url>', 'use this PostgreSQL (postgres://…) instead of PGlite')
     .option('--log-level <level>', 'trace | debug | info | warn | error | silent', 'warn')
     .addOption(new Option('--engine-ports <low-high>', 'the ports placed engines are given').argParser(ports).default([20000, 20999], '20000-20999'))
@@ -113,7 +132,11 @@ export function banner(stack: RunningStack): string {
     );
   }
   if (stack.ctx.firstAdmin?.password) {
-    lines.push('', `  portal admin ${stack.ctx.firstAdmin.email} / ${stack.ctx.firstAdmin.password}`, '               shown once: sign in at the portal and change it on your profile.');
+    lines.push(
+      '',
+      `  portal admin ${stack.ctx.firstAdmin.email} / ${stack.ctx.firstAdmin.password}`,
+      '               shown once: sign in at the portal and change it on your profile.',
+    );
   }
   const auth = o.auth ? ` \\\n    -H "authorization: Bearer ${demoKey ?? '$LLMGW_KEY'}"` : '';
   lines.push(
@@ -121,7 +144,9 @@ export function banner(stack: RunningStack): string {
     'Try:',
     `  curl -s ${routerUrls[0]}/v1/chat/completions -H 'content-type: application/json'${auth} \\`,
     `    -d '{"model":"${o.model}","messages":[{"role":"user","content":"Hello!"}],"max_tokens":16}'`,
-    ...(stack.ctx.controlUrl ? [`  ${ctl} nodes          # the fake-GPU nodes`, `  ${ctl} replicas       # the placed replicas (the x-llmgw-replica header names the one that served)`] : []),
+    ...(stack.ctx.controlUrl
+      ? [`  ${ctl} nodes          # the fake-GPU nodes`, `  ${ctl} replicas       # the placed replicas (the x-llmgw-replica header names the one that served)`]
+      : []),
     ...(o.auth ? [`  ${ctl} org list`] : []),
     '',
     'Stop with Ctrl-C.',

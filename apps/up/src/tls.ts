@@ -59,7 +59,14 @@ function reusable(f: CertFiles, ca: X509Certificate, role: string, cn: string, s
     if (new Date(x.validTo).getTime() < Date.now() + RENEW_BEFORE_MS) return false;
     const subject = x.subject.split('\n');
     if (!subject.includes(`OU=${role}`) || !subject.includes(`CN=${cn}`)) return false;
-    const have = new Set((x.subjectAltName ?? '').split(',').map((s) => s.trim().replace(/^(DNS|IP Address):/, '').toLowerCase()));
+    const have = new Set(
+      (x.subjectAltName ?? '').split(',').map((s) =>
+        s
+          .trim()
+          .replace(/^(DNS|IP Address):/, '')
+          .toLowerCase(),
+      ),
+    );
     return sans.every((s) => have.has(isIP(s) === 6 ? expandV6(s) : s.toLowerCase()));
   } catch {
     return false;

@@ -1,7 +1,18 @@
 import { createTestDatabase } from '@llmgw/db/testing';
 import {
-  eventLoopMaxMs, formatFindings, fuzzTarget, loadFuzzMethods, startFuzzFleet, startLagProbe, takeEventLoopMaxMs, testPki, waitUntil,
-  type FuzzFleet, type LagProbe, type ScenarioFinding, type TargetFindings,
+  eventLoopMaxMs,
+  formatFindings,
+  fuzzTarget,
+  loadFuzzMethods,
+  startFuzzFleet,
+  startLagProbe,
+  takeEventLoopMaxMs,
+  testPki,
+  waitUntil,
+  type FuzzFleet,
+  type LagProbe,
+  type ScenarioFinding,
+  type TargetFindings,
 } from '@llmgw/testing';
 import pg from 'pg';
 
@@ -94,7 +105,12 @@ async function rowCounts(url: string): Promise<Record<string, number>> {
 const IDLE_WINDOW_MS = 3_000;
 const LAG_FLOOR_MS = 20;
 const LAG_RATIO_K = 20;
-const PROCESSES: Record<string, keyof FuzzFleet['roles']> = { accounting: 'accounting', admission: 'admission', inventory: 'inventory', 'placement-scheduler': 'placement-scheduler' };
+const PROCESSES: Record<string, keyof FuzzFleet['roles']> = {
+  accounting: 'accounting',
+  admission: 'admission',
+  inventory: 'inventory',
+  'placement-scheduler': 'placement-scheduler',
+};
 
 /** Reconciler passes after the fuzzing: at least this many, within RECONCILE_BOUND intervals. */
 const RECONCILE_PASSES = 4;
@@ -137,7 +153,10 @@ describe('every gRPC method under fuzzing (issue 29)', () => {
     const opts = { samplePerMethod: 8, seed: 29, hangMs: 10_000, concurrency: 2, methodConcurrency: 6 };
     mark('fleet up');
     const run = async (name: string, o = opts) => {
-      found[name] = await fuzzTarget(fleet!.targets.find((t) => t.name === name)!, o);
+      found[name] = await fuzzTarget(
+        fleet!.targets.find((t) => t.name === name)!,
+        o,
+      );
       mark(name);
     };
     // Beside accounting and admission: inventory's internal port and the scheduler (which calls
@@ -160,9 +179,16 @@ describe('every gRPC method under fuzzing (issue 29)', () => {
     }
     Object.assign(rowsAfter, await rowCounts(db.url));
     // The table: what each method answered.
-    const lag = [...Object.keys(PROCESSES).map((p) => `${p} ${lagIdle[p].toFixed(0)} → ${lagFuzz[p].toFixed(0)}`), `bystander ${bystander.idle.toFixed(0)} → ${bystander.fuzz.toFixed(0)}`].join(', ');
-    const rows = Object.keys(ROW_SOURCES).map((t) => `${t} ${rowsBefore[t]} → ${rowsAfter[t]}`).join(', ');
-    process.stdout.write(`${formatFindings(Object.values(found))}\n${heartbeat!.name}: ${heartbeat!.detail}\nevent-loop max ms, idle ${IDLE_WINDOW_MS} ms → fuzzing: ${lag}\nrows: ${rows}\n${phases.join(', ')}\n`);
+    const lag = [
+      ...Object.keys(PROCESSES).map((p) => `${p} ${lagIdle[p].toFixed(0)} → ${lagFuzz[p].toFixed(0)}`),
+      `bystander ${bystander.idle.toFixed(0)} → ${bystander.fuzz.toFixed(0)}`,
+    ].join(', ');
+    const rows = Object.keys(ROW_SOURCES)
+      .map((t) => `${t} ${rowsBefore[t]} → ${rowsAfter[t]}`)
+      .join(', ');
+    process.stdout.write(
+      `${formatFindings(Object.values(found))}\n${heartbeat!.name}: ${heartbeat!.detail}\nevent-loop max ms, idle ${IDLE_WINDOW_MS} ms → fuzzing: ${lag}\nrows: ${rows}\n${phases.join(', ')}\n`,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -199,7 +225,12 @@ describe('every gRPC method under fuzzing (issue 29)', () => {
     const grown = Object.fromEntries(Object.keys(ROW_SOURCES).map((t) => [t, rowsAfter[t] - rowsBefore[t]]));
     const allowed = Object.fromEntries(Object.entries(ROW_SOURCES).map(([t, f]) => [t, f(ok)]));
     for (const t of Object.keys(ROW_SOURCES)) {
-      expect({ table: t, grown: grown[t], allowed: allowed[t], within: grown[t] >= 0 && grown[t] <= allowed[t] }).toEqual({ table: t, grown: grown[t], allowed: allowed[t], within: true });
+      expect({ table: t, grown: grown[t], allowed: allowed[t], within: grown[t] >= 0 && grown[t] <= allowed[t] }).toEqual({
+        table: t,
+        grown: grown[t],
+        allowed: allowed[t],
+        within: true,
+      });
     }
   });
 
@@ -208,7 +239,7 @@ describe('every gRPC method under fuzzing (issue 29)', () => {
     expect((await fleet!.nodeIds()).filter((n) => n !== 'test-node-1' && n !== 'test-node-2')).toEqual([]);
   });
 
-  it('no event-loop stall: each process\'s largest delay while fuzzed is within K× the same run\'s reference (its idle self, a bystander)', () => {
+  it("no event-loop stall: each process's largest delay while fuzzed is within K× the same run's reference (its idle self, a bystander)", () => {
     expect(Number.isFinite(bystander.fuzz)).toBe(true);
     for (const p of Object.keys(PROCESSES)) {
       expect([p, Number.isFinite(lagIdle[p]) && Number.isFinite(lagFuzz[p])]).toEqual([p, true]);
@@ -228,11 +259,17 @@ describe('every gRPC method under fuzzing (issue 29)', () => {
     const set = await f.control('SetModelTarget', { model: 'fuzz-model', minReplicas: 1, maxReplicas: 1 });
     expect([set.code, set.message]).toEqual(['OK', '']);
     let seen = { passes: 0, ready: 0 };
-    await waitUntil(async () => {
-      seen = { passes: (await passes()) - p0, ready: await ready() };
-      return seen.passes >= RECONCILE_PASSES && seen.ready >= 1;
-    }, `${RECONCILE_PASSES} reconciler passes and fuzz-model ready within ${RECONCILE_BOUND} intervals`, { timeoutMs: RECONCILE_BOUND * f.reconcileIntervalMs, everyMs: 50 }).catch(() => undefined);
-    process.stdout.write(`reconciler after the fuzzing: ${seen.passes} passes and ${seen.ready} ready replica(s) of fuzz-model in ${Date.now() - t0} ms (interval ${f.reconcileIntervalMs} ms)\n`);
+    await waitUntil(
+      async () => {
+        seen = { passes: (await passes()) - p0, ready: await ready() };
+        return seen.passes >= RECONCILE_PASSES && seen.ready >= 1;
+      },
+      `${RECONCILE_PASSES} reconciler passes and fuzz-model ready within ${RECONCILE_BOUND} intervals`,
+      { timeoutMs: RECONCILE_BOUND * f.reconcileIntervalMs, everyMs: 50 },
+    ).catch(() => undefined);
+    process.stdout.write(
+      `reconciler after the fuzzing: ${seen.passes} passes and ${seen.ready} ready replica(s) of fuzz-model in ${Date.now() - t0} ms (interval ${f.reconcileIntervalMs} ms)\n`,
+    );
     expect(seen.passes).toBeGreaterThanOrEqual(RECONCILE_PASSES);
     expect(seen.ready).toBe(1);
   }, 60_000);

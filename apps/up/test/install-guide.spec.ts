@@ -46,7 +46,11 @@ describe('docs/install.md on one machine', () => {
 
   /** Runs shell lines as the guide gives them, `llmgw` being this checkout, with the guide's ports and paths mapped. */
   const sh = (script: string, cwd = dir): Promise<string> => {
-    let s = script.replace(/^sudo -u llmgw /gm, '').replace(/\bsudo /g, '').replace(/ -o llmgw -g llmgw/g, '').replace(/\/etc\/llmgw/g, etc);
+    let s = script
+      .replace(/^sudo -u llmgw /gm, '')
+      .replace(/\bsudo /g, '')
+      .replace(/ -o llmgw -g llmgw/g, '')
+      .replace(/\/etc\/llmgw/g, etc);
     for (const [from, to] of Object.entries(ports)) s = s.replace(new RegExp(`127\\.0\\.0\\.1:${from}\\b`, 'g'), `127.0.0.1:${to}`);
     const prelude = `set -e\nllmgw() { "${process.execPath}" "${BIN}" "$@"; }\n`;
     return new Promise((resolve, reject) =>
@@ -59,7 +63,10 @@ describe('docs/install.md on one machine', () => {
 
   /** The guide's config with this run's addresses. */
   const config = (name: string, extra: Record<string, unknown> = {}): string => {
-    let text = yamlBlocks.get(name)!.replace(/\/etc\/llmgw/g, etc).replace(/\/var\/lib\/llmgw-agent/g, join(dir, 'agent'));
+    let text = yamlBlocks
+      .get(name)!
+      .replace(/\/etc\/llmgw/g, etc)
+      .replace(/\/var\/lib\/llmgw-agent/g, join(dir, 'agent'));
     text = text.replace(/redis:\/\/127\.0\.0\.1:6379/g, redis!.url).replace(/postgres:\/\/llmgw@\/llmgw\?host=\/var\/run\/postgresql/g, db!.url);
     text = text.replace(/10\.0\.0\.2/g, '127.0.0.1');
     for (const [from, to] of Object.entries(ports)) text = text.replace(new RegExp(`:${from}\\b`, 'g'), `:${to}`);
@@ -76,7 +83,11 @@ describe('docs/install.md on one machine', () => {
   }, 120_000);
 
   it('serves the catalog model through the router, with a key made by ctl, and records its usage', async () => {
-    expect(['accounting.yaml', 'admission.yaml', 'inventory.yaml', 'placement-scheduler.yaml', 'router.yaml', 'catalog.yaml', 'agent-sim.yaml'].filter((f) => !yamlBlocks.has(f))).toEqual([]);
+    expect(
+      ['accounting.yaml', 'admission.yaml', 'inventory.yaml', 'placement-scheduler.yaml', 'router.yaml', 'catalog.yaml', 'agent-sim.yaml'].filter(
+        (f) => !yamlBlocks.has(f),
+      ),
+    ).toEqual([]);
     redis = await startRedisServer();
     db = await createTestDatabase('llmgw_install');
     for (const p of ['7070', '7072', '7073', '7074', '7443', '8080']) ports[p] = String(await freePort());
@@ -124,8 +135,17 @@ describe('docs/install.md on one machine', () => {
     expect(JSON.stringify(nodes)).toContain('gpu-a-01');
 
     const tenant = block('llmgw ctl key create');
-    await sh(tenant.split('\n').filter((l) => /^llmgw ctl (org|team|project) create/.test(l)).join('\n'));
-    const keyLine = tenant.split('\n').find((l) => l.startsWith('llmgw ctl key create'))!.replace(/#.*$/, '').trim();
+    await sh(
+      tenant
+        .split('\n')
+        .filter((l) => /^llmgw ctl (org|team|project) create/.test(l))
+        .join('\n'),
+    );
+    const keyLine = tenant
+      .split('\n')
+      .find((l) => l.startsWith('llmgw ctl key create'))!
+      .replace(/#.*$/, '')
+      .trim();
     const key = JSON.parse(await sh(`${keyLine} --json`)) as { secret: string };
     expect(key.secret).toMatch(/^sk-llmgw-/);
 
@@ -140,9 +160,13 @@ describe('docs/install.md on one machine', () => {
     expect(res.headers.get('x-llmgw-replica')).toBe(replica);
     expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content.length).toBeGreaterThan(0);
 
-    await waitUntil(async () => ((await ctl('usage')) as Array<{ requests: number | string }>).some((r) => Number(r.requests) === 1), 'the request in llmgw ctl usage', {
-      timeoutMs: 30_000,
-      everyMs: 500,
-    });
+    await waitUntil(
+      async () => ((await ctl('usage')) as Array<{ requests: number | string }>).some((r) => Number(r.requests) === 1),
+      'the request in llmgw ctl usage',
+      {
+        timeoutMs: 30_000,
+        everyMs: 500,
+      },
+    );
   }, 600_000);
 });

@@ -32,8 +32,27 @@ export class UpProcess {
     const [low, high] = await freePortRange(100);
     this.proc = spawn(
       process.execPath,
-      [LLMGW, 'up', '--port', '0', '--admin-port', '0', '--accounting-port', '0', '--admission-port', '0', '--control-port', '0',
-        '--engine-ports', `${low}-${high}`, '--data-dir', this.dataDir, '--decode-tps', '500', ...args],
+      [
+        LLMGW,
+        'up',
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--accounting-port',
+        '0',
+        '--admission-port',
+        '0',
+        '--control-port',
+        '0',
+        '--engine-ports',
+        `${low}-${high}`,
+        '--data-dir',
+        this.dataDir,
+        '--decode-tps',
+        '500',
+        ...args,
+      ],
       { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: ENV },
     );
     this.proc.stdout!.on('data', (c: Buffer) => (this.output += c.toString()));
@@ -69,16 +88,20 @@ export class UpProcess {
    */
   async onDemandLoads(chat: (model: string) => Promise<Response>, model: string): Promise<void> {
     const answers: number[] = [];
-    await waitUntil(async () => {
-      const r = await chat(model);
-      answers.push(r.status);
-      if (r.status !== 200) {
-        expect(r.status).toBe(503);
-        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(await r.text()).toContain('model_loading');
-      } else await r.text();
-      return r.status === 200;
-    }, `${model} to serve`, { timeoutMs: 60_000, everyMs: 200 });
+    await waitUntil(
+      async () => {
+        const r = await chat(model);
+        answers.push(r.status);
+        if (r.status !== 200) {
+          expect(r.status).toBe(503);
+          expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
+          expect(await r.text()).toContain('model_loading');
+        } else await r.text();
+        return r.status === 200;
+      },
+      `${model} to serve`,
+      { timeoutMs: 60_000, everyMs: 200 },
+    );
     expect(answers.at(-1)).toBe(200);
     expect(ok(this.ctl('replicas'))).toMatch(new RegExp(`${model}\\s.*ready`));
   }
@@ -120,4 +143,3 @@ export function ok(r: { status: number | null; stdout: string; stderr: string })
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   return r.stdout;
 }
-

@@ -25,7 +25,10 @@ describe('llmgw up --static', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-llmgw-replica')).toMatch(/^sim-[12]$/);
-    expect(parse(readFileSync(join(up.dataDir, 'ctl.yaml'), 'utf8'))).toEqual({ accounting: expect.stringMatching(/^127\.0\.0\.1:\d+$/), tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' } });
+    expect(parse(readFileSync(join(up.dataDir, 'ctl.yaml'), 'utf8'))).toEqual({
+      accounting: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      tls: { ca: 'tls/ca.crt', cert: 'tls/operator.crt', key: 'tls/operator.key' },
+    });
     expect(ok(up.ctl('org', 'list'))).toContain('demo');
   }, 180_000);
 

@@ -36,7 +36,9 @@ describe('llmgw up local PKI', () => {
   it('writes ctl.yaml with the addresses and the operator certificate, relative to it', async () => {
     const pki = await ensureUpPki(dir, '127.0.0.1', []);
     const f = writeCtlConfig(dir, { accounting: 'http://127.0.0.1:7072', control: '127.0.0.1:7074' }, pki);
-    expect(readFileSync(f, 'utf8')).toContain('accounting: 127.0.0.1:7072\ncontrol: 127.0.0.1:7074\ntls:\n  ca: tls/ca.crt\n  cert: tls/operator.crt\n  key: tls/operator.key\n');
+    expect(readFileSync(f, 'utf8')).toContain(
+      'accounting: 127.0.0.1:7072\ncontrol: 127.0.0.1:7074\ntls:\n  ca: tls/ca.crt\n  cert: tls/operator.crt\n  key: tls/operator.key\n',
+    );
     expect(statSync(f).mode & 0o777).toBe(0o600);
   }, 30_000);
 });

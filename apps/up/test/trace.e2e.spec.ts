@@ -45,7 +45,10 @@ beforeAll(async () => {
     enginePort = engine.port;
     const endpoints = [{ name: 'sim-1', url: engine.url, model: 'm', engine: 'vllm' as const }];
 
-    const acct = await startAccounting({ config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: 'pglite:memory', log_level: 'silent' }, log: quiet });
+    const acct = await startAccounting({
+      config: { listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', database_url: 'pglite:memory', log_level: 'silent' },
+      log: quiet,
+    });
     closers.push(() => acct.close());
     const demo = await ensureDemoTenant(acct.tenancy);
     secret = demo.secret!;
@@ -100,7 +103,9 @@ it('one request is one trace: router stages, key resolution, counters, the admis
 
   const spans = () => exporter.getFinishedSpans();
   const named = (n: string) => spans().filter((s) => s.name === n);
-  await waitUntil(() => named('router.finish').length === 1 && spans().some((s) => s.name.startsWith('router chat')), 'the request span to end', { timeoutMs: 20_000 });
+  await waitUntil(() => named('router.finish').length === 1 && spans().some((s) => s.name.startsWith('router chat')), 'the request span to end', {
+    timeoutMs: 20_000,
+  });
 
   const root = spans().find((s) => s.name.startsWith('router ') && !s.name.startsWith('router.'))!;
   expect(root.attributes['llmgw.request_id']).toBe('trace-e2e-1');
@@ -113,7 +118,8 @@ it('one request is one trace: router stages, key resolution, counters, the admis
   };
 
   // Router stages, each a child of the request span.
-  for (const st of ['authenticate', 'parse', 'resolve_model', 'reserve_quota', 'admit', 'attempt', 'finish']) expect(parentOf(one(`router.${st}`))).toBe(root.spanContext().spanId);
+  for (const st of ['authenticate', 'parse', 'resolve_model', 'reserve_quota', 'admit', 'attempt', 'finish'])
+    expect(parentOf(one(`router.${st}`))).toBe(root.spanContext().spanId);
 
   // Key resolution: the router's client span, and accounting's server span continuing it over gRPC metadata.
   const resolveClient = one('grpc.client ResolveKey');

@@ -30,7 +30,16 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
   let key: string;
   /** The model's READY replicas as `llmgw ctl replicas --json` lists them. */
   const replicasOf = (model: string) =>
-    (JSON.parse(ok(up.ctl('replicas', '--json'))) as Array<{ replicaId: string; model: string; state: string; endpoint: string; gpuClass: string; fabric: string }>)
+    (
+      JSON.parse(ok(up.ctl('replicas', '--json'))) as Array<{
+        replicaId: string;
+        model: string;
+        state: string;
+        endpoint: string;
+        gpuClass: string;
+        fabric: string;
+      }>
+    )
       .filter((r) => r.model === model && r.state === 'REPLICA_STATE_READY')
       .map((r) => ({ id: r.replicaId, endpoint: r.endpoint, pool: r.fabric ? `${r.gpuClass}/${r.fabric}` : r.gpuClass }));
   const chat = (model: string, auth = true) =>
@@ -86,7 +95,7 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
     await res.text();
   });
 
-  it('a platinum key\'s request reaches the placed engine with priority 0 (the engine runs --scheduling-policy priority)', async () => {
+  it("a platinum key's request reaches the placed engine with priority 0 (the engine runs --scheduling-policy priority)", async () => {
     ok(up.ctl('org', 'create', 'vip'));
     ok(up.ctl('team', 'create', 'core', '--org', 'vip'));
     ok(up.ctl('project', 'create', 'prod', '--team', 'core', '--band', 'platinum'));
@@ -113,9 +122,11 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
     expect({ '0': delta('0'), '3': delta('3'), '99': delta('99') }).toEqual({ '0': 1, '3': 0, '99': 0 });
   });
 
-  it("a two-turn conversation goes back to the replica whose KV events (tier 2) hold its blocks", async () => {
+  it('a two-turn conversation goes back to the replica whose KV events (tier 2) hold its blocks', async () => {
     const [start] = replicasOf('demo');
-    const messages: Array<{ role: string; content: string }> = [{ role: 'user', content: 'Tell me about the lighthouse keepers of the northern coast and their long winters. '.repeat(5) }];
+    const messages: Array<{ role: string; content: string }> = [
+      { role: 'user', content: 'Tell me about the lighthouse keepers of the northern coast and their long winters. '.repeat(5) },
+    ];
     const send = (pin?: string) =>
       fetch(`${routerUrl}/v1/chat/completions`, {
         method: 'POST',
@@ -129,12 +140,19 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
     expect(first.headers.get('x-llmgw-replica')).toBe(start.id);
     const firstBody = (await first.json()) as { choices: Array<{ message: { content: string } }> };
     // The placed engine published the blocks it computed, and the router's tier-2 index applied them.
-    await waitUntil(async () => (await metricValue(routerAdmin, 'llmgw_prefix_kv_sequence', { replica: start.id })) > seq0, `the router applied ${start.id}'s KV events`, { timeoutMs: 20_000, everyMs: 50 });
+    await waitUntil(
+      async () => (await metricValue(routerAdmin, 'llmgw_prefix_kv_sequence', { replica: start.id })) > seq0,
+      `the router applied ${start.id}'s KV events`,
+      { timeoutMs: 20_000, everyMs: 50 },
+    );
     messages.push({ role: 'assistant', content: firstBody.choices[0].message.content }, { role: 'user', content: 'And what did they eat? '.repeat(3) });
     const second = await send();
     expect(second.status).toBe(200);
     const body = (await second.json()) as { usage: { prompt_tokens_details?: { cached_tokens?: number } } };
-    expect({ replica: second.headers.get('x-llmgw-replica'), decision: second.headers.get('x-llmgw-cache-decision') }).toEqual({ replica: start.id, decision: 'cache_hit' });
+    expect({ replica: second.headers.get('x-llmgw-replica'), decision: second.headers.get('x-llmgw-cache-decision') }).toEqual({
+      replica: start.id,
+      decision: 'cache_hit',
+    });
     expect(body.usage.prompt_tokens_details?.cached_tokens ?? 0).toBeGreaterThanOrEqual(16);
     expect(await metricValue(routerAdmin, 'llmgw_prefix_kv_replicas', { state: 'synced' })).toBeGreaterThanOrEqual(2);
   });
@@ -146,10 +164,18 @@ describe('llmgw up (default: the control plane, no Redis)', () => {
       const reps = replicasOf('demo');
       const pool = reps[0].pool;
       let limit = 0;
-      await waitUntil(async () => (limit = (await client.credit('e2e-router', [{ model: 'demo', pool, inUse: 0 }])).grants.find((g) => g.model === 'demo')?.limit ?? 0) > 0, 'credits for demo', { timeoutMs: 20_000, everyMs: 100 });
+      await waitUntil(
+        async () => (limit = (await client.credit('e2e-router', [{ model: 'demo', pool, inUse: 0 }])).grants.find((g) => g.model === 'demo')?.limit ?? 0) > 0,
+        'credits for demo',
+        { timeoutMs: 20_000, everyMs: 100 },
+      );
       const expected = (declared: boolean) => {
         const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
-        ctl.updatePool(pool, reps.map((r): ReplicaStats => ({ id: r.id, waiting: 0, running: 0, ...(declared ? { declaredCapacity: 256 } : {}) })), 'demo');
+        ctl.updatePool(
+          pool,
+          reps.map((r): ReplicaStats => ({ id: r.id, waiting: 0, running: 0, ...(declared ? { declaredCapacity: 256 } : {}) })),
+          'demo',
+        );
         const l = ctl.credit('x', 'demo', pool, 0, 1000).limit;
         ctl.close();
         return l;

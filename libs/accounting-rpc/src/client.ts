@@ -73,7 +73,9 @@ export class AccountingClient {
   constructor(readonly o: AccountingClientOptions) {
     const pkg = accountingProto();
     const address = normaliseAddress(o.address);
-    this.tenancyAdmin = o.credentials ? new pkg.TenancyAdmin(address, o.credentials, RECONNECT) : makeClient(pkg.TenancyAdmin, address, { tls: o.tls, channelOptions: RECONNECT });
+    this.tenancyAdmin = o.credentials
+      ? new pkg.TenancyAdmin(address, o.credentials, RECONNECT)
+      : makeClient(pkg.TenancyAdmin, address, { tls: o.tls, channelOptions: RECONNECT });
     const channel = (this.tenancyAdmin as grpc.Client).getChannel() as grpc.Channel;
     this.resolver = new pkg.KeyResolver(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
     this.auditLog = new pkg.AuditLog(address, o.credentials ?? grpc.credentials.createInsecure(), { channelOverride: channel });
@@ -95,7 +97,8 @@ export class AccountingClient {
    * completed is returned, not repeated.
    */
   call<Res>(method: AccountingMethod, req: object, opts: CallOptions & { actor?: string; idempotencyKey?: string } = {}): Promise<Res> {
-    if (method === 'ResolveKey') return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
+    if (method === 'ResolveKey')
+      return callUnary<Res>(this.resolver, method, req, { deadlineMs: this.timeout, idempotent: true, dependency: this.o.dependency, ...opts });
     const { actor = this.o.actor, idempotencyKey, ...rest } = opts;
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
@@ -105,7 +108,14 @@ export class AccountingClient {
       const base = this.o.idempotencyKeyBase;
       if (!md.get(IDEMPOTENCY_KEY).length) md.set(IDEMPOTENCY_KEY, idempotencyKey ?? (base ? `${base}:${this.writes}` : randomUUID()));
     }
-    return callUnary<Res>(this.tenancyAdmin, method, req, { deadlineMs: this.timeout, idempotent: true, retryDelayMs: read ? 50 : 200, dependency: this.o.dependency, ...rest, metadata: md });
+    return callUnary<Res>(this.tenancyAdmin, method, req, {
+      deadlineMs: this.timeout,
+      idempotent: true,
+      retryDelayMs: read ? 50 : 200,
+      dependency: this.o.dependency,
+      ...rest,
+      metadata: md,
+    });
   }
 
   /**
@@ -129,7 +139,14 @@ export class AccountingClient {
     const md = rest.metadata?.clone() ?? new grpc.Metadata();
     if (actor) md.set(ACTOR_KEY, actor);
     const read = /^(Get|List)/.test(method);
-    return callUnary<Res>(this.accounts, method, req, { deadlineMs: this.timeout, idempotent: read, retryDelayMs: 50, dependency: this.o.dependency, ...rest, metadata: md });
+    return callUnary<Res>(this.accounts, method, req, {
+      deadlineMs: this.timeout,
+      idempotent: read,
+      retryDelayMs: 50,
+      dependency: this.o.dependency,
+      ...rest,
+      metadata: md,
+    });
   }
 
   /** CapacityAdmin (docs/capacity.md): reads retried, writes once, every call carrying the actor. */
@@ -139,7 +156,13 @@ export class AccountingClient {
     if (actor) md.set(ACTOR_KEY, actor);
     const read = /^(Get|List)/.test(method);
     if (!read) this.writes++;
-    return callUnary<Res>(this.capacityAdmin, method, req, { deadlineMs: this.timeout, idempotent: read, dependency: this.o.dependency, ...rest, metadata: md });
+    return callUnary<Res>(this.capacityAdmin, method, req, {
+      deadlineMs: this.timeout,
+      idempotent: read,
+      dependency: this.o.dependency,
+      ...rest,
+      metadata: md,
+    });
   }
 
   close(): void {

@@ -9,7 +9,12 @@ function overTheWire(p: Principal): accountingV1.ResolvedKey__Output {
 }
 
 const base: Principal = {
-  keyId: 'k1', keyPrefix: 'llmgw-ab', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold',
+  keyId: 'k1',
+  keyPrefix: 'llmgw-ab',
+  projectId: 'p1',
+  teamId: 't1',
+  orgId: 'o1',
+  band: 'gold',
   limits: { rpm: [{ scope: 'key:k1', limit: 60 }], tpm: [], budgets: [{ scope: 'project:p1', limitMicros: 5_000_000, period: 'day' }] },
 };
 

@@ -6,11 +6,20 @@ import type { Principal, accountingV1 } from '@llmgw/contracts';
  */
 export function principalToWire(p: Principal): accountingV1.ResolvedKey {
   return {
-    keyId: p.keyId, keyPrefix: p.keyPrefix, projectId: p.projectId, teamId: p.teamId, orgId: p.orgId, band: p.band,
-    routingProfile: p.routingProfile ?? '', expiresAtMs: p.expiresAt ?? 0,
+    keyId: p.keyId,
+    keyPrefix: p.keyPrefix,
+    projectId: p.projectId,
+    teamId: p.teamId,
+    orgId: p.orgId,
+    band: p.band,
+    routingProfile: p.routingProfile ?? '',
+    expiresAtMs: p.expiresAt ?? 0,
     limits: {
-      rpm: p.limits.rpm, tpm: p.limits.tpm, budgets: p.limits.budgets,
-      modelsRestricted: p.limits.allowedModels !== undefined, allowedModels: p.limits.allowedModels ?? [],
+      rpm: p.limits.rpm,
+      tpm: p.limits.tpm,
+      budgets: p.limits.budgets,
+      modelsRestricted: p.limits.allowedModels !== undefined,
+      allowedModels: p.limits.allowedModels ?? [],
     },
   };
 }
@@ -24,7 +33,11 @@ export function principalToWire(p: Principal): accountingV1.ResolvedKey {
 export function principalFromWire(r: accountingV1.ResolvedKey__Output, defaultBand: string): Principal {
   const l = r.limits;
   return {
-    keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId,
+    keyId: r.keyId,
+    keyPrefix: r.keyPrefix,
+    projectId: r.projectId,
+    teamId: r.teamId,
+    orgId: r.orgId,
     band: r.band || defaultBand,
     ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
     ...(r.expiresAtMs ? { expiresAt: r.expiresAtMs } : {}),

@@ -183,7 +183,10 @@ describe('AdmissionController', () => {
       ]);
       // a-1 turns out smaller (4 slots): given its peers' share it queues at 4, which learns its own value
       for (let i = 0; i < 3; i++) feed({ running: 6 }, { running: 4, waiting: 2 });
-      expect(ctl.replicaSlots().map((r) => [r.id, r.capacity, r.fromPeers ?? false])).toEqual([['a-0', 6, false], ['a-1', 4, false]]);
+      expect(ctl.replicaSlots().map((r) => [r.id, r.capacity, r.fromPeers ?? false])).toEqual([
+        ['a-0', 6, false],
+        ['a-1', 4, false],
+      ]);
     });
 
     it('lets a declared max_num_seqs win over anything learned', () => {
@@ -308,11 +311,13 @@ describe('AdmissionController', () => {
     for (const f of fill) if (f.kind === 'granted') leases.push(() => f.lease.release());
     const all: Array<Promise<void>> = [];
     const push = (tenant: string, tokens: number) =>
-      all.push(ctl.acquire(req('batch', tenant, { estimatedTokens: tokens })).then((r) => {
-        if (r.kind !== 'granted') return;
-        order.push(tenant);
-        leases.push(() => r.lease.release());
-      }));
+      all.push(
+        ctl.acquire(req('batch', tenant, { estimatedTokens: tokens })).then((r) => {
+          if (r.kind !== 'granted') return;
+          order.push(tenant);
+          leases.push(() => r.lease.release());
+        }),
+      );
     for (let i = 0; i < 60; i++) push('A', tokensA);
     for (let i = 0; i < 20; i++) push('B', tokensB);
     for (let i = 0; i < grants; i++) {
@@ -385,6 +390,11 @@ describe('AdmissionController', () => {
   });
 
   it('rejects an invalid config', () => {
-    expect(() => setup({}, [{ name: 'x', priority: 1, saturationCeiling: 1 }, { name: 'x', priority: 2, saturationCeiling: 1 }])).toThrow(/duplicate name x/);
+    expect(() =>
+      setup({}, [
+        { name: 'x', priority: 1, saturationCeiling: 1 },
+        { name: 'x', priority: 2, saturationCeiling: 1 },
+      ]),
+    ).toThrow(/duplicate name x/);
   });
 });

@@ -3,16 +3,7 @@ import { validateAdmissionConfig, type AdmissionCoreConfig, type BandConfig } fr
 import { noopRecorder, type AdmissionRecorder } from './recorder';
 import { bandVerdict, poolSaturationParts, type BandVerdict, type SaturationParts } from './saturation';
 import { SlotLearner, type SlotLearnerOptions } from './slots';
-import type {
-  AcquireResult,
-  Admission,
-  AdmissionRequest,
-  Lease,
-  LeaseOutcome,
-  RejectReason,
-  ReplicaLoad,
-  SaturationThresholds,
-} from './types';
+import type { AcquireResult, Admission, AdmissionRequest, Lease, LeaseOutcome, RejectReason, ReplicaLoad, SaturationThresholds } from './types';
 
 /** Scraped state of one replica, as fed to `updatePool`. */
 export interface ReplicaStats {
@@ -231,7 +222,10 @@ export class AdmissionController implements Admission {
   private creditTimerAt = Number.POSITIVE_INFINITY;
   private readonly slotLearning: SlotLearnerOptions | undefined;
 
-  constructor(readonly config: AdmissionCoreConfig, deps: AdmissionControllerDeps = {}) {
+  constructor(
+    readonly config: AdmissionCoreConfig,
+    deps: AdmissionControllerDeps = {},
+  ) {
     validateAdmissionConfig(config);
     this.clock = deps.clock ?? systemClock;
     this.rec = deps.recorder ?? noopRecorder;
@@ -444,7 +438,19 @@ export class AdmissionController implements Admission {
     } else this.armCreditTimer(c.expiresAt);
     if (this.log && this.log.isLevelEnabled?.('debug') !== false) {
       const p = this.parts(st, 0);
-      this.log.debug({ routerId, pool, model, limit, inUse, lowestBandHeadroom: headroom, queued: this.totalQueued, saturation: { total: p.total, slots: p.slots, queue: p.queue, kv: p.kv } }, 'admission credit');
+      this.log.debug(
+        {
+          routerId,
+          pool,
+          model,
+          limit,
+          inUse,
+          lowestBandHeadroom: headroom,
+          queued: this.totalQueued,
+          saturation: { total: p.total, slots: p.slots, queue: p.queue, kv: p.kv },
+        },
+        'admission credit',
+      );
     }
     this.recordSaturation(st);
     this.dispatch();
@@ -556,7 +562,17 @@ export class AdmissionController implements Admission {
     const k = poolKey(model, pool);
     let st = this.pools.get(k);
     if (!st) {
-      st = { pool, model, replicas: [], slots: new Map(), thresholds: this.thresholdsFor(model), outstanding: 0, byBand: new Map(), releasedSinceFeed: 0, creditReserved: 0 };
+      st = {
+        pool,
+        model,
+        replicas: [],
+        slots: new Map(),
+        thresholds: this.thresholdsFor(model),
+        outstanding: 0,
+        byBand: new Map(),
+        releasedSinceFeed: 0,
+        creditReserved: 0,
+      };
       this.pools.set(k, st);
     }
     return st;
@@ -622,16 +638,19 @@ export class AdmissionController implements Admission {
     if (at >= this.creditTimerAt) return;
     if (this.creditTimer !== undefined) this.clock.clearTimer(this.creditTimer);
     this.creditTimerAt = at;
-    this.creditTimer = this.clock.setTimer(() => {
-      this.creditTimer = undefined;
-      this.creditTimerAt = Number.POSITIVE_INFINITY;
-      const now = this.clock.now();
-      this.expireCredits(now);
-      let next = Number.POSITIVE_INFINITY;
-      for (const c of this.credits.values()) next = Math.min(next, c.expiresAt);
-      if (Number.isFinite(next)) this.armCreditTimer(next);
-      this.dispatch();
-    }, Math.max(0, at - this.clock.now()));
+    this.creditTimer = this.clock.setTimer(
+      () => {
+        this.creditTimer = undefined;
+        this.creditTimerAt = Number.POSITIVE_INFINITY;
+        const now = this.clock.now();
+        this.expireCredits(now);
+        let next = Number.POSITIVE_INFINITY;
+        for (const c of this.credits.values()) next = Math.min(next, c.expiresAt);
+        if (Number.isFinite(next)) this.armCreditTimer(next);
+        this.dispatch();
+      },
+      Math.max(0, at - this.clock.now()),
+    );
   }
 
   private sat(st: PoolState, extra: number): number {

@@ -2,7 +2,13 @@ import { ManualClock } from './clock';
 import { DEFAULT_BANDS, type AdmissionCoreConfig } from './config';
 import { AdmissionController } from './controller';
 
-const cfg: AdmissionCoreConfig = { targetWaitingPerReplica: 4, kvCeiling: 0.9, queueTtlMs: 60_000, queueCapacityPerBand: 1000, bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'] };
+const cfg: AdmissionCoreConfig = {
+  targetWaitingPerReplica: 4,
+  kvCeiling: 0.9,
+  queueTtlMs: 60_000,
+  queueCapacityPerBand: 1000,
+  bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'],
+};
 const req = (band: string, i: number) => ({ requestId: `${band}-${i}`, band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1 });
 
 /** Two replicas of 8 slots with confirmed capacity, idle: bronze alone may borrow 16 − 2 = 14. */
@@ -10,11 +16,21 @@ function setup() {
   const clock = new ManualClock();
   const lines: Array<Record<string, unknown>> = [];
   const ctl = new AdmissionController(cfg, { clock, log: { debug: (o) => lines.push(o as Record<string, unknown>) } });
-  const full = [{ id: 'e0', running: 8, waiting: 2 }, { id: 'e1', running: 8, waiting: 2 }];
+  const full = [
+    { id: 'e0', running: 8, waiting: 2 },
+    { id: 'e1', running: 8, waiting: 2 },
+  ];
   ctl.updatePool('p', full, 'm');
   ctl.updatePool('p', full, 'm');
   ctl.updatePool('p', full, 'm');
-  ctl.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');
+  ctl.updatePool(
+    'p',
+    [
+      { id: 'e0', running: 0, waiting: 0 },
+      { id: 'e1', running: 0, waiting: 0 },
+    ],
+    'm',
+  );
   return { clock, ctl, lines };
 }
 
@@ -22,15 +38,36 @@ describe('router credits (admission without a round trip while far below every c
   it('counts a declared --max-num-seqs as confirmed capacity from the first feed, so an idle pool grants a full credit', () => {
     const clock = new ManualClock();
     const learned = new AdmissionController(cfg, { clock });
-    learned.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');
+    learned.updatePool(
+      'p',
+      [
+        { id: 'e0', running: 0, waiting: 0 },
+        { id: 'e1', running: 0, waiting: 0 },
+      ],
+      'm',
+    );
     // capacity unknown: each replica counts as one slot, so requests beyond it count as queued and the credit is tiny
     expect(learned.credit('A', 'm', 'p', 0, 1000).limit).toBeLessThanOrEqual(3);
     const declared = new AdmissionController(cfg, { clock });
-    declared.updatePool('p', [{ id: 'e0', running: 0, waiting: 0, declaredCapacity: 64 }, { id: 'e1', running: 0, waiting: 0, declaredCapacity: 64 }], 'm');
+    declared.updatePool(
+      'p',
+      [
+        { id: 'e0', running: 0, waiting: 0, declaredCapacity: 64 },
+        { id: 'e1', running: 0, waiting: 0, declaredCapacity: 64 },
+      ],
+      'm',
+    );
     // 128 slots, idle, no higher demand: bronze may borrow all but one slot per replica (126) → half is the credit
     expect(declared.credit('A', 'm', 'p', 0, 1000).limit).toBe(63);
     // a declared capacity still bounds: a full batch gives no credit
-    declared.updatePool('p', [{ id: 'e0', running: 64, waiting: 0, declaredCapacity: 64 }, { id: 'e1', running: 64, waiting: 0, declaredCapacity: 64 }], 'm');
+    declared.updatePool(
+      'p',
+      [
+        { id: 'e0', running: 64, waiting: 0, declaredCapacity: 64 },
+        { id: 'e1', running: 64, waiting: 0, declaredCapacity: 64 },
+      ],
+      'm',
+    );
     expect(declared.credit('B', 'm', 'p', 0, 1000).limit).toBe(0);
     learned.close();
     declared.close();
@@ -93,6 +130,14 @@ describe('router credits (admission without a round trip while far below every c
   it('explains each credit in a debug line', () => {
     const { ctl, lines } = setup();
     ctl.credit('A', 'm', 'p', 1, 1000);
-    expect(lines.find((l) => l.routerId === 'A')).toMatchObject({ pool: 'p', model: 'm', limit: 7, inUse: 1, lowestBandHeadroom: 14, queued: 0, saturation: expect.objectContaining({ slots: expect.any(Number) }) });
+    expect(lines.find((l) => l.routerId === 'A')).toMatchObject({
+      pool: 'p',
+      model: 'm',
+      limit: 7,
+      inUse: 1,
+      lowestBandHeadroom: 14,
+      queued: 0,
+      saturation: expect.objectContaining({ slots: expect.any(Number) }),
+    });
   });
 });

@@ -10,7 +10,13 @@ import type { Lease } from './types';
  * every 200 ms. Scrapes are noisy as a real engine's are: a full engine's batch reads one short in
  * some scrapes. The router sends each granted request to the replica with the fewest in flight.
  */
-const cfg: AdmissionCoreConfig = { targetWaitingPerReplica: 4, kvCeiling: 0.9, queueTtlMs: 600_000, queueCapacityPerBand: 10_000, bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'] };
+const cfg: AdmissionCoreConfig = {
+  targetWaitingPerReplica: 4,
+  kvCeiling: 0.9,
+  queueTtlMs: 600_000,
+  queueCapacityPerBand: 10_000,
+  bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'],
+};
 
 interface Job {
   band: string;
@@ -32,7 +38,7 @@ async function simulate(o: { flicker: number; measureMs: number }) {
   const STEP = 10;
   const engines = [0, 1, 2].map(() => ({ running: [] as Job[], queue: [] as Job[], scrapedAt: 0, stats: { running: 0, waiting: 0 } }));
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const ttfts: number[] = [];
   let measuring = false;
   let bronzeDone = 0;
@@ -43,7 +49,14 @@ async function simulate(o: { flicker: number; measureMs: number }) {
     e.queue.push(j);
   };
   const bronzeClient = async () => {
-    const r = await ctl.acquire({ requestId: 'b', band: 'bronze', tenant: `batch-${Math.floor(rand() * 3)}`, model: 'm', candidatePools: ['p'], estimatedTokens: 50 });
+    const r = await ctl.acquire({
+      requestId: 'b',
+      band: 'bronze',
+      tenant: `batch-${Math.floor(rand() * 3)}`,
+      model: 'm',
+      candidatePools: ['p'],
+      estimatedTokens: 50,
+    });
     if (r.kind !== 'granted') {
       if (!ctl.isClosed) rejected++;
       return;
@@ -60,7 +73,11 @@ async function simulate(o: { flicker: number; measureMs: number }) {
     dispatch({ band: 'platinum', arrivedAt: at, durMs: PREFILL_MS + 20, lease: r.lease });
   };
 
-  ctl.updatePool('p', engines.map((_e, i) => ({ id: `e${i}`, running: 0, waiting: 0 })), 'm');
+  ctl.updatePool(
+    'p',
+    engines.map((_e, i) => ({ id: `e${i}`, running: 0, waiting: 0 })),
+    'm',
+  );
   const flood = Array.from({ length: 360 }, () => void bronzeClient());
   void flood;
   let nextPlatinum = 4000;
@@ -91,7 +108,11 @@ async function simulate(o: { flicker: number; measureMs: number }) {
       const short = waiting > 0 && e.running.length > 0 && rand() < o.flicker ? 1 : 0;
       e.stats = { running: e.running.length - short, waiting };
       e.scrapedAt = now;
-      ctl.updatePool('p', engines.map((x, k) => ({ id: `e${k}`, ...x.stats, sampledAt: x.scrapedAt })), 'm');
+      ctl.updatePool(
+        'p',
+        engines.map((x, k) => ({ id: `e${k}`, ...x.stats, sampledAt: x.scrapedAt })),
+        'm',
+      );
     });
     if (now >= 4000) measuring = true;
     if (now >= nextPlatinum && now < end - 1000) {

@@ -27,7 +27,7 @@ describe('feedPools', () => {
     expect(await held).toMatchObject({ kind: 'rejected' });
   });
 
-  it('passes an endpoint\'s declared max_num_seqs on as the replica\'s confirmed capacity', () => {
+  it("passes an endpoint's declared max_num_seqs on as the replica's confirmed capacity", () => {
     const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
     feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a', maxNumSeqs: 10 }], () => ({ waiting: 0, running: 5 }));
     // 5 of 10 confirmed slots in use: the slot component is exactly half

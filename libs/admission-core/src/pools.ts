@@ -27,7 +27,12 @@ export interface PoolEndpointStats {
 export function scrapedForPools(state: { stats?: PoolEndpointStats; lastSuccessMs?: number } | undefined): PoolEndpointStats | undefined {
   const s = state?.stats;
   if (!s) return undefined;
-  return { waiting: s.waiting, running: s.running, ...(s.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}), ...(state.lastSuccessMs !== undefined ? { sampledAt: state.lastSuccessMs } : {}) };
+  return {
+    waiting: s.waiting,
+    running: s.running,
+    ...(s.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}),
+    ...(state.lastSuccessMs !== undefined ? { sampledAt: state.lastSuccessMs } : {}),
+  };
 }
 
 /**

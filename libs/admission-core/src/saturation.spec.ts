@@ -16,7 +16,12 @@ describe('saturation components', () => {
     ['kv 0.45 ÷ 0.9 = 0.5', [load({ running: 2, kvUsage: 0.45 })], 0, { slots: 0.25, kv: 0.5, total: 0.5 }],
     ['idle scrape, 10 leases on 8 slots → used 8, queue (10 − 8) ÷ 4 = 0.5', [load({})], 10, { slots: 1, used: 8, queue: 0.5 }],
     ['two replicas 4/8 and 8/8 → slots 12 ÷ 16 = 0.75', [load({ running: 4 }), load({ running: 8 })], 0, { slots: 0.75, used: 12, capacity: 16, confirmed: 2 }],
-    ['slots pooled over confirmed replicas only; queue averaged over all', [load({ running: 4 }), load({ running: 3, waiting: 4, capacityConfirmed: false })], 0, { slots: 0.5, queue: 0.5, capacity: 8, replicas: 2 }],
+    [
+      'slots pooled over confirmed replicas only; queue averaged over all',
+      [load({ running: 4 }), load({ running: 3, waiting: 4, capacityConfirmed: false })],
+      0,
+      { slots: 0.5, queue: 0.5, capacity: 8, replicas: 2 },
+    ],
     ['9 waiting on 4 target → queue 2.25 dominates', [load({ running: 8, waiting: 9 })], 0, { total: 2.25 }],
   ])('%s', (_name, replicas, leases, want) => {
     expect(poolSaturationParts(replicas, T, leases)).toMatchObject(want);
@@ -80,7 +85,13 @@ describe('headroom per band (2 replicas × 8 slots = 16, slot_headroom_per_repli
 });
 
 describe('property: a band never pushes the pool past its own ceiling by its own admissions', () => {
-  const cfg: AdmissionCoreConfig = { targetWaitingPerReplica: 4, kvCeiling: 0.9, queueTtlMs: 60_000, queueCapacityPerBand: 1000, bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'] };
+  const cfg: AdmissionCoreConfig = {
+    targetWaitingPerReplica: 4,
+    kvCeiling: 0.9,
+    queueTtlMs: 60_000,
+    queueCapacityPerBand: 1000,
+    bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'],
+  };
 
   const replicaArb = fc.record({
     cap: fc.integer({ min: 1, max: 16 }),
@@ -103,16 +114,28 @@ describe('property: a band never pushes the pool past its own ceiling by its own
           ctl.updatePool('p', full);
           ctl.updatePool('p', full);
           ctl.updatePool('p', full);
-          ctl.updatePool('p', reps.map((r, i) => ({ id: `r${i}`, running: Math.floor(r.runningFrac * r.cap), waiting: r.waiting, ...(r.kv !== undefined ? { kvUsage: r.kv } : {}) })));
+          ctl.updatePool(
+            'p',
+            reps.map((r, i) => ({
+              id: `r${i}`,
+              running: Math.floor(r.runningFrac * r.cap),
+              waiting: r.waiting,
+              ...(r.kv !== undefined ? { kvUsage: r.kv } : {}),
+            })),
+          );
           const b = DEFAULT_BANDS.find((x) => x.name === name)!;
           const c = b.saturationCeiling;
           // Some demand from the band above (when there is one), granted or not.
           const above = name === 'platinum' ? undefined : DEFAULT_BANDS[DEFAULT_BANDS.findIndex((x) => x.name === name) - 1].name;
           const higher: Array<Promise<unknown>> = [];
-          if (above) for (let i = 0; i < higherLeases; i++) higher.push(ctl.acquire({ requestId: `h${i}`, band: above, tenant: 'h', model: '', candidatePools: ['p'], estimatedTokens: 1 }));
+          if (above)
+            for (let i = 0; i < higherLeases; i++)
+              higher.push(ctl.acquire({ requestId: `h${i}`, band: above, tenant: 'h', model: '', candidatePools: ['p'], estimatedTokens: 1 }));
           for (let i = 0; i < attempts; i++) {
             let granted = false;
-            void ctl.acquire({ requestId: `b${i}`, band: name, tenant: 't', model: '', candidatePools: ['p'], estimatedTokens: 1 }).then((r) => (granted = r.kind === 'granted'));
+            void ctl
+              .acquire({ requestId: `b${i}`, band: name, tenant: 't', model: '', candidatePools: ['p'], estimatedTokens: 1 })
+              .then((r) => (granted = r.kind === 'granted'));
             await Promise.resolve();
             await Promise.resolve();
             if (!granted) break;
@@ -137,20 +160,39 @@ describe('property: a band never pushes the pool past its own ceiling by its own
 });
 
 describe('the controller applies the slot rule and explains each decision', () => {
-  const cfg: AdmissionCoreConfig = { targetWaitingPerReplica: 4, kvCeiling: 0.9, queueTtlMs: 60_000, queueCapacityPerBand: 1000, bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'] };
+  const cfg: AdmissionCoreConfig = {
+    targetWaitingPerReplica: 4,
+    kvCeiling: 0.9,
+    queueTtlMs: 60_000,
+    queueCapacityPerBand: 1000,
+    bands: DEFAULT_BANDS as AdmissionCoreConfig['bands'],
+  };
   const req = (band: string, i: number) => ({ requestId: `${band}-${i}`, band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1 });
   /** Two replicas of 8 slots, capacity confirmed (a lasting queue at 8: three scrapes), then idle. */
   function pool(ctl: AdmissionController) {
-    const full = [{ id: 'e0', running: 8, waiting: 2 }, { id: 'e1', running: 8, waiting: 2 }];
+    const full = [
+      { id: 'e0', running: 8, waiting: 2 },
+      { id: 'e1', running: 8, waiting: 2 },
+    ];
     ctl.updatePool('p', full, 'm');
     ctl.updatePool('p', full, 'm');
     ctl.updatePool('p', full, 'm');
-    ctl.updatePool('p', [{ id: 'e0', running: 0, waiting: 0 }, { id: 'e1', running: 0, waiting: 0 }], 'm');
+    ctl.updatePool(
+      'p',
+      [
+        { id: 'e0', running: 0, waiting: 0 },
+        { id: 'e1', running: 0, waiting: 0 },
+      ],
+      'm',
+    );
   }
 
   it('bronze alone borrows 14 of 16 slots; platinum then finds a free slot at once; bronze waits for its share while platinum runs', async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const ctl = new AdmissionController(cfg, { clock: new ManualClock(), log: { debug: (o) => lines.push(o as Record<string, unknown>), isLevelEnabled: () => true } });
+    const ctl = new AdmissionController(cfg, {
+      clock: new ManualClock(),
+      log: { debug: (o) => lines.push(o as Record<string, unknown>), isLevelEnabled: () => true },
+    });
     pool(ctl);
     const bronze = [];
     for (let i = 0; i < 20; i++) bronze.push(ctl.acquire(req('bronze', i)));
@@ -171,7 +213,14 @@ describe('the controller applies the slot rule and explains each decision', () =
     expect(ctl.queued()).toBe(5);
 
     const grant = lines.find((l) => l.band === 'bronze' && l.decision === 'admit');
-    expect(grant).toMatchObject({ pool: 'p', model: 'm', rule: 'share', ceiling: 0.3, saturation: { total: expect.any(Number), slots: expect.any(Number), queue: 0, kv: 0 }, slotCapacity: 16 });
+    expect(grant).toMatchObject({
+      pool: 'p',
+      model: 'm',
+      rule: 'share',
+      ceiling: 0.3,
+      saturation: { total: expect.any(Number), slots: expect.any(Number), queue: 0, kv: 0 },
+      slotCapacity: 16,
+    });
     expect(lines.find((l) => l.rule === 'borrow')).toMatchObject({ band: 'bronze', slotLimit: 14, higherDemand: false });
     expect(lines.find((l) => l.decision === 'hold')).toMatchObject({ band: 'bronze', rule: 'held:slots', slotsUsed: 15, slotLimit: 14 });
     expect(lines.find((l) => l.band === 'platinum')).toMatchObject({ decision: 'admit', rule: 'top', slotLimit: null });

@@ -27,7 +27,16 @@ export interface SaturationParts {
   replicas: number;
 }
 
-const EMPTY_POOL: SaturationParts = Object.freeze({ slots: 0, queue: 0, kv: 0, total: Number.POSITIVE_INFINITY, used: 0, capacity: 0, confirmed: 0, replicas: 0 });
+const EMPTY_POOL: SaturationParts = Object.freeze({
+  slots: 0,
+  queue: 0,
+  kv: 0,
+  total: Number.POSITIVE_INFINITY,
+  used: 0,
+  capacity: 0,
+  confirmed: 0,
+  replicas: 0,
+});
 
 /** Requests a replica holds (running or queued): the scrape, or what is known now when larger. */
 function occupancy(load: ReplicaLoad, pendingLeases: number): number {

@@ -20,8 +20,25 @@ function controller(registry?: Registry) {
   return ctl;
 }
 
-async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; reconcileAfterMs?: number; port?: number; served?: ServedPools; graceMs?: number; now?: () => number }) {
-  const svc = new AdmissionRpcService({ controller: () => opts.ctl, instanceId: 'i', fencingToken: () => 1, routerTtlMs: opts.routerTtlMs ?? 60_000, reconcileAfterMs: opts.reconcileAfterMs, served: opts.served, unknownPoolGraceMs: opts.graceMs, now: opts.now });
+async function serve(opts: {
+  ctl?: AdmissionController;
+  routerTtlMs?: number;
+  reconcileAfterMs?: number;
+  port?: number;
+  served?: ServedPools;
+  graceMs?: number;
+  now?: () => number;
+}) {
+  const svc = new AdmissionRpcService({
+    controller: () => opts.ctl,
+    instanceId: 'i',
+    fencingToken: () => 1,
+    routerTtlMs: opts.routerTtlMs ?? 60_000,
+    reconcileAfterMs: opts.reconcileAfterMs,
+    served: opts.served,
+    unknownPoolGraceMs: opts.graceMs,
+    now: opts.now,
+  });
   const server = createServer();
   server.addService(admissionServiceDefinition(), svc.implementation());
   const port = await listen(server, '127.0.0.1', opts.port ?? 0);
@@ -29,7 +46,15 @@ async function serve(opts: { ctl?: AdmissionController; routerTtlMs?: number; re
   return { svc, server, port, address: `127.0.0.1:${port}`, close: async () => (svc.stop(), shutdown(server, 200)) };
 }
 
-const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10, ...over });
+const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
+  requestId: 'r',
+  band,
+  tenant: 't',
+  model: 'm',
+  candidatePools: ['p'],
+  estimatedTokens: 10,
+  ...over,
+});
 
 function track(p: Promise<AcquireResult>) {
   const box: { r?: AcquireResult } = {};
@@ -45,7 +70,15 @@ describe('admission over gRPC', () => {
 
   function remote(addresses: string[], routerId: string, extra: Partial<ConstructorParameters<typeof RemoteAdmission>[0]> = {}) {
     const local = controller();
-    const ra = new RemoteAdmission({ client: new AdmissionRpcClient({ addresses, callTimeoutMs: 500 }), local, routerId, queueTtlMs: 10_000, keepaliveIntervalMs: 100, probeIntervalMs: 100, ...extra });
+    const ra = new RemoteAdmission({
+      client: new AdmissionRpcClient({ addresses, callTimeoutMs: 500 }),
+      local,
+      routerId,
+      queueTtlMs: 10_000,
+      keepaliveIntervalMs: 100,
+      probeIntervalMs: 100,
+      ...extra,
+    });
     ra.start();
     cleanups.push(() => (local.close(), ra.close()));
     return ra;
@@ -104,7 +137,16 @@ describe('admission over gRPC', () => {
     cleanups.push(() => s.close());
     const client = new AdmissionRpcClient({ addresses: [s.address] });
     cleanups.push(() => client.close());
-    const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'dead-router' };
+    const base = {
+      requestId: 'x',
+      band: 'bronze',
+      tenant: 't',
+      model: 'm',
+      candidatePools: ['p'],
+      estimatedTokens: 1,
+      deadlineUnixMs: 0,
+      routerId: 'dead-router',
+    };
     const dead = (await client.acquire(base, 1000)).granted!;
     expect(ctl.outstandingLeases()).toBe(1);
     // a live router keeps its lease through the same period
@@ -139,7 +181,10 @@ describe('admission over gRPC', () => {
   it('asks the next address when one is a standby', async () => {
     const standby = await serve({});
     const leader = await serve({ ctl: controller() });
-    cleanups.push(() => standby.close(), () => leader.close());
+    cleanups.push(
+      () => standby.close(),
+      () => leader.close(),
+    );
     const a = remote([standby.address, leader.address], 'router-a');
     expect((await a.acquire(req('bronze'))).kind).toBe('granted');
     expect(a.isDegraded).toBe(false);
@@ -194,7 +239,12 @@ describe('admission over gRPC', () => {
     cleanups.push(() => standby.close());
     const client = new AdmissionRpcClient({ addresses: [standby.address] });
     cleanups.push(() => client.close());
-    await expect(client.acquire({ requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' }, 1000)).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', grpcCode: grpc.status.UNAVAILABLE });
+    await expect(
+      client.acquire(
+        { requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' },
+        1000,
+      ),
+    ).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', grpcCode: grpc.status.UNAVAILABLE });
     expect(await client.status()).toMatchObject({ serving: false, instanceId: 'i' });
     expect(await client.findServing()).toBeUndefined();
   });
@@ -218,8 +268,15 @@ describe('Acquire at the edge', () => {
       const lagging = client.acquire({ ...base, model: 'new', candidatePools: ['p2'] }, 30_000);
       await until(() => served.waiting === 3); // all three wait for the next endpoint update
       ctl.updatePool('p2', [{ id: 'r2', waiting: 0, running: 0 }], 'new');
-      served.update([{ model: 'm', pool: 'p' }, { model: 'new', pool: 'p2' }]);
-      expect(await unknownModel).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', grpcCode: grpc.status.NOT_FOUND, message: expect.stringContaining('no endpoint serves model "nobody" in pool "p"') });
+      served.update([
+        { model: 'm', pool: 'p' },
+        { model: 'new', pool: 'p2' },
+      ]);
+      expect(await unknownModel).toMatchObject({
+        code: 'LLMGW_ERR_NOT_FOUND',
+        grpcCode: grpc.status.NOT_FOUND,
+        message: expect.stringContaining('no endpoint serves model "nobody" in pool "p"'),
+      });
       expect(await unknownPool).toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', message: expect.stringContaining('any of pools "gone-1", "gone-2"') });
       expect((await lagging).granted?.pool).toBe('p2');
       expect(ctl.queued()).toBe(0);

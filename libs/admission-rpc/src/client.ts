@@ -24,7 +24,13 @@ function statusOf(e: unknown): number | undefined {
 /** Whether a failed call means "the service is not there" (fall back), not "the request is bad". */
 export function isUnreachable(e: unknown): boolean {
   const code = statusOf(e);
-  return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED || code === grpc.status.UNKNOWN || code === grpc.status.INTERNAL || code === undefined;
+  return (
+    code === grpc.status.UNAVAILABLE ||
+    code === grpc.status.DEADLINE_EXCEEDED ||
+    code === grpc.status.UNKNOWN ||
+    code === grpc.status.INTERNAL ||
+    code === undefined
+  );
 }
 
 /**
@@ -46,7 +52,9 @@ export class AdmissionRpcClient {
     const Ctor = admissionClientConstructor();
     const creds = o.credentials ?? clientCredentials({ tls: o.tls });
     const tlsOptions = (a: string) => (o.credentials ? {} : clientChannelOptions({ tls: o.tls, address: a }));
-    this.clients = o.addresses.map((a) => new Ctor(a, creds, { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000, ...tlsOptions(a), ...o.channelOptions }));
+    this.clients = o.addresses.map(
+      (a) => new Ctor(a, creds, { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000, ...tlsOptions(a), ...o.channelOptions }),
+    );
     this.timeout = o.callTimeoutMs ?? 2000;
   }
 
@@ -64,7 +72,11 @@ export class AdmissionRpcClient {
     for (let k = 0; k < this.clients.length; k++) {
       const i = (this.current + k) % this.clients.length;
       try {
-        const res = await this.call<admissionV1.AcquireResponse__Output>(i, 'Acquire', req, { deadlineMs: waitMs, signal, requestId: req.requestId || undefined });
+        const res = await this.call<admissionV1.AcquireResponse__Output>(i, 'Acquire', req, {
+          deadlineMs: waitMs,
+          signal,
+          requestId: req.requestId || undefined,
+        });
         this.current = i;
         return res;
       } catch (e) {

@@ -15,15 +15,29 @@ const creditRounds = new WeakMap<RemoteAdmission, { n: number }>();
 /** Pool "p": two replicas of 8 slots, capacity confirmed, idle — the lowest band may borrow 14. */
 function controller() {
   const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
-  const full = [{ id: 'a', waiting: 2, running: 8 }, { id: 'b', waiting: 2, running: 8 }];
+  const full = [
+    { id: 'a', waiting: 2, running: 8 },
+    { id: 'b', waiting: 2, running: 8 },
+  ];
   ctl.updatePool('p', full);
   ctl.updatePool('p', full);
   ctl.updatePool('p', full);
-  ctl.updatePool('p', [{ id: 'a', waiting: 0, running: 0 }, { id: 'b', waiting: 0, running: 0 }]);
+  ctl.updatePool('p', [
+    { id: 'a', waiting: 0, running: 0 },
+    { id: 'b', waiting: 0, running: 0 },
+  ]);
   return ctl;
 }
 
-const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({ requestId: 'r', band, tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 10, ...over });
+const req = (band: string, over: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
+  requestId: 'r',
+  band,
+  tenant: 't',
+  model: 'm',
+  candidatePools: ['p'],
+  estimatedTokens: 10,
+  ...over,
+});
 
 describe('credits over gRPC', () => {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -100,7 +114,13 @@ describe('credits over gRPC', () => {
     const ctl = controller();
     let current: AdmissionController | undefined = ctl;
     let token = 1;
-    const a = router(await serve(() => current, () => token), 'A');
+    const a = router(
+      await serve(
+        () => current,
+        () => token,
+      ),
+      'A',
+    );
     await a.acquire(req('bronze'));
     await until(() => (a.credits?.state('m', 'p')?.limit ?? 0) > 0);
     expect((await a.acquire(req('gold'))).kind).toBe('granted'); // one on credit, in use
@@ -118,7 +138,14 @@ describe('credits over gRPC', () => {
 
   it('credit_max 0 turns credits off', async () => {
     const ctl = controller();
-    const a = router(await serve(() => ctl, () => 1, 0), 'A');
+    const a = router(
+      await serve(
+        () => ctl,
+        () => 1,
+        0,
+      ),
+      'A',
+    );
     await a.acquire(req('bronze'));
     const answered = creditRounds.get(a)!.n;
     await until(() => creditRounds.get(a)!.n >= answered + 3); // three renewals answered, none with credit

@@ -16,9 +16,35 @@ function getOrCreate<T>(registry: Registry, name: string, make: () => T): T {
  * remote client share them).
  */
 export function createAdmissionMetrics(registry: Registry): AdmissionRecorder {
-  const depth = getOrCreate(registry, 'llmgw_admission_queue_depth', () => new Gauge({ name: 'llmgw_admission_queue_depth', help: 'Requests waiting in admission queues.', labelNames: ['band', 'model'], registers: [registry] }));
-  const wait = getOrCreate(registry, 'llmgw_admission_wait_seconds', () => new Histogram({ name: 'llmgw_admission_wait_seconds', help: 'Time granted requests spent queued in admission.', labelNames: ['band', 'model'], buckets: WAIT_BUCKETS, registers: [registry] }));
-  const rejected = getOrCreate(registry, 'llmgw_admission_rejected_total', () => new Counter({ name: 'llmgw_admission_rejected_total', help: 'Requests turned away by admission.', labelNames: ['band', 'reason'], registers: [registry] }));
+  const depth = getOrCreate(
+    registry,
+    'llmgw_admission_queue_depth',
+    () =>
+      new Gauge({ name: 'llmgw_admission_queue_depth', help: 'Requests waiting in admission queues.', labelNames: ['band', 'model'], registers: [registry] }),
+  );
+  const wait = getOrCreate(
+    registry,
+    'llmgw_admission_wait_seconds',
+    () =>
+      new Histogram({
+        name: 'llmgw_admission_wait_seconds',
+        help: 'Time granted requests spent queued in admission.',
+        labelNames: ['band', 'model'],
+        buckets: WAIT_BUCKETS,
+        registers: [registry],
+      }),
+  );
+  const rejected = getOrCreate(
+    registry,
+    'llmgw_admission_rejected_total',
+    () =>
+      new Counter({
+        name: 'llmgw_admission_rejected_total',
+        help: 'Requests turned away by admission.',
+        labelNames: ['band', 'reason'],
+        registers: [registry],
+      }),
+  );
   const sat = getOrCreate(
     registry,
     'llmgw_pool_saturation',

@@ -145,7 +145,13 @@ export class RemoteAdmission implements Admission {
         done = true;
         this.held.delete(id);
         this.o.client
-          .release({ leaseId: id, routerId: this.o.routerId, status: outcome?.status ?? 0, promptTokens: outcome?.promptTokens ?? 0, completionTokens: outcome?.completionTokens ?? 0 })
+          .release({
+            leaseId: id,
+            routerId: this.o.routerId,
+            status: outcome?.status ?? 0,
+            promptTokens: outcome?.promptTokens ?? 0,
+            completionTokens: outcome?.completionTokens ?? 0,
+          })
           .catch(() => undefined); // a lost release expires with this router's KeepAlive lapse or the next leader
       },
     };
@@ -186,7 +192,10 @@ export class RemoteAdmission implements Admission {
       return;
     }
     try {
-      await this.o.client.keepAlive(this.o.routerId, [...this.held].map(([leaseId, pool]) => ({ leaseId, pool })));
+      await this.o.client.keepAlive(
+        this.o.routerId,
+        [...this.held].map(([leaseId, pool]) => ({ leaseId, pool })),
+      );
     } catch (e) {
       if (this.closed) return;
       // The current address may be a standby now; another may lead.

@@ -232,7 +232,10 @@ export class AdmissionRpcService {
     if (!served || served.serves(model, pools) !== false) return;
     await served.next(this.o.unknownPoolGraceMs ?? 1000, signal);
     if (served.serves(model, pools) !== false) return;
-    throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no endpoint serves model "${model}" in ${pools.length === 1 ? `pool "${pools[0]}"` : `any of pools ${pools.map((p) => `"${p}"`).join(', ')}`}; admission refuses it instead of queueing it`);
+    throw new LlmgwError(
+      'LLMGW_ERR_NOT_FOUND',
+      `no endpoint serves model "${model}" in ${pools.length === 1 ? `pool "${pools[0]}"` : `any of pools ${pools.map((p) => `"${p}"`).join(', ')}`}; admission refuses it instead of queueing it`,
+    );
   }
 
   private async acquire(q: admissionV1.AcquireRequest__Output, ctx: UnaryContext): Promise<admissionV1.AcquireResponse> {

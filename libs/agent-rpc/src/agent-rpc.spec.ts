@@ -8,16 +8,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import {
-  AgentSession, AgentStreamClient, type AgentStreamState, agentConnectHandler, agentMessageBounds, agentServiceClient, agentServiceDefinition, backoffDelay, isRefusal,
-  validateAgentMessage, validateRegister,
+  AgentSession,
+  AgentStreamClient,
+  type AgentStreamState,
+  agentConnectHandler,
+  agentMessageBounds,
+  agentServiceClient,
+  agentServiceDefinition,
+  backoffDelay,
+  isRefusal,
+  validateAgentMessage,
+  validateRegister,
 } from './index';
 import { waitUntil } from '@llmgw/contracts/wait';
 
 /** Resolves with what `pred` returns once it holds; fails loudly after `timeoutMs`. */
-const waitFor = <T,>(what: string, pred: () => T | undefined | false, timeoutMs = 10_000) => waitUntil(pred, what, { timeoutMs });
+const waitFor = <T>(what: string, pred: () => T | undefined | false, timeoutMs = 10_000) => waitUntil(pred, what, { timeoutMs });
 
 describe('agent message validation', () => {
-  const reg = (over: Partial<agentV1.Register__Output> = {}): agentV1.Register__Output => ({ node: { nodeId: 'gpu-1' } as agentV1.NodeInfo__Output, runningShards: [], sessionId: 's', agentStartedAtMs: 0, sentAtMs: 0, heartbeatIntervalMs: 0, gpuHealth: [], ...over });
+  const reg = (over: Partial<agentV1.Register__Output> = {}): agentV1.Register__Output => ({
+    node: { nodeId: 'gpu-1' } as agentV1.NodeInfo__Output,
+    runningShards: [],
+    sessionId: 's',
+    agentStartedAtMs: 0,
+    sentAtMs: 0,
+    heartbeatIntervalMs: 0,
+    gpuHealth: [],
+    ...over,
+  });
   const shards = (n: number) => Array.from({ length: n }, (_, i) => ({ shardId: `s${i}`, state: 'SHARD_STATE_READY' }) as agentV1.ShardStatus__Output);
   const refusal = (f: () => void): LlmgwError => {
     try {
@@ -44,17 +62,37 @@ describe('agent message validation', () => {
     expect(() => validateAgentMessage(hb(20_000), agentMessageBounds(20_000))).not.toThrow();
     const longMsg: agentV1.AgentMessage__Output = { msg: 'shard', shard: { ...shards(1)[0], message: 'm'.repeat(5000) } };
     expect(refusal(() => validateAgentMessage(longMsg)).message).toBe('shard.message: 5000 characters; at most 4096 allowed');
-    expect(refusal(() => validateAgentMessage({ msg: 'shard', shard: { ...shards(1)[0], state: 42 as never } })).message).toBe('shard.state is not a known ShardState');
-    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [shards(1)[0], { ...shards(1)[0], state: 9 as never }] } })).message).toBe('heartbeat.shards[1].state is not a known ShardState');
-    expect(refusal(() => validateRegister(reg({ runningShards: [{ ...shards(1)[0], state: 9 as never }] }))).message).toBe('register.running_shards[0].state is not a known ShardState');
-    expect(refusal(() => validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [{ ...shards(1)[0], shardId: '' }] } })).message).toBe('heartbeat.shards[].shard_id is required');
+    expect(refusal(() => validateAgentMessage({ msg: 'shard', shard: { ...shards(1)[0], state: 42 as never } })).message).toBe(
+      'shard.state is not a known ShardState',
+    );
+    expect(
+      refusal(() =>
+        validateAgentMessage({
+          msg: 'heartbeat',
+          heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [shards(1)[0], { ...shards(1)[0], state: 9 as never }] },
+        }),
+      ).message,
+    ).toBe('heartbeat.shards[1].state is not a known ShardState');
+    expect(refusal(() => validateRegister(reg({ runningShards: [{ ...shards(1)[0], state: 9 as never }] }))).message).toBe(
+      'register.running_shards[0].state is not a known ShardState',
+    );
+    expect(
+      refusal(() =>
+        validateAgentMessage({ msg: 'heartbeat', heartbeat: { seq: 1, sentAtMs: 0, gpus: [], host: null, shards: [{ ...shards(1)[0], shardId: '' }] } }),
+      ).message,
+    ).toBe('heartbeat.shards[].shard_id is required');
   });
 });
 
 describe('backoffDelay', () => {
   const o = { initialMs: 500, maxMs: 30_000, multiplier: 2, jitter: 0.5 };
   it.each([
-    [0, 0, 250], [0, 0.999999, 500], [1, 0, 500], [3, 0.5, 3_000], [10, 0, 15_000], [10, 0.999999, 30_000],
+    [0, 0, 250],
+    [0, 0.999999, 500],
+    [1, 0, 500],
+    [3, 0.5, 3_000],
+    [10, 0, 15_000],
+    [10, 0.999999, 30_000],
   ])('attempt %i with random %f → %i ms (min(30 s, 500·2^n), half of it jittered)', (attempt, r, want) => {
     expect(backoffDelay(attempt, o, () => r)).toBe(want);
   });
@@ -86,10 +124,18 @@ describe('agent stream over mTLS', () => {
       Connect: agentConnectHandler({
         requireCert: true,
         commandTimeoutMs: 2_000,
-        onRegister: (s) => { sessions.push(s); },
-        onHeartbeat: (_s, hb) => { beats.push(hb); },
-        onShardStatus: (_s, st) => { statuses.push(st); },
-        onClose: (s, err) => { closed.push({ node: s.nodeId, err }); },
+        onRegister: (s) => {
+          sessions.push(s);
+        },
+        onHeartbeat: (_s, hb) => {
+          beats.push(hb);
+        },
+        onShardStatus: (_s, st) => {
+          statuses.push(st);
+        },
+        onClose: (s, err) => {
+          closed.push({ node: s.nodeId, err });
+        },
       }),
     });
     addr = `127.0.0.1:${await listen(server, '127.0.0.1', 0, { tls: { ca, ...srv, requireClientCert: true } })}`;
@@ -100,11 +146,18 @@ describe('agent stream over mTLS', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function agent(nodeId: string, onCommand: (m: agentV1.ControlMessage__Output, send: (x: agentV1.AgentMessage) => boolean) => void, states?: Array<{ s: AgentStreamState; err?: LlmgwError }>) {
+  function agent(
+    nodeId: string,
+    onCommand: (m: agentV1.ControlMessage__Output, send: (x: agentV1.AgentMessage) => boolean) => void,
+    states?: Array<{ s: AgentStreamState; err?: LlmgwError }>,
+  ) {
     const c = new AgentStreamClient({
       address: addr,
       tls: { ca, ...nodeA },
-      register: () => ({ node: { nodeId, hostname: nodeId }, runningShards: [{ shardId: 'old-r0', replicaId: 'old', state: 'SHARD_STATE_READY', adopted: true }] }),
+      register: () => ({
+        node: { nodeId, hostname: nodeId },
+        runningShards: [{ shardId: 'old-r0', replicaId: 'old', state: 'SHARD_STATE_READY', adopted: true }],
+      }),
       heartbeat: () => ({ gpus: [{ index: 0, health: 'GPU_HEALTH_OK' }], shards: [] }),
       heartbeatIntervalMs: 50,
       backoff: { initialMs: 20, maxMs: 100, multiplier: 2, jitter: 0.5 },
@@ -116,7 +169,7 @@ describe('agent stream over mTLS', () => {
     return c;
   }
 
-  it('registers, heartbeats, and settles commands with the agent\'s acks and log chunks', async () => {
+  it("registers, heartbeats, and settles commands with the agent's acks and log chunks", async () => {
     const c = agent('gpu-a-01', (m, send) => {
       if (m.msg === 'start') send({ ack: { refId: m.start!.commandId, result: 'ACK_RESULT_ACCEPTED', shardId: m.start!.spec!.shardId } });
       if (m.msg === 'stop') send({ ack: { refId: m.stop!.commandId, result: 'ACK_RESULT_ALREADY_DONE', shardId: m.stop!.shardId } });
@@ -134,10 +187,16 @@ describe('agent stream over mTLS', () => {
     await waitFor('two heartbeats', () => beats.length >= 2);
     expect(beats.slice(0, 2).map((b) => Number(b.seq))).toEqual([1, 2]);
 
-    await expect(s.startShard({ shardId: 'r1-r0', replicaId: 'r1', engine: 'sim' })).resolves.toMatchObject({ result: 'ACK_RESULT_ACCEPTED', shardId: 'r1-r0' });
+    await expect(s.startShard({ shardId: 'r1-r0', replicaId: 'r1', engine: 'sim' })).resolves.toMatchObject({
+      result: 'ACK_RESULT_ACCEPTED',
+      shardId: 'r1-r0',
+    });
     await expect(s.stopShard('r1-r0', { reason: 'test' })).resolves.toMatchObject({ result: 'ACK_RESULT_ALREADY_DONE' });
     const logs = await s.logs({ source: 'LOG_SOURCE_SHARD', shardId: 'r1-r0', tailLines: 10 });
-    expect(logs).toEqual({ lines: [expect.objectContaining({ text: 'one' }), expect.objectContaining({ text: 'two', stream: 'LOG_STREAM_STDERR' })], truncated: true });
+    expect(logs).toEqual({
+      lines: [expect.objectContaining({ text: 'one' }), expect.objectContaining({ text: 'two', stream: 'LOG_STREAM_STDERR' })],
+      truncated: true,
+    });
     expect(c.send({ shard: { shardId: 'r1-r0', state: 'SHARD_STATE_STOPPED' } })).toBe(true);
     await waitFor('shard status', () => statuses.find((x) => x.shardId === 'r1-r0'));
 
@@ -158,7 +217,12 @@ describe('agent stream over mTLS', () => {
   it('a certificate for node A cannot register as node B: refused (not an outage), said at error, retried slowly', async () => {
     const states: Array<{ s: AgentStreamState; err?: LlmgwError; retryMs?: number }> = [];
     const lines: Array<{ level: string; msg: string; code?: string }> = [];
-    const dest = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
+    const dest = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        cb();
+      },
+    });
     const before = sessions.length;
     const c = new AgentStreamClient({
       address: addr,
@@ -213,7 +277,11 @@ describe('agent stream over mTLS', () => {
     ['a heartbeat before register', 'LLMGW_ERR_FAILED_PRECONDITION', { heartbeat: { seq: 1 } }],
     ['a malformed node id', 'LLMGW_ERR_INVALID_ARGUMENT', { register: { node: { nodeId: 'GPU A' }, sessionId: 's' } }],
     ['a register without session id', 'LLMGW_ERR_INVALID_ARGUMENT', { register: { node: { nodeId: 'gpu-a-01' } } }],
-    ['duplicate running shard ids', 'LLMGW_ERR_INVALID_ARGUMENT', { register: { node: { nodeId: 'gpu-a-01' }, sessionId: 's', runningShards: [{ shardId: 'a' }, { shardId: 'a' }] } }],
+    [
+      'duplicate running shard ids',
+      'LLMGW_ERR_INVALID_ARGUMENT',
+      { register: { node: { nodeId: 'gpu-a-01' }, sessionId: 's', runningShards: [{ shardId: 'a' }, { shardId: 'a' }] } },
+    ],
   ])('refuses %s with %s', async (_what, code, first) => {
     expect((await raw(first as agentV1.AgentMessage)).code).toBe(code);
   });

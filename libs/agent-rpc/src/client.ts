@@ -16,7 +16,13 @@ export type AgentStreamState = 'idle' | 'connecting' | 'registered' | 'disconnec
  * has none or the wrong role (UNAUTHENTICATED), or its Register is invalid.
  * Dialling again at outage speed cannot fix any of them.
  */
-const REFUSALS: ReadonlySet<string> = new Set(['LLMGW_ERR_PERMISSION_DENIED', 'LLMGW_ERR_AUTH_INVALID', 'LLMGW_ERR_AUTH_MISSING', 'LLMGW_ERR_INVALID_ARGUMENT', 'LLMGW_ERR_FAILED_PRECONDITION']);
+const REFUSALS: ReadonlySet<string> = new Set([
+  'LLMGW_ERR_PERMISSION_DENIED',
+  'LLMGW_ERR_AUTH_INVALID',
+  'LLMGW_ERR_AUTH_MISSING',
+  'LLMGW_ERR_INVALID_ARGUMENT',
+  'LLMGW_ERR_FAILED_PRECONDITION',
+]);
 
 /** True when `err` means inventory refused this agent (wrong identity, invalid Register), not that it is unreachable. */
 export function isRefusal(err: LlmgwError | undefined): boolean {
@@ -139,8 +145,14 @@ export class AgentStreamClient {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 2_000);
         t.unref();
-        call.once('status', () => { clearTimeout(t); resolve(); });
-        call.once('error', () => { clearTimeout(t); resolve(); });
+        call.once('status', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        call.once('error', () => {
+          clearTimeout(t);
+          resolve();
+        });
         call.end();
         call.cancel();
       });
@@ -205,7 +217,9 @@ export class AgentStreamClient {
     call.on('status', (s) => {
       if (s.code === 0) end(new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'inventory ended the stream'));
     });
-    call.on('end', () => { /* the status follows */ });
+    call.on('end', () => {
+      /* the status follows */
+    });
     const reg = this.opts.register();
     call.write({
       register: {
@@ -243,9 +257,17 @@ export class AgentStreamClient {
     // The first refusal after an outage (or after a success) starts the slow schedule from its beginning.
     if (refused !== isRefusal(this.lastErrorValue)) this.attempt = 0;
     this.lastErrorValue = err;
-    const delay = backoffDelay(this.attempt, refused ? (this.opts.refusedBackoff ?? REFUSED_BACKOFF) : (this.opts.backoff ?? DEFAULT_BACKOFF), this.opts.random);
+    const delay = backoffDelay(
+      this.attempt,
+      refused ? (this.opts.refusedBackoff ?? REFUSED_BACKOFF) : (this.opts.backoff ?? DEFAULT_BACKOFF),
+      this.opts.random,
+    );
     this.attempt++;
-    if (refused) this.opts.log?.error({ server: this.opts.address, code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt }, 'inventory refused this agent; fix its identity (certificate CN = node_id, role node) or Register; engines keep running');
+    if (refused)
+      this.opts.log?.error(
+        { server: this.opts.address, code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt },
+        'inventory refused this agent; fix its identity (certificate CN = node_id, role node) or Register; engines keep running',
+      );
     else this.opts.log?.warn({ code: err.code, err: err.message, retryInMs: delay, attempt: this.attempt }, 'agent stream down; engines keep running');
     this.setState(refused ? 'refused' : 'disconnected', { error: err, nextRetryMs: delay });
     // Kept referenced: a disconnected agent must stay up and keep dialling.

@@ -252,10 +252,17 @@ export function validateRegister(reg: agentV1.Register__Output, bounds: BoundsSp
 export function validateAgentMessage(m: agentV1.AgentMessage__Output, bounds: BoundsSpec = agentMessageBounds()): void {
   const big = findOversized(m, bounds);
   if (big) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `${big.field}: ${big.detail}`);
-  if (m.msg === 'heartbeat' && m.heartbeat?.shards.some((s) => !s.shardId)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.shards[].shard_id is required');
-  if (m.msg === 'heartbeat' && m.heartbeat && !Number.isSafeInteger(Number(m.heartbeat.sentAtMs))) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.sent_at_ms is out of range');
+  if (m.msg === 'heartbeat' && m.heartbeat?.shards.some((s) => !s.shardId))
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.shards[].shard_id is required');
+  if (m.msg === 'heartbeat' && m.heartbeat && !Number.isSafeInteger(Number(m.heartbeat.sentAtMs)))
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'heartbeat.sent_at_ms is out of range');
   if (m.msg === 'shard' && m.shard && !m.shard.shardId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'shard.shard_id is required');
-  const badState = m.msg === 'heartbeat' ? unknownState('heartbeat.shards', m.heartbeat?.shards ?? []) : m.msg === 'shard' && m.shard ? unknownState('shard', [m.shard])?.replace('shard[0]', 'shard') : undefined;
+  const badState =
+    m.msg === 'heartbeat'
+      ? unknownState('heartbeat.shards', m.heartbeat?.shards ?? [])
+      : m.msg === 'shard' && m.shard
+        ? unknownState('shard', [m.shard])?.replace('shard[0]', 'shard')
+        : undefined;
   if (badState) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', badState);
 }
 
@@ -282,7 +289,11 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
       failed = true;
       const err = isLlmgwError(e) ? e : new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error');
       if (!isLlmgwError(e)) opts.log?.error({ err: e, nodeId: session?.nodeId }, 'agent stream handler failed');
-      else opts.log?.warn({ code: err.code, msg: err.message, nodeId: session?.nodeId ?? claimed, peerCn: session ? undefined : peerCommonName(call) }, session ? 'agent stream ended by an error' : 'agent stream refused');
+      else
+        opts.log?.warn(
+          { code: err.code, msg: err.message, nodeId: session?.nodeId ?? claimed, peerCn: session ? undefined : peerCommonName(call) },
+          session ? 'agent stream ended by an error' : 'agent stream refused',
+        );
       if (!session) opts.onRefused?.(err, claimed, peerCommonName(call));
       endStreamWithError(call, err);
       session?.finish(err);
@@ -290,7 +301,8 @@ export function agentConnectHandler(opts: AgentConnectOptions): grpc.handleBidiS
     const handle = async (m: agentV1.AgentMessage__Output): Promise<void> => {
       if (failed) return;
       if (!session) {
-        if (m.msg !== 'register' || !m.register) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on an agent stream must be register, got ${m.msg ?? 'nothing'}`);
+        if (m.msg !== 'register' || !m.register)
+          throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `the first message on an agent stream must be register, got ${m.msg ?? 'nothing'}`);
         const nodeId = m.register.node?.nodeId;
         claimed = nodeId && nodeId.length <= 63 ? nodeId : undefined;
         validateRegister(m.register, bounds);

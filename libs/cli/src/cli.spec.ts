@@ -10,7 +10,12 @@ describe('parseListen', () => {
 
   it.each(['localhost', 'a:b', '1:99999', ''])('rejects %p', (s) => expect(() => parseListen(s)).toThrow());
 
-  it.each([['0.0.0.0', '127.0.0.1'], ['::', '127.0.0.1'], ['::1', '[::1]'], ['10.0.0.5', '10.0.0.5']])('reachableHost(%s) = %s', (h, want) => {
+  it.each([
+    ['0.0.0.0', '127.0.0.1'],
+    ['::', '127.0.0.1'],
+    ['::1', '[::1]'],
+    ['10.0.0.5', '10.0.0.5'],
+  ])('reachableHost(%s) = %s', (h, want) => {
     expect(reachableHost(h)).toBe(want);
   });
 });

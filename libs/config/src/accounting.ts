@@ -71,7 +71,14 @@ export const accountingConfigSchema = z
         signin_window: duration().default(15 * 60_000),
       })
       .strict()
-      .default({ signup: 'open', session_idle: 30 * 60_000, session_absolute: 12 * 3_600_000, signin_attempts_per_account: 5, signin_attempts_per_address: 20, signin_window: 15 * 60_000 }),
+      .default({
+        signup: 'open',
+        session_idle: 30 * 60_000,
+        session_absolute: 12 * 3_600_000,
+        signin_attempts_per_account: 5,
+        signin_attempts_per_address: 20,
+        signin_window: 15 * 60_000,
+      }),
     /** Budget counters are raised to the database's figures at start and this often after. */
     reseed_interval: duration().default(60_000),
   })

@@ -19,7 +19,12 @@ export const bandConfigSchema = z
   .strict();
 
 /** The default bands (@llmgw/contracts DEFAULT_BANDS) in config form. */
-export const DEFAULT_BAND_CONFIGS: Array<z.output<typeof bandConfigSchema>> = DEFAULT_BANDS.map((b) => ({ name: b.name, priority: b.priority, saturation_ceiling: b.saturationCeiling, fairness: 'round-robin' }));
+export const DEFAULT_BAND_CONFIGS: Array<z.output<typeof bandConfigSchema>> = DEFAULT_BANDS.map((b) => ({
+  name: b.name,
+  priority: b.priority,
+  saturation_ceiling: b.saturationCeiling,
+  fairness: 'round-robin',
+}));
 
 export const uniqueBands = (bands: Array<{ name: string; priority: number }> | undefined, ctx: z.RefinementCtx) => {
   if (!bands) return;

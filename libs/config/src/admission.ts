@@ -5,7 +5,6 @@ import { endpointSourceShape, staticEndpointSchema } from './router';
 import { admissionCoreShape, uniqueBands } from './admission-core';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
-
 /**
  * The admission service's configuration (`llmgw admission`). Parsed once at
  * boot, strict, frozen.
@@ -24,7 +23,12 @@ export const admissionServiceConfigSchema = z
     /** Plaintext on a non-loopback listen address is refused unless this is true. */
     insecure: insecureFlag(),
     /** The largest gRPC request message the port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
-    max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
+    max_message_bytes: z
+      .number()
+      .int()
+      .min(65_536)
+      .max(268_435_456)
+      .default(16 * 1024 * 1024),
     leader: z
       .object({
         /** Redis holding the leader lock; absent = in-process lock (a single instance). */
@@ -45,8 +49,7 @@ export const admissionServiceConfigSchema = z
     scrape_interval: duration().default(1000),
     scrape_timeout: duration().default(1000),
     endpoints: z.array(staticEndpointSchema).default([]),
-    endpoint_source: z.object(endpointSourceShape).strict()
-      .default({ kind: 'static', key_prefix: DEFAULT_REDIS_KEY_PREFIX }),
+    endpoint_source: z.object(endpointSourceShape).strict().default({ kind: 'static', key_prefix: DEFAULT_REDIS_KEY_PREFIX }),
     engine_metrics: engineMetricOverrides(),
     ...admissionCoreShape,
   })

@@ -42,6 +42,14 @@ describe('catalog: classes, projects, quotas, keep_within', () => {
     expect(got.join('\n')).toMatch(/models\[1\] \(x\)\.capacity_class/);
     expect(got.join('\n')).toMatch(/models\[2\] \(y\)\.keep_within/);
     expect(issues({ projects: [{ name: 'search' }], models: [model({ project: 'nope' })] })).toEqual(['models[0] (m).project: "nope" is not under projects']);
-    expect(issues({ quotas: [{ org: 'a', guarantee_gpus: 1 }, { org: 'a', guarantee_gpus: 2 }], models: [] })).toEqual(['quotas[1]: a second quota for org a']);
+    expect(
+      issues({
+        quotas: [
+          { org: 'a', guarantee_gpus: 1 },
+          { org: 'a', guarantee_gpus: 2 },
+        ],
+        models: [],
+      }),
+    ).toEqual(['quotas[1]: a second quota for org a']);
   });
 });

@@ -36,8 +36,14 @@ export const weightsSchema = z
     /** The manifest's name under `mirror` (files with sizes and sha256). */
     manifest: z.string().min(1).default('manifest.json'),
     /** A Hugging Face-style repository ("org/name") served by `mirror` as `<mirror>/<repo>/resolve/<revision>/`. */
-    hf: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be "org/name"').optional(),
-    revision: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).default('main'),
+    hf: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be "org/name"')
+      .optional(),
+    revision: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .default('main'),
     credentials: credentialsSchema.optional(),
   })
   .strict()
@@ -55,7 +61,12 @@ export function weightsMirror(w: WeightsConfig): { baseUrl: string; manifest: st
   const mirror = w.mirror.endsWith('/') ? w.mirror : `${w.mirror}/`;
   const baseUrl = w.hf ? new URL(`${w.hf}/resolve/${encodeURIComponent(w.revision)}/`, mirror).toString() : mirror;
   const manifest = w.hf ? 'llmgw-manifest.json' : w.manifest;
-  return { baseUrl, manifest, ...(w.credentials?.file ? { credentialsFile: w.credentials.file } : {}), ...(w.credentials?.env ? { credentialsEnv: w.credentials.env } : {}) };
+  return {
+    baseUrl,
+    manifest,
+    ...(w.credentials?.file ? { credentialsFile: w.credentials.file } : {}),
+    ...(w.credentials?.env ? { credentialsEnv: w.credentials.env } : {}),
+  };
 }
 
 export const adapterSchema = z
@@ -86,7 +97,10 @@ export const providerSchema = z
     first_token_timeout: duration().default(60_000),
     total_timeout: duration().default(600_000),
     /** USD per million tokens, for the ledger's cost. */
-    price: z.object({ input_per_million: z.number().min(0).default(0), output_per_million: z.number().min(0).default(0) }).strict().default({ input_per_million: 0, output_per_million: 0 }),
+    price: z
+      .object({ input_per_million: z.number().min(0).default(0), output_per_million: z.number().min(0).default(0) })
+      .strict()
+      .default({ input_per_million: 0, output_per_million: 0 }),
     /** Concurrent requests the router sends it (its "slots"). */
     max_concurrency: z.number().int().min(1).max(100_000).default(64),
   })

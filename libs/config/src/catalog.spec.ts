@@ -57,18 +57,42 @@ describe('catalog', () => {
   });
 
   it.each<[string, (m: Record<string, unknown>) => unknown, string]>([
-    ['an unknown engine', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'tgi' }] }), 'invalid configuration in catalog.yaml:\n  - models[0] (llama-3.3-70b).profiles[0] (a100-tp8).engine: Invalid option'],
-    ['a misspelt key', (m) => ({ ...m, profiles: [{ ...base.profiles[0], gpus_per_nod: 8 }] }), 'models[0] (llama-3.3-70b).profiles[0] (a100-tp8): Unrecognized key'],
-    ['tp × pp ≠ gpus × nodes', (m) => ({ ...m, profiles: [{ ...base.profiles[0], tp: 8, gpus_per_node: 4 }] }), 'tp × pp (8 × 1 = 8) must equal gpus_per_node × nodes (4 × 1 = 4)'],
-    ['llama.cpp across nodes', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', tp: 2, nodes: 2 }] }), 'engine llamacpp cannot span nodes'],
+    [
+      'an unknown engine',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'tgi' }] }),
+      'invalid configuration in catalog.yaml:\n  - models[0] (llama-3.3-70b).profiles[0] (a100-tp8).engine: Invalid option',
+    ],
+    [
+      'a misspelt key',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], gpus_per_nod: 8 }] }),
+      'models[0] (llama-3.3-70b).profiles[0] (a100-tp8): Unrecognized key',
+    ],
+    [
+      'tp × pp ≠ gpus × nodes',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], tp: 8, gpus_per_node: 4 }] }),
+      'tp × pp (8 × 1 = 8) must equal gpus_per_node × nodes (4 × 1 = 4)',
+    ],
+    [
+      'llama.cpp across nodes',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', tp: 2, nodes: 2 }] }),
+      'engine llamacpp cannot span nodes',
+    ],
     ['max below min', (m) => ({ ...m, scaling: { min: 3, max: 1 } }), 'models[0] (llama-3.3-70b).scaling.max: 1 is below min 3'],
     ['a bad duration', (m) => ({ ...m, scaling: { min: 0, max: 1, idle_timeout: 'soon' } }), 'scaling.idle_timeout: invalid duration "soon"'],
     ['a fallback that does not exist', (m) => ({ ...m, fallbacks: ['qwen'] }), 'fallbacks[0]: "qwen" is not a model in the catalog'],
     ['a duplicate profile', (m) => ({ ...m, profiles: [base.profiles[0], base.profiles[0]] }), 'profiles[1] (a100-tp8).name: duplicate profile name'],
     ['no profiles', (m) => ({ ...m, profiles: [] }), 'models[0] (llama-3.3-70b).profiles: a model needs at least one profile'],
     ['launch_mode on sglang', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'sglang', launch_mode: 'ray' }] }), 'launch_mode is a vllm setting'],
-    ['KV events on llama.cpp', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', kv_events: true }] }), 'engine llamacpp publishes no KV events'],
-    ['priority scheduling on llama.cpp', (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', scheduling_policy: 'priority' }] }), 'engine llamacpp has no priority scheduling'],
+    [
+      'KV events on llama.cpp',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', kv_events: true }] }),
+      'engine llamacpp publishes no KV events',
+    ],
+    [
+      'priority scheduling on llama.cpp',
+      (m) => ({ ...m, profiles: [{ ...base.profiles[0], engine: 'llamacpp', scheduling_policy: 'priority' }] }),
+      'engine llamacpp has no priority scheduling',
+    ],
     ['max_num_seqs 0', (m) => ({ ...m, profiles: [{ ...base.profiles[0], max_num_seqs: 0 }] }), 'profiles[0] (a100-tp8).max_num_seqs'],
   ])('rejects %s, naming file, model and field', (_t, mutate, want) => {
     let msg = '';
@@ -83,7 +107,13 @@ describe('catalog', () => {
   it('fills the endpoint contract from the engine: vLLM priority + KV events + 256 slots, llama.cpp its 4 slots, fcfs, no events; declared values win', () => {
     const c = parseCatalog({
       models: [
-        { ...base, profiles: [{ name: 'v', gpu_class: 'h100-80g', engine: 'vllm' }, { name: 'd', gpu_class: 'h100-80g', engine: 'vllm', max_num_seqs: 32, kv_events: false, scheduling_policy: 'fcfs' }] },
+        {
+          ...base,
+          profiles: [
+            { name: 'v', gpu_class: 'h100-80g', engine: 'vllm' },
+            { name: 'd', gpu_class: 'h100-80g', engine: 'vllm', max_num_seqs: 32, kv_events: false, scheduling_policy: 'fcfs' },
+          ],
+        },
         { name: 'tiny', source: '/m/q.gguf', profiles: [{ name: 'cpu', gpu_class: 'h100-80g', engine: 'llamacpp' }] },
       ],
     });
@@ -94,7 +124,12 @@ describe('catalog', () => {
   });
 
   it('rejects a name or alias used twice, and reports every problem at once', () => {
-    const got = issues({ models: [{ ...base, aliases: ['llama'] }, { ...base, name: 'llama', scaling: { min: 2, max: 1 } }] });
+    const got = issues({
+      models: [
+        { ...base, aliases: ['llama'] },
+        { ...base, name: 'llama', scaling: { min: 2, max: 1 } },
+      ],
+    });
     expect(got).toEqual([
       'models[1] (llama): name or alias "llama" is already used by models[0] (llama-3.3-70b)',
       'models[1] (llama).scaling.max: 1 is below min 2',
@@ -127,12 +162,25 @@ describe('catalog sources, adapters and providers', () => {
         { name: 'c', source: '/models/c', profiles: [profile] },
       ],
     });
-    expect(c.weights.get('a')).toEqual({ mirror: 'https://mirror.internal/models/a/', manifest: 'manifest.json', revision: 'main', credentials: { file: '/etc/llmgw/mirror-token' } });
+    expect(c.weights.get('a')).toEqual({
+      mirror: 'https://mirror.internal/models/a/',
+      manifest: 'manifest.json',
+      revision: 'main',
+      credentials: { file: '/etc/llmgw/mirror-token' },
+    });
     expect(c.weights.get('b')?.hf).toBe('org/b');
     expect(c.weights.has('c')).toBe(false);
     expect(c.byName.get('b')?.source).toBe('org/b');
-    expect(c.byName.get('b')?.weights).toEqual({ baseUrl: 'https://hf-mirror.internal/org/b/resolve/main/', manifest: 'llmgw-manifest.json', credentialsEnv: 'HF_TOKEN' });
-    expect(c.byName.get('a')?.weights).toEqual({ baseUrl: 'https://mirror.internal/models/a/', manifest: 'manifest.json', credentialsFile: '/etc/llmgw/mirror-token' });
+    expect(c.byName.get('b')?.weights).toEqual({
+      baseUrl: 'https://hf-mirror.internal/org/b/resolve/main/',
+      manifest: 'llmgw-manifest.json',
+      credentialsEnv: 'HF_TOKEN',
+    });
+    expect(c.byName.get('a')?.weights).toEqual({
+      baseUrl: 'https://mirror.internal/models/a/',
+      manifest: 'manifest.json',
+      credentialsFile: '/etc/llmgw/mirror-token',
+    });
     expect(c.byName.get('c')?.weights).toBeUndefined();
   });
 
@@ -140,8 +188,14 @@ describe('catalog sources, adapters and providers', () => {
     const c = parseCatalog({
       models: [
         {
-          name: 'base', source: '/models/base', max_loaded_adapters: 2, profiles: [profile],
-          adapters: [{ name: 'sql', weights: { mirror: 'https://mirror.internal/a/sql/', credentials: { env: 'TOKEN' } } }, { name: 'legal', weights: { path: '/adapters/legal' }, scale: 0.8 }],
+          name: 'base',
+          source: '/models/base',
+          max_loaded_adapters: 2,
+          profiles: [profile],
+          adapters: [
+            { name: 'sql', weights: { mirror: 'https://mirror.internal/a/sql/', credentials: { env: 'TOKEN' } } },
+            { name: 'legal', weights: { path: '/adapters/legal' }, scale: 0.8 },
+          ],
         },
         { name: 'plain', source: '/models/plain', profiles: [profile] },
       ],
@@ -176,16 +230,30 @@ describe('catalog sources, adapters and providers', () => {
     const c = parseCatalog({
       models: [
         {
-          name: 'llama-8b', source: '/m', max_loaded_adapters: 2, profiles: [profile],
-          adapters: [{ name: 'sql', weights: { mirror: 'https://m/sql/' } }, { name: 'legal', weights: { path: '/adapters/legal' }, scale: 0.5 }],
+          name: 'llama-8b',
+          source: '/m',
+          max_loaded_adapters: 2,
+          profiles: [profile],
+          adapters: [
+            { name: 'sql', weights: { mirror: 'https://m/sql/' } },
+            { name: 'legal', weights: { path: '/adapters/legal' }, scale: 0.5 },
+          ],
         },
       ],
     });
     expect(c.adapterBase.get('sql')?.base).toBe('llama-8b');
-    expect(c.adapters.get('llama-8b')?.map((a) => [a.name, a.scale])).toEqual([['sql', 1], ['legal', 0.5]]);
+    expect(c.adapters.get('llama-8b')?.map((a) => [a.name, a.scale])).toEqual([
+      ['sql', 1],
+      ['legal', 0.5],
+    ]);
     expect(c.maxLoadedAdapters.get('llama-8b')).toBe(2);
     expect(
-      issues({ models: [{ name: 'x', source: '/m', profiles: [profile], adapters: [{ name: 'y', weights: { path: '/a' } }] }, { name: 'y', source: '/m', profiles: [profile] }] }),
+      issues({
+        models: [
+          { name: 'x', source: '/m', profiles: [profile], adapters: [{ name: 'y', weights: { path: '/a' } }] },
+          { name: 'y', source: '/m', profiles: [profile] },
+        ],
+      }),
     ).toEqual(['adapter "y" has the name of models[1] (y)']);
   });
 
@@ -195,17 +263,31 @@ describe('catalog sources, adapters and providers', () => {
         { name: 'local', source: '/m', profiles: [profile], fallbacks: ['hosted'] },
         {
           name: 'hosted',
-          provider: { base_url: 'https://api.example.com/v1', model: 'gpt-x', credentials: { env: 'PROVIDER_KEY' }, first_token_timeout: '20s', price: { input_per_million: 0.15, output_per_million: 0.6 } },
+          provider: {
+            base_url: 'https://api.example.com/v1',
+            model: 'gpt-x',
+            credentials: { env: 'PROVIDER_KEY' },
+            first_token_timeout: '20s',
+            price: { input_per_million: 0.15, output_per_million: 0.6 },
+          },
         },
       ],
     });
     const p = c.providers.get('hosted')!;
-    expect(p).toMatchObject({ model: 'gpt-x', first_token_timeout: 20_000, connect_timeout: 5_000, max_concurrency: 64, price: { input_per_million: 0.15, output_per_million: 0.6 } });
+    expect(p).toMatchObject({
+      model: 'gpt-x',
+      first_token_timeout: 20_000,
+      connect_timeout: 5_000,
+      max_concurrency: 64,
+      price: { input_per_million: 0.15, output_per_million: 0.6 },
+    });
     expect(c.byName.get('hosted')?.profiles).toEqual([]);
     expect(c.byName.get('hosted')?.scaling).toMatchObject({ min: 0, max: 0 });
     expect(issues({ models: [{ name: 'h', provider: { base_url: 'https://a/v1', model: 'm' }, scaling: { min: 1 } }] })).toEqual([
       'models[0] (h).scaling: a provider-only model has no replicas to scale',
     ]);
-    expect(issues({ models: [{ name: 'h', provider: { base_url: 'https://a/v1', model: 'm', api_key: 'sk-x' } }] })[0]).toMatch(/provider: Unrecognized key: "api_key"/);
+    expect(issues({ models: [{ name: 'h', provider: { base_url: 'https://a/v1', model: 'm', api_key: 'sk-x' } }] })[0]).toMatch(
+      /provider: Unrecognized key: "api_key"/,
+    );
   });
 });

@@ -1,6 +1,26 @@
-import { CAPACITY_CLASSES, FACILITY_LEVELS, engineContract, validateProfileShape, type CapacityClass, type FacilityLevel, type Model, type Profile, type ProjectRef, type QuotaRule } from '@llmgw/placement';
+import {
+  CAPACITY_CLASSES,
+  FACILITY_LEVELS,
+  engineContract,
+  validateProfileShape,
+  type CapacityClass,
+  type FacilityLevel,
+  type Model,
+  type Profile,
+  type ProjectRef,
+  type QuotaRule,
+} from '@llmgw/placement';
 import { z } from 'zod';
-import { adapterLaunch, adapterSchema, providerSchema, weightsMirror, weightsSchema, type AdapterConfig, type ProviderConfig, type WeightsConfig } from './catalog-sources';
+import {
+  adapterLaunch,
+  adapterSchema,
+  providerSchema,
+  weightsMirror,
+  weightsSchema,
+  type AdapterConfig,
+  type ProviderConfig,
+  type WeightsConfig,
+} from './catalog-sources';
 import { ConfigError, deepFreeze, duration, readConfigFile } from './load';
 import { ENGINE_KINDS } from '@llmgw/contracts';
 
@@ -139,7 +159,14 @@ export interface Catalog {
 }
 
 /** A quota entry of the file as placement's rule. */
-export function quotaRuleOf(q: { org?: string; team?: string; project?: string; capacity_class?: CapacityClass; guarantee_gpus: number; limit_gpus?: number }): QuotaRule {
+export function quotaRuleOf(q: {
+  org?: string;
+  team?: string;
+  project?: string;
+  capacity_class?: CapacityClass;
+  guarantee_gpus: number;
+  limit_gpus?: number;
+}): QuotaRule {
   const scope = q.org !== undefined ? 'org' : q.team !== undefined ? 'team' : 'project';
   return {
     scope,
@@ -172,7 +199,11 @@ function describePath(raw: unknown, path: readonly PropertyKey[]): string {
  */
 export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
   const r = catalogSchema.safeParse(raw ?? {});
-  if (!r.success) throw new ConfigError(source, r.error.issues.map((i) => `${describePath(raw, i.path)}: ${i.message}`));
+  if (!r.success)
+    throw new ConfigError(
+      source,
+      r.error.issues.map((i) => `${describePath(raw, i.path)}: ${i.message}`),
+    );
   const issues: string[] = [];
   const models: Model[] = [];
   const byName = new Map<string, Model>();
@@ -272,7 +303,18 @@ export function parseCatalog(raw: unknown, source = 'catalog'): Catalog {
   for (const name of adapterBase.keys()) if (claimed.has(name)) issues.push(`adapter "${name}" has the name of ${claimed.get(name)}`);
   if (issues.length) throw new ConfigError(source, issues);
   for (const m of models) for (const n of [m.name, ...m.aliases]) byName.set(n, m);
-  return deepFreeze({ models, byName, slo, weights, adapters, adapterBase, maxLoadedAdapters, providers, projects: r.data.projects.map((p) => ({ name: p.name, ...(p.team ? { team: p.team } : {}), ...(p.org ? { org: p.org } : {}) })), quotas });
+  return deepFreeze({
+    models,
+    byName,
+    slo,
+    weights,
+    adapters,
+    adapterBase,
+    maxLoadedAdapters,
+    providers,
+    projects: r.data.projects.map((p) => ({ name: p.name, ...(p.team ? { team: p.team } : {}), ...(p.org ? { org: p.org } : {}) })),
+    quotas,
+  });
 }
 
 /** Reads and validates a catalog file. */

@@ -12,7 +12,9 @@ describe('shared defaults', () => {
 
   it('admission-core, config and scheduling all take them from here', () => {
     expect(CORE_BANDS).toBe(DEFAULT_BANDS);
-    expect(DEFAULT_BAND_CONFIGS.map((b) => [b.name, b.priority, b.saturation_ceiling])).toEqual(DEFAULT_BANDS.map((b) => [b.name, b.priority, b.saturationCeiling]));
+    expect(DEFAULT_BAND_CONFIGS.map((b) => [b.name, b.priority, b.saturation_ceiling])).toEqual(
+      DEFAULT_BANDS.map((b) => [b.name, b.priority, b.saturationCeiling]),
+    );
     expect(DEFAULT_ADMISSION_CONFIG).toMatchObject({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });
     expect(toAdmissionCoreConfig({})).toMatchObject({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });
     expect(DEFAULT_SATURATION).toEqual({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });

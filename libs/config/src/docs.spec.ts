@@ -141,10 +141,19 @@ describe('docs/configuration.md', () => {
   it('the schema walker reaches nested objects through defaults, prefaults, optionals, arrays and records', () => {
     const { paths, open } = keyPaths(routerConfigSchema);
     for (const p of [
-      'listen', 'timeouts.first_token', 'breaker.max_backoff', 'prefix.session_affinity.load_factor',
-      'tenancy.redis_url', 'tenancy.prices.*.prompt_per_mtok', 'tenancy.default_price.completion_per_mtok',
-      'admission.tls.server_name', 'admission.bands[].saturation_ceiling', 'admission.models.*.kv_ceiling',
-      'profiles.*.picker.type', 'endpoints[].draining', 'endpoint_source.redis_url',
+      'listen',
+      'timeouts.first_token',
+      'breaker.max_backoff',
+      'prefix.session_affinity.load_factor',
+      'tenancy.redis_url',
+      'tenancy.prices.*.prompt_per_mtok',
+      'tenancy.default_price.completion_per_mtok',
+      'admission.tls.server_name',
+      'admission.bands[].saturation_ceiling',
+      'admission.models.*.kv_ceiling',
+      'profiles.*.picker.type',
+      'endpoints[].draining',
+      'endpoint_source.redis_url',
     ]) {
       expect(paths).toContain(p);
     }
@@ -181,7 +190,9 @@ describe('docs/configuration.md', () => {
     const text = section('sim-engine');
     const flagOf = (k: string) => (k === 'models' ? 'model' : k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
     // blockSize is fixed at 16 and has no flag.
-    const flags = Object.keys(simEngineConfigSchema.shape).filter((k) => k !== 'blockSize').map(flagOf);
+    const flags = Object.keys(simEngineConfigSchema.shape)
+      .filter((k) => k !== 'blockSize')
+      .map(flagOf);
     expect(flags.filter((f) => !text.includes(`\`--${f}\``))).toEqual([]);
     const listed = [...text.matchAll(/^\|\s*`--([a-z-]+)`/gm)].map((m) => m[1]);
     expect(listed.filter((f) => !flags.includes(f) && f !== 'listen')).toEqual([]);

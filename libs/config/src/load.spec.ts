@@ -3,7 +3,13 @@ import { ConfigError, duration, listenAddress, parseConfig, parseDurationMs } fr
 
 describe('config loading', () => {
   it.each([
-    ['250ms', 250], ['2s', 2000], ['1.5m', 90000], ['1h', 3600000], ['7d', 604800000], ['40', 40], [15, 15],
+    ['250ms', 250],
+    ['2s', 2000],
+    ['1.5m', 90000],
+    ['1h', 3600000],
+    ['7d', 604800000],
+    ['40', 40],
+    [15, 15],
   ])('parses duration %p', (input, ms) => {
     expect(parseDurationMs(input as any)).toBe(ms);
   });

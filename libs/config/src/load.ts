@@ -5,7 +5,10 @@ import { ENGINE_DIALECTS } from '@llmgw/contracts';
 
 /** Every problem with a config, reported together, each with its path. */
 export class ConfigError extends Error {
-  constructor(readonly source: string, readonly issues: string[]) {
+  constructor(
+    readonly source: string,
+    readonly issues: string[],
+  ) {
     super(`invalid configuration in ${source}:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -51,8 +54,7 @@ export const engineKind = z.enum(ENGINE_DIALECTS);
  * `engine_metrics`: per engine, contract field (running, waiting, kvUsage, …)
  * → metric name(s); null = the engine has no such metric.
  */
-export const engineMetricOverrides = () =>
-  z.partialRecord(engineKind, z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]))).default({});
+export const engineMetricOverrides = () => z.partialRecord(engineKind, z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()]))).default({});
 
 export function deepFreeze<T>(o: T): T {
   if (o && typeof o === 'object' && !Object.isFrozen(o)) {
@@ -66,7 +68,10 @@ export function deepFreeze<T>(o: T): T {
 export function parseConfig<S extends z.ZodType>(schema: S, raw: unknown, source = 'config'): z.output<S> {
   const r = schema.safeParse(raw ?? {});
   if (!r.success) {
-    throw new ConfigError(source, r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
+    throw new ConfigError(
+      source,
+      r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`),
+    );
   }
   return deepFreeze(r.data);
 }

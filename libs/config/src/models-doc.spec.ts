@@ -13,7 +13,11 @@ describe('docs/models.md examples', () => {
     expect(sources.weights.get('qwen-2.5-7b')?.credentials).toEqual({ env: 'HF_MIRROR_TOKEN' });
     expect(adapters.adapterBase.get('sql-writer')?.base).toBe('llama-3.1-8b');
     expect(adapters.maxLoadedAdapters.get('llama-3.1-8b')).toBe(1);
-    expect(providers.providers.get('hosted-8b')).toMatchObject({ model: 'meta-llama/Llama-3.1-8B-Instruct', first_token_timeout: 30_000, total_timeout: 600_000 });
+    expect(providers.providers.get('hosted-8b')).toMatchObject({
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      first_token_timeout: 30_000,
+      total_timeout: 600_000,
+    });
     expect(providers.byName.get('llama-3.1-8b')?.fallbacks).toEqual(['hosted-8b']);
   });
 

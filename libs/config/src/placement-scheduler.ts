@@ -25,13 +25,21 @@ export const placementSchedulerConfigSchema = z
     admin_listen: listenAddress().default('127.0.0.1:9096'),
     log_level: logLevel(),
     /** Leader lock owner id; default hostname-pid-random. */
-    instance_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only').optional(),
+    instance_id: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, . _ - only')
+      .optional(),
     /** TLS (mTLS with role checks when client_ca is set) of the ControlService port (docs/security.md). */
     tls: serverTlsSchema.optional(),
     /** Plaintext on a non-loopback listen address is refused unless this is true. */
     insecure: insecureFlag(),
     /** The largest gRPC request message the port accepts, bytes (RESOURCE_EXHAUSTED beyond). */
-    max_message_bytes: z.number().int().min(65_536).max(268_435_456).default(16 * 1024 * 1024),
+    max_message_bytes: z
+      .number()
+      .int()
+      .min(65_536)
+      .max(268_435_456)
+      .default(16 * 1024 * 1024),
     /** Inventory's internal gRPC port (InventoryService: the fleet watch, shard commands, logs, node intent). */
     inventory: z
       .object({
@@ -99,13 +107,19 @@ export const placementSchedulerConfigSchema = z
      * the catalog view and demand, and operator targets. Absent: an
      * in-process lock (one instance only) and nothing published.
      */
-    redis: z.object({ url: z.string().min(1), key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
+    redis: z
+      .object({ url: z.string().min(1), key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) })
+      .strict()
+      .optional(),
     /**
      * Instead of `redis`, inside one process (`llmgw up`): the same state in
      * this process's memory, shared with the routers and admission whose
      * `endpoint_source` is `{ kind: memory }` with the same key_prefix.
      */
-    memory: z.object({ key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) }).strict().optional(),
+    memory: z
+      .object({ key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX) })
+      .strict()
+      .optional(),
     /** Leader lock TTL: the longest a failover to a standby takes. */
     lock_ttl: duration().default(5000),
     /** Reconcile at least this often (default 5 s; docs/placement.md, "The reconciler"); fleet events trigger passes in between. */
@@ -115,7 +129,10 @@ export const placementSchedulerConfigSchema = z
     /** A placed shard the agent has not reported after this long is failed. */
     report_grace: duration().default(30_000),
     /** Re-placement backoff after a failure: base, doubled per consecutive failure up to max. */
-    backoff: z.object({ base: duration().default(2000), max: duration().default(120_000) }).strict().default({ base: 2000, max: 120_000 }),
+    backoff: z
+      .object({ base: duration().default(2000), max: duration().default(120_000) })
+      .strict()
+      .default({ base: 2000, max: 120_000 }),
     /**
      * The facility as placement sees it (docs/placement.md "Facility"): nodes are located by their
      * agents' `labels` (site, room, rack, pdu, nvlink_domain).

@@ -14,7 +14,6 @@ const { queue_ttl: _queueTtl, ...admissionCoreShapeForRouter } = admissionCoreSh
  * models and static endpoints). Parsed once at boot, strict, frozen.
  */
 
-
 /** One statically configured endpoint (the same facts as an `--endpoint` flag). */
 export const staticEndpointSchema = z
   .object({
@@ -39,7 +38,13 @@ export const staticEndpointSchema = z
     api_key_file: z.string().min(1).optional(),
     /** KV event sockets of the replica (vLLM --kv-events-config), for the tier-2 prefix index. */
     kv_events: z
-      .object({ endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port'), replay_endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port').optional() })
+      .object({
+        endpoint: z.string().regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port'),
+        replay_endpoint: z
+          .string()
+          .regex(/^tcp:\/\/\S+:\d+$/, 'tcp://host:port')
+          .optional(),
+      })
       .strict()
       .optional(),
   })
@@ -81,7 +86,6 @@ export const routerAdmissionSchema = z
 
 /** The tenancy seam (auth, limits, usage): defined in router-tenancy.ts by the accounting helper. */
 export { routerTenancySchema } from './router-tenancy';
-
 
 const approxTreeSchema = z
   .object({
@@ -166,19 +170,29 @@ export const routerConfigSchema = z
      */
     drain_delay: duration().default(0),
     /** Largest accepted request body, bytes. */
-    body_limit_bytes: z.number().int().positive().default(4 * 1024 * 1024),
+    body_limit_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(4 * 1024 * 1024),
     /**
      * A body over body_limit_bytes is still read (and dropped) up to this many bytes, so that a
      * client still sending sees its 413 instead of a reset connection; beyond it the connection is cut.
      */
-    body_discard_limit_bytes: z.number().int().positive().default(64 * 1024 * 1024),
+    body_discard_limit_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
     /** Deepest JSON nesting (arrays and objects) accepted in a request body; deeper is refused before parsing. */
     json_max_depth: z.number().int().min(2).max(10_000).default(128),
     /**
      * Engine routes besides the OpenAI ones that are passed through with auth, limits and routing
      * (the body must name a `model`). A route not listed answers 404 saying it is disabled here.
      */
-    passthrough_routes: z.array(z.enum(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize'])).default(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize']),
+    passthrough_routes: z
+      .array(z.enum(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize']))
+      .default(['/v1/rerank', '/v1/score', '/tokenize', '/detokenize']),
     scrape_interval: duration().default(2000),
     scrape_timeout: duration().default(1000),
     /** A scrape older than this marks the endpoint stale, even before one fails. */

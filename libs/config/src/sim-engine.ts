@@ -51,7 +51,11 @@ export const simEngineConfigSchema = z
     /** Tokens generated when the request sets no max_tokens (finish_reason "stop"). */
     maxTokensDefault: z.number().int().min(1).default(16),
     /** Request bodies above this many bytes get a 413. */
-    bodyLimitBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(8 * 1024 * 1024),
     /** Dimensions of /v1/embeddings vectors unless the request asks for fewer. */
     embeddingDim: z.number().int().min(1).default(256),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -69,8 +73,14 @@ export const simEngineConfigSchema = z
      */
     kvEventsConfig: z
       .object({
-        endpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').default('tcp://*:5557'),
-        replayEndpoint: z.string().regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port').optional(),
+        endpoint: z
+          .string()
+          .regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port')
+          .default('tcp://*:5557'),
+        replayEndpoint: z
+          .string()
+          .regex(/^tcp:\/\/\S+:(\d+|\*)$/, 'tcp://host:port')
+          .optional(),
         /** Topic frame of every message (llm-d uses `kv@<pod-ip>@<model>`). */
         topic: z.string().default(''),
         /** Batches kept for replay. */

@@ -6,7 +6,14 @@ import OPTIONS from './proto-options.json';
  * generation), so the generated types describe exactly the objects grpc-js
  * hands us. A spec checks the two stay equal.
  */
-export const PROTO_OPTIONS = OPTIONS as Readonly<{ keepCase: boolean; longs: 'Number' | 'String'; enums: 'String'; defaults: boolean; oneofs: boolean; grpcLib: string }>;
+export const PROTO_OPTIONS = OPTIONS as Readonly<{
+  keepCase: boolean;
+  longs: 'Number' | 'String';
+  enums: 'String';
+  defaults: boolean;
+  oneofs: boolean;
+  grpcLib: string;
+}>;
 
 /** The options every proto is loaded with at run time (@grpc/proto-loader). */
 export const PROTO_LOADER_OPTIONS = {

@@ -4,7 +4,11 @@ import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest, chatMaxToke
 
 const bodies = resolve(__dirname, '../../..', 'fixtures/openai/bodies');
 const schemaFor = (file: string) =>
-  file.startsWith('chat') || file.includes('.chat_') ? ChatCompletionRequest : file.startsWith('completion') || file.includes('.completion_') ? CompletionRequest : EmbeddingRequest;
+  file.startsWith('chat') || file.includes('.chat_')
+    ? ChatCompletionRequest
+    : file.startsWith('completion') || file.includes('.completion_')
+      ? CompletionRequest
+      : EmbeddingRequest;
 
 describe('OpenAI request schemas', () => {
   const requests = readdirSync(bodies).filter((f) => f.endsWith('.request.json'));
@@ -33,7 +37,11 @@ describe('OpenAI request schemas', () => {
     ['chat with empty messages', { model: 'm', messages: [] }, 'messages'],
     ['chat without model', { messages: [{ role: 'user', content: 'x' }] }, 'model'],
     ['chat with a string max_tokens', { model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: '5' }, 'max_tokens'],
-    ['chat with a negative max_completion_tokens', { model: 'm', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: -1 }, 'max_completion_tokens'],
+    [
+      'chat with a negative max_completion_tokens',
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: -1 },
+      'max_completion_tokens',
+    ],
     ['chat with a message without role', { model: 'm', messages: [{ content: 'x' }] }, 'messages.0.role'],
   ])('reject %s, naming the param', (_n, body, param) => {
     const r = ChatCompletionRequest.safeParse(body);

@@ -48,12 +48,15 @@ export const ChatTool = z
   .refine((t) => t.type !== 'function' || t.function !== undefined, { message: 'a function tool needs `function: {name, …}`', path: ['function'] });
 
 /** `none` | `auto` | `required` | `{type: "function", function: {name}}` (or another typed choice). */
-export const ChatToolChoice = z.union([
-  z.enum(['none', 'auto', 'required']),
-  z
-    .looseObject({ type: z.string().min(1), function: FunctionRef.optional() })
-    .refine((t) => t.type !== 'function' || t.function !== undefined, { message: 'a function tool_choice needs `function: {name}`', path: ['function'] }),
-], { error: 'tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": …}}' });
+export const ChatToolChoice = z.union(
+  [
+    z.enum(['none', 'auto', 'required']),
+    z
+      .looseObject({ type: z.string().min(1), function: FunctionRef.optional() })
+      .refine((t) => t.type !== 'function' || t.function !== undefined, { message: 'a function tool_choice needs `function: {name}`', path: ['function'] }),
+  ],
+  { error: 'tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": …}}' },
+);
 
 export const ChatCompletionRequest = z.looseObject({
   model: z.string().min(1),

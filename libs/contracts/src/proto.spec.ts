@@ -20,9 +20,29 @@ describe('loader options and generator flags come from one place', () => {
 describe('loadProto', () => {
   it.each([
     ['llmgw/agent/v1/agent.proto', (p: any) => p.llmgw.agent.v1.AgentService, { Connect: [true, true] }],
-    ['llmgw/inventory/v1/inventory.proto', (p: any) => p.llmgw.inventory.v1.InventoryService, { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true], SetNodeIntent: [false, false] }],
-    ['llmgw/control/v1/control.proto', (p: any) => p.llmgw.control.v1.ControlService,
-      { ListNodes: [false, false], GetNode: [false, false], ListModels: [false, false], ListReplicas: [false, false], CordonNode: [false, false], UncordonNode: [false, false], DrainNode: [false, false], ExplainPlacement: [false, false], SetModelTarget: [false, false], ListQuotas: [false, false], SetQuota: [false, false], Logs: [false, true] }],
+    [
+      'llmgw/inventory/v1/inventory.proto',
+      (p: any) => p.llmgw.inventory.v1.InventoryService,
+      { WatchFleet: [false, true], ListNodes: [false, false], SendShardCommand: [false, false], FetchLogs: [false, true], SetNodeIntent: [false, false] },
+    ],
+    [
+      'llmgw/control/v1/control.proto',
+      (p: any) => p.llmgw.control.v1.ControlService,
+      {
+        ListNodes: [false, false],
+        GetNode: [false, false],
+        ListModels: [false, false],
+        ListReplicas: [false, false],
+        CordonNode: [false, false],
+        UncordonNode: [false, false],
+        DrainNode: [false, false],
+        ExplainPlacement: [false, false],
+        SetModelTarget: [false, false],
+        ListQuotas: [false, false],
+        SetQuota: [false, false],
+        Logs: [false, true],
+      },
+    ],
   ] as const)('%s defines the service the generated types describe', (rel, pick, methods) => {
     const svc = pick(loadProto(rel as keyof ProtoTypes));
     expect(Object.keys(svc.service).sort()).toEqual(Object.keys(methods).sort());
@@ -114,7 +134,11 @@ describe('proto style', () => {
 });
 
 describe('proto doc comments', () => {
-  const files = DOCUMENTED.flatMap((d) => readdirSync(protoPath(d)).filter((f) => f.endsWith('.proto')).map((f) => join(d, f)));
+  const files = DOCUMENTED.flatMap((d) =>
+    readdirSync(protoPath(d))
+      .filter((f) => f.endsWith('.proto'))
+      .map((f) => join(d, f)),
+  );
   it.each(files)('%s documents every message, field, enum, service and rpc', (rel) => {
     expect(undocumented(protoPath(rel))).toEqual([]);
   });
@@ -134,16 +158,90 @@ describe('wire lock: v1 changes are additive only', () => {
   const noReserved = { 'p.M': { ranges: [], names: [] } };
 
   it.each([
-    ['adding a field, a value, an rpc, a message', (n: any) => { n.messages['p.M'].d = '4 bool'; n.enums['p.E'].E_TWO = 2; n.services['p.S'].Other = 'A -> stream B'; n.messages['p.N'] = {}; }, noReserved, []],
-    ['removing a field whose number is reserved', (n: any) => { delete n.messages['p.M'].b; }, { 'p.M': { ranges: [[2, 2]], names: [] } }, []],
-    ['removing a field without reserving it', (n: any) => { delete n.messages['p.M'].b; }, noReserved, [/p\.M\.b \(= 2\) was removed without `reserved 2;`/]],
-    ['renumbering a field', (n: any) => { n.messages['p.M'].a = '5 string'; }, noReserved, [/p\.M\.a changed from "1 string" to "5 string"/]],
-    ['changing a type', (n: any) => { n.messages['p.M'].a = '1 bytes'; }, noReserved, [/changed/]],
-    ['making a field repeated', (n: any) => { n.messages['p.M'].a = '1 repeated string'; }, noReserved, [/changed/]],
-    ['reusing a number under a new name', (n: any) => { delete n.messages['p.M'].c; n.messages['p.M'].z = '3 string'; }, noReserved, [/number 3 \(was c\) is reused by z/]],
-    ['removing an enum value', (n: any) => { delete n.enums['p.E'].E_ONE; }, noReserved, [/E_ONE \(= 1\) was removed/]],
-    ['changing an rpc to streaming', (n: any) => { n.services['p.S'].Call = 'Req -> stream Res'; }, noReserved, [/p\.S\.Call changed/]],
-    ['removing a message', (n: any) => { delete n.messages['p.M']; }, {}, [/message p\.M was removed/]],
+    [
+      'adding a field, a value, an rpc, a message',
+      (n: any) => {
+        n.messages['p.M'].d = '4 bool';
+        n.enums['p.E'].E_TWO = 2;
+        n.services['p.S'].Other = 'A -> stream B';
+        n.messages['p.N'] = {};
+      },
+      noReserved,
+      [],
+    ],
+    [
+      'removing a field whose number is reserved',
+      (n: any) => {
+        delete n.messages['p.M'].b;
+      },
+      { 'p.M': { ranges: [[2, 2]], names: [] } },
+      [],
+    ],
+    [
+      'removing a field without reserving it',
+      (n: any) => {
+        delete n.messages['p.M'].b;
+      },
+      noReserved,
+      [/p\.M\.b \(= 2\) was removed without `reserved 2;`/],
+    ],
+    [
+      'renumbering a field',
+      (n: any) => {
+        n.messages['p.M'].a = '5 string';
+      },
+      noReserved,
+      [/p\.M\.a changed from "1 string" to "5 string"/],
+    ],
+    [
+      'changing a type',
+      (n: any) => {
+        n.messages['p.M'].a = '1 bytes';
+      },
+      noReserved,
+      [/changed/],
+    ],
+    [
+      'making a field repeated',
+      (n: any) => {
+        n.messages['p.M'].a = '1 repeated string';
+      },
+      noReserved,
+      [/changed/],
+    ],
+    [
+      'reusing a number under a new name',
+      (n: any) => {
+        delete n.messages['p.M'].c;
+        n.messages['p.M'].z = '3 string';
+      },
+      noReserved,
+      [/number 3 \(was c\) is reused by z/],
+    ],
+    [
+      'removing an enum value',
+      (n: any) => {
+        delete n.enums['p.E'].E_ONE;
+      },
+      noReserved,
+      [/E_ONE \(= 1\) was removed/],
+    ],
+    [
+      'changing an rpc to streaming',
+      (n: any) => {
+        n.services['p.S'].Call = 'Req -> stream Res';
+      },
+      noReserved,
+      [/p\.S\.Call changed/],
+    ],
+    [
+      'removing a message',
+      (n: any) => {
+        delete n.messages['p.M'];
+      },
+      {},
+      [/message p\.M was removed/],
+    ],
   ])('%s', (_what, change, reserved, want) => {
     const now = clone();
     change(now);

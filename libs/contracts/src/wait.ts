@@ -37,7 +37,10 @@ export async function waitUntil<T>(cond: () => T | Promise<T>, what: string | ((
       if (!opts.ignoreErrors) throw e;
     }
     if (v) return v as Met<T>;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${opts.seen ? `; saw ${JSON.stringify(opts.seen())}` : ''}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${opts.seen ? `; saw ${JSON.stringify(opts.seen())}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -36,11 +36,11 @@ describe('AccountingAuditSink', () => {
       client: {
         appendAudit: async (req) => {
           if (req.targetId === 'n1') throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'bad');
-          got.push(req.targetId ?? "");
+          got.push(req.targetId ?? '');
           return {} as never;
         },
       },
-      log: { info: () => undefined, warn: (_o: object, m?: string) => void warned.push(m ?? "") } as never,
+      log: { info: () => undefined, warn: (_o: object, m?: string) => void warned.push(m ?? '') } as never,
       maxQueue: 2,
     });
     sink.record(ev(1));

@@ -64,7 +64,10 @@ export class AccountingAuditSink implements AuditSink {
     const max = this.o.maxQueue ?? 1000;
     if (this.queue.length > max) {
       const lost = this.queue.shift()!;
-      this.o.log.warn({ actor: lost.actor, action: lost.action, target: `${lost.targetType}/${lost.targetId}` }, 'audit queue full while accounting is unreachable; oldest event dropped from the audit log (kept in this log)');
+      this.o.log.warn(
+        { actor: lost.actor, action: lost.action, target: `${lost.targetType}/${lost.targetId}` },
+        'audit queue full while accounting is unreachable; oldest event dropped from the audit log (kept in this log)',
+      );
     }
     this.pump();
   }
@@ -106,11 +109,15 @@ export class AccountingAuditSink implements AuditSink {
           if (e.code === 'LLMGW_ERR_INVALID_ARGUMENT') {
             // Accounting will never take this one: drop it (it is in this log) rather than block the queue.
             if (this.queue[0] === ev) this.queue.shift();
-            this.o.log.warn({ err: e.message, action: ev.action, target: `${ev.targetType}/${ev.targetId}` }, 'audit log refused an event; dropped (it is in this log)');
+            this.o.log.warn(
+              { err: e.message, action: ev.action, target: `${ev.targetType}/${ev.targetId}` },
+              'audit log refused an event; dropped (it is in this log)',
+            );
             return;
           }
           const delay = Math.min(this.o.retryMaxMs ?? 30_000, (this.o.retryBaseMs ?? 500) * 2 ** this.failures);
-          if (this.failures === 0) this.o.log.warn({ err: e.message, retryInMs: delay, pending: this.queue.length }, 'audit log append failed; retrying (the action stands)');
+          if (this.failures === 0)
+            this.o.log.warn({ err: e.message, retryInMs: delay, pending: this.queue.length }, 'audit log append failed; retrying (the action stands)');
           this.failures++;
           this.timer = setTimeout(() => {
             this.timer = undefined;

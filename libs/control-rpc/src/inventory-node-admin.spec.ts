@@ -6,9 +6,23 @@ import { InventoryNodeAdmin, type InventoryAdminPort } from './inventory-node-ad
 const node = (id: string, shards: Array<{ shardId: string; replicaId: string; rank: number }> = []): FleetNode =>
   ({
     info: { nodeId: id, gpus: [] },
-    connectivity: 'CONNECTIVITY_CONNECTED', connectivityReason: 'registered', connectivitySinceMs: 1, lastSeenMs: 2, gpuHealth: [], intent: 'NODE_INTENT_UNSPECIFIED', intentReason: '', intentSinceMs: 0,
-    intentDrainTimeoutMs: 0, intentActor: '', heartbeatIntervalMs: 5000,
-    shards: shards.map((s) => ({ shardId: s.shardId, replicaId: s.replicaId, state: 'SHARD_STATE_READY', spec: { rank: s.rank, replicaId: s.replicaId, gpuIndices: [] } })),
+    connectivity: 'CONNECTIVITY_CONNECTED',
+    connectivityReason: 'registered',
+    connectivitySinceMs: 1,
+    lastSeenMs: 2,
+    gpuHealth: [],
+    intent: 'NODE_INTENT_UNSPECIFIED',
+    intentReason: '',
+    intentSinceMs: 0,
+    intentDrainTimeoutMs: 0,
+    intentActor: '',
+    heartbeatIntervalMs: 5000,
+    shards: shards.map((s) => ({
+      shardId: s.shardId,
+      replicaId: s.replicaId,
+      state: 'SHARD_STATE_READY',
+      spec: { rank: s.rank, replicaId: s.replicaId, gpuIndices: [] },
+    })),
   }) as unknown as FleetNode;
 
 function fakeInventory() {
@@ -18,7 +32,12 @@ function fakeInventory() {
     listNodes: async (req: inventoryV1.ListNodesRequest = {}) => {
       calls.push({ method: 'ListNodes', req });
       const list = req.nodeId ? nodes.filter((n) => n.info!.nodeId === req.nodeId) : nodes;
-      return { revision: 1, epoch: 'e', nodes: list, stats: req.includeStats ? [{ nodeId: 'n1', stats: { shardId: 'r1-r0', waiting: 2, running: 5 } as never }] : [] };
+      return {
+        revision: 1,
+        epoch: 'e',
+        nodes: list,
+        stats: req.includeStats ? [{ nodeId: 'n1', stats: { shardId: 'r1-r0', waiting: 2, running: 5 } as never }] : [],
+      };
     },
     setNodeIntent: async (req: inventoryV1.SetNodeIntentRequest, opts: CallOptions = {}) => {
       calls.push({ method: 'SetNodeIntent', req, actor: opts.metadata?.get(ACTOR_METADATA_KEY)[0] });
@@ -47,23 +66,35 @@ describe('InventoryNodeAdmin: the node half answered from inventory', () => {
     ]);
   });
 
-  it('lists nodes with their shards\' engine stats; an unknown node is NOT_FOUND', async () => {
+  it("lists nodes with their shards' engine stats; an unknown node is NOT_FOUND", async () => {
     const admin = new InventoryNodeAdmin(fakeInventory().port);
     const list = await admin.listNodes();
-    expect(list.map((n) => [n.info!.nodeId, n.engineStats!.length])).toEqual([['n1', 1], ['n2', 0]]);
+    expect(list.map((n) => [n.info!.nodeId, n.engineStats!.length])).toEqual([
+      ['n1', 1],
+      ['n2', 0],
+    ]);
     expect((await admin.getNode('n2')).info!.nodeId).toBe('n2');
     await expect(admin.getNode('nope')).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
   });
 
-  it('finds a replica\'s shard (the leader, or a rank) and asks its node for the log, as the operator', async () => {
+  it("finds a replica's shard (the leader, or a rank) and asks its node for the log, as the operator", async () => {
     const { port, calls } = fakeInventory();
     const admin = new InventoryNodeAdmin(port);
     const signal = new AbortController().signal;
-    const logs = (req: object) => admin.logs({ nodeId: '', source: 'LOG_SOURCE_SHARD', shardId: '', replicaId: '', tailLines: 5, sinceMs: 0, rank: 0, rankSet: false, ...req } as never, async () => undefined, signal, 'dave');
+    const logs = (req: object) =>
+      admin.logs(
+        { nodeId: '', source: 'LOG_SOURCE_SHARD', shardId: '', replicaId: '', tailLines: 5, sinceMs: 0, rank: 0, rankSet: false, ...req } as never,
+        async () => undefined,
+        signal,
+        'dave',
+      );
     await logs({ replicaId: 'r1' });
     await logs({ replicaId: 'r1', rank: 1, rankSet: true });
     const fetched = calls.filter((c) => c.method === 'FetchLogs') as Array<{ req: inventoryV1.FetchLogsRequest; actor: unknown }>;
-    expect(fetched.map((c) => [c.req.nodeId, c.req.request!.shardId, c.actor])).toEqual([['n1', 'r1-r0', 'dave'], ['n2', 'r1-r1', 'dave']]);
+    expect(fetched.map((c) => [c.req.nodeId, c.req.request!.shardId, c.actor])).toEqual([
+      ['n1', 'r1-r0', 'dave'],
+      ['n2', 'r1-r1', 'dave'],
+    ]);
     await expect(logs({ shardId: 'ghost' })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND', message: 'no node reports shard ghost' });
   });
 });

@@ -68,9 +68,13 @@ export class InventoryNodeAdmin implements NodeAdminBackend {
     if (req.source === 'LOG_SOURCE_SHARD') {
       const { nodes } = await this.inv.listNodes(nodeId ? { nodeId } : {});
       // A name may be a shard or a replica (ctl cannot tell): the shard first.
-      const found = (shardId ? findShard(nodes, shardId, '', undefined) : undefined) ?? (req.replicaId ? findShard(nodes, '', req.replicaId, req.rankSet ? req.rank : undefined) : undefined);
+      const found =
+        (shardId ? findShard(nodes, shardId, '', undefined) : undefined) ??
+        (req.replicaId ? findShard(nodes, '', req.replicaId, req.rankSet ? req.rank : undefined) : undefined);
       if (!found) {
-        const what = [shardId && `shard ${shardId}`, req.replicaId && `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`].filter(Boolean).join(' or ');
+        const what = [shardId && `shard ${shardId}`, req.replicaId && `replica ${req.replicaId}${req.rankSet ? ` rank ${req.rank}` : ''}`]
+          .filter(Boolean)
+          .join(' or ');
         throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `no node reports ${what}`);
       }
       nodeId = found.nodeId;
@@ -82,7 +86,12 @@ export class InventoryNodeAdmin implements NodeAdminBackend {
 }
 
 /** A shard by id, or a replica's shard of `rank` (the leader when unset), among `nodes`. */
-export function findShard(nodes: readonly FleetNode[], shardId: string, replicaId: string, rank: number | undefined): { nodeId: string; shardId: string } | undefined {
+export function findShard(
+  nodes: readonly FleetNode[],
+  shardId: string,
+  replicaId: string,
+  rank: number | undefined,
+): { nodeId: string; shardId: string } | undefined {
   const candidates: Array<{ nodeId: string; s: agentV1.ShardStatus__Output }> = [];
   for (const n of nodes) {
     for (const s of n.shards) {

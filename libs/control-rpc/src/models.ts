@@ -2,7 +2,16 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { Catalog } from '@llmgw/config';
 import { LlmgwError } from '@llmgw/errors';
 import { boundedSchema, callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
-import { scalingMode, type ExplanationWithRoom, type Model, type Profile, type Reconciler, type RejectReason, type ReplicaStateName, type ReplicaView } from '@llmgw/placement';
+import {
+  scalingMode,
+  type ExplanationWithRoom,
+  type Model,
+  type Profile,
+  type Reconciler,
+  type RejectReason,
+  type ReplicaStateName,
+  type ReplicaView,
+} from '@llmgw/placement';
 import { z } from 'zod';
 import type { AuditSink } from './audit';
 
@@ -78,7 +87,14 @@ function replicaToWire(r: ReplicaView): controlV1.Replica {
     engine: r.profile.engine,
     state: REPLICA_STATE[r.state],
     endpoint: r.endpoint,
-    shards: r.shards.map((s) => ({ shardId: s.shardId, nodeId: s.nodeId, rank: s.rank, gpuIndices: [...s.gpuIndices], state: SHARD_STATE[s.state] as controlV1.ReplicaShard['state'], message: s.message })),
+    shards: r.shards.map((s) => ({
+      shardId: s.shardId,
+      nodeId: s.nodeId,
+      rank: s.rank,
+      gpuIndices: [...s.gpuIndices],
+      state: SHARD_STATE[s.state] as controlV1.ReplicaShard['state'],
+      message: s.message,
+    })),
     createdAtMs: r.createdAtMs,
     readyAtMs: r.readyAtMs,
     adopted: r.adopted,
@@ -162,7 +178,9 @@ export class ModelAdmin {
       lastDemandMs: rec.lastDemandOf(m.name) ?? 0,
       capacityClass: m.capacityClass ?? 'standard',
       project: m.project ?? '',
-      gpusUsed: replicas.filter((r) => r.state === 'starting' || r.state === 'ready').reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
+      gpusUsed: replicas
+        .filter((r) => r.state === 'starting' || r.state === 'ready')
+        .reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
       ...((a) => (a ? { autoscale: a } : {}))(this.scheduler.autoscaleStatus?.(m.name)),
     };
   }
@@ -173,14 +191,19 @@ export class ModelAdmin {
 
   listReplicas(req: { model: string; nodeId: string }): controlV1.ListReplicasResponse {
     const model = req.model ? this.model(req.model).name : undefined;
-    const rs = this.scheduler.reconciler.replicaViews().filter((r) => (!model || r.model === model) && (!req.nodeId || r.shards.some((s) => s.nodeId === req.nodeId)));
+    const rs = this.scheduler.reconciler
+      .replicaViews()
+      .filter((r) => (!model || r.model === model) && (!req.nodeId || r.shards.some((s) => s.nodeId === req.nodeId)));
     return { replicas: rs.map(replicaToWire) };
   }
 
   explain(req: { model: string; profile: string }): controlV1.ExplainPlacementResponse {
     const m = this.model(req.model);
     if (req.profile && !m.profiles.some((p) => p.name === req.profile)) {
-      throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `model ${m.name} has no profile ${JSON.stringify(req.profile)} (has ${m.profiles.map((p) => p.name).join(', ')})`);
+      throw new LlmgwError(
+        'LLMGW_ERR_NOT_FOUND',
+        `model ${m.name} has no profile ${JSON.stringify(req.profile)} (has ${m.profiles.map((p) => p.name).join(', ')})`,
+      );
     }
     const rec = this.scheduler.reconciler;
     const live = rec.replicaViews().filter((r) => r.model === m.name && (r.state === 'starting' || r.state === 'ready')).length;
@@ -201,7 +224,12 @@ const name = z.string().trim().max(256);
 const listReplicasSchema = z.object({ model: name, nodeId: name }).passthrough();
 const explainSchema = z.object({ model: name.min(1, 'model is required'), profile: name }).passthrough();
 const targetSchema = z
-  .object({ model: name.min(1, 'model is required'), minReplicas: z.number().int().min(0).max(10_000), maxReplicas: z.number().int().min(0).max(10_000), clear: z.boolean() })
+  .object({
+    model: name.min(1, 'model is required'),
+    minReplicas: z.number().int().min(0).max(10_000),
+    maxReplicas: z.number().int().min(0).max(10_000),
+    clear: z.boolean(),
+  })
   .passthrough();
 
 export type ControlModelHandlers = Pick<controlV1.ControlServiceHandlers, 'ListModels' | 'ListReplicas' | 'ExplainPlacement' | 'SetModelTarget'>;
@@ -223,7 +251,10 @@ export function controlModelHandlers(admin: ModelAdmin, opts: { log?: UnaryLogge
         const res = await admin.setTarget(r);
         const s = res.model?.scaling;
         opts.audit?.record({
-          actor: callerActor(ctx.call), action: r.clear ? 'model.target.clear' : 'model.target', targetType: 'model', targetId: res.model?.name ?? r.model,
+          actor: callerActor(ctx.call),
+          action: r.clear ? 'model.target.clear' : 'model.target',
+          targetType: 'model',
+          targetId: res.model?.name ?? r.model,
           details: { ...(r.clear ? {} : { min: s?.minReplicas, max: s?.maxReplicas }), changed: res.changed },
         });
         return res;

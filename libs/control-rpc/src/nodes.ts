@@ -76,10 +76,16 @@ const nodeId = z.string().trim().min(1, 'node_id is required').max(MAX_ID);
 const reason = z.string().max(1024, 'reason is at most 1024 characters');
 const cordonSchema = z.object({ nodeId, reason }).passthrough();
 const uncordonSchema = z.object({ nodeId }).passthrough();
-const drainSchema = z.object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0).max(86_400_000, 'replica_drain_timeout_ms is at most 24 h') }).passthrough();
+const drainSchema = z
+  .object({ nodeId, reason, replicaDrainTimeoutMs: z.number().int().min(0).max(86_400_000, 'replica_drain_timeout_ms is at most 24 h') })
+  .passthrough();
 const getSchema = z.object({ nodeId }).passthrough();
 const listSchema = z
-  .object({ pageSize: z.number().int().min(0).max(10_000, 'page_size is at most 10000'), page: z.number().int().min(0), state: z.string().max(30, 'state is at most 30 characters') })
+  .object({
+    pageSize: z.number().int().min(0).max(10_000, 'page_size is at most 10000'),
+    page: z.number().int().min(0),
+    state: z.string().max(30, 'state is at most 30 characters'),
+  })
   .passthrough();
 const logsSchema = z
   .object({
@@ -93,7 +99,8 @@ const logsSchema = z
   .passthrough()
   .superRefine((r, ctx) => {
     if (r.source === 'LOG_SOURCE_AGENT' && !r.nodeId) ctx.addIssue({ code: 'custom', path: ['nodeId'], message: 'node_id is required for the agent log' });
-    if (r.source === 'LOG_SOURCE_SHARD' && !r.shardId && !r.replicaId) ctx.addIssue({ code: 'custom', path: ['shardId'], message: 'shard_id or replica_id is required for a shard log' });
+    if (r.source === 'LOG_SOURCE_SHARD' && !r.shardId && !r.replicaId)
+      ctx.addIssue({ code: 'custom', path: ['shardId'], message: 'shard_id or replica_id is required for a shard log' });
   });
 
 export type ControlNodeHandlers = Pick<controlV1.ControlServiceHandlers, 'ListNodes' | 'GetNode' | 'CordonNode' | 'UncordonNode' | 'DrainNode' | 'Logs'>;
@@ -137,7 +144,13 @@ export function controlNodeHandlers(backend: NodeAdminBackend, opts: { log?: Una
       handler: async (r, ctx) => {
         const actor = callerActor(ctx.call);
         const res = await backend.drain(r.nodeId, r.reason, r.replicaDrainTimeoutMs, actor);
-        return audited(actor, 'node.drain', r.nodeId, { reason: r.reason, replicaDrainTimeoutMs: r.replicaDrainTimeoutMs, replicas: res.replicaIds ?? [] }, res);
+        return audited(
+          actor,
+          'node.drain',
+          r.nodeId,
+          { reason: r.reason, replicaDrainTimeoutMs: r.replicaDrainTimeoutMs, replicas: res.replicaIds ?? [] },
+          res,
+        );
       },
     }),
     Logs: serverStream({

@@ -4,8 +4,21 @@ import { QuotaAdmin, type QuotaAdminScheduler } from './quotas';
 /** The scheduler side as PlacementScheduler does it: overrides on the reconciler's Sharing, usage from the running replicas. */
 function scheduler(): QuotaAdminScheduler & { sharing: Sharing; stored: QuotaRule[] } {
   const catalog = [makeModel('m', [{ tp: 2 }], {}, { project: 'search' })];
-  const sharing = new Sharing({ projects: [{ name: 'search', org: 'acme' }], quotas: [{ scope: 'org', name: 'acme', guaranteeGpus: 4, limitGpus: 8 }] }, 60_000);
-  const running = [{ id: 'r1', model: 'm', project: 'search', capacityClass: 'standard' as const, createdAtMs: 1, gpuClass: 'h100-80g', shards: [{ nodeId: 'n', gpuIndices: [0, 1] }] }];
+  const sharing = new Sharing(
+    { projects: [{ name: 'search', org: 'acme' }], quotas: [{ scope: 'org', name: 'acme', guaranteeGpus: 4, limitGpus: 8 }] },
+    60_000,
+  );
+  const running = [
+    {
+      id: 'r1',
+      model: 'm',
+      project: 'search',
+      capacityClass: 'standard' as const,
+      createdAtMs: 1,
+      gpuClass: 'h100-80g',
+      shards: [{ nodeId: 'n', gpuIndices: [0, 1] }],
+    },
+  ];
   const s = {
     sharing,
     stored: [] as QuotaRule[],
@@ -21,15 +34,29 @@ function scheduler(): QuotaAdminScheduler & { sharing: Sharing; stored: QuotaRul
   return s;
 }
 
-const set = (over: object = {}) => ({ scope: 'org' as const, name: 'acme', capacityClass: '' as const, guaranteeGpus: 2, limitGpus: 6, hasLimit: true, clear: false, ...over });
+const set = (over: object = {}) => ({
+  scope: 'org' as const,
+  name: 'acme',
+  capacityClass: '' as const,
+  guaranteeGpus: 2,
+  limitGpus: 6,
+  hasLimit: true,
+  clear: false,
+  ...over,
+});
 
 describe('QuotaAdmin (ctl quota show|set)', () => {
   it('shows the catalog quota with its usage, overrides it, says when nothing changed, and clears back to the catalog', async () => {
     const s = scheduler();
     const admin = new QuotaAdmin(s);
-    expect(admin.list().quotas).toEqual([{ scope: 'org', name: 'acme', capacityClass: '', guaranteeGpus: 4, limitGpus: 8, hasLimit: true, usedGpus: 2, overridden: false }]);
+    expect(admin.list().quotas).toEqual([
+      { scope: 'org', name: 'acme', capacityClass: '', guaranteeGpus: 4, limitGpus: 8, hasLimit: true, usedGpus: 2, overridden: false },
+    ]);
     const r = await admin.set(set());
-    expect(r).toEqual({ quota: { scope: 'org', name: 'acme', capacityClass: '', guaranteeGpus: 2, limitGpus: 6, hasLimit: true, usedGpus: 2, overridden: true }, changed: true });
+    expect(r).toEqual({
+      quota: { scope: 'org', name: 'acme', capacityClass: '', guaranteeGpus: 2, limitGpus: 6, hasLimit: true, usedGpus: 2, overridden: true },
+      changed: true,
+    });
     expect((await admin.set(set())).changed).toBe(false);
     // The policy placement uses sees the override.
     expect(s.sharing.quotas()).toEqual([{ scope: 'org', name: 'acme', guaranteeGpus: 2, limitGpus: 6 }]);

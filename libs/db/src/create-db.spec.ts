@@ -43,7 +43,9 @@ describe.each(backends)('database on $name', (backend) => {
 
   it('migrates, and migrating again is a no-op', async () => {
     expect(await migrateToLatest(h.db.db)).toEqual([]);
-    const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' order by 1`.execute(h.db.db);
+    const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' order by 1`.execute(
+      h.db.db,
+    );
     expect(tables.rows.map((r) => r.table_name)).toEqual(
       expect.arrayContaining(['organizations', 'teams', 'projects', 'api_keys', 'limits', 'usage', 'usage_rollup', 'audit_log']),
     );
@@ -54,7 +56,10 @@ describe.each(backends)('database on $name', (backend) => {
     await h.db.db.insertInto('organizations').values({ id: 'o1', name: 'acme', created_at: now }).execute();
     const row = await h.db.db.selectFrom('organizations').selectAll().where('id', '=', 'o1').executeTakeFirstOrThrow();
     expect(row.created_at).toBe(now);
-    const s = await h.db.db.selectFrom('organizations').select(sql<number>`coalesce(sum(created_at), 0)::bigint`.as('s')).executeTakeFirstOrThrow();
+    const s = await h.db.db
+      .selectFrom('organizations')
+      .select(sql<number>`coalesce(sum(created_at), 0)::bigint`.as('s'))
+      .executeTakeFirstOrThrow();
     expect(s.s).toBe(now);
   });
 
@@ -73,8 +78,15 @@ describe.each(backends)('database on $name', (backend) => {
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         h.db.db.transaction().execute(async (tx) => {
-          await tx.insertInto('organizations').values({ id: `c${i}`, name: `c${i}`, created_at: i }).execute();
-          await tx.updateTable('organizations').set({ created_at: i + 100 }).where('id', '=', `c${i}`).execute();
+          await tx
+            .insertInto('organizations')
+            .values({ id: `c${i}`, name: `c${i}`, created_at: i })
+            .execute();
+          await tx
+            .updateTable('organizations')
+            .set({ created_at: i + 100 })
+            .where('id', '=', `c${i}`)
+            .execute();
         }),
       ),
     );
@@ -85,13 +97,42 @@ describe.each(backends)('database on $name', (backend) => {
 
   it('inserts usage idempotently by record id', async () => {
     const rec = {
-      record_id: 'rec-1', request_id: 'req-1', ts: 1, key_id: 'k', project_id: 'p', model: 'm', served_model: 'm', pool: null, status: 200,
-      prompt_tokens: 1, completion_tokens: 2, cached_tokens: 0, ttft_ms: null, duration_ms: 5, queue_ms: null, cost_micros: 7,
+      record_id: 'rec-1',
+      request_id: 'req-1',
+      ts: 1,
+      key_id: 'k',
+      project_id: 'p',
+      model: 'm',
+      served_model: 'm',
+      pool: null,
+      status: 200,
+      prompt_tokens: 1,
+      completion_tokens: 2,
+      cached_tokens: 0,
+      ttft_ms: null,
+      duration_ms: 5,
+      queue_ms: null,
+      cost_micros: 7,
     };
-    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('record_id').doNothing()).execute();
-    await h.db.db.insertInto('usage').values(rec).onConflict((oc) => oc.column('record_id').doNothing()).execute();
-    await h.db.db.insertInto('usage').values({ ...rec, record_id: 'rec-2' }).onConflict((oc) => oc.column('record_id').doNothing()).execute();
-    const n = await h.db.db.selectFrom('usage').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    await h.db.db
+      .insertInto('usage')
+      .values(rec)
+      .onConflict((oc) => oc.column('record_id').doNothing())
+      .execute();
+    await h.db.db
+      .insertInto('usage')
+      .values(rec)
+      .onConflict((oc) => oc.column('record_id').doNothing())
+      .execute();
+    await h.db.db
+      .insertInto('usage')
+      .values({ ...rec, record_id: 'rec-2' })
+      .onConflict((oc) => oc.column('record_id').doNothing())
+      .execute();
+    const n = await h.db.db
+      .selectFrom('usage')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(n.n).toBe(2);
   });
 });
@@ -130,7 +171,10 @@ describe('a postgres connection that loses its server while checked out', () => 
   it('a refused server: queries fail as UNAVAILABLE "database unavailable (connection refused)", pingDb rejects', async () => {
     const db = await createDb('postgres://postgres@127.0.0.1:1/none', { migrate: false, connectTimeoutMs: 1000 });
     try {
-      const e = await sql`select 1`.execute(db.db).then(() => undefined, (x: unknown) => x);
+      const e = await sql`select 1`.execute(db.db).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       expect(dbError(e)).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: 'database unavailable (connection refused)' });
       await expect(pingDb(db.db, 1000)).rejects.toBeDefined();
     } finally {
@@ -154,9 +198,22 @@ describe('migration 0004: key names unique per project', () => {
       await db.db.insertInto('teams').values({ id: 'team_1', org_id: 'org_1', name: 't', created_at: 1 }).execute();
       await db.db.insertInto('projects').values({ id: 'proj_1', team_id: 'team_1', name: 'p', band: null, created_at: 1 }).execute();
       const key = (id: string, name: string, at: number) => ({
-        id, key_hash: `h-${id}`, key_prefix: 'sk-llmgw-x', name, project_id: 'proj_1', band: null, routing_profile: null, created_at: at, expires_at: null, revoked_at: null, last_used_at: null,
+        id,
+        key_hash: `h-${id}`,
+        key_prefix: 'sk-llmgw-x',
+        name,
+        project_id: 'proj_1',
+        band: null,
+        routing_profile: null,
+        created_at: at,
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
       });
-      await db.db.insertInto('api_keys').values([key('key_b', 'ci', 2), key('key_a', 'ci', 1), key('key_c', 'ci', 3), key('key_d', 'other', 1)]).execute();
+      await db.db
+        .insertInto('api_keys')
+        .values([key('key_b', 'ci', 2), key('key_a', 'ci', 1), key('key_c', 'ci', 3), key('key_d', 'other', 1)])
+        .execute();
       expect(await migrateToLatest(db.db)).toEqual(Object.keys(MIGRATIONS).filter((n) => n > '0003_usage_rollup_status'));
       const rows = await db.db.selectFrom('api_keys').select(['id', 'name']).orderBy('id').execute();
       expect(rows).toEqual([
@@ -165,7 +222,14 @@ describe('migration 0004: key names unique per project', () => {
         { id: 'key_c', name: 'ci #key_c' },
         { id: 'key_d', name: 'other' },
       ]);
-      const dup = await db.db.insertInto('api_keys').values(key('key_e', 'ci', 4)).execute().then(() => undefined, (e: unknown) => e);
+      const dup = await db.db
+        .insertInto('api_keys')
+        .values(key('key_e', 'ci', 4))
+        .execute()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dup)).toBe(true);
     } finally {
       await db.close();

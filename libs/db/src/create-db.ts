@@ -96,7 +96,10 @@ export async function createDb(url: string, opts: DbOptions = {}): Promise<Db> {
 class GuardedPool implements PostgresPool {
   private readonly broken = new WeakSet<pg.PoolClient>();
 
-  constructor(private readonly pool: pg.Pool, onError?: (err: Error) => void) {
+  constructor(
+    private readonly pool: pg.Pool,
+    onError?: (err: Error) => void,
+  ) {
     const report = (err: Error) => {
       try {
         onError?.(err);

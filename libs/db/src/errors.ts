@@ -40,7 +40,7 @@ export function unavailableReason(e: unknown): string | undefined {
   if (/timeout exceeded when trying to connect|connection timeout/i.test(msg)) return 'no connection within the connect timeout';
   if (/Query read timeout/i.test(msg)) return 'no answer within the statement timeout';
   if (/Connection terminated|connection error|not queryable|Client was closed/i.test(msg)) return 'connection lost';
-  if (/abandoned: deadline/i.test(msg)) return 'no answer before the call\'s deadline';
+  if (/abandoned: deadline/i.test(msg)) return "no answer before the call's deadline";
   return undefined;
 }
 

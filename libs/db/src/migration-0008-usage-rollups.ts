@@ -30,7 +30,12 @@ export const usageRollupsMigration: Migration = {
     )
       .addPrimaryKeyConstraint('usage_rollup_day_pk', ['day_ts', 'key_id', 'model', 'status'])
       .execute();
-    await sums(db.schema.createTable('usage_rollup_model_hour').addColumn('hour_ts', 'bigint', (c) => c.notNull()).addColumn('model', 'text', (c) => c.notNull()))
+    await sums(
+      db.schema
+        .createTable('usage_rollup_model_hour')
+        .addColumn('hour_ts', 'bigint', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull()),
+    )
       .addPrimaryKeyConstraint('usage_rollup_model_hour_pk', ['hour_ts', 'model', 'status'])
       .execute();
     await db.schema.createIndex('usage_rollup_by_key').on('usage_rollup').columns(['key_id', 'hour_ts']).execute();

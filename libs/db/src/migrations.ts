@@ -111,7 +111,10 @@ export const MIGRATIONS: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('usage').addColumn('record_id', 'text').execute();
       await sql`update usage set record_id = request_id`.execute(db);
-      await db.schema.alterTable('usage').alterColumn('record_id', (c) => c.setNotNull()).execute();
+      await db.schema
+        .alterTable('usage')
+        .alterColumn('record_id', (c) => c.setNotNull())
+        .execute();
       await db.schema.alterTable('usage').dropConstraint('usage_pkey').execute();
       await db.schema.alterTable('usage').addPrimaryKeyConstraint('usage_pkey', ['record_id']).execute();
       await db.schema.createIndex('usage_by_request').on('usage').column('request_id').execute();
@@ -122,7 +125,10 @@ export const MIGRATIONS: Record<string, Migration> = {
     // rollup keeps the HTTP status. Rows rolled up before this migration mixed
     // every status; they are kept as 200 (served) — their split is not known.
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('usage_rollup').addColumn('status', 'integer', (c) => c.notNull().defaultTo(200)).execute();
+      await db.schema
+        .alterTable('usage_rollup')
+        .addColumn('status', 'integer', (c) => c.notNull().defaultTo(200))
+        .execute();
       await db.schema.alterTable('usage_rollup').dropConstraint('usage_rollup_pk').execute();
       await db.schema.alterTable('usage_rollup').addPrimaryKeyConstraint('usage_rollup_pk', ['hour_ts', 'key_id', 'model', 'status']).execute();
     },
@@ -159,7 +165,12 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies every pending migration; throws with the failing migration's error. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider(), migrationTableName: 'llmgw_migrations', migrationLockTableName: 'llmgw_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider: new StaticProvider(),
+    migrationTableName: 'llmgw_migrations',
+    migrationLockTableName: 'llmgw_migrations_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

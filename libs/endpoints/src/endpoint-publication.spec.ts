@@ -42,7 +42,9 @@ const impls: Array<[string, () => Impl]> = [
     () => {
       const prefix = `test:${randomUUID()}:`;
       prefixes.push(prefix);
-      return { writer: new RedisEndpointWriter(redis, prefix), open: () => {
+      return {
+        writer: new RedisEndpointWriter(redis, prefix),
+        open: () => {
           const [commands, subscriber] = [new Redis(URL), new Redis(URL)];
           conns.push(commands, subscriber);
           return RedisEndpointSource.open({ commands, subscriber, keyPrefix: prefix, pollIntervalMs: 3_600_000 });
@@ -78,7 +80,16 @@ describe.each(impls)('endpoint publication contract (%s)', (_name, make) => {
   });
 
   it('a reader opened later loads what was written, sorted by id, every field of record v1 intact', async () => {
-    const full = ep('b', { engine: 'sglang', pool: 'p1', priority: 5, weight: 50, draining: true, scheduling_policy: 'priority', max_num_seqs: 64, kv_events: { endpoint: 'tcp://h:5557', replay_endpoint: 'tcp://h:5558' } });
+    const full = ep('b', {
+      engine: 'sglang',
+      pool: 'p1',
+      priority: 5,
+      weight: 50,
+      draining: true,
+      scheduling_policy: 'priority',
+      max_num_seqs: 64,
+      kv_events: { endpoint: 'tcp://h:5557', replay_endpoint: 'tcp://h:5558' },
+    });
     await impl.writer.replace([full, ep('a', { model: 'n' })]);
     const s = await source();
     expect(s.all().map((e) => e.id)).toEqual(['a', 'b']);

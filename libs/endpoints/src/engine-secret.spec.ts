@@ -57,7 +57,18 @@ describe('engine secrets', () => {
   });
 
   it('the endpoint record carries the auth marker, never a static key', () => {
-    const e: EndpointInfo = { id: 'r1', url: 'http://h:1', model: 'm', engine: 'vllm', pool: 'p', priority: 0, weight: 100, draining: false, auth: 'replica-key', apiKey: 'must-not-leak' };
+    const e: EndpointInfo = {
+      id: 'r1',
+      url: 'http://h:1',
+      model: 'm',
+      engine: 'vllm',
+      pool: 'p',
+      priority: 0,
+      weight: 100,
+      draining: false,
+      auth: 'replica-key',
+      apiKey: 'must-not-leak',
+    };
     const json = encodeEndpoint(e);
     expect(JSON.parse(json)).toMatchObject({ auth: 'replica-key' });
     expect(json).not.toContain('must-not-leak');

@@ -24,7 +24,9 @@ export const ENGINE_KEY_BYTES = 32;
 export function deriveEngineSecret(key: Buffer, replicaId: string): string {
   if (key.length < ENGINE_KEY_BYTES) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `the engine key must be at least ${ENGINE_KEY_BYTES} bytes`);
   if (!replicaId) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'a replica id is required to derive its engine secret');
-  return createHmac('sha256', key).update(LABEL + replicaId).digest('base64url');
+  return createHmac('sha256', key)
+    .update(LABEL + replicaId)
+    .digest('base64url');
 }
 
 /**
@@ -37,17 +39,26 @@ export function readEngineKeyFile(path: string): Buffer {
   try {
     st = statSync(path);
   } catch (e) {
-    throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `engine_key_file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new LlmgwError(
+      'LLMGW_ERR_FAILED_PRECONDITION',
+      `engine_key_file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
   if (!st.isFile()) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `engine_key_file ${path}: not a file`);
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `engine_key_file ${path}: readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+    throw new LlmgwError(
+      'LLMGW_ERR_FAILED_PRECONDITION',
+      `engine_key_file ${path}: readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`,
+    );
   }
   const raw = readFileSync(path);
   const text = raw.toString('latin1').trim();
   if (/^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0 && text.length >= ENGINE_KEY_BYTES * 2) return Buffer.from(text, 'hex');
   if (raw.length >= ENGINE_KEY_BYTES) return raw;
-  throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `engine_key_file ${path}: must hold ${ENGINE_KEY_BYTES} random bytes (raw, or ${ENGINE_KEY_BYTES * 2} hex characters); it has ${raw.length} bytes`);
+  throw new LlmgwError(
+    'LLMGW_ERR_FAILED_PRECONDITION',
+    `engine_key_file ${path}: must hold ${ENGINE_KEY_BYTES} random bytes (raw, or ${ENGINE_KEY_BYTES * 2} hex characters); it has ${raw.length} bytes`,
+  );
 }
 
 /** A static endpoint's `api_key_file`: its trimmed content; refused when empty or readable by group or others. */
@@ -56,9 +67,16 @@ export function readApiKeyFile(path: string): string {
   try {
     st = statSync(path);
   } catch (e) {
-    throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `api_key_file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    throw new LlmgwError(
+      'LLMGW_ERR_FAILED_PRECONDITION',
+      `api_key_file ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
   }
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `api_key_file ${path}: readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
+    throw new LlmgwError(
+      'LLMGW_ERR_FAILED_PRECONDITION',
+      `api_key_file ${path}: readable by group or others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`,
+    );
   const key = readFileSync(path, 'utf8').trim();
   if (!key || /\s/.test(key)) throw new LlmgwError('LLMGW_ERR_FAILED_PRECONDITION', `api_key_file ${path}: must hold one API key (no whitespace)`);
   return key;

@@ -3,14 +3,26 @@ import { decodeEndpoint, decodeEndpointRecord, encodeEndpoint, endpointsChangedS
 import { normaliseEndpoint } from './static-source';
 
 const full: EndpointInfo = normaliseEndpoint({
-  id: 'r1', url: 'http://10.0.0.5:8000', model: 'm', engine: 'sglang', pool: 'ib-h100', priority: 2, weight: 50, draining: true,
-  scheduling_policy: 'priority', kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' },
+  id: 'r1',
+  url: 'http://10.0.0.5:8000',
+  model: 'm',
+  engine: 'sglang',
+  pool: 'ib-h100',
+  priority: 2,
+  weight: 50,
+  draining: true,
+  scheduling_policy: 'priority',
+  kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' },
 });
 
 describe('endpoint record v1', () => {
   it('what the writer stores reads back as the same endpoint, scheduling policy and KV event sockets included', () => {
     const json = encodeEndpoint(full);
-    expect(JSON.parse(json)).toMatchObject({ v: 1, scheduling_policy: 'priority', kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' } });
+    expect(JSON.parse(json)).toMatchObject({
+      v: 1,
+      scheduling_policy: 'priority',
+      kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' },
+    });
     expect(decodeEndpoint('r1', json)).toEqual(full);
   });
 

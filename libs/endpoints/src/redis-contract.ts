@@ -58,7 +58,9 @@ export function encodeEndpoint(e: EndpointInfo): string {
     ...(e.schedulingPolicy ? { scheduling_policy: e.schedulingPolicy } : {}),
     ...(e.maxNumSeqs !== undefined ? { max_num_seqs: e.maxNumSeqs } : {}),
     ...(e.auth ? { auth: e.auth } : {}),
-    ...(e.kvEvents ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } } : {}),
+    ...(e.kvEvents
+      ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } }
+      : {}),
   });
 }
 

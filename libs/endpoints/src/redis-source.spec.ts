@@ -37,9 +37,20 @@ describe('RedisEndpointSource', () => {
       expect(src.all().map((e) => e.id)).toEqual(['b']);
 
       // A publisher's scheduling policy and KV event sockets survive the trip (endpoint record v1).
-      await writer.put(normaliseEndpoint({ name: 'c', url: 'http://h:3', model: 'm', scheduling_policy: 'priority', kv_events: { endpoint: 'tcp://h:5557', replay_endpoint: 'tcp://h:5558' } }));
+      await writer.put(
+        normaliseEndpoint({
+          name: 'c',
+          url: 'http://h:3',
+          model: 'm',
+          scheduling_policy: 'priority',
+          kv_events: { endpoint: 'tcp://h:5557', replay_endpoint: 'tcp://h:5558' },
+        }),
+      );
       await until(() => src.endpoints('m').length === 2);
-      expect(src.endpoints('m').find((e) => e.id === 'c')).toMatchObject({ schedulingPolicy: 'priority', kvEvents: { endpoint: 'tcp://h:5557', replayEndpoint: 'tcp://h:5558' } });
+      expect(src.endpoints('m').find((e) => e.id === 'c')).toMatchObject({
+        schedulingPolicy: 'priority',
+        kvEvents: { endpoint: 'tcp://h:5557', replayEndpoint: 'tcp://h:5558' },
+      });
       await writer.remove('c');
       await until(() => src.endpoints('m').length === 1);
 

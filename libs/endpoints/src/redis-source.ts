@@ -34,12 +34,16 @@ export class RedisEndpointSource extends CachedEndpointList {
   private readonly sub: Redis;
   private timer?: NodeJS.Timeout;
   private closed = false;
-  private readonly reloads = new CoalescedReload(() => this.loadOnce(), () => this.closed);
+  private readonly reloads = new CoalescedReload(
+    () => this.loadOnce(),
+    () => this.closed,
+  );
 
   private readonly onMessage = (ch: string, msg: string) => {
     if (ch !== this.keys.channel) return;
     // The poll catches up with whatever a bad message meant to announce.
-    if (!endpointsChangedSchema.safeParse(msg).success) return this.opts.log?.warn({ channel: ch, message: msg.slice(0, 100) }, 'endpoint source: ignoring a change message that is not a version number');
+    if (!endpointsChangedSchema.safeParse(msg).success)
+      return this.opts.log?.warn({ channel: ch, message: msg.slice(0, 100) }, 'endpoint source: ignoring a change message that is not a version number');
     void this.reload();
   };
   /** Back after a reconnect: changes announced meanwhile were missed. */
@@ -64,7 +68,8 @@ export class RedisEndpointSource extends CachedEndpointList {
     this.sub.on('ready', this.onReady);
     const subscribed = this.sub.subscribe(this.keys.channel);
     // While Redis is away the SUBSCRIBE waits in the subscriber's queue; start does not.
-    if (this.sub.status === 'ready') await subscribed.catch((e) => this.opts.log?.warn({ err: (e as Error).message }, 'endpoint source: subscribe failed; changes are seen by the poll'));
+    if (this.sub.status === 'ready')
+      await subscribed.catch((e) => this.opts.log?.warn({ err: (e as Error).message }, 'endpoint source: subscribe failed; changes are seen by the poll'));
     else subscribed.catch(() => undefined);
     if (this.cmd.status !== 'ready') this.opts.log?.warn({}, 'endpoint source: redis unreachable; serving an empty list until it answers');
     this.cmd.on('ready', this.onReady);
@@ -120,7 +125,10 @@ function sameList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boole
  */
 export class RedisEndpointWriter implements EndpointWriter {
   private readonly keys: ReturnType<typeof endpointKeys>;
-  constructor(private readonly redis: Redis, keyPrefix = DEFAULT_REDIS_KEY_PREFIX) {
+  constructor(
+    private readonly redis: Redis,
+    keyPrefix = DEFAULT_REDIS_KEY_PREFIX,
+  ) {
     this.keys = endpointKeys(keyPrefix);
   }
 

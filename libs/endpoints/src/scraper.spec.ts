@@ -17,7 +17,13 @@ async function serve(handler: (res: http.ServerResponse) => void): Promise<{ url
 function logCapture() {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { log: createLogger({ service: 'test', destination: stream, level: 'warn' }), lines };
 }
 

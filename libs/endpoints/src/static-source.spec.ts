@@ -2,8 +2,14 @@ import { endpointFlagsToConfig, parseEndpointFlag, StaticEndpointSource } from '
 
 describe('parseEndpointFlag', () => {
   it.each([
-    ['a=http://127.0.0.1:8000=llama', { id: 'a', url: 'http://127.0.0.1:8000', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false }],
-    ['b=http://h:1/=m,engine=sglang,pool=h100,weight=50,priority=7', { id: 'b', url: 'http://h:1', model: 'm', engine: 'sglang', pool: 'h100', weight: 50, priority: 7 }],
+    [
+      'a=http://127.0.0.1:8000=llama',
+      { id: 'a', url: 'http://127.0.0.1:8000', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false },
+    ],
+    [
+      'b=http://h:1/=m,engine=sglang,pool=h100,weight=50,priority=7',
+      { id: 'b', url: 'http://h:1', model: 'm', engine: 'sglang', pool: 'h100', weight: 50, priority: 7 },
+    ],
     ['c=https://x.example/v=q=m,engine=llamacpp', { id: 'c', url: 'https://x.example/v=q', model: 'm', engine: 'llamacpp', schedulingPolicy: 'fcfs' }],
     ['d=http://h:1=m,scheduling_policy=priority', { id: 'd', schedulingPolicy: 'priority' }],
     ['e=http://h:1=m,max_num_seqs=256', { id: 'e', maxNumSeqs: 256 }],
@@ -36,14 +42,29 @@ describe('StaticEndpointSource', () => {
     s.set([{ name: 'z', url: 'http://h:9', model: 'm3' }]);
     expect(n).toBe(1);
     expect(s.models()).toEqual(['m3']);
-    expect(() => s.set([{ name: 'z', url: 'http://h:9', model: 'm3' }, { name: 'z', url: 'http://h:8', model: 'm3' }])).toThrow(/duplicate/);
+    expect(() =>
+      s.set([
+        { name: 'z', url: 'http://h:9', model: 'm3' },
+        { name: 'z', url: 'http://h:8', model: 'm3' },
+      ]),
+    ).toThrow(/duplicate/);
   });
 });
 
 describe('endpointFlagsToConfig', () => {
   it('turns --endpoint flags into config entries with defaults filled in', () => {
     expect(endpointFlagsToConfig(['a=http://127.0.0.1:8001=llama', 'b=http://h:2=llama,engine=sglang,pool=h100,weight=50,priority=7,draining'])).toEqual([
-      { name: 'a', url: 'http://127.0.0.1:8001', model: 'llama', engine: 'vllm', pool: 'default', weight: 100, priority: 0, draining: false, scheduling_policy: 'fcfs' },
+      {
+        name: 'a',
+        url: 'http://127.0.0.1:8001',
+        model: 'llama',
+        engine: 'vllm',
+        pool: 'default',
+        weight: 100,
+        priority: 0,
+        draining: false,
+        scheduling_policy: 'fcfs',
+      },
       { name: 'b', url: 'http://h:2', model: 'llama', engine: 'sglang', pool: 'h100', weight: 50, priority: 7, draining: true, scheduling_policy: 'fcfs' },
     ]);
   });

@@ -5,7 +5,6 @@ import { ENGINE_DIALECTS, isEngineDialect, type EngineDialect } from '@llmgw/con
 
 export { groupByModel } from './endpoint-list';
 
-
 /** Fields of a static endpoint as config or a flag gives them; defaults filled in. */
 export interface StaticEndpointInput {
   name?: string;
@@ -64,7 +63,12 @@ function kvEventsOf(e: StaticEndpointInput): { kvEvents?: KvEventsAddress } {
  * ends the name and the last `=` before the first `,` starts the model.
  */
 /** `--endpoint` flags as entries of a config file's `endpoints` list (what the config schemas take). */
-export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs' | 'auth' | 'apiKey'>> & Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>> {
+export function endpointFlagsToConfig(
+  flags: readonly string[],
+): Array<
+  Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs' | 'auth' | 'apiKey'>> &
+    Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>
+> {
   return flags.map((f) => {
     const e = parseEndpointFlag(f);
     return {
@@ -78,7 +82,9 @@ export function endpointFlagsToConfig(flags: readonly string[]): Array<Required<
       draining: e.draining,
       scheduling_policy: e.schedulingPolicy ?? 'fcfs',
       ...(e.maxNumSeqs !== undefined ? { max_num_seqs: e.maxNumSeqs } : {}),
-      ...(e.kvEvents ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } } : {}),
+      ...(e.kvEvents
+        ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } }
+        : {}),
     };
   });
 }
@@ -88,7 +94,10 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
   const first = head.indexOf('=');
   const last = head.lastIndexOf('=');
   if (first <= 0 || last === first || last === head.length - 1) {
-    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`);
+    throw new LlmgwError(
+      'LLMGW_ERR_INVALID_ARGUMENT',
+      `--endpoint "${flag}": expected name=url=model[,engine=vllm|sglang|llamacpp][,pool=P][,weight=W][,priority=N][,scheduling_policy=fcfs|priority][,max_num_seqs=N]`,
+    );
   }
   const name = head.slice(0, first);
   const url = head.slice(first + 1, last);
@@ -101,7 +110,8 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
     const v = eq > 0 ? opt.slice(eq + 1) : '';
     switch (k) {
       case 'engine':
-        if (!isEngineDialect(v)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": engine must be one of ${ENGINE_DIALECTS.join(', ')}`);
+        if (!isEngineDialect(v))
+          throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": engine must be one of ${ENGINE_DIALECTS.join(', ')}`);
         input.engine = v;
         break;
       case 'pool':
@@ -121,7 +131,8 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
         break;
       }
       case 'scheduling_policy':
-        if (!POLICIES.includes(v as SchedulingPolicy)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": scheduling_policy must be one of ${POLICIES.join(', ')}`);
+        if (!POLICIES.includes(v as SchedulingPolicy))
+          throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": scheduling_policy must be one of ${POLICIES.join(', ')}`);
         input.scheduling_policy = v as SchedulingPolicy;
         break;
       case 'draining':
@@ -143,7 +154,8 @@ export function parseEndpointFlag(flag: string): EndpointInfo {
         throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": unknown option "${k}"`);
     }
   }
-  if (input.kvEvents && !input.kvEvents.endpoint) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": kv_replay needs kv=tcp://host:port too`);
+  if (input.kvEvents && !input.kvEvents.endpoint)
+    throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `--endpoint "${flag}": kv_replay needs kv=tcp://host:port too`);
   return normaliseEndpoint(input);
 }
 

@@ -19,7 +19,17 @@ interface Expect {
 const EXPECTED: Record<string, Expect> = {
   'vllm/vllm-0.7.x-v0_qwen2.5-coder-1.5b_aibrix-runtime-docs.partial.prom': {
     engine: 'vllm',
-    stats: { running: 0, waiting: 0, kvUsage: 0, promptTokensTotal: 148, generationTokensTotal: 955, requestsFinishedTotal: 4, blockSize: 16, numGpuBlocks: 81767, lora: { maxLora: 0, running: [], waiting: [] } },
+    stats: {
+      running: 0,
+      waiting: 0,
+      kvUsage: 0,
+      promptTokensTotal: 148,
+      generationTokensTotal: 955,
+      requestsFinishedTotal: 4,
+      blockSize: 16,
+      numGpuBlocks: 81767,
+      lora: { maxLora: 0, running: [], waiting: [] },
+    },
     violations: [],
     junk: 0,
   },
@@ -89,13 +99,21 @@ describe('extractStats', () => {
   it.each<[string, string, EngineDialect, Partial<EngineStats>]>([
     [
       'old vLLM names (gpu_cache_usage_perc, gpu_prefix_cache_*)',
-      [m('vllm:num_requests_running', 2), m('vllm:num_requests_waiting', 1), m('vllm:gpu_cache_usage_perc', 0.5), m('vllm:gpu_prefix_cache_queries_total', 100), m('vllm:gpu_prefix_cache_hits_total', 40)].join('\n'),
+      [
+        m('vllm:num_requests_running', 2),
+        m('vllm:num_requests_waiting', 1),
+        m('vllm:gpu_cache_usage_perc', 0.5),
+        m('vllm:gpu_prefix_cache_queries_total', 100),
+        m('vllm:gpu_prefix_cache_hits_total', 40),
+      ].join('\n'),
       'vllm',
       { running: 2, waiting: 1, kvUsage: 0.5, prefixCacheQueriesTotal: 100, prefixCacheHitsTotal: 40 },
     ],
     [
       'new names win over old ones when both are present',
-      [m('vllm:num_requests_running', 0), m('vllm:num_requests_waiting', 0), m('vllm:gpu_cache_usage_perc', 0.9), m('vllm:kv_cache_usage_perc', 0.1)].join('\n'),
+      [m('vllm:num_requests_running', 0), m('vllm:num_requests_waiting', 0), m('vllm:gpu_cache_usage_perc', 0.9), m('vllm:kv_cache_usage_perc', 0.1)].join(
+        '\n',
+      ),
       'vllm',
       { kvUsage: 0.1 },
     ],
@@ -150,13 +168,28 @@ describe('extractStats', () => {
   });
 
   it('llama.cpp has no KV metric: no violation, no kvUsage', () => {
-    const r = extractStats([m('llamacpp:requests_processing', 1), m('llamacpp:requests_deferred', 2), m('llamacpp:tokens_predicted_total', 9)].join('\n'), 'llamacpp');
+    const r = extractStats(
+      [m('llamacpp:requests_processing', 1), m('llamacpp:requests_deferred', 2), m('llamacpp:tokens_predicted_total', 9)].join('\n'),
+      'llamacpp',
+    );
     expect(r).toEqual({ stats: { running: 1, waiting: 2, generationTokensTotal: 9 }, violations: [], junk: 0 });
   });
 
   it.each([
-    ['a renamed metric (string override)', { running: 'custom:running' }, [m('custom:running', 4), m('vllm:num_requests_waiting', 1), m('vllm:kv_cache_usage_perc', 0)], { running: 4 }, []],
-    ['naming a KV metric llama.cpp lacks makes it a violation', { kvUsage: 'llamacpp:kv_cache_usage_ratio' }, [m('llamacpp:requests_processing', 1), m('llamacpp:requests_deferred', 0)], { running: 1 }, [/KVCacheUsage/]],
+    [
+      'a renamed metric (string override)',
+      { running: 'custom:running' },
+      [m('custom:running', 4), m('vllm:num_requests_waiting', 1), m('vllm:kv_cache_usage_perc', 0)],
+      { running: 4 },
+      [],
+    ],
+    [
+      'naming a KV metric llama.cpp lacks makes it a violation',
+      { kvUsage: 'llamacpp:kv_cache_usage_ratio' },
+      [m('llamacpp:requests_processing', 1), m('llamacpp:requests_deferred', 0)],
+      { running: 1 },
+      [/KVCacheUsage/],
+    ],
     ['null clears KV for an engine without it', { kvUsage: null }, [m('vllm:num_requests_running', 1), m('vllm:num_requests_waiting', 0)], { running: 1 }, []],
   ] as const)('overrides: %s', (_n, override, lines, want, violations) => {
     const engine: EngineDialect = lines[0].startsWith('llamacpp') ? 'llamacpp' : 'vllm';

@@ -20,7 +20,13 @@ function seriesOf(parsed: ParsedExposition, names: string[]): { name: string; sa
 }
 
 const sum = (s: Sample[]): number => s.reduce((a, x) => a + x.value, 0);
-const splitList = (v: string | undefined): string[] => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
+const splitList = (v: string | undefined): string[] =>
+  v
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
 
 /**
  * Reads the engine metric contract out of a scrape. Several series of one metric

@@ -5,7 +5,11 @@ describe('parsePrometheusText', () => {
   it.each<[string, string, { name: string; labels: Record<string, string>; value: number; timestampMs?: number }]>([
     ['plain', 'up 1', { name: 'up', labels: {}, value: 1 }],
     ['colons in names', 'vllm:num_requests_running{model_name="m"} 3.0', { name: 'vllm:num_requests_running', labels: { model_name: 'm' }, value: 3 }],
-    ['escaped label values', 'x{a="q\\"uote",b="back\\\\slash",c="new\\nline"} 2', { name: 'x', labels: { a: 'q"uote', b: 'back\\slash', c: 'new\nline' }, value: 2 }],
+    [
+      'escaped label values',
+      'x{a="q\\"uote",b="back\\\\slash",c="new\\nline"} 2',
+      { name: 'x', labels: { a: 'q"uote', b: 'back\\slash', c: 'new\nline' }, value: 2 },
+    ],
     ['commas and braces inside values', 'x{a="1,2}",b=""} 0', { name: 'x', labels: { a: '1,2}', b: '' }, value: 0 }],
     ['trailing comma in labels', 'x{a="1",} 5', { name: 'x', labels: { a: '1' }, value: 5 }],
     ['a timestamp', 'x 7 1700000000000', { name: 'x', labels: {}, value: 7, timestampMs: 1700000000000 }],
@@ -97,7 +101,11 @@ describe('parsePrometheusText on arbitrary input', () => {
       fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
         const text = lines.join('\n');
         const p = parsePrometheusText(text);
-        const data = text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').split('\n').map((l) => l.replace(/\r$/, '').trim()).filter((l) => l !== '' && !l.startsWith('#'));
+        const data = text
+          .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '')
+          .split('\n')
+          .map((l) => l.replace(/\r$/, '').trim())
+          .filter((l) => l !== '' && !l.startsWith('#'));
         expect(p.samples.length + p.junk.filter((j) => !j.text.trim().startsWith('#')).length).toBe(data.length);
       }),
       { numRuns: 300 },

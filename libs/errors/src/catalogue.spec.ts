@@ -21,7 +21,9 @@ describe('error catalogue', () => {
     const out = toHttpError(new LlmgwError('LLMGW_ERR_ADMISSION_QUEUE_FULL', 'queue for band bronze is full', { retryAfterSeconds: 2.2 }));
     expect(out.status).toBe(503);
     expect(out.headers['retry-after']).toBe('3');
-    expect(out.body).toEqual({ error: { message: 'queue for band bronze is full', type: 'server_error', param: null, code: 'queue_full', llmgw_code: 'LLMGW_ERR_ADMISSION_QUEUE_FULL' } });
+    expect(out.body).toEqual({
+      error: { message: 'queue for band bronze is full', type: 'server_error', param: null, code: 'queue_full', llmgw_code: 'LLMGW_ERR_ADMISSION_QUEUE_FULL' },
+    });
   });
 
   it('hides unexpected errors behind LLMGW_ERR_INTERNAL', () => {
@@ -31,7 +33,13 @@ describe('error catalogue', () => {
     expect(isLlmgwError(new Error('x'))).toBe(false);
   });
 
-  it.each([[400, 'LLMGW_ERR_REQUEST_INVALID'], [404, 'LLMGW_ERR_MODEL_NOT_FOUND'], [429, 'LLMGW_ERR_UPSTREAM_OVERLOADED'], [503, 'LLMGW_ERR_UPSTREAM_OVERLOADED'], [500, 'LLMGW_ERR_UPSTREAM_ERROR']])('upstream %d → %s', (status, code) => {
+  it.each([
+    [400, 'LLMGW_ERR_REQUEST_INVALID'],
+    [404, 'LLMGW_ERR_MODEL_NOT_FOUND'],
+    [429, 'LLMGW_ERR_UPSTREAM_OVERLOADED'],
+    [503, 'LLMGW_ERR_UPSTREAM_OVERLOADED'],
+    [500, 'LLMGW_ERR_UPSTREAM_ERROR'],
+  ])('upstream %d → %s', (status, code) => {
     expect(codeForUpstreamStatus(status)).toBe(code);
   });
 });

@@ -14,7 +14,11 @@ export class LlmgwError extends Error {
   readonly param?: string | null;
   readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, opts: { retryAfterSeconds?: number; param?: string | null; cause?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { retryAfterSeconds?: number; param?: string | null; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'LlmgwError';
     this.code = code;

@@ -5,8 +5,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  HealthService, assertPeerIdentity, checkHealth, clientCredentials, createServer, endStreamWithError, fromGrpcError, initCa,
-  issueCert, listen, makeClient, readCertFiles, shutdown,
+  HealthService,
+  assertPeerIdentity,
+  checkHealth,
+  clientCredentials,
+  createServer,
+  endStreamWithError,
+  fromGrpcError,
+  initCa,
+  issueCert,
+  listen,
+  makeClient,
+  readCertFiles,
+  shutdown,
 } from './index';
 import { waitUntil } from '@llmgw/contracts/wait';
 
@@ -74,15 +85,25 @@ describe('AgentService.Connect over mTLS', () => {
           call.end();
         }
       });
-      call.on('error', (e) => { client.close(); resolve({ got, status: e as grpc.ServiceError }); });
-      call.on('status', (s) => { if (s.code === grpc.status.OK) { client.close(); resolve({ got, status: s }); } });
+      call.on('error', (e) => {
+        client.close();
+        resolve({ got, status: e as grpc.ServiceError });
+      });
+      call.on('status', (s) => {
+        if (s.code === grpc.status.OK) {
+          client.close();
+          resolve({ got, status: s });
+        }
+      });
       call.write(first);
     });
   }
 
   it('registers, is acknowledged, receives a command and acks it', async () => {
     seen.length = 0;
-    const { got, status } = await connect({ register: { node: { nodeId: 'gpu-a-01', hostname: 'gpu-a-01' }, sessionId: 'sess-1', runningShards: [{ shardId: 'old-r0', state: 'SHARD_STATE_READY' }] } });
+    const { got, status } = await connect({
+      register: { node: { nodeId: 'gpu-a-01', hostname: 'gpu-a-01' }, sessionId: 'sess-1', runningShards: [{ shardId: 'old-r0', state: 'SHARD_STATE_READY' }] },
+    });
     expect(status.code).toBe(grpc.status.OK);
     expect(got.map((m) => m.msg)).toEqual(['ack', 'start']);
     expect(got[0].ack).toMatchObject({ refId: 'sess-1', result: 'ACK_RESULT_ACCEPTED' });
@@ -93,7 +114,12 @@ describe('AgentService.Connect over mTLS', () => {
   });
 
   it.each([
-    ['a node id that differs from the certificate CN', { register: { node: { nodeId: 'gpu-b-07' }, sessionId: 's' } }, grpc.status.PERMISSION_DENIED, 'LLMGW_ERR_PERMISSION_DENIED'],
+    [
+      'a node id that differs from the certificate CN',
+      { register: { node: { nodeId: 'gpu-b-07' }, sessionId: 's' } },
+      grpc.status.PERMISSION_DENIED,
+      'LLMGW_ERR_PERMISSION_DENIED',
+    ],
     ['a heartbeat before register', { heartbeat: { seq: 1 } }, grpc.status.FAILED_PRECONDITION, 'LLMGW_ERR_FAILED_PRECONDITION'],
   ])('refuses %s', async (_what, first, code, llmgw) => {
     const { got, status } = await connect(first as agentV1.AgentMessage);

@@ -35,13 +35,18 @@ describe('findOversized / boundedSchema', () => {
     expect(findOversized({ hb: { shards: [{ shardId: 'x'.repeat(11) }] } }, spec)?.field).toBe('hb.shards[0].shard_id');
     expect(findOversized({ lines: [{ text: 'y'.repeat(100) }] }, spec)).toBeUndefined();
     expect(findOversized({ labels: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, 'v'])) }, spec)).toBeUndefined();
-    expect(findOversized({ labels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }, spec)).toEqual({ field: 'labels', detail: '65 entries; at most 64 allowed' });
+    expect(findOversized({ labels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }, spec)).toEqual({
+      field: 'labels',
+      detail: '65 entries; at most 64 allowed',
+    });
     expect(findOversized({ raw: Buffer.alloc(11) }, spec)).toEqual({ field: 'raw', detail: '11 bytes; at most 10 allowed' });
     expect(findOversized({ ok: 'short', n: 5, b: true, none: null }, spec)).toBeUndefined();
   });
 
   it('assertBounded throws INVALID_ARGUMENT; boundedSchema fails before the inner schema with the field as its path', () => {
-    expect(() => assertBounded({ reason: 'r'.repeat(5000) })).toThrow(expect.objectContaining({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'reason: 5000 characters; at most 4096 allowed' }));
+    expect(() => assertBounded({ reason: 'r'.repeat(5000) })).toThrow(
+      expect.objectContaining({ code: 'LLMGW_ERR_INVALID_ARGUMENT', message: 'reason: 5000 characters; at most 4096 allowed' }),
+    );
     const inner = z.object({ nodeId: z.string().min(1) }).passthrough();
     const s = boundedSchema(inner, spec);
     const bad = s.safeParse({ nodeId: 'n'.repeat(50) });

@@ -30,16 +30,20 @@ describe('private CA', () => {
   it.each([
     ['server', 'inventory', ['10.1.2.3', 'inv.example'], 'TLS Web Server Authentication'],
     ['client', 'gpu-a-01', [], 'TLS Web Client Authentication'],
-  ] as const)('issues a %s certificate for %s (%j, %s)', async (usage, cn, sans, _eku) => {
-    const f = await issueCert({ ca, dir, name: `${usage}-${cn}`, commonName: cn, sans, usage });
-    const c = new X509Certificate(readFileSync(f.certPath));
-    expect(c.subject).toContain(`CN=${cn}`);
-    expect(c.issuer).toContain('CN=test-ca');
-    expect(c.ca).toBe(false);
-    expect(c.checkIssued(new X509Certificate(readFileSync(ca.certPath)))).toBe(true);
-    for (const s of sans) expect(c.subjectAltName).toContain(s);
-    expect(statSync(f.keyPath).mode & 0o777).toBe(0o600);
-  }, 20_000);
+  ] as const)(
+    'issues a %s certificate for %s (%j, %s)',
+    async (usage, cn, sans, _eku) => {
+      const f = await issueCert({ ca, dir, name: `${usage}-${cn}`, commonName: cn, sans, usage });
+      const c = new X509Certificate(readFileSync(f.certPath));
+      expect(c.subject).toContain(`CN=${cn}`);
+      expect(c.issuer).toContain('CN=test-ca');
+      expect(c.ca).toBe(false);
+      expect(c.checkIssued(new X509Certificate(readFileSync(ca.certPath)))).toBe(true);
+      for (const s of sans) expect(c.subjectAltName).toContain(s);
+      expect(statSync(f.keyPath).mode & 0o777).toBe(0o600);
+    },
+    20_000,
+  );
 
   it('puts the role in the subject OU', async () => {
     const f = await issueCert({ ca, dir, name: 'role-router', commonName: 'router-1', usage: 'client', role: 'router' });

@@ -49,9 +49,23 @@ export async function initCa(opts: { dir: string; commonName?: string; days?: nu
   checkName('CA common name', opts.commonName ?? 'llmgw-ca');
   await mkdir(opts.dir, { recursive: true });
   const f = { certPath: join(opts.dir, 'ca.crt'), keyPath: join(opts.dir, 'ca.key') };
-  await openssl(['req', '-x509', ...KEY_ARGS, '-keyout', f.keyPath, '-out', f.certPath, '-days', String(opts.days ?? 3650),
-    '-subj', `/CN=${opts.commonName ?? 'llmgw-ca'}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await openssl([
+    'req',
+    '-x509',
+    ...KEY_ARGS,
+    '-keyout',
+    f.keyPath,
+    '-out',
+    f.certPath,
+    '-days',
+    String(opts.days ?? 3650),
+    '-subj',
+    `/CN=${opts.commonName ?? 'llmgw-ca'}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   await chmod(f.keyPath, 0o600);
   return f;
 }
@@ -88,14 +102,17 @@ export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   checkName('common name', opts.commonName);
   checkName('file name', opts.name);
   if (opts.role !== undefined) checkName('role', opts.role);
-  for (const n of opts.sans ?? []) if (!isIP(n) && !/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(n)) throw new Error(`SAN ${JSON.stringify(n)} is neither an IP nor a DNS name`);
+  for (const n of opts.sans ?? [])
+    if (!isIP(n) && !/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(n)) throw new Error(`SAN ${JSON.stringify(n)} is neither an IP nor a DNS name`);
   if (opts.usage !== 'client' && !opts.sans?.length) throw new Error('issueCert: a server certificate needs at least one SAN');
   await mkdir(opts.dir, { recursive: true });
   const f = { certPath: join(opts.dir, `${opts.name}.crt`), keyPath: join(opts.dir, `${opts.name}.key`) };
   const csr = join(opts.dir, `${opts.name}.csr.tmp`);
   const ext = join(opts.dir, `${opts.name}.ext.tmp`);
   const subj = `${opts.role ? `/OU=${opts.role}` : ''}/CN=${opts.commonName}`;
-  const serial = `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '1')}`;
+  const serial = `0x${randomBytes(16)
+    .toString('hex')
+    .replace(/^[89a-f]/, '1')}`;
   const lines = [
     'basicConstraints=critical,CA:FALSE',
     'keyUsage=critical,digitalSignature,keyEncipherment',
@@ -104,16 +121,50 @@ export async function issueCert(opts: IssueOptions): Promise<CertFiles> {
   ];
   try {
     // OpenSSL 3 signs with the CA in the one `req` that makes the key: half the process starts.
-    const oneStep = ['req', '-x509', ...KEY_ARGS, '-keyout', f.keyPath, '-out', f.certPath, '-subj', subj, '-CA', opts.ca.certPath, '-CAkey', opts.ca.keyPath,
-      '-set_serial', serial, '-days', String(opts.days ?? 825), ...lines.flatMap((l) => ['-addext', l])];
+    const oneStep = [
+      'req',
+      '-x509',
+      ...KEY_ARGS,
+      '-keyout',
+      f.keyPath,
+      '-out',
+      f.certPath,
+      '-subj',
+      subj,
+      '-CA',
+      opts.ca.certPath,
+      '-CAkey',
+      opts.ca.keyPath,
+      '-set_serial',
+      serial,
+      '-days',
+      String(opts.days ?? 825),
+      ...lines.flatMap((l) => ['-addext', l]),
+    ];
     try {
       await openssl(oneStep);
     } catch (e) {
       if (!/unknown option|unrecognized|-CA/i.test((e as Error).message)) throw e;
       await writeFile(ext, lines.join('\n') + '\n');
       await openssl(['req', '-new', ...KEY_ARGS, '-keyout', f.keyPath, '-out', csr, '-subj', subj]);
-      await openssl(['x509', '-req', '-in', csr, '-CA', opts.ca.certPath, '-CAkey', opts.ca.keyPath, '-set_serial', serial,
-        '-days', String(opts.days ?? 825), '-extfile', ext, '-out', f.certPath]);
+      await openssl([
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        opts.ca.certPath,
+        '-CAkey',
+        opts.ca.keyPath,
+        '-set_serial',
+        serial,
+        '-days',
+        String(opts.days ?? 825),
+        '-extfile',
+        ext,
+        '-out',
+        f.certPath,
+      ]);
     }
     await chmod(f.keyPath, 0o600);
   } finally {

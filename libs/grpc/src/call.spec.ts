@@ -75,7 +75,9 @@ describe('callUnary: deadlines, idempotent-only retries, request id and tracepar
 
   it('retries an idempotent call that met UNAVAILABLE, and succeeds', async () => {
     failFirst = 2;
-    await expect(callUnary(client, 'call', { op: 'echo' }, { idempotent: true, retries: 2, retryDelayMs: 1, deadlineMs: 10_000 })).resolves.toEqual({ ok: true });
+    await expect(callUnary(client, 'call', { op: 'echo' }, { idempotent: true, retries: 2, retryDelayMs: 1, deadlineMs: 10_000 })).resolves.toEqual({
+      ok: true,
+    });
     expect(calls).toBe(3);
   });
 
@@ -93,7 +95,9 @@ describe('callUnary: deadlines, idempotent-only retries, request id and tracepar
   });
 
   it('ends with DEADLINE_EXCEEDED at the deadline, and CANCELLED when the signal aborts', async () => {
-    await expect(callUnary(client, 'call', { op: 'hang' }, { deadlineMs: 100, idempotent: true })).rejects.toMatchObject({ code: 'LLMGW_ERR_DEADLINE_EXCEEDED' });
+    await expect(callUnary(client, 'call', { op: 'hang' }, { deadlineMs: 100, idempotent: true })).rejects.toMatchObject({
+      code: 'LLMGW_ERR_DEADLINE_EXCEEDED',
+    });
     expect(calls).toBe(1);
     const ac = new AbortController();
     const p = callUnary(client, 'call', { op: 'hang' }, { signal: ac.signal, deadlineMs: 30_000 });

@@ -50,39 +50,46 @@ export function callUnary<Res>(client: grpc.Client, method: string, req: unknown
   if (typeof fn !== 'function') return Promise.reject(new Error(`callUnary: client has no method ${method}`));
   const base = childCallOptions(opts.parent, opts.deadlineMs);
   const retries = opts.idempotent ? (opts.retries ?? 2) : 0;
-  return inSpan(`grpc.client ${method}`, { 'rpc.system': 'grpc', 'rpc.method': method, 'rpc.peer': client.getChannel().getTarget() }, async (span) => {
-    // The trace context of this span goes into the metadata, so the server's span is its child.
-    const md = outgoingMetadata(opts.requestId, opts.metadata?.clone() ?? new grpc.Metadata());
-    // The last status the server sent itself: a deadline spent on a retry says less than it.
-    let answered: LlmgwError | undefined;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const res = await once<Res>(client, fn, req, md, base, opts.signal);
-        opts.dependency?.ok();
-        return res;
-      } catch (e) {
-        let err = fromGrpcError(e);
-        const deadline = base.deadline instanceof Date ? base.deadline.getTime() : (base.deadline as number | undefined);
-        const delay = (opts.retryDelayMs ?? 50) * 2 ** attempt;
-        const retry = attempt < retries && err.grpcCode === grpc.status.UNAVAILABLE && !opts.signal?.aborted && (deadline === undefined || Date.now() + delay < deadline);
-        // A status the server sent itself (its llmgw-code trailer) is an answer, even UNAVAILABLE ("no agent stream").
-        const fromPeer = (e as { metadata?: unknown })?.metadata instanceof grpc.Metadata && (e as { metadata: grpc.Metadata }).metadata.get(LLMGW_CODE_KEY).length > 0;
-        if (!retry) {
-          if (!fromPeer && err.grpcCode === grpc.status.DEADLINE_EXCEEDED && answered) err = answered;
-          if (fromPeer) opts.dependency?.ok();
-          else if (err.grpcCode === grpc.status.UNAVAILABLE) opts.dependency?.lost(err);
-          else if (err.grpcCode !== grpc.status.DEADLINE_EXCEEDED && err.grpcCode !== grpc.status.CANCELLED) opts.dependency?.ok();
-          span.setAttribute('rpc.grpc.status_code', err.grpcCode);
-          if (attempt) span.setAttribute('llmgw.retries', attempt);
-          failSpan(span, err.message);
-          throw err;
+  return inSpan(
+    `grpc.client ${method}`,
+    { 'rpc.system': 'grpc', 'rpc.method': method, 'rpc.peer': client.getChannel().getTarget() },
+    async (span) => {
+      // The trace context of this span goes into the metadata, so the server's span is its child.
+      const md = outgoingMetadata(opts.requestId, opts.metadata?.clone() ?? new grpc.Metadata());
+      // The last status the server sent itself: a deadline spent on a retry says less than it.
+      let answered: LlmgwError | undefined;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const res = await once<Res>(client, fn, req, md, base, opts.signal);
+          opts.dependency?.ok();
+          return res;
+        } catch (e) {
+          let err = fromGrpcError(e);
+          const deadline = base.deadline instanceof Date ? base.deadline.getTime() : (base.deadline as number | undefined);
+          const delay = (opts.retryDelayMs ?? 50) * 2 ** attempt;
+          const retry =
+            attempt < retries && err.grpcCode === grpc.status.UNAVAILABLE && !opts.signal?.aborted && (deadline === undefined || Date.now() + delay < deadline);
+          // A status the server sent itself (its llmgw-code trailer) is an answer, even UNAVAILABLE ("no agent stream").
+          const fromPeer =
+            (e as { metadata?: unknown })?.metadata instanceof grpc.Metadata && (e as { metadata: grpc.Metadata }).metadata.get(LLMGW_CODE_KEY).length > 0;
+          if (!retry) {
+            if (!fromPeer && err.grpcCode === grpc.status.DEADLINE_EXCEEDED && answered) err = answered;
+            if (fromPeer) opts.dependency?.ok();
+            else if (err.grpcCode === grpc.status.UNAVAILABLE) opts.dependency?.lost(err);
+            else if (err.grpcCode !== grpc.status.DEADLINE_EXCEEDED && err.grpcCode !== grpc.status.CANCELLED) opts.dependency?.ok();
+            span.setAttribute('rpc.grpc.status_code', err.grpcCode);
+            if (attempt) span.setAttribute('llmgw.retries', attempt);
+            failSpan(span, err.message);
+            throw err;
+          }
+          if (fromPeer) answered = err;
+          span.addEvent('retry', { attempt: attempt + 1, reason: err.message });
+          await new Promise((r) => setTimeout(r, delay));
         }
-        if (fromPeer) answered = err;
-        span.addEvent('retry', { attempt: attempt + 1, reason: err.message });
-        await new Promise((r) => setTimeout(r, delay));
       }
-    }
-  }, { kind: SpanKind.CLIENT });
+    },
+    { kind: SpanKind.CLIENT },
+  );
 }
 
 function once<Res>(client: grpc.Client, fn: UnaryMethod, req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, signal?: AbortSignal): Promise<Res> {

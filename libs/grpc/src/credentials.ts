@@ -115,13 +115,18 @@ export function assertPeerIdentity(call: Parameters<typeof peerCommonName>[0], c
     if (opts.requireCert) throw new LlmgwError('LLMGW_ERR_AUTH_INVALID', 'a client certificate is required');
     return;
   }
-  if (cn !== claimed) throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `claimed identity ${JSON.stringify(claimed)} does not match certificate CN ${JSON.stringify(cn)}`);
+  if (cn !== claimed)
+    throw new LlmgwError('LLMGW_ERR_PERMISSION_DENIED', `claimed identity ${JSON.stringify(claimed)} does not match certificate CN ${JSON.stringify(cn)}`);
 }
 
 /**
  * A generated client constructed with the right credentials and channel
  * options for `tls` (plaintext when absent).
  */
-export function makeClient<C>(Ctor: new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C, address: string, opts: { tls?: ClientTlsOptions; channelOptions?: grpc.ChannelOptions } = {}): C {
+export function makeClient<C>(
+  Ctor: new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => C,
+  address: string,
+  opts: { tls?: ClientTlsOptions; channelOptions?: grpc.ChannelOptions } = {},
+): C {
   return new Ctor(address, clientCredentials(opts), { ...clientChannelOptions({ ...opts, address }), ...opts.channelOptions });
 }

@@ -5,8 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
-  childCallOptions, clientCredentials, createServer, deadlineIn, fromGrpcError, initCa, issueCert, listen,
-  peerCommonName, readCertFiles, remainingMs, shutdown, toGrpcError, unary, withRequestId, type CertFiles,
+  childCallOptions,
+  clientCredentials,
+  createServer,
+  deadlineIn,
+  fromGrpcError,
+  initCa,
+  issueCert,
+  listen,
+  peerCommonName,
+  readCertFiles,
+  remainingMs,
+  shutdown,
+  toGrpcError,
+  unary,
+  withRequestId,
+  type CertFiles,
 } from './index';
 import { TEST_SERVICE, TestClient, callAsync } from './test-service';
 import { waitUntil } from '@llmgw/contracts/wait';
@@ -133,7 +147,10 @@ describe('errors and deadlines without a server', () => {
 describe('graceful shutdown', () => {
   it('force-closes a stream that never ends once the timeout passes', async () => {
     const server = createServer();
-    server.addService(TEST_SERVICE, { call: unary({ handler: () => ({}) }), watch: (call: grpc.ServerWritableStream<unknown, unknown>) => call.write({ n: 1 }) });
+    server.addService(TEST_SERVICE, {
+      call: unary({ handler: () => ({}) }),
+      watch: (call: grpc.ServerWritableStream<unknown, unknown>) => call.write({ n: 1 }),
+    });
     const port = await listen(server, '127.0.0.1', 0);
     const c = new TestClient(`127.0.0.1:${port}`, clientCredentials());
     const stream = (c as any).watch({}) as grpc.ClientReadableStream<unknown>;

@@ -8,19 +8,31 @@ export type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNK
 // The standard grpc.health.v1 protocol, so grpc_health_probe and load
 // balancers work unchanged; inlined because proto/ holds only llmgw's own APIs.
 const HEALTH_PROTO = {
-  nested: { grpc: { nested: { health: { nested: { v1: { nested: {
-    HealthCheckRequest: { fields: { service: { type: 'string', id: 1 } } },
-    HealthCheckResponse: {
-      fields: { status: { type: 'ServingStatus', id: 1 } },
-      nested: { ServingStatus: { values: { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } } },
-    },
-    Health: {
-      methods: {
-        Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
-        Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
+  nested: {
+    grpc: {
+      nested: {
+        health: {
+          nested: {
+            v1: {
+              nested: {
+                HealthCheckRequest: { fields: { service: { type: 'string', id: 1 } } },
+                HealthCheckResponse: {
+                  fields: { status: { type: 'ServingStatus', id: 1 } },
+                  nested: { ServingStatus: { values: { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } } },
+                },
+                Health: {
+                  methods: {
+                    Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
+                    Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
+                  },
+                },
+              },
+            },
+          },
+        },
       },
     },
-  } } } } } } },
+  },
 };
 
 const pkg = grpc.loadPackageDefinition(protoLoader.fromJSON(HEALTH_PROTO as Parameters<typeof protoLoader.fromJSON>[0], PROTO_LOADER_OPTIONS)) as any;
@@ -74,13 +86,22 @@ export class HealthService {
 }
 
 /** One health Check against `address`; rejects with the gRPC error when the call fails. */
-export function checkHealth(address: string, credentials: grpc.ChannelCredentials, service = '', opts: { deadlineMs?: number; channelOptions?: grpc.ChannelOptions } = {}): Promise<ServingStatus> {
+export function checkHealth(
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  service = '',
+  opts: { deadlineMs?: number; channelOptions?: grpc.ChannelOptions } = {},
+): Promise<ServingStatus> {
   const client = new HealthClientCtor(address, credentials, opts.channelOptions);
   return new Promise<ServingStatus>((resolve, reject) => {
-    (client as any).Check({ service }, { deadline: new Date(Date.now() + (opts.deadlineMs ?? 5_000)) }, (err: grpc.ServiceError | null, res: { status: ServingStatus }) => {
-      client.close();
-      if (err) reject(err);
-      else resolve(res.status);
-    });
+    (client as any).Check(
+      { service },
+      { deadline: new Date(Date.now() + (opts.deadlineMs ?? 5_000)) },
+      (err: grpc.ServiceError | null, res: { status: ServingStatus }) => {
+        client.close();
+        if (err) reject(err);
+        else resolve(res.status);
+      },
+    );
   });
 }

@@ -50,7 +50,11 @@ function splitPath(path: string): [string, string] {
  * and message to refuse it with. `certificate` undefined means the call came
  * without a client certificate (a server without client_ca, or plaintext).
  */
-export function authorizeCall(table: AuthorizationTable, path: string, certificate: { cn?: string; ou?: string } | undefined): { code: grpc.status; details: string } | undefined {
+export function authorizeCall(
+  table: AuthorizationTable,
+  path: string,
+  certificate: { cn?: string; ou?: string } | undefined,
+): { code: grpc.status; details: string } | undefined {
   const [service, method] = splitPath(path);
   const rule = table[`${service}/${method}`] ?? table[service] ?? (service === HEALTH_SERVICE_NAME ? 'any' : undefined);
   const what = `${service}/${method}`;
@@ -58,8 +62,16 @@ export function authorizeCall(table: AuthorizationTable, path: string, certifica
   if (rule === undefined) return { code: grpc.status.PERMISSION_DENIED, details: `${what} is not open to any role on this server` };
   if (rule === 'any') return undefined;
   const who = certificate.cn ? ` (CN=${certificate.cn})` : '';
-  if (!certificate.ou) return { code: grpc.status.PERMISSION_DENIED, details: `the client certificate${who} carries no role (subject OU); ${what} needs role ${rule.join(' or ')}` };
-  if (!(rule as readonly string[]).includes(certificate.ou)) return { code: grpc.status.PERMISSION_DENIED, details: `wrong role ${JSON.stringify(certificate.ou)}${who} for ${what}; it needs role ${rule.join(' or ')}` };
+  if (!certificate.ou)
+    return {
+      code: grpc.status.PERMISSION_DENIED,
+      details: `the client certificate${who} carries no role (subject OU); ${what} needs role ${rule.join(' or ')}`,
+    };
+  if (!(rule as readonly string[]).includes(certificate.ou))
+    return {
+      code: grpc.status.PERMISSION_DENIED,
+      details: `wrong role ${JSON.stringify(certificate.ou)}${who} for ${what}; it needs role ${rule.join(' or ')}`,
+    };
   return undefined;
 }
 
@@ -67,7 +79,10 @@ export function authorizeCall(table: AuthorizationTable, path: string, certifica
  * A server interceptor enforcing `table` on every call, before the handler
  * runs. `onRefused` hears each refusal (the host logs it).
  */
-export function authorizationInterceptor(table: AuthorizationTable, onRefused?: (r: { path: string; code: grpc.status; details: string; peer: string }) => void): grpc.ServerInterceptor {
+export function authorizationInterceptor(
+  table: AuthorizationTable,
+  onRefused?: (r: { path: string; code: grpc.status; details: string; peer: string }) => void,
+): grpc.ServerInterceptor {
   return (method, call) => {
     const refusal = authorizeCall(table, method.path, peerSubject(call as unknown as HasAuth));
     if (!refusal) return new grpc.ServerInterceptingCall(call);

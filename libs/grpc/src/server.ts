@@ -18,7 +18,12 @@ export function createServer(options: grpc.ServerOptions = {}): grpc.Server {
  * Binds and starts listening; resolves with the bound port (pass 0 for an
  * ephemeral one). Plaintext without `tls`.
  */
-export function listen(server: grpc.Server, host: string, port: number, opts: { tls?: ServerTlsOptions; credentials?: grpc.ServerCredentials } = {}): Promise<number> {
+export function listen(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  opts: { tls?: ServerTlsOptions; credentials?: grpc.ServerCredentials } = {},
+): Promise<number> {
   const creds = opts.credentials ?? serverCredentials({ tls: opts.tls });
   const addr = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
   return new Promise((resolve, reject) => {

@@ -40,7 +40,9 @@ describe('serverStream and callUnary', () => {
     return new Promise((resolve) => {
       s.on('data', (d) => items.push(d));
       s.on('error', (err: grpc.ServiceError) => resolve({ items, code: err.code, err }));
-      s.on('status', (st) => { if (st.code === grpc.status.OK) resolve({ items, code: 0 }); });
+      s.on('status', (st) => {
+        if (st.code === grpc.status.OK) resolve({ items, code: 0 });
+      });
     });
   }
 

@@ -46,7 +46,11 @@ export function serverStream<Req, Res>(opts: ServerStreamOptions<Req, Res>): grp
       new Promise((resolve) => {
         if (ac.signal.aborted) return resolve();
         if (call.write(msg)) return resolve();
-        const done = () => { call.off('drain', done); ac.signal.removeEventListener('abort', done); resolve(); };
+        const done = () => {
+          call.off('drain', done);
+          ac.signal.removeEventListener('abort', done);
+          resolve();
+        };
         call.once('drain', done);
         ac.signal.addEventListener('abort', done, { once: true });
       });
@@ -54,13 +58,16 @@ export function serverStream<Req, Res>(opts: ServerStreamOptions<Req, Res>): grp
       let req: Req = call.request as Req;
       if (opts.schema) {
         const parsed = opts.schema.safeParse(call.request);
-        if (!parsed.success) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+        if (!parsed.success)
+          throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
         req = parsed.data;
       }
       await opts.handler(req, { requestId, metadata: call.metadata, signal: ac.signal, write, call: call as grpc.ServerWritableStream<unknown, Res> });
     };
     run().then(
-      () => { if (!ac.signal.aborted) call.end(); },
+      () => {
+        if (!ac.signal.aborted) call.end();
+      },
       (e) => {
         if (ac.signal.aborted) return;
         if (!isLlmgwError(e)) opts.log?.error({ err: e, reqId: requestId, method: call.getPath() }, 'unhandled error in gRPC stream handler');

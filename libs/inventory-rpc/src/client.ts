@@ -16,7 +16,11 @@ export interface RpcClientOptions {
   dependency?: CallOptions['dependency'];
 }
 
-export const CHANNEL_DEFAULTS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000, 'grpc.keepalive_time_ms': 30_000 };
+export const CHANNEL_DEFAULTS: grpc.ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+  'grpc.keepalive_time_ms': 30_000,
+};
 
 /** A server stream as an async iterable; a failure throws the LlmgwError `fromGrpcError` rebuilds. */
 export async function* readStream<T>(stream: grpc.ClientReadableStream<T>, signal?: AbortSignal): AsyncGenerator<T> {
@@ -73,7 +77,10 @@ export class FleetWatch {
   private failures = 0;
   private connected = false;
 
-  constructor(private readonly client: inventoryV1.InventoryServiceClient, private readonly o: WatchFleetOptions) {
+  constructor(
+    private readonly client: inventoryV1.InventoryServiceClient,
+    private readonly o: WatchFleetOptions,
+  ) {
     if (o.resumeFrom) {
       this.revision = o.resumeFrom.revision;
       this.epoch = o.resumeFrom.epoch;

@@ -1,7 +1,17 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { agentV1, inventoryV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import { boundedSchema, callerActor, endStreamWithError, findOversized, remainingMs, serverStream, unary, type BoundsSpec, type UnaryLogger } from '@llmgw/grpc';
+import {
+  boundedSchema,
+  callerActor,
+  endStreamWithError,
+  findOversized,
+  remainingMs,
+  serverStream,
+  unary,
+  type BoundsSpec,
+  type UnaryLogger,
+} from '@llmgw/grpc';
 import { z } from 'zod';
 
 /** What a watch gets: events pushed synchronously, in order. */
@@ -22,7 +32,10 @@ export interface InventoryBackend {
   /** Operator intent; `actor` is the identity the caller forwarded (`callerActor`). */
   setNodeIntent(req: inventoryV1.SetNodeIntentRequest__Output, actor: string): Promise<inventoryV1.SetNodeIntentResponse>;
   watch(req: inventoryV1.WatchFleetRequest__Output, sink: WatchSink): () => void;
-  sendShardCommand(req: inventoryV1.ShardCommandRequest__Output, ctx: { deadlineMs: number; signal: AbortSignal; requestId: string }): Promise<inventoryV1.ShardCommandResponse>;
+  sendShardCommand(
+    req: inventoryV1.ShardCommandRequest__Output,
+    ctx: { deadlineMs: number; signal: AbortSignal; requestId: string },
+  ): Promise<inventoryV1.ShardCommandResponse>;
   fetchLogs(req: inventoryV1.FetchLogsRequest__Output, write: (chunk: agentV1.LogsReply) => Promise<void>, signal: AbortSignal): Promise<void>;
 }
 
@@ -37,11 +50,19 @@ export const MAX_ID_CHARS = 200;
 const idSchema = z.string().trim().min(1, 'is required').max(MAX_ID_CHARS);
 /** Every string and repeated field of a request is bounded; ids by MAX_ID_CHARS. */
 const ID_BOUND = { string: MAX_ID_CHARS };
-const BOUNDS: BoundsSpec = { maxString: 4096, maxRepeated: 1024, fields: { nodeId: ID_BOUND, shardId: ID_BOUND, replicaId: ID_BOUND, commandId: ID_BOUND, requestId: ID_BOUND, resumeEpoch: ID_BOUND } };
+const BOUNDS: BoundsSpec = {
+  maxString: 4096,
+  maxRepeated: 1024,
+  fields: { nodeId: ID_BOUND, shardId: ID_BOUND, replicaId: ID_BOUND, commandId: ID_BOUND, requestId: ID_BOUND, resumeEpoch: ID_BOUND },
+};
 const optionalId = z.string().max(MAX_ID_CHARS);
 const safeMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const commandSchema = z
-  .object({ nodeId: idSchema, command: z.enum(['start', 'stop', 'drain'], { message: 'one of start, stop, drain is required' }), fencingToken: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) })
+  .object({
+    nodeId: idSchema,
+    command: z.enum(['start', 'stop', 'drain'], { message: 'one of start, stop, drain is required' }),
+    fencingToken: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  })
   .passthrough()
   .superRefine((r: any, ctx) => {
     const c = r[r.command];
@@ -77,7 +98,8 @@ const logsSchema = z
   })
   .passthrough()
   .superRefine((r, ctx) => {
-    if (r.request.source === 'LOG_SOURCE_SHARD' && !r.request.shardId) ctx.addIssue({ code: 'custom', path: ['request', 'shardId'], message: 'shard_id is required for a shard log' });
+    if (r.request.source === 'LOG_SOURCE_SHARD' && !r.request.shardId)
+      ctx.addIssue({ code: 'custom', path: ['request', 'shardId'], message: 'shard_id is required for a shard log' });
   });
 const watchSchema = z.object({ includeStats: z.boolean(), resumeAfterRevision: safeMs, resumeEpoch: optionalId }).passthrough();
 
@@ -90,7 +112,11 @@ const watchSchema = z.object({ includeStats: z.boolean(), resumeAfterRevision: s
 export function inventoryServiceHandlers(backend: InventoryBackend, opts: InventoryHandlerOptions = {}): inventoryV1.InventoryServiceHandlers {
   const maxQueue = opts.maxWatchQueue ?? 50_000;
   return {
-    ListNodes: unary({ log: opts.log, schema: boundedSchema(listSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>, handler: (r) => backend.listNodes(r) }),
+    ListNodes: unary({
+      log: opts.log,
+      schema: boundedSchema(listSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.ListNodesRequest__Output>,
+      handler: (r) => backend.listNodes(r),
+    }),
     SetNodeIntent: unary({
       log: opts.log,
       schema: boundedSchema(intentSchema, BOUNDS) as unknown as z.ZodType<inventoryV1.SetNodeIntentRequest__Output>,
@@ -134,7 +160,8 @@ export function inventoryServiceHandlers(backend: InventoryBackend, opts: Invent
         push(ev) {
           if (done) return;
           queue.push(ev);
-          if (queue.length > maxQueue) return finish(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `watcher fell ${maxQueue} events behind; resume from the last revision applied`));
+          if (queue.length > maxQueue)
+            return finish(new LlmgwError('LLMGW_ERR_UNAVAILABLE', `watcher fell ${maxQueue} events behind; resume from the last revision applied`));
           if (!waiting) pump();
         },
         end: (err) => finish(err),

@@ -42,7 +42,10 @@ export class DependencyMonitor implements DependencyStatus {
   private failures = 0;
   private readonly now: () => number;
 
-  constructor(readonly name: string, private readonly o: DependencyMonitorOptions & { fields?: Record<string, unknown>; gauge?: Gauge }) {
+  constructor(
+    readonly name: string,
+    private readonly o: DependencyMonitorOptions & { fields?: Record<string, unknown>; gauge?: Gauge },
+  ) {
     this.now = o.now ?? Date.now;
     o.gauge?.set({ dependency: name }, 1);
   }
@@ -96,7 +99,12 @@ export class Dependencies {
     if (o.registry)
       this.gauge =
         (o.registry.getSingleMetric('llmgw_dependency_up') as Gauge | undefined) ??
-        new Gauge({ name: 'llmgw_dependency_up', help: 'Whether an outside dependency (Redis, accounting, admission, inventory) answers (1) or is lost (0).', labelNames: ['dependency'], registers: [o.registry] });
+        new Gauge({
+          name: 'llmgw_dependency_up',
+          help: 'Whether an outside dependency (Redis, accounting, admission, inventory) answers (1) or is lost (0).',
+          labelNames: ['dependency'],
+          registers: [o.registry],
+        });
   }
 
   get(name: string, fields?: Record<string, unknown>): DependencyMonitor {

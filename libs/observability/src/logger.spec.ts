@@ -5,7 +5,13 @@ import { createLogger, createRegistry, logListening, nonBlockingDestination, red
 function capture() {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { stream, lines };
 }
 
@@ -59,9 +65,18 @@ describe('logListening', () => {
 
 describe('scrubSecrets', () => {
   it.each([
-    [{ headers: { Authorization: 'Bearer x', 'x-api-key': 'y', accept: '*/*' } }, { headers: { Authorization: '[redacted]', 'x-api-key': '[redacted]', accept: '*/*' } }],
-    [{ cfg: { tls: { key: '/etc/k.pem' }, password: 'p' }, n: 1 }, { cfg: { tls: { key: '[redacted]' }, password: '[redacted]' }, n: 1 }],
-    [{ apiKey: 'k', token: null }, { apiKey: '[redacted]', token: null }],
+    [
+      { headers: { Authorization: 'Bearer x', 'x-api-key': 'y', accept: '*/*' } },
+      { headers: { Authorization: '[redacted]', 'x-api-key': '[redacted]', accept: '*/*' } },
+    ],
+    [
+      { cfg: { tls: { key: '/etc/k.pem' }, password: 'p' }, n: 1 },
+      { cfg: { tls: { key: '[redacted]' }, password: '[redacted]' }, n: 1 },
+    ],
+    [
+      { apiKey: 'k', token: null },
+      { apiKey: '[redacted]', token: null },
+    ],
   ])('censors %j', (input, want) => {
     const before = JSON.stringify(input);
     expect(scrubSecrets(input)).toEqual(want);

@@ -11,8 +11,17 @@ export type { Logger };
  * bindings are not scrubbed: bind identifiers (reqId, model), never requests.
  */
 export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set([
-  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key',
-  'apikey', 'api_key', 'key', 'secret', 'password', 'token',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'apikey',
+  'api_key',
+  'key',
+  'secret',
+  'password',
+  'token',
 ]);
 const MAX_DEPTH = 4;
 const CENSOR = '[redacted]';

@@ -1,4 +1,16 @@
-import { context, INVALID_SPAN_CONTEXT, propagation, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  propagation,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { PACKAGE_VERSION } from './version';
 
 export { SpanKind, type Span, type Context };

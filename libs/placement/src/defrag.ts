@@ -47,7 +47,10 @@ export function planDefrag(inp: DefragInput): DefragPlan | undefined {
   const rank = classRank(classOf(m));
   for (const p of m.profiles) {
     if (!isLarge(p)) continue;
-    const movable = inp.running.filter((v) => v.model !== m.name && v.shards.length === 1 && v.gpuClass === p.gpuClass && gpusOf(v) < p.gpusPerNode * p.nodes && classRank(v.capacityClass) <= rank);
+    const movable = inp.running.filter(
+      (v) =>
+        v.model !== m.name && v.shards.length === 1 && v.gpuClass === p.gpuClass && gpusOf(v) < p.gpusPerNode * p.nodes && classRank(v.capacityClass) <= rank,
+    );
     if (!movable.length) continue;
     const byNode = new Map<string, RunningReplica[]>();
     for (const v of movable) byNode.set(v.shards[0].nodeId, [...(byNode.get(v.shards[0].nodeId) ?? []), v]);

@@ -36,11 +36,35 @@ export interface EngineContract {
 }
 
 export const ENGINE_RULES: Readonly<Record<EngineKind, EngineRules>> = {
-  vllm: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
-  sglang: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
+  vllm: {
+    multiNode: true,
+    startOrder: 'workers-first',
+    kvEvents: true,
+    priorityScheduling: true,
+    defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' },
+  },
+  sglang: {
+    multiNode: true,
+    startOrder: 'workers-first',
+    kvEvents: true,
+    priorityScheduling: true,
+    defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' },
+  },
   // llama-server: its slots are `--parallel`; it publishes no KV events and serves its slots in arrival order.
-  llamacpp: { multiNode: false, startOrder: 'workers-first', kvEvents: false, priorityScheduling: false, defaults: { maxNumSeqs: 4, kvEvents: false, schedulingPolicy: 'fcfs' } },
-  sim: { multiNode: true, startOrder: 'workers-first', kvEvents: true, priorityScheduling: true, defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' } },
+  llamacpp: {
+    multiNode: false,
+    startOrder: 'workers-first',
+    kvEvents: false,
+    priorityScheduling: false,
+    defaults: { maxNumSeqs: 4, kvEvents: false, schedulingPolicy: 'fcfs' },
+  },
+  sim: {
+    multiNode: true,
+    startOrder: 'workers-first',
+    kvEvents: true,
+    priorityScheduling: true,
+    defaults: { maxNumSeqs: 256, kvEvents: true, schedulingPolicy: 'priority' },
+  },
 };
 
 /** The profile's engine contract: what it declares, the engine's defaults for the rest. */

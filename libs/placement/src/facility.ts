@@ -87,7 +87,8 @@ export class PowerLedger {
         if (pn?.location?.[b.level] === b.name) add += p.gpuIndices.reduce((s, i) => s + this.watts(pn, i), 0);
       }
       const load = this.load(b);
-      if (load + add > b.watts) return { reason: 'power-cap', detail: `${b.level} ${b.name}: ${Math.round(load)} W in use + ${Math.round(add)} W would pass its ${b.watts} W budget` };
+      if (load + add > b.watts)
+        return { reason: 'power-cap', detail: `${b.level} ${b.name}: ${Math.round(load)} W in use + ${Math.round(add)} W would pass its ${b.watts} W budget` };
     }
     return undefined;
   }

@@ -53,7 +53,9 @@ export class Fleet {
 
   /** Every GPU class in the fleet with its GPU count, sorted by name. */
   classes(): Array<[string, number]> {
-    return [...this.byClass.entries()].map(([c, v]) => [c, v.reduce((s, x) => s + x.gpus.length, 0)] as [string, number]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    return [...this.byClass.entries()]
+      .map(([c, v]) => [c, v.reduce((s, x) => s + x.gpus.length, 0)] as [string, number])
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1));
   }
 
   usedOn(nodeId: string): ReadonlySet<number> {

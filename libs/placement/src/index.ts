@@ -1,5 +1,15 @@
 export * from './types';
-export { ENGINE_RULES, engineContract, argValue, parseComputeCapability, requirements, validateOnGpus, validateProfileShape, type EngineContract, type EngineRules } from './engines';
+export {
+  ENGINE_RULES,
+  engineContract,
+  argValue,
+  parseComputeCapability,
+  requirements,
+  validateOnGpus,
+  validateProfileShape,
+  type EngineContract,
+  type EngineRules,
+} from './engines';
 export { Fleet, type ClassView } from './fleet';
 export { explain, place, addToFootprint, domainOf, SCORE_WEIGHTS, type ExplainOptions, type PlacementGuard, type GuardReject, type PickedShard } from './place';
 export { classOf, classRank, byClassDescending } from './classes';

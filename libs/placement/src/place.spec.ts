@@ -16,10 +16,25 @@ describe('hard constraints: the reason a lone node is rejected', () => {
     ['lost → node-not-ready', { id: 'n1', condition: 'lost' }, { tp: 1 }, 'node-not-ready'],
     ['cordoned → node-cordoned', { id: 'n1', cordoned: true }, { tp: 1 }, 'node-cordoned'],
     ['sglang not installed → engine-missing', { id: 'n1', engines: ['vllm'] }, { engine: 'sglang' }, 'engine-missing'],
-    ['fp8 on cc 8.0 → engine-validation', { id: 'n1', gpuClass: 'a100-80g', cc: '8.0' }, { gpuClass: 'a100-80g', args: ['--quantization', 'fp8'] }, 'engine-validation'],
+    [
+      'fp8 on cc 8.0 → engine-validation',
+      { id: 'n1', gpuClass: 'a100-80g', cc: '8.0' },
+      { gpuClass: 'a100-80g', args: ['--quantization', 'fp8'] },
+      'engine-validation',
+    ],
     ['fp8 on cc 8.9 is fine', { id: 'n1', gpuClass: 'l40s-45g', cc: '8.9' }, { gpuClass: 'l40s-45g', args: ['--quantization=fp8'] }, 'none'],
-    ['fp8 KV cache on cc 8.6 → engine-validation', { id: 'n1', gpuClass: 'a10-24g', cc: '8.6' }, { gpuClass: 'a10-24g', args: ['--kv-cache-dtype', 'fp8_e5m2'] }, 'engine-validation'],
-    ['bf16 on cc 7.5 → engine-validation', { id: 'n1', gpuClass: 't4-15g', cc: '7.5' }, { gpuClass: 't4-15g', args: ['--dtype', 'bfloat16'] }, 'engine-validation'],
+    [
+      'fp8 KV cache on cc 8.6 → engine-validation',
+      { id: 'n1', gpuClass: 'a10-24g', cc: '8.6' },
+      { gpuClass: 'a10-24g', args: ['--kv-cache-dtype', 'fp8_e5m2'] },
+      'engine-validation',
+    ],
+    [
+      'bf16 on cc 7.5 → engine-validation',
+      { id: 'n1', gpuClass: 't4-15g', cc: '7.5' },
+      { gpuClass: 't4-15g', args: ['--dtype', 'bfloat16'] },
+      'engine-validation',
+    ],
     ['tp 8 with one failed GPU → insufficient-gpus', { id: 'n1', failedGpus: [3] }, { tp: 8 }, 'insufficient-gpus'],
     ['tp 16 on an 8-GPU node → insufficient-gpus', { id: 'n1' }, { tp: 16 }, 'insufficient-gpus'],
   ])('%s', (_t, spec, profile, reason) => {
@@ -81,13 +96,25 @@ describe('multi-node pools', () => {
 describe('soft scores', () => {
   it('tries profiles by priority: the higher one wins when it fits', () => {
     const f = fleetOf({ id: 'h', gpuClass: 'h100-80g' }, { id: 'a', gpuClass: 'a100-80g', cc: '8.0' });
-    const r = place(f, m([{ name: 'a100', gpuClass: 'a100-80g', priority: 50 }, { name: 'h100', gpuClass: 'h100-80g', priority: 100 }]));
+    const r = place(
+      f,
+      m([
+        { name: 'a100', gpuClass: 'a100-80g', priority: 50 },
+        { name: 'h100', gpuClass: 'h100-80g', priority: 100 },
+      ]),
+    );
     expect(r.ok && r.decision.profile.name).toBe('h100');
   });
 
   it('falls back to the lower-priority profile when the higher cannot be placed', () => {
     const f = fleetOf({ id: 'h', gpuClass: 'h100-80g', cordoned: true }, { id: 'a', gpuClass: 'a100-80g', cc: '8.0' });
-    const r = place(f, m([{ name: 'a100', gpuClass: 'a100-80g', priority: 50 }, { name: 'h100', gpuClass: 'h100-80g', priority: 100 }]));
+    const r = place(
+      f,
+      m([
+        { name: 'a100', gpuClass: 'a100-80g', priority: 50 },
+        { name: 'h100', gpuClass: 'h100-80g', priority: 100 },
+      ]),
+    );
     expect(r.ok && r.decision.profile.name).toBe('a100');
   });
 
@@ -118,29 +145,33 @@ const CLASSES = ['h100-80g', 'a100-80g', 'l40s-45g'];
 /** true with probability 1/n. */
 const oneIn = (n: number) => fc.integer({ min: 1, max: n }).map((x) => x === 1);
 const arbNode = (i: number) =>
-  fc.record({
-    gpuClass: fc.constantFrom(...CLASSES),
-    gpus: fc.constantFrom(2, 4, 8),
-    fabrics: fc.constantFrom<string[]>([], ['ib-a'], ['ib-b'], ['ib-a', 'ib-b'], ['ib-c']),
-    unknownFabric: oneIn(8),
-    hcaActive: oneIn(6).map((b) => !b),
-    condition: fc.constantFrom<NodeSpec['condition']>('ready', 'ready', 'ready', 'unreachable', 'lost'),
-    cordoned: oneIn(5),
-    nvlink: fc.constantFrom<NodeSpec['nvlink']>('all', 'halves', 'none'),
-    cc: fc.constantFrom('8.0', '8.9', '9.0'),
-    failedGpus: fc.subarray([0, 1, 2, 3]),
-  }).map((s): NodeSpec => ({ id: `n${String(i).padStart(3, '0')}`, ...s }));
+  fc
+    .record({
+      gpuClass: fc.constantFrom(...CLASSES),
+      gpus: fc.constantFrom(2, 4, 8),
+      fabrics: fc.constantFrom<string[]>([], ['ib-a'], ['ib-b'], ['ib-a', 'ib-b'], ['ib-c']),
+      unknownFabric: oneIn(8),
+      hcaActive: oneIn(6).map((b) => !b),
+      condition: fc.constantFrom<NodeSpec['condition']>('ready', 'ready', 'ready', 'unreachable', 'lost'),
+      cordoned: oneIn(5),
+      nvlink: fc.constantFrom<NodeSpec['nvlink']>('all', 'halves', 'none'),
+      cc: fc.constantFrom('8.0', '8.9', '9.0'),
+      failedGpus: fc.subarray([0, 1, 2, 3]),
+    })
+    .map((s): NodeSpec => ({ id: `n${String(i).padStart(3, '0')}`, ...s }));
 const arbFleet = fc.integer({ min: 1, max: 24 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbNode(i))));
-const arbProfile = fc.record({
-  gpuClass: fc.constantFrom(...CLASSES),
-  tp: fc.constantFrom(1, 2, 4, 8),
-  nodes: fc.constantFrom(1, 1, 2, 3),
-  priority: fc.integer({ min: 0, max: 3 }),
-  args: fc.constantFrom<string[]>([], ['--quantization', 'fp8']),
-}).map((p) => ({ ...p, tp: p.tp * p.nodes, gpusPerNode: p.tp }));
-const arbCatalog = fc.array(fc.tuple(fc.array(arbProfile, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 8 }).map((ms) =>
-  ms.map(([ps, count], i) => ({ model: makeModel(`m${i}`, ps), count })),
-);
+const arbProfile = fc
+  .record({
+    gpuClass: fc.constantFrom(...CLASSES),
+    tp: fc.constantFrom(1, 2, 4, 8),
+    nodes: fc.constantFrom(1, 1, 2, 3),
+    priority: fc.integer({ min: 0, max: 3 }),
+    args: fc.constantFrom<string[]>([], ['--quantization', 'fp8']),
+  })
+  .map((p) => ({ ...p, tp: p.tp * p.nodes, gpusPerNode: p.tp }));
+const arbCatalog = fc
+  .array(fc.tuple(fc.array(arbProfile, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 8 })
+  .map((ms) => ms.map(([ps, count], i) => ({ model: makeModel(`m${i}`, ps), count })));
 
 function planOf(specs: NodeSpec[], demands: Array<{ model: Model; count: number }>, reverse = false) {
   const nodes = specs.map(makeNode);

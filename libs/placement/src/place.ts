@@ -102,8 +102,7 @@ function pickGpus(fleet: Fleet, nodeId: string, free: readonly FleetGpu[], k: nu
     if (t === undefined || (c >= k && (t < k || c < t)) || (t < k && c > t)) target = nn;
   }
   const prefers = (g: FleetGpu) => (numas.size ? (numas.has(g.numaNode) ? 1 : 0) : g.numaNode === target ? 1 : 0);
-  const order = (a: FleetGpu, b: FleetGpu) =>
-    Number(a.health === 'degraded') - Number(b.health === 'degraded') || prefers(b) - prefers(a) || a.index - b.index;
+  const order = (a: FleetGpu, b: FleetGpu) => Number(a.health === 'degraded') - Number(b.health === 'degraded') || prefers(b) - prefers(a) || a.index - b.index;
   const numaScore = (gs: readonly FleetGpu[]) => {
     if (numas.size) return gs.filter((g) => numas.has(g.numaNode)).length / gs.length;
     if (gs.some((g) => g.numaNode < 0)) return 0.5;
@@ -125,7 +124,8 @@ function pickGpus(fleet: Fleet, nodeId: string, free: readonly FleetGpu[], k: nu
       const score = numaScore(chosen) - chosen.filter((g) => g.health === 'degraded').length / (k + 1);
       const left = gs.length - k;
       const first = Math.min(...chosen.map((g) => g.index));
-      if (!best || score > best.score || (score === best.score && (left < best.left || (left === best.left && first < best.first)))) best = { gs: chosen, score, left, first };
+      if (!best || score > best.score || (score === best.score && (left < best.left || (left === best.left && first < best.first))))
+        best = { gs: chosen, score, left, first };
     }
     if (best) return { indices: best.gs.map((g) => g.index).sort((a, b) => a - b), affinity: (1 + numaScore(best.gs)) / 2 };
   }
@@ -137,7 +137,10 @@ function pickGpus(fleet: Fleet, nodeId: string, free: readonly FleetGpu[], k: nu
 /** The hard constraints (docs/placement.md, "Placement") for one node, in a fixed order; the first failure is the reason. */
 function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | undefined, fp: ModelFootprint, guard?: PlacementGuard): NodeEval {
   const n = view.node;
-  const reject = (reason: RejectReason, detail: string, freeGpus = 0): NodeEval => ({ candidate: { nodeId: n.id, reason, detail, freeGpus, score: 0 }, hcas: [] });
+  const reject = (reason: RejectReason, detail: string, freeGpus = 0): NodeEval => ({
+    candidate: { nodeId: n.id, reason, detail, freeGpus, score: 0 },
+    hcas: [],
+  });
   const used = fleet.usedOn(n.id);
   const free = view.gpus.filter((g) => g.health !== 'failed' && !used.has(g.index));
   if (n.condition !== 'ready') return reject('node-not-ready', `node is ${n.condition}`, free.length);
@@ -162,7 +165,11 @@ function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | un
   if (free.length < p.gpusPerNode) {
     const failed = view.gpus.filter((g) => g.health === 'failed').length;
     const inUse = view.gpus.filter((g) => used.has(g.index)).length;
-    return reject('insufficient-gpus', `needs ${p.gpusPerNode} free ${p.gpuClass} GPUs, has ${free.length} (${inUse} in use${failed ? `, ${failed} failed` : ''})`, free.length);
+    return reject(
+      'insufficient-gpus',
+      `needs ${p.gpusPerNode} free ${p.gpuClass} GPUs, has ${free.length} (${inUse} in use${failed ? `, ${failed} failed` : ''})`,
+      free.length,
+    );
   }
   const pick = pickGpus(fleet, n.id, free, p.gpusPerNode, numas, n.nvlinkGroups.length > 0);
   const capped = guard?.shard?.(n, pick.indices, []);
@@ -178,7 +185,11 @@ function evalNode(fleet: Fleet, view: ClassView, p: Profile, fabric: string | un
   const packing = (used.size + p.gpusPerNode) / n.gpus.length;
   const spreadNode = fp.nodes.has(n.id) ? 0 : 1;
   const spreadFabric = fabric !== undefined ? 1 : fp.fabrics.has(domainOf(n)) ? 0 : 1;
-  const base = SCORE_WEIGHTS.spreadNode * spreadNode + SCORE_WEIGHTS.spreadFabric * spreadFabric + SCORE_WEIGHTS.packing * packing + SCORE_WEIGHTS.affinity * pick.affinity;
+  const base =
+    SCORE_WEIGHTS.spreadNode * spreadNode +
+    SCORE_WEIGHTS.spreadFabric * spreadFabric +
+    SCORE_WEIGHTS.packing * packing +
+    SCORE_WEIGHTS.affinity * pick.affinity;
   const gw = guard?.score ? (guard.scoreWeight ?? 1) : 0;
   const score = r6((base + (gw ? gw * guard!.score!(n, p, fp) : 0)) / (WEIGHT_SUM + gw));
   return { candidate: { nodeId: n.id, reason: 'none', detail: `GPUs ${pick.indices.join(',')}`, freeGpus: free.length, score }, pick, hcas };
@@ -268,7 +279,13 @@ function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint, guard?
         fabric: '',
         reason: 'no-fabric',
         detail: `${unattached.length} node(s) with ${p.gpuClass} GPUs and no known fabric never join a multi-node pool`,
-        nodes: unattached.map((v) => ({ nodeId: v.node.id, reason: 'no-fabric' as const, detail: v.node.fabrics.length ? 'fabric unknown' : 'node has no InfiniBand fabric', freeGpus: 0, score: 0 })),
+        nodes: unattached.map((v) => ({
+          nodeId: v.node.id,
+          reason: 'no-fabric' as const,
+          detail: v.node.fabrics.length ? 'fabric unknown' : 'node has no InfiniBand fabric',
+          freeGpus: 0,
+          score: 0,
+        })),
       },
       score: 0,
     });
@@ -277,7 +294,15 @@ function evalMultiNodePools(fleet: Fleet, p: Profile, fp: ModelFootprint, guard?
 }
 
 /** One fabric's pool (or one keep_within group of it): the best `p.nodes` eligible nodes whose shards pass the guard together. */
-function evalFabricGroup(fleet: Fleet, p: Profile, fp: ModelFootprint, fabric: string, group: string, members: readonly ClassView[], guard?: PlacementGuard): PoolResult {
+function evalFabricGroup(
+  fleet: Fleet,
+  p: Profile,
+  fp: ModelFootprint,
+  fabric: string,
+  group: string,
+  members: readonly ClassView[],
+  guard?: PlacementGuard,
+): PoolResult {
   const evals = sortEvals(members.map((v) => evalNode(fleet, v, p, fabric, fp, guard)));
   const ok = evals.filter((e) => e.candidate.reason === 'none');
   let chosen: NodeEval[] = [];
@@ -291,7 +316,9 @@ function evalFabricGroup(fleet: Fleet, p: Profile, fp: ModelFootprint, fabric: s
   }
   const enough = chosen.length >= p.nodes;
   const spread = fp.fabrics.has(fabric) ? 0 : 1;
-  const score = enough ? r6((SCORE_WEIGHTS.spreadFabric * spread + chosen.reduce((s, e) => s + e.candidate.score, 0) / chosen.length) / (SCORE_WEIGHTS.spreadFabric + 1)) : 0;
+  const score = enough
+    ? r6((SCORE_WEIGHTS.spreadFabric * spread + chosen.reduce((s, e) => s + e.candidate.score, 0) / chosen.length) / (SCORE_WEIGHTS.spreadFabric + 1))
+    : 0;
   if (!enough) chosen = [];
   return {
     pool: {
@@ -328,16 +355,36 @@ export function explain(fleet: Fleet, model: Model, opts: ExplainOptions = {}): 
     if (decision && !opts.all) break;
     const quota = opts.guard?.profile?.(p);
     if (quota) {
-      profiles.push({ profile: p.name, priority: p.priority, gpuClass: p.gpuClass, nodes: p.nodes, gpusPerNode: p.gpusPerNode, pools: [], reason: quota.reason, detail: quota.detail });
+      profiles.push({
+        profile: p.name,
+        priority: p.priority,
+        gpuClass: p.gpuClass,
+        nodes: p.nodes,
+        gpusPerNode: p.gpusPerNode,
+        pools: [],
+        reason: quota.reason,
+        detail: quota.detail,
+      });
       continue;
     }
     const pools = p.nodes > 1 ? evalMultiNodePools(fleet, p, fp, opts.guard) : [evalSingleNodePool(fleet, p, fp, opts.guard)];
     let reason: RejectReason = 'none';
     let detail = '';
     if (!fleet.withClass(p.gpuClass).length) {
-      const have = fleet.classes().map(([c, n]) => `${c}×${n}`).join(', ') || 'none';
+      const have =
+        fleet
+          .classes()
+          .map(([c, n]) => `${c}×${n}`)
+          .join(', ') || 'none';
       pools.splice(0, pools.length, {
-        pool: { pool: p.gpuClass, gpuClass: p.gpuClass, fabric: '', reason: 'gpu-class', detail: `no node has ${p.gpuClass} GPUs (fleet has: ${have})`, nodes: [] },
+        pool: {
+          pool: p.gpuClass,
+          gpuClass: p.gpuClass,
+          fabric: '',
+          reason: 'gpu-class',
+          detail: `no node has ${p.gpuClass} GPUs (fleet has: ${have})`,
+          nodes: [],
+        },
         score: 0,
       });
       reason = 'gpu-class';
@@ -352,15 +399,31 @@ export function explain(fleet: Fleet, model: Model, opts: ExplainOptions = {}): 
     } else if (!best && reason === 'none') {
       const common = pools.every((x) => x.pool.reason === pools[0].pool.reason) ? pools[0].pool.reason : undefined;
       reason = p.nodes > 1 ? (common === 'power-cap' ? common : opts.guard?.group ? 'keep-within' : 'not-enough-nodes') : pools[0].pool.reason;
-      detail = p.nodes > 1 ? `no fabric has ${p.nodes} eligible ${p.gpuClass} nodes${opts.guard?.group ? ` within one ${opts.guard.group.level}` : ''}` : pools[0].pool.detail;
+      detail =
+        p.nodes > 1
+          ? `no fabric has ${p.nodes} eligible ${p.gpuClass} nodes${opts.guard?.group ? ` within one ${opts.guard.group.level}` : ''}`
+          : pools[0].pool.detail;
     }
-    profiles.push({ profile: p.name, priority: p.priority, gpuClass: p.gpuClass, nodes: p.nodes, gpusPerNode: p.gpusPerNode, pools: pools.map((x) => x.pool), reason, detail });
+    profiles.push({
+      profile: p.name,
+      priority: p.priority,
+      gpuClass: p.gpuClass,
+      nodes: p.nodes,
+      gpusPerNode: p.gpusPerNode,
+      pools: pools.map((x) => x.pool),
+      reason,
+      detail,
+    });
   }
   return { model: model.name, schedulable: decision !== undefined, decision, profiles };
 }
 
 /** The placement for one more replica of `model`, or the explanation of why there is none. */
-export function place(fleet: Fleet, model: Model, opts: Omit<ExplainOptions, 'all'> = {}): { ok: true; decision: PlacementDecision } | { ok: false; explanation: Explanation } {
+export function place(
+  fleet: Fleet,
+  model: Model,
+  opts: Omit<ExplainOptions, 'all'> = {},
+): { ok: true; decision: PlacementDecision } | { ok: false; explanation: Explanation } {
   const e = explain(fleet, model, { ...opts, all: false });
   return e.decision ? { ok: true, decision: e.decision } : { ok: false, explanation: { ...e } };
 }

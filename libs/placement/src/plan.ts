@@ -40,7 +40,10 @@ export function planReplicas(fleet: Fleet, demands: readonly Demand[], policy?: 
         break;
       }
       fleet.assign(r.decision);
-      book?.add({ project: d.model.project, capacityClass: classOf(d.model) }, r.decision.shards.reduce((s, x) => s + x.gpuIndices.length, 0));
+      book?.add(
+        { project: d.model.project, capacityClass: classOf(d.model) },
+        r.decision.shards.reduce((s, x) => s + x.gpuIndices.length, 0),
+      );
       decisions.push(r.decision);
       fp = addToFootprint(fp, r.decision, fleet);
     }

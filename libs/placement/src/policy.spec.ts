@@ -34,23 +34,23 @@ interface World {
 }
 
 const nodeArb = (i: number) =>
-  fc.record({
-    gpus: fc.constantFrom(2, 4, 8),
-    fabric: fc.constantFrom('ib-a', 'ib-b', ''),
-    rack: fc.constantFrom('r1', 'r2', 'r3'),
-    pdu: fc.constantFrom('p1', 'p2'),
-    limit: fc.constantFrom(300, 700),
-    draw: fc.option(fc.integer({ min: 50, max: 400 }), { nil: undefined }),
-  }).map(
-    (n): NodeSpec => ({
+  fc
+    .record({
+      gpus: fc.constantFrom(2, 4, 8),
+      fabric: fc.constantFrom('ib-a', 'ib-b', ''),
+      rack: fc.constantFrom('r1', 'r2', 'r3'),
+      pdu: fc.constantFrom('p1', 'p2'),
+      limit: fc.constantFrom(300, 700),
+      draw: fc.option(fc.integer({ min: 50, max: 400 }), { nil: undefined }),
+    })
+    .map((n): NodeSpec => ({
       id: `n${i}`,
       gpus: n.gpus,
       fabrics: n.fabric ? [n.fabric] : [],
       location: { rack: n.rack, pdu: n.pdu },
       powerLimitW: n.limit,
       ...(n.draw !== undefined ? { powerDrawW: n.draw } : {}),
-    }),
-  );
+    }));
 
 const profileArb: fc.Arbitrary<Partial<Profile>> = fc.oneof(
   fc.constantFrom(1, 2, 4, 8).map((tp) => ({ tp })),
@@ -58,22 +58,44 @@ const profileArb: fc.Arbitrary<Partial<Profile>> = fc.oneof(
 );
 
 const modelArb = (i: number) =>
-  fc.record({
-    profile: profileArb,
-    min: fc.integer({ min: 1, max: 3 }),
-    cls: fc.constantFrom<CapacityClass>(...CAPACITY_CLASSES),
-    project: fc.option(fc.constantFrom('search', 'chat', 'lab'), { nil: undefined }),
-    keep: fc.constantFrom(undefined, 'rack' as const, 'pdu' as const),
-  }).map((x) => makeModel(`m${i}`, [x.profile], { min: x.min, max: x.min }, { capacityClass: x.cls, ...(x.project ? { project: x.project } : {}), ...(x.keep ? { keepWithin: x.keep } : {}) }));
+  fc
+    .record({
+      profile: profileArb,
+      min: fc.integer({ min: 1, max: 3 }),
+      cls: fc.constantFrom<CapacityClass>(...CAPACITY_CLASSES),
+      project: fc.option(fc.constantFrom('search', 'chat', 'lab'), { nil: undefined }),
+      keep: fc.constantFrom(undefined, 'rack' as const, 'pdu' as const),
+    })
+    .map((x) =>
+      makeModel(
+        `m${i}`,
+        [x.profile],
+        { min: x.min, max: x.min },
+        { capacityClass: x.cls, ...(x.project ? { project: x.project } : {}), ...(x.keep ? { keepWithin: x.keep } : {}) },
+      ),
+    );
 
 const ruleArb: fc.Arbitrary<QuotaRule> = fc
   .record({
-    at: fc.constantFrom<Array<[QuotaRule['scope'], string]>>(['project', 'search'], ['project', 'chat'], ['project', 'lab'], ['team', 'retrieval'], ['org', 'acme'], ['org', 'uni']),
+    at: fc.constantFrom<Array<[QuotaRule['scope'], string]>>(
+      ['project', 'search'],
+      ['project', 'chat'],
+      ['project', 'lab'],
+      ['team', 'retrieval'],
+      ['org', 'acme'],
+      ['org', 'uni'],
+    ),
     guarantee: fc.integer({ min: 0, max: 12 }),
     extra: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }),
     cls: fc.option(fc.constantFrom<CapacityClass>(...CAPACITY_CLASSES), { nil: undefined }),
   })
-  .map((r) => ({ scope: r.at[0], name: r.at[1], guaranteeGpus: r.guarantee, ...(r.extra !== undefined ? { limitGpus: r.guarantee + r.extra } : {}), ...(r.cls ? { capacityClass: r.cls } : {}) }));
+  .map((r) => ({
+    scope: r.at[0],
+    name: r.at[1],
+    guaranteeGpus: r.guarantee,
+    ...(r.extra !== undefined ? { limitGpus: r.guarantee + r.extra } : {}),
+    ...(r.cls ? { capacityClass: r.cls } : {}),
+  }));
 
 const worldArb: fc.Arbitrary<World> = fc
   .record({
@@ -110,7 +132,19 @@ function run(w: World): { preemptions: number; placed: number } {
   let preemptions = 0;
   const footprint = (m: string): ModelFootprint => {
     let fp = EMPTY_FOOTPRINT;
-    for (const r of running.filter((x) => x.model === m)) fp = addToFootprint(fp, { model: m, profile: byName.get(m)!.profiles[0], fabric: '', gpuClass: r.gpuClass, pool: '', shards: r.shards.map((s, rank) => ({ ...s, rank, hcas: [] })) }, fleet);
+    for (const r of running.filter((x) => x.model === m))
+      fp = addToFootprint(
+        fp,
+        {
+          model: m,
+          profile: byName.get(m)!.profiles[0],
+          fabric: '',
+          gpuClass: r.gpuClass,
+          pool: '',
+          shards: r.shards.map((s, rank) => ({ ...s, rank, hcas: [] })),
+        },
+        fleet,
+      );
     return fp;
   };
   const ordered = [...w.models].sort((a, b) => classRank(classOf(b)) - classRank(classOf(a)));
@@ -145,7 +179,18 @@ function run(w: World): { preemptions: number; placed: number } {
         if (!r.ok) break;
       }
       fleet.assign(r.decision);
-      running = [...running, { id: `r${++ids}`, model: m.name, project: m.project, capacityClass: classOf(m), createdAtMs: ids, gpuClass: r.decision.gpuClass, shards: r.decision.shards }];
+      running = [
+        ...running,
+        {
+          id: `r${++ids}`,
+          model: m.name,
+          project: m.project,
+          capacityClass: classOf(m),
+          createdAtMs: ids,
+          gpuClass: r.decision.gpuClass,
+          shards: r.decision.shards,
+        },
+      ];
       checkInvariants(w, policy, fleet, running);
     }
   }
@@ -157,7 +202,9 @@ function checkInvariants(w: World, policy: Policy, fleet: Fleet, running: readon
   const nodes = new Map(fleet.nodes.map((n) => [n.id, n]));
   for (const b of policy.facility.budgets) {
     let committed = 0;
-    for (const r of running) for (const s of r.shards) if (nodes.get(s.nodeId)!.location?.[b.level] === b.name) committed += s.gpuIndices.length * nodes.get(s.nodeId)!.gpus[0].powerLimitW!;
+    for (const r of running)
+      for (const s of r.shards)
+        if (nodes.get(s.nodeId)!.location?.[b.level] === b.name) committed += s.gpuIndices.length * nodes.get(s.nodeId)!.gpus[0].powerLimitW!;
     expect(committed).toBeLessThanOrEqual(b.watts);
   }
   for (const r of running) {
@@ -195,7 +242,11 @@ describe('worked cases', () => {
     const crit = makeModel('crit', [{ tp: 2 }], {}, { capacityClass: 'critical' });
     const policy = new Policy([std, opp, crit]);
     const running: RunningReplica[] = [];
-    for (const [m, id, at] of [[std, 's1', 1], [opp, 'o1', 2], [opp, 'o2', 3]] as const) {
+    for (const [m, id, at] of [
+      [std, 's1', 1],
+      [opp, 'o1', 2],
+      [opp, 'o2', 3],
+    ] as const) {
       const d = place(fleet, m).ok ? (place(fleet, m) as { decision: ReturnType<typeof explain>['decision'] }).decision! : undefined;
       fleet.assign(d!);
       running.push({ id, model: m.name, capacityClass: classOf(m), createdAtMs: at, gpuClass: d!.gpuClass, shards: d!.shards });
@@ -221,14 +272,33 @@ describe('worked cases', () => {
       const r = place(fleet, borrower);
       if (!r.ok) throw new Error('setup');
       fleet.assign(r.decision);
-      running.push({ id: `b${at}`, model: 'b', project: 'chat', capacityClass: 'standard', createdAtMs: at, gpuClass: r.decision.gpuClass, shards: r.decision.shards });
+      running.push({
+        id: `b${at}`,
+        model: 'b',
+        project: 'chat',
+        capacityClass: 'standard',
+        createdAtMs: at,
+        gpuClass: r.decision.gpuClass,
+        shards: r.decision.shards,
+      });
     }
     const plan = planPreemption({ policy, fleet, running, model: owner })!;
     expect(plan.victims.map((v) => [v.replica.id, v.why])).toEqual([['b2', 'guarantee']]);
     // Once inside its guarantee, a second replica of the owner is no claim.
     fleet.release(plan.victims[0].replica.shards);
     fleet.assign(plan.decision);
-    const after = [running[0], { id: 'o1', model: 'o', project: 'search', capacityClass: 'standard' as const, createdAtMs: 3, gpuClass: plan.decision.gpuClass, shards: plan.decision.shards }];
+    const after = [
+      running[0],
+      {
+        id: 'o1',
+        model: 'o',
+        project: 'search',
+        capacityClass: 'standard' as const,
+        createdAtMs: 3,
+        gpuClass: plan.decision.gpuClass,
+        shards: plan.decision.shards,
+      },
+    ];
     expect(planPreemption({ policy, fleet, running: after, model: owner })).toBeUndefined();
   });
 
@@ -268,7 +338,14 @@ describe('worked cases', () => {
     // l's GPUs report 350 W (an L40S's power.limit); u's report nothing and count the default 700 W.
     const fleet = new Fleet([node('u', { location: { rack: 'r2' } }), node('l', { location: { rack: 'r1' }, powerLimitW: 350 })]);
     const m = makeModel('m', [{ tp: 4 }]);
-    const policy = new Policy([m], { facility: { budgets: [{ level: 'rack', name: 'r1', watts: 1500 }, { level: 'rack', name: 'r2', watts: 1500 }] } });
+    const policy = new Policy([m], {
+      facility: {
+        budgets: [
+          { level: 'rack', name: 'r1', watts: 1500 },
+          { level: 'rack', name: 'r2', watts: 1500 },
+        ],
+      },
+    });
     const e = explain(fleet, m, { all: true, guard: policy.guard(m, fleet, policy.book([])) });
     const reasons = Object.fromEntries(e.profiles[0].pools[0].nodes.map((n) => [n.nodeId, [n.reason, n.detail]]));
     expect(reasons.u).toEqual(['power-cap', 'rack r2: 0 W in use + 2800 W would pass its 1500 W budget']);

@@ -52,7 +52,8 @@ export class Policy {
     this.facility = { ...DEFAULT_FACILITY, ...cfg.facility };
     this.projects = new Map((cfg.projects ?? []).map((p) => [p.name, p]));
     this.rules = cfg.quotas ?? [];
-    for (const m of catalog) for (const p of m.profiles) if (p.nodes > 1) this.multiNodeMin.set(p.gpuClass, Math.min(p.nodes, this.multiNodeMin.get(p.gpuClass) ?? Infinity));
+    for (const m of catalog)
+      for (const p of m.profiles) if (p.nodes > 1) this.multiNodeMin.set(p.gpuClass, Math.min(p.nodes, this.multiNodeMin.get(p.gpuClass) ?? Infinity));
     this.weight = cfg.scoreWeight ?? 3;
   }
 

@@ -74,7 +74,8 @@ export class QuotaBook {
   limitExceeded(o: QuotaOwner, gpus: number): string | undefined {
     for (const i of this.rulesOf(o)) {
       const r = this.rules[i];
-      if (r.limitGpus !== undefined && this.used[i] + gpus > r.limitGpus) return `${label(r)} uses ${this.used[i]} of its ${r.limitGpus}-GPU limit; this replica needs ${gpus}`;
+      if (r.limitGpus !== undefined && this.used[i] + gpus > r.limitGpus)
+        return `${label(r)} uses ${this.used[i]} of its ${r.limitGpus}-GPU limit; this replica needs ${gpus}`;
     }
     return undefined;
   }

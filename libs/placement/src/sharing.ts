@@ -194,7 +194,13 @@ export class Sharing {
     if (pre) {
       return {
         kind: 'preemption',
-        victims: pre.victims.map((v) => ({ replica: v.replica.id, model: v.replica.model, capacityClass: v.replica.capacityClass, why: v.why, detail: v.detail })),
+        victims: pre.victims.map((v) => ({
+          replica: v.replica.id,
+          model: v.replica.model,
+          capacityClass: v.replica.capacityClass,
+          why: v.why,
+          detail: v.detail,
+        })),
         decision: pre.decision,
       };
     }

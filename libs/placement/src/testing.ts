@@ -44,7 +44,9 @@ export function makeNode(s: NodeSpec): FleetNode {
     ...(s.powerDrawW !== undefined ? { powerDrawW: s.powerDrawW } : {}),
   }));
   const fabricNames = s.fabrics ?? ['ib-a'];
-  const hcas = fabricNames.flatMap((_f, fi) => Array.from({ length: numa }, (_, k) => ({ name: `mlx5_${fi * numa + k}`, numaNode: k, active: s.hcaActive ?? true })));
+  const hcas = fabricNames.flatMap((_f, fi) =>
+    Array.from({ length: numa }, (_, k) => ({ name: `mlx5_${fi * numa + k}`, numaNode: k, active: s.hcaActive ?? true })),
+  );
   const fabrics = fabricNames.map((name, fi) => ({
     name: s.unknownFabric ? 'unknown' : name,
     hcas: Array.from({ length: numa }, (_, k) => `mlx5_${fi * numa + k}`),
@@ -92,7 +94,12 @@ export function makeProfile(p: Partial<Profile> & { name?: string }): Profile {
 }
 
 /** A model with defaults (always on, min 1 max 1). Profiles are sorted by priority as the catalog does. */
-export function makeModel(name: string, profiles: ReadonlyArray<Partial<Profile>>, scaling: Partial<Scaling> = {}, extra: Pick<Model, 'capacityClass' | 'project' | 'keepWithin'> = {}): Model {
+export function makeModel(
+  name: string,
+  profiles: ReadonlyArray<Partial<Profile>>,
+  scaling: Partial<Scaling> = {},
+  extra: Pick<Model, 'capacityClass' | 'project' | 'keepWithin'> = {},
+): Model {
   return {
     ...extra,
     name,

@@ -11,4 +11,14 @@ export { blockHashes, rawBlockHashes, eventHashOf, noneHash, cbor, type BlockHas
 export { KvBlockIndex, type KvEvent, type KvBatch, type OfferResult, type ReplicaSyncState, type KvIndexOptions } from './kv-index/kv-index';
 // Both tiers behind one lookup (what the prefix scorer reads).
 export { PrefixIndex, type PromptKey, type PrefixLookup, type PrefixIndexOptions } from './prefix-index';
-export { llama3ChatTokens, llama3TextTokens, llama3ChatHeadTokens, llama3TextHeadTokens, preloadLlama3, isLlama3Loaded, isLlama3Direct, contentText, type ChatMessageLike } from './kv-index/llama3';
+export {
+  llama3ChatTokens,
+  llama3TextTokens,
+  llama3ChatHeadTokens,
+  llama3TextHeadTokens,
+  preloadLlama3,
+  isLlama3Loaded,
+  isLlama3Direct,
+  contentText,
+  type ChatMessageLike,
+} from './kv-index/llama3';

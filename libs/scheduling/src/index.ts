@@ -25,11 +25,4 @@ export {
   type ProfilesConfig,
   type BuildProfilesOptions,
 } from './profiles';
-export {
-  schedule,
-  saturatedByLoad,
-  replicaLoadOf,
-  DEFAULT_SATURATION,
-  type ScheduleOptions,
-  type PoolSaturatedFn,
-} from './schedule';
+export { schedule, saturatedByLoad, replicaLoadOf, DEFAULT_SATURATION, type ScheduleOptions, type PoolSaturatedFn } from './schedule';

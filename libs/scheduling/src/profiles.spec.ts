@@ -73,14 +73,30 @@ describe('buildProfiles', () => {
   });
 
   it.each([
-    ['bad lora param', { chat: { scorers: { lora: 3 }, scorer_params: { lora: { max_loaded_adapters: 0 } } } }, /lora-scorer 'lora' params\.max_loaded_adapters/],
-    ['bad prefix param', { chat: { scorers: { prefix: 3 }, scorer_params: { prefix: { cache_threshold: 2 } } } }, /prefix-scorer 'prefix' params\.cache_threshold/],
-    ['unknown scorer names are rejected, listing the known ones', { chat: { scorers: { qeueu: 1 } } }, /unknown scorer 'qeueu' \(known: inflight, kv, load, lora, pool-priority, prefix, queue, session\)/],
+    [
+      'bad lora param',
+      { chat: { scorers: { lora: 3 }, scorer_params: { lora: { max_loaded_adapters: 0 } } } },
+      /lora-scorer 'lora' params\.max_loaded_adapters/,
+    ],
+    [
+      'bad prefix param',
+      { chat: { scorers: { prefix: 3 }, scorer_params: { prefix: { cache_threshold: 2 } } } },
+      /prefix-scorer 'prefix' params\.cache_threshold/,
+    ],
+    [
+      'unknown scorer names are rejected, listing the known ones',
+      { chat: { scorers: { qeueu: 1 } } },
+      /unknown scorer 'qeueu' \(known: inflight, kv, load, lora, pool-priority, prefix, queue, session\)/,
+    ],
     ['unknown picker', { chat: { picker: { type: 'best' } } }, /profiles\.chat\.picker\.type: unknown picker 'best'/],
     ['bad picker param', { chat: { picker: { type: 'softmax', temperature: -2 } } }, /softmax-picker 'softmax' params\.temperature/],
     ['unknown picker param', { chat: { picker: { type: 'p2c', temperature: 1 } } }, /p2c-picker 'p2c' params: Unrecognized key: "temperature"/],
     ['bad scorer param', { chat: { scorers: { queue: 1 }, scorer_params: { queue: { target_waiting: 0 } } } }, /queue-scorer 'queue' params\.target_waiting/],
-    ['params for a scorer not in the profile', { chat: { scorers: { queue: 1 }, scorer_params: { kv: { ceiling: 0.8 } } } }, /scorer_params\.kv: scorer 'kv' is not in this profile/],
+    [
+      'params for a scorer not in the profile',
+      { chat: { scorers: { queue: 1 }, scorer_params: { kv: { ceiling: 0.8 } } } },
+      /scorer_params\.kv: scorer 'kv' is not in this profile/,
+    ],
     ['zero weight', { chat: { scorers: { queue: 0 } } }, /profiles\.chat\.scorers\.queue/],
     ['unknown profile key', { chat: { scorer: { queue: 1 } } }, /profiles\.chat: Unrecognized key: "scorer"/],
     ['unknown filter', { chat: { filters: ['gpu'] } }, /unknown filter type 'gpu-filter'/],
@@ -130,9 +146,7 @@ describe('PluginRegistry', () => {
     ['kebab-case only', 'Queue_scorer', 'scorer', /kebab-case/],
   ])('register rejects %s', (_label, type, kind, message) => {
     const registry = createDefaultRegistry();
-    expect(() =>
-      registry.register(type, { kind: kind as 'scorer', description: '', create: () => ({}) as never }),
-    ).toThrow(message);
+    expect(() => registry.register(type, { kind: kind as 'scorer', description: '', create: () => ({}) as never })).toThrow(message);
   });
 
   it('lists types per kind', () => {

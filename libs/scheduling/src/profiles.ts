@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { SchedulingConfigError, zodIssues } from './errors';
 import { availableFilterFactory, drainingFilterFactory, pinnedFilterFactory } from './filters/filters';
-import {
-  maxScorePickerFactory,
-  p2cPickerFactory,
-  roundRobinPickerFactory,
-  softmaxPickerFactory,
-} from './pickers/pickers';
+import { maxScorePickerFactory, p2cPickerFactory, roundRobinPickerFactory, softmaxPickerFactory } from './pickers/pickers';
 import { PluginRegistry } from './registry';
 import { inflightScorerFactory } from './scorers/inflight-scorer';
 import { kvScorerFactory } from './scorers/kv-scorer';
@@ -73,10 +68,7 @@ export const profileConfigSchema = z
   .strict();
 
 /** The router config's `profiles:` block: profile name → profile. */
-export const profilesConfigSchema = z.record(
-  z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'profile names are lower-case kebab/snake case'),
-  profileConfigSchema,
-);
+export const profilesConfigSchema = z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'profile names are lower-case kebab/snake case'), profileConfigSchema);
 
 export type ProfileConfig = z.input<typeof profileConfigSchema>;
 export type ProfilesConfig = z.input<typeof profilesConfigSchema>;

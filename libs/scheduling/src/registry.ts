@@ -60,9 +60,7 @@ export class PluginRegistry {
   create<K extends PluginKind>(kind: K, type: string, name: string, params?: unknown): PluginByKind[K] {
     const f = this.factories.get(type);
     if (!f || f.kind !== kind) {
-      throw new SchedulingConfigError([
-        `unknown ${kind} type '${type}' (known: ${this.types(kind).join(', ') || 'none'})`,
-      ]);
+      throw new SchedulingConfigError([`unknown ${kind} type '${type}' (known: ${this.types(kind).join(', ') || 'none'})`]);
     }
     return f.create(name, params) as PluginByKind[K];
   }

@@ -24,7 +24,12 @@ describe('schedule: outcomes', () => {
     ['no endpoints at all', [], {}, 'no_candidates'],
     ['all draining or unavailable', [testEndpoint('a', { draining: true }), testEndpoint('b', { available: false })], {}, 'all_filtered'],
     ['all excluded', [testEndpoint('a'), testEndpoint('b')], { exclude: new Set(['a', 'b']) }, 'all_filtered'],
-    ['granted pool has nothing usable', [testEndpoint('a', { pool: 'p1' }), testEndpoint('b', { pool: 'p2', draining: true })], { pool: 'p2' }, 'pool_unavailable'],
+    [
+      'granted pool has nothing usable',
+      [testEndpoint('a', { pool: 'p1' }), testEndpoint('b', { pool: 'p2', draining: true })],
+      { pool: 'p2' },
+      'pool_unavailable',
+    ],
   ])('%s → no_endpoint %s', (_label, eps, o, reason) => {
     const r = schedule(chat, testRequest(), eps as EndpointView[], opts(o as Partial<ScheduleOptions>));
     expect(r).toMatchObject({ kind: 'no_endpoint', reason, considered: (eps as EndpointView[]).length });
@@ -86,49 +91,46 @@ describe('schedule: invariants', () => {
     excluded: fc.boolean(),
   });
 
-  it.each(['chat', 'batch', 'long-context', 'debug'])(
-    'property (%s): picks a usable, non-excluded candidate whenever one exists, else no_endpoint',
-    (name) => {
-      const profile = buildProfiles(undefined).get(name)!;
-      fc.assert(
-        fc.property(
-          fc.array(arbEndpoint, { minLength: 0, maxLength: 16 }),
-          fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
-          fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
-          fc.integer(),
-          (specs, sessionKey, promptTag, seed) => {
-            const eps = specs.map((s, i) =>
-              testEndpoint(`e${i}`, {
-                ...s,
-                pool: `p${s.poolPriority}`,
-                stats: { waiting: s.waiting, running: s.running, kvUsage: s.kvUsage },
-              }),
-            );
-            const exclude = new Set(eps.filter((_, i) => specs[i].excluded).map((e) => e.id));
-            const usable = eps.filter((e) => !e.draining && e.available && !exclude.has(e.id));
-            // The profile's prefix index keeps what earlier runs recorded, so repeated prompts meet hits and stale matches.
-            const prompt = promptTag === undefined ? undefined : longPrompt(promptTag);
-            const r = schedule(profile, testRequest({ sessionKey, prompt }), eps, { random: seeded(seed), exclude });
-            if (usable.length === 0) {
-              expect(r.kind).toBe('no_endpoint');
-              return;
+  it.each(['chat', 'batch', 'long-context', 'debug'])('property (%s): picks a usable, non-excluded candidate whenever one exists, else no_endpoint', (name) => {
+    const profile = buildProfiles(undefined).get(name)!;
+    fc.assert(
+      fc.property(
+        fc.array(arbEndpoint, { minLength: 0, maxLength: 16 }),
+        fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
+        fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
+        fc.integer(),
+        (specs, sessionKey, promptTag, seed) => {
+          const eps = specs.map((s, i) =>
+            testEndpoint(`e${i}`, {
+              ...s,
+              pool: `p${s.poolPriority}`,
+              stats: { waiting: s.waiting, running: s.running, kvUsage: s.kvUsage },
+            }),
+          );
+          const exclude = new Set(eps.filter((_, i) => specs[i].excluded).map((e) => e.id));
+          const usable = eps.filter((e) => !e.draining && e.available && !exclude.has(e.id));
+          // The profile's prefix index keeps what earlier runs recorded, so repeated prompts meet hits and stale matches.
+          const prompt = promptTag === undefined ? undefined : longPrompt(promptTag);
+          const r = schedule(profile, testRequest({ sessionKey, prompt }), eps, { random: seeded(seed), exclude });
+          if (usable.length === 0) {
+            expect(r.kind).toBe('no_endpoint');
+            return;
+          }
+          const p = picked(r);
+          expect(usable).toContain(p.endpoint);
+          for (const s of p.scored) {
+            for (const v of Object.values(s.perScorer)) {
+              expect(v).toBeGreaterThanOrEqual(0);
+              expect(v).toBeLessThanOrEqual(1);
             }
-            const p = picked(r);
-            expect(usable).toContain(p.endpoint);
-            for (const s of p.scored) {
-              for (const v of Object.values(s.perScorer)) {
-                expect(v).toBeGreaterThanOrEqual(0);
-                expect(v).toBeLessThanOrEqual(1);
-              }
-            }
-            const removed = Object.values(p.filtered).reduce((a, b) => a + b, 0);
-            expect(removed + p.scored.length).toBe(eps.length);
-          },
-        ),
-        { numRuns: 150 },
-      );
-    },
-  );
+          }
+          const removed = Object.values(p.filtered).reduce((a, b) => a + b, 0);
+          expect(removed + p.scored.length).toBe(eps.length);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
 
 describe('schedule: pinned replica', () => {
@@ -170,9 +172,7 @@ describe('schedule: pool stage', () => {
   it('a pool with no usable endpoint is skipped without asking about saturation', () => {
     const asked: string[] = [];
     const eps = [...h100.map((e) => ({ ...e, draining: true })), ...a100];
-    const r = picked(
-      schedule(chat, testRequest(), eps, opts({ poolSaturated: (p) => (asked.push(p), false) })),
-    );
+    const r = picked(schedule(chat, testRequest(), eps, opts({ poolSaturated: (p) => (asked.push(p), false) })));
     expect(r.pool).toBe('a100');
     expect(asked).toEqual([]);
   });
@@ -255,14 +255,37 @@ describe('schedule: scoring', () => {
     const eps = [testEndpoint('a'), testEndpoint('b')];
     const s1 = fixed('s1', { a: 1, b: 0 });
     const s2 = fixed('s2', { a: 0, b: 1 });
-    expect(picked(schedule(profile([{ scorer: s1, weight: 2 }, { scorer: s2, weight: 1 }]), testRequest(), eps, opts())).endpoint.id).toBe('a');
-    expect(picked(schedule(profile([{ scorer: s1, weight: 1 }, { scorer: s2, weight: 2 }]), testRequest(), eps, opts())).endpoint.id).toBe('b');
+    expect(
+      picked(
+        schedule(
+          profile([
+            { scorer: s1, weight: 2 },
+            { scorer: s2, weight: 1 },
+          ]),
+          testRequest(),
+          eps,
+          opts(),
+        ),
+      ).endpoint.id,
+    ).toBe('a');
+    expect(
+      picked(
+        schedule(
+          profile([
+            { scorer: s1, weight: 1 },
+            { scorer: s2, weight: 2 },
+          ]),
+          testRequest(),
+          eps,
+          opts(),
+        ),
+      ).endpoint.id,
+    ).toBe('b');
   });
 
   it('x-llmgw-profile changes the scorer set', () => {
     const eps = [testEndpoint('a')];
-    const names = (name: string): string[] =>
-      Object.keys(picked(schedule(profiles.get(name)!, testRequest(), eps, opts())).scored[0].perScorer).sort();
+    const names = (name: string): string[] => Object.keys(picked(schedule(profiles.get(name)!, testRequest(), eps, opts())).scored[0].perScorer).sort();
     expect(names('chat')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
     expect(names('batch')).toEqual(['inflight', 'kv', 'load', 'prefix', 'queue']);
     expect(names('long-context')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
@@ -356,7 +379,11 @@ describe('schedule: the built-in profiles route by prefix (tiers 1–2)', () => 
     expect(first.cacheDecision).toBe('no_tree');
     expect(first.prefix).toEqual({ decision: 'no_tree', matchRatio: 0 });
     for (let i = 1; i <= 5; i++) {
-      const r = picked(schedule(profile, testRequest({ prompt: { text: `${prompt.text} turn ${i}`.padEnd(prompt.text.length + 64, '.') }, sessionKey: `k${i}` }), eps, { random }));
+      const r = picked(
+        schedule(profile, testRequest({ prompt: { text: `${prompt.text} turn ${i}`.padEnd(prompt.text.length + 64, '.') }, sessionKey: `k${i}` }), eps, {
+          random,
+        }),
+      );
       expect(r.endpoint.id).toBe(first.endpoint.id);
       expect(r.cacheDecision).toBe('cache_hit');
       expect(r.prefix!.decision).toBe('cache_hit');
@@ -368,7 +395,14 @@ describe('schedule: the built-in profiles route by prefix (tiers 1–2)', () => 
     const eps = ids.map((id, i) => testEndpoint(id, { inflight: [3, 2, 0, 1][i] }));
     const none = picked(schedule(profile, testRequest(), eps, opts()));
     expect([none.endpoint.id, none.cacheDecision]).toEqual(['r2', 'no_tree']);
-    picked(schedule(profile, testRequest({ prompt: longPrompt('seen') }), eps.map((e) => testEndpoint(e.id)), opts()));
+    picked(
+      schedule(
+        profile,
+        testRequest({ prompt: longPrompt('seen') }),
+        eps.map((e) => testEndpoint(e.id)),
+        opts(),
+      ),
+    );
     const miss = picked(schedule(profile, testRequest({ prompt: longPrompt('never seen') }), eps, opts()));
     expect([miss.endpoint.id, miss.cacheDecision]).toEqual(['r2', 'cache_miss_min_load']);
   });

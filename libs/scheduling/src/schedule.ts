@@ -22,7 +22,10 @@ export interface ScheduleOptions {
 }
 
 /** The default thresholds (@llmgw/contracts): target_waiting_per_replica 4, kv_ceiling 0.90. */
-export const DEFAULT_SATURATION: SaturationThresholds = Object.freeze({ targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA, kvCeiling: DEFAULT_KV_CEILING });
+export const DEFAULT_SATURATION: SaturationThresholds = Object.freeze({
+  targetWaitingPerReplica: DEFAULT_TARGET_WAITING_PER_REPLICA,
+  kvCeiling: DEFAULT_KV_CEILING,
+});
 
 /** What the saturation detector reads from an endpoint view. Stale or missing stats count as idle engines; inflight still counts. */
 export function replicaLoadOf(ep: EndpointView): ReplicaLoad {
@@ -57,12 +60,7 @@ const defaultSaturated = saturatedByLoad(DEFAULT_SATURATION);
  *    [0,1] (NaN/missing → 0), recorded in `perScorer`, weighted and summed;
  *    the profile's picker chooses.
  */
-export function schedule(
-  profile: RoutingProfile,
-  req: SchedRequest,
-  endpoints: readonly EndpointView[],
-  opts: ScheduleOptions,
-): PickResult {
+export function schedule(profile: RoutingProfile, req: SchedRequest, endpoints: readonly EndpointView[], opts: ScheduleOptions): PickResult {
   const considered = endpoints.length;
   const filtered: Record<string, number> = {};
   const fail = (reason: NoEndpointReason): PickResult => ({ kind: 'no_endpoint', reason, considered, filtered });
@@ -141,12 +139,7 @@ export function schedule(
   };
 }
 
-function narrow(
-  eps: readonly EndpointView[],
-  keep: (e: EndpointView) => boolean,
-  name: string,
-  filtered: Record<string, number>,
-): EndpointView[] {
+function narrow(eps: readonly EndpointView[], keep: (e: EndpointView) => boolean, name: string, filtered: Record<string, number>): EndpointView[] {
   const out = eps.filter(keep);
   filtered[name] = eps.length - out.length;
   return out;
@@ -157,11 +150,7 @@ function clamp01(v: number | undefined): number {
   return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-function poolStage(
-  cands: readonly EndpointView[],
-  saturated: PoolSaturatedFn,
-  filtered: Record<string, number>,
-): readonly EndpointView[] {
+function poolStage(cands: readonly EndpointView[], saturated: PoolSaturatedFn, filtered: Record<string, number>): readonly EndpointView[] {
   let single = true;
   for (const e of cands) {
     if (e.poolPriority !== cands[0].poolPriority) {

@@ -7,7 +7,9 @@ import { listenAddress, logLevel } from '@llmgw/config';
 import { defineService } from './host';
 import { runCommandLine } from './command';
 
-const schema = z.object({ admin_listen: listenAddress().default('127.0.0.1:0'), log_level: logLevel(), name: z.string().default('x'), size: z.number().int().default(1) }).strict();
+const schema = z
+  .object({ admin_listen: listenAddress().default('127.0.0.1:0'), log_level: logLevel(), name: z.string().default('x'), size: z.number().int().default(1) })
+  .strict();
 
 function service(started: Array<{ name: string; size: number }>) {
   return defineService({
@@ -22,11 +24,7 @@ function service(started: Array<{ name: string; size: number }>) {
 }
 
 const command = () =>
-  new Command('llmgw demo')
-    .option('-c, --config <file>', 'config file')
-    .option('--name <name>', 'a name')
-    .option('--size <n>', 'a size')
-    .exitOverride();
+  new Command('llmgw demo').option('-c, --config <file>', 'config file').option('--name <name>', 'a name').option('--size <n>', 'a size').exitOverride();
 
 interface Flags {
   config?: string;

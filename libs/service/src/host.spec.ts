@@ -25,7 +25,13 @@ const schema = z
 function capture() {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { stream, lines };
 }
 const flush = () => new Promise((r) => setImmediate(r));
@@ -56,7 +62,9 @@ function demo(order: string[] = [], extra?: (ctx: any) => void) {
 describe('startService', () => {
   it('parses the config once and freezes it; an invalid one is a ConfigError naming every issue', async () => {
     await expect(startService(demo(), { config: { listen: 'nope', log_level: 'loud' }, configSource: 'demo.yaml' })).rejects.toThrow(ConfigError);
-    await expect(startService(demo(), { config: { listen: 'nope', log_level: 'loud' }, configSource: 'demo.yaml' })).rejects.toThrow(/demo\.yaml[\s\S]*listen[\s\S]*log_level/);
+    await expect(startService(demo(), { config: { listen: 'nope', log_level: 'loud' }, configSource: 'demo.yaml' })).rejects.toThrow(
+      /demo\.yaml[\s\S]*listen[\s\S]*log_level/,
+    );
     const { stream } = capture();
     const s = await startService(demo(), { config: {}, logDestination: stream });
     try {
@@ -85,11 +93,21 @@ describe('startService', () => {
   it('gives each request a child logger with request, key and project ids', async () => {
     const { stream, lines } = capture();
     let reqLog: any;
-    const s = await startService(demo([], (ctx) => (reqLog = ctx.requestLog({ reqId: 'r-1', keyId: 'k-1', projectId: 'p-1' }))), { config: {}, logDestination: stream });
+    const s = await startService(
+      demo([], (ctx) => (reqLog = ctx.requestLog({ reqId: 'r-1', keyId: 'k-1', projectId: 'p-1' }))),
+      { config: {}, logDestination: stream },
+    );
     reqLog.info({ model: 'm' }, 'request completed');
     await s.close();
     await flush();
-    expect(lines.find((l) => l.msg === 'request completed')).toMatchObject({ reqId: 'r-1', keyId: 'k-1', projectId: 'p-1', model: 'm', service: 'demo', instance: s.instanceId });
+    expect(lines.find((l) => l.msg === 'request completed')).toMatchObject({
+      reqId: 'r-1',
+      keyId: 'k-1',
+      projectId: 'p-1',
+      model: 'm',
+      service: 'demo',
+      instance: s.instanceId,
+    });
   });
 
   it('serves /metrics, /healthz and /readyz from the readiness callback on the admin listener', async () => {
@@ -159,9 +177,7 @@ describe('startService', () => {
     const { stream, lines } = capture();
     let sawAbort = false;
     const s = await startService(
-      demo(order, (ctx) =>
-        ctx.onClose('stuck', (signal: AbortSignal) => new Promise<void>(() => signal.addEventListener('abort', () => (sawAbort = true)))),
-      ),
+      demo(order, (ctx) => ctx.onClose('stuck', (signal: AbortSignal) => new Promise<void>(() => signal.addEventListener('abort', () => (sawAbort = true))))),
       { config: { drain_deadline: 50 }, logDestination: stream },
     );
     await s.close();
@@ -263,10 +279,14 @@ describe('ctx.grpcServer: the largest request message', () => {
     responseSerialize: (v: unknown) => Buffer.from(JSON.stringify(v)),
     responseDeserialize: (b: Buffer) => JSON.parse(b.toString()),
   };
-  const DEF = { call: { path: '/llmgw.test.v1.Size/Call', requestStream: false, responseStream: false, originalName: 'call', ...json } } as grpcJs.ServiceDefinition;
+  const DEF = {
+    call: { path: '/llmgw.test.v1.Size/Call', requestStream: false, responseStream: false, originalName: 'call', ...json },
+  } as grpcJs.ServiceDefinition;
   const Client = grpcJs.makeGenericClientConstructor(DEF, 'Size');
   const call = (c: grpcJs.Client, s: string) =>
-    new Promise<{ n: number }>((resolve, reject) => (c as any).call({ s }, (err: grpcJs.ServiceError | null, res: { n: number }) => (err ? reject(err) : resolve(res))));
+    new Promise<{ n: number }>((resolve, reject) =>
+      (c as any).call({ s }, (err: grpcJs.ServiceError | null, res: { n: number }) => (err ? reject(err) : resolve(res))),
+    );
 
   function sized(maxReceiveMessageBytes?: number) {
     return defineService({

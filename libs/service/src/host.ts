@@ -2,13 +2,29 @@ import { randomBytes } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import type { Server as GrpcServer, ServerOptions as GrpcServerOptions, ServiceDefinition as GrpcServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type {
+  Server as GrpcServer,
+  ServerOptions as GrpcServerOptions,
+  ServiceDefinition as GrpcServiceDefinition,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { parseListen } from '@llmgw/cli';
 import { authorizationInterceptor, createServer, HealthService, type AuthorizationTable } from '@llmgw/grpc';
 import type { z } from 'zod';
 import { untilSignal } from '@llmgw/cli';
 import { ConfigError, parseConfig } from '@llmgw/config';
-import { createLogger, createRegistry, Dependencies, logListening, PACKAGE_VERSION, requestLogger, type DependencyMonitor, type Logger, type Registry, type RequestLogFields } from '@llmgw/observability';
+import {
+  createLogger,
+  createRegistry,
+  Dependencies,
+  logListening,
+  PACKAGE_VERSION,
+  requestLogger,
+  type DependencyMonitor,
+  type Logger,
+  type Registry,
+  type RequestLogFields,
+} from '@llmgw/observability';
 import type { Redis } from 'ioredis';
 import { LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
 import { createAdminApp, type ReadinessCheck, type Readiness } from './admin';
@@ -268,7 +284,10 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
           : !spec.tls.client_ca
             ? `gRPC on ${spec.address} without client certificates: ${tlsKey}.client_ca is not set, so any client may call`
             : undefined;
-        if (why && !spec.insecure) throw new ConfigError(where, [`refusing ${why}. Configure ${tlsKey} { cert, key, client_ca } (docs/security.md), or set insecure: true to accept it`]);
+        if (why && !spec.insecure)
+          throw new ConfigError(where, [
+            `refusing ${why}. Configure ${tlsKey} { cert, key, client_ca } (docs/security.md), or set insecure: true to accept it`,
+          ]);
         if (why) log.warn({ listener: name, address: spec.address }, `insecure: true — ${why}; anyone who can reach it may call it`);
       }
       const tls = serverTls(spec.tls, tlsKey);
@@ -282,7 +301,11 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
         log.warn({ listener: name, ...fields }, msg);
       };
       const interceptors = tls?.requireClientCert
-        ? [authorizationInterceptor(spec.authorize, (r) => noteRefusal(`${r.path} ${r.details}`, { method: r.path, peer: r.peer, code: r.code }, `call refused: ${r.details}`))]
+        ? [
+            authorizationInterceptor(spec.authorize, (r) =>
+              noteRefusal(`${r.path} ${r.details}`, { method: r.path, peer: r.peer, code: r.code }, `call refused: ${r.details}`),
+            ),
+          ]
         : [];
       const sizeLimit = spec.maxReceiveMessageBytes !== undefined ? { 'grpc.max_receive_message_length': spec.maxReceiveMessageBytes } : {};
       const server = createServer({ ...spec.options, ...sizeLimit, interceptors });
@@ -299,7 +322,8 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
       if (tls && h2 instanceof Map) {
         for (const srv of h2.keys()) {
           (srv as NodeJS.EventEmitter).on?.('tlsClientError', (err: Error, socket: { remoteAddress?: string }) =>
-            noteRefusal(`tls ${socket?.remoteAddress} ${err.message}`, { peer: socket?.remoteAddress }, `TLS handshake refused: ${err.message}`));
+            noteRefusal(`tls ${socket?.remoteAddress} ${err.message}`, { peer: socket?.remoteAddress }, `TLS handshake refused: ${err.message}`),
+          );
         }
       }
       register(name, l);
@@ -383,7 +407,10 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
  * config is invalid (the message on stderr). A second signal during the drain
  * ends the process at once (Node's default once our handler is gone).
  */
-export async function runService<S extends z.ZodType, H>(def: ServiceDefinition<S, H>, opts: StartServiceOptions & { configErrors?: Array<new (...a: any[]) => Error> }): Promise<number> {
+export async function runService<S extends z.ZodType, H>(
+  def: ServiceDefinition<S, H>,
+  opts: StartServiceOptions & { configErrors?: Array<new (...a: any[]) => Error> },
+): Promise<number> {
   let running: RunningService<H, z.output<S>>;
   try {
     running = await startService(def, opts);

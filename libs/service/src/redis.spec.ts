@@ -49,7 +49,13 @@ async function redisServer() {
 function capture() {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { log: createLogger({ service: 'demo', level: 'debug', destination: stream }), lines };
 }
 

@@ -48,7 +48,13 @@ export const DEFAULT_REDIS_READY_WAIT_MS = 2000;
 
 /** The ioredis options of one kind: the only place they are written. */
 export function redisOptions(kind: RedisKind, o: { autoPipelining?: boolean } = {}): RedisOptions {
-  return { lazyConnect: false, connectTimeout: 2000, retryStrategy: redisRetryStrategy, ...KIND_OPTIONS[kind], ...(o.autoPipelining ? { enableAutoPipelining: true } : {}) };
+  return {
+    lazyConnect: false,
+    connectTimeout: 2000,
+    retryStrategy: redisRetryStrategy,
+    ...KIND_OPTIONS[kind],
+    ...(o.autoPipelining ? { enableAutoPipelining: true } : {}),
+  };
 }
 
 /** "host:port" of a Redis URL, without credentials (for logs and metric labels). */
@@ -87,7 +93,12 @@ export function redisReady(r: Redis, ms: number): Promise<boolean> {
  * logged at debug. Returns the client and how to close it (QUIT when
  * connected, bounded; then disconnect).
  */
-export async function openRedis(purpose: string, url: string, opts: RedisClientOptions, deps: { log: Logger; dependencies: Dependencies }): Promise<{ client: Redis; close(): Promise<void> }> {
+export async function openRedis(
+  purpose: string,
+  url: string,
+  opts: RedisClientOptions,
+  deps: { log: Logger; dependencies: Dependencies },
+): Promise<{ client: Redis; close(): Promise<void> }> {
   const kind = opts.kind ?? 'commands';
   const target = redisTarget(url);
   const dep = deps.dependencies.get(`redis ${target}`);
@@ -118,7 +129,11 @@ export async function openRedis(purpose: string, url: string, opts: RedisClientO
       // Between reconnect attempts there is no socket: disconnect only cancels the next attempt.
       const hasSocket = client.status !== 'end' && client.status !== 'reconnecting' && client.status !== 'wait';
       const ended = new Promise<void>((r) => client.once('end', () => r()));
-      if (client.status === 'ready') await bounded(client.quit().catch(() => undefined), 1000);
+      if (client.status === 'ready')
+        await bounded(
+          client.quit().catch(() => undefined),
+          1000,
+        );
       client.disconnect();
       if (hasSocket) await bounded(ended, 1000);
     },

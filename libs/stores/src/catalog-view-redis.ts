@@ -19,7 +19,11 @@ export class RedisCatalogView implements CatalogViewWriter {
   private readonly keys: ReturnType<typeof modelCatalogKeys>;
   private written = '';
 
-  constructor(private readonly redis: Redis, prefix: string, private readonly sub?: Redis) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly sub?: Redis,
+  ) {
     this.keys = modelCatalogKeys(prefix);
   }
 
@@ -38,7 +42,11 @@ export class RedisCatalogView implements CatalogViewWriter {
 
   async demand(): Promise<Map<string, number>> {
     const raw = await this.redis.hgetall(this.keys.demand);
-    return new Map(Object.entries(raw).map(([m, v]) => [m, Number(v)] as [string, number]).filter(([, v]) => Number.isFinite(v)));
+    return new Map(
+      Object.entries(raw)
+        .map(([m, v]) => [m, Number(v)] as [string, number])
+        .filter(([, v]) => Number.isFinite(v)),
+    );
   }
 
   async onUrgentDemand(cb: (model: string) => void): Promise<() => void> {
@@ -85,7 +93,10 @@ export class RedisCatalogViewReader implements CatalogViewReader {
   private readonly subs = new Set<() => void>();
   private timer?: NodeJS.Timeout;
   private closed = false;
-  private readonly reloads = new CoalescedReload(() => this.readOnce(), () => this.closed);
+  private readonly reloads = new CoalescedReload(
+    () => this.readOnce(),
+    () => this.closed,
+  );
   private readonly onMessage = (ch: string) => {
     if (ch === this.keys.changedChannel) void this.refresh();
   };

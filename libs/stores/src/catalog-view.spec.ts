@@ -81,7 +81,13 @@ describe.each(impls)('catalog view contract (%s)', (_name, make) => {
     const r = await reader();
     let changes = 0;
     r.onChange(() => changes++);
-    await impl.writer.write(new Map([['demo', entry('demo', 'always-on')], ['lazy', entry('lazy', 'on-demand', 12)], ['alias', entry('lazy', 'on-demand', 12)]]));
+    await impl.writer.write(
+      new Map([
+        ['demo', entry('demo', 'always-on')],
+        ['lazy', entry('lazy', 'on-demand', 12)],
+        ['alias', entry('lazy', 'on-demand', 12)],
+      ]),
+    );
     await until(() => r.loaded(), 'the first view');
     expect(r.get('lazy')).toEqual(entry('lazy', 'on-demand', 12));
     expect(r.get('alias')?.model).toBe('lazy');
@@ -127,7 +133,12 @@ describe.each(impls)('catalog view contract (%s)', (_name, make) => {
     await r.touch('other', 1500, true);
     await until(() => urgent.length === 1, 'the urgent demand');
     expect(urgent).toEqual(['other']);
-    expect(await impl.writer.demand()).toEqual(new Map([['lazy', 2000], ['other', 1500]]));
+    expect(await impl.writer.demand()).toEqual(
+      new Map([
+        ['lazy', 2000],
+        ['other', 1500],
+      ]),
+    );
     off();
     await r.touch('other', 3000, true);
     await r.touch('lazy', 3000, false);

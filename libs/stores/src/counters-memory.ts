@@ -1,4 +1,13 @@
-import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, type WindowHeadroom, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
+import {
+  type CounterReservation,
+  type LimitCounters,
+  type ReserveRequest,
+  type ReserveResult,
+  type WindowHeadroom,
+  WINDOW_SECONDS,
+  reservationOf,
+  secondOf,
+} from './counters';
 
 type Window = Map<number, number>;
 
@@ -79,7 +88,8 @@ export class MemoryLimitCounters implements LimitCounters {
     if (req.micros > 0) {
       for (const b of req.budgets) {
         const spent = this.budgetGet(this.budgetKey(b.scope, b.periodStart), req.nowMs);
-        if (spent + req.micros > b.limitMicros) return { ok: false, kind: 'budget', scope: b.scope, limit: b.limitMicros, retryAfterMs: Math.max(1000, b.periodEnd - req.nowMs) };
+        if (spent + req.micros > b.limitMicros)
+          return { ok: false, kind: 'budget', scope: b.scope, limit: b.limitMicros, retryAfterMs: Math.max(1000, b.periodEnd - req.nowMs) };
       }
     }
     for (const { scope } of req.rpm) this.bump(this.win(this.rpmWin, scope), now, 1);

@@ -147,7 +147,10 @@ export class RedisLimitCounters implements LimitCounters {
   private readonly r: Redis & Cmds;
 
   /** `prefix` namespaces every key (e.g. `llmgw:`); the caller owns `redis`. */
-  constructor(redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX) {
+  constructor(
+    redis: Redis,
+    private readonly prefix = DEFAULT_REDIS_KEY_PREFIX,
+  ) {
     if (!(redis as any).llmgwReserve) {
       redis.defineCommand('llmgwReserve', { lua: RESERVE_LUA });
       redis.defineCommand('llmgwAdjust', { lua: ADJUST_LUA });
@@ -169,14 +172,30 @@ export class RedisLimitCounters implements LimitCounters {
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const now = secondOf(req.nowMs);
-    const keys = [...req.rpm.map((x) => this.rpmKey(x.scope)), ...req.tpm.map((x) => this.tpmKey(x.scope)), ...req.budgets.map((b) => this.budgetKey(b.scope, b.periodStart))];
+    const keys = [
+      ...req.rpm.map((x) => this.rpmKey(x.scope)),
+      ...req.tpm.map((x) => this.tpmKey(x.scope)),
+      ...req.budgets.map((b) => this.budgetKey(b.scope, b.periodStart)),
+    ];
     const argv = [
-      now, req.nowMs, WINDOW_SECONDS, req.rpm.length, req.tpm.length, req.budgets.length, req.tokens, req.micros,
-      ...req.rpm.map((x) => x.limit), ...req.tpm.map((x) => x.limit), ...req.budgets.flatMap((b) => [b.limitMicros, b.periodEnd]),
+      now,
+      req.nowMs,
+      WINDOW_SECONDS,
+      req.rpm.length,
+      req.tpm.length,
+      req.budgets.length,
+      req.tokens,
+      req.micros,
+      ...req.rpm.map((x) => x.limit),
+      ...req.tpm.map((x) => x.limit),
+      ...req.budgets.flatMap((b) => [b.limitMicros, b.periodEnd]),
     ];
     const res = await this.r.llmgwReserve(keys.length, ...keys, ...argv);
     if (Number(res[0]) === 0) {
-      const headroom = (at: number) => (res.length > at + 2 && Number(res[at]) >= 0 ? { limit: Number(res[at]), remaining: Math.max(0, Number(res[at + 1])), resetMs: Math.max(0, Number(res[at + 2])) } : undefined);
+      const headroom = (at: number) =>
+        res.length > at + 2 && Number(res[at]) >= 0
+          ? { limit: Number(res[at]), remaining: Math.max(0, Number(res[at + 1])), resetMs: Math.max(0, Number(res[at + 2])) }
+          : undefined;
       return {
         ok: true,
         requests: headroom(1),
@@ -191,11 +210,26 @@ export class RedisLimitCounters implements LimitCounters {
   }
 
   private adjustKeys(r: CounterReservation): string[] {
-    return [...r.rpmScopes.map((s) => this.rpmKey(s)), ...r.tpmScopes.map((s) => this.tpmKey(s)), ...r.budgets.map((b) => this.budgetKey(b.scope, b.periodStart))];
+    return [
+      ...r.rpmScopes.map((s) => this.rpmKey(s)),
+      ...r.tpmScopes.map((s) => this.tpmKey(s)),
+      ...r.budgets.map((b) => this.budgetKey(b.scope, b.periodStart)),
+    ];
   }
 
   private adjustArgs(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): number[] {
-    return [r.second, secondOf(nowMs), WINDOW_SECONDS, r.rpmScopes.length, r.tpmScopes.length, r.budgets.length, dReq, dTokens, dMicros, ...r.budgets.map((b) => b.periodEnd)];
+    return [
+      r.second,
+      secondOf(nowMs),
+      WINDOW_SECONDS,
+      r.rpmScopes.length,
+      r.tpmScopes.length,
+      r.budgets.length,
+      dReq,
+      dTokens,
+      dMicros,
+      ...r.budgets.map((b) => b.periodEnd),
+    ];
   }
 
   private async adjust(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): Promise<void> {
@@ -212,9 +246,23 @@ export class RedisLimitCounters implements LimitCounters {
    * `settle`, then XADD `record` (field `r`) to `stream` with MAXLEN ~ `maxLen`, in one
    * script: one round trip, and either both happen or neither. Returns the entry id.
    */
-  async settleAndAppend(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number, stream: string, maxLen: number, record: string): Promise<string> {
+  async settleAndAppend(
+    r: CounterReservation,
+    actual: { tokens: number; micros: number },
+    nowMs: number,
+    stream: string,
+    maxLen: number,
+    record: string,
+  ): Promise<string> {
     const keys = this.adjustKeys(r);
-    return this.r.llmgwSettleAppend(keys.length + 1, ...keys, stream, ...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs), maxLen, record);
+    return this.r.llmgwSettleAppend(
+      keys.length + 1,
+      ...keys,
+      stream,
+      ...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs),
+      maxLen,
+      record,
+    );
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {

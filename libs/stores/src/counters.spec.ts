@@ -41,7 +41,14 @@ describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
 
   it.each([
     ['key', [{ scope: 'key:k', limit: 3 }], 3],
-    ['tightest level wins', [{ scope: 'key:k', limit: 10 }, { scope: 'org:o', limit: 2 }], 2],
+    [
+      'tightest level wins',
+      [
+        { scope: 'key:k', limit: 10 },
+        { scope: 'org:o', limit: 2 },
+      ],
+      2,
+    ],
     ['zero allows nothing', [{ scope: 'key:k', limit: 0 }], 0],
   ])('RPM: %s', async (_n, rpm, allowed) => {
     let ok = 0;
@@ -51,7 +58,14 @@ describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
 
   it('RPM: a rejection reserves nothing on the other levels', async () => {
     await c.reserve(req({ rpm: [{ scope: 'org:o', limit: 1 }] }));
-    const r = await c.reserve(req({ rpm: [{ scope: 'key:k', limit: 5 }, { scope: 'org:o', limit: 1 }] }));
+    const r = await c.reserve(
+      req({
+        rpm: [
+          { scope: 'key:k', limit: 5 },
+          { scope: 'org:o', limit: 1 },
+        ],
+      }),
+    );
     expect(r).toMatchObject({ ok: false, kind: 'rpm', scope: 'org:o', limit: 1 });
     expect((await c.windowUsage('key:k', T0)).requests).toBe(0);
   });
@@ -68,7 +82,10 @@ describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
   });
 
   it('reports the headroom of the tightest scope of each kind (OpenAI x-ratelimit-*)', async () => {
-    const rpm = [{ scope: 'key:h', limit: 10 }, { scope: 'org:h', limit: 3 }];
+    const rpm = [
+      { scope: 'key:h', limit: 10 },
+      { scope: 'org:h', limit: 3 },
+    ];
     const tpm = [{ scope: 'key:h', limit: 1000 }];
     const first = await c.reserve(req({ rpm, tpm, tokens: 100, nowMs: T0 }));
     expect(first).toMatchObject({ ok: true, requests: { limit: 3, remaining: 2, resetMs: 60_000 }, tokens: { limit: 1000, remaining: 900, resetMs: 60_000 } });
@@ -134,7 +151,15 @@ describe.each(impls)('LimitCounters contract (%s)', (_name, make) => {
   });
 
   it('release undoes the request, its tokens and its micro-units', async () => {
-    const r = await c.reserve(req({ rpm: [{ scope: 'key:k', limit: 1 }], tpm: [{ scope: 'key:k', limit: 100 }], tokens: 50, budgets: [{ scope: 'key:k', limitMicros: 100, ...DAY }], micros: 60 }));
+    const r = await c.reserve(
+      req({
+        rpm: [{ scope: 'key:k', limit: 1 }],
+        tpm: [{ scope: 'key:k', limit: 100 }],
+        tokens: 50,
+        budgets: [{ scope: 'key:k', limitMicros: 100, ...DAY }],
+        micros: 60,
+      }),
+    );
     expect(r.ok).toBe(true);
     if (r.ok) await c.release(r.reservation, T0);
     expect(await c.windowUsage('key:k', T0)).toEqual({ requests: 0, tokens: 0 });
@@ -171,8 +196,19 @@ it('settleAndAppend (Redis stores): settles like settle and appends the usage re
   const a = await stores.counters.reserve({ nowMs: T0, rpm: [{ scope: 'key:k', limit: 10 }], tpm, tokens: 600, budgets, micros: 800 });
   if (!a.ok) throw new Error('reserve refused');
   const rec: LedgerRecord = {
-    recordId: 'r1', requestId: 'q1', ts: T0, keyId: 'k', projectId: 'p', model: 'm', servedModel: 'm',
-    status: 200, promptTokens: 60, completionTokens: 40, cachedTokens: 0, durationMs: 5, costMicros: 500,
+    recordId: 'r1',
+    requestId: 'q1',
+    ts: T0,
+    keyId: 'k',
+    projectId: 'p',
+    model: 'm',
+    servedModel: 'm',
+    status: 200,
+    promptTokens: 60,
+    completionTokens: 40,
+    cachedTokens: 0,
+    durationMs: 5,
+    costMicros: 500,
   };
   const id = await stores.settleAndAppend!(a.reservation, { tokens: 100, micros: 500 }, T0 + 1000, rec);
   expect(await stores.counters.windowUsage('project:p', T0 + 1000)).toEqual({ requests: 0, tokens: 100 });

@@ -51,7 +51,12 @@ export class RedisKeyCacheBus implements KeyCacheBus {
   private readonly handlers = new Set<(ev: KeyCacheInvalidation) => void>();
 
   /** `open` gives the subscriber connection (the service host's `ctx.redis`, which closes it); default: a duplicate of `redis`. */
-  constructor(private readonly redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, private readonly log?: ContractLog, private readonly open?: (purpose: string, kind: 'subscriber') => Promise<Redis>) {
+  constructor(
+    private readonly redis: Redis,
+    prefix = DEFAULT_REDIS_KEY_PREFIX,
+    private readonly log?: ContractLog,
+    private readonly open?: (purpose: string, kind: 'subscriber') => Promise<Redis>,
+  ) {
     this.channel = redisKeys.keyCacheChannel(prefix);
   }
 

@@ -35,7 +35,10 @@ return 0`;
  * operation is one Lua script, so check-and-set is atomic.
  */
 export class RedisLeaderLock implements LeaderLock {
-  constructor(private readonly redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = DEFAULT_REDIS_KEY_PREFIX,
+  ) {}
 
   private key(name: string) {
     return `${this.prefix}leader:${name}`;

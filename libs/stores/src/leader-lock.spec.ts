@@ -73,7 +73,15 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
     const events: string[] = [];
     // A TTL no stall of a busy test machine outlasts (renewed every 100 ms), so only a's death lets b in.
     const mk = (owner: string) =>
-      new LeaderElection({ lock, name, owner, ttlMs: 3000, intervalMs: 100, onElected: (t) => events.push(`${owner}+${t}`), onLost: () => events.push(`${owner}-`) });
+      new LeaderElection({
+        lock,
+        name,
+        owner,
+        ttlMs: 3000,
+        intervalMs: 100,
+        onElected: (t) => events.push(`${owner}+${t}`),
+        onLost: () => events.push(`${owner}-`),
+      });
     const a = mk('a');
     const b = mk('b');
     await a.start();

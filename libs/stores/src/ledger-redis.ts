@@ -45,7 +45,11 @@ export class RedisUsageLedger implements UsageLedger {
   private readonly log?: ContractLog;
   private readonly open?: RedisLedgerOptions['open'];
 
-  constructor(private readonly redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, opts: RedisLedgerOptions = {}) {
+  constructor(
+    private readonly redis: Redis,
+    prefix = DEFAULT_REDIS_KEY_PREFIX,
+    opts: RedisLedgerOptions = {},
+  ) {
     this.stream = opts.stream ?? redisKeys.usageStream(prefix);
     this.log = opts.log;
     this.group = opts.group ?? 'accounting';
@@ -91,7 +95,9 @@ export class RedisUsageLedger implements UsageLedger {
   }
 
   async readOwnPending(consumer: string, count: number): Promise<LedgerEntry[]> {
-    const res = (await (this.redis as any).xreadgroup('GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', this.stream, '0')) as Array<[string, RawEntries]> | null;
+    const res = (await (this.redis as any).xreadgroup('GROUP', this.group, consumer, 'COUNT', count, 'STREAMS', this.stream, '0')) as Array<
+      [string, RawEntries]
+    > | null;
     return res ? toEntries(res[0][1], this.log) : [];
   }
 
@@ -110,10 +116,7 @@ export class RedisUsageLedger implements UsageLedger {
   }
 
   async depth(): Promise<{ length: number; pending: number }> {
-    const [len, pend] = await Promise.all([
-      this.redis.xlen(this.stream),
-      this.redis.xpending(this.stream, this.group).catch(() => [0]) as Promise<unknown[]>,
-    ]);
+    const [len, pend] = await Promise.all([this.redis.xlen(this.stream), this.redis.xpending(this.stream, this.group).catch(() => [0]) as Promise<unknown[]>]);
     return { length: Number(len), pending: Number((pend as unknown[])[0] ?? 0) };
   }
 

@@ -35,7 +35,12 @@ const embedded = new Map<string, AccountingStores>();
 export function inProcessAccountingStores(name = 'default'): AccountingStores {
   let s = embedded.get(name);
   if (!s) {
-    s = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys: new MemoryPublishedKeys() };
+    s = {
+      counters: new MemoryLimitCounters(),
+      ledger: new MemoryUsageLedger(),
+      keyCacheBus: new MemoryKeyCacheBus(),
+      publishedKeys: new MemoryPublishedKeys(),
+    };
     embedded.set(name, s);
   }
   return s;
@@ -50,7 +55,11 @@ export function inProcessAccountingStores(name = 'default'): AccountingStores {
 export type OpenRedis = (purpose: string, kind: 'subscriber' | 'blocking') => Promise<Redis>;
 
 /** The Redis-backed stores; the caller owns and closes `redis` (and what `open` opens). */
-export function redisAccountingStores(redis: Redis, prefix = DEFAULT_REDIS_KEY_PREFIX, opts: { ledgerMaxLen?: number; log?: ContractLog; open?: OpenRedis } = {}): AccountingStores {
+export function redisAccountingStores(
+  redis: Redis,
+  prefix = DEFAULT_REDIS_KEY_PREFIX,
+  opts: { ledgerMaxLen?: number; log?: ContractLog; open?: OpenRedis } = {},
+): AccountingStores {
   const counters = new RedisLimitCounters(redis, prefix);
   const ledger = new RedisUsageLedger(redis, prefix, { maxLen: opts.ledgerMaxLen, log: opts.log, open: opts.open });
   return {

@@ -31,8 +31,19 @@ afterAll(async () => {
 });
 
 const rec = (i: number): LedgerRecord => ({
-  recordId: `rec-${i}`, requestId: `req-${i}`, ts: 1_800_000_000_000 + i, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
-  promptTokens: i, completionTokens: 2 * i, cachedTokens: 0, durationMs: 10, costMicros: 3 * i,
+  recordId: `rec-${i}`,
+  requestId: `req-${i}`,
+  ts: 1_800_000_000_000 + i,
+  keyId: 'k1',
+  projectId: 'p1',
+  model: 'm',
+  servedModel: 'm',
+  status: 200,
+  promptTokens: i,
+  completionTokens: 2 * i,
+  cachedTokens: 0,
+  durationMs: 10,
+  costMicros: 3 * i,
 });
 
 const ledgers: Array<[string, (maxLen?: number) => UsageLedger]> = [
@@ -128,7 +139,10 @@ describe.each(buses)('KeyCacheBus contract (%s)', (_name, make) => {
     await bus.publish({ scopeType: 'key', scopeId: 'k1' });
     await bus.publish({ scopeType: 'org', scopeId: 'o1' });
     await waitUntil(() => b.length >= 2, 'both invalidations');
-    expect(a).toEqual([{ scopeType: 'key', scopeId: 'k1' }, { scopeType: 'org', scopeId: 'o1' }]);
+    expect(a).toEqual([
+      { scopeType: 'key', scopeId: 'k1' },
+      { scopeType: 'org', scopeId: 'o1' },
+    ]);
     expect(b).toEqual(a);
     offA();
     await bus.publish({ scopeType: 'all', scopeId: '' });
@@ -155,8 +169,19 @@ it('a Redis bus tells subscribers to drop everything after its connection comes 
 // The Redis contracts (docs/wire-contracts.md): versioned records, validated where read.
 
 const rec1: LedgerRecord = {
-  recordId: 'rec-1', requestId: 'req-1', ts: 1_800_000_000_000, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200,
-  promptTokens: 1, completionTokens: 2, cachedTokens: 0, durationMs: 10, costMicros: 3,
+  recordId: 'rec-1',
+  requestId: 'req-1',
+  ts: 1_800_000_000_000,
+  keyId: 'k1',
+  projectId: 'p1',
+  model: 'm',
+  servedModel: 'm',
+  status: 200,
+  promptTokens: 1,
+  completionTokens: 2,
+  cachedTokens: 0,
+  durationMs: 10,
+  costMicros: 3,
 };
 
 function collect() {

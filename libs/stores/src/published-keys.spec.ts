@@ -20,7 +20,12 @@ afterAll(async () => {
 
 const hashOf = (s: string) => createHash('sha256').update(s).digest('hex');
 const principal = (over: Partial<Principal> = {}): Principal => ({
-  keyId: 'key_1', keyPrefix: 'sk-llmgw-ab', projectId: 'proj_1', teamId: 'team_1', orgId: 'org_1', band: '',
+  keyId: 'key_1',
+  keyPrefix: 'sk-llmgw-ab',
+  projectId: 'proj_1',
+  teamId: 'team_1',
+  orgId: 'org_1',
+  band: '',
   limits: { rpm: [{ scope: 'key:key_1', limit: 10 }], tpm: [], budgets: [{ scope: 'org:org_1', limitMicros: 5, period: 'day' }] },
   ...over,
 });

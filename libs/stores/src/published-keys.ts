@@ -26,8 +26,16 @@ export interface PublishedKeys {
  */
 export function activeKeyRecord(keyHash: string, p: Principal, rev: number): PublishedKey {
   return {
-    v: PUBLISHED_KEY_VERSION, state: 'active', keyHash, rev,
-    keyId: p.keyId, keyPrefix: p.keyPrefix, projectId: p.projectId, teamId: p.teamId, orgId: p.orgId, band: p.band,
+    v: PUBLISHED_KEY_VERSION,
+    state: 'active',
+    keyHash,
+    rev,
+    keyId: p.keyId,
+    keyPrefix: p.keyPrefix,
+    projectId: p.projectId,
+    teamId: p.teamId,
+    orgId: p.orgId,
+    band: p.band,
     ...(p.routingProfile ? { routingProfile: p.routingProfile } : {}),
     ...(p.expiresAt !== undefined ? { expiresAt: p.expiresAt } : {}),
     limits: {
@@ -48,7 +56,11 @@ export function revokedKeyRecord(keyHash: string, keyId: string, rev: number): P
 export function principalOfRecord(r: PublishedKey, defaultBand: string): Principal | null {
   if (r.state !== 'active') return null;
   return {
-    keyId: r.keyId, keyPrefix: r.keyPrefix, projectId: r.projectId, teamId: r.teamId, orgId: r.orgId,
+    keyId: r.keyId,
+    keyPrefix: r.keyPrefix,
+    projectId: r.projectId,
+    teamId: r.teamId,
+    orgId: r.orgId,
     band: r.band || defaultBand,
     ...(r.routingProfile ? { routingProfile: r.routingProfile } : {}),
     ...(r.expiresAt !== undefined ? { expiresAt: r.expiresAt } : {}),
@@ -109,7 +121,11 @@ return 1`;
 
 /** Records on Redis: STRING `<prefix>apikey:<hash>` each, written by one Lua check-and-set. */
 export class RedisPublishedKeys implements PublishedKeys {
-  constructor(private readonly redis: Redis, private readonly prefix = DEFAULT_REDIS_KEY_PREFIX, private readonly log?: ContractLog) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = DEFAULT_REDIS_KEY_PREFIX,
+    private readonly log?: ContractLog,
+  ) {}
 
   async put(records: readonly PublishedKey[]): Promise<number> {
     if (!records.length) return 0;

@@ -31,7 +31,12 @@ describe.each(impls)('TargetStore contract (%s)', (_name, make) => {
     await s.set('demo', { min: 1, max: 3 });
     await s.set('lazy', { min: 0, max: 1 });
     await s.set('demo', { min: 2, max: 2 });
-    expect(await s.load()).toEqual(new Map([['demo', { min: 2, max: 2 }], ['lazy', { min: 0, max: 1 }]]));
+    expect(await s.load()).toEqual(
+      new Map([
+        ['demo', { min: 2, max: 2 }],
+        ['lazy', { min: 0, max: 1 }],
+      ]),
+    );
   });
 
   it('removes a target when set to undefined', async () => {

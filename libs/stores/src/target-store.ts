@@ -22,7 +22,10 @@ function valid(t: Partial<Target> | undefined): t is Target {
 
 export class RedisTargetStore implements TargetStore {
   private readonly key: string;
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
     this.key = `${prefix}placement:targets`;
   }
 

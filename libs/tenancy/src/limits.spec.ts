@@ -8,7 +8,14 @@ describe('allowlist intersection', () => {
   it.each<[string, Array<string[] | undefined>, string[] | undefined]>([
     ['all absent = every model', [undefined, undefined], undefined],
     ['one list', [['a', 'b'], undefined], ['a', 'b']],
-    ['intersect two', [['a', 'b', 'c'], ['b', 'c', 'd']], ['b', 'c']],
+    [
+      'intersect two',
+      [
+        ['a', 'b', 'c'],
+        ['b', 'c', 'd'],
+      ],
+      ['b', 'c'],
+    ],
     ['a key cannot add a model its team withheld', [['a', 'x'], ['a']], ['a']],
     ['empty means none', [[], undefined], []],
     ['empty wins over a list', [['a'], []], []],
@@ -26,7 +33,15 @@ describe('limit resolution', () => {
     ['a key cannot raise the org limit', chain({ scopeType: 'key', rpm: 100 }, { scopeType: 'org', rpm: 10 }), { rpm: 10 }],
     ['a key can lower it', chain({ scopeType: 'key', rpm: 5 }, { scopeType: 'org', rpm: 10 }), { rpm: 5 }],
     ['tpm and rpm from different levels', chain({ scopeType: 'project', tpm: 1000 }, { scopeType: 'team', rpm: 60 }), { rpm: 60, tpm: 1000 }],
-    ['budgets per period', chain({ scopeType: 'key', budgetMicros: 5, budgetPeriod: 'day' }, { scopeType: 'org', budgetMicros: 100, budgetPeriod: 'month' }, { scopeType: 'team', budgetMicros: 7, budgetPeriod: 'day' }), { day: 5, month: 100 }],
+    [
+      'budgets per period',
+      chain(
+        { scopeType: 'key', budgetMicros: 5, budgetPeriod: 'day' },
+        { scopeType: 'org', budgetMicros: 100, budgetPeriod: 'month' },
+        { scopeType: 'team', budgetMicros: 7, budgetPeriod: 'day' },
+      ),
+      { day: 5, month: 100 },
+    ],
     ['zero is a limit, not absence', chain({ scopeType: 'key', rpm: 0 }), { rpm: 0 }],
     ['allowlists intersect', chain({ scopeType: 'key', allowedModels: ['a', 'b'] }, { scopeType: 'org', allowedModels: ['b'] }), { models: ['b'] }],
   ])('%s', (_name, levels, want) => {
@@ -41,7 +56,10 @@ describe('limit resolution', () => {
 
   it('keeps every level so each is counted on its own scope', () => {
     const r = resolveLimits(chain({ scopeType: 'key', rpm: 5 }, { scopeType: 'org', rpm: 10 }));
-    expect(r.rpm).toEqual([{ scope: 'key:k1', limit: 5 }, { scope: 'org:o1', limit: 10 }]);
+    expect(r.rpm).toEqual([
+      { scope: 'key:k1', limit: 5 },
+      { scope: 'org:o1', limit: 10 },
+    ]);
   });
 
   it.each([

@@ -19,7 +19,13 @@ describe('pricing', () => {
     expect(isFree(price)).toBe(want);
   });
 
-  it.each([[0, 0], [1, 1], [4, 1], [5, 2], [400, 100]])('estimatePromptTokens(%d) = %d', (b, want) => {
+  it.each([
+    [0, 0],
+    [1, 1],
+    [4, 1],
+    [5, 2],
+    [400, 100],
+  ])('estimatePromptTokens(%d) = %d', (b, want) => {
     expect(estimatePromptTokens(b)).toBe(want);
   });
 });

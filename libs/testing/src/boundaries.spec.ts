@@ -62,7 +62,11 @@ describe('the service host owns Redis and TLS', () => {
   it('finds no Redis construction in any app source today', async () => {
     const eslint = new ESLint({ cwd: root });
     const results = await eslint.lintFiles(['apps/*/src/**/*.ts']);
-    const found = results.flatMap((r) => r.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => `${r.filePath}:${m.line}: ${m.message}`));
+    const found = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+        .map((m) => `${r.filePath}:${m.line}: ${m.message}`),
+    );
     expect(found).toEqual([]);
   }, 300_000);
 

@@ -9,7 +9,12 @@ import { dirname, join, relative } from 'node:path';
  * the repository.
  */
 const ROOT = join(__dirname, '../../..');
-const MD_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const MD_FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const SOURCE_DIRS = ['apps', 'libs', 'tools', 'proto', 'deploy', 'bin', 'fixtures'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.llmgw']);
 /**
@@ -31,7 +36,10 @@ function anchorsOf(md: string): Set<string> {
   const body = md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
   for (const m of body.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
     const text = m[1].replace(/`/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
@@ -123,7 +131,11 @@ describe('docs links', () => {
 
   it('every section a comment names in words (docs/<page>.md, "<heading>") is a heading of that page', () => {
     const headings = (page: string) =>
-      [...readFileSync(join(ROOT, 'docs', page), 'utf8').replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/^#{1,6}[ \t]+(.+)$/gm)].map((m) => m[1].replace(/`/g, ''));
+      [
+        ...readFileSync(join(ROOT, 'docs', page), 'utf8')
+          .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
+          .matchAll(/^#{1,6}[ \t]+(.+)$/gm),
+      ].map((m) => m[1].replace(/`/g, ''));
     const broken: string[] = [];
     let cites = 0;
     for (const file of sources) {
@@ -131,7 +143,8 @@ describe('docs links', () => {
       for (const m of readFileSync(file, 'utf8').matchAll(/(?<![\w/.-])docs\/([a-z0-9-]+\.md), "([^"]+)"/g)) {
         cites++;
         const section = m[2].replace(/\s*\n\s*(\*|\/\/|#)?\s*/g, ' '); // a comment's line break
-        if (!existsSync(join(ROOT, 'docs', m[1])) || !headings(m[1]).some((h) => h.startsWith(section))) broken.push(`${relative(ROOT, file)}: docs/${m[1]}, "${section}"`);
+        if (!existsSync(join(ROOT, 'docs', m[1])) || !headings(m[1]).some((h) => h.startsWith(section)))
+          broken.push(`${relative(ROOT, file)}: docs/${m[1]}, "${section}"`);
       }
     }
     expect(cites).toBeGreaterThan(10);

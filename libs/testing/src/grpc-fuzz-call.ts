@@ -28,7 +28,13 @@ const passthrough = (b: Buffer) => b;
  * stream writes every frame, half-closes and settles at its status (or, with
  * one frame, at its first response).
  */
-export function callRaw(address: string, tls: ClientTlsOptions | undefined, m: Pick<FuzzMethod, 'path' | 'requestStream' | 'responseStream'>, frames: Buffer[], opts: RawCallOptions = {}): Promise<RawAnswer> {
+export function callRaw(
+  address: string,
+  tls: ClientTlsOptions | undefined,
+  m: Pick<FuzzMethod, 'path' | 'requestStream' | 'responseStream'>,
+  frames: Buffer[],
+  opts: RawCallOptions = {},
+): Promise<RawAnswer> {
   const hangMs = opts.hangMs ?? 5_000;
   const client = new grpc.Client(address, clientCredentials({ tls }), {
     ...clientChannelOptions({ tls, address }),
@@ -55,7 +61,9 @@ export function callRaw(address: string, tls: ClientTlsOptions | undefined, m: P
     const onErr = (e: grpc.ServiceError) => settle(grpc.status[e.code] ?? String(e.code), e.details ?? e.message);
     const md = new grpc.Metadata();
     if (!m.requestStream && !m.responseStream) {
-      call = client.makeUnaryRequest(m.path, passthrough, passthrough, frames[0] ?? Buffer.alloc(0), md, { deadline }, (err) => (err ? onErr(err) : settle('OK', '', true)));
+      call = client.makeUnaryRequest(m.path, passthrough, passthrough, frames[0] ?? Buffer.alloc(0), md, { deadline }, (err) =>
+        err ? onErr(err) : settle('OK', '', true),
+      );
       return;
     }
     if (!m.requestStream) {

@@ -4,8 +4,19 @@ import { type MessageValue, type WireValue, encodeMessage, scalar, varint } from
 // ---------------------------------------------------------------- cases
 
 export type FuzzCategory =
-  | 'base' | 'empty' | 'wire-type' | 'oversized' | 'repeated' | 'control-chars' | 'int-extreme'
-  | 'float-special' | 'enum' | 'random' | 'truncated' | 'unknown-field' | 'stream-garbage';
+  | 'base'
+  | 'empty'
+  | 'wire-type'
+  | 'oversized'
+  | 'repeated'
+  | 'control-chars'
+  | 'int-extreme'
+  | 'float-special'
+  | 'enum'
+  | 'random'
+  | 'truncated'
+  | 'unknown-field'
+  | 'stream-garbage';
 
 export interface FuzzCase {
   /** Stable id within its method: "<category>:<field path>:<variant>". */
@@ -89,15 +100,51 @@ export const CONTROL_STRINGS: ReadonlyArray<[string, string]> = [
 const TWO63 = 1n << 63n;
 const TWO64 = 1n << 64n;
 const INT_EXTREMES: Partial<Record<ScalarKind, ReadonlyArray<[string, bigint]>>> = {
-  int64: [['max', TWO63 - 1n], ['min', -TWO63], ['2^53+1', (1n << 53n) + 1n], ['-2^53-1', -(1n << 53n) - 1n], ['2^31', 1n << 31n], ['-1', -1n]],
-  sint64: [['max', TWO63 - 1n], ['min', -TWO63], ['2^53+1', (1n << 53n) + 1n]],
-  sfixed64: [['max', TWO63 - 1n], ['min', -TWO63], ['2^53+1', (1n << 53n) + 1n]],
-  uint64: [['max', TWO64 - 1n], ['2^63-1', TWO63 - 1n], ['2^53+1', (1n << 53n) + 1n], ['2^31', 1n << 31n]],
-  fixed64: [['max', TWO64 - 1n], ['2^53+1', (1n << 53n) + 1n]],
-  int32: [['max', (1n << 31n) - 1n], ['min', -(1n << 31n)], ['-1', -1n]],
-  sint32: [['max', (1n << 31n) - 1n], ['min', -(1n << 31n)]],
-  sfixed32: [['max', (1n << 31n) - 1n], ['min', -(1n << 31n)]],
-  uint32: [['max', (1n << 32n) - 1n], ['2^31', 1n << 31n]],
+  int64: [
+    ['max', TWO63 - 1n],
+    ['min', -TWO63],
+    ['2^53+1', (1n << 53n) + 1n],
+    ['-2^53-1', -(1n << 53n) - 1n],
+    ['2^31', 1n << 31n],
+    ['-1', -1n],
+  ],
+  sint64: [
+    ['max', TWO63 - 1n],
+    ['min', -TWO63],
+    ['2^53+1', (1n << 53n) + 1n],
+  ],
+  sfixed64: [
+    ['max', TWO63 - 1n],
+    ['min', -TWO63],
+    ['2^53+1', (1n << 53n) + 1n],
+  ],
+  uint64: [
+    ['max', TWO64 - 1n],
+    ['2^63-1', TWO63 - 1n],
+    ['2^53+1', (1n << 53n) + 1n],
+    ['2^31', 1n << 31n],
+  ],
+  fixed64: [
+    ['max', TWO64 - 1n],
+    ['2^53+1', (1n << 53n) + 1n],
+  ],
+  int32: [
+    ['max', (1n << 31n) - 1n],
+    ['min', -(1n << 31n)],
+    ['-1', -1n],
+  ],
+  sint32: [
+    ['max', (1n << 31n) - 1n],
+    ['min', -(1n << 31n)],
+  ],
+  sfixed32: [
+    ['max', (1n << 31n) - 1n],
+    ['min', -(1n << 31n)],
+  ],
+  uint32: [
+    ['max', (1n << 32n) - 1n],
+    ['2^31', 1n << 31n],
+  ],
   fixed32: [['max', (1n << 32n) - 1n]],
 };
 
@@ -109,7 +156,8 @@ function plainValue(f: FieldDesc, types: DescriptorSet, path: string, opts: Case
     return scalar('enum', BigInt(typeof given === 'number' ? given : (nums.find((n) => n !== 0) ?? nums[0] ?? 0)));
   }
   if (f.kind === 'message') throw new Error('plainValue: message');
-  if (given !== undefined) return scalar(f.kind, f.kind === 'string' || f.kind === 'bytes' ? String(given) : typeof given === 'boolean' ? given : BigInt(given));
+  if (given !== undefined)
+    return scalar(f.kind, f.kind === 'string' || f.kind === 'bytes' ? String(given) : typeof given === 'boolean' ? given : BigInt(given));
   if (f.kind === 'string') return scalar('string', `fuzz-${f.name}`);
   if (f.kind === 'bytes') return scalar('bytes', Buffer.from('fuzz'));
   if (f.kind === 'bool') return scalar('bool', true);
@@ -121,7 +169,15 @@ function plainValue(f: FieldDesc, types: DescriptorSet, path: string, opts: Case
  * The base message of `type`: every field set once (one member per oneof:
  * the first, or the one `choose` names), nested messages to `maxDepth`.
  */
-function baseMessage(type: string, types: DescriptorSet, opts: CaseOptions, depth: number, prefix: string, chain: string[], choose?: Map<number, number>): MessageValue {
+function baseMessage(
+  type: string,
+  types: DescriptorSet,
+  opts: CaseOptions,
+  depth: number,
+  prefix: string,
+  chain: string[],
+  choose?: Map<number, number>,
+): MessageValue {
   const desc = types.messages.get(type);
   if (!desc) return [];
   const out: MessageValue = [];
@@ -169,7 +225,14 @@ function fieldMutations(f: FieldDesc, types: DescriptorSet, opts: CaseOptions, b
     out.push({ category: 'int-extreme', variant: 'u64max', values: [{ t: 'varint', v: TWO64 - 1n }] });
     out.push({ category: 'wire-type', variant: 'len', values: [{ t: 'len', v: Buffer.from('x') }] });
   } else if (f.kind === 'float' || f.kind === 'double') {
-    for (const [name, x] of [['nan', NaN], ['inf', Infinity], ['-inf', -Infinity], ['huge', f.kind === 'float' ? 3.4e38 : 1.7e308], ['neg', -1]] as const) out.push({ category: 'float-special', variant: name, values: [scalar(f.kind, x)] });
+    for (const [name, x] of [
+      ['nan', NaN],
+      ['inf', Infinity],
+      ['-inf', -Infinity],
+      ['huge', f.kind === 'float' ? 3.4e38 : 1.7e308],
+      ['neg', -1],
+    ] as const)
+      out.push({ category: 'float-special', variant: name, values: [scalar(f.kind, x)] });
     out.push({ category: 'wire-type', variant: 'len', values: [{ t: 'len', v: Buffer.from('x') }] });
   } else if (f.kind === 'message') {
     out.push({ category: 'empty', variant: 'present', values: [{ t: 'msg', v: [] }] });
@@ -187,12 +250,22 @@ function fieldMutations(f: FieldDesc, types: DescriptorSet, opts: CaseOptions, b
 }
 
 /** Rebuilds the message with the field at `path` replaced by `values` (the oneof members on the path chosen). */
-function withField(type: string, types: DescriptorSet, opts: CaseOptions, path: FieldDesc[], values: WireValue[], depth = 0, prefix = '', chain: string[] = []): MessageValue {
+function withField(
+  type: string,
+  types: DescriptorSet,
+  opts: CaseOptions,
+  path: FieldDesc[],
+  values: WireValue[],
+  depth = 0,
+  prefix = '',
+  chain: string[] = [],
+): MessageValue {
   const [f, ...rest] = path;
   const choose = f.oneof !== undefined ? new Map([[f.oneof, f.number]]) : undefined;
   const base = baseMessage(type, types, opts, depth, prefix, chain, choose);
   const fieldPath = prefix ? `${prefix}.${f.name}` : f.name;
-  const replacement: WireValue[] = rest.length === 0 ? values : [{ t: 'msg', v: withField(f.typeName!, types, opts, rest, values, depth + 1, fieldPath, [...chain, f.typeName!]) }];
+  const replacement: WireValue[] =
+    rest.length === 0 ? values : [{ t: 'msg', v: withField(f.typeName!, types, opts, rest, values, depth + 1, fieldPath, [...chain, f.typeName!]) }];
   const i = base.findIndex(([num]) => num === f.number);
   const entries = replacement.map((v): [number, WireValue] => [f.number, v]);
   if (i < 0) return [...base, ...entries];
@@ -240,7 +313,17 @@ export function fuzzCases(m: FuzzMethod, opts: CaseOptions = {}): FuzzCase[] {
   }
   // A length prefix promising more than follows.
   add('truncated:long-length', 'truncated', Buffer.concat([varint(BigInt(1 * 8 + 2)), varint(1000n), Buffer.from('abc')]));
-  add('unknown-field', 'unknown-field', Buffer.concat([base, encodeMessage([[9999, { t: 'len', v: Buffer.from('unknown') }], [536870911, { t: 'varint', v: 1n }]])]));
+  add(
+    'unknown-field',
+    'unknown-field',
+    Buffer.concat([
+      base,
+      encodeMessage([
+        [9999, { t: 'len', v: Buffer.from('unknown') }],
+        [536870911, { t: 'varint', v: 1n }],
+      ]),
+    ]),
+  );
   // A tag with field number 0 and wire type 7: invalid in every message.
   add('wire-type:invalid-tag', 'wire-type', Buffer.from([0x07, 0x01]));
 
@@ -286,7 +369,12 @@ export function sampleCases(cases: FuzzCase[], n: number, seed = 29): FuzzCase[]
 /** A status message that shows the server's insides. */
 export function leakOf(message: string): 'stack' | 'sql' | 'path' | undefined {
   if (/\n\s+at \S.*[(:]\d+|\bat [\w.<>$]+ \([^)]*:\d+:\d+\)/.test(message)) return 'stack';
-  if (/\b(select|insert into|update|delete from)\b[\s\S]*\b(from|set|values|where)\b|\bsqlstate\b|violates [\w ]*constraint|\brelation "|syntax error at or near|invalid byte sequence for encoding|out of range for type|\bpg_\w+|duplicate key value/i.test(message)) return 'sql';
+  if (
+    /\b(select|insert into|update|delete from)\b[\s\S]*\b(from|set|values|where)\b|\bsqlstate\b|violates [\w ]*constraint|\brelation "|syntax error at or near|invalid byte sequence for encoding|out of range for type|\bpg_\w+|duplicate key value/i.test(
+      message,
+    )
+  )
+    return 'sql';
   if (/(^|[\s"'(=])\/(home|work|usr|tmp|opt|var|root|srv|etc|proc)\/|node_modules|[A-Za-z]:\\|\.(ts|js|cjs|mjs):\d+/.test(message)) return 'path';
   return undefined;
 }

@@ -6,9 +6,22 @@ import { join, relative } from 'node:path';
 // ---------------------------------------------------------------- descriptors
 
 export type ScalarKind =
-  | 'string' | 'bytes' | 'bool' | 'enum' | 'float' | 'double'
-  | 'int32' | 'int64' | 'uint32' | 'uint64' | 'sint32' | 'sint64'
-  | 'fixed32' | 'fixed64' | 'sfixed32' | 'sfixed64';
+  | 'string'
+  | 'bytes'
+  | 'bool'
+  | 'enum'
+  | 'float'
+  | 'double'
+  | 'int32'
+  | 'int64'
+  | 'uint32'
+  | 'uint64'
+  | 'sint32'
+  | 'sint64'
+  | 'fixed32'
+  | 'fixed64'
+  | 'sfixed32'
+  | 'sfixed64';
 
 export interface FieldDesc {
   name: string;
@@ -48,12 +61,32 @@ export interface FuzzMethod {
 }
 
 const KINDS: Record<string, ScalarKind | 'message'> = {
-  TYPE_STRING: 'string', TYPE_BYTES: 'bytes', TYPE_BOOL: 'bool', TYPE_ENUM: 'enum', TYPE_FLOAT: 'float', TYPE_DOUBLE: 'double',
-  TYPE_INT32: 'int32', TYPE_INT64: 'int64', TYPE_UINT32: 'uint32', TYPE_UINT64: 'uint64', TYPE_SINT32: 'sint32', TYPE_SINT64: 'sint64',
-  TYPE_FIXED32: 'fixed32', TYPE_FIXED64: 'fixed64', TYPE_SFIXED32: 'sfixed32', TYPE_SFIXED64: 'sfixed64', TYPE_MESSAGE: 'message',
+  TYPE_STRING: 'string',
+  TYPE_BYTES: 'bytes',
+  TYPE_BOOL: 'bool',
+  TYPE_ENUM: 'enum',
+  TYPE_FLOAT: 'float',
+  TYPE_DOUBLE: 'double',
+  TYPE_INT32: 'int32',
+  TYPE_INT64: 'int64',
+  TYPE_UINT32: 'uint32',
+  TYPE_UINT64: 'uint64',
+  TYPE_SINT32: 'sint32',
+  TYPE_SINT64: 'sint64',
+  TYPE_FIXED32: 'fixed32',
+  TYPE_FIXED64: 'fixed64',
+  TYPE_SFIXED32: 'sfixed32',
+  TYPE_SFIXED64: 'sfixed64',
+  TYPE_MESSAGE: 'message',
 };
 
-interface RawField { name: string; number: number; label: string; type: string; typeName: string }
+interface RawField {
+  name: string;
+  number: number;
+  label: string;
+  type: string;
+  typeName: string;
+}
 
 /** Resolves a type reference the way protobuf scoping does: innermost scope first. */
 function resolveName(ref: string, scope: string, known: (n: string) => boolean): string {
@@ -142,11 +175,16 @@ export function descriptorSet(def: protoLoader.PackageDefinition): DescriptorSet
   const enums = new Map<string, number[]>();
   const known = (n: string) => n in def;
   const files = new Map<string, Buffer>();
-  for (const entry of Object.values(def)) for (const f of (entry as { fileDescriptorProtos?: Buffer[] }).fileDescriptorProtos ?? []) files.set(f.toString('base64'), f);
+  for (const entry of Object.values(def))
+    for (const f of (entry as { fileDescriptorProtos?: Buffer[] }).fileDescriptorProtos ?? []) files.set(f.toString('base64'), f);
   const oneofs = oneofMembers([...files.values()]);
   for (const [name, entry] of Object.entries(def)) {
     const e = entry as { format?: string; type?: { field?: RawField[]; value?: Array<{ number: number }> } };
-    if (e.format?.endsWith('EnumDescriptorProto')) enums.set(name, (e.type?.value ?? []).map((v) => v.number));
+    if (e.format?.endsWith('EnumDescriptorProto'))
+      enums.set(
+        name,
+        (e.type?.value ?? []).map((v) => v.number),
+      );
     if (!e.format?.endsWith(' DescriptorProto')) continue;
     const fields = (e.type?.field ?? []).map((f): FieldDesc => {
       const kind = KINDS[f.type];

@@ -77,14 +77,20 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
       spawn('admission', write('admission.yaml', common)),
       spawn('inventory', write('inventory.yaml', { ...common, agent_listen: '127.0.0.1:0', agent_tls: pki.serverTls() })),
     ]);
-    const catalog = write('catalog.yaml', 'models:\n  - name: fuzz-model\n    source: sim/fuzz\n    scaling: { min: 0, max: 1 }\n    profiles: [{ name: p, gpu_class: h100-80g, engine: sim }]\n');
-    const scheduler = await spawn('placement-scheduler', write('placement-scheduler.yaml', {
-      ...common,
-      catalog,
-      reconcile_interval: RECONCILE_INTERVAL_MS,
-      inventory: { address: hostPort(inventory.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
-      accounting: { address: hostPort(accounting.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
-    }));
+    const catalog = write(
+      'catalog.yaml',
+      'models:\n  - name: fuzz-model\n    source: sim/fuzz\n    scaling: { min: 0, max: 1 }\n    profiles: [{ name: p, gpu_class: h100-80g, engine: sim }]\n',
+    );
+    const scheduler = await spawn(
+      'placement-scheduler',
+      write('placement-scheduler.yaml', {
+        ...common,
+        catalog,
+        reconcile_interval: RECONCILE_INTERVAL_MS,
+        inventory: { address: hostPort(inventory.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
+        accounting: { address: hostPort(accounting.urls.grpc), tls: pki.clientTlsFiles('placement-scheduler') },
+      }),
+    );
 
     // A tenancy tree to aim at, so cases get past "not found" to the checks and the database behind it.
     const admin = accountingProto().TenancyAdmin.service;
@@ -102,10 +108,22 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
     const future = 4_102_444_800_000; // 2100-01-01
     const scope = { 'scope.scopeType': 'org', 'scope.scope': org };
     const accountingBase: Record<string, Record<string, string | number | boolean>> = {
-      GetOrg: { ref: org }, RenameOrg: { ref: org }, ListTeams: { org }, CreateTeam: { org },
-      GetTeam: { ref: team }, RenameTeam: { ref: team }, ListProjects: { team }, CreateProject: { team },
-      GetProject: { ref: project }, UpdateProject: { ref: project }, ListKeys: { project }, CreateKey: { project, expiresAtMs: future },
-      GetKey: { ref: key }, UpdateKey: { ref: key, expiresAtMs: future }, RevokeKey: { ref: key }, ExplainKey: { ref: key },
+      GetOrg: { ref: org },
+      RenameOrg: { ref: org },
+      ListTeams: { org },
+      CreateTeam: { org },
+      GetTeam: { ref: team },
+      RenameTeam: { ref: team },
+      ListProjects: { team },
+      CreateProject: { team },
+      GetProject: { ref: project },
+      UpdateProject: { ref: project },
+      ListKeys: { project },
+      CreateKey: { project, expiresAtMs: future },
+      GetKey: { ref: key },
+      UpdateKey: { ref: key, expiresAtMs: future },
+      RevokeKey: { ref: key },
+      ExplainKey: { ref: key },
       SetLimit: { ...scope, 'limit.scopeType': 'org', 'limit.scopeId': org, 'limit.budgetPeriod': 'month', 'limit.allowedModels': 'fuzz-model' },
       GetLimit: { scopeType: 'org', scope: org },
       QueryUsage: { ...scope, fromMs: 1, toMs: future, groupBy: 'model' },
@@ -120,7 +138,8 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
     await resident.start(30_000);
 
     const tls = (role: string) => (role === 'node' ? nodeTls('test-node-1') : pki.clientTls(role as Parameters<TestPki['clientTls']>[0]));
-    const valid = (address: string, path: string, role: string) => async () => (await callRaw(address, tls(role), { path, requestStream: false, responseStream: false }, [Buffer.alloc(0)], { hangMs: 10_000 })).code;
+    const valid = (address: string, path: string, role: string) => async () =>
+      (await callRaw(address, tls(role), { path, requestStream: false, responseStream: false }, [Buffer.alloc(0)], { hangMs: 10_000 })).code;
     const metrics = (r: SpawnedRole) => `${r.urls.admin}/metrics`;
     // Node ids, models and replica ids the fuzzer's base messages name: ones that exist.
     const nodeBase = { nodeId: 'test-node-2' };
@@ -168,7 +187,13 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
         // Register as the node the certificate names, so cases get past the CN check.
         base: { Connect: { 'register.node.nodeId': 'test-node-1' } },
         valid: async () => {
-          const a = new SimAgent({ address: agentAddress, nodeId: 'test-node-1', tls: nodeTls('test-node-1'), reconnect: false, heartbeatIntervalMs: 3_600_000 });
+          const a = new SimAgent({
+            address: agentAddress,
+            nodeId: 'test-node-1',
+            tls: nodeTls('test-node-1'),
+            reconnect: false,
+            heartbeatIntervalMs: 3_600_000,
+          });
           try {
             await a.start(15_000);
             return 'OK';
@@ -185,14 +210,28 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
         defaultRole: 'operator',
         alive: alive(scheduler),
         metricsUrl: metrics(scheduler),
-        base: { GetNode: nodeBase, CordonNode: nodeBase, UncordonNode: nodeBase, DrainNode: nodeBase, Logs: nodeBase, SetModelTarget: { model: 'fuzz-model' }, ExplainPlacement: { model: 'fuzz-model' } },
+        base: {
+          GetNode: nodeBase,
+          CordonNode: nodeBase,
+          UncordonNode: nodeBase,
+          DrainNode: nodeBase,
+          Logs: nodeBase,
+          SetModelTarget: { model: 'fuzz-model' },
+          ExplainPlacement: { model: 'fuzz-model' },
+        },
         valid: valid(hostPort(scheduler.urls.control), '/llmgw.control.v1.ControlService/ListModels', 'operator'),
       },
     ];
 
     const bigHeartbeat = async (shards = 20_000): Promise<ScenarioFinding> => {
       const name = `heartbeat with ${shards} shards`;
-      const agent = new SimAgent({ address: agentAddress, nodeId: 'test-node-1', tls: nodeTls('test-node-1'), heartbeatIntervalMs: 3_600_000, reconnect: false });
+      const agent = new SimAgent({
+        address: agentAddress,
+        nodeId: 'test-node-1',
+        tls: nodeTls('test-node-1'),
+        heartbeatIntervalMs: 3_600_000,
+        reconnect: false,
+      });
       agents.push(agent);
       const invAddress = hostPort(inventory.urls.grpc);
       try {
@@ -200,7 +239,13 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
         await eventLoopMaxMs(metrics(inventory));
         const now = Date.now();
         for (let i = 0; i < shards; i++) {
-          const s: agentV1.ShardStatus = { shardId: `fuzz-shard-${i}`, replicaId: `fuzz-replica-${i}`, state: 'SHARD_STATE_READY', stateSinceMs: now, endpoint: 'http://127.0.0.1:1' };
+          const s: agentV1.ShardStatus = {
+            shardId: `fuzz-shard-${i}`,
+            replicaId: `fuzz-replica-${i}`,
+            state: 'SHARD_STATE_READY',
+            stateSinceMs: now,
+            endpoint: 'http://127.0.0.1:1',
+          };
           agent.shards.set(s.shardId!, s);
         }
         agent.heartbeat();
@@ -208,16 +253,24 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
         // Inventory has taken the heartbeat in (or refused it) once its node shows the shards or the stream ended.
         const def = inventoryServiceDefinition();
         let seen = 0;
-        await waitUntil(async () => {
-          const r = await rawCall(invAddress, pki.clientTls('placement-scheduler'), def, 'ListNodes', { nodeId: 'test-node-1' }, 30_000);
-          const node = (r.response as { nodes?: Array<{ shards?: unknown[] }> } | undefined)?.nodes?.[0];
-          seen = node?.shards?.length ?? 0;
-          return seen >= shards || !agent.registered || !alive(inventory)();
-        }, 'inventory to take in the big heartbeat', { timeoutMs: 60_000, everyMs: 100 }).catch(() => undefined);
+        await waitUntil(
+          async () => {
+            const r = await rawCall(invAddress, pki.clientTls('placement-scheduler'), def, 'ListNodes', { nodeId: 'test-node-1' }, 30_000);
+            const node = (r.response as { nodes?: Array<{ shards?: unknown[] }> } | undefined)?.nodes?.[0];
+            seen = node?.shards?.length ?? 0;
+            return seen >= shards || !agent.registered || !alive(inventory)();
+          },
+          'inventory to take in the big heartbeat',
+          { timeoutMs: 60_000, everyMs: 100 },
+        ).catch(() => undefined);
         const stallMs = await eventLoopMaxMs(metrics(inventory));
         const up = alive(inventory)();
         return {
-          target: 'inventory-agent', name, alive: up, healthMs: Math.round(h.latencyMs), ...(stallMs !== undefined ? { stallMs: Math.round(stallMs) } : {}),
+          target: 'inventory-agent',
+          name,
+          alive: up,
+          healthMs: Math.round(h.latencyMs),
+          ...(stallMs !== undefined ? { stallMs: Math.round(stallMs) } : {}),
           ok: up && h.code === 'OK' && (stallMs ?? 0) <= 100,
           detail: `health ${h.code} in ${Math.round(h.latencyMs)} ms; inventory shows ${seen} shards for the node; agent ${agent.registered ? 'still registered' : 'stream ended'}`,
         };
@@ -227,7 +280,8 @@ export async function startFuzzFleet(o: FuzzFleetOptions): Promise<FuzzFleet> {
     };
 
     const roles = { accounting, admission, inventory, 'placement-scheduler': scheduler };
-    const control = (method: string, request: unknown) => rawCall(hostPort(scheduler.urls.control), pki.clientTls('operator'), controlServiceDefinition() as never, method, request, 15_000);
+    const control = (method: string, request: unknown) =>
+      rawCall(hostPort(scheduler.urls.control), pki.clientTls('operator'), controlServiceDefinition() as never, method, request, 15_000);
     const nodeIds = async () => {
       const r = await rawCall(hostPort(inventory.urls.grpc), pki.clientTls('placement-scheduler'), inventoryServiceDefinition(), 'ListNodes', {}, 15_000);
       if (r.code !== 'OK') throw new Error(`grpc fuzz fleet: ListNodes answered ${r.code} ${r.message}`);

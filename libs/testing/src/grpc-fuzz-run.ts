@@ -210,9 +210,11 @@ async function roleFor(t: FuzzTarget, m: FuzzMethod, hangMs: number): Promise<st
 
 async function pool<T>(items: T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) await f(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (i < items.length) await f(items[i++]);
+    }),
+  );
 }
 
 /** Fuzzes every method of `t`'s services; then checks the process and a valid call. */
@@ -232,16 +234,29 @@ export async function fuzzTarget(t: FuzzTarget, opts: FuzzOptions = {}): Promise
       const deserializeError = isDeserializeError(a.message);
       const leak = leakOf(a.message);
       results.push({
-        id: c.id, category: c.category, code: a.code, message: cut(a.message), messageLength: a.message.length, latencyMs: Math.round(a.latencyMs),
-        hang: a.code === 'HANG', echo: echoes(a.message, c.probes), ...(leak ? { leak } : {}),
-        handlerError: (a.code === 'INTERNAL' || a.code === 'UNKNOWN') && !deserializeError, deserializeError,
+        id: c.id,
+        category: c.category,
+        code: a.code,
+        message: cut(a.message),
+        messageLength: a.message.length,
+        latencyMs: Math.round(a.latencyMs),
+        hang: a.code === 'HANG',
+        echo: echoes(a.message, c.probes),
+        ...(leak ? { leak } : {}),
+        handlerError: (a.code === 'INTERNAL' || a.code === 'UNKNOWN') && !deserializeError,
+        deserializeError,
       });
     });
     const stallMs = t.metricsUrl ? await eventLoopMaxMs(t.metricsUrl) : undefined;
     const codes: Record<string, number> = {};
     for (const r of results) codes[r.code] = (codes[r.code] ?? 0) + 1;
     const f: MethodFindings = {
-      target: t.name, path: m.path, method: `${m.service.split('.').pop()}/${m.method}`, role, cases: results.length, codes,
+      target: t.name,
+      path: m.path,
+      method: `${m.service.split('.').pop()}/${m.method}`,
+      role,
+      cases: results.length,
+      codes,
       handlerErrors: results.filter((r) => r.handlerError).length,
       deserializeErrors: results.filter((r) => r.deserializeError).length,
       hangs: results.filter((r) => r.hang).length,
@@ -253,7 +268,9 @@ export async function fuzzTarget(t: FuzzTarget, opts: FuzzOptions = {}): Promise
       results: results.sort((a, b) => a.id.localeCompare(b.id)),
     };
     out.push(f);
-    opts.onProgress?.(`${t.name} ${f.method}: ${f.cases} cases, ${f.handlerErrors} INTERNAL/UNKNOWN, ${f.hangs} hangs, ${f.echoes} echoes, ${f.leaks} leaks${f.alive ? '' : ', PROCESS GONE'}`);
+    opts.onProgress?.(
+      `${t.name} ${f.method}: ${f.cases} cases, ${f.handlerErrors} INTERNAL/UNKNOWN, ${f.hangs} hangs, ${f.echoes} echoes, ${f.leaks} leaks${f.alive ? '' : ', PROCESS GONE'}`,
+    );
   });
   out.sort((a, b) => a.path.localeCompare(b.path));
   const validAfter = t.valid ? await t.valid().catch((e: Error) => `ERROR ${e.message}`) : undefined;
@@ -277,7 +294,12 @@ export function fuzzTotals(all: TargetFindings[]): FuzzTotals {
   const ms = all.flatMap((t) => t.methods);
   const sum = (k: 'cases' | 'handlerErrors' | 'deserializeErrors' | 'hangs' | 'echoes' | 'leaks') => ms.reduce((a, m) => a + m[k], 0);
   return {
-    cases: sum('cases'), handlerErrors: sum('handlerErrors'), deserializeErrors: sum('deserializeErrors'), hangs: sum('hangs'), echoes: sum('echoes'), leaks: sum('leaks'),
+    cases: sum('cases'),
+    handlerErrors: sum('handlerErrors'),
+    deserializeErrors: sum('deserializeErrors'),
+    hangs: sum('hangs'),
+    echoes: sum('echoes'),
+    leaks: sum('leaks'),
     crashed: all.filter((t) => !t.alive).map((t) => t.target),
     failedValid: all.filter((t) => t.validAfter !== undefined && t.validAfter !== 'OK').map((t) => t.target),
   };
@@ -288,13 +310,58 @@ export function formatFindings(all: TargetFindings[]): string {
   const head = ['service', 'method', 'role', 'cases', 'INT/UNK', 'deser', 'hangs', 'echoes', 'leaks', 'max ms', 'stall ms', 'alive'];
   const rows: string[][] = [];
   for (const t of all) {
-    for (const m of t.methods) rows.push([t.target, m.method, m.role, String(m.cases), String(m.handlerErrors), String(m.deserializeErrors), String(m.hangs), String(m.echoes), String(m.leaks), String(m.maxLatencyMs), m.stallMs === undefined ? '-' : String(m.stallMs), m.alive ? 'yes' : 'NO']);
-    for (const s of t.scenarios) rows.push([t.target, `scenario: ${s.name}`, '', '', s.ok ? '' : 'FAIL', '', '', '', '', s.healthMs === undefined ? '-' : String(s.healthMs), s.stallMs === undefined ? '-' : String(s.stallMs), s.alive ? 'yes' : 'NO']);
+    for (const m of t.methods)
+      rows.push([
+        t.target,
+        m.method,
+        m.role,
+        String(m.cases),
+        String(m.handlerErrors),
+        String(m.deserializeErrors),
+        String(m.hangs),
+        String(m.echoes),
+        String(m.leaks),
+        String(m.maxLatencyMs),
+        m.stallMs === undefined ? '-' : String(m.stallMs),
+        m.alive ? 'yes' : 'NO',
+      ]);
+    for (const s of t.scenarios)
+      rows.push([
+        t.target,
+        `scenario: ${s.name}`,
+        '',
+        '',
+        s.ok ? '' : 'FAIL',
+        '',
+        '',
+        '',
+        '',
+        s.healthMs === undefined ? '-' : String(s.healthMs),
+        s.stallMs === undefined ? '-' : String(s.stallMs),
+        s.alive ? 'yes' : 'NO',
+      ]);
     rows.push([t.target, `valid call after: ${t.validAfter ?? '-'}`, '', '', '', '', '', '', '', '', '', t.alive ? 'yes' : 'NO']);
   }
   const tot = fuzzTotals(all);
-  rows.push(['TOTAL', '', '', String(tot.cases), String(tot.handlerErrors), String(tot.deserializeErrors), String(tot.hangs), String(tot.echoes), String(tot.leaks), '', '', tot.crashed.length ? `crashed: ${tot.crashed.join(',')}` : 'all']);
+  rows.push([
+    'TOTAL',
+    '',
+    '',
+    String(tot.cases),
+    String(tot.handlerErrors),
+    String(tot.deserializeErrors),
+    String(tot.hangs),
+    String(tot.echoes),
+    String(tot.leaks),
+    '',
+    '',
+    tot.crashed.length ? `crashed: ${tot.crashed.join(',')}` : 'all',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

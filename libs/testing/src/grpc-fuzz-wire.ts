@@ -4,11 +4,7 @@ import { type ScalarKind } from './grpc-fuzz-descriptors';
 
 /** One value on the wire: what a field holds before it is encoded. */
 export type WireValue =
-  | { t: 'varint'; v: bigint }
-  | { t: 'fixed64'; v: Buffer }
-  | { t: 'fixed32'; v: Buffer }
-  | { t: 'len'; v: Buffer }
-  | { t: 'msg'; v: MessageValue };
+  { t: 'varint'; v: bigint } | { t: 'fixed64'; v: Buffer } | { t: 'fixed32'; v: Buffer } | { t: 'len'; v: Buffer } | { t: 'msg'; v: MessageValue };
 
 /** A message as fields in wire order: (field number, value), repeated fields as several entries. */
 export type MessageValue = Array<[number, WireValue]>;

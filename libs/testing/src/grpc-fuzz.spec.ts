@@ -3,14 +3,29 @@ import * as protoLoader from '@grpc/proto-loader';
 import { protoRoot } from '@llmgw/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callRaw, echoes, encodeMessage, fuzzCases, isDeserializeError, leakOf, loadFuzzMethods, OVERSIZE_CHAR, sampleCases, scalar, varint, type FuzzMethod } from './grpc-fuzz';
+import {
+  callRaw,
+  echoes,
+  encodeMessage,
+  fuzzCases,
+  isDeserializeError,
+  leakOf,
+  loadFuzzMethods,
+  OVERSIZE_CHAR,
+  sampleCases,
+  scalar,
+  varint,
+  type FuzzMethod,
+} from './grpc-fuzz';
 
 // What grpc-js would hand a handler for these bytes: the request type decoded with longs as strings.
 const decoders = new Map<string, (b: Buffer) => Record<string, unknown>>();
 function decode(m: FuzzMethod, bytes: Buffer): Record<string, unknown> {
   let d = decoders.get(m.request);
   if (!d) {
-    const files = readdirSync(join(protoRoot(), 'llmgw'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.proto')).map((f) => join('llmgw', f));
+    const files = readdirSync(join(protoRoot(), 'llmgw'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.proto'))
+      .map((f) => join('llmgw', f));
     const def = protoLoader.loadSync(files, { keepCase: false, longs: String, enums: Number, defaults: false, oneofs: true, includeDirs: [protoRoot()] });
     const entry = def[m.request] as unknown as { deserialize(b: Buffer): Record<string, unknown> };
     d = (b) => entry.deserialize(b);
@@ -55,7 +70,11 @@ describe('grpc fuzz: wire encoding', () => {
 
   it('encodes messages a real decoder reads back', () => {
     const m = method('TenancyAdmin/ListAudit');
-    const bytes = encodeMessage([[1, scalar('int64', (1n << 63n) - 1n)], [2, scalar('int32', -5n)], [3, scalar('string', 'org-1')]]);
+    const bytes = encodeMessage([
+      [1, scalar('int64', (1n << 63n) - 1n)],
+      [2, scalar('int32', -5n)],
+      [3, scalar('string', 'org-1')],
+    ]);
     expect(decode(m, bytes)).toEqual({ sinceMs: '9223372036854775807', limit: -5, targetId: 'org-1' });
   });
 });
@@ -145,7 +164,7 @@ describe('grpc fuzz: judging answers', () => {
     expect(leakOf('Error: boom\n    at Foo.bar (/work/x/apps/accounting/src/service.ts:10:5)')).toBe('stack');
     expect(leakOf('invalid byte sequence for encoding "UTF8": 0x00')).toBe('sql');
     expect(leakOf('insert into "org" ("name") values ($1) - duplicate key value violates unique constraint')).toBe('sql');
-    expect(leakOf('ENOENT: no such file or directory, open \'/home/u/.llmgw/x\'')).toBe('path');
+    expect(leakOf("ENOENT: no such file or directory, open '/home/u/.llmgw/x'")).toBe('path');
     expect(leakOf('name must be 1-100 characters without control characters')).toBeUndefined();
     expect(leakOf('org "fuzz-ref" not found')).toBeUndefined();
   });
@@ -166,10 +185,42 @@ describe('grpc fuzz: raw calls', () => {
     server = new grpc.Server();
     const id = (b: Buffer) => b;
     const def: grpc.ServiceDefinition = {
-      Echo: { path: '/t.T/Echo', requestStream: false, responseStream: false, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
-      Fail: { path: '/t.T/Fail', requestStream: false, responseStream: false, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
-      Never: { path: '/t.T/Never', requestStream: false, responseStream: false, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
-      Sink: { path: '/t.T/Sink', requestStream: true, responseStream: true, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
+      Echo: {
+        path: '/t.T/Echo',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: id,
+        requestDeserialize: id,
+        responseSerialize: id,
+        responseDeserialize: id,
+      },
+      Fail: {
+        path: '/t.T/Fail',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: id,
+        requestDeserialize: id,
+        responseSerialize: id,
+        responseDeserialize: id,
+      },
+      Never: {
+        path: '/t.T/Never',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: id,
+        requestDeserialize: id,
+        responseSerialize: id,
+        responseDeserialize: id,
+      },
+      Sink: {
+        path: '/t.T/Sink',
+        requestStream: true,
+        responseStream: true,
+        requestSerialize: id,
+        requestDeserialize: id,
+        responseSerialize: id,
+        responseDeserialize: id,
+      },
     };
     server.addService(def, {
       Echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, call.request),
@@ -183,7 +234,9 @@ describe('grpc fuzz: raw calls', () => {
         });
       },
     });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     address = `127.0.0.1:${port}`;
   });
   afterAll(() => server.forceShutdown());
@@ -197,7 +250,10 @@ describe('grpc fuzz: raw calls', () => {
 
   it('writes every frame of a stream before it waits for the status', async () => {
     const sink = { path: '/t.T/Sink', requestStream: true, responseStream: true };
-    expect(await callRaw(address, undefined, sink, [Buffer.from([1]), Buffer.from([2]), Buffer.from([3])], { hangMs: 5_000 })).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'three' });
+    expect(await callRaw(address, undefined, sink, [Buffer.from([1]), Buffer.from([2]), Buffer.from([3])], { hangMs: 5_000 })).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'three',
+    });
     expect((await callRaw(address, undefined, sink, [Buffer.from([1])], { hangMs: 300 })).code).toBe('HANG');
   });
 });

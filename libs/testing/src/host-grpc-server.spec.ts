@@ -17,7 +17,13 @@ const schema = z
 function capture() {
   const stream = new PassThrough();
   const lines: any[] = [];
-  stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+  stream.on('data', (b: Buffer) =>
+    b
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => lines.push(JSON.parse(l))),
+  );
   return { stream, lines };
 }
 
@@ -48,16 +54,25 @@ describe('TLS to an IP address', () => {
       expect(s.service.address).toMatch(/^127\.0\.0\.1:\d+$/);
       expect((await rawCall(s.service.address, pki.clientTls('router'), HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('OK');
       // server_name given as an IP: checked against the IP SANs, not sent as SNI either.
-      expect((await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: '127.0.0.1' }, HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('OK');
+      expect((await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: '127.0.0.1' }, HEALTH_SERVICE, 'Check', { service: '' })).code).toBe(
+        'OK',
+      );
       // A name or an IP the certificate does not carry is refused.
-      expect((await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: 'other.example' }, HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('UNAVAILABLE');
-      expect((await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: '10.9.9.9' }, HEALTH_SERVICE, 'Check', { service: '' })).code).toBe('UNAVAILABLE');
+      expect(
+        (await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: 'other.example' }, HEALTH_SERVICE, 'Check', { service: '' })).code,
+      ).toBe('UNAVAILABLE');
+      expect((await rawCall(s.service.address, { ...pki.clientTls('router'), serverName: '10.9.9.9' }, HEALTH_SERVICE, 'Check', { service: '' })).code).toBe(
+        'UNAVAILABLE',
+      );
       expect(serverNames().length).toBeGreaterThanOrEqual(4);
       expect(serverNames().filter((n) => n && isIP(n))).toEqual([]);
 
       // grpc-js on its own (what every client did before) is what this would catch.
       const tls = pki.clientTls('router');
-      const c = new (grpc.makeGenericClientConstructor(HEALTH_SERVICE, 'h'))(s.service.address, grpc.credentials.createSsl(tls.ca as Buffer, tls.key as Buffer, tls.cert as Buffer));
+      const c = new (grpc.makeGenericClientConstructor(HEALTH_SERVICE, 'h'))(
+        s.service.address,
+        grpc.credentials.createSsl(tls.ca as Buffer, tls.key as Buffer, tls.cert as Buffer),
+      );
       await new Promise<void>((r) => (c as any).Check({ service: '' }, () => r()));
       c.close();
       expect(serverNames().filter((n) => n && isIP(n))).toEqual(['127.0.0.1']);
@@ -92,8 +107,14 @@ describe('ctx.grpcServer', () => {
     const s = await startService(demo, { config: { listen: '0.0.0.0:0', insecure: true }, logDestination: stream });
     try {
       await new Promise((r) => setImmediate(r));
-      expect(lines.find((l) => l.level === 'warn' || l.level === 40)).toMatchObject({ listener: 'grpc', msg: expect.stringContaining('insecure: true — plaintext gRPC on 0.0.0.0:0') });
-      expect(await rawCall(s.service.address, undefined, HEALTH_SERVICE, 'Check', { service: '' })).toMatchObject({ code: 'OK', response: { status: 'SERVING' } });
+      expect(lines.find((l) => l.level === 'warn' || l.level === 40)).toMatchObject({
+        listener: 'grpc',
+        msg: expect.stringContaining('insecure: true — plaintext gRPC on 0.0.0.0:0'),
+      });
+      expect(await rawCall(s.service.address, undefined, HEALTH_SERVICE, 'Check', { service: '' })).toMatchObject({
+        code: 'OK',
+        response: { status: 'SERVING' },
+      });
     } finally {
       await s.close();
     }
@@ -108,7 +129,9 @@ describe('ctx.grpcServer', () => {
 
   it('refuses TLS without client certificates on a non-loopback address', async () => {
     const pki = await testPki();
-    const err = await startService(demo, { config: { listen: '0.0.0.0:0', log_level: 'silent', tls: { cert: pki.server.cert, key: pki.server.key } } }).catch((e) => e);
+    const err = await startService(demo, { config: { listen: '0.0.0.0:0', log_level: 'silent', tls: { cert: pki.server.cert, key: pki.server.key } } }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain('tls.client_ca is not set, so any client may call');
   });

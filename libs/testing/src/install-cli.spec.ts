@@ -49,7 +49,12 @@ describe('install-cli', () => {
   });
 
   it('the README and docs never send a reader to the registry for llmgw', () => {
-    const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+    const docs = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join('docs', f)),
+    ];
     const offenders = docs.filter((f) => /\bnpx\s+llmgw\b/.test(readFileSync(join(root, f), 'utf8')));
     expect(offenders).toEqual([]);
   });

@@ -17,7 +17,11 @@ export interface LoadOutcome {
  * One chat completion on its own connection (no keep-alive reuse race on the client side), with
  * `x-request-id: id`; resolves with the status, the body and `x-llmgw-router`.
  */
-export function chatOnce(baseUrl: string, id: string, o: { model: string; key?: string; maxTokens?: number }): Promise<{ status: number; body: string; router?: string }> {
+export function chatOnce(
+  baseUrl: string,
+  id: string,
+  o: { model: string; key?: string; maxTokens?: number },
+): Promise<{ status: number; body: string; router?: string }> {
   const body = JSON.stringify({ model: o.model, messages: [{ role: 'user', content: `hello ${id}` }], max_tokens: o.maxTokens ?? 20 });
   const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': id };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
@@ -25,7 +29,9 @@ export function chatOnce(baseUrl: string, id: string, o: { model: string; key?: 
     const req = http.request(`${baseUrl}/v1/chat/completions`, { method: 'POST', agent: false, headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString(), router: res.headers['x-llmgw-router'] as string | undefined }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -47,7 +53,14 @@ export function chatLoad(baseUrl: string, workers: number, o: { model: string; k
       const startedAt = performance.now();
       try {
         const r = await chatOnce(baseUrl, id, o);
-        outcomes.push({ id, startedAt, endedAt: performance.now(), status: r.status, ok: r.status === 200 && r.body.includes('chat.completion'), router: r.router });
+        outcomes.push({
+          id,
+          startedAt,
+          endedAt: performance.now(),
+          status: r.status,
+          ok: r.status === 200 && r.body.includes('chat.completion'),
+          router: r.router,
+        });
       } catch (e) {
         outcomes.push({ id, startedAt, endedAt: performance.now(), status: (e as Error).message, ok: false });
       }

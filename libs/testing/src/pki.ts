@@ -124,7 +124,10 @@ function pkiAt(dir: string): TestPki {
 
 /** A grpc.health.v1 Check over `tls` (resolves the status, rejects with the gRPC error). */
 export function healthOver(address: string, tls: ClientTlsOptions | undefined, service = ''): Promise<string> {
-  return checkHealth(address, clientCredentials({ tls }), service, { deadlineMs: 5_000, channelOptions: { ...clientChannelOptions({ tls, address }), 'grpc.max_reconnect_backoff_ms': 200 } });
+  return checkHealth(address, clientCredentials({ tls }), service, {
+    deadlineMs: 5_000,
+    channelOptions: { ...clientChannelOptions({ tls, address }), 'grpc.max_reconnect_backoff_ms': 200 },
+  });
 }
 
 /** The gRPC status code name of a rejection (e.g. "PERMISSION_DENIED"), and its message. */
@@ -146,7 +149,14 @@ export interface RawCallResult {
  * when undefined): unary, or a stream that writes `request` and ends at its
  * first response (OK) or its status. For the per-port TLS tests.
  */
-export function rawCall(address: string, tls: ClientTlsOptions | undefined, definition: grpc.ServiceDefinition, method: string, request: unknown, deadlineMs = 5_000): Promise<RawCallResult> {
+export function rawCall(
+  address: string,
+  tls: ClientTlsOptions | undefined,
+  definition: grpc.ServiceDefinition,
+  method: string,
+  request: unknown,
+  deadlineMs = 5_000,
+): Promise<RawCallResult> {
   const Ctor = grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition<grpc.UntypedServiceImplementation>, 'raw');
   const client = new Ctor(address, clientCredentials({ tls }), { ...clientChannelOptions({ tls, address }), 'grpc.max_reconnect_backoff_ms': 200 });
   const m = definition[method];
@@ -183,7 +193,14 @@ export function rawCall(address: string, tls: ClientTlsOptions | undefined, defi
  * another CA's certificate, a certificate without a role, and one of
  * `wrongRole`. The port's own role gets through (the caller checks how).
  */
-export async function refusals(pki: TestPki, address: string, definition: grpc.ServiceDefinition, method: string, request: unknown, wrongRole: Role): Promise<Record<'noCert' | 'otherCa' | 'noRole' | 'wrongRole' | 'plaintext', RawCallResult>> {
+export async function refusals(
+  pki: TestPki,
+  address: string,
+  definition: grpc.ServiceDefinition,
+  method: string,
+  request: unknown,
+  wrongRole: Role,
+): Promise<Record<'noCert' | 'otherCa' | 'noRole' | 'wrongRole' | 'plaintext', RawCallResult>> {
   return {
     noCert: await rawCall(address, pki.clientTls(), definition, method, request),
     otherCa: await rawCall(address, pki.otherCaTls(), definition, method, request),

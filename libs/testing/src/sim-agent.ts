@@ -39,9 +39,26 @@ export function simNodeInfo(nodeId: string, gpus = 8, gpuClass = 'h100-80g', fab
     simulated: true,
     cpuCores: 64,
     memoryTotalMib: 1_024_000,
-    gpus: Array.from({ length: gpus }, (_, i) => ({ index: i, uuid: `GPU-${nodeId}-${i}`, name: 'NVIDIA H100 80GB HBM3', memoryTotalMib: 81559, gpuClass, computeCapability: '9.0', numaNode: i < gpus / 2 ? 0 : 1, nvlinkPeers: Array.from({ length: gpus }, (_x, j) => j).filter((j) => j !== i) })),
+    gpus: Array.from({ length: gpus }, (_, i) => ({
+      index: i,
+      uuid: `GPU-${nodeId}-${i}`,
+      name: 'NVIDIA H100 80GB HBM3',
+      memoryTotalMib: 81559,
+      gpuClass,
+      computeCapability: '9.0',
+      numaNode: i < gpus / 2 ? 0 : 1,
+      nvlinkPeers: Array.from({ length: gpus }, (_x, j) => j).filter((j) => j !== i),
+    })),
     fabrics: fabric ? [{ fabric, hcas: ['mlx5_0', 'mlx5_1'], rateGbps: 400, source: 'FABRIC_SOURCE_LABEL' }] : [],
-    hcas: fabric ? [{ name: 'mlx5_0', numaNode: 0, ports: [{ port: 1, state: 'PORT_STATE_ACTIVE', rateGbps: 400, linkLayer: 'LINK_LAYER_INFINIBAND', gidPrefix: 'fe80:0000:0000:0001' }] }] : [],
+    hcas: fabric
+      ? [
+          {
+            name: 'mlx5_0',
+            numaNode: 0,
+            ports: [{ port: 1, state: 'PORT_STATE_ACTIVE', rateGbps: 400, linkLayer: 'LINK_LAYER_INFINIBAND', gidPrefix: 'fe80:0000:0000:0001' }],
+          },
+        ]
+      : [],
     topology: { nvlinkGroups: [{ gpuIndices: Array.from({ length: gpus }, (_, i) => i) }], numaNodes: 2, source: 'simulated' },
     versions: { agent: 'sim-agent', driver: '550.54.15', cuda: '12.4', engines: [{ engine: 'sim', version: '0', binary: 'sim' }] },
     labels: { simulated: 'true' },
@@ -83,18 +100,31 @@ export class SimAgent {
       this.clients = [o.client as AgentClient];
       this.ownsClient = false;
     } else {
-      const Ctor = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ChannelOptions) => AgentClient;
+      const Ctor = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as new (
+        a: string,
+        c: grpc.ChannelCredentials,
+        o?: grpc.ChannelOptions,
+      ) => AgentClient;
       // One connection per agent, as in a real fleet: without a local subchannel
       // pool grpc-js would multiplex every SimAgent of this process onto one
       // HTTP/2 connection, and the fleet port allows 100 streams per connection.
-      this.clients = o.address.split(',').map((a) => makeClient(Ctor, a.trim(), { tls: o.tls, channelOptions: { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000, 'grpc.use_local_subchannel_pool': 1 } }));
+      this.clients = o.address.split(',').map((a) =>
+        makeClient(Ctor, a.trim(), {
+          tls: o.tls,
+          channelOptions: { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000, 'grpc.use_local_subchannel_pool': 1 },
+        }),
+      );
       this.ownsClient = true;
     }
   }
 
   /** A channel many SimAgents may share (plaintext only). */
   static sharedClient(address: string): grpc.Client {
-    const Ctor = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ChannelOptions) => AgentClient;
+    const Ctor = loadProto('llmgw/agent/v1/agent.proto').llmgw.agent.v1.AgentService as unknown as new (
+      a: string,
+      c: grpc.ChannelCredentials,
+      o?: grpc.ChannelOptions,
+    ) => AgentClient;
     return makeClient(Ctor, address, { channelOptions: { 'grpc.max_concurrent_streams': 100_000 } as grpc.ChannelOptions });
   }
 
@@ -170,13 +200,21 @@ export class SimAgent {
     if (!decided) {
       if (m.msg === 'start') {
         if (known && !isTerminalShardState(known.state)) ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
-      } else if (!known || known.state === 'SHARD_STATE_STOPPED' || (m.msg === 'drain' && known.state === 'SHARD_STATE_DRAINING')) ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
+      } else if (!known || known.state === 'SHARD_STATE_STOPPED' || (m.msg === 'drain' && known.state === 'SHARD_STATE_DRAINING'))
+        ack = { ...ack, result: 'ACK_RESULT_ALREADY_DONE' };
     }
     this.send({ ack });
     if (ack.result !== 'ACK_RESULT_ACCEPTED') return;
     const spec = m.msg === 'start' ? m.start!.spec! : known?.spec;
     const next: agentV1.ShardState = m.msg === 'start' ? 'SHARD_STATE_READY' : m.msg === 'stop' ? 'SHARD_STATE_STOPPED' : 'SHARD_STATE_DRAINING';
-    this.setShard({ shardId, replicaId: spec?.replicaId ?? known?.replicaId ?? '', state: next, stateSinceMs: Date.now(), spec: spec ?? undefined, endpoint: m.msg === 'start' && spec?.rank === 0 ? `http://127.0.0.1:${spec.httpPort || 8000}` : known?.endpoint ?? '' });
+    this.setShard({
+      shardId,
+      replicaId: spec?.replicaId ?? known?.replicaId ?? '',
+      state: next,
+      stateSinceMs: Date.now(),
+      spec: spec ?? undefined,
+      endpoint: m.msg === 'start' && spec?.rank === 0 ? `http://127.0.0.1:${spec.httpPort || 8000}` : (known?.endpoint ?? ''),
+    });
   }
 
   /** Changes a shard and reports it (ShardStatus). */
@@ -223,7 +261,13 @@ export class SimAgent {
       heartbeat: {
         seq: ++this.seq,
         sentAtMs: Date.now(),
-        gpus: Array.from({ length: gpus }, (_, index) => ({ index, health: 'GPU_HEALTH_OK', memoryUsedMib: 1024, temperatureCelsius: 40, utilizationPercent: 10 })),
+        gpus: Array.from({ length: gpus }, (_, index) => ({
+          index,
+          health: 'GPU_HEALTH_OK',
+          memoryUsedMib: 1024,
+          temperatureCelsius: 40,
+          utilizationPercent: 10,
+        })),
         shards: [...this.shards.values()].map(({ spec: _spec, ...s }) => s),
       },
     });
@@ -233,7 +277,18 @@ export class SimAgent {
     if (this.paused || !this.registered) return;
     for (const s of this.shards.values()) {
       if (s.state !== 'SHARD_STATE_READY' || (s.spec?.rank ?? 0) !== 0) continue;
-      this.send({ stats: { shardId: s.shardId, replicaId: s.replicaId, endpoint: s.endpoint, engine: 'vllm', scrapedAtMs: Date.now(), waiting: 1, running: 3, kvUsage: 0.25 } });
+      this.send({
+        stats: {
+          shardId: s.shardId,
+          replicaId: s.replicaId,
+          endpoint: s.endpoint,
+          engine: 'vllm',
+          scrapedAtMs: Date.now(),
+          waiting: 1,
+          running: 3,
+          kvUsage: 0.25,
+        },
+      });
     }
   }
 

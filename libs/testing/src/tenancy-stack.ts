@@ -27,8 +27,19 @@ export interface AccountingProcessOptions {
 /** Accounting as a real process. */
 export function startAccountingProcess(o: AccountingProcessOptions): Promise<SpawnedRole> {
   return spawnRole('accounting', [
-    '--port', String(o.port ?? 0), '--admin-port', '0', '--database-url', o.databaseUrl,
-    '--redis-url', TEST_REDIS_URL, '--key-prefix', o.keyPrefix, '--consumer', o.consumer, ...(o.args ?? []),
+    '--port',
+    String(o.port ?? 0),
+    '--admin-port',
+    '0',
+    '--database-url',
+    o.databaseUrl,
+    '--redis-url',
+    TEST_REDIS_URL,
+    '--key-prefix',
+    o.keyPrefix,
+    '--consumer',
+    o.consumer,
+    ...(o.args ?? []),
   ]);
 }
 
@@ -41,7 +52,11 @@ export class TenancyAdmin {
   teamId = '';
   projectId = '';
 
-  constructor(address: string, private readonly actor: string, callTimeoutMs?: number) {
+  constructor(
+    address: string,
+    private readonly actor: string,
+    callTimeoutMs?: number,
+  ) {
     this.client = new AccountingClient({ address, callTimeoutMs });
   }
 
@@ -71,7 +86,14 @@ export class TenancyAdmin {
 
 /** Writes a router config with tenancy on against accounting at `accountingAddress`; `tenancy` lines go under `tenancy:` as written. */
 export function writeTenancyRouterConfig(file: string, o: { accountingAddress: string; keyPrefix: string; tenancy?: string[] }): string {
-  const lines = ['tenancy:', '  enabled: true', `  accounting_address: "${o.accountingAddress}"`, `  redis_url: "${TEST_REDIS_URL}"`, `  key_prefix: "${o.keyPrefix}"`, ...(o.tenancy ?? [])];
+  const lines = [
+    'tenancy:',
+    '  enabled: true',
+    `  accounting_address: "${o.accountingAddress}"`,
+    `  redis_url: "${TEST_REDIS_URL}"`,
+    `  key_prefix: "${o.keyPrefix}"`,
+    ...(o.tenancy ?? []),
+  ];
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
 }

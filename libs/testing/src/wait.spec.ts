@@ -16,13 +16,26 @@ describe('waitUntil', () => {
 
   it('fails loudly, naming what it waited for and what it saw', async () => {
     await expect(waitUntil(() => false, 'the moon', { timeoutMs: 20, everyMs: 1 })).rejects.toThrow(/timed out after 20 ms waiting for the moon$/);
-    await expect(waitUntil(() => 0, 'a count', { timeoutMs: 20, everyMs: 1, seen: () => ({ count: 0 }) })).rejects.toThrow('waiting for a count; saw {"count":0}');
+    await expect(waitUntil(() => 0, 'a count', { timeoutMs: 20, everyMs: 1, seen: () => ({ count: 0 }) })).rejects.toThrow(
+      'waiting for a count; saw {"count":0}',
+    );
   });
 
   it('passes a throwing condition through, unless told to keep trying', async () => {
-    await expect(waitUntil(() => { throw new Error('refused'); }, 'a server')).rejects.toThrow('refused');
+    await expect(
+      waitUntil(() => {
+        throw new Error('refused');
+      }, 'a server'),
+    ).rejects.toThrow('refused');
     let n = 0;
-    const got = await waitUntil(() => { if (++n < 3) throw new Error('refused'); return n; }, 'a server', { everyMs: 1, ignoreErrors: true });
+    const got = await waitUntil(
+      () => {
+        if (++n < 3) throw new Error('refused');
+        return n;
+      },
+      'a server',
+      { everyMs: 1, ignoreErrors: true },
+    );
     expect(got).toBe(3);
   });
 });

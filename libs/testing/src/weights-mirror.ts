@@ -53,11 +53,19 @@ export async function startTestMirror(files: Record<string, Buffer>, opts: { tok
     chunkDelayMs: 0,
     cutOnce: (f, n) => void cuts.set(f, n),
     corrupt: (f) => void corrupted.add(f),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent((req.url ?? '/').split('?')[0]);
-    mirror.requests.push({ path, ...(req.headers.range ? { range: req.headers.range } : {}), ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
+    mirror.requests.push({
+      path,
+      ...(req.headers.range ? { range: req.headers.range } : {}),
+      ...(req.headers.authorization ? { auth: req.headers.authorization } : {}),
+    });
     if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) {
       res.writeHead(401).end();
       return;
@@ -88,7 +96,10 @@ export async function startTestMirror(files: Record<string, Buffer>, opts: { tok
       return;
     }
     const part = body.subarray(start);
-    res.writeHead(m ? 206 : 200, { 'content-length': String(part.length), ...(m ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {}) });
+    res.writeHead(m ? 206 : 200, {
+      'content-length': String(part.length),
+      ...(m ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {}),
+    });
     const cut = cuts.get(name);
     if (cut !== undefined) cuts.delete(name);
     void (async () => {

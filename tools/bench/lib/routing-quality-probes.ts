@@ -70,7 +70,10 @@ export async function keyingCost(): Promise<string> {
     '|---|---|---|---|---|',
   ];
   for (const chars of [1000, 4000, 16000]) {
-    const messages = [{ role: 'system', content: text(7, Math.round(chars / 6.5)) }, { role: 'user', content: 'and?' }];
+    const messages = [
+      { role: 'system', content: text(7, Math.round(chars / 6.5)) },
+      { role: 'user', content: 'and?' },
+    ];
     const rendered = messages.map((m) => `${m.role}\x1f${m.content}\x1e`).join('');
     const n = 20;
     let t = performance.now();

@@ -1,9 +1,24 @@
 import { Agent, request } from 'undici';
 import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
 import { type SpawnedRole } from '@llmgw/testing';
-import { CONCURRENCY, CONVERSATIONS, GROUPS, HASH_SEED, MODEL, QUESTION_WORDS, RESET_EVERY, ROUTER_RESTART_EVERY, SYSTEM_WORDS, TURNS, ZIPF } from './routing-quality-options';
+import {
+  CONCURRENCY,
+  CONVERSATIONS,
+  GROUPS,
+  HASH_SEED,
+  MODEL,
+  QUESTION_WORDS,
+  RESET_EVERY,
+  ROUTER_RESTART_EVERY,
+  SYSTEM_WORDS,
+  TURNS,
+  ZIPF,
+} from './routing-quality-options';
 
-const WORDS = 'cache block router engine prefix batch queue latency stream request replica node fabric memory kernel tensor layer attention decode prefill schedule admit score pick filter budget tenant usage'.split(' ');
+const WORDS =
+  'cache block router engine prefix batch queue latency stream request replica node fabric memory kernel tensor layer attention decode prefill schedule admit score pick filter budget tenant usage'.split(
+    ' ',
+  );
 export function text(seed: number, words: number): string {
   let a = seed >>> 0;
   const out: string[] = [];
@@ -117,7 +132,10 @@ export function ceilingOf(sent: readonly Message[][]): number {
   return hits / Math.max(1, tokens);
 }
 
-export async function runWorkload(routers: RouterSet, engines: SpawnedRole[]): Promise<{ samples: Sample[]; resets: number; restarts: number; sent: Message[][] }> {
+export async function runWorkload(
+  routers: RouterSet,
+  engines: SpawnedRole[],
+): Promise<{ samples: Sample[]; resets: number; restarts: number; sent: Message[][] }> {
   const agent = new Agent({ connections: 64 });
   const samples: Sample[] = [];
   /** Every request's messages in the order they were sent (for the ceiling). */

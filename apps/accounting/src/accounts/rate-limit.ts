@@ -52,7 +52,11 @@ export class AttemptLimiter implements SigninAttempts {
   }
 
   async retryAfter(account: string, address: string): Promise<number> {
-    return waitFor(this.limits, keysOf(account, address).map((k) => this.recent(k)), this.now());
+    return waitFor(
+      this.limits,
+      keysOf(account, address).map((k) => this.recent(k)),
+      this.now(),
+    );
   }
 
   async fail(account: string, address: string): Promise<void> {
@@ -89,7 +93,8 @@ export class RedisAttemptLimiter implements SigninAttempts {
   async fail(account: string, address: string): Promise<void> {
     const at = this.now();
     const m = this.redis.multi();
-    for (const k of keysOf(account, address)) m.zadd(this.prefix + k, at, `${at}-${randomBytes(4).toString('hex')}`).pexpire(this.prefix + k, this.limits.windowMs);
+    for (const k of keysOf(account, address))
+      m.zadd(this.prefix + k, at, `${at}-${randomBytes(4).toString('hex')}`).pexpire(this.prefix + k, this.limits.windowMs);
     await m.exec();
   }
 

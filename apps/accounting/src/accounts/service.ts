@@ -5,7 +5,13 @@ import { toKey, withinDeadline } from '../service';
 import { checkRole, type AccountRow, type AccountStore } from './store';
 
 export const toAccount = (a: AccountRow): accountingV1.Account => ({
-  id: a.id, email: a.email, name: a.name, status: a.status, role: a.role, projectId: a.project_id ?? '', createdAtMs: Number(a.created_at),
+  id: a.id,
+  email: a.email,
+  name: a.name,
+  status: a.status,
+  role: a.role,
+  projectId: a.project_id ?? '',
+  createdAtMs: Number(a.created_at),
 });
 
 const DEFAULT_LINK_TTL_MS = 7 * 86_400_000;
@@ -53,7 +59,9 @@ export function accountsHandlers(d: { accounts: AccountStore; log: UnaryLogger; 
           return { account: toAccount(out.account), password: out.password };
         }
         default:
-          throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'action must be approve, suspend, reinstate, role, project or reset_password', { param: 'action' });
+          throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'action must be approve, suspend, reinstate, role, project or reset_password', {
+            param: 'action',
+          });
       }
     }),
     IssueKey: h(async (r: accountingV1.IssueKeyRequest__Output) => {
@@ -68,7 +76,14 @@ export function accountsHandlers(d: { accounts: AccountStore; log: UnaryLogger; 
         r.kind === 'key'
           ? await s.createClaimLink(actor, { kind: 'key', project: r.project || undefined, account: r.account || undefined, keyName: r.keyName, ttlMs })
           : r.kind === 'invite'
-            ? await s.createClaimLink(actor, { kind: 'invite', email: r.email, name: r.name || r.email, role: checkRole(r.role || 'user'), project: r.project || undefined, ttlMs })
+            ? await s.createClaimLink(actor, {
+                kind: 'invite',
+                email: r.email,
+                name: r.name || r.email,
+                role: checkRole(r.role || 'user'),
+                project: r.project || undefined,
+                ttlMs,
+              })
             : undefined;
       if (!out) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'kind must be key or invite', { param: 'kind' });
       return { token: out.token, expiresAtMs: out.expiresAt, keyId: out.keyId ?? '', accountId: out.accountId ?? '' };
@@ -79,7 +94,14 @@ export function accountsHandlers(d: { accounts: AccountStore; log: UnaryLogger; 
         return { kind: p.kind, email: p.email ?? '', keyName: p.keyName ?? '', secret: '' };
       }
       const out = await s.claim(r.token, r.password);
-      return { kind: out.kind, secret: out.secret ?? '', key: out.key ? toKey(out.key) : undefined, account: out.account ? toAccount(out.account) : undefined, email: '', keyName: '' };
+      return {
+        kind: out.kind,
+        secret: out.secret ?? '',
+        key: out.key ? toKey(out.key) : undefined,
+        account: out.account ? toAccount(out.account) : undefined,
+        email: '',
+        keyName: '',
+      };
     }),
   };
 }

@@ -89,7 +89,11 @@ export class AccountStore {
 
   async account(ref: string): Promise<AccountRow> {
     const r = ref.trim().toLowerCase();
-    const row = (await this.db.selectFrom('accounts').selectAll().where((eb) => eb.or([eb('id', '=', ref.trim()), eb('email', '=', r)])).executeTakeFirst()) as AccountRow | undefined;
+    const row = (await this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', '=', ref.trim()), eb('email', '=', r)]))
+      .executeTakeFirst()) as AccountRow | undefined;
     if (!row) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', `account "${ref.slice(0, 100)}" not found`);
     return row;
   }
@@ -98,9 +102,22 @@ export class AccountStore {
     return this.db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute() as Promise<AccountRow[]>;
   }
 
-  private async insert(actor: string, a: { email: string; name: string; passwordHash: string; status: AccountStatus; role: Role; projectId: string | null }): Promise<AccountRow> {
+  private async insert(
+    actor: string,
+    a: { email: string; name: string; passwordHash: string; status: AccountStatus; role: Role; projectId: string | null },
+  ): Promise<AccountRow> {
     const at = this.now();
-    const row: AccountRow = { id: newAccountId(), email: a.email, name: a.name, password_hash: a.passwordHash, status: a.status, role: a.role, project_id: a.projectId, created_at: at, updated_at: at };
+    const row: AccountRow = {
+      id: newAccountId(),
+      email: a.email,
+      name: a.name,
+      password_hash: a.passwordHash,
+      status: a.status,
+      role: a.role,
+      project_id: a.projectId,
+      created_at: at,
+      updated_at: at,
+    };
     try {
       await this.db.insertInto('accounts').values(row).execute();
     } catch (e) {
@@ -116,19 +133,37 @@ export class AccountStore {
     if (this.o.signup !== 'open') throw denied(this.o.signup === 'invite' ? 'sign-up is by invitation: ask an operator for a link' : 'sign-up is closed');
     const e = checkEmail(email);
     checkPassword(password);
-    return this.insert(e, { email: e, name: checkPersonName(name), passwordHash: await hashPassword(password), status: 'pending', role: 'user', projectId: null });
+    return this.insert(e, {
+      email: e,
+      name: checkPersonName(name),
+      passwordHash: await hashPassword(password),
+      status: 'pending',
+      role: 'user',
+      projectId: null,
+    });
   }
 
   /** An account made by an operator or at first start (active, with this password). */
   async create(actor: string, a: { email: string; name: string; password: string; role: Role; projectId?: string }): Promise<AccountRow> {
     checkPassword(a.password);
     const e = checkEmail(a.email);
-    return this.insert(actor, { email: e, name: checkPersonName(a.name), passwordHash: await hashPassword(a.password), status: 'active', role: a.role, projectId: a.projectId ?? null });
+    return this.insert(actor, {
+      email: e,
+      name: checkPersonName(a.name),
+      passwordHash: await hashPassword(a.password),
+      status: 'active',
+      role: a.role,
+      projectId: a.projectId ?? null,
+    });
   }
 
   private async update(actor: string, action: string, a: AccountRow, set: Partial<AccountRow>, details: object = {}): Promise<AccountRow> {
     const res = { ...a, ...set, updated_at: this.now() };
-    await this.db.updateTable('accounts').set({ ...set, updated_at: res.updated_at }).where('id', '=', a.id).execute();
+    await this.db
+      .updateTable('accounts')
+      .set({ ...set, updated_at: res.updated_at })
+      .where('id', '=', a.id)
+      .execute();
     await this.audit(actor, action, a.id, { email: a.email, ...details });
     return res;
   }
@@ -182,7 +217,13 @@ export class AccountStore {
     if (!(await verifyPassword(current, a.password_hash))) throw denied('the current password is wrong');
     checkPassword(next);
     await this.update(a.email, 'account.password_change', a, { password_hash: await hashPassword(next) });
-    await this.db.updateTable('sessions').set({ revoked_at: this.now() }).where('account_id', '=', a.id).where('revoked_at', 'is', null).where('token_hash', '!=', tokenHash(keepToken)).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: this.now() })
+      .where('account_id', '=', a.id)
+      .where('revoked_at', 'is', null)
+      .where('token_hash', '!=', tokenHash(keepToken))
+      .execute();
   }
 
   // --- sessions ----------------------------------------------------------
@@ -209,7 +250,10 @@ export class AccountStore {
     const token = newToken();
     const at = this.now();
     const expiresAt = at + this.o.sessionAbsoluteMs;
-    await this.db.insertInto('sessions').values({ token_hash: tokenHash(token), account_id: a.id, created_at: at, last_seen_at: at, expires_at: expiresAt, revoked_at: null }).execute();
+    await this.db
+      .insertInto('sessions')
+      .values({ token_hash: tokenHash(token), account_id: a.id, created_at: at, last_seen_at: at, expires_at: expiresAt, revoked_at: null })
+      .execute();
     return { token, account: a, expiresAt };
   }
 
@@ -218,7 +262,8 @@ export class AccountStore {
     if (!token || token.length > 100) throw unauth('no session');
     const at = this.now();
     const s = await this.db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash(token)).executeTakeFirst();
-    if (!s || s.revoked_at !== null || Number(s.expires_at) <= at || Number(s.last_seen_at) + this.o.sessionIdleMs <= at) throw unauth('session ended; sign in again');
+    if (!s || s.revoked_at !== null || Number(s.expires_at) <= at || Number(s.last_seen_at) + this.o.sessionIdleMs <= at)
+      throw unauth('session ended; sign in again');
     const a = await this.account(s.account_id as string);
     if (a.status !== 'active') throw unauth('session ended; sign in again');
     // Written at most every 5 s per session: the idle clock needs no finer grain.
@@ -271,7 +316,9 @@ export class AccountStore {
    */
   async createClaimLink(
     actor: string,
-    l: { kind: 'key'; project?: string; account?: string; keyName: string; ttlMs: number } | { kind: 'invite'; email: string; name: string; role: Role; project?: string; ttlMs: number },
+    l:
+      | { kind: 'key'; project?: string; account?: string; keyName: string; ttlMs: number }
+      | { kind: 'invite'; email: string; name: string; role: Role; project?: string; ttlMs: number },
   ): Promise<{ token: string; expiresAt: number; keyId?: string; accountId?: string }> {
     if (!(l.ttlMs >= 60_000 && l.ttlMs <= 30 * 86_400_000)) throw bad('a link lives from 1 minute to 30 days', 'ttl_ms');
     const token = newToken();
@@ -292,18 +339,42 @@ export class AccountStore {
     } else {
       const projectId = l.project ? (await this.tenancy.project(l.project, 'project')).id : null;
       const e = checkEmail(l.email);
-      const row = await this.insert(actor, { email: e, name: checkPersonName(l.name), passwordHash: '!', status: 'invited', role: checkRole(l.role), projectId });
+      const row = await this.insert(actor, {
+        email: e,
+        name: checkPersonName(l.name),
+        passwordHash: '!',
+        status: 'invited',
+        role: checkRole(l.role),
+        projectId,
+      });
       accountId = row.id;
     }
-    await this.db.insertInto('claim_links').values({ token_hash: tokenHash(token), kind: l.kind, account_id: accountId ?? null, key_id: keyId ?? null, sealed, created_by: actor, created_at: at, expires_at: expiresAt, used_at: null }).execute();
-    await this.tenancy.appendAudit(actor, 'claim_link.create', l.kind === 'key' ? 'key' : 'account', (keyId ?? accountId)!, { kind: l.kind, expires_at: expiresAt });
+    await this.db
+      .insertInto('claim_links')
+      .values({
+        token_hash: tokenHash(token),
+        kind: l.kind,
+        account_id: accountId ?? null,
+        key_id: keyId ?? null,
+        sealed,
+        created_by: actor,
+        created_at: at,
+        expires_at: expiresAt,
+        used_at: null,
+      })
+      .execute();
+    await this.tenancy.appendAudit(actor, 'claim_link.create', l.kind === 'key' ? 'key' : 'account', (keyId ?? accountId)!, {
+      kind: l.kind,
+      expires_at: expiresAt,
+    });
     return { token, expiresAt, keyId, accountId };
   }
 
   /** What a link is for, without using it (the claim page); NOT_FOUND once used or expired. */
   async peekClaim(token: string): Promise<{ kind: 'key' | 'invite'; email?: string; keyName?: string }> {
     const l = await this.db.selectFrom('claim_links').selectAll().where('token_hash', '=', tokenHash(token)).executeTakeFirst();
-    if (!l || l.used_at !== null || Number(l.expires_at) <= this.now()) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'this link was used already or has expired');
+    if (!l || l.used_at !== null || Number(l.expires_at) <= this.now())
+      throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'this link was used already or has expired');
     if (l.kind === 'key') return { kind: 'key', keyName: (await this.tenancy.key(l.key_id as string)).name };
     return { kind: 'invite', email: (await this.account(l.account_id as string)).email };
   }
@@ -320,7 +391,14 @@ export class AccountStore {
     const at = this.now();
     const hash = tokenHash(token);
     const l = await this.db.transaction().execute(async (tx) => {
-      const row = await tx.selectFrom('claim_links').selectAll().where('token_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', at).forUpdate().executeTakeFirst();
+      const row = await tx
+        .selectFrom('claim_links')
+        .selectAll()
+        .where('token_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .forUpdate()
+        .executeTakeFirst();
       if (row) await tx.updateTable('claim_links').set({ used_at: at, sealed: null }).where('token_hash', '=', hash).execute();
       return row;
     });

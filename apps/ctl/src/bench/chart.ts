@@ -41,10 +41,14 @@ export function benchChartSvg(c: ChartInput): string {
   const [xTop, xStep] = niceScale(Math.max(1, ...steps.map((s) => s.concurrency)), 8);
   const x = (v: number) => M.left + (v / xTop) * plotW;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   out.push(`<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(c.title)}</text>`);
-  out.push(`<text x="${W / 2}" y="38" text-anchor="middle" fill="#495057">MaxConcurrencyAtSLO = ${c.maxConcurrencyAtSlo} (SLO: TTFT p99 ≤ ${c.slo.ttftP99Ms} ms, TPOT p99 ≤ ${c.slo.tpotP99Ms} ms)</text>`);
+  out.push(
+    `<text x="${W / 2}" y="38" text-anchor="middle" fill="#495057">MaxConcurrencyAtSLO = ${c.maxConcurrencyAtSlo} (SLO: TTFT p99 ≤ ${c.slo.ttftP99Ms} ms, TPOT p99 ≤ ${c.slo.tpotP99Ms} ms)</text>`,
+  );
 
   const panel = (top: number, leftSeries: Array<{ name: string; color: string; values: number[]; limit?: number }>, leftLabel: string) => {
     const bottom = top + PANEL_H;
@@ -56,22 +60,31 @@ export function benchChartSvg(c: ChartInput): string {
       out.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${yl(v).toFixed(1)}" y2="${yl(v).toFixed(1)}" stroke="#e9ecef"/>`);
       out.push(`<text x="${M.left - 6}" y="${(yl(v) + 4).toFixed(1)}" text-anchor="end" fill="#495057">${fmt(v)}</text>`);
     }
-    for (let v = 0; v <= xTop + 1e-9; v += xStep) out.push(`<text x="${x(v).toFixed(1)}" y="${bottom + 16}" text-anchor="middle" fill="#495057">${fmt(v)}</text>`);
+    for (let v = 0; v <= xTop + 1e-9; v += xStep)
+      out.push(`<text x="${x(v).toFixed(1)}" y="${bottom + 16}" text-anchor="middle" fill="#495057">${fmt(v)}</text>`);
     out.push(`<text transform="translate(18 ${top + PANEL_H / 2}) rotate(-90)" text-anchor="middle" fill="#212529">${esc(leftLabel)}</text>`);
     const line = (values: number[], color: string, y: (v: number) => number) => {
       const pts = steps.map((s, i) => `${x(s.concurrency).toFixed(1)},${y(values[i]).toFixed(1)}`);
       out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`);
-      steps.forEach((s, i) => out.push(`<circle cx="${x(s.concurrency).toFixed(1)}" cy="${y(values[i]).toFixed(1)}" r="3.5" fill="${s.meetsSlo ? color : '#ffffff'}" stroke="${color}" stroke-width="1.5"/>`));
+      steps.forEach((s, i) =>
+        out.push(
+          `<circle cx="${x(s.concurrency).toFixed(1)}" cy="${y(values[i]).toFixed(1)}" r="3.5" fill="${s.meetsSlo ? color : '#ffffff'}" stroke="${color}" stroke-width="1.5"/>`,
+        ),
+      );
     };
     let legendX = M.left + 8;
     const legend = (name: string, color: string, dash = '') => {
-      out.push(`<line x1="${legendX}" x2="${legendX + 18}" y1="${top + 14}" y2="${top + 14}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`);
+      out.push(
+        `<line x1="${legendX}" x2="${legendX + 18}" y1="${top + 14}" y2="${top + 14}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+      );
       out.push(`<text x="${legendX + 22}" y="${top + 18}" fill="#212529">${esc(name)}</text>`);
       legendX += 30 + name.length * 6.5;
     };
     for (const s of leftSeries) {
       if (s.limit !== undefined) {
-        out.push(`<line x1="${M.left}" x2="${M.left + plotW}" y1="${yl(s.limit).toFixed(1)}" y2="${yl(s.limit).toFixed(1)}" stroke="${s.color}" stroke-width="1" stroke-dasharray="6 4" opacity="0.8"/>`);
+        out.push(
+          `<line x1="${M.left}" x2="${M.left + plotW}" y1="${yl(s.limit).toFixed(1)}" y2="${yl(s.limit).toFixed(1)}" stroke="${s.color}" stroke-width="1" stroke-dasharray="6 4" opacity="0.8"/>`,
+        );
         legend(`${s.name} SLO`, s.color, '6 4');
       }
       line(s.values, s.color, yl);
@@ -90,8 +103,13 @@ export function benchChartSvg(c: ChartInput): string {
   ];
   panels.forEach((p, i) => panel(M.top + i * (PANEL_H + M.gap), [p], p.label));
   const top2 = M.top + 2 * (PANEL_H + M.gap);
-  if (c.maxConcurrencyAtSlo > 0) out.push(`<text x="${x(c.maxConcurrencyAtSlo).toFixed(1)}" y="${top2 - 8}" text-anchor="middle" fill="${COLORS.max}">max at SLO: ${c.maxConcurrencyAtSlo}</text>`);
-  out.push(`<text x="${M.left + plotW / 2}" y="${H - 10}" text-anchor="middle" fill="#212529">concurrency (requests in flight) — hollow points broke the SLO</text>`);
+  if (c.maxConcurrencyAtSlo > 0)
+    out.push(
+      `<text x="${x(c.maxConcurrencyAtSlo).toFixed(1)}" y="${top2 - 8}" text-anchor="middle" fill="${COLORS.max}">max at SLO: ${c.maxConcurrencyAtSlo}</text>`,
+    );
+  out.push(
+    `<text x="${M.left + plotW / 2}" y="${H - 10}" text-anchor="middle" fill="#212529">concurrency (requests in flight) — hollow points broke the SLO</text>`,
+  );
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

@@ -43,7 +43,10 @@ export interface RampResult {
 }
 
 /** Common English words: one token each in the Llama 3 tokenizer (after a space), about one in most. */
-const WORDS = 'the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part'.split(' ');
+const WORDS =
+  'the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part'.split(
+    ' ',
+  );
 
 /** A prompt of about `tokens` tokens whose first `share` is the same for every request of a ramp (`common` seeds it). */
 export function benchPrompt(tokens: number, share: number, common: string, i: number): string {
@@ -58,7 +61,13 @@ export function benchPrompt(tokens: number, share: number, common: string, i: nu
 }
 
 /** One streamed request; measures TTFT at the first content token and TPOT over the rest. */
-export async function benchRequest(t: BenchTarget, prompt: string, outputTokens: number, timeoutMs: number, now: () => number = () => performance.now()): Promise<Sample> {
+export async function benchRequest(
+  t: BenchTarget,
+  prompt: string,
+  outputTokens: number,
+  timeoutMs: number,
+  now: () => number = () => performance.now(),
+): Promise<Sample> {
   const started = now();
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), timeoutMs);
@@ -67,8 +76,21 @@ export async function benchRequest(t: BenchTarget, prompt: string, outputTokens:
       method: 'POST',
       signal: ctrl.signal,
       // The top band (a key's own band wins): admission lets it fill the whole replica, which is what is measured.
-      headers: { 'content-type': 'application/json', 'x-llmgw-replica': t.replica, 'x-llmgw-band': 'platinum', ...(t.key ? { authorization: `Bearer ${t.key}` } : {}) },
-      body: JSON.stringify({ model: t.model, stream: true, max_tokens: outputTokens, min_tokens: outputTokens, ignore_eos: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: prompt }] }),
+      headers: {
+        'content-type': 'application/json',
+        'x-llmgw-replica': t.replica,
+        'x-llmgw-band': 'platinum',
+        ...(t.key ? { authorization: `Bearer ${t.key}` } : {}),
+      },
+      body: JSON.stringify({
+        model: t.model,
+        stream: true,
+        max_tokens: outputTokens,
+        min_tokens: outputTokens,
+        ignore_eos: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: prompt }],
+      }),
     });
     if (res.status !== 200 || !res.body) {
       const body = await res.text().catch(() => '');
@@ -90,7 +112,10 @@ export async function benchRequest(t: BenchTarget, prompt: string, outputTokens:
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
         if (data === '[DONE]') continue;
-        const ev = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }>; usage?: { completion_tokens?: number; prompt_tokens?: number } | null };
+        const ev = JSON.parse(data) as {
+          choices?: Array<{ delta?: { content?: string } }>;
+          usage?: { completion_tokens?: number; prompt_tokens?: number } | null;
+        };
         if (ev.usage?.completion_tokens !== undefined) usageTokens = ev.usage.completion_tokens;
         if (ev.usage?.prompt_tokens !== undefined) promptTokens = ev.usage.prompt_tokens;
         if (ev.choices?.[0]?.delta?.content) {
@@ -103,7 +128,13 @@ export async function benchRequest(t: BenchTarget, prompt: string, outputTokens:
     }
     if (!first) return { ok: false, ttftMs: 0, tpotMs: 0, outputTokens: 0, error: 'no token streamed' };
     const n = usageTokens ?? chunks;
-    return { ok: true, ttftMs: first - started, tpotMs: chunks > 1 ? (last - first) / (chunks - 1) : 0, outputTokens: n, ...(promptTokens !== undefined ? { promptTokens } : {}) };
+    return {
+      ok: true,
+      ttftMs: first - started,
+      tpotMs: chunks > 1 ? (last - first) / (chunks - 1) : 0,
+      outputTokens: n,
+      ...(promptTokens !== undefined ? { promptTokens } : {}),
+    };
   } catch (e) {
     return { ok: false, ttftMs: 0, tpotMs: 0, outputTokens: 0, error: ctrl.signal.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message };
   } finally {
@@ -144,16 +175,29 @@ export async function runStep(
 export async function runRamp(
   t: BenchTarget,
   o: RampOptions,
-  hooks: { sample?: () => Promise<EngineReading | undefined>; onStep?: (s: StepResult, prefixShare: number) => void; onStart?: (concurrency: number, requests: number, prefixShare: number) => void },
+  hooks: {
+    sample?: () => Promise<EngineReading | undefined>;
+    onStep?: (s: StepResult, prefixShare: number) => void;
+    onStart?: (concurrency: number, requests: number, prefixShare: number) => void;
+  },
 ): Promise<RampResult> {
   const steps: StepResult[] = [];
   const common = randomBytes(3).toString('hex');
   // Warm-up, not counted: the first requests pay for connections and caches along the path.
   for (let i = 0; i < 2; i++) await benchRequest(t, benchPrompt(o.promptTokens, o.prefixShare, common, -1 - i), o.outputTokens, o.requestTimeoutMs);
-  for (let c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution }); c !== undefined; c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution })) {
+  for (
+    let c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution });
+    c !== undefined;
+    c = nextConcurrency(steps, { start: o.startConcurrency, max: o.maxConcurrency, resolution: o.resolution })
+  ) {
     const total = Math.max(o.minRequests, c * o.requestsPerSlot);
     hooks.onStart?.(c, total, o.prefixShare);
-    const { samples, wallMs, readings } = await runStep(c, total, (i) => benchRequest(t, benchPrompt(o.promptTokens, o.prefixShare, common, i), o.outputTokens, o.requestTimeoutMs), hooks.sample);
+    const { samples, wallMs, readings } = await runStep(
+      c,
+      total,
+      (i) => benchRequest(t, benchPrompt(o.promptTokens, o.prefixShare, common, i), o.outputTokens, o.requestTimeoutMs),
+      hooks.sample,
+    );
     const s = summarizeStep(c, samples, wallMs, readings, o.slo);
     steps.push(s);
     hooks.onStep?.(s, o.prefixShare);

@@ -68,7 +68,9 @@ export function cheapestPlan(profiles: readonly SizingProfile[], t: Target): Pla
   };
   walk(0, 0, 0, 0);
   if (!best) return undefined;
-  const lines = usable.map((p, i) => ({ profile: p.profile, gpuClass: p.gpuClass, replicas: best!.counts[i], perReplica: caps[i], cost: p.relativeCost })).filter((l) => l.replicas > 0);
+  const lines = usable
+    .map((p, i) => ({ profile: p.profile, gpuClass: p.gpuClass, replicas: best!.counts[i], perReplica: caps[i], cost: p.relativeCost }))
+    .filter((l) => l.replicas > 0);
   return { lines, replicas: best.replicas, capacity: lines.reduce((s, l) => s + l.replicas * l.perReplica, 0), cost: best.cost };
 }
 
@@ -79,7 +81,12 @@ export function singleProfilePlans(profiles: readonly SizingProfile[], t: Target
     .map((p) => {
       const cap = perReplica(p, t);
       const n = Math.ceil(t.value / cap - 1e-9);
-      return { lines: [{ profile: p.profile, gpuClass: p.gpuClass, replicas: n, perReplica: cap, cost: p.relativeCost }], replicas: n, capacity: n * cap, cost: n * p.relativeCost };
+      return {
+        lines: [{ profile: p.profile, gpuClass: p.gpuClass, replicas: n, perReplica: cap, cost: p.relativeCost }],
+        replicas: n,
+        capacity: n * cap,
+        cost: n * p.relativeCost,
+      };
     });
 }
 
@@ -88,5 +95,8 @@ const num = (x: number) => String(Math.round(x * 100) / 100);
 /** The arithmetic, one line per profile: "ceil(100 / 20.45 req/s) = 5 × cost 1 = 5". */
 export function planArithmetic(p: Plan, t: Target): string[] {
   const unit = t.kind === 'rps' ? 'req/s' : 'tok/s';
-  return p.lines.map((l) => `${l.replicas} × ${l.profile} (${l.gpuClass || 'cpu'}): ${l.replicas} × ${num(l.perReplica)} ${unit} = ${num(l.replicas * l.perReplica)} ${unit}, cost ${l.replicas} × ${num(l.cost)} = ${num(l.replicas * l.cost)}`);
+  return p.lines.map(
+    (l) =>
+      `${l.replicas} × ${l.profile} (${l.gpuClass || 'cpu'}): ${l.replicas} × ${num(l.perReplica)} ${unit} = ${num(l.replicas * l.perReplica)} ${unit}, cost ${l.replicas} × ${num(l.cost)} = ${num(l.replicas * l.cost)}`,
+  );
 }

@@ -18,7 +18,10 @@ export const DEFAULT_SLO: Slo = { ttftP99Ms: 2000, tpotP99Ms: 50 };
 /** "ttft_p99=2s,tpot_p99=50ms" (either part may be left out: the default's value stays). */
 export function parseSlo(s: string): Slo {
   const slo = { ...DEFAULT_SLO };
-  for (const part of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^(ttft_p99|tpot_p99)\s*(?:=|<=|≤)\s*(\S+)$/.exec(part);
     if (!m) throw usage(`--slo: "${part}" is not ttft_p99=<duration> or tpot_p99=<duration>`);
     let ms: number;

@@ -38,18 +38,49 @@ export interface BenchResult {
 }
 
 interface BenchFlags {
-  profile?: string; replica?: string; router?: string; key?: string; promptTokens: string; outputTokens: string; slo: string;
-  start: string; maxConcurrency: string; resolution: string; minRequests: string; requestsPerSlot: string; requestTimeout: string;
-  sweepPrefix?: boolean; prefixShare: string; out?: string; save?: boolean; relativeCost: string;
+  profile?: string;
+  replica?: string;
+  router?: string;
+  key?: string;
+  promptTokens: string;
+  outputTokens: string;
+  slo: string;
+  start: string;
+  maxConcurrency: string;
+  resolution: string;
+  minRequests: string;
+  requestsPerSlot: string;
+  requestTimeout: string;
+  sweepPrefix?: boolean;
+  prefixShare: string;
+  out?: string;
+  save?: boolean;
+  relativeCost: string;
 }
 
 /** The stored form of a result (CapacityAdmin.SaveCapacityProfile). */
 export function toCapacityProfile(r: BenchResult, relativeCost: number): accountingV1.CapacityProfile {
   return {
-    model: r.model, profile: r.profile, gpuClass: r.gpuClass, maxConcurrencyAtSlo: r.maxConcurrencyAtSlo, throughputTokPerSec: r.throughputTokPerSec,
-    ttftP99Ms: r.ttftP99Ms, tpotP99Ms: r.tpotP99Ms, sloTtftP99Ms: r.slo.ttftP99Ms, sloTpotP99Ms: r.slo.tpotP99Ms, relativeCost,
-    engine: r.engine, engineVersion: r.engineVersion, engineArgs: r.engineArgs, promptTokens: r.promptTokens, outputTokens: r.outputTokens,
-    engineWaitingAtSlo: r.engineWaitingAtSlo ?? 0, kvUsageAtSlo: r.kvUsageAtSlo ?? 0, measuredAtMs: r.measuredAtMs, replica: r.replica, resultJson: JSON.stringify(r),
+    model: r.model,
+    profile: r.profile,
+    gpuClass: r.gpuClass,
+    maxConcurrencyAtSlo: r.maxConcurrencyAtSlo,
+    throughputTokPerSec: r.throughputTokPerSec,
+    ttftP99Ms: r.ttftP99Ms,
+    tpotP99Ms: r.tpotP99Ms,
+    sloTtftP99Ms: r.slo.ttftP99Ms,
+    sloTpotP99Ms: r.slo.tpotP99Ms,
+    relativeCost,
+    engine: r.engine,
+    engineVersion: r.engineVersion,
+    engineArgs: r.engineArgs,
+    promptTokens: r.promptTokens,
+    outputTokens: r.outputTokens,
+    engineWaitingAtSlo: r.engineWaitingAtSlo ?? 0,
+    kvUsageAtSlo: r.kvUsageAtSlo ?? 0,
+    measuredAtMs: r.measuredAtMs,
+    replica: r.replica,
+    resultJson: JSON.stringify(r),
   };
 }
 
@@ -71,8 +102,21 @@ export function benchTable(r: BenchResult): string {
       s.meetsSlo ? (s.concurrency === ramp.maxConcurrencyAtSlo ? 'ok  <- max' : 'ok') : `BREAKS: ${s.breaks}`,
     ]),
   );
-  const head = [...(r.ramps.length > 1 ? ['PREFIX'] : []), 'CONC', 'REQS', 'FAILED', 'TTFT p50/p95/p99 ms', 'TPOT p50/p99 ms', 'TOK/S', 'ENGINE WAITING', 'KV', 'SLO'];
-  const summary = r.ramps.map((ramp) => `MaxConcurrencyAtSLO${r.ramps.length > 1 ? ` at ${pct(ramp.prefixShare)} shared prefix` : ''}: ${ramp.maxConcurrencyAtSlo}`);
+  const head = [
+    ...(r.ramps.length > 1 ? ['PREFIX'] : []),
+    'CONC',
+    'REQS',
+    'FAILED',
+    'TTFT p50/p95/p99 ms',
+    'TPOT p50/p99 ms',
+    'TOK/S',
+    'ENGINE WAITING',
+    'KV',
+    'SLO',
+  ];
+  const summary = r.ramps.map(
+    (ramp) => `MaxConcurrencyAtSLO${r.ramps.length > 1 ? ` at ${pct(ramp.prefixShare)} shared prefix` : ''}: ${ramp.maxConcurrencyAtSlo}`,
+  );
   return [
     `bench ${r.model} profile ${r.profile} on replica ${r.replica} (${r.gpuClass || 'no GPU class'}, ${r.engine} ${r.engineVersion || '?'}), prompt ${r.promptTokens}${r.promptTokensCounted !== undefined ? ` (engine counted ${r.promptTokensCounted})` : ''} / output ${r.outputTokens} tokens`,
     `SLO: ${formatSlo(r.slo)}`,
@@ -87,7 +131,12 @@ export function benchTable(r: BenchResult): string {
 }
 
 /** The replica to drive: --replica, else the first READY one of the model (and --profile). */
-async function pickReplica(ctx: CtlContext, cmd: Command, model: string, o: BenchFlags): Promise<{ replica: controlV1.Replica__Output; node?: controlV1.Node__Output }> {
+async function pickReplica(
+  ctx: CtlContext,
+  cmd: Command,
+  model: string,
+  o: BenchFlags,
+): Promise<{ replica: controlV1.Replica__Output; node?: controlV1.Node__Output }> {
   const control = ctx.control(cmd);
   const reps = (await control.unary<controlV1.ListReplicasResponse__Output>('ListReplicas', { model, nodeId: '' })).replicas;
   const ready = reps.filter((r) => r.state === 'REPLICA_STATE_READY' && (!o.profile || r.profile === o.profile) && (!o.replica || r.replicaId === o.replica));
@@ -115,7 +164,9 @@ export function registerBench(program: Command, ctx: CtlContext): void {
   withJson(
     program
       .command('bench <model>')
-      .description('measure one replica\'s capacity through a router (the replica pinned): TTFT/TPOT/throughput at rising concurrency until the SLO breaks; reports MaxConcurrencyAtSLO, writes <out>.json and a chart <out>.svg')
+      .description(
+        "measure one replica's capacity through a router (the replica pinned): TTFT/TPOT/throughput at rising concurrency until the SLO breaks; reports MaxConcurrencyAtSLO, writes <out>.json and a chart <out>.svg",
+      )
       .option('--profile <profile>', 'bench a replica of this launch profile')
       .option('--replica <id>', 'bench this replica (default: the first READY one)')
       .option('--router <url>', 'router base URL (default $LLMGW_ROUTER_URL, else http://127.0.0.1:8080)')
@@ -169,11 +220,18 @@ export function registerBench(program: Command, ctx: CtlContext): void {
     const ramps: RampResult[] = [];
     for (const prefixShare of shares) {
       ramps.push(
-        await runRamp(target, { ...ramp, prefixShare }, {
-          sample,
-          onStart: (c, n, p) => progress(`${shares.length > 1 ? `[prefix ${pct(p)}] ` : ''}concurrency ${c}: ${n} requests… `),
-          onStep: (s: StepResult) => progress(`TTFT p99 ${s.ttftMs.p99} ms, TPOT p99 ${s.tpotMs.p99} ms, ${s.tokensPerSec} tok/s${s.engineWaitingMax !== undefined ? `, engine waiting ≤ ${s.engineWaitingMax}` : ''} — ${s.meetsSlo ? 'meets the SLO' : `breaks it (${s.breaks})`}\n`),
-        }),
+        await runRamp(
+          target,
+          { ...ramp, prefixShare },
+          {
+            sample,
+            onStart: (c, n, p) => progress(`${shares.length > 1 ? `[prefix ${pct(p)}] ` : ''}concurrency ${c}: ${n} requests… `),
+            onStep: (s: StepResult) =>
+              progress(
+                `TTFT p99 ${s.ttftMs.p99} ms, TPOT p99 ${s.tpotMs.p99} ms, ${s.tokensPerSec} tok/s${s.engineWaitingMax !== undefined ? `, engine waiting ≤ ${s.engineWaitingMax}` : ''} — ${s.meetsSlo ? 'meets the SLO' : `breaks it (${s.breaks})`}\n`,
+              ),
+          },
+        ),
       );
     }
     const first = ramps[0];
@@ -203,7 +261,15 @@ export function registerBench(program: Command, ctx: CtlContext): void {
     const out = resolve(o.out ?? `bench-${replica.model}-${replica.profile}-${stamp}.json`.replace(/[^A-Za-z0-9._-]/g, '_'));
     result.resultFile = out;
     result.chartFile = join(dirname(out), basename(out).replace(/\.json$/, '') + '.svg');
-    writeFileSync(result.chartFile, benchChartSvg({ title: `${replica.model} / ${replica.profile} (${replica.gpuClass || 'cpu'}) — ${ramp.promptTokens} in, ${ramp.outputTokens} out`, steps: first.steps, slo, maxConcurrencyAtSlo: first.maxConcurrencyAtSlo }));
+    writeFileSync(
+      result.chartFile,
+      benchChartSvg({
+        title: `${replica.model} / ${replica.profile} (${replica.gpuClass || 'cpu'}) — ${ramp.promptTokens} in, ${ramp.outputTokens} out`,
+        steps: first.steps,
+        slo,
+        maxConcurrencyAtSlo: first.maxConcurrencyAtSlo,
+      }),
+    );
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
     let saved = '';
     if (o.save) {

@@ -27,8 +27,20 @@ function describe(f: CertFiles, use: Issued['usage']): Issued {
   const x = readCertificate(f.certPath);
   const cn = /CN=([^\n,]+)/.exec(x.subject)?.[1] ?? '';
   const role = /(?:^|\n)OU=([^\n,]+)/.exec(x.subject)?.[1];
-  const sans = (x.subjectAltName ?? '').split(',').map((s) => s.trim().replace(/^(DNS|IP Address):/, '')).filter(Boolean);
-  return { cert: f.certPath, key: f.keyPath, commonName: cn, ...(role ? { role } : {}), usage: use, sans, notAfter: new Date(x.validTo).toISOString(), fingerprintSha256: x.fingerprint256 };
+  const sans = (x.subjectAltName ?? '')
+    .split(',')
+    .map((s) => s.trim().replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+  return {
+    cert: f.certPath,
+    key: f.keyPath,
+    commonName: cn,
+    ...(role ? { role } : {}),
+    usage: use,
+    sans,
+    notAfter: new Date(x.validTo).toISOString(),
+    fingerprintSha256: x.fingerprint256,
+  };
 }
 
 function days(v: string | undefined, dflt: number): number {
@@ -46,13 +58,26 @@ function refuseOverwrite(paths: string[], force: boolean | undefined): void {
 /** The CA a leaf is signed with: <ca-dir>/ca.crt and ca.key. */
 function caFiles(dir: string): CertFiles {
   const f = { certPath: join(dir, 'ca.crt'), keyPath: join(dir, 'ca.key') };
-  for (const p of [f.certPath, f.keyPath]) if (!existsSync(p)) throw usage(`no CA at ${dir} (${p} missing); run \`llmgw ctl cert init-ca --dir ${dir}\` first, or pass --ca-dir`);
+  for (const p of [f.certPath, f.keyPath])
+    if (!existsSync(p)) throw usage(`no CA at ${dir} (${p} missing); run \`llmgw ctl cert init-ca --dir ${dir}\` first, or pass --ca-dir`);
   return f;
 }
 
 function print(ctx: CtlContext, cmd: Command, issued: Issued, next: string): void {
-  ctx.out(cmd, issued, () =>
-    fields({ certificate: issued.cert, 'private key': `${issued.key} (mode 0600)`, CN: issued.commonName, role: issued.role, usage: issued.usage, SANs: issued.sans.join(', ') || undefined, expires: issued.notAfter, 'sha256': issued.fingerprintSha256 }) + `\n${next}`,
+  ctx.out(
+    cmd,
+    issued,
+    () =>
+      fields({
+        certificate: issued.cert,
+        'private key': `${issued.key} (mode 0600)`,
+        CN: issued.commonName,
+        role: issued.role,
+        usage: issued.usage,
+        SANs: issued.sans.join(', ') || undefined,
+        expires: issued.notAfter,
+        sha256: issued.fingerprintSha256,
+      }) + `\n${next}`,
   );
 }
 
@@ -66,14 +91,17 @@ export function registerCert(program: Command, ctx: CtlContext): void {
   const cert = program
     .command('cert')
     .description('the private CA and the certificates services and node-agents use for mTLS (keys written mode 0600)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Roles (the subject OU; docs/security.md): ${ROLES.join(', ')}.
   llmgw ctl cert init-ca --dir /etc/llmgw/ca                     # once, on one machine; keep ca.key there
   llmgw ctl cert issue-server inventory --role inventory --san inventory.internal --san 10.0.0.2 --ca-dir /etc/llmgw/ca --dir ./out
   llmgw ctl cert issue-server placement --role placement-scheduler --client --san 10.0.0.2 --ca-dir /etc/llmgw/ca --dir ./out  # serves ctl, calls inventory
   llmgw ctl cert issue-client router-1 --role router --ca-dir /etc/llmgw/ca --dir ./out    # calls admission and accounting
   llmgw ctl cert issue-client alice --role operator --ca-dir /etc/llmgw/ca --dir ./out     # llmgw ctl (CN = the audit actor)
-  llmgw ctl cert issue-node gpu-a-01 --ca-dir /etc/llmgw/ca --dir ./out   # role node, CN = node id = agent.yaml node_id`);
+  llmgw ctl cert issue-node gpu-a-01 --ca-dir /etc/llmgw/ca --dir ./out   # role node, CN = node id = agent.yaml node_id`,
+    );
 
   const roleOf = (v: string | undefined, what: string, allowNode = false): string | undefined => {
     if (v === undefined) return undefined;
@@ -106,39 +134,94 @@ Roles (the subject OU; docs/security.md): ${ROLES.join(', ')}.
     .option('--client', 'also valid as a client certificate (clientAuth): a service that serves and calls with one certificate, e.g. the placement-scheduler')
     .option('--days <n>', 'validity in days', '825')
     .option('--force', 'replace existing files')
-    .action(async (name: string, o: { dir: string; caDir?: string; san?: string[]; cn?: string; role?: string; client?: boolean; days: string; force?: boolean }, cmd: Command) => {
-      if (!NAME.test(name)) throw usage(`name ${JSON.stringify(name)} must match ${NAME}`);
-      if (!o.san?.length) throw usage('a server certificate needs at least one --san (every address clients dial, bare IPs included)');
-      const role = roleOf(o.role ?? (isRole(name) && name !== 'node' ? name : undefined), 'issue-server');
-      if (o.client && !role) throw usage('--client needs --role: the servers it calls authorize it by its role');
-      await issue(ctx, cmd, { name, commonName: o.cn ?? name, sans: o.san, role, usage: o.client ? 'server+client' : 'server', dir: o.dir, caDir: o.caDir, days: o.days, force: o.force },
-        `Configure the server with tls.cert/tls.key; clients trust ${join(resolve(o.caDir ?? o.dir), 'ca.crt')}.`);
-    });
+    .action(
+      async (
+        name: string,
+        o: { dir: string; caDir?: string; san?: string[]; cn?: string; role?: string; client?: boolean; days: string; force?: boolean },
+        cmd: Command,
+      ) => {
+        if (!NAME.test(name)) throw usage(`name ${JSON.stringify(name)} must match ${NAME}`);
+        if (!o.san?.length) throw usage('a server certificate needs at least one --san (every address clients dial, bare IPs included)');
+        const role = roleOf(o.role ?? (isRole(name) && name !== 'node' ? name : undefined), 'issue-server');
+        if (o.client && !role) throw usage('--client needs --role: the servers it calls authorize it by its role');
+        await issue(
+          ctx,
+          cmd,
+          {
+            name,
+            commonName: o.cn ?? name,
+            sans: o.san,
+            role,
+            usage: o.client ? 'server+client' : 'server',
+            dir: o.dir,
+            caDir: o.caDir,
+            days: o.days,
+            force: o.force,
+          },
+          `Configure the server with tls.cert/tls.key; clients trust ${join(resolve(o.caDir ?? o.dir), 'ca.crt')}.`,
+        );
+      },
+    );
 
-  withJson(caOpt(dirOpt(cert.command('issue-client <name>').description('a client certificate (clientAuth) for a service or operator calling an mTLS port; CN = <name>, OU = --role'))))
+  withJson(
+    caOpt(
+      dirOpt(
+        cert
+          .command('issue-client <name>')
+          .description('a client certificate (clientAuth) for a service or operator calling an mTLS port; CN = <name>, OU = --role'),
+      ),
+    ),
+  )
     .requiredOption('--role <role>', `what it may call, in the subject OU: ${ROLES.filter((r) => r !== 'node').join(', ')}`)
     .option('--days <n>', 'validity in days', '825')
     .option('--force', 'replace existing files')
     .action(async (name: string, o: { dir: string; caDir?: string; role: string; days: string; force?: boolean }, cmd: Command) => {
       if (!NAME.test(name)) throw usage(`name ${JSON.stringify(name)} must match ${NAME}`);
       const role = roleOf(o.role, 'issue-client');
-      await issue(ctx, cmd, { name, commonName: name, role, usage: 'client', dir: o.dir, caDir: o.caDir, days: o.days, force: o.force }, 'Use it as tls.cert/tls.key of the calling side.');
+      await issue(
+        ctx,
+        cmd,
+        { name, commonName: name, role, usage: 'client', dir: o.dir, caDir: o.caDir, days: o.days, force: o.force },
+        'Use it as tls.cert/tls.key of the calling side.',
+      );
     });
 
-  withJson(caOpt(dirOpt(cert.command('issue-node <node-id>').description("a node-agent's client certificate: CN = the node id, which inventory compares with the node id the agent claims"))))
+  withJson(
+    caOpt(
+      dirOpt(
+        cert
+          .command('issue-node <node-id>')
+          .description("a node-agent's client certificate: CN = the node id, which inventory compares with the node id the agent claims"),
+      ),
+    ),
+  )
     .option('--days <n>', 'validity in days', '825')
     .option('--force', 'replace existing files')
     .action(async (nodeId: string, o: { dir: string; caDir?: string; days: string; force?: boolean }, cmd: Command) => {
       if (!NODE_ID.test(nodeId)) throw usage(`node id ${JSON.stringify(nodeId)} must be [a-z0-9.-], at most 63, starting alphanumeric (NodeInfo.node_id)`);
-      await issue(ctx, cmd, { name: nodeId, commonName: nodeId, role: 'node', usage: 'client', dir: o.dir, caDir: o.caDir, days: o.days, force: o.force },
-        `On ${nodeId}: agent.yaml node_id: ${nodeId}, tls: { ca: ca.crt, cert: ${nodeId}.crt, key: ${nodeId}.key } (key readable only by the agent's user).`);
+      await issue(
+        ctx,
+        cmd,
+        { name: nodeId, commonName: nodeId, role: 'node', usage: 'client', dir: o.dir, caDir: o.caDir, days: o.days, force: o.force },
+        `On ${nodeId}: agent.yaml node_id: ${nodeId}, tls: { ca: ca.crt, cert: ${nodeId}.crt, key: ${nodeId}.key } (key readable only by the agent's user).`,
+      );
     });
 }
 
 async function issue(
   ctx: CtlContext,
   cmd: Command,
-  o: { name: string; commonName: string; sans?: string[]; role?: string; usage: 'server' | 'client' | 'server+client'; dir: string; caDir?: string; days: string; force?: boolean },
+  o: {
+    name: string;
+    commonName: string;
+    sans?: string[];
+    role?: string;
+    usage: 'server' | 'client' | 'server+client';
+    dir: string;
+    caDir?: string;
+    days: string;
+    force?: boolean;
+  },
   next: string,
 ): Promise<void> {
   const dir = resolve(o.dir);

@@ -20,4 +20,21 @@ import { registerPlan } from './plan';
  * group on the program; the model verbs (`models`, `replicas`,
  * `explain-placement`) join them here.
  */
-export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [registerOrg, registerTeam, registerProject, registerKey, registerLimit, registerUsage, registerNodes, registerLogs, registerTop, registerPlacement, registerQuota, registerBench, registerCapacity, registerPlan, registerUser, registerCert];
+export const COMMAND_MODULES: Array<(program: Command, ctx: CtlContext) => void> = [
+  registerOrg,
+  registerTeam,
+  registerProject,
+  registerKey,
+  registerLimit,
+  registerUsage,
+  registerNodes,
+  registerLogs,
+  registerTop,
+  registerPlacement,
+  registerQuota,
+  registerBench,
+  registerCapacity,
+  registerPlan,
+  registerUser,
+  registerCert,
+];

@@ -94,12 +94,27 @@ export function nodeDetail(n: Node): string {
     (n.info?.gpus ?? []).map((g) => {
       const h = health.get(g.index);
       const a = alloc.get(g.index);
-      return [g.index, g.gpuClass || g.name, h ? h.health.replace('GPU_HEALTH_', '').toLowerCase() + (h.reasons.length ? ` (${h.reasons.join('; ')})` : '') : '-', h ? `${h.utilizationPercent}%` : '-', h ? `${h.memoryUsedMib} MiB` : '-', a ? `${a.shardId} (${a.model})` : 'free'];
+      return [
+        g.index,
+        g.gpuClass || g.name,
+        h ? h.health.replace('GPU_HEALTH_', '').toLowerCase() + (h.reasons.length ? ` (${h.reasons.join('; ')})` : '') : '-',
+        h ? `${h.utilizationPercent}%` : '-',
+        h ? `${h.memoryUsedMib} MiB` : '-',
+        a ? `${a.shardId} (${a.model})` : 'free',
+      ];
     }),
   );
   const shards = table(
     ['SHARD', 'REPLICA', 'MODEL', 'STATE', 'SINCE', 'ENDPOINT', 'MESSAGE'],
-    n.shards.map((s) => [s.shardId, s.replicaId, s.spec?.model ?? '-', s.state.replace('SHARD_STATE_', '').toLowerCase(), time(s.stateSinceMs), s.endpoint || '-', s.message]),
+    n.shards.map((s) => [
+      s.shardId,
+      s.replicaId,
+      s.spec?.model ?? '-',
+      s.state.replace('SHARD_STATE_', '').toLowerCase(),
+      time(s.stateSinceMs),
+      s.endpoint || '-',
+      s.message,
+    ]),
   );
   return `${head}\n\n${gpus}\n\n${shards}`;
 }
@@ -120,7 +135,10 @@ export function registerNodes(program: Command, ctx: CtlContext): void {
     const r = await ctx.control(cmd).listNodes();
     ctx.out(cmd, r.nodes, () =>
       o.wide
-        ? table(['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', ...SENSOR_COLUMNS, 'REASON'], nodeRows(r.nodes).map((row, i) => [...row.slice(0, -1), ...sensorCells(r.nodes[i]), row[row.length - 1]]))
+        ? table(
+            ['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', ...SENSOR_COLUMNS, 'REASON'],
+            nodeRows(r.nodes).map((row, i) => [...row.slice(0, -1), ...sensorCells(r.nodes[i]), row[row.length - 1]]),
+          )
         : table(['NODE', 'STATE', 'GPUS FREE', 'FABRIC', 'SHARDS', 'SEEN', 'REASON'], nodeRows(r.nodes)),
     );
   };
@@ -130,30 +148,38 @@ export function registerNodes(program: Command, ctx: CtlContext): void {
       .description('every node, one line each')
       .option('--wide', 'also sensors (hottest GPU, GPU power, throttled GPUs, CPU temperature and power) and the rack/PDU'),
   ).action(list);
-  withJson(nodes.command('show <node>').description('one node in full: state with reason and time, every GPU, every shard')).action(async (id: string, _o: unknown, cmd: Command) => {
-    const n = await ctx.control(cmd).getNode(id);
-    ctx.out(cmd, n, () => nodeDetail(n));
-  });
+  withJson(nodes.command('show <node>').description('one node in full: state with reason and time, every GPU, every shard')).action(
+    async (id: string, _o: unknown, cmd: Command) => {
+      const n = await ctx.control(cmd).getNode(id);
+      ctx.out(cmd, n, () => nodeDetail(n));
+    },
+  );
 
   withJson(
     program
       .command('cordon <node>')
       .description('stop placing new replicas on a node; what runs there stays (kept across inventory restarts)')
-      .option('--reason <text>', 'why (shown as the node\'s state reason)', ''),
+      .option('--reason <text>', "why (shown as the node's state reason)", ''),
   ).action(async (id: string, o: { reason: string }, cmd: Command) => {
     const r = await ctx.control(cmd).cordon(id, o.reason);
     ctx.out(cmd, r, () => adminLine('cordoned', r));
   });
-  withJson(program.command('uncordon <node>').description('undo cordon or drain: the node takes new replicas again')).action(async (id: string, _o: unknown, cmd: Command) => {
-    const r = await ctx.control(cmd).uncordon(id);
-    ctx.out(cmd, r, () => adminLine('uncordoned', r));
-  });
+  withJson(program.command('uncordon <node>').description('undo cordon or drain: the node takes new replicas again')).action(
+    async (id: string, _o: unknown, cmd: Command) => {
+      const r = await ctx.control(cmd).uncordon(id);
+      ctx.out(cmd, r, () => adminLine('uncordoned', r));
+    },
+  );
   withJson(
     program
       .command('drain <node>')
       .description('cordon a node and have the placement-scheduler move its replicas elsewhere, one at a time')
-      .option('--reason <text>', 'why (shown as the node\'s state reason)', '')
-      .option('--replica-timeout <duration>', 'how long each replica may take to drain before it is stopped anyway: 30s, 2m, or ms (0 = the scheduler\'s drain_timeout)', '0'),
+      .option('--reason <text>', "why (shown as the node's state reason)", '')
+      .option(
+        '--replica-timeout <duration>',
+        "how long each replica may take to drain before it is stopped anyway: 30s, 2m, or ms (0 = the scheduler's drain_timeout)",
+        '0',
+      ),
   ).action(async (id: string, o: { reason: string; replicaTimeout: string }, cmd: Command) => {
     let timeoutMs: number;
     try {

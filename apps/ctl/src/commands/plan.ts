@@ -18,7 +18,14 @@ export function parseTarget(o: { targetRps?: string; tokensPerSec?: string }): T
 export async function sizingProfiles(ctx: CtlContext, cmd: Command, model: string): Promise<SizingProfile[]> {
   const r = await ctx.accounting(cmd).capacity<accountingV1.ListCapacityProfilesResponse__Output>('ListCapacityProfiles', { model });
   if (!r.profiles.length) throw usage(`no capacity profile stored for ${model}: measure one with llmgw ctl bench ${model} --save`);
-  return r.profiles.map((p) => ({ profile: p.profile, gpuClass: p.gpuClass, maxConcurrencyAtSlo: p.maxConcurrencyAtSlo, throughputTokPerSec: p.throughputTokPerSec, outputTokens: p.outputTokens, relativeCost: p.relativeCost || 1 }));
+  return r.profiles.map((p) => ({
+    profile: p.profile,
+    gpuClass: p.gpuClass,
+    maxConcurrencyAtSlo: p.maxConcurrencyAtSlo,
+    throughputTokPerSec: p.throughputTokPerSec,
+    outputTokens: p.outputTokens,
+    relativeCost: p.relativeCost || 1,
+  }));
 }
 
 export interface PlanResult {
@@ -38,7 +45,16 @@ export function planText(r: PlanResult): string {
     `  total ${r.best.replicas} replica${r.best.replicas === 1 ? '' : 's'}, capacity ${Math.round(r.best.capacity * 100) / 100} ${unit}, cost ${Math.round(r.best.cost * 100) / 100}`,
     '',
     'one profile alone:',
-    table(['PROFILE', 'GPU CLASS', 'REPLICAS', 'CAPACITY', 'COST'], r.alternatives.map((p) => [p.lines[0].profile, p.lines[0].gpuClass || '-', p.replicas, Math.round(p.capacity * 100) / 100, Math.round(p.cost * 100) / 100])),
+    table(
+      ['PROFILE', 'GPU CLASS', 'REPLICAS', 'CAPACITY', 'COST'],
+      r.alternatives.map((p) => [
+        p.lines[0].profile,
+        p.lines[0].gpuClass || '-',
+        p.replicas,
+        Math.round(p.capacity * 100) / 100,
+        Math.round(p.cost * 100) / 100,
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -55,8 +71,10 @@ export function registerPlan(program: Command, ctx: CtlContext): void {
   withJson(
     program
       .command('plan <model>')
-      .description('the cheapest replicas per GPU class meeting a load within the SLO, from the capacity profiles `ctl bench --save` stored, with the arithmetic')
-      .option('--target-rps <n>', 'requests per second to serve (at the benchmark\'s prompt and output lengths)')
+      .description(
+        'the cheapest replicas per GPU class meeting a load within the SLO, from the capacity profiles `ctl bench --save` stored, with the arithmetic',
+      )
+      .option('--target-rps <n>', "requests per second to serve (at the benchmark's prompt and output lengths)")
       .option('--tokens-per-sec <n>', 'output tokens per second to serve'),
   ).action(async (model: string, o: { targetRps?: string; tokensPerSec?: string }, cmd: Command) => {
     const target = parseTarget(o);

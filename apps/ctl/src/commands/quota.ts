@@ -15,17 +15,27 @@ export function quotaText(q: controlV1.Quota__Output): string {
 /** `ctl quota show|set`: GPU quotas per organisation, team and project (docs/placement.md "Quotas"). */
 export function registerQuota(program: Command, ctx: CtlContext): void {
   const quota = program.command('quota').description('GPU quotas of organisations, teams and projects: guarantees, limits and what is used');
-  withJson(quota.command('show').description('every quota in force (the catalog, with operator overrides) and the GPUs counted against it')).action(async (_o: unknown, cmd: Command) => {
-    const r = await ctx.control(cmd).unary<controlV1.ListQuotasResponse__Output>('ListQuotas', {});
-    ctx.out(cmd, r.quotas, () =>
-      r.quotas.length
-        ? table(
-            ['SCOPE', 'NAME', 'CLASS', 'USED', 'GUARANTEE', 'LIMIT', 'SOURCE'],
-            r.quotas.map((q) => [q.scope, q.name, q.capacityClass || 'all', q.usedGpus, q.guaranteeGpus, q.hasLimit ? q.limitGpus : '-', q.overridden ? 'override' : 'catalog']),
-          )
-        : 'no quotas (catalog `quotas`, or `llmgw ctl quota set`)',
-    );
-  });
+  withJson(quota.command('show').description('every quota in force (the catalog, with operator overrides) and the GPUs counted against it')).action(
+    async (_o: unknown, cmd: Command) => {
+      const r = await ctx.control(cmd).unary<controlV1.ListQuotasResponse__Output>('ListQuotas', {});
+      ctx.out(cmd, r.quotas, () =>
+        r.quotas.length
+          ? table(
+              ['SCOPE', 'NAME', 'CLASS', 'USED', 'GUARANTEE', 'LIMIT', 'SOURCE'],
+              r.quotas.map((q) => [
+                q.scope,
+                q.name,
+                q.capacityClass || 'all',
+                q.usedGpus,
+                q.guaranteeGpus,
+                q.hasLimit ? q.limitGpus : '-',
+                q.overridden ? 'override' : 'catalog',
+              ]),
+            )
+          : 'no quotas (catalog `quotas`, or `llmgw ctl quota set`)',
+      );
+    },
+  );
   withJson(
     quota
       .command('set <scope> <name>')

@@ -17,7 +17,15 @@ export function topScreen(nodes: Node[], now = Date.now()): string {
     const bad = h.filter((x) => x.health !== 'GPU_HEALTH_OK' && x.health !== 'GPU_HEALTH_UNSPECIFIED').length;
     // The sensor columns of `nodes --wide`, without the location.
     const sensors = sensorCells(n).slice(0, -1);
-    return [n.info?.nodeId ?? '?', n.state.replace('NODE_STATE_', '').toLowerCase(), gpuSummary(n), h.length ? `${util}%` : '-', total ? `${Math.round((mem / total) * 100)}%` : '-', ...sensors, bad ? `${bad} unhealthy` : 'ok'];
+    return [
+      n.info?.nodeId ?? '?',
+      n.state.replace('NODE_STATE_', '').toLowerCase(),
+      gpuSummary(n),
+      h.length ? `${util}%` : '-',
+      total ? `${Math.round((mem / total) * 100)}%` : '-',
+      ...sensors,
+      bad ? `${bad} unhealthy` : 'ok',
+    ];
   });
   const rep = new Map<string, { model: string; node: string; state: string; waiting: string; running: string; kv: string; age: string }>();
   for (const n of nodes) {
@@ -36,7 +44,9 @@ export function topScreen(nodes: Node[], now = Date.now()): string {
       });
     }
   }
-  const repRows = [...rep.entries()].sort((a, b) => a[1].model.localeCompare(b[1].model) || a[0].localeCompare(b[0])).map(([id, r]) => [r.model, id, r.node, r.state, r.waiting, r.running, r.kv, r.age]);
+  const repRows = [...rep.entries()]
+    .sort((a, b) => a[1].model.localeCompare(b[1].model) || a[0].localeCompare(b[0]))
+    .map(([id, r]) => [r.model, id, r.node, r.state, r.waiting, r.running, r.kv, r.age]);
   const gpusTotal = nodes.reduce((s, n) => s + (n.info?.gpus.length ?? 0), 0);
   const ready = nodes.filter((n) => n.state === 'NODE_STATE_READY').length;
   return [

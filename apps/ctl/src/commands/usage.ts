@@ -15,7 +15,8 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
       .option('--since <duration>', 'how far back, e.g. 24h, 7d', '24h')
       .option('--by <group>', 'group rows by model | key | project | team | org | hour | status (HTTP status code)'),
   ).action(async (o: { scope?: string; since: string; by?: string }, cmd: Command) => {
-    if (o.by !== undefined && !['model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(o.by)) throw usageError(`--by must be model, key, project, team, org, hour or status, got "${o.by}"`);
+    if (o.by !== undefined && !['model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(o.by))
+      throw usageError(`--by must be model, key, project, team, org, hour or status, got "${o.by}"`);
     let scope: { scopeType: string; scope: string } | undefined;
     if (o.scope) {
       const m = /^(org|team|project|key):(.+)$/.exec(o.scope);
@@ -31,19 +32,36 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
     const r = await ctx.accounting(cmd).call<accountingV1.QueryUsageResponse__Output>('QueryUsage', { scope, fromMs: Date.now() - since, groupBy: o.by ?? '' });
     ctx.out(cmd, r.rows, () =>
       // REQUESTS are the served ones; refused (4xx: limits, auth, bad input) and failed (5xx) are apart.
-      table([(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'REFUSED', 'FAILED', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'], r.rows.map((x) => [
-        o.by === 'hour' ? time(Number(x.group)) : x.group || 'total', x.requests, x.refused, x.failed, x.promptTokens, x.completionTokens, x.cachedTokens, units(x.costMicros),
-      ])),
+      table(
+        [(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'REFUSED', 'FAILED', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'],
+        r.rows.map((x) => [
+          o.by === 'hour' ? time(Number(x.group)) : x.group || 'total',
+          x.requests,
+          x.refused,
+          x.failed,
+          x.promptTokens,
+          x.completionTokens,
+          x.cachedTokens,
+          units(x.costMicros),
+        ]),
+      ),
     );
   });
   withJson(
     program
       .command('audit')
-      .description('the audit log: who changed what, when (newest first): tenancy changes, and cordon, drain and model targets done through the placement-scheduler')
+      .description(
+        'the audit log: who changed what, when (newest first): tenancy changes, and cordon, drain and model targets done through the placement-scheduler',
+      )
       .option('--target <id>', 'only changes to this object id')
       .option('--limit <n>', 'at most this many events', '50'),
   ).action(async (o: { target?: string; limit: string }, cmd: Command) => {
     const r = await ctx.accounting(cmd).call<accountingV1.ListAuditResponse__Output>('ListAudit', { targetId: o.target ?? '', limit: Number(o.limit) || 50 });
-    ctx.out(cmd, r.events, () => table(['WHEN', 'WHO', 'WHAT', 'TARGET', 'DETAILS'], r.events.map((e) => [time(e.atMs), e.actor, e.action, `${e.targetType}:${e.targetId}`, e.details])));
+    ctx.out(cmd, r.events, () =>
+      table(
+        ['WHEN', 'WHO', 'WHAT', 'TARGET', 'DETAILS'],
+        r.events.map((e) => [time(e.atMs), e.actor, e.action, `${e.targetType}:${e.targetId}`, e.details]),
+      ),
+    );
   });
 }

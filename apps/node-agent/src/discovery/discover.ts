@@ -4,9 +4,7 @@ import { hostname as osHostname, networkInterfaces } from 'node:os';
 import { assignFabrics, readInfiniband, type FabricLabel } from './infiniband';
 import { parseFakeGpus } from './fake';
 import { readHost } from './host';
-import {
-  MINIMAL_QUERY_FIELDS, QUERY_FIELDS, nvlinkGroups, nvlinkPeers, parseCudaVersion, parseQueryGpu, parseTopo, rowToGpu, rowToHealth,
-} from './nvidia-smi';
+import { MINIMAL_QUERY_FIELDS, QUERY_FIELDS, nvlinkGroups, nvlinkPeers, parseCudaVersion, parseQueryGpu, parseTopo, rowToGpu, rowToHealth } from './nvidia-smi';
 
 export interface DiscoverOptions {
   nodeId?: string;
@@ -54,7 +52,11 @@ export function runCommand(cmd: string, args: string[], timeoutMs: number): Prom
       const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
       if (e.code === 'ENOENT') return resolve({ ok: false, stdout: '', missing: true, error: `${bin} not found` });
       const out = `${String(stdout)}\n${String(stderr)}`.trim().split('\n').slice(0, 4).join(' | ');
-      resolve({ ok: false, stdout: String(stdout), error: e.killed ? `${bin} timed out after ${timeoutMs} ms` : `${bin} ${args[0] ?? ''} failed (exit ${e.code}): ${out || e.message}` });
+      resolve({
+        ok: false,
+        stdout: String(stdout),
+        error: e.killed ? `${bin} timed out after ${timeoutMs} ms` : `${bin} ${args[0] ?? ''} failed (exit ${e.code}): ${out || e.message}`,
+      });
     });
   });
 }
@@ -73,7 +75,13 @@ export function mgmtAddress(iface?: string): string {
 
 /** A node id from a hostname: lower case, [a-z0-9.-], at most 63. */
 export function nodeIdFromHostname(h: string): string {
-  return h.toLowerCase().replace(/[^a-z0-9.-]/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 63) || 'node';
+  return (
+    h
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 63) || 'node'
+  );
 }
 
 /**
@@ -104,8 +112,17 @@ export async function discover(opts: DiscoverOptions = {}): Promise<Discovery> {
     fabrics = fake.fabrics;
     simulatedNuma = fake.numaNodes;
     gpuHealth = gpus.map((g) => ({
-      index: g.index, health: 'GPU_HEALTH_OK', memoryUsedMib: 0, foreignMemoryUsedMib: 0, temperatureCelsius: 0, utilizationPercent: 0,
-      xidErrorsTotal: 0, eccUncorrectedTotal: 0, reasons: [], clocksEventReasons: '', powerDrawWatts: 0,
+      index: g.index,
+      health: 'GPU_HEALTH_OK',
+      memoryUsedMib: 0,
+      foreignMemoryUsedMib: 0,
+      temperatureCelsius: 0,
+      utilizationPercent: 0,
+      xidErrorsTotal: 0,
+      eccUncorrectedTotal: 0,
+      reasons: [],
+      clocksEventReasons: '',
+      powerDrawWatts: 0,
     }));
     groups = nvlinkGroups(new Map(gpus.map((g) => [g.index, g.nvlinkPeers])));
     topoSource = 'sim';

@@ -33,9 +33,9 @@ describe('nvidia-smi --query-gpu captures', () => {
   const expected: Record<string, { cls: string; mig: string; cc: string; driver: string; name: string; watts: number }> = {
     'h100-80gb-hbm3': { cls: 'h100-80g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3', watts: 700 },
     'h100-mig': { cls: 'h100-80g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H100 80GB HBM3', watts: 700 },
-    'h200': { cls: 'h200-140g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200', watts: 700 },
+    h200: { cls: 'h200-140g', mig: 'MIG_MODE_DISABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200', watts: 700 },
     'h200-mig': { cls: 'h200-140g', mig: 'MIG_MODE_ENABLED', cc: '9.0', driver: '590.48.01', name: 'NVIDIA H200', watts: 700 },
-    'l40s': { cls: 'l40s-45g', mig: 'MIG_MODE_UNSUPPORTED', cc: '8.9', driver: '595.80', name: 'NVIDIA L40S', watts: 350 },
+    l40s: { cls: 'l40s-45g', mig: 'MIG_MODE_UNSUPPORTED', cc: '8.9', driver: '595.80', name: 'NVIDIA L40S', watts: 350 },
   };
   it('covers every capture (10: five machines, idle and under load)', () => {
     expect(captures).toHaveLength(10);
@@ -47,7 +47,17 @@ describe('nvidia-smi --query-gpu captures', () => {
     expect(errors).toEqual([]);
     expect(rows).toHaveLength(1);
     const gpu = rowToGpu(rows[0]);
-    expect(gpu).toMatchObject({ index: 0, name: want.name, gpuClass: want.cls, migMode: want.mig, computeCapability: want.cc, driverVersion: want.driver, eccEnabled: true, eccSupported: true, powerLimitWatts: want.watts });
+    expect(gpu).toMatchObject({
+      index: 0,
+      name: want.name,
+      gpuClass: want.cls,
+      migMode: want.mig,
+      computeCapability: want.cc,
+      driverVersion: want.driver,
+      eccEnabled: true,
+      eccSupported: true,
+      powerLimitWatts: want.watts,
+    });
     expect(gpu.uuid).toMatch(/^GPU-/);
     const health = rowToHealth(rows[0]);
     expect(health.clocksEventReasons).toMatch(/^0x[0-9a-f]{16}$/);
@@ -61,7 +71,13 @@ describe('nvidia-smi --query-gpu captures', () => {
 
   it('under load, memory held by processes llmgw did not start degrades the GPU', () => {
     const { rows } = parseQueryGpu(read(join(SMI, 'linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.load.query-gpu.csv')));
-    expect(rowToHealth(rows[0])).toMatchObject({ health: 'GPU_HEALTH_DEGRADED', memoryUsedMib: 19818, foreignMemoryUsedMib: 19818, utilizationPercent: 100, powerDrawWatts: 631.95 });
+    expect(rowToHealth(rows[0])).toMatchObject({
+      health: 'GPU_HEALTH_DEGRADED',
+      memoryUsedMib: 19818,
+      foreignMemoryUsedMib: 19818,
+      utilizationPercent: 100,
+      powerDrawWatts: 631.95,
+    });
     expect(rowToHealth(rows[0], 19818)).toMatchObject({ health: 'GPU_HEALTH_OK', foreignMemoryUsedMib: 0 });
   });
 });
@@ -72,15 +88,34 @@ describe('the H200 hardware capture', () => {
     expect(text).toContain('clocks_event_reasons.active');
     const { rows, errors } = parseQueryGpu(text);
     expect(errors).toEqual([]);
-    expect(rowToGpu(rows[0])).toMatchObject({ gpuClass: 'h200-140g', memoryTotalMib: 143771, driverVersion: '580.159.04', pciBusId: '00000000:00:06.0', computeCapability: '9.0', powerLimitWatts: 700 });
-    expect(rowToHealth(rows[0])).toMatchObject({ health: 'GPU_HEALTH_OK', clocksEventReasons: '0x0000000000000001', powerDrawWatts: 79.79, temperatureCelsius: 37, memoryUsedMib: 0 });
+    expect(rowToGpu(rows[0])).toMatchObject({
+      gpuClass: 'h200-140g',
+      memoryTotalMib: 143771,
+      driverVersion: '580.159.04',
+      pciBusId: '00000000:00:06.0',
+      computeCapability: '9.0',
+      powerLimitWatts: 700,
+    });
+    expect(rowToHealth(rows[0])).toMatchObject({
+      health: 'GPU_HEALTH_OK',
+      clocksEventReasons: '0x0000000000000001',
+      powerDrawWatts: 79.79,
+      temperatureCelsius: 37,
+      memoryUsedMib: 0,
+    });
   });
 
   it('parses the noheader,nounits form by the fields asked for', () => {
     const fields = ['index', 'uuid', 'name', 'memory.total', 'compute_cap', 'pci.bus_id'];
     const { rows, errors } = parseQueryGpu(read(join(H200, 'query-gpu-noheader-nounits.csv')), fields);
     expect(errors).toEqual([]);
-    expect(rowToGpu(rows[0])).toMatchObject({ index: 0, uuid: 'GPU-35975a73-7769-4d54-c326-097dbcf602f8', gpuClass: 'h200-140g', migMode: 'MIG_MODE_UNSUPPORTED', eccSupported: false });
+    expect(rowToGpu(rows[0])).toMatchObject({
+      index: 0,
+      uuid: 'GPU-35975a73-7769-4d54-c326-097dbcf602f8',
+      gpuClass: 'h200-140g',
+      migMode: 'MIG_MODE_UNSUPPORTED',
+      eccSupported: false,
+    });
     expect(rowToGpu(rows[0]).powerLimitWatts).toBe(0); // not asked for: unknown, and placement falls back to facility.default_gpu_watts
   });
 
@@ -123,12 +158,17 @@ describe('nvidia-smi topo -m', () => {
     const t = parseTopo(four);
     expect(t.gpus.map((g) => g.numaNode)).toEqual([0, 0, 0, 1]);
     const peers = nvlinkPeers(t.gpus);
-    expect([...peers.entries()]).toEqual([[0, [1, 2]], [1, [0, 2]], [2, [0, 1]], [3, []]]);
+    expect([...peers.entries()]).toEqual([
+      [0, [1, 2]],
+      [1, [0, 2]],
+      [2, [0, 1]],
+      [3, []],
+    ]);
     expect(nvlinkGroups(peers)).toEqual([[0, 1, 2]]);
     expect(t.gpus[0].links.NIC0).toBe('PIX');
   });
   it('says so when there is no matrix', () => {
-    expect(parseTopo('NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver.').errors[0]).toMatch(/no matrix/);
+    expect(parseTopo("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.").errors[0]).toMatch(/no matrix/);
   });
 });
 
@@ -138,7 +178,13 @@ describe('InfiniBand from sysfs', () => {
     expect(warnings).toEqual([]);
     expect(hcas.map((h) => [h.name, h.ports.map((p) => [p.port, p.state, p.rateGbps, p.linkLayer])])).toEqual([
       ['hfi1_0', [[1, 'PORT_STATE_ACTIVE', 100, 'LINK_LAYER_INFINIBAND']]],
-      ['mlx4_0', [[1, 'PORT_STATE_ACTIVE', 40, 'LINK_LAYER_INFINIBAND'], [2, 'PORT_STATE_ACTIVE', 40, 'LINK_LAYER_INFINIBAND']]],
+      [
+        'mlx4_0',
+        [
+          [1, 'PORT_STATE_ACTIVE', 40, 'LINK_LAYER_INFINIBAND'],
+          [2, 'PORT_STATE_ACTIVE', 40, 'LINK_LAYER_INFINIBAND'],
+        ],
+      ],
       ['mlx5_0', [[1, 'PORT_STATE_ACTIVE', 25, 'LINK_LAYER_INFINIBAND']]],
     ]);
     expect(hcas[0].ports[0].physState).toBe('5: LinkUp');
@@ -155,7 +201,10 @@ describe('InfiniBand from sysfs', () => {
   });
 
   it.each([
-    ['100 Gb/sec (4X EDR)', 100], ['400 Gb/sec (4X NDR)', 400], ['2.5 Gb/sec (1X SDR)', 2], ['', 0],
+    ['100 Gb/sec (4X EDR)', 100],
+    ['400 Gb/sec (4X NDR)', 400],
+    ['2.5 Gb/sec (1X SDR)', 2],
+    ['', 0],
   ])('rate %j → %i Gbit/s', (raw, want) => expect(parseRate(raw)).toBe(want));
   it.each([
     ['fe80:0000:0000:0000:0002:c903:0043:a4b1', 'fe80:0000:0000:0000'],
@@ -166,7 +215,10 @@ describe('InfiniBand from sysfs', () => {
 
   describe('a built sysfs tree (RoCE, GIDs, half-populated)', () => {
     let root: string;
-    const put = (p: string, v: string) => { mkdirSync(dirname(join(root, p)), { recursive: true }); writeFileSync(join(root, p), v + '\n'); };
+    const put = (p: string, v: string) => {
+      mkdirSync(dirname(join(root, p)), { recursive: true });
+      writeFileSync(join(root, p), v + '\n');
+    };
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), 'llmgw-sysfs-'));
       const port = (hca: string, ll: string, gid: string, state = '4: ACTIVE') => {
@@ -204,16 +256,25 @@ describe('InfiniBand from sysfs', () => {
         { fabric: 'ib-a', hcas: ['mlx5_0', 'mlx5_1'], rateGbps: 400, source: 'FABRIC_SOURCE_GID_PREFIX' },
         { fabric: 'unknown', hcas: ['mlx5_2', 'mlx5_3'], rateGbps: 400, source: 'FABRIC_SOURCE_UNKNOWN' },
       ]);
-      const labelled = assignFabrics(hcas, [{ name: 'roce-a', hcas: ['mlx5_3'] }, { name: 'ib-b', hcas: ['mlx5_4', 'mlx5_9'] }], table);
+      const labelled = assignFabrics(
+        hcas,
+        [
+          { name: 'roce-a', hcas: ['mlx5_3'] },
+          { name: 'ib-b', hcas: ['mlx5_4', 'mlx5_9'] },
+        ],
+        table,
+      );
       expect(labelled.fabrics.map((f) => [f.fabric, f.hcas, f.source])).toEqual([
         ['ib-a', ['mlx5_0', 'mlx5_1'], 'FABRIC_SOURCE_GID_PREFIX'],
         ['roce-a', ['mlx5_3'], 'FABRIC_SOURCE_LABEL'],
         ['unknown', ['mlx5_2'], 'FABRIC_SOURCE_UNKNOWN'],
       ]);
-      expect(labelled.warnings).toEqual(expect.arrayContaining([
-        'fabric ib-b: HCA mlx5_9 is configured but not present',
-        'HCA mlx5_4 is labelled but has no ACTIVE port; left out of its fabric',
-      ]));
+      expect(labelled.warnings).toEqual(
+        expect.arrayContaining([
+          'fabric ib-b: HCA mlx5_9 is configured but not present',
+          'HCA mlx5_4 is labelled but has no ACTIVE port; left out of its fabric',
+        ]),
+      );
     });
 
     it('discover() on it: partial result with warnings, NUMA nodes counted, never a throw', async () => {
@@ -234,22 +295,33 @@ describe('discover() through an nvidia-smi command', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'llmgw-smi-'));
     // Answers like the H200 machine did: the query in noheader,nounits form, topo -m, and the plain table.
-    const row = '0, GPU-35975a73-7769-4d54-c326-097dbcf602f8, NVIDIA H200, 143771, 0, 9.0, 580.159.04, 00000000:00:06.0, 37, 0, 79.79, Enabled, 0, Disabled, 0x0000000000000001, 700.00';
+    const row =
+      '0, GPU-35975a73-7769-4d54-c326-097dbcf602f8, NVIDIA H200, 143771, 0, 9.0, 580.159.04, 00000000:00:06.0, 37, 0, 79.79, Enabled, 0, Disabled, 0x0000000000000001, 700.00';
     writeFileSync(join(dir, 'row.csv'), row + '\n');
-    writeFileSync(join(dir, 'smi.cjs'), [
-      "const fs = require('fs'); const a = process.argv.slice(2);",
-      `if (a[0] && a[0].startsWith('--query-gpu')) process.stdout.write(fs.readFileSync(${JSON.stringify(join(dir, 'row.csv'))}, 'utf8'));`,
-      `else if (a[0] === 'topo') process.stdout.write(fs.readFileSync(${JSON.stringify(join(H200, 'topo-m.txt'))}, 'utf8'));`,
-      "else process.stdout.write('| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |\\n');",
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'smi.cjs'),
+      [
+        "const fs = require('fs'); const a = process.argv.slice(2);",
+        `if (a[0] && a[0].startsWith('--query-gpu')) process.stdout.write(fs.readFileSync(${JSON.stringify(join(dir, 'row.csv'))}, 'utf8'));`,
+        `else if (a[0] === 'topo') process.stdout.write(fs.readFileSync(${JSON.stringify(join(H200, 'topo-m.txt'))}, 'utf8'));`,
+        "else process.stdout.write('| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |\\n');",
+      ].join('\n'),
+    );
     writeFileSync(join(dir, 'mismatch.sh'), '#!/bin/sh\necho "Failed to initialize NVML: Driver/library version mismatch"\nexit 18\n');
     chmodSync(join(dir, 'mismatch.sh'), 0o755);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads GPUs, health, NUMA, driver and CUDA', async () => {
-    const d = await discover({ nvidiaSmi: `${process.execPath} ${join(dir, 'smi.cjs')}`, sysfsRoot: join(dir, 'nosys'), modelCacheDir: dir, nodeId: 'gpu-h200-01' });
-    expect(d.node.gpus).toEqual([expect.objectContaining({ index: 0, gpuClass: 'h200-140g', numaNode: 0, migMode: 'MIG_MODE_DISABLED', eccEnabled: true, powerLimitWatts: 700 })]);
+    const d = await discover({
+      nvidiaSmi: `${process.execPath} ${join(dir, 'smi.cjs')}`,
+      sysfsRoot: join(dir, 'nosys'),
+      modelCacheDir: dir,
+      nodeId: 'gpu-h200-01',
+    });
+    expect(d.node.gpus).toEqual([
+      expect.objectContaining({ index: 0, gpuClass: 'h200-140g', numaNode: 0, migMode: 'MIG_MODE_DISABLED', eccEnabled: true, powerLimitWatts: 700 }),
+    ]);
     expect(d.gpuHealth[0]).toMatchObject({ health: 'GPU_HEALTH_OK', clocksEventReasons: '0x0000000000000001' });
     expect(d.node.versions).toMatchObject({ driver: '580.159.04', cuda: '13.0' });
     expect(d.node.topology).toMatchObject({ source: 'nvidia-smi', nvlinkGroups: [] });
@@ -276,7 +348,9 @@ describe('discover() through an nvidia-smi command', () => {
 describe('--fake-gpus', () => {
   it('8xh100-80g,fabric=ib-a: eight GPUs on two NUMA nodes, one NVLink domain, four HCAs on ib-a', () => {
     const m = parseFakeGpus('8xh100-80g,fabric=ib-a');
-    expect(m.gpus.map((g) => [g.index, g.gpuClass, g.memoryTotalMib, g.numaNode])).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 'h100-80g', 81920, i < 4 ? 0 : 1]));
+    expect(m.gpus.map((g) => [g.index, g.gpuClass, g.memoryTotalMib, g.numaNode])).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 'h100-80g', 81920, i < 4 ? 0 : 1]),
+    );
     expect(m.gpus[0].nvlinkPeers).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(m.fabrics).toEqual([{ fabric: 'ib-a', hcas: ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3'], rateGbps: 400, source: 'FABRIC_SOURCE_LABEL' }]);
   });
@@ -297,6 +371,10 @@ describe('--fake-gpus', () => {
   });
 });
 
-it.each([['GPU-A-01.example', 'gpu-a-01.example'], ['my_host', 'my-host'], ['--x', 'x']])('node id from hostname %s → %s', (h, want) => {
+it.each([
+  ['GPU-A-01.example', 'gpu-a-01.example'],
+  ['my_host', 'my-host'],
+  ['--x', 'x'],
+])('node id from hostname %s → %s', (h, want) => {
   expect(nodeIdFromHostname(h)).toBe(want);
 });

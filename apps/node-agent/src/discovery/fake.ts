@@ -22,7 +22,10 @@ export function parseFakeGpus(spec: string): FakeMachine {
   const gpus: agentV1.Gpu__Output[] = [];
   let fabric: string | undefined;
   let hcaCount: number | undefined;
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const kv = /^(\w+)=(.+)$/.exec(part);
     if (kv) {
       if (kv[1] === 'fabric') {
@@ -72,7 +75,18 @@ export function parseFakeGpus(spec: string): FakeMachine {
         name: `mlx5_${i}`,
         pciBusId: `00000000:${(0x80 + i).toString(16).toUpperCase()}:00.0`,
         numaNode: Math.floor((i * numaNodes) / n),
-        ports: [{ port: 1, state: 'PORT_STATE_ACTIVE', physState: '5: LinkUp', rateGbps: 400, linkLayer: 'LINK_LAYER_INFINIBAND', gidPrefix: 'fe80:0000:0000:0000', lid: i + 1, smLid: 1 }],
+        ports: [
+          {
+            port: 1,
+            state: 'PORT_STATE_ACTIVE',
+            physState: '5: LinkUp',
+            rateGbps: 400,
+            linkLayer: 'LINK_LAYER_INFINIBAND',
+            gidPrefix: 'fe80:0000:0000:0000',
+            lid: i + 1,
+            smLid: 1,
+          },
+        ],
       });
     }
     fabrics.push({ fabric, hcas: hcas.map((h) => h.name), rateGbps: 400, source: 'FABRIC_SOURCE_LABEL' });

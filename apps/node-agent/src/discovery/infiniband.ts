@@ -9,12 +9,18 @@ export const DEFAULT_SUBNET_PREFIX = 'fe80:0000:0000:0000';
 export function parsePortState(raw: string): agentV1.PortState__Output {
   const m = /^\s*(\d+)/.exec(raw);
   switch (m ? Number(m[1]) : -1) {
-    case 1: return 'PORT_STATE_DOWN';
-    case 2: return 'PORT_STATE_INIT';
-    case 3: return 'PORT_STATE_ARMED';
-    case 4: return 'PORT_STATE_ACTIVE';
-    case 5: return 'PORT_STATE_ACTIVE_DEFER';
-    default: return 'PORT_STATE_UNSPECIFIED';
+    case 1:
+      return 'PORT_STATE_DOWN';
+    case 2:
+      return 'PORT_STATE_INIT';
+    case 3:
+      return 'PORT_STATE_ARMED';
+    case 4:
+      return 'PORT_STATE_ACTIVE';
+    case 5:
+      return 'PORT_STATE_ACTIVE_DEFER';
+    default:
+      return 'PORT_STATE_UNSPECIFIED';
   }
 }
 
@@ -36,7 +42,10 @@ export function parseLinkLayer(raw: string): agentV1.LinkLayer__Output {
 export function gidPrefix(gid: string): string {
   const groups = gid.trim().toLowerCase().split(':');
   if (groups.length !== 8 || !groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return '';
-  return groups.slice(0, 4).map((g) => g.padStart(4, '0')).join(':');
+  return groups
+    .slice(0, 4)
+    .map((g) => g.padStart(4, '0'))
+    .join(':');
 }
 
 /** Reads a sysfs attribute; undefined when absent or unreadable. */
@@ -154,6 +163,9 @@ export function assignFabrics(
   const fabrics = [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([fabric, g]) => ({ fabric, hcas: g.hcas.sort(), rateGbps: g.rates.length ? Math.min(...g.rates) : 0, source: g.source }));
-  if (groups.has('unknown')) warnings.push(`HCAs ${groups.get('unknown')!.hcas.join(', ')} belong to no known fabric (no label, no mapped GID prefix): the node is excluded from multi-node placement on them`);
+  if (groups.has('unknown'))
+    warnings.push(
+      `HCAs ${groups.get('unknown')!.hcas.join(', ')} belong to no known fabric (no label, no mapped GID prefix): the node is excluded from multi-node placement on them`,
+    );
   return { fabrics, warnings };
 }

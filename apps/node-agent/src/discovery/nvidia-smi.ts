@@ -7,9 +7,22 @@ import type { agentV1 } from '@llmgw/contracts';
  * `clocks_event_reasons.active` (the parser takes both).
  */
 export const QUERY_FIELDS = [
-  'index', 'uuid', 'name', 'memory.total', 'memory.used', 'compute_cap', 'driver_version', 'pci.bus_id',
-  'temperature.gpu', 'utilization.gpu', 'power.draw', 'ecc.mode.current', 'ecc.errors.uncorrected.volatile.total',
-  'mig.mode.current', 'clocks_throttle_reasons.active', 'power.limit',
+  'index',
+  'uuid',
+  'name',
+  'memory.total',
+  'memory.used',
+  'compute_cap',
+  'driver_version',
+  'pci.bus_id',
+  'temperature.gpu',
+  'utilization.gpu',
+  'power.draw',
+  'ecc.mode.current',
+  'ecc.errors.uncorrected.volatile.total',
+  'mig.mode.current',
+  'clocks_throttle_reasons.active',
+  'power.limit',
 ] as const;
 
 /** What old drivers (no compute_cap, no MIG) still answer: the fallback query. */
@@ -20,7 +33,10 @@ export type GpuRow = Map<string, string>;
 
 /** A column name as the driver prints it ("memory.total [MiB]", "clocks_throttle_reasons.active") → the canonical one. */
 export function canonicalField(header: string): string {
-  return header.replace(/\s*\[[^\]]*\]\s*$/, '').trim().replace(/^clocks_throttle_reasons\./, 'clocks_event_reasons.');
+  return header
+    .replace(/\s*\[[^\]]*\]\s*$/, '')
+    .trim()
+    .replace(/^clocks_throttle_reasons\./, 'clocks_event_reasons.');
 }
 
 const NOT_AVAILABLE = /^\[?(N\/A|Not Supported|Unknown Error|Insufficient Permissions|Requested functionality has been deprecated)\]?$/i;
@@ -86,7 +102,10 @@ const NOISE = new Set(['nvidia', 'geforce', 'tesla', 'quadro', 'rtx', 'gpu', 'gr
  * are never the model.
  */
 export function normalizeGpuName(name: string): string {
-  const tokens = name.toLowerCase().split(/[\s\-_/]+/).filter((t) => t && !NOISE.has(t));
+  const tokens = name
+    .toLowerCase()
+    .split(/[\s\-_/]+/)
+    .filter((t) => t && !NOISE.has(t));
   const model = tokens.find((t) => /\d/.test(t) && !/^\d+(gb|g)$/.test(t));
   return (model ?? tokens[0] ?? 'unknown').replace(/[^a-z0-9]/g, '');
 }
@@ -211,11 +230,18 @@ export function parseTopo(text: string): { gpus: TopoGpu[]; errors: string[] } {
     const m = /^GPU(\d+)$/.exec(cells[0]);
     if (!m) continue;
     const rec: Record<string, string> = {};
-    header.forEach((h, i) => { if (h) rec[h] = cells[i] ?? ''; });
+    header.forEach((h, i) => {
+      if (h) rec[h] = cells[i] ?? '';
+    });
     const links: Record<string, string> = {};
     for (const h of header) if (h && !/Affinity|NUMA ID/i.test(h)) links[h] = rec[h];
     const numa = Number(rec['NUMA Affinity']);
-    gpus.push({ index: Number(m[1]), links, cpuAffinity: rec['CPU Affinity'] ?? '', numaNode: Number.isInteger(numa) && rec['NUMA Affinity'] !== '' ? numa : -1 });
+    gpus.push({
+      index: Number(m[1]),
+      links,
+      cpuAffinity: rec['CPU Affinity'] ?? '',
+      numaNode: Number.isInteger(numa) && rec['NUMA Affinity'] !== '' ? numa : -1,
+    });
   }
   if (!gpus.length) return { gpus, errors: ['nvidia-smi topo -m: no GPU rows'] };
   return { gpus, errors: [] };
@@ -247,7 +273,11 @@ export function nvlinkGroups(peers: Map<number, number[]>): number[][] {
     while (stack.length) {
       const g = stack.pop()!;
       group.push(g);
-      for (const p of peers.get(g) ?? []) if (!seen.has(p)) { seen.add(p); stack.push(p); }
+      for (const p of peers.get(g) ?? [])
+        if (!seen.has(p)) {
+          seen.add(p);
+          stack.push(p);
+        }
     }
     if (group.length > 1) groups.push(group.sort((a, b) => a - b));
   }

@@ -35,7 +35,12 @@ describe('host sensors from sysfs', () => {
   });
 
   it('falls back to the x86_pkg_temp thermal zone', () => {
-    const root = tree({ 'class/thermal/thermal_zone0/type': 'acpitz', 'class/thermal/thermal_zone0/temp': '27800', 'class/thermal/thermal_zone1/type': 'x86_pkg_temp', 'class/thermal/thermal_zone1/temp': '49000' });
+    const root = tree({
+      'class/thermal/thermal_zone0/type': 'acpitz',
+      'class/thermal/thermal_zone0/temp': '27800',
+      'class/thermal/thermal_zone1/type': 'x86_pkg_temp',
+      'class/thermal/thermal_zone1/temp': '49000',
+    });
     expect(cpuTemperature(root)).toBe(49);
   });
 

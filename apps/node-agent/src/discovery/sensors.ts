@@ -92,7 +92,11 @@ export class HostSensorReader {
     const sensors: HostSensors = {};
     const t = cpuTemperature(this.sysfsRoot);
     if (t !== undefined) sensors.cpuTemperatureCelsius = t;
-    else warnOnce('temp', `no CPU temperature sensor under ${join(this.sysfsRoot, 'class/hwmon')} (coretemp, k10temp, zenpower) or an x86_pkg_temp thermal zone; CPU temperature is not reported`);
+    else
+      warnOnce(
+        'temp',
+        `no CPU temperature sensor under ${join(this.sysfsRoot, 'class/hwmon')} (coretemp, k10temp, zenpower) or an x86_pkg_temp thermal zone; CPU temperature is not reported`,
+      );
     const pkgs = raplPackages(this.sysfsRoot);
     const at = this.now();
     if (!pkgs.length) warnOnce('rapl', `no readable RAPL energy counter under ${join(this.sysfsRoot, 'class/powercap')}; CPU power is not reported`);

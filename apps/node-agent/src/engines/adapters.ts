@@ -84,11 +84,19 @@ export class VllmEngine implements Engine {
   private serveArgs(spec: agentV1.ShardSpec__Output, node: NodeContext, env: Record<string, string>): string[] {
     const { tp, pp } = parallel(spec);
     return [
-      this.cfg.bin, 'serve', spec.modelPath || spec.model,
-      '--host', bindHost(node), '--port', String(spec.httpPort),
-      '--served-model-name', servedName(spec),
-      '--tensor-parallel-size', String(tp),
-      '--pipeline-parallel-size', String(pp),
+      this.cfg.bin,
+      'serve',
+      spec.modelPath || spec.model,
+      '--host',
+      bindHost(node),
+      '--port',
+      String(spec.httpPort),
+      '--served-model-name',
+      servedName(spec),
+      '--tensor-parallel-size',
+      String(tp),
+      '--pipeline-parallel-size',
+      String(pp),
       ...vllmContract(spec, node, env),
     ];
   }
@@ -103,8 +111,14 @@ export class VllmEngine implements Engine {
     if (this.mode(spec) === 'mp') {
       const argv = [
         ...this.serveArgs(spec, node, env),
-        '--nnodes', String(nnodes), '--node-rank', String(spec.rank),
-        '--master-addr', spec.leaderAddr, '--master-port', String(spec.leaderPort),
+        '--nnodes',
+        String(nnodes),
+        '--node-rank',
+        String(spec.rank),
+        '--master-addr',
+        spec.leaderAddr,
+        '--master-port',
+        String(spec.leaderPort),
         ...(spec.rank > 0 ? ['--headless'] : []),
         ...spec.args,
       ];
@@ -113,23 +127,45 @@ export class VllmEngine implements Engine {
     const cleanup = [this.ray(), 'stop', '--force'];
     if (spec.rank > 0) {
       return {
-        argv: [this.ray(), 'start', '--block', `--address=${spec.leaderAddr}:${spec.leaderPort}`, `--node-ip-address=${node.mgmtAddr}`, `--num-gpus=${spec.gpuIndices.length}`],
-        env, cleanup, servedModelName: served,
+        argv: [
+          this.ray(),
+          'start',
+          '--block',
+          `--address=${spec.leaderAddr}:${spec.leaderPort}`,
+          `--node-ip-address=${node.mgmtAddr}`,
+          `--num-gpus=${spec.gpuIndices.length}`,
+        ],
+        env,
+        cleanup,
+        servedModelName: served,
       };
     }
     // One process group for both steps: the head runs in the background of
     // the shell that then becomes `vllm serve` (exec), so a stop reaches both.
     const q = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
-    const head = [this.ray(), 'start', '--head', `--port=${spec.leaderPort}`, `--node-ip-address=${node.mgmtAddr}`, `--num-gpus=${spec.gpuIndices.length}`].map(q).join(' ');
+    const head = [this.ray(), 'start', '--head', `--port=${spec.leaderPort}`, `--node-ip-address=${node.mgmtAddr}`, `--num-gpus=${spec.gpuIndices.length}`]
+      .map(q)
+      .join(' ');
     const serve = [...this.serveArgs(spec, node, env), '--distributed-executor-backend', 'ray', ...spec.args].map(q).join(' ');
     return { argv: ['/bin/sh', '-c', `${head} && exec ${serve}`], env, cleanup, servedModelName: served, ...auth, ...probes(spec, node) };
   }
 
   flags(): string[] {
     return [
-      '--host', '--port', '--served-model-name', '--tensor-parallel-size', '--pipeline-parallel-size',
-      '--max-num-seqs', '--scheduling-policy', '--kv-events-config',
-      '--nnodes', '--node-rank', '--master-addr', '--master-port', '--headless', '--distributed-executor-backend',
+      '--host',
+      '--port',
+      '--served-model-name',
+      '--tensor-parallel-size',
+      '--pipeline-parallel-size',
+      '--max-num-seqs',
+      '--scheduling-policy',
+      '--kv-events-config',
+      '--nnodes',
+      '--node-rank',
+      '--master-addr',
+      '--master-port',
+      '--headless',
+      '--distributed-executor-backend',
     ];
   }
 
@@ -156,11 +192,21 @@ export class SglangEngine implements Engine {
     const env = baseEnv(spec, node);
     const { tp, pp, nnodes } = parallel(spec);
     const argv = [
-      this.cfg.python, '-m', 'sglang.launch_server',
-      '--model-path', spec.modelPath || spec.model,
-      '--host', bindHost(node), '--port', String(spec.httpPort),
-      '--served-model-name', servedName(spec),
-      '--tp-size', String(tp), '--pp-size', String(pp),
+      this.cfg.python,
+      '-m',
+      'sglang.launch_server',
+      '--model-path',
+      spec.modelPath || spec.model,
+      '--host',
+      bindHost(node),
+      '--port',
+      String(spec.httpPort),
+      '--served-model-name',
+      servedName(spec),
+      '--tp-size',
+      String(tp),
+      '--pp-size',
+      String(pp),
       '--enable-metrics',
     ];
     if (spec.maxNumSeqs) argv.push('--max-running-requests', String(spec.maxNumSeqs));
@@ -177,9 +223,21 @@ export class SglangEngine implements Engine {
 
   flags(): string[] {
     return [
-      '--model-path', '--host', '--port', '--served-model-name', '--tp-size', '--pp-size', '--enable-metrics',
-      '--max-running-requests', '--enable-priority-scheduling', '--schedule-low-priority-values-first', '--kv-events-config', '--api-key',
-      '--nnodes', '--node-rank', '--dist-init-addr',
+      '--model-path',
+      '--host',
+      '--port',
+      '--served-model-name',
+      '--tp-size',
+      '--pp-size',
+      '--enable-metrics',
+      '--max-running-requests',
+      '--enable-priority-scheduling',
+      '--schedule-low-priority-values-first',
+      '--kv-events-config',
+      '--api-key',
+      '--nnodes',
+      '--node-rank',
+      '--dist-init-addr',
     ];
   }
 
@@ -210,11 +268,17 @@ export class LlamaCppEngine implements Engine {
   build(spec: agentV1.ShardSpec__Output, node: NodeContext): EngineCommand {
     const argv = [
       this.cfg.bin,
-      '--model', spec.modelPath || spec.model,
-      '--host', bindHost(node), '--port', String(spec.httpPort),
-      '--alias', servedName(spec),
+      '--model',
+      spec.modelPath || spec.model,
+      '--host',
+      bindHost(node),
+      '--port',
+      String(spec.httpPort),
+      '--alias',
+      servedName(spec),
       '--metrics',
-      '--n-gpu-layers', spec.gpuIndices.length ? '999' : '0',
+      '--n-gpu-layers',
+      spec.gpuIndices.length ? '999' : '0',
       ...(spec.maxNumSeqs ? ['--parallel', String(spec.maxNumSeqs)] : []),
       ...llamaCppLoraArgs(spec),
       ...spec.args,
@@ -231,7 +295,12 @@ export class LlamaCppEngine implements Engine {
 
   probe(): EngineProbe {
     // llama-server --version prints e.g. "version: 6520 (25d5b0c5)".
-    return { binary: this.cfg.bin, versionArgv: [this.cfg.bin, '--version'], helpArgv: [this.cfg.bin, '--help'], parseVersion: (o) => /version:\s*(\S+(?:\s*\([0-9a-f]+\))?)/.exec(o)?.[1] ?? firstVersion(o) };
+    return {
+      binary: this.cfg.bin,
+      versionArgv: [this.cfg.bin, '--version'],
+      helpArgv: [this.cfg.bin, '--help'],
+      parseVersion: (o) => /version:\s*(\S+(?:\s*\([0-9a-f]+\))?)/.exec(o)?.[1] ?? firstVersion(o),
+    };
   }
 }
 
@@ -277,8 +346,26 @@ export class SimEngineAdapter implements Engine {
 
   build(spec: agentV1.ShardSpec__Output, node: NodeContext): EngineCommand {
     const env = baseEnv(spec, node);
-    const argv = [this.node, this.llmgw, 'sim-engine', '--host', bindHost(node), '--port', String(spec.httpPort), '--model', servedName(spec), ...vllmContract(spec, node, env), ...spec.args];
-    const cmd: EngineCommand = { argv, env, servedModelName: servedName(spec), ...(spec.apiKey ? { apiKey: spec.apiKey } : {}), ...probes(spec, node, node.mgmtAddr) };
+    const argv = [
+      this.node,
+      this.llmgw,
+      'sim-engine',
+      '--host',
+      bindHost(node),
+      '--port',
+      String(spec.httpPort),
+      '--model',
+      servedName(spec),
+      ...vllmContract(spec, node, env),
+      ...spec.args,
+    ];
+    const cmd: EngineCommand = {
+      argv,
+      env,
+      servedModelName: servedName(spec),
+      ...(spec.apiKey ? { apiKey: spec.apiKey } : {}),
+      ...probes(spec, node, node.mgmtAddr),
+    };
     if (spec.rank > 0) {
       // A worker: readiness from its own sim-engine, nothing routers or the stats loop would see.
       const own = probes({ ...spec, rank: 0 }, node, node.mgmtAddr);
@@ -293,7 +380,12 @@ export class SimEngineAdapter implements Engine {
   }
 
   probe(): EngineProbe {
-    return { binary: this.llmgw, versionArgv: [this.node, this.llmgw, '--version'], helpArgv: [this.node, this.llmgw, 'sim-engine', '--help'], parseVersion: firstVersion };
+    return {
+      binary: this.llmgw,
+      versionArgv: [this.node, this.llmgw, '--version'],
+      helpArgv: [this.node, this.llmgw, 'sim-engine', '--help'],
+      parseVersion: firstVersion,
+    };
   }
 }
 

@@ -135,7 +135,11 @@ export function servedName(spec: agentV1.ShardSpec__Output): string {
 }
 
 /** Probe URLs for rank 0. */
-export function probes(spec: agentV1.ShardSpec__Output, node: NodeContext, host?: string): Pick<EngineCommand, 'healthUrl' | 'modelsUrl' | 'metricsUrl' | 'endpoint'> {
+export function probes(
+  spec: agentV1.ShardSpec__Output,
+  node: NodeContext,
+  host?: string,
+): Pick<EngineCommand, 'healthUrl' | 'modelsUrl' | 'metricsUrl' | 'endpoint'> {
   if (spec.rank !== 0) return {};
   const endpoint = endpointOf(spec, node, host);
   return { endpoint, healthUrl: `${endpoint}/health`, modelsUrl: `${endpoint}/v1/models`, metricsUrl: `${endpoint}/metrics` };

@@ -19,15 +19,52 @@ const NODE: NodeContext = {
 
 function spec(over: Partial<agentV1.ShardSpec__Output> = {}): agentV1.ShardSpec__Output {
   return {
-    shardId: 'rep1-r0', replicaId: 'rep1', model: 'llama-70b', profile: 'tp4', engine: 'vllm', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0,
-    gpuIndices: [0, 1, 2, 3], hcas: [], fabric: '', httpPort: 20001, modelPath: '/models/llama-70b', args: [], env: {}, tensorParallel: 4,
-    pipelineParallel: 1, startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0,
-    apiKey: '', weights: null, adapters: [], maxLoras: 0, ...over,
+    shardId: 'rep1-r0',
+    replicaId: 'rep1',
+    model: 'llama-70b',
+    profile: 'tp4',
+    engine: 'vllm',
+    rank: 0,
+    nnodes: 1,
+    leaderAddr: '',
+    leaderPort: 0,
+    gpuIndices: [0, 1, 2, 3],
+    hcas: [],
+    fabric: '',
+    httpPort: 20001,
+    modelPath: '/models/llama-70b',
+    args: [],
+    env: {},
+    tensorParallel: 4,
+    pipelineParallel: 1,
+    startupTimeoutMs: 0,
+    launchMode: '',
+    servedModelName: '',
+    maxNumSeqs: 0,
+    schedulingPolicy: '',
+    kvEventsPort: 0,
+    kvReplayPort: 0,
+    apiKey: '',
+    weights: null,
+    adapters: [],
+    maxLoras: 0,
+    ...over,
   };
 }
 
 const multi = (rank: number, over: Partial<agentV1.ShardSpec__Output> = {}) =>
-  spec({ shardId: `rep1-r${rank}`, rank, nnodes: 2, leaderAddr: '10.0.0.5', leaderPort: 20500, fabric: 'ib-a', hcas: ['mlx5_0', 'mlx5_1'], tensorParallel: 4, pipelineParallel: 2, ...over });
+  spec({
+    shardId: `rep1-r${rank}`,
+    rank,
+    nnodes: 2,
+    leaderAddr: '10.0.0.5',
+    leaderPort: 20500,
+    fabric: 'ib-a',
+    hcas: ['mlx5_0', 'mlx5_1'],
+    tensorParallel: 4,
+    pipelineParallel: 2,
+    ...over,
+  });
 
 describe('adapters: argv and environment', () => {
   const vllm = new VllmEngine({ bin: '/opt/venvs/vllm/bin/vllm', launch_mode: 'mp' });
@@ -37,36 +74,166 @@ describe('adapters: argv and environment', () => {
   const SERVE = ['/opt/venvs/vllm/bin/vllm', 'serve', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama-70b'];
 
   it.each([
-    ['vllm single node', vllm, spec({ args: ['--max-model-len', '8192'] }),
+    [
+      'vllm single node',
+      vllm,
+      spec({ args: ['--max-model-len', '8192'] }),
       [...SERVE, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '1', '--max-model-len', '8192'],
-      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_DISABLE: '1', NCCL_SOCKET_IFNAME: 'eth0', GLOO_SOCKET_IFNAME: 'eth0' }],
-    ['vllm mp leader', vllm, multi(0),
-      [...SERVE, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '2', '--nnodes', '2', '--node-rank', '0', '--master-addr', '10.0.0.5', '--master-port', '20500'],
-      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_HCA: '=mlx5_0,mlx5_1', VLLM_HOST_IP: '10.0.0.5', NCCL_SOCKET_IFNAME: 'eth0', GLOO_SOCKET_IFNAME: 'eth0' }],
-    ['vllm mp worker (headless)', vllm, multi(1, { shardId: 'rep1-r1' }),
-      [...SERVE, '--tensor-parallel-size', '4', '--pipeline-parallel-size', '2', '--nnodes', '2', '--node-rank', '1', '--master-addr', '10.0.0.5', '--master-port', '20500', '--headless'],
-      { NCCL_IB_HCA: '=mlx5_0,mlx5_1' }],
-    ['vllm ray worker', vllmRay, multi(1),
+      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_DISABLE: '1', NCCL_SOCKET_IFNAME: 'eth0', GLOO_SOCKET_IFNAME: 'eth0' },
+    ],
+    [
+      'vllm mp leader',
+      vllm,
+      multi(0),
+      [
+        ...SERVE,
+        '--tensor-parallel-size',
+        '4',
+        '--pipeline-parallel-size',
+        '2',
+        '--nnodes',
+        '2',
+        '--node-rank',
+        '0',
+        '--master-addr',
+        '10.0.0.5',
+        '--master-port',
+        '20500',
+      ],
+      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_HCA: '=mlx5_0,mlx5_1', VLLM_HOST_IP: '10.0.0.5', NCCL_SOCKET_IFNAME: 'eth0', GLOO_SOCKET_IFNAME: 'eth0' },
+    ],
+    [
+      'vllm mp worker (headless)',
+      vllm,
+      multi(1, { shardId: 'rep1-r1' }),
+      [
+        ...SERVE,
+        '--tensor-parallel-size',
+        '4',
+        '--pipeline-parallel-size',
+        '2',
+        '--nnodes',
+        '2',
+        '--node-rank',
+        '1',
+        '--master-addr',
+        '10.0.0.5',
+        '--master-port',
+        '20500',
+        '--headless',
+      ],
+      { NCCL_IB_HCA: '=mlx5_0,mlx5_1' },
+    ],
+    [
+      'vllm ray worker',
+      vllmRay,
+      multi(1),
       ['/opt/venvs/vllm/bin/ray', 'start', '--block', '--address=10.0.0.5:20500', '--node-ip-address=10.0.0.5', '--num-gpus=4'],
-      { NCCL_IB_HCA: '=mlx5_0,mlx5_1', VLLM_HOST_IP: '10.0.0.5' }],
-    ['sglang single node', sglang, spec({ engine: 'sglang', servedModelName: 'llama' }),
-      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama', '--tp-size', '4', '--pp-size', '1', '--enable-metrics'],
-      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_DISABLE: '1' }],
-    ['sglang multi-node worker', sglang, multi(1, { engine: 'sglang', gpuIndices: [4, 5, 6, 7] }),
-      ['/opt/venvs/sglang/bin/python', '-m', 'sglang.launch_server', '--model-path', '/models/llama-70b', '--host', '10.0.0.5', '--port', '20001', '--served-model-name', 'llama-70b', '--tp-size', '4', '--pp-size', '2', '--enable-metrics', '--nnodes', '2', '--node-rank', '1', '--dist-init-addr', '10.0.0.5:20500'],
-      { CUDA_VISIBLE_DEVICES: '4,5,6,7', NCCL_IB_HCA: '=mlx5_0,mlx5_1' }],
-    ['llama.cpp on GPU', llama, spec({ engine: 'llamacpp', gpuIndices: [2], modelPath: '/models/q.gguf', tensorParallel: 1 }),
-      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '10.0.0.5', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '999'],
-      { CUDA_VISIBLE_DEVICES: '2', NCCL_IB_DISABLE: '1' }],
-    ['llama.cpp on CPU (a CPU profile hides every GPU)', llama, spec({ engine: 'llamacpp', gpuIndices: [], modelPath: '/models/q.gguf', args: ['--threads', '8'] }),
-      ['/usr/local/bin/llama-server', '--model', '/models/q.gguf', '--host', '10.0.0.5', '--port', '20001', '--alias', 'llama-70b', '--metrics', '--n-gpu-layers', '0', '--threads', '8'],
-      { CUDA_VISIBLE_DEVICES: '' }],
+      { NCCL_IB_HCA: '=mlx5_0,mlx5_1', VLLM_HOST_IP: '10.0.0.5' },
+    ],
+    [
+      'sglang single node',
+      sglang,
+      spec({ engine: 'sglang', servedModelName: 'llama' }),
+      [
+        '/opt/venvs/sglang/bin/python',
+        '-m',
+        'sglang.launch_server',
+        '--model-path',
+        '/models/llama-70b',
+        '--host',
+        '10.0.0.5',
+        '--port',
+        '20001',
+        '--served-model-name',
+        'llama',
+        '--tp-size',
+        '4',
+        '--pp-size',
+        '1',
+        '--enable-metrics',
+      ],
+      { CUDA_VISIBLE_DEVICES: '0,1,2,3', NCCL_IB_DISABLE: '1' },
+    ],
+    [
+      'sglang multi-node worker',
+      sglang,
+      multi(1, { engine: 'sglang', gpuIndices: [4, 5, 6, 7] }),
+      [
+        '/opt/venvs/sglang/bin/python',
+        '-m',
+        'sglang.launch_server',
+        '--model-path',
+        '/models/llama-70b',
+        '--host',
+        '10.0.0.5',
+        '--port',
+        '20001',
+        '--served-model-name',
+        'llama-70b',
+        '--tp-size',
+        '4',
+        '--pp-size',
+        '2',
+        '--enable-metrics',
+        '--nnodes',
+        '2',
+        '--node-rank',
+        '1',
+        '--dist-init-addr',
+        '10.0.0.5:20500',
+      ],
+      { CUDA_VISIBLE_DEVICES: '4,5,6,7', NCCL_IB_HCA: '=mlx5_0,mlx5_1' },
+    ],
+    [
+      'llama.cpp on GPU',
+      llama,
+      spec({ engine: 'llamacpp', gpuIndices: [2], modelPath: '/models/q.gguf', tensorParallel: 1 }),
+      [
+        '/usr/local/bin/llama-server',
+        '--model',
+        '/models/q.gguf',
+        '--host',
+        '10.0.0.5',
+        '--port',
+        '20001',
+        '--alias',
+        'llama-70b',
+        '--metrics',
+        '--n-gpu-layers',
+        '999',
+      ],
+      { CUDA_VISIBLE_DEVICES: '2', NCCL_IB_DISABLE: '1' },
+    ],
+    [
+      'llama.cpp on CPU (a CPU profile hides every GPU)',
+      llama,
+      spec({ engine: 'llamacpp', gpuIndices: [], modelPath: '/models/q.gguf', args: ['--threads', '8'] }),
+      [
+        '/usr/local/bin/llama-server',
+        '--model',
+        '/models/q.gguf',
+        '--host',
+        '10.0.0.5',
+        '--port',
+        '20001',
+        '--alias',
+        'llama-70b',
+        '--metrics',
+        '--n-gpu-layers',
+        '0',
+        '--threads',
+        '8',
+      ],
+      { CUDA_VISIBLE_DEVICES: '' },
+    ],
   ])('%s', (_what, engine, s, argv, env) => {
     const cmd = engine.build(s, NODE);
     expect(cmd.argv).toEqual(argv);
     expect(cmd.env).toMatchObject(env);
     expect(engine.validate(s, NODE)).toEqual([]);
-    if (s.rank === 0) expect(cmd).toMatchObject({ endpoint: 'http://10.0.0.5:20001', healthUrl: 'http://10.0.0.5:20001/health', modelsUrl: 'http://10.0.0.5:20001/v1/models' });
+    if (s.rank === 0)
+      expect(cmd).toMatchObject({ endpoint: 'http://10.0.0.5:20001', healthUrl: 'http://10.0.0.5:20001/health', modelsUrl: 'http://10.0.0.5:20001/v1/models' });
     else expect(cmd.healthUrl).toBeUndefined();
   });
 
@@ -131,10 +298,26 @@ describe('adapters: argv and environment', () => {
     expect(w.metricsUrl).toBeUndefined();
   });
 
-  it('sim launches our sim-engine through the repository\'s bin/llmgw.cjs', () => {
+  it("sim launches our sim-engine through the repository's bin/llmgw.cjs", () => {
     const root = findRepoRoot()!;
-    const cmd = new SimEngineAdapter().build(spec({ engine: 'sim', gpuIndices: [], servedModelName: 'm1', args: ['--decode-tps', '0'] }), { ...NODE, bindHost: '127.0.0.1', mgmtAddr: '127.0.0.1' });
-    expect(cmd.argv).toEqual([process.execPath, join(root, 'bin', 'llmgw.cjs'), 'sim-engine', '--host', '127.0.0.1', '--port', '20001', '--model', 'm1', '--decode-tps', '0']);
+    const cmd = new SimEngineAdapter().build(spec({ engine: 'sim', gpuIndices: [], servedModelName: 'm1', args: ['--decode-tps', '0'] }), {
+      ...NODE,
+      bindHost: '127.0.0.1',
+      mgmtAddr: '127.0.0.1',
+    });
+    expect(cmd.argv).toEqual([
+      process.execPath,
+      join(root, 'bin', 'llmgw.cjs'),
+      'sim-engine',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '20001',
+      '--model',
+      'm1',
+      '--decode-tps',
+      '0',
+    ]);
     expect(cmd.endpoint).toBe('http://127.0.0.1:20001');
   });
 });
@@ -153,7 +336,9 @@ describe('NCCL_IB_HCA never names an HCA of another fabric (property)', () => {
     .map(({ fabrics, pick, hcas, nnodes, envHca }) => {
       // Each HCA number belongs to the first fabric listing it: fabrics are disjoint, as on real nodes.
       const seen = new Set<number>();
-      const fabs = fabrics.map((nums, i) => ({ fabric: `ib-${i}`, hcas: nums.filter((n) => !seen.has(n) && (seen.add(n), true)).map((n) => `mlx5_${n}`) })).filter((f) => f.hcas.length);
+      const fabs = fabrics
+        .map((nums, i) => ({ fabric: `ib-${i}`, hcas: nums.filter((n) => !seen.has(n) && (seen.add(n), true)).map((n) => `mlx5_${n}`) }))
+        .filter((f) => f.hcas.length);
       return { fabs, chosen: fabs.length ? fabs[pick % fabs.length].fabric : '', hcas: hcas.map((n) => `mlx5_${n}`), nnodes, envHca };
     });
 
@@ -187,7 +372,13 @@ describe('adapters: the endpoint contract and the engine secret', () => {
     expect(after(cmd.argv, '--host')).toBe('10.0.0.5');
     expect(after(cmd.argv, '--max-num-seqs')).toBe('64');
     expect(after(cmd.argv, '--scheduling-policy')).toBe('priority');
-    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({ enable_kv_cache_events: true, publisher: 'zmq', endpoint: 'tcp://10.0.0.5:20002', replay_endpoint: 'tcp://10.0.0.5:20003', topic: '' });
+    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({
+      enable_kv_cache_events: true,
+      publisher: 'zmq',
+      endpoint: 'tcp://10.0.0.5:20002',
+      replay_endpoint: 'tcp://10.0.0.5:20003',
+      topic: '',
+    });
     expect(cmd.env.VLLM_API_KEY).toBe('s3cret-key');
     expect(cmd.apiKey).toBe('s3cret-key');
     expect(cmd.argv.join(' ')).not.toContain('s3cret-key');
@@ -203,7 +394,12 @@ describe('adapters: the endpoint contract and the engine secret', () => {
     const cmd = new SglangEngine({ python: 'python3' }).build(spec({ engine: 'sglang', ...contract }), NODE);
     expect(after(cmd.argv, '--max-running-requests')).toBe('64');
     expect(cmd.argv).toEqual(expect.arrayContaining(['--enable-priority-scheduling', '--schedule-low-priority-values-first']));
-    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({ publisher: 'zmq', endpoint: 'tcp://10.0.0.5:20002', replay_endpoint: 'tcp://10.0.0.5:20003', topic: '' });
+    expect(JSON.parse(after(cmd.argv, '--kv-events-config'))).toEqual({
+      publisher: 'zmq',
+      endpoint: 'tcp://10.0.0.5:20002',
+      replay_endpoint: 'tcp://10.0.0.5:20003',
+      topic: '',
+    });
     expect(after(cmd.argv, '--api-key')).toBe('s3cret-key');
     expect(cmd.apiKey).toBe('s3cret-key');
   });
@@ -244,9 +440,19 @@ describe('engine-check', () => {
     dir = mkdtempSync(join(tmpdir(), 'llmgw-engine-check-'));
     // A stand-in llama-server whose --help is the documented flag table, one flag removed.
     const table = readFileSync(join(__dirname, '../../../../fixtures/cli_help/llama-server_flags_llama.cpp-README_25d5b0c.tsv'), 'utf8');
-    const help = table.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[1]).join('\n');
+    const help = table
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split('\t')[1])
+      .join('\n');
     writeFileSync(join(dir, 'help.txt'), help + '\n');
-    writeFileSync(join(dir, 'help-no-metrics.txt'), help.split('\n').filter((l) => !l.includes('--metrics')).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'help-no-metrics.txt'),
+      help
+        .split('\n')
+        .filter((l) => !l.includes('--metrics'))
+        .join('\n') + '\n',
+    );
     const script = (helpFile: string) => `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "version: 6520 (25d5b0c5)"; exit 0; fi\ncat ${join(dir, helpFile)}\n`;
     writeFileSync(join(dir, 'llama-server'), script('help.txt'));
     writeFileSync(join(dir, 'old-llama-server'), script('help-no-metrics.txt'));
@@ -265,7 +471,11 @@ describe('engine-check', () => {
     ['SGLang', 'sglang-launch_server_flags_excerpt.tsv', (bin: string) => new SglangEngine({ python: bin })],
   ])('every flag the %s adapter passes is in its documented flags', async (_name, table, make) => {
     const text = readFileSync(join(__dirname, `../../../../fixtures/cli_help/${table}`), 'utf8');
-    const help = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t').slice(1, 3).join(' ')).join('\n');
+    const help = text
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split('\t').slice(1, 3).join(' '))
+      .join('\n');
     const helpFile = join(dir, `${table}.help`);
     writeFileSync(helpFile, help + '\n');
     const bin = join(dir, `stand-in-${table}`);

@@ -17,11 +17,7 @@ const adaptersOf = (spec: agentV1.ShardSpec__Output) => (spec.adapters ?? []).fi
 export function vllmLoraArgs(spec: agentV1.ShardSpec__Output): string[] {
   const adapters = adaptersOf(spec);
   if (!adapters.length) return [];
-  return [
-    '--enable-lora',
-    ...(spec.maxLoras ? ['--max-loras', String(spec.maxLoras)] : []),
-    '--lora-modules', ...adapters.map((a) => `${a.name}=${a.path}`),
-  ];
+  return ['--enable-lora', ...(spec.maxLoras ? ['--max-loras', String(spec.maxLoras)] : []), '--lora-modules', ...adapters.map((a) => `${a.name}=${a.path}`)];
 }
 
 /**

@@ -13,8 +13,15 @@ export function metricsDialect(s: Shard): EngineDialect {
 /** One leader shard's /metrics as EngineStats (the error field says what went wrong). */
 export async function scrapeShard(s: Shard, timeoutMs: number, now: () => number): Promise<agentV1.EngineStats__Output> {
   const base: agentV1.EngineStats__Output = {
-    shardId: s.spec.shardId, replicaId: s.spec.replicaId, endpoint: s.cmd.endpoint ?? '', engine: metricsDialect(s), scrapedAtMs: 0,
-    waiting: 0, running: 0, lora: null, error: '',
+    shardId: s.spec.shardId,
+    replicaId: s.spec.replicaId,
+    endpoint: s.cmd.endpoint ?? '',
+    engine: metricsDialect(s),
+    scrapedAtMs: 0,
+    waiting: 0,
+    running: 0,
+    lora: null,
+    error: '',
   } as agentV1.EngineStats__Output;
   try {
     const res = await fetch(s.cmd.metricsUrl!, { signal: AbortSignal.timeout(timeoutMs) });
@@ -26,9 +33,18 @@ export async function scrapeShard(s: Shard, timeoutMs: number, now: () => number
     const st = r.stats;
     return {
       ...base,
-      waiting: st.waiting, running: st.running, kvUsage: st.kvUsage, promptTokensTotal: st.promptTokensTotal, generationTokensTotal: st.generationTokensTotal,
-      prefixCacheQueriesTotal: st.prefixCacheQueriesTotal, prefixCacheHitsTotal: st.prefixCacheHitsTotal, requestsFinishedTotal: st.requestsFinishedTotal,
-      blockSize: st.blockSize, numGpuBlocks: st.numGpuBlocks, lora: st.lora ?? null, error: r.violations.join('; '),
+      waiting: st.waiting,
+      running: st.running,
+      kvUsage: st.kvUsage,
+      promptTokensTotal: st.promptTokensTotal,
+      generationTokensTotal: st.generationTokensTotal,
+      prefixCacheQueriesTotal: st.prefixCacheQueriesTotal,
+      prefixCacheHitsTotal: st.prefixCacheHitsTotal,
+      requestsFinishedTotal: st.requestsFinishedTotal,
+      blockSize: st.blockSize,
+      numGpuBlocks: st.numGpuBlocks,
+      lora: st.lora ?? null,
+      error: r.violations.join('; '),
     } as agentV1.EngineStats__Output;
   } catch (e) {
     return { ...base, scrapedAtMs: now(), error: `scrape failed: ${(e as Error).message}` };

@@ -21,7 +21,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open).trim());
-  const f = text.slice(close + 2).trim().split(/\s+/);
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   // After the name: 3 state, 4 ppid, 5 pgrp, … 22 starttime → indices 0, 1, 2, … 19.
   if (f.length < 20) return undefined;
   const st = { pid, state: f[0], ppid: Number(f[1]), pgid: Number(f[2]), startTime: Number(f[19]) };

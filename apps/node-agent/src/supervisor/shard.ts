@@ -100,9 +100,18 @@ export function runCleanup(argv: string[]): Promise<void> {
   return new Promise((resolve) => {
     try {
       const c = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
-      const t = setTimeout(() => { c.kill('SIGKILL'); resolve(); }, 30_000);
-      c.once('error', () => { clearTimeout(t); resolve(); });
-      c.once('exit', () => { clearTimeout(t); resolve(); });
+      const t = setTimeout(() => {
+        c.kill('SIGKILL');
+        resolve();
+      }, 30_000);
+      c.once('error', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      c.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
     } catch {
       resolve();
     }

@@ -61,7 +61,9 @@ export class StateStore {
   load(): { records: ShardRecord[]; problems: string[] } {
     const records: ShardRecord[] = [];
     const problems: string[] = [];
-    for (const f of readdirSync(this.dir).filter((n) => n.endsWith('.json')).sort()) {
+    for (const f of readdirSync(this.dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort()) {
       try {
         const rec = JSON.parse(readFileSync(join(this.dir, f), 'utf8')) as ShardRecord;
         if (rec.version !== 1 || !rec.spec?.shardId || `${rec.spec.shardId}.json` !== f) throw new Error('not a shard record');

@@ -11,28 +11,75 @@ import { Supervisor, listsModel, type SupervisorTimings } from './supervisor';
 
 const NODE: NodeContext = { mgmtAddr: '127.0.0.1', bindHost: '127.0.0.1', gpuIndices: [0, 1], fabrics: [] };
 const TIMINGS: SupervisorTimings = {
-  healthIntervalMs: 100, stopGraceMs: 5_000, drainTimeoutMs: 5_000, startupTimeoutMs: 60_000, maxRestarts: 2, restartBackoffMs: 50, restartBackoffMaxMs: 200,
+  healthIntervalMs: 100,
+  stopGraceMs: 5_000,
+  drainTimeoutMs: 5_000,
+  startupTimeoutMs: 60_000,
+  maxRestarts: 2,
+  restartBackoffMs: 50,
+  restartBackoffMaxMs: 200,
 };
 
 function spec(over: Partial<agentV1.ShardSpec__Output>): agentV1.ShardSpec__Output {
   return {
-    shardId: 's1', replicaId: 'rep', model: 'sim-a', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0, gpuIndices: [],
-    hcas: [], fabric: '', httpPort: 0, modelPath: '', args: ['--decode-tps', '0', '--log-level', 'info'], env: {}, tensorParallel: 0, pipelineParallel: 0,
-    startupTimeoutMs: 0, launchMode: '', servedModelName: '', maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights: null, adapters: [], maxLoras: 0, ...over,
+    shardId: 's1',
+    replicaId: 'rep',
+    model: 'sim-a',
+    profile: 'p',
+    engine: 'sim',
+    rank: 0,
+    nnodes: 1,
+    leaderAddr: '',
+    leaderPort: 0,
+    gpuIndices: [],
+    hcas: [],
+    fabric: '',
+    httpPort: 0,
+    modelPath: '',
+    args: ['--decode-tps', '0', '--log-level', 'info'],
+    env: {},
+    tensorParallel: 0,
+    pipelineParallel: 0,
+    startupTimeoutMs: 0,
+    launchMode: '',
+    servedModelName: '',
+    maxNumSeqs: 0,
+    schedulingPolicy: '',
+    kvEventsPort: 0,
+    kvReplayPort: 0,
+    apiKey: '',
+    weights: null,
+    adapters: [],
+    maxLoras: 0,
+    ...over,
   };
 }
 
 /** A stand-in engine running a shell script (for what sim-engine cannot do: ignore SIGTERM, never answer). */
 class ShellEngine implements Engine {
   readonly kind = 'sim' as const;
-  constructor(private readonly script: string, private readonly healthPort?: number) {}
-  validate(s: agentV1.ShardSpec__Output, n: NodeContext) { return commonProblems(s, n); }
+  constructor(
+    private readonly script: string,
+    private readonly healthPort?: number,
+  ) {}
+  validate(s: agentV1.ShardSpec__Output, n: NodeContext) {
+    return commonProblems(s, n);
+  }
   build(s: agentV1.ShardSpec__Output, n: NodeContext) {
     const url = this.healthPort ? `http://127.0.0.1:${this.healthPort}` : undefined;
-    return { argv: ['/bin/sh', '-c', this.script], env: baseEnv(s, n), servedModelName: 'x', ...(url ? { endpoint: url, healthUrl: `${url}/health`, modelsUrl: `${url}/v1/models` } : {}) };
+    return {
+      argv: ['/bin/sh', '-c', this.script],
+      env: baseEnv(s, n),
+      servedModelName: 'x',
+      ...(url ? { endpoint: url, healthUrl: `${url}/health`, modelsUrl: `${url}/v1/models` } : {}),
+    };
   }
-  flags() { return []; }
-  probe() { return { binary: '/bin/sh', versionArgv: ['/bin/sh', '-c', 'echo 1'], helpArgv: ['/bin/sh', '-c', 'true'], parseVersion: (o: string) => o.trim() }; }
+  flags() {
+    return [];
+  }
+  probe() {
+    return { binary: '/bin/sh', versionArgv: ['/bin/sh', '-c', 'echo 1'], helpArgv: ['/bin/sh', '-c', 'true'], parseVersion: (o: string) => o.trim() };
+  }
 }
 
 describe('Supervisor with real sim-engine processes', () => {
@@ -42,7 +89,11 @@ describe('Supervisor with real sim-engine processes', () => {
 
   function supervisor(engine: Engine = new SimEngineAdapter(), t: Partial<SupervisorTimings> = {}) {
     const sup = new Supervisor({
-      workDir, engines: new Map([['sim', engine]]), node: NODE, timings: { ...TIMINGS, ...t }, logRingLines: 500,
+      workDir,
+      engines: new Map([['sim', engine]]),
+      node: NODE,
+      timings: { ...TIMINGS, ...t },
+      logRingLines: 500,
       onStatus: (s) => events.push(s),
     });
     sups.push(sup);
@@ -51,10 +102,16 @@ describe('Supervisor with real sim-engine processes', () => {
 
   /** Waits for a status event matching `pred` (after index `from`); fails loudly with what was seen. */
   function until(pred: (s: agentV1.ShardStatus__Output) => boolean, what: string, from = 0, ms = 60_000): Promise<agentV1.ShardStatus__Output> {
-    return waitUntil(() => events.slice(from).find(pred), what, { timeoutMs: ms, everyMs: 20, seen: () => events.slice(from).map((e) => [e.shardId, e.state, e.message]) });
+    return waitUntil(() => events.slice(from).find(pred), what, {
+      timeoutMs: ms,
+      everyMs: 20,
+      seen: () => events.slice(from).map((e) => [e.shardId, e.state, e.message]),
+    });
   }
 
-  beforeAll(() => { workDir = mkdtempSync(join(tmpdir(), 'llmgw-supervisor-')); });
+  beforeAll(() => {
+    workDir = mkdtempSync(join(tmpdir(), 'llmgw-supervisor-'));
+  });
   afterAll(async () => {
     for (const s of sups) await s.stopAll(1_000);
     for (const s of sups) s.close();
@@ -72,7 +129,10 @@ describe('Supervisor with real sim-engine processes', () => {
     expect(first.spec?.shardId).toBe('a1');
     const ready = await until((s) => s.shardId === 'a1' && s.state === 'SHARD_STATE_READY', 'READY', from);
     expect(ready).toMatchObject({ message: 'serving sim-a', endpoint: `http://127.0.0.1:${port}`, spec: null });
-    const states = events.slice(from).filter((s) => s.shardId === 'a1').map((s) => s.state);
+    const states = events
+      .slice(from)
+      .filter((s) => s.shardId === 'a1')
+      .map((s) => s.state);
     expect(states.slice(0, 2)).toEqual(['SHARD_STATE_PENDING', 'SHARD_STATE_STARTING']);
     const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data[0].id).toBe('sim-a');
@@ -114,7 +174,10 @@ describe('Supervisor with real sim-engine processes', () => {
     sup.start(spec({ shardId: 'c1', httpPort: await freePort(), args: ['--dialect', 'bogus'] }));
     const failed = await until((s) => s.shardId === 'c1' && s.state === 'SHARD_STATE_FAILED', 'FAILED', from);
     expect(failed).toMatchObject({ message: 'exited with code 2 after 2 restarts', restarts: 2, exited: true, exitCode: 2 });
-    const restarts = events.slice(from).filter((s) => s.shardId === 'c1' && s.state === 'SHARD_STATE_PENDING').map((s) => s.message);
+    const restarts = events
+      .slice(from)
+      .filter((s) => s.shardId === 'c1' && s.state === 'SHARD_STATE_PENDING')
+      .map((s) => s.message);
     expect(restarts).toEqual(['accepted', 'exited with code 2; restart 1 of 2 in 50 ms', 'exited with code 2; restart 2 of 2 in 100 ms']);
     expect(sup.logs('c1', 50)!.lines.some((l) => l.stream === 'LOG_STREAM_STDERR')).toBe(true);
   }, 90_000);
@@ -149,8 +212,17 @@ describe('Supervisor with real sim-engine processes', () => {
 
     // Two records a previous agent might have left: a pid that is gone, and a pid now used by another process.
     const stale = (shardId: string, pid: number, startTime: number) => ({
-      version: 1, spec: spec({ shardId, httpPort: 1 }), state: 'SHARD_STATE_READY', stateSinceMs: 1, message: 'serving', pid, pgid: pid, startTime,
-      launchedAtMs: 1, argv: ['x'], restarts: 0,
+      version: 1,
+      spec: spec({ shardId, httpPort: 1 }),
+      state: 'SHARD_STATE_READY',
+      stateSinceMs: 1,
+      message: 'serving',
+      pid,
+      pgid: pid,
+      startTime,
+      launchedAtMs: 1,
+      argv: ['x'],
+      restarts: 0,
     });
     writeFileSync(join(workDir, 'shards', 'g1.json'), JSON.stringify(stale('g1', 2 ** 22 + 17, 5)));
     writeFileSync(join(workDir, 'shards', 'h1.json'), JSON.stringify(stale('h1', process.pid, 1)));

@@ -76,7 +76,11 @@ export class Supervisor {
   start(spec: agentV1.ShardSpec__Output): CommandOutcome {
     const existing = this.shards.get(spec.shardId);
     if (existing && !isTerminalShardState(existing.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${spec.shardId} is ${existing.state}` };
-    const admitted = admit(spec, this.opts, [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)));
+    const admitted = admit(
+      spec,
+      this.opts,
+      [...this.shards.values()].filter((s) => !isTerminalShardState(s.state)),
+    );
     if ('rejected' in admitted) return admitted.rejected;
     const { engine } = admitted;
     const cmd = engine.build(engineSpec(spec, this.opts.weights?.dir), this.opts.node);
@@ -91,7 +95,8 @@ export class Supervisor {
   /** StopShard: SIGTERM to the group, `graceMs`, SIGKILL. Unknown or finished shards are ALREADY_DONE. */
   stop(shardId: string, graceMs = 0, reason = ''): CommandOutcome {
     const s = this.shards.get(shardId);
-    if (!s || isTerminalShardState(s.state)) return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
+    if (!s || isTerminalShardState(s.state))
+      return { result: 'ACK_RESULT_ALREADY_DONE', message: s ? `shard ${shardId} is ${s.state}` : `shard ${shardId} is not running here` };
     if (s.stopping) return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already stopping` };
     s.stopping = this.doStop(s, graceMs || this.opts.timings.stopGraceMs, reason || 'requested');
     return { result: 'ACK_RESULT_ACCEPTED' };
@@ -107,7 +112,8 @@ export class Supervisor {
     const s = this.shards.get(shardId);
     if (!s) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_NOT_FOUND', message: `shard ${shardId} is not running here` };
     if (s.state === 'SHARD_STATE_DRAINING') return { result: 'ACK_RESULT_ALREADY_DONE', message: `shard ${shardId} is already draining` };
-    if (isTerminalShardState(s.state) || s.stopping) return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
+    if (isTerminalShardState(s.state) || s.stopping)
+      return { result: 'ACK_RESULT_REJECTED', errorCode: 'LLMGW_ERR_FAILED_PRECONDITION', message: `shard ${shardId} is ${s.stopping ? 'stopping' : s.state}` };
     s.draining = true;
     this.transition(s, 'SHARD_STATE_DRAINING', `draining${reason ? `: ${reason}` : ''}`);
     void this.watchDrain(s, timeoutMs || this.opts.timings.drainTimeoutMs);
@@ -246,8 +252,13 @@ export class Supervisor {
     if (w && specMirrors(s.spec).length && !s.stopping && !isTerminalShardState(s.state)) {
       const why = await fetchWeights(s.spec, w.cache, {
         downloading: (m) => this.transition(s, 'SHARD_STATE_DOWNLOADING', m),
-        progress: (p) => { s.download = p; s.message = `downloading weights: ${formatProgress(p)}`; this.emit(s); },
-        wanted: () => !s.stopping && !isTerminalShardState(s.state), progressEveryMs: w.progressEveryMs ?? 1_000,
+        progress: (p) => {
+          s.download = p;
+          s.message = `downloading weights: ${formatProgress(p)}`;
+          this.emit(s);
+        },
+        wanted: () => !s.stopping && !isTerminalShardState(s.state),
+        progressEveryMs: w.progressEveryMs ?? 1_000,
       });
       if (why && !s.stopping && !isTerminalShardState(s.state)) return this.transition(s, 'SHARD_STATE_FAILED', why);
     }
@@ -314,7 +325,12 @@ export class Supervisor {
     if (s.state === 'SHARD_STATE_STARTING' || s.state === 'SHARD_STATE_LOADING') {
       const limit = Number(s.spec.startupTimeoutMs) || this.opts.timings.startupTimeoutMs;
       if (this.now() - s.launchedAtMs > limit) {
-        s.stopping = this.doStop(s, this.opts.timings.stopGraceMs, '', `not ready within ${Math.round(limit / 1000)} s (${s.state === 'SHARD_STATE_STARTING' ? '/health never answered' : `/v1/models never listed ${s.cmd.servedModelName}`})`);
+        s.stopping = this.doStop(
+          s,
+          this.opts.timings.stopGraceMs,
+          '',
+          `not ready within ${Math.round(limit / 1000)} s (${s.state === 'SHARD_STATE_STARTING' ? '/health never answered' : `/v1/models never listed ${s.cmd.servedModelName}`})`,
+        );
         return;
       }
       if (!s.cmd.healthUrl) {
@@ -399,11 +415,14 @@ export class Supervisor {
       }
       if (Date.now() >= deadline) {
         s.drained = true;
-        this.transition(s, 'SHARD_STATE_DRAINING', `drain timed out after ${timeoutMs} ms with ${inFlight < 0 ? 'an unknown number of' : inFlight} requests in flight`);
+        this.transition(
+          s,
+          'SHARD_STATE_DRAINING',
+          `drain timed out after ${timeoutMs} ms with ${inFlight < 0 ? 'an unknown number of' : inFlight} requests in flight`,
+        );
         return;
       }
       await sleep(this.opts.timings.healthIntervalMs);
     }
   }
-
 }

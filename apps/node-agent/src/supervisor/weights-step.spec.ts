@@ -12,19 +12,51 @@ const NODE: NodeContext = { mgmtAddr: '127.0.0.1', bindHost: '127.0.0.1', gpuInd
 /** An engine that starts only when its model path holds the weights (and then stays up). */
 class NeedsWeights implements Engine {
   readonly kind = 'sim' as const;
-  validate(s: agentV1.ShardSpec__Output, n: NodeContext) { return commonProblems(s, n); }
+  validate(s: agentV1.ShardSpec__Output, n: NodeContext) {
+    return commonProblems(s, n);
+  }
   build(s: agentV1.ShardSpec__Output, n: NodeContext) {
     return { argv: ['/bin/sh', '-c', 'test -f "$1/w.bin" && exec sleep 600', 'engine', s.modelPath], env: baseEnv(s, n), servedModelName: s.model };
   }
-  flags() { return []; }
-  probe() { return { binary: '/bin/sh', versionArgv: ['/bin/sh', '-c', 'echo 1'], helpArgv: ['/bin/sh', '-c', 'true'], parseVersion: (o: string) => o.trim() }; }
+  flags() {
+    return [];
+  }
+  probe() {
+    return { binary: '/bin/sh', versionArgv: ['/bin/sh', '-c', 'echo 1'], helpArgv: ['/bin/sh', '-c', 'true'], parseVersion: (o: string) => o.trim() };
+  }
 }
 
 function spec(shardId: string, weights: agentV1.WeightsSource__Output | null): agentV1.ShardSpec__Output {
   return {
-    shardId, replicaId: shardId, model: 'm', profile: 'p', engine: 'sim', rank: 0, nnodes: 1, leaderAddr: '', leaderPort: 0, gpuIndices: [], hcas: [], fabric: '',
-    httpPort: 20000 + shardId.charCodeAt(0), modelPath: '/nowhere', args: [], env: {}, tensorParallel: 0, pipelineParallel: 0, startupTimeoutMs: 0, launchMode: '', servedModelName: '',
-    maxNumSeqs: 0, schedulingPolicy: '', kvEventsPort: 0, kvReplayPort: 0, apiKey: '', weights, adapters: [], maxLoras: 0,
+    shardId,
+    replicaId: shardId,
+    model: 'm',
+    profile: 'p',
+    engine: 'sim',
+    rank: 0,
+    nnodes: 1,
+    leaderAddr: '',
+    leaderPort: 0,
+    gpuIndices: [],
+    hcas: [],
+    fabric: '',
+    httpPort: 20000 + shardId.charCodeAt(0),
+    modelPath: '/nowhere',
+    args: [],
+    env: {},
+    tensorParallel: 0,
+    pipelineParallel: 0,
+    startupTimeoutMs: 0,
+    launchMode: '',
+    servedModelName: '',
+    maxNumSeqs: 0,
+    schedulingPolicy: '',
+    kvEventsPort: 0,
+    kvReplayPort: 0,
+    apiKey: '',
+    weights,
+    adapters: [],
+    maxLoras: 0,
   };
 }
 
@@ -62,7 +94,9 @@ describe('supervisor: weights before launch', () => {
     const p = events.find((e) => e.state === 'SHARD_STATE_DOWNLOADING' && e.download)!.download!;
     expect(p.bytesTotal).toBe(320 * 1024);
     expect(p.bytesDone).toBeLessThanOrEqual(p.bytesTotal);
-    expect(events.find((e) => e.state === 'SHARD_STATE_DOWNLOADING' && e.download)!.message).toMatch(/^downloading weights: [\d.]+ (B|KiB)\/320\.0 KiB [\d.]+ (B|KiB|MiB)\/s( ETA [0-9hms]+)?$/);
+    expect(events.find((e) => e.state === 'SHARD_STATE_DOWNLOADING' && e.download)!.message).toMatch(
+      /^downloading weights: [\d.]+ (B|KiB)\/320\.0 KiB [\d.]+ (B|KiB|MiB)\/s( ETA [0-9hms]+)?$/,
+    );
     await waitUntil(() => ['a', 'b'].every((id) => s.get(id)?.state === 'SHARD_STATE_READY'), 'both shards READY', { timeoutMs: 30_000 });
     expect(mirror.requests.filter((r) => r.path.endsWith('w.bin'))).toHaveLength(1);
     expect(s.get('a')?.download).toBeNull();

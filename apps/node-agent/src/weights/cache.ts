@@ -150,7 +150,11 @@ export class WeightsCache {
         await mkdir(dirname(dest), { recursive: true });
         await downloadFile({
           url: new URL(f.path.split('/').map(encodeURIComponent).join('/'), urls.base).toString(),
-          dest, file: f, headers, throttle: this.throttle, onBytes: (n) => meter.add(n),
+          dest,
+          file: f,
+          headers,
+          throttle: this.throttle,
+          onBytes: (n) => meter.add(n),
           onRetry: (r) => this.opts.log?.warn({ model: key, ...r }, 'model cache: connection lost; resuming'),
         });
       }
@@ -186,7 +190,9 @@ export class WeightsCache {
     }
     if (!res.ok) {
       await res.body?.cancel().catch(() => undefined);
-      throw new WeightsError(`weights manifest ${url}: the mirror answered ${res.status}${res.status === 401 || res.status === 403 ? ' (check the mirror credentials)' : ''}`);
+      throw new WeightsError(
+        `weights manifest ${url}: the mirror answered ${res.status}${res.status === 401 || res.status === 403 ? ' (check the mirror credentials)' : ''}`,
+      );
     }
     let raw: unknown;
     try {

@@ -118,7 +118,9 @@ async function fetchInto(d: FileDownload, have: number): Promise<void> {
     res.body.resume();
     const msg = `GET ${d.file.path} answered ${res.status}`;
     if (RETRYABLE(res.status)) throw new Error(msg);
-    throw new WeightsError(`file ${d.file.path}: the mirror answered ${res.status}${res.status === 401 || res.status === 403 ? ' (check the mirror credentials)' : ''}`);
+    throw new WeightsError(
+      `file ${d.file.path}: the mirror answered ${res.status}${res.status === 401 || res.status === 403 ? ' (check the mirror credentials)' : ''}`,
+    );
   }
   // 200 to a range request: the mirror sends the whole file; start over.
   const from = res.status === 206 ? have : 0;
@@ -133,7 +135,8 @@ async function fetchInto(d: FileDownload, have: number): Promise<void> {
       if (next.error) throw new Error(`connection lost after ${written + next.chunk.byteLength} of ${d.file.size} bytes: ${next.error.message}`);
       if (next.done && !next.chunk.byteLength) break;
       const chunk = next.chunk;
-      if (written + chunk.byteLength > d.file.size) throw new WeightsError(`file ${d.file.path}: the mirror sent more than the manifest's ${d.file.size} bytes`);
+      if (written + chunk.byteLength > d.file.size)
+        throw new WeightsError(`file ${d.file.path}: the mirror sent more than the manifest's ${d.file.size} bytes`);
       await d.throttle.take(chunk.byteLength, d.signal);
       await fh.write(chunk);
       written += chunk.byteLength;

@@ -28,7 +28,8 @@ describe('weights cache', () => {
     await Promise.all(mirrors.splice(0).map((m) => m.close()));
   });
   const src = (m = mirror): WeightsSource & { kind: 'mirror' } => ({ kind: 'mirror', baseUrl: m.url, manifest: 'manifest.json' });
-  const cache = (o: Partial<WeightsCacheOptions> = {}) => new WeightsCache({ dir, minFreeBytes: 0, bytesPerSecond: 0, parallelFiles: 2, freeBytes: async () => 1e12, ...o });
+  const cache = (o: Partial<WeightsCacheOptions> = {}) =>
+    new WeightsCache({ dir, minFreeBytes: 0, bytesPerSecond: 0, parallelFiles: 2, freeBytes: async () => 1e12, ...o });
   const fileRequests = (m: TestMirror) => m.requests.filter((r) => r.path.endsWith('.safetensors') || r.path.endsWith('config.json'));
 
   it('downloads every file, verifies it and moves the model into place', async () => {
@@ -66,7 +67,9 @@ describe('weights cache', () => {
   });
 
   it('refuses before downloading when the disk has no room, with the reason', async () => {
-    const err = await cache({ freeBytes: async () => TOTAL + 1000, minFreeBytes: 4096 }).ensure(src()).catch((e: unknown) => e);
+    const err = await cache({ freeBytes: async () => TOTAL + 1000, minFreeBytes: 4096 })
+      .ensure(src())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WeightsError);
     expect((err as Error).message).toMatch(/not enough disk .* needs 164140 more bytes, 165140 are free and 4096 must stay free/);
     expect(fileRequests(mirror)).toEqual([]);
@@ -123,7 +126,16 @@ describe('weights cache', () => {
     const secured = await startTestMirror(FILES, { token: 'mirror-token-s3cr3t' });
     mirrors.push(secured);
     const lines: string[] = [];
-    const log = createLogger({ service: 'test', level: 'debug', destination: new Writable({ write: (c, _e, cb) => { lines.push(String(c)); cb(); } }) });
+    const log = createLogger({
+      service: 'test',
+      level: 'debug',
+      destination: new Writable({
+        write: (c, _e, cb) => {
+          lines.push(String(c));
+          cb();
+        },
+      }),
+    });
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'mirror-token-s3cr3t\n');
     secured.cutOnce('model-00001.safetensors', 8192);

@@ -17,7 +17,9 @@ const req = (band: string) => ({ requestId: 'r', band, tenant: 't', model: 'm', 
 const endpoints = [{ name: 'e0', url: 'http://127.0.0.1:9', model: 'm', pool: 'p' }];
 const cfg = (admission: RouterConfigInput['admission']) => parseConfig(routerConfigSchema, { endpoints, admission, scrape_interval: '100ms' });
 /** A scraper stand-in: one idle replica (the fallback's view in the remote tests). */
-const scraper = { state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 0, running: 0 } }) } as unknown as Scraper;
+const scraper = {
+  state: () => ({ id: 'e0', stale: false, consecutiveFailures: 0, batchCapacity: 4, stats: { waiting: 0, running: 0 } }),
+} as unknown as Scraper;
 
 /** Lets promise callbacks queued by a grant or a release run (one macrotask turn). */
 const settled = () => new Promise<void>((r) => setImmediate(r));
@@ -84,13 +86,23 @@ describe('router createAdmission', () => {
     closers.push(() => shutdown(server, 100));
 
     const registry = new Registry();
-    const a = createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '300ms' }), { log, registry, source: new StaticEndpointSource(endpoints), scraper });
+    const a = createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '300ms' }), {
+      log,
+      registry,
+      source: new StaticEndpointSource(endpoints),
+      scraper,
+    });
     closers.push(() => a.close?.());
     expect(await a.acquire(req('gold'))).toMatchObject({ kind: 'granted', pool: 'p' });
     expect(ctl.outstandingLeases()).toBe(1);
     expect(await degraded(registry)).toBe('0');
 
-    const down = createAdmission(cfg({ mode: 'remote', address: '127.0.0.1:1', probe_interval: '100ms', call_timeout: '300ms' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper });
+    const down = createAdmission(cfg({ mode: 'remote', address: '127.0.0.1:1', probe_interval: '100ms', call_timeout: '300ms' }), {
+      log,
+      registry: new Registry(),
+      source: new StaticEndpointSource(endpoints),
+      scraper,
+    });
     closers.push(() => down.close?.());
     expect(await down.acquire(req('gold'))).toMatchObject({ kind: 'granted', pool: 'p' });
     expect(down.degraded).toBe(true);
@@ -110,7 +122,12 @@ describe('router createAdmission', () => {
     const port = await listen(server, '127.0.0.1', 0, { tls: { ...(await readCertFiles(srv)), ca: readFileSync(ca.certPath), requireClientCert: true } });
     closers.push(() => shutdown(server, 100));
     const mk = (tls: Record<string, string>) =>
-      createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '1s', tls: tls as any }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper });
+      createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '1s', tls: tls as any }), {
+        log,
+        registry: new Registry(),
+        source: new StaticEndpointSource(endpoints),
+        scraper,
+      });
     const good = mk({ ca: ca.certPath, cert: cli.certPath, key: cli.keyPath });
     closers.push(() => good.close?.());
     expect(await good.acquire(req('gold'))).toMatchObject({ kind: 'granted' });
@@ -124,6 +141,8 @@ describe('router createAdmission', () => {
   });
 
   it('rejects remote mode without an address at boot', () => {
-    expect(() => createAdmission(cfg({ mode: 'remote' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper })).toThrow(/address/);
+    expect(() => createAdmission(cfg({ mode: 'remote' }), { log, registry: new Registry(), source: new StaticEndpointSource(endpoints), scraper })).toThrow(
+      /address/,
+    );
   });
 });

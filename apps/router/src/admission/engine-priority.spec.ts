@@ -38,7 +38,13 @@ describe('EnginePriority', () => {
 
   it('follows endpoint changes', () => {
     const src = new StaticEndpointSource([{ name: 'x', url: 'http://127.0.0.1:9', model: 'm' }]);
-    const e = new EnginePriority([{ name: 'hi', priority: 2 }, { name: 'lo', priority: 1 }], src);
+    const e = new EnginePriority(
+      [
+        { name: 'hi', priority: 2 },
+        { name: 'lo', priority: 1 },
+      ],
+      src,
+    );
     expect(e.forEndpoint('x', 'lo')).toBeUndefined();
     src.set([{ name: 'x', url: 'http://127.0.0.1:9', model: 'm', scheduling_policy: 'priority' }]);
     expect(e.forEndpoint('x', 'lo')).toBe(1);
@@ -64,7 +70,16 @@ describe('the router sends the band as priority to endpoints configured with sch
         req.on('end', () => {
           bodies[name].push(JSON.parse(raw));
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+          res.end(
+            JSON.stringify({
+              id: 'x',
+              object: 'chat.completion',
+              created: 0,
+              model: 'm',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+            }),
+          );
         });
       });
       servers.push(s);

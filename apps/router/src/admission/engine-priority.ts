@@ -18,7 +18,10 @@ export class EnginePriority {
   private readonly unsubscribe: () => void;
 
   /** `bands`: the configured bands (any order); higher `priority` = higher band. */
-  constructor(bands: ReadonlyArray<{ name: string; priority: number }>, private readonly source: EndpointSource) {
+  constructor(
+    bands: ReadonlyArray<{ name: string; priority: number }>,
+    private readonly source: EndpointSource,
+  ) {
     [...bands].sort((a, b) => b.priority - a.priority).forEach((b, i) => this.rank.set(b.name, i));
     this.lowest = Math.max(0, bands.length - 1);
     this.refresh();

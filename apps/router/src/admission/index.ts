@@ -50,7 +50,10 @@ export type RouterAdmission = Admission & {
 export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): RouterAdmission {
   const a = cfg.admission;
   if (a.mode === 'off') return passThrough();
-  const addresses = (a.address ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const addresses = (a.address ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (a.mode === 'remote' && addresses.length === 0) throw new Error('admission.mode is remote but admission.address is empty');
   // Read at boot: a missing file is a startup error, not a request-time one.
   const tls = a.mode === 'remote' ? clientTls(a.tls, 'admission.tls') : undefined;
@@ -105,7 +108,11 @@ export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): Rout
 
   const degradedGauge =
     (deps.registry.getSingleMetric('llmgw_admission_degraded') as Gauge | undefined) ??
-    new Gauge({ name: 'llmgw_admission_degraded', help: 'Whether the router runs on in-process admission because the admission service is unreachable (1) or uses the service (0).', registers: [deps.registry] });
+    new Gauge({
+      name: 'llmgw_admission_degraded',
+      help: 'Whether the router runs on in-process admission because the admission service is unreachable (1) or uses the service (0).',
+      registers: [deps.registry],
+    });
   degradedGauge.set(0);
   const remote = new RemoteAdmission({
     client: new AdmissionRpcClient({ addresses, callTimeoutMs: a.call_timeout, tls }),

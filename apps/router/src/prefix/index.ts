@@ -32,7 +32,10 @@ export interface PrefixRouting {
   close(): Promise<void>;
 }
 
-export function createPrefixRouting(cfg: { prefix: RouterPrefixConfig }, deps: { log: Logger; registry: Registry; share?: { publisher: Redis; subscriber: Redis } }): PrefixRouting {
+export function createPrefixRouting(
+  cfg: { prefix: RouterPrefixConfig },
+  deps: { log: Logger; registry: Registry; share?: { publisher: Redis; subscriber: Redis } },
+): PrefixRouting {
   const tree = cfg.prefix.approx_tree;
   const kvCfg = cfg.prefix.kv_events;
   const index = new PrefixIndex({
@@ -61,7 +64,10 @@ export function createPrefixRouting(cfg: { prefix: RouterPrefixConfig }, deps: {
       }
       return counts;
     },
-    kvSequences: () => (source?.all() ?? []).filter((e) => e.kvEvents && index.kv.expected(e.id) !== undefined).map((e) => [e.id, index.kv.expected(e.id)! - 1] as [string, number]),
+    kvSequences: () =>
+      (source?.all() ?? [])
+        .filter((e) => e.kvEvents && index.kv.expected(e.id) !== undefined)
+        .map((e) => [e.id, index.kv.expected(e.id)! - 1] as [string, number]),
     treeEntries: () => index.trees.entryCount,
     shareStats: () => share?.stats,
   });

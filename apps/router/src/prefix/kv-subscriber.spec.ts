@@ -57,7 +57,16 @@ class FakeVllm {
   }
 }
 
-const stored = (...h: number[]) => ({ type: 'BlockStored', block_hashes: h.map(BigInt), parent_block_hash: null, token_ids: [], block_size: 16, lora_id: null, medium: 'GPU', lora_name: null });
+const stored = (...h: number[]) => ({
+  type: 'BlockStored',
+  block_hashes: h.map(BigInt),
+  parent_block_hash: null,
+  token_ids: [],
+  block_size: 16,
+  lora_id: null,
+  medium: 'GPU',
+  lora_name: null,
+});
 const endpoint = (f: FakeVllm, replay = true): EndpointInfo => ({
   id: 'r1',
   url: 'http://127.0.0.1:1',

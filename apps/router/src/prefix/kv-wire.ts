@@ -39,12 +39,7 @@ function eventOf(v: unknown): KvEvent | undefined {
   let f: Record<string, unknown>;
   if (Array.isArray(v)) {
     tag = v[0];
-    f =
-      tag === 'BlockStored'
-        ? { block_hashes: v[1], parent_block_hash: v[2] }
-        : tag === 'BlockRemoved'
-          ? { block_hashes: v[1], medium: v[2] }
-          : {};
+    f = tag === 'BlockStored' ? { block_hashes: v[1], parent_block_hash: v[2] } : tag === 'BlockRemoved' ? { block_hashes: v[1], medium: v[2] } : {};
   } else if (v && typeof v === 'object') {
     f = v as Record<string, unknown>;
     tag = f.type;

@@ -58,8 +58,20 @@ describe('KV event wire decoding', () => {
 
 describe('prompt text for tier 1', () => {
   it('renders chat turns so that a later turn extends the earlier one', () => {
-    const t1 = promptText('chat', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }] })!;
-    const t2 = promptText('chat', { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }, { role: 'user', content: [{ type: 'text', text: 'more' }] }] })!;
+    const t1 = promptText('chat', {
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'hi' },
+      ],
+    })!;
+    const t2 = promptText('chat', {
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'yo' },
+        { role: 'user', content: [{ type: 'text', text: 'more' }] },
+      ],
+    })!;
     expect(t2.startsWith(t1)).toBe(true);
     expect(promptText('completions', { prompt: 'abc' })).toBe('abc');
     expect(promptText('embeddings', { input: 'x' })).toBeUndefined();
@@ -91,7 +103,17 @@ describe('prompt keys', () => {
       // Tier 2: the head's tokens less a block's worth (about 4096 / 4 tokens), not the 4 MB's.
       expect(completion.blockHashes!.length).toBeGreaterThan(30);
       expect(completion.blockHashes!.length).toBeLessThan(4096 / 16);
-      const chat = routing.promptFor('chat', { messages: [{ role: 'system', content: 'Be brief. '.repeat(100) }, { role: 'user', content: huge }] }, 'm', profile)!;
+      const chat = routing.promptFor(
+        'chat',
+        {
+          messages: [
+            { role: 'system', content: 'Be brief. '.repeat(100) },
+            { role: 'user', content: huge },
+          ],
+        },
+        'm',
+        profile,
+      )!;
       expect(chat.text.length).toBe(4096);
       // Only the system message fits: its blocks, without the user's.
       expect(chat.blockHashes!.length).toBe(Math.floor(llama3SystemOnly().length / 16));
@@ -125,7 +147,10 @@ describe('tree sharing between routers (Redis pub/sub)', () => {
     const a = new PrefixIndex();
     const b = new PrefixIndex();
     const redis = redisPool(log);
-    const clients = async () => ({ publisher: await redis.connect('prefix share', 'redis://127.0.0.1:6379'), subscriber: await redis.connect('prefix share subscriber', 'redis://127.0.0.1:6379', { kind: 'subscriber' }) });
+    const clients = async () => ({
+      publisher: await redis.connect('prefix share', 'redis://127.0.0.1:6379'),
+      subscriber: await redis.connect('prefix share subscriber', 'redis://127.0.0.1:6379', { kind: 'subscriber' }),
+    });
     const sa = new PrefixShare({ ...(await clients()), keyPrefix, log, apply: (i) => a.applyRemote(i) });
     const sb = new PrefixShare({ ...(await clients()), keyPrefix, log, apply: (i) => b.applyRemote(i) });
     try {

@@ -40,7 +40,8 @@ export function decodeInsert(buf: Uint8Array): { origin: string; insert: ApproxI
   }
   if (!Array.isArray(v) || v.length !== 5 || v[0] !== SHARE_VERSION) return undefined;
   const [, origin, model, tenant, bytes] = v as [number, unknown, unknown, unknown, unknown];
-  if (typeof origin !== 'string' || typeof model !== 'string' || typeof tenant !== 'string' || !(bytes instanceof Uint8Array) || bytes.byteLength % 8 !== 0) return undefined;
+  if (typeof origin !== 'string' || typeof model !== 'string' || typeof tenant !== 'string' || !(bytes instanceof Uint8Array) || bytes.byteLength % 8 !== 0)
+    return undefined;
   const copy = new Uint8Array(bytes); // aligned for Float64Array
   const hashes = Array.from(new Float64Array(copy.buffer, 0, copy.byteLength / 8));
   if (!hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return undefined;

@@ -46,17 +46,33 @@ function recordingAdmission(log: AdmissionLog) {
   };
 }
 
-const view = (model: string, i = 1): EndpointView => ({ id: `${model}-${i}`, url: 'http://127.0.0.1:9', model, pool: `pool-${model}`, poolPriority: 0, engine: 'vllm', weight: 100, draining: false, stale: false, available: true, inflight: 0 });
+const view = (model: string, i = 1): EndpointView => ({
+  id: `${model}-${i}`,
+  url: 'http://127.0.0.1:9',
+  model,
+  pool: `pool-${model}`,
+  poolPriority: 0,
+  engine: 'vllm',
+  weight: 100,
+  draining: false,
+  stale: false,
+  available: true,
+  inflight: 0,
+});
 
 describe('serving plan', () => {
   const counters = new MemoryLimitCounters();
   const ledger = new MemoryUsageLedger();
-  const tenancy = createEnabledTenancy(cfg, { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') }, {
-    stores: { counters, ledger, keyCacheBus: new MemoryKeyCacheBus() },
-    resolve: async () => {
-      throw new Error('keys are not resolved here');
+  const tenancy = createEnabledTenancy(
+    cfg,
+    { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') },
+    {
+      stores: { counters, ledger, keyCacheBus: new MemoryKeyCacheBus() },
+      resolve: async () => {
+        throw new Error('keys are not resolved here');
+      },
     },
-  });
+  );
   afterAll(() => tenancy.close());
 
   /** A plan over endpoints of the `serving` models; admission records into the returned log. */
@@ -198,6 +214,10 @@ describe('serving plan', () => {
   it('answers 503 no_endpoint with Retry-After when nothing in the chain can serve', async () => {
     const { plan } = planFor(principal({}), 'a', []);
     await plan.reserve();
-    await expect(plan.admit()).rejects.toMatchObject({ code: 'LLMGW_ERR_NO_ENDPOINT', retryAfterSeconds: 5, message: expect.stringContaining('or its fallbacks (b, c)') });
+    await expect(plan.admit()).rejects.toMatchObject({
+      code: 'LLMGW_ERR_NO_ENDPOINT',
+      retryAfterSeconds: 5,
+      message: expect.stringContaining('or its fallbacks (b, c)'),
+    });
   });
 });

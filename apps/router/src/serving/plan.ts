@@ -155,7 +155,9 @@ export class ServingPlan {
     if (!step.moved) {
       if (step.refused) throw step.refused;
       const rest = this.chain_.length > 1 ? ` or its fallbacks (${this.chain_.slice(1).join(', ')})` : '';
-      throw new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}${rest}`, { retryAfterSeconds: Math.max(1, this.deps.cfg.cooldown_seconds) });
+      throw new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${model}${rest}`, {
+        retryAfterSeconds: Math.max(1, this.deps.cfg.cooldown_seconds),
+      });
     }
     onDemand?.touch(this.served!);
     await this.acquire(this.poolsOf(this.served!));
@@ -254,7 +256,15 @@ export class ServingPlan {
     this.lease_ = undefined;
     const now = this.deps.now ?? Date.now;
     const acq = await this.deps.admission.acquire(
-      { requestId: r.id, band: r.band, tenant: r.tenant, model: this.served!, candidatePools, estimatedTokens: r.estimatedTokens, deadlineMs: now() + this.deps.cfg.admission.queue_ttl },
+      {
+        requestId: r.id,
+        band: r.band,
+        tenant: r.tenant,
+        model: this.served!,
+        candidatePools,
+        estimatedTokens: r.estimatedTokens,
+        deadlineMs: now() + this.deps.cfg.admission.queue_ttl,
+      },
       r.signal,
     );
     this.queuedMs = (this.queuedMs ?? 0) + acq.queuedMs;
@@ -263,7 +273,8 @@ export class ServingPlan {
       return;
     }
     if (acq.reason === 'client_gone') throw new LlmgwError('LLMGW_ERR_ADMISSION_CANCELLED', acq.message);
-    const code: ErrorCode = acq.reason === 'ttl' ? 'LLMGW_ERR_ADMISSION_TTL' : acq.reason === 'displaced' ? 'LLMGW_ERR_ADMISSION_DISPLACED' : 'LLMGW_ERR_ADMISSION_QUEUE_FULL';
+    const code: ErrorCode =
+      acq.reason === 'ttl' ? 'LLMGW_ERR_ADMISSION_TTL' : acq.reason === 'displaced' ? 'LLMGW_ERR_ADMISSION_DISPLACED' : 'LLMGW_ERR_ADMISSION_QUEUE_FULL';
     throw new LlmgwError(code, acq.message, { retryAfterSeconds: acq.retryAfterSeconds ?? (acq.reason === 'ttl' ? undefined : 1) });
   }
 }

@@ -24,7 +24,10 @@ describe('stage: admit', () => {
   const ctx = (chain: string[]) => {
     const c = contextOf('chat');
     const catalog = { chain: () => chain };
-    c.plan = new ServingPlan({ ...core.state, catalog }, { id: c.reqId, model: chain[0], band: core.state.cfg.default_band, tenant: 'default', estimatedTokens: 1, signal: c.signal });
+    c.plan = new ServingPlan(
+      { ...core.state, catalog },
+      { id: c.reqId, model: chain[0], band: core.state.cfg.default_band, tenant: 'default', estimatedTokens: 1, signal: c.signal },
+    );
     return c;
   };
 

@@ -8,7 +8,15 @@ import { stageRouter } from './testing';
 
 // The attempt stage runs behind the others, so it is driven through the client app (inject):
 // retries on another endpoint, fallbacks down the chain, and the tenancy re-check before a fallback.
-const principal: Principal = { keyId: 'k', keyPrefix: 'sk-llmgw-x', projectId: 'p', teamId: 't', orgId: 'o', band: 'gold', limits: { rpm: [], tpm: [], budgets: [] } };
+const principal: Principal = {
+  keyId: 'k',
+  keyPrefix: 'sk-llmgw-x',
+  projectId: 'p',
+  teamId: 't',
+  orgId: 'o',
+  band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [] },
+};
 
 /** Tenancy that accepts every key and refuses to rebind to the models named in `refuse`. */
 function scriptedTenancy(refuse: Set<string>) {
@@ -38,7 +46,11 @@ async function engine(status: number): Promise<{ url: string; hits: number; clos
       if (req.url === '/metrics') return void res.end('vllm:num_requests_running 0\nvllm:num_requests_waiting 0\n');
       e.hits++;
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(status === 200 ? JSON.stringify({ id: 'x', object: 'chat.completion', choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }) : '{"error":{"message":"busy"}}');
+      res.end(
+        status === 200
+          ? JSON.stringify({ id: 'x', object: 'chat.completion', choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } })
+          : '{"error":{"message":"busy"}}',
+      );
     });
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -83,14 +95,22 @@ describe('stage: attempt', () => {
   });
 
   const post = (model: string) =>
-    core.client.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, payload: { model, messages: [{ role: 'user', content: 'x' }] } });
+    core.client.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      payload: { model, messages: [{ role: 'user', content: 'x' }] },
+    });
 
   it('retries a 503 elsewhere, skips a fallback tenancy refuses, and serves the next one', async () => {
     const res = await post('m');
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-llmgw-served-model']).toBe('f');
     expect(busy.hits).toBe(1);
-    expect(t.rebinds).toEqual([['m', 'refused'], ['m', 'f']]);
+    expect(t.rebinds).toEqual([
+      ['m', 'refused'],
+      ['m', 'f'],
+    ]);
     expect(t.settled).toEqual([{ reservation: 'f', usageModel: 'f' }]);
   });
 

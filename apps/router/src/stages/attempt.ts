@@ -53,7 +53,9 @@ export async function attemptUpstream(s: AttemptState, c: RequestContext): Promi
     c.logger(s.log).debug({ endpoint: next.endpoint.id, reason: result.reason, attempt: c.attempts }, 'upstream attempt failed; retrying elsewhere');
   }
   if (!result || result.kind === 'retry') {
-    throw lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${c.model}`, { retryAfterSeconds: Math.max(1, s.cfg.cooldown_seconds) });
+    throw (
+      lastError ?? new LlmgwError('LLMGW_ERR_NO_ENDPOINT', `no usable endpoint serves ${c.model}`, { retryAfterSeconds: Math.max(1, s.cfg.cooldown_seconds) })
+    );
   }
   if (result.kind === 'error') throw result.error;
   served(s, c, result, attemptStarted);
@@ -97,7 +99,12 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
  * is on, else (or when that pool has none left) anywhere — moving down the chain while the
  * model has none left. No endpoint at the chain's end; `refused`: a fallback skipped on the way.
  */
-async function nextEndpoint(s: AttemptState, c: RequestContext, sched: SchedRequest, tried: Set<string>): Promise<{ endpoint?: EndpointView; refused?: LlmgwError }> {
+async function nextEndpoint(
+  s: AttemptState,
+  c: RequestContext,
+  sched: SchedRequest,
+  tried: Set<string>,
+): Promise<{ endpoint?: EndpointView; refused?: LlmgwError }> {
   const { metrics } = s;
   const plan = c.plan!;
   const profile = c.profile!;
@@ -144,28 +151,31 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   let result: AttemptResult;
   try {
     // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
-    result = await inSpan('router.proxy_attempt', { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts }, (span) =>
-      attempt({
-        url: `${ep.url}${API[c.kind].path}`,
-        body: out.body,
-        headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
-        stream: out.stream,
-        withholdUsage: out.withhold,
-        agent: s.agent,
-        timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
-        clientSignal: c.signal,
-        errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
-        res: c.res,
-        responseHeaders: () => ({
-          ...c.reservation?.rateLimitHeaders,
-          'x-request-id': c.reqId,
-          'x-llmgw-replica': ep.id,
-          'x-llmgw-pool': ep.pool,
-          'x-llmgw-served-model': model,
-          'x-llmgw-queue-ms': queueMs,
-          'x-llmgw-cache-decision': decision,
+    result = await inSpan(
+      'router.proxy_attempt',
+      { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
+      (span) =>
+        attempt({
+          url: `${ep.url}${API[c.kind].path}`,
+          body: out.body,
+          headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
+          stream: out.stream,
+          withholdUsage: out.withhold,
+          agent: s.agent,
+          timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
+          clientSignal: c.signal,
+          errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
+          res: c.res,
+          responseHeaders: () => ({
+            ...c.reservation?.rateLimitHeaders,
+            'x-request-id': c.reqId,
+            'x-llmgw-replica': ep.id,
+            'x-llmgw-pool': ep.pool,
+            'x-llmgw-served-model': model,
+            'x-llmgw-queue-ms': queueMs,
+            'x-llmgw-cache-decision': decision,
+          }),
         }),
-      }),
     );
   } finally {
     health.end(ep.id);

@@ -9,20 +9,32 @@ import { createEnabledTenancy } from '../tenancy/enabled';
 import { authenticate } from './authenticate';
 import { contextOf, stageRouter } from './testing';
 
-const principal: Principal = { keyId: 'k1', keyPrefix: 'sk-llmgw-good', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold', limits: { rpm: [], tpm: [], budgets: [] } };
+const principal: Principal = {
+  keyId: 'k1',
+  keyPrefix: 'sk-llmgw-good',
+  projectId: 'p1',
+  teamId: 't1',
+  orgId: 'o1',
+  band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [] },
+};
 
 describe('stage: authenticate', () => {
   let on: RouterCore;
   let off: RouterCore;
   beforeAll(async () => {
     const cfg = parseConfig(routerConfigSchema, { tenancy: { enabled: true } });
-    const tenancy = createEnabledTenancy(cfg, { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') }, {
-      stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
-      resolve: async (h) => {
-        if (h !== hashApiKey('sk-llmgw-good')) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'no');
-        return principal;
+    const tenancy = createEnabledTenancy(
+      cfg,
+      { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') },
+      {
+        stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
+        resolve: async (h) => {
+          if (h !== hashApiKey('sk-llmgw-good')) throw new LlmgwError('LLMGW_ERR_NOT_FOUND', 'no');
+          return principal;
+        },
       },
-    });
+    );
     const endpoints = [{ name: 'a', url: 'http://127.0.0.1:9', model: 'm' }];
     on = await stageRouter({ endpoints }, tenancy);
     off = await stageRouter({ endpoints });

@@ -62,7 +62,10 @@ describe('stage: finish', () => {
     const lease: Lease = { id: 'l', pool: 'p', release: (o) => calls.push(`release ${o?.status} ${o?.promptTokens}+${o?.completionTokens}`) };
     const admission = { acquire: async () => ({ kind: 'granted' as const, lease, pool: 'p', queuedMs: 0 }) };
     const views = (m: string) => (m === served ? [{ id: `${m}-1`, pool: 'p', poolPriority: 0, draining: false, available: true } as EndpointView] : []);
-    c.plan = new ServingPlan({ ...core.state, admission, views, catalog: { chain: () => ['m', 'f'] } }, { id: c.reqId, model: 'm', band: 'gold', tenant: 't', estimatedTokens: 1, signal: c.signal });
+    c.plan = new ServingPlan(
+      { ...core.state, admission, views, catalog: { chain: () => ['m', 'f'] } },
+      { id: c.reqId, model: 'm', band: 'gold', tenant: 't', estimatedTokens: 1, signal: c.signal },
+    );
     await c.plan.reserve();
     if (served) await c.plan.admit();
     return c;
@@ -75,7 +78,9 @@ describe('stage: finish', () => {
     c.usage = { promptTokens: 5, completionTokens: 7, cachedTokens: 0 };
     finish(core.state, c);
     expect(calls).toEqual(['release 200 5+7', 'settle m f:5+7']);
-    expect(records).toEqual([expect.objectContaining({ requestId: 'req-test', model: 'm', servedModel: 'f', status: 200, promptTokens: 5, completionTokens: 7 })]);
+    expect(records).toEqual([
+      expect.objectContaining({ requestId: 'req-test', model: 'm', servedModel: 'f', status: 200, promptTokens: 5, completionTokens: 7 }),
+    ]);
     const metrics = await core.registry.metrics();
     expect(metrics).toMatch(/^llmgw_requests_total\{model="f",pool="p",status="200"[^}]*\} 1$/m);
     expect(metrics).toMatch(/^llmgw_tokens_total\{model="f",direction="completion"[^}]*\} 7$/m);
@@ -101,7 +106,13 @@ describe('stage: finish', () => {
   it("writes the request's one line through its child logger: request id, key id and project id", async () => {
     const stream = new PassThrough();
     const lines: Array<Record<string, unknown>> = [];
-    stream.on('data', (b: Buffer) => b.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))));
+    stream.on('data', (b: Buffer) =>
+      b
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((l) => lines.push(JSON.parse(l))),
+    );
     const state = { ...core.state, log: createLogger({ service: 'router', level: 'info', destination: stream }) };
     const c = contextOf('chat', { 'x-request-id': 'req-test' });
     c.principal = { keyId: 'key-1', projectId: 'proj-1' } as Principal;
@@ -109,7 +120,9 @@ describe('stage: finish', () => {
     c.status = 200;
     finish(state, c);
     await new Promise((r) => setImmediate(r));
-    expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', reqId: 'req-test', keyId: 'key-1', projectId: 'proj-1', service: 'router', status: 200 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'request completed', reqId: 'req-test', keyId: 'key-1', projectId: 'proj-1', service: 'router', status: 200 }),
+    ]);
   });
 
   it('records 499 and cuts the connection when the client went away', () => {

@@ -16,7 +16,13 @@ export function sendError(res: ServerResponse, e: unknown, reqId: string, extraH
     return h.status;
   }
   const body = JSON.stringify(h.body);
-  res.writeHead(h.status, { ...extraHeaders, ...h.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': reqId });
+  res.writeHead(h.status, {
+    ...extraHeaders,
+    ...h.headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': reqId,
+  });
   res.end(body);
   return h.status;
 }
@@ -97,7 +103,15 @@ function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
-function recordMetrics(m: RouterMetrics, model: string, pool: string, status: number, durationMs: number, ttftMs: number | undefined, usage: CapturedUsage | undefined): void {
+function recordMetrics(
+  m: RouterMetrics,
+  model: string,
+  pool: string,
+  status: number,
+  durationMs: number,
+  ttftMs: number | undefined,
+  usage: CapturedUsage | undefined,
+): void {
   m.requests.inc({ model, pool, status: String(status) });
   m.duration.observe({ model, pool }, durationMs / 1000);
   if (ttftMs !== undefined) m.ttft.observe({ model, pool }, ttftMs / 1000);

@@ -17,7 +17,9 @@ describe('stage: parse', () => {
     ['a bad max_tokens', '{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"many"}', 'LLMGW_ERR_REQUEST_INVALID', 'max_tokens'],
   ])('refuses %s', (_what, body, code, param) => {
     const c = contextOf('chat');
-    expect(() => parse(state, c, body === undefined ? undefined : Buffer.from(body))).toThrow(expect.objectContaining(param === null ? { code } : { code, param }));
+    expect(() => parse(state, c, body === undefined ? undefined : Buffer.from(body))).toThrow(
+      expect.objectContaining(param === null ? { code } : { code, param }),
+    );
   });
 
   it('keeps the client bytes and unknown fields as sent', () => {

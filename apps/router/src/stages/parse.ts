@@ -11,7 +11,8 @@ import { API, type RequestContext, type StageConfig } from './context';
 export function parse(s: { cfg: Pick<StageConfig, 'json_max_depth'> }, c: RequestContext, body: Buffer | undefined): void {
   if (!body || body.length === 0) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID', 'the request body is empty; send a JSON object');
   c.buf = body;
-  if (jsonDepthExceeds(body, s.cfg.json_max_depth)) throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID_JSON', `the request body nests arrays/objects deeper than ${s.cfg.json_max_depth} levels`);
+  if (jsonDepthExceeds(body, s.cfg.json_max_depth))
+    throw new LlmgwError('LLMGW_ERR_REQUEST_INVALID_JSON', `the request body nests arrays/objects deeper than ${s.cfg.json_max_depth} levels`);
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));

@@ -8,17 +8,33 @@ import { reserveQuota } from './reserve';
 import { resolveModel } from './resolve-model';
 import { contextOf, stageRouter } from './testing';
 
-const tenancyCfg = { enabled: true, prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } }, budget_fallback_model: 'small' };
-const principal = (limits: Partial<Principal['limits']>): Principal => ({ keyId: 'k', keyPrefix: 'sk-llmgw-x', projectId: 'p', teamId: 't', orgId: 'o', band: 'gold', limits: { rpm: [], tpm: [], budgets: [], ...limits } });
+const tenancyCfg = {
+  enabled: true,
+  prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } },
+  budget_fallback_model: 'small',
+};
+const principal = (limits: Partial<Principal['limits']>): Principal => ({
+  keyId: 'k',
+  keyPrefix: 'sk-llmgw-x',
+  projectId: 'p',
+  teamId: 't',
+  orgId: 'o',
+  band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [], ...limits },
+});
 
 describe('stage: reserve quota', () => {
   let core: RouterCore;
   beforeAll(async () => {
     const cfg = parseConfig(routerConfigSchema, { tenancy: tenancyCfg });
-    const tenancy = createEnabledTenancy(cfg, { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') }, {
-      stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
-      resolve: async () => principal({}),
-    });
+    const tenancy = createEnabledTenancy(
+      cfg,
+      { log: createLogger({ service: 'router', level: 'silent' }), registry: createRegistry('router') },
+      {
+        stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
+        resolve: async () => principal({}),
+      },
+    );
     core = await stageRouter(
       {
         tenancy: tenancyCfg,

@@ -4,7 +4,14 @@ import { permittedChain, resolveModel } from './resolve-model';
 import { contextOf, stageRouter } from './testing';
 
 const principal = (over: Partial<Principal> = {}, allowedModels?: string[]): Principal => ({
-  keyId: 'k', keyPrefix: 'sk-llmgw-x', projectId: 'p', teamId: 't', orgId: 'o', band: 'bronze', limits: { rpm: [], tpm: [], budgets: [], allowedModels }, ...over,
+  keyId: 'k',
+  keyPrefix: 'sk-llmgw-x',
+  projectId: 'p',
+  teamId: 't',
+  orgId: 'o',
+  band: 'bronze',
+  limits: { rpm: [], tpm: [], budgets: [], allowedModels },
+  ...over,
 });
 const msg = [{ role: 'user', content: 'hi' }];
 
@@ -28,7 +35,9 @@ describe('stage: resolve model', () => {
   });
 
   it('refuses an unknown model with 404 model_not_found', () => {
-    expect(() => resolveModel(core.state, contextOf('chat', {}, { model: 'nope', messages: msg }))).toThrow(expect.objectContaining({ code: 'LLMGW_ERR_MODEL_NOT_FOUND', param: 'model' }));
+    expect(() => resolveModel(core.state, contextOf('chat', {}, { model: 'nope', messages: msg }))).toThrow(
+      expect.objectContaining({ code: 'LLMGW_ERR_MODEL_NOT_FOUND', param: 'model' }),
+    );
   });
 
   it('takes the band from the key over the header, else the header, else the default', () => {

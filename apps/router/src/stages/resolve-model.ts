@@ -27,7 +27,7 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   }
   c.resolved = model;
 
-  c.band = c.principal ? c.principal.band : c.header('x-llmgw-band') ?? s.cfg.default_band;
+  c.band = c.principal ? c.principal.band : (c.header('x-llmgw-band') ?? s.cfg.default_band);
   if (!s.bandNames.includes(c.band)) throw new LlmgwError('LLMGW_ERR_BAND_UNKNOWN', `unknown priority band "${c.band}" (have: ${s.bandNames.join(', ')})`);
   c.profileName = c.header('x-llmgw-profile') ?? c.principal?.routingProfile ?? s.catalog.profileOf(model) ?? s.cfg.default_profile;
   c.profile = s.profiles.get(c.profileName);
@@ -37,5 +37,14 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   c.estimatedPromptTokens = Math.ceil(c.buf.length / 4);
   c.estimatedTokens = c.estimatedPromptTokens + (c.maxTokens ?? 0);
   const tenant = c.principal?.projectId ?? c.header(s.cfg.tenant_header) ?? 'default';
-  c.plan = new ServingPlan(s, { id: c.reqId, model, principal: c.principal, band: c.band, tenant, estimatedTokens: c.estimatedTokens, pinnedReplica: pinnedReplica(s, c), signal: c.signal });
+  c.plan = new ServingPlan(s, {
+    id: c.reqId,
+    model,
+    principal: c.principal,
+    band: c.band,
+    tenant,
+    estimatedTokens: c.estimatedTokens,
+    pinnedReplica: pinnedReplica(s, c),
+    signal: c.signal,
+  });
 }

@@ -24,7 +24,12 @@ export function installDurableHold(app: FastifyInstance, ends: DurableEnds): voi
 }
 
 /** `GET /me`: the calling key, its limits and what it has used of them (docs/accounting.md). */
-export function registerMeRoute(app: FastifyInstance, authenticate: (authorization: string | undefined) => Promise<Principal>, counters: LimitCounters, now: () => number): void {
+export function registerMeRoute(
+  app: FastifyInstance,
+  authenticate: (authorization: string | undefined) => Promise<Principal>,
+  counters: LimitCounters,
+  now: () => number,
+): void {
   app.get('/me', async (req, reply) => {
     try {
       const p = await authenticate(req.headers.authorization);
@@ -42,7 +47,13 @@ async function describeKey(p: Principal, counters: LimitCounters, at: number) {
   const budgets = await Promise.all(
     p.limits.budgets.map(async (b) => {
       const pe = periodStartEnd(b.period, at);
-      return { scope: b.scope, period: b.period, limit_micros: b.limitMicros, spent_micros: await counters.budgetSpent(b.scope, pe.periodStart).catch(() => null), resets_at: new Date(pe.periodEnd).toISOString() };
+      return {
+        scope: b.scope,
+        period: b.period,
+        limit_micros: b.limitMicros,
+        spent_micros: await counters.budgetSpent(b.scope, pe.periodStart).catch(() => null),
+        resets_at: new Date(pe.periodEnd).toISOString(),
+      };
     }),
   );
   const eff = effectiveLimits(p.limits);
@@ -57,7 +68,12 @@ async function describeKey(p: Principal, counters: LimitCounters, at: number) {
     routing_profile: p.routingProfile ?? null,
     expires_at: p.expiresAt ? new Date(p.expiresAt).toISOString() : null,
     allowed_models: p.limits.allowedModels ?? null,
-    effective: { rpm: eff.rpm ?? null, tpm: eff.tpm ?? null, budget_micros_per_day: eff.budgetMicrosPerDay ?? null, budget_micros_per_month: eff.budgetMicrosPerMonth ?? null },
+    effective: {
+      rpm: eff.rpm ?? null,
+      tpm: eff.tpm ?? null,
+      budget_micros_per_day: eff.budgetMicrosPerDay ?? null,
+      budget_micros_per_month: eff.budgetMicrosPerMonth ?? null,
+    },
     limits: {
       rpm: p.limits.rpm.map((x) => ({ scope: x.scope, limit: x.limit, used: windows[x.scope]?.requests ?? null })),
       tpm: p.limits.tpm.map((x) => ({ scope: x.scope, limit: x.limit, used: windows[x.scope]?.tokens ?? null })),

@@ -33,7 +33,11 @@ function openStores(t: TenancyConfig['tenancy'], deps: TenancyDeps): AccountingS
  * unreachable (ledger-buffer.ts), the durable-usage hold and `GET /me`
  * (client-routes.ts). Without Redis, the process-wide in-process stores are used.
  */
-export function createEnabledTenancy(cfg: TenancyConfig, deps: TenancyDeps, over: TenancyOverrides = {}): TenancyHooks & { allowReplicaPin(p: Principal): boolean; ready: Promise<void> } {
+export function createEnabledTenancy(
+  cfg: TenancyConfig,
+  deps: TenancyDeps,
+  over: TenancyOverrides = {},
+): TenancyHooks & { allowReplicaPin(p: Principal): boolean; ready: Promise<void> } {
   const t = cfg.tenancy;
   const log = deps.log;
   const now = over.now ?? Date.now;
@@ -48,7 +52,11 @@ export function createEnabledTenancy(cfg: TenancyConfig, deps: TenancyDeps, over
   const keys = new ApiKeys({ cfg, stores: s, resolve: over.resolve, dependency: deps.dependency, now, metrics, log, logFailure });
   const quota = new Quota({ cfg: t, counters: s.counters, now, metrics, log, logFailure });
 
-  const ledgerRecord = (rec: UsageRecord): LedgerRecord => ({ ...rec, recordId: randomUUID(), costMicros: costMicros(quota.priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens) });
+  const ledgerRecord = (rec: UsageRecord): LedgerRecord => ({
+    ...rec,
+    recordId: randomUUID(),
+    costMicros: costMicros(quota.priceOf(rec.servedModel), rec.promptTokens, rec.completionTokens),
+  });
   const settle: TenancyHooks['settle'] = (res, usage) => quota.settle(res as HeldReservation, usage);
   const recordUsage = (rec: UsageRecord): void => {
     if (rec.keyId === 'anonymous') ends.release(rec.requestId);
@@ -73,7 +81,9 @@ export function createEnabledTenancy(cfg: TenancyConfig, deps: TenancyDeps, over
         return;
       }
       const full = ledgerRecord(rec);
-      buffer.track(full, s.settleAndAppend(h.inner, quota.actualOf(usage), now(), full), (e) => log.warn({ err: (e as Error).message }, 'settling a reservation failed'));
+      buffer.track(full, s.settleAndAppend(h.inner, quota.actualOf(usage), now(), full), (e) =>
+        log.warn({ err: (e as Error).message }, 'settling a reservation failed'),
+      );
     },
 
     allowReplicaPin() {
@@ -86,7 +96,9 @@ export function createEnabledTenancy(cfg: TenancyConfig, deps: TenancyDeps, over
     },
 
     async close() {
-      await buffer.close().catch((e) => log.warn({ err: (e as Error).message, lost: buffer.size }, 'usage records could not be written to the ledger at shutdown'));
+      await buffer
+        .close()
+        .catch((e) => log.warn({ err: (e as Error).message, lost: buffer.size }, 'usage records could not be written to the ledger at shutdown'));
       keys.close();
       // The Redis client itself is the host's: it closes after this.
       if (!over.stores && redis) {

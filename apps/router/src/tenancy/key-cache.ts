@@ -29,7 +29,11 @@ export class KeyCache {
   private readonly map = new Map<string, CacheEntry>();
   private gen = 0;
 
-  constructor(private readonly ttlMs: number, private readonly negativeTtlMs: number, private readonly maxEntries = 100_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly negativeTtlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {}
 
   /** Bumped by every invalidation: a refresh started before one must not store what it read. */
   get generation(): number {

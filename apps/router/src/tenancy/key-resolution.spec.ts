@@ -4,7 +4,14 @@ import { KeyCache } from './key-cache';
 import { KeyResolution, type LookupResult, type ResolveResult } from './key-resolution';
 
 const principal = (keyId = 'k1', over: Partial<Principal> = {}): Principal => ({
-  keyId, keyPrefix: 'sk-llmgw-ab', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold', limits: { rpm: [], tpm: [], budgets: [] }, ...over,
+  keyId,
+  keyPrefix: 'sk-llmgw-ab',
+  projectId: 'p1',
+  teamId: 't1',
+  orgId: 'o1',
+  band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [] },
+  ...over,
 });
 
 interface Call {
@@ -57,7 +64,14 @@ function harness(opts: { ttl?: number; records?: boolean } = {}) {
     await flush();
   };
   return {
-    r, cache, calls, records, lookups, resolves, answer, flush,
+    r,
+    cache,
+    calls,
+    records,
+    lookups,
+    resolves,
+    answer,
+    flush,
     advance: (ms: number) => (t += ms),
     recordReads: () => recordReads,
   };

@@ -44,10 +44,15 @@ export class ApiKeys {
     const t = o.cfg.tenancy;
     const cache = new KeyCache(t.cache_ttl, t.negative_cache_ttl);
     const tls = clientTls(t.accounting_tls, 'tenancy.accounting_tls');
-    this.resolver = o.resolve ? undefined : t.accounting_address ? new AccountingClient({ address: t.accounting_address, tls, dependency: o.dependency?.('accounting', { address: t.accounting_address }) }) : undefined;
+    this.resolver = o.resolve
+      ? undefined
+      : t.accounting_address
+        ? new AccountingClient({ address: t.accounting_address, tls, dependency: o.dependency?.('accounting', { address: t.accounting_address }) })
+        : undefined;
     if (!o.resolve && !this.resolver) throw new Error('tenancy.enabled needs tenancy.accounting_address (the accounting KeyResolver)');
     const resolver = this.resolver;
-    const resolveWire = o.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), o.cfg.default_band));
+    const resolveWire =
+      o.resolve ?? (async (hash: string) => principalFromWire(await resolver!.resolveKey(hash, { deadlineMs: t.resolve_timeout }), o.cfg.default_band));
     const published = o.stores.publishedKeys;
     this.keys = new KeyResolution({
       cache,

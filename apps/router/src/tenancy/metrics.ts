@@ -14,10 +14,24 @@ export function createTenancyMetrics(registry: Registry, buffered: () => number)
       labelNames: ['result'],
       registers: [registry],
     }),
-    keyResolve: new Counter({ name: 'llmgw_key_resolve_total', help: 'ResolveKey calls to accounting, by result (ok, not_found, failed).', labelNames: ['result'], registers: [registry] }),
-    rejected: new Counter({ name: 'llmgw_tenancy_rejected_total', help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).', labelNames: ['reason'], registers: [registry] }),
+    keyResolve: new Counter({
+      name: 'llmgw_key_resolve_total',
+      help: 'ResolveKey calls to accounting, by result (ok, not_found, failed).',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    rejected: new Counter({
+      name: 'llmgw_tenancy_rejected_total',
+      help: 'Requests refused by tenancy, by reason (auth, model, rpm, tpm, budget).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
     budgetFallbacks: new Counter({ name: 'llmgw_budget_fallback_total', help: 'Requests served by the budget fallback model.', registers: [registry] }),
-    degraded: new Gauge({ name: 'llmgw_tenancy_degraded', help: '1 while limits are counted locally because Redis is unreachable (per-router, not shared).', registers: [registry] }),
+    degraded: new Gauge({
+      name: 'llmgw_tenancy_degraded',
+      help: '1 while limits are counted locally because Redis is unreachable (per-router, not shared).',
+      registers: [registry],
+    }),
     buffered: new Gauge({
       name: 'llmgw_usage_ledger_buffered',
       help: 'Usage records held in memory because the ledger was unreachable.',
@@ -26,7 +40,11 @@ export function createTenancyMetrics(registry: Registry, buffered: () => number)
         this.set(buffered());
       },
     }),
-    dropped: new Counter({ name: 'llmgw_usage_ledger_dropped_total', help: 'Usage records dropped because the in-memory buffer was full.', registers: [registry] }),
+    dropped: new Counter({
+      name: 'llmgw_usage_ledger_dropped_total',
+      help: 'Usage records dropped because the in-memory buffer was full.',
+      registers: [registry],
+    }),
   };
 }
 

@@ -113,7 +113,14 @@ export class Quota {
     const micros = free ? 0 : Math.ceil(Math.max(price!.promptPerMTok, price!.completionPerMTok) * tokens);
     const budgets = free ? [] : p.limits.budgets.map((b) => ({ scope: b.scope, limitMicros: b.limitMicros, ...periodStartEnd(b.period, at) }));
     const r = await inSpan('tenancy.counters.reserve', { 'llmgw.model': model, 'llmgw.budgets_only': budgetsOnly }, () =>
-      counters.reserve({ nowMs: at, rpm: budgetsOnly ? [] : p.limits.rpm, tpm: budgetsOnly ? [] : p.limits.tpm, tokens: budgetsOnly ? 0 : tokens, budgets, micros }),
+      counters.reserve({
+        nowMs: at,
+        rpm: budgetsOnly ? [] : p.limits.rpm,
+        tpm: budgetsOnly ? [] : p.limits.tpm,
+        tokens: budgetsOnly ? 0 : tokens,
+        budgets,
+        micros,
+      }),
     );
     return { r, free, micros };
   }
@@ -133,7 +140,11 @@ export class Quota {
     return new LlmgwError(LIMIT_CODES[no.kind], `Rate limit reached: ${what}.`, { retryAfterSeconds: Math.max(1, Math.ceil(no.retryAfterMs / 1000)), headers });
   }
 
-  private async reserveWithFallback(p: Principal, model: string, tokens: number): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean; headers?: Record<string, string> }> {
+  private async reserveWithFallback(
+    p: Principal,
+    model: string,
+    tokens: number,
+  ): Promise<{ counters: LimitCounters; model: string; inner: CounterReservation; free: boolean; headers?: Record<string, string> }> {
     const at = this.o.now();
     let counters: LimitCounters = this.o.counters;
     let attempt;

@@ -16,7 +16,10 @@ export function formatReset(ms: number): string {
  */
 export function rateLimitHeaders(requests: WindowHeadroom | undefined, tokens: WindowHeadroom | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [what, h] of [['requests', requests], ['tokens', tokens]] as const) {
+  for (const [what, h] of [
+    ['requests', requests],
+    ['tokens', tokens],
+  ] as const) {
     if (!h) continue;
     out[`x-ratelimit-limit-${what}`] = String(h.limit);
     out[`x-ratelimit-remaining-${what}`] = String(Math.max(0, h.remaining));

@@ -2,7 +2,15 @@ import { routerConfigSchema, parseConfig, type RouterConfigInput } from '@llmgw/
 import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { createLogger, createRegistry } from '@llmgw/observability';
-import { type AccountingStores, MemoryKeyCacheBus, MemoryLimitCounters, MemoryPublishedKeys, MemoryUsageLedger, activeKeyRecord, revokedKeyRecord } from '@llmgw/stores';
+import {
+  type AccountingStores,
+  MemoryKeyCacheBus,
+  MemoryLimitCounters,
+  MemoryPublishedKeys,
+  MemoryUsageLedger,
+  activeKeyRecord,
+  revokedKeyRecord,
+} from '@llmgw/stores';
 import { hashApiKey, mintApiKey, periodBounds } from '@llmgw/tenancy';
 import Fastify from 'fastify';
 import { Writable } from 'node:stream';
@@ -15,8 +23,14 @@ import { waitUntil } from '@llmgw/testing';
 const log = createLogger({ service: 'router-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
-  keyId: 'k1', keyPrefix: 'sk-llmgw-abcd', projectId: 'p1', teamId: 't1', orgId: 'o1', band: 'gold',
-  limits: { rpm: [], tpm: [], budgets: [] }, ...over,
+  keyId: 'k1',
+  keyPrefix: 'sk-llmgw-abcd',
+  projectId: 'p1',
+  teamId: 't1',
+  orgId: 'o1',
+  band: 'gold',
+  limits: { rpm: [], tpm: [], budgets: [] },
+  ...over,
 });
 
 function setup(tenancy: Partial<RouterConfigInput['tenancy']> = {}, over: Partial<TenancyOverrides> & { principal?: Principal } = {}) {
@@ -42,7 +56,9 @@ describe('router tenancy', () => {
   });
 
   it('refuses to start enabled without an accounting address', () => {
-    expect(() => createTenancy(parseConfig(routerConfigSchema, { tenancy: { enabled: true } }), { log, registry: createRegistry('router') })).toThrow(/accounting_address/);
+    expect(() => createTenancy(parseConfig(routerConfigSchema, { tenancy: { enabled: true } }), { log, registry: createRegistry('router') })).toThrow(
+      /accounting_address/,
+    );
   });
 
   it.each([
@@ -95,15 +111,19 @@ describe('router tenancy', () => {
     const key = mintApiKey();
     const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() };
     const cfg = parseConfig(routerConfigSchema, { tenancy: { enabled: true, cache_ttl: 50 } });
-    const hooks = createEnabledTenancy(cfg, { log, registry: createRegistry('router') }, {
-      stores,
-      now: () => t,
-      resolve: async () => {
-        lookups++;
-        if (!up) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
-        return principal();
+    const hooks = createEnabledTenancy(
+      cfg,
+      { log, registry: createRegistry('router') },
+      {
+        stores,
+        now: () => t,
+        resolve: async () => {
+          lookups++;
+          if (!up) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
+          return principal();
+        },
       },
-    });
+    );
     await hooks.authenticate(`Bearer ${key.key}`);
     up = false;
     t += 80; // past cache_ttl: the entry is stale and accounting is asked again
@@ -117,16 +137,25 @@ describe('router tenancy', () => {
     const [used, fresh, revoked] = [mintApiKey(), mintApiKey(), mintApiKey()];
     const publishedKeys = new MemoryPublishedKeys();
     await publishedKeys.put([activeKeyRecord(fresh.hash, principal({ keyId: 'k-fresh', band: '' }), 1), revokedKeyRecord(revoked.hash, 'k-rev', 1)]);
-    const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus(), publishedKeys };
+    const stores: AccountingStores = {
+      counters: new MemoryLimitCounters(),
+      ledger: new MemoryUsageLedger(),
+      keyCacheBus: new MemoryKeyCacheBus(),
+      publishedKeys,
+    };
     const registry = createRegistry('router');
     const cfg = parseConfig(routerConfigSchema, { default_band: 'bronze', tenancy: { enabled: true } });
-    const hooks = createEnabledTenancy(cfg, { log, registry }, {
-      stores,
-      now: () => t,
-      resolve: async () => {
-        throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
+    const hooks = createEnabledTenancy(
+      cfg,
+      { log, registry },
+      {
+        stores,
+        now: () => t,
+        resolve: async () => {
+          throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'down');
+        },
       },
-    });
+    );
     expect(await hooks.authenticate(`Bearer ${fresh.key}`)).toMatchObject({ keyId: 'k-fresh', band: 'bronze' });
     for (let i = 0; i < 3; i++) expect(await hooks.authenticate(`Bearer ${fresh.key}`)).toMatchObject({ keyId: 'k-fresh' });
     await expect(hooks.authenticate(`Bearer ${revoked.key}`)).rejects.toMatchObject({ code: 'LLMGW_ERR_AUTH_INVALID' });
@@ -139,8 +168,12 @@ describe('router tenancy', () => {
 
   it('enforces the allowlist with 403', async () => {
     const { hooks } = setup();
-    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: ['a'] } }), 'b', 10)).rejects.toMatchObject({ code: 'LLMGW_ERR_MODEL_NOT_ALLOWED' });
-    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: [] } }), 'a', 10)).rejects.toMatchObject({ code: 'LLMGW_ERR_MODEL_NOT_ALLOWED' });
+    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: ['a'] } }), 'b', 10)).rejects.toMatchObject({
+      code: 'LLMGW_ERR_MODEL_NOT_ALLOWED',
+    });
+    await expect(hooks.reserve(principal({ limits: { rpm: [], tpm: [], budgets: [], allowedModels: [] } }), 'a', 10)).rejects.toMatchObject({
+      code: 'LLMGW_ERR_MODEL_NOT_ALLOWED',
+    });
   });
 
   it('answers 429 with Retry-After when RPM is spent', async () => {
@@ -154,13 +187,16 @@ describe('router tenancy', () => {
     expect(e.retryAfterSeconds).toBeLessThanOrEqual(60);
   });
 
-  it('reserves TPM as the estimate and settles it to the engine\'s figure', async () => {
+  it("reserves TPM as the estimate and settles it to the engine's figure", async () => {
     const { hooks, stores } = setup();
     const p = principal({ limits: { rpm: [], tpm: [{ scope: 'key:k1', limit: 1000 }], budgets: [] } });
     const r = await hooks.reserve(p, 'm', 900);
     await expect(hooks.reserve(p, 'm', 200)).rejects.toMatchObject({ code: 'LLMGW_ERR_RATE_LIMIT_TPM' });
     hooks.settle(r, { promptTokens: 50, completionTokens: 50, model: 'm' });
-    await waitUntil(async () => (await stores.counters.windowUsage('key:k1', Date.now())).tokens === 100, 'the window settled to the engine figure (100 tokens)');
+    await waitUntil(
+      async () => (await stores.counters.windowUsage('key:k1', Date.now())).tokens === 100,
+      'the window settled to the engine figure (100 tokens)',
+    );
     await hooks.reserve(p, 'm', 800);
   });
 
@@ -173,11 +209,18 @@ describe('router tenancy', () => {
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: 'LLMGW_ERR_BUDGET_EXCEEDED' });
     for (const r of results) if (r.status === 'fulfilled') hooks.settle(r.value, { promptTokens: 10, completionTokens: 10, model: 'm' });
-    await waitUntil(async () => (await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)) === 25 * 60, 'the 25 reservations settled at 60 micro-units each');
+    await waitUntil(
+      async () => (await stores.counters.budgetSpent('org:o1', periodBounds('month', Date.now()).start)) === 25 * 60,
+      'the 25 reservations settled at 60 micro-units each',
+    );
   });
 
   it.each([
-    ['budget', { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 100, period: 'day' as const }] }, /worst-case cost \(1000 micro-units.*lower max_tokens/],
+    [
+      'budget',
+      { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 100, period: 'day' as const }] },
+      /worst-case cost \(1000 micro-units.*lower max_tokens/,
+    ],
     ['tpm', { rpm: [], tpm: [{ scope: 'key:k1', limit: 100 }], budgets: [] }, /1000 tokens .* exceed .*lower max_tokens/],
   ])('says so when one request can never fit (%s)', async (_n, limits, msg) => {
     const { hooks } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 1 } } });
@@ -185,7 +228,10 @@ describe('router tenancy', () => {
   });
 
   it('serves the zero-priced fallback model when the budget is spent', async () => {
-    const { hooks } = setup({ prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } }, budget_fallback_model: 'small' });
+    const { hooks } = setup({
+      prices: { big: { prompt_per_mtok: 1000, completion_per_mtok: 1000 }, small: { prompt_per_mtok: 0, completion_per_mtok: 0 } },
+      budget_fallback_model: 'small',
+    });
     const p = principal({ limits: { rpm: [], tpm: [], budgets: [{ scope: 'key:k1', limitMicros: 150_000, period: 'day' }] } });
     expect((await hooks.reserve(p, 'big', 100)).model).toBe('big');
     expect((await hooks.reserve(p, 'big', 100)).model).toBe('small');
@@ -194,8 +240,32 @@ describe('router tenancy', () => {
 
   it('appends a priced usage record per request to the ledger', async () => {
     const { hooks, stores } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 3 } } });
-    hooks.recordUsage({ requestId: 'r1', ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 10, completionTokens: 10, cachedTokens: 0, durationMs: 1 });
-    hooks.recordUsage({ requestId: 'r2', ts: 1, keyId: 'anonymous', projectId: 'anonymous', model: 'm', servedModel: 'm', status: 401, promptTokens: 0, completionTokens: 0, cachedTokens: 0, durationMs: 1 });
+    hooks.recordUsage({
+      requestId: 'r1',
+      ts: 1,
+      keyId: 'k1',
+      projectId: 'p1',
+      model: 'm',
+      servedModel: 'm',
+      status: 200,
+      promptTokens: 10,
+      completionTokens: 10,
+      cachedTokens: 0,
+      durationMs: 1,
+    });
+    hooks.recordUsage({
+      requestId: 'r2',
+      ts: 1,
+      keyId: 'anonymous',
+      projectId: 'anonymous',
+      model: 'm',
+      servedModel: 'm',
+      status: 401,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      durationMs: 1,
+    });
     // One consumer-group read delivers the records: read until the first one is there.
     let got: Awaited<ReturnType<typeof stores.ledger.read>> = [];
     await waitUntil(async () => (got = await stores.ledger.read('c', 10, 0)).length > 0, 'a record in the ledger');
@@ -207,7 +277,9 @@ describe('router tenancy', () => {
     const ledger = new MemoryUsageLedger();
     const combined: Array<Promise<string>> = [];
     const stores: AccountingStores = {
-      counters, ledger, keyCacheBus: new MemoryKeyCacheBus(),
+      counters,
+      ledger,
+      keyCacheBus: new MemoryKeyCacheBus(),
       settleAndAppend: (r, actual, nowMs, rec) => {
         const done = counters.settle(r, actual, nowMs).then(() => ledger.append(rec));
         combined.push(done);
@@ -216,7 +288,19 @@ describe('router tenancy', () => {
     };
     const { hooks } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 3 } } }, { stores });
     const p = principal({ limits: { rpm: [], tpm: [{ scope: 'key:k1', limit: 1000 }], budgets: [] } });
-    const rec = { requestId: 'r1', ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 10, completionTokens: 10, cachedTokens: 0, durationMs: 1 };
+    const rec = {
+      requestId: 'r1',
+      ts: 1,
+      keyId: 'k1',
+      projectId: 'p1',
+      model: 'm',
+      servedModel: 'm',
+      status: 200,
+      promptTokens: 10,
+      completionTokens: 10,
+      cachedTokens: 0,
+      durationMs: 1,
+    };
     hooks.settleAndRecord!(await hooks.reserve(p, 'm', 900), { promptTokens: 10, completionTokens: 10, model: 'm' }, rec);
     expect(combined).toHaveLength(1);
     await Promise.all(combined);
@@ -228,7 +312,9 @@ describe('router tenancy', () => {
   });
 
   it('GET /me shows the key its limits, window usage and spend', async () => {
-    const p = principal({ limits: { rpm: [{ scope: 'key:k1', limit: 5 }], tpm: [], budgets: [{ scope: 'team:t1', limitMicros: 1000, period: 'day' }], allowedModels: ['m'] } });
+    const p = principal({
+      limits: { rpm: [{ scope: 'key:k1', limit: 5 }], tpm: [], budgets: [{ scope: 'team:t1', limitMicros: 1000, period: 'day' }], allowedModels: ['m'] },
+    });
     const { hooks, key } = setup({ prices: { m: { prompt_per_mtok: 1, completion_per_mtok: 1 } } }, { principal: p });
     await hooks.reserve(p, 'm', 100);
     const app = Fastify();
@@ -236,7 +322,13 @@ describe('router tenancy', () => {
     const res = await app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${key.key}` } });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ key_id: 'k1', band: 'gold', allowed_models: ['m'], effective: { rpm: 5 }, limits: { rpm: [{ scope: 'key:k1', limit: 5, used: 1 }] } });
+    expect(body).toMatchObject({
+      key_id: 'k1',
+      band: 'gold',
+      allowed_models: ['m'],
+      effective: { rpm: 5 },
+      limits: { rpm: [{ scope: 'key:k1', limit: 5, used: 1 }] },
+    });
     expect(body.budgets[0]).toMatchObject({ scope: 'team:t1', limit_micros: 1000, spent_micros: 100 });
     const anon = await app.inject({ method: 'GET', url: '/me' });
     expect(anon.statusCode).toBe(401);
@@ -244,7 +336,7 @@ describe('router tenancy', () => {
     await app.close();
   });
 
-  it('holds a response\'s end until its usage record is in the ledger', async () => {
+  it("holds a response's end until its usage record is in the ledger", async () => {
     const { hooks, stores } = setup();
     let releaseAppend!: () => void;
     const gate = new Promise<void>((r) => (releaseAppend = r));
@@ -263,7 +355,19 @@ describe('router tenancy', () => {
       reply.raw.writeHead(200, { 'content-type': 'application/json' });
       reply.raw.end('{"ok":true}');
       endedBeforeRecord = reply.raw.writableEnded;
-      hooks.recordUsage({ requestId: String(req.headers['x-request-id']), ts: 1, keyId: 'k1', projectId: 'p1', model: 'm', servedModel: 'm', status: 200, promptTokens: 1, completionTokens: 1, cachedTokens: 0, durationMs: 1 });
+      hooks.recordUsage({
+        requestId: String(req.headers['x-request-id']),
+        ts: 1,
+        keyId: 'k1',
+        projectId: 'p1',
+        model: 'm',
+        servedModel: 'm',
+        status: 200,
+        promptTokens: 1,
+        completionTokens: 1,
+        cachedTokens: 0,
+        durationMs: 1,
+      });
     });
     hooks.registerRoutes!(app);
     await app.listen({ port: 0, host: '127.0.0.1' });

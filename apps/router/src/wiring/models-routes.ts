@@ -22,7 +22,13 @@ export function registerModelRoutes(client: FastifyInstance, { catalog, tenancy,
     const all = catalog.list();
     return principal ? all.filter((m) => isModelAllowed(principal.limits, m.aliasOf ?? m.id)) : all;
   }
-  const entry = (m: { id: string; aliasOf?: string }, created: number) => ({ id: m.id, object: 'model', created, owned_by: 'llmgw', ...(m.aliasOf ? { root: m.aliasOf } : {}) });
+  const entry = (m: { id: string; aliasOf?: string }, created: number) => ({
+    id: m.id,
+    object: 'model',
+    created,
+    owned_by: 'llmgw',
+    ...(m.aliasOf ? { root: m.aliasOf } : {}),
+  });
   client.get('/v1/models', async (req, reply) => {
     const created = Math.floor(Date.now() / 1000);
     const models = await visibleModels(req.headers.authorization);

@@ -1,5 +1,13 @@
 import type { RouterConfig } from '@llmgw/config';
-import { EngineAuthorizer, readApiKeyFile, readEngineKeyFile, RedisEndpointSource, StaticEndpointSource, type EndpointInfo, type EndpointSource } from '@llmgw/endpoints';
+import {
+  EngineAuthorizer,
+  readApiKeyFile,
+  readEngineKeyFile,
+  RedisEndpointSource,
+  StaticEndpointSource,
+  type EndpointInfo,
+  type EndpointSource,
+} from '@llmgw/endpoints';
 import type { Logger } from '@llmgw/observability';
 import type { RedisConnect } from '@llmgw/service';
 import { inProcessState } from '@llmgw/stores';
@@ -25,7 +33,12 @@ export async function openEndpointSource(cfg: SourceConfig, redis: RedisConnect,
 }
 
 /** On-demand loading reads the catalog placement publishes: only beside a Redis or in-memory endpoint source. */
-export async function openOnDemand(cfg: Pick<RouterConfig, 'endpoint_source'>, redis: RedisConnect, source: EndpointSource, log: Logger): Promise<OnDemand | undefined> {
+export async function openOnDemand(
+  cfg: Pick<RouterConfig, 'endpoint_source'>,
+  redis: RedisConnect,
+  source: EndpointSource,
+  log: Logger,
+): Promise<OnDemand | undefined> {
   const es = cfg.endpoint_source;
   const subscribe = (cb: () => void) => source.subscribe(cb);
   if (es.kind === 'redis') {
@@ -47,7 +60,11 @@ export async function openOnDemand(cfg: Pick<RouterConfig, 'endpoint_source'>, r
  * secrets"): its replica secret or its static key, never the client's.
  * `close` stops following the source.
  */
-export function engineAuthorization(engineKeyFile: string | undefined, source: EndpointSource, log: Logger): { header(id: string): string | undefined; close(): void } {
+export function engineAuthorization(
+  engineKeyFile: string | undefined,
+  source: EndpointSource,
+  log: Logger,
+): { header(id: string): string | undefined; close(): void } {
   const auth = new EngineAuthorizer(engineKeyFile ? readEngineKeyFile(engineKeyFile) : undefined, (id) =>
     log.warn({ endpoint: id }, 'endpoint requires its replica secret but the router has no engine_key_file; the engine will refuse it'),
   );

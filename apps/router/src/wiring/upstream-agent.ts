@@ -2,7 +2,9 @@ import { Agent, Pool } from 'undici';
 import type { RouterConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
 
-export type UpstreamConfig = Pick<RouterConfig, 'upstream_connections' | 'upstream_connections_per_endpoint'> & { timeouts: Pick<RouterConfig['timeouts'], 'connect'> };
+export type UpstreamConfig = Pick<RouterConfig, 'upstream_connections' | 'upstream_connections_per_endpoint'> & {
+  timeouts: Pick<RouterConfig['timeouts'], 'connect'>;
+};
 
 /**
  * One connection pool per engine origin, sized per endpoint: upstream_connections_per_endpoint by

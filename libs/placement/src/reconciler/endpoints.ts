@@ -29,7 +29,12 @@ export function publishedEndpoints(replicas: Iterable<ReplicaRec>, withKey: bool
       ...(spec.schedulingPolicy === 'priority' ? { schedulingPolicy: 'priority' as const } : {}),
       ...(spec.maxNumSeqs ? { maxNumSeqs: spec.maxNumSeqs } : {}),
       ...(spec.kvEventsPort && host
-        ? { kvEvents: { endpoint: `tcp://${host}:${spec.kvEventsPort}`, ...(spec.kvReplayPort ? { replayEndpoint: `tcp://${host}:${spec.kvReplayPort}` } : {}) } }
+        ? {
+            kvEvents: {
+              endpoint: `tcp://${host}:${spec.kvEventsPort}`,
+              ...(spec.kvReplayPort ? { replayEndpoint: `tcp://${host}:${spec.kvReplayPort}` } : {}),
+            },
+          }
         : {}),
       ...(withKey ? { auth: 'replica-key' as const } : {}),
       fabric: r.fabric,

@@ -12,7 +12,12 @@ import type { ReconcilerNode, ShardLaunchSpec, ShardReport } from './types';
 export function freePorts(st: ReconcilerState, nodeId: string, n: number, taken: Set<number>): number[] {
   const addrOf = new Map(st.view.nodes.map((x) => [x.id, x.mgmtAddr]));
   const here = (id: string) => id === nodeId || (!!addrOf.get(nodeId) && addrOf.get(id) === addrOf.get(nodeId));
-  const take = (spec: ShardLaunchSpec) => taken.add(spec.httpPort).add(spec.leaderPort).add(spec.kvEventsPort ?? 0).add(spec.kvReplayPort ?? 0);
+  const take = (spec: ShardLaunchSpec) =>
+    taken
+      .add(spec.httpPort)
+      .add(spec.leaderPort)
+      .add(spec.kvEventsPort ?? 0)
+      .add(spec.kvReplayPort ?? 0);
   for (const r of st.replicas.values()) for (const s of r.shards) if (here(s.nodeId)) take(s.spec);
   for (const rep of st.view.shards) if (here(rep.nodeId) && rep.spec) take(rep.spec);
   const out: number[] = [];
@@ -22,7 +27,14 @@ export function freePorts(st: ReconcilerState, nodeId: string, n: number, taken:
   return out;
 }
 
-export async function launchReplica(st: ReconcilerState, m: Model, d: PlacementDecision, nodes: Map<string, ReconcilerNode>, now: number, token: number): Promise<void> {
+export async function launchReplica(
+  st: ReconcilerState,
+  m: Model,
+  d: PlacementDecision,
+  nodes: Map<string, ReconcilerNode>,
+  now: number,
+  token: number,
+): Promise<void> {
   const id = st.o.newReplicaId(m.name);
   const p = d.profile;
   const leader = nodes.get(d.shards[0].nodeId)!;
@@ -117,7 +129,17 @@ export function adoptReplica(st: ReconcilerState, id: string, reps: ShardReport[
   const shards: ShardRec[] = [];
   for (let rank = 0; rank < nn; rank++) {
     const rep = reps.find((r) => r.spec!.rank === rank);
-    if (rep) shards.push({ spec: rep.spec!, nodeId: rep.nodeId, state: rep.state, message: rep.message, endpoint: rep.endpoint, sinceMs: now, stopSent: false, drained: rep.state === 'draining' && !!rep.drained });
+    if (rep)
+      shards.push({
+        spec: rep.spec!,
+        nodeId: rep.nodeId,
+        state: rep.state,
+        message: rep.message,
+        endpoint: rep.endpoint,
+        sinceMs: now,
+        stopSent: false,
+        drained: rep.state === 'draining' && !!rep.drained,
+      });
   }
   const missing = nn - shards.length;
   const ready = !missing && shards.every((s) => s.state === 'ready') && !!shards[0].endpoint;

@@ -70,7 +70,8 @@ export interface PassResult {
 }
 
 /** The options with their defaults filled in. */
-export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>> & Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>;
+export type ResolvedOptions = Required<Omit<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>> &
+  Pick<ReconcilerOptions, 'log' | 'onPass' | 'engineSecret' | 'policy' | 'autoscale'>;
 
 export function resolveOptions(opts: ReconcilerOptions): ResolvedOptions {
   return {
@@ -84,4 +85,14 @@ export function resolveOptions(opts: ReconcilerOptions): ResolvedOptions {
   };
 }
 
-export const NOT_LEADER: PassResult = { leader: false, placed: 0, failed: 0, drained: 0, stopped: 0, orphansStopped: 0, orphansDeferred: 0, adopted: 0, unschedulable: [] };
+export const NOT_LEADER: PassResult = {
+  leader: false,
+  placed: 0,
+  failed: 0,
+  drained: 0,
+  stopped: 0,
+  orphansStopped: 0,
+  orphansDeferred: 0,
+  adopted: 0,
+  unschedulable: [],
+};

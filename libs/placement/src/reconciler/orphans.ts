@@ -101,7 +101,8 @@ export class OrphanStops {
       void this.o.sink.stop(job.nodeId, job.shardId, 'orphan: no replica claims it', job.token).then(
         () => this.done(job, true),
         (e: unknown) => {
-          if (!this.backoff.has(job.nodeId)) this.o.log?.warn({ node: job.nodeId, shard: job.shardId, err: (e as Error).message }, 'orphan stop failed; the node is skipped for a while');
+          if (!this.backoff.has(job.nodeId))
+            this.o.log?.warn({ node: job.nodeId, shard: job.shardId, err: (e as Error).message }, 'orphan stop failed; the node is skipped for a while');
           this.done(job, false);
         },
       );

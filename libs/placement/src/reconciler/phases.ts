@@ -15,7 +15,16 @@ export interface Pass {
   readonly nodes: Map<string, ReconcilerNode>;
   readonly reports: Map<string, ShardReport>;
   readonly models: Map<string, Model>;
-  readonly res: { placed: number; failed: number; drained: number; stopped: number; orphansStopped: number; orphansDeferred: number; adopted: number; unschedulable: string[] };
+  readonly res: {
+    placed: number;
+    failed: number;
+    drained: number;
+    stopped: number;
+    orphansStopped: number;
+    orphansDeferred: number;
+    adopted: number;
+    unschedulable: string[];
+  };
 }
 
 /** Phase 1: claims reported shards for known replicas, adopts whole replicas, queues orphan stops. */
@@ -158,7 +167,9 @@ export async function converge(st: ReconcilerState, pass: Pass): Promise<void> {
       }
     }
     if (live.length > want) {
-      const victims = [...live].sort((a, b) => stateRank(a.state) - stateRank(b.state) || b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1)).slice(0, live.length - want);
+      const victims = [...live]
+        .sort((a, b) => stateRank(a.state) - stateRank(b.state) || b.createdAtMs - a.createdAtMs || (a.id < b.id ? 1 : -1))
+        .slice(0, live.length - want);
       for (const r of victims) {
         await st.startDrain(r, want === 0 ? 'idle or switched off' : 'excess replica', now, token);
         res.drained++;
@@ -202,7 +213,10 @@ async function makeRoom(st: ReconcilerState, pass: Pass, m: Model, fleet: Fleet,
   const plan = st.sharing.plan(st.o.catalog(), m, fleet, st.runningReplicas(), fp);
   if (!plan) return;
   st.sharing.begin(m.name, plan, now);
-  st.o.log?.info({ model: m.name, kind: plan.kind, victims: plan.victims.map((v) => v.replica), nodes: plan.decision.shards.map((s) => s.nodeId) }, 'making room: draining replicas (tried on a copy of the fleet first)');
+  st.o.log?.info(
+    { model: m.name, kind: plan.kind, victims: plan.victims.map((v) => v.replica), nodes: plan.decision.shards.map((s) => s.nodeId) },
+    'making room: draining replicas (tried on a copy of the fleet first)',
+  );
   for (const v of plan.victims) {
     const r = st.replicas.get(v.replica);
     if (!r || (r.state !== 'ready' && r.state !== 'starting')) continue;
@@ -217,7 +231,8 @@ export async function stopEnded(st: ReconcilerState, pass: Pass): Promise<void> 
   // Drains past their time, failed replicas: stop every shard. Then forget what is gone.
   for (const r of st.replicas.values()) {
     // A drain ends at its timeout, or as soon as the leader reports it drained (nothing left in flight).
-    if (r.state === 'draining' && (now - r.drainStartedAtMs >= r.drainTimeoutMs || r.shards[0].state === 'stopped' || r.shards[0].drained)) r.state = 'stopping';
+    if (r.state === 'draining' && (now - r.drainStartedAtMs >= r.drainTimeoutMs || r.shards[0].state === 'stopped' || r.shards[0].drained))
+      r.state = 'stopping';
     if (r.state === 'failed') r.state = 'stopping';
     if (r.state !== 'stopping') continue;
     // A shard on a Lost node cannot be told now; it is not marked stopped, so that if the node comes

@@ -72,7 +72,9 @@ describe('Reconciler: missing replicas', () => {
     expect(h.endpoints).toEqual([]);
     h.fleet.readyAll();
     await h.pass();
-    expect(h.endpoints).toEqual([expect.objectContaining({ id: 'big-0001', model: 'big', pool: 'h100-80g/ib-a', fabric: 'ib-a', gpuClass: 'h100-80g', engine: 'vllm', draining: false })]);
+    expect(h.endpoints).toEqual([
+      expect.objectContaining({ id: 'big-0001', model: 'big', pool: 'h100-80g/ib-a', fabric: 'ib-a', gpuClass: 'h100-80g', engine: 'vllm', draining: false }),
+    ]);
     expect(h.rec.replicaViews()[0].state).toBe('ready');
   });
 
@@ -161,7 +163,10 @@ describe('Reconciler: failures', () => {
   it('never hands one port out twice on one management address, even across nodes (several agents on one host)', async () => {
     const m = makeModel('m', [{ tp: 1 }], { min: 4, max: 4 });
     const two = makeModel('two', [{ tp: 2, nodes: 2, gpusPerNode: 1 }], { min: 1, max: 1 });
-    const fleet = new SimFleet([{ id: 'x1', fabrics: ['ib-a'] }, { id: 'x2', fabrics: ['ib-a'] }]);
+    const fleet = new SimFleet([
+      { id: 'x1', fabrics: ['ib-a'] },
+      { id: 'x2', fabrics: ['ib-a'] },
+    ]);
     for (const n of fleet.nodes.values()) fleet.setNode(n.id, { mgmtAddr: '127.0.0.1' });
     const h = new Harness(fleet, [two, m]);
     await h.pass();
@@ -443,7 +448,14 @@ describe('Reconciler: the endpoint contract a placed replica publishes', () => {
   it('KV-event ports are unique per management address, across replicas and against reported shards', async () => {
     // n1 and n2 share a management address in SimFleet (same id length): one port space.
     const m = makeModel('chat', [{ tp: 1, engine: 'sim' }], { min: 2, max: 2 });
-    const h = new Harness(new SimFleet([{ id: 'n1', gpus: 1 }, { id: 'n2', gpus: 1 }]), [m], { portRange: [31000, 31005] });
+    const h = new Harness(
+      new SimFleet([
+        { id: 'n1', gpus: 1 },
+        { id: 'n2', gpus: 1 },
+      ]),
+      [m],
+      { portRange: [31000, 31005] },
+    );
     await h.placeReady();
     const specs = [...h.fleet.shards.values()].map((s) => s.spec!);
     expect(specs).toHaveLength(2);
@@ -452,7 +464,10 @@ describe('Reconciler: the endpoint contract a placed replica publishes', () => {
     expect(new Set(all).size).toBe(6);
     // A restarted scheduler adopts them from the fleet (specs as reported, no secret) and places a
     // third replica on a third node at the same address: its ports avoid the adopted ones.
-    const h2 = new Harness(h.fleet, [makeModel('chat', [{ tp: 1, engine: 'sim' }], { min: 3, max: 3 })], { portRange: [31000, 31008], newReplicaId: (m) => `${m}-b${++h.ids}` });
+    const h2 = new Harness(h.fleet, [makeModel('chat', [{ tp: 1, engine: 'sim' }], { min: 3, max: 3 })], {
+      portRange: [31000, 31008],
+      newReplicaId: (m) => `${m}-b${++h.ids}`,
+    });
     h2.fleet.addNode({ id: 'n3', gpus: 1 });
     await h2.pass();
     expect(h2.rec.replicaViews().filter((r) => r.adopted)).toHaveLength(2);

@@ -80,7 +80,10 @@ export class ReconcilerState {
     for (const r of this.replicas.values()) for (const s of r.shards) if (!(r.state === 'stopping' && s.state === 'stopped')) take(s.nodeId, s.spec.gpuIndices);
     for (const rep of this.view.shards) if (rep.spec && !TERMINAL_SHARD_STATES.has(rep.state)) take(rep.nodeId, rep.spec.gpuIndices);
     if (forModel !== undefined) for (const s of this.sharing.reservedAgainst(forModel, this.o.now())) take(s.nodeId, s.gpuIndices);
-    const fleet = new Fleet(this.view.nodes.map((n) => (n.draining && !n.cordoned ? { ...n, cordoned: true } : n)), alloc);
+    const fleet = new Fleet(
+      this.view.nodes.map((n) => (n.draining && !n.cordoned ? { ...n, cordoned: true } : n)),
+      alloc,
+    );
     const footprints = new Map<string, ModelFootprint>();
     for (const r of this.replicas.values()) {
       if (r.state !== 'starting' && r.state !== 'ready') continue;
@@ -104,7 +107,10 @@ export class ReconcilerState {
    * drainTimeoutMs.
    */
   nodeDrainTimeout(r: ReplicaRec, nodes: Map<string, ReconcilerNode>): number {
-    const set = r.shards.map((s) => nodes.get(s.nodeId)).filter((n) => n?.draining && (n.drainTimeoutMs ?? 0) > 0).map((n) => n!.drainTimeoutMs!);
+    const set = r.shards
+      .map((s) => nodes.get(s.nodeId))
+      .filter((n) => n?.draining && (n.drainTimeoutMs ?? 0) > 0)
+      .map((n) => n!.drainTimeoutMs!);
     return set.length ? Math.min(...set) : this.o.drainTimeoutMs;
   }
 

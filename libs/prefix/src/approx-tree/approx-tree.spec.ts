@@ -86,21 +86,25 @@ describe('ApproxTree', () => {
   it('property: match equals a brute-force longest common chunk prefix over what each tenant was sent', () => {
     const text = fc.stringMatching(/^[ab]{0,24}$/);
     fc.assert(
-      fc.property(fc.array(fc.tuple(text, fc.constantFrom('r1', 'r2', 'r3')), { maxLength: 30 }), fc.array(text, { minLength: 1, maxLength: 10 }), (inserts, queries) => {
-        const t = new ApproxTree();
-        inserts.forEach(([s, tenant], i) => t.insert(h(s), tenant, i));
-        for (const q of queries) {
-          const expected = new Map<string, number>();
-          for (const [s, tenant] of inserts) {
-            let lcp = 0;
-            while (lcp < q.length && lcp < s.length && q[lcp] === s[lcp]) lcp++;
-            const chunks = Math.floor(lcp / C);
-            if (chunks > (expected.get(tenant) ?? 0)) expected.set(tenant, chunks);
+      fc.property(
+        fc.array(fc.tuple(text, fc.constantFrom('r1', 'r2', 'r3')), { maxLength: 30 }),
+        fc.array(text, { minLength: 1, maxLength: 10 }),
+        (inserts, queries) => {
+          const t = new ApproxTree();
+          inserts.forEach(([s, tenant], i) => t.insert(h(s), tenant, i));
+          for (const q of queries) {
+            const expected = new Map<string, number>();
+            for (const [s, tenant] of inserts) {
+              let lcp = 0;
+              while (lcp < q.length && lcp < s.length && q[lcp] === s[lcp]) lcp++;
+              const chunks = Math.floor(lcp / C);
+              if (chunks > (expected.get(tenant) ?? 0)) expected.set(tenant, chunks);
+            }
+            const got = t.match(h(q));
+            expect(Object.fromEntries(got.matched)).toEqual(Object.fromEntries(expected));
           }
-          const got = t.match(h(q));
-          expect(Object.fromEntries(got.matched)).toEqual(Object.fromEntries(expected));
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -6,7 +6,10 @@ import { blockHashes, cbor, eventHashOf, noneHash } from './block-hash';
 function capture(name: string) {
   const text = readFileSync(join(__dirname, '../../../../fixtures/kv_events', name), 'utf8');
   const raw = JSON.parse(text) as { token_ids: number[]; block_size: number; hash_seed: string; lora_name: string | null };
-  const hashes = /"block_hashes"\s*:\s*\[([^\]]*)\]/.exec(text)![1].split(',').map((s) => BigInt(s.trim()));
+  const hashes = /"block_hashes"\s*:\s*\[([^\]]*)\]/
+    .exec(text)![1]
+    .split(',')
+    .map((s) => BigInt(s.trim()));
   return { ...raw, hashes };
 }
 

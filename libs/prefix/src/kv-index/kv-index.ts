@@ -33,12 +33,7 @@ export interface KvBatch {
 export type ReplicaSyncState = 'syncing' | 'synced' | 'replaying' | 'dropped';
 
 /** What `offer` did; `gap` asks the caller to fetch batches from `from` on. */
-export type OfferResult =
-  | { kind: 'applied' }
-  | { kind: 'restart' }
-  | { kind: 'gap'; from: number }
-  | { kind: 'held' }
-  | { kind: 'ignored' };
+export type OfferResult = { kind: 'applied' } | { kind: 'restart' } | { kind: 'gap'; from: number } | { kind: 'held' } | { kind: 'ignored' };
 
 interface Replica {
   state: ReplicaSyncState;

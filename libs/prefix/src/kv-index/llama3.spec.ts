@@ -25,7 +25,7 @@ describe('Llama 3 token ids (chat template, BOS)', () => {
     expect(llama3TextTokens('hello world')).toEqual([128000, 15339, 1917]);
   }, 60_000);
 
-  it('property: the direct renderer (with its span cache) gives exactly the Jinja template\'s token ids', () => {
+  it("property: the direct renderer (with its span cache) gives exactly the Jinja template's token ids", () => {
     const piece = fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.constantFrom(' ', '\n', '\t', '  lead', 'trail  ', '<|eot_id|>', '<|begin_of_text|>', 'héllo wörld', '日本語', '🙂', "don't", '1234567'),
@@ -54,7 +54,9 @@ describe('Llama 3 token ids (chat template, BOS)', () => {
   }, 60_000);
 
   it('property: the head of a long prompt is a prefix of its token ids, and all of them when it fits', () => {
-    const words = fc.array(fc.constantFrom('alpha', 'beta', ' ', '\n', 'γάμμα', '12345', 'x'.repeat(30), '—', 'don\'t', '🙂'), { minLength: 1, maxLength: 60 }).map((ws) => ws.join(' '));
+    const words = fc
+      .array(fc.constantFrom('alpha', 'beta', ' ', '\n', 'γάμμα', '12345', 'x'.repeat(30), '—', "don't", '🙂'), { minLength: 1, maxLength: 60 })
+      .map((ws) => ws.join(' '));
     const convo = fc.array(fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: words }), { minLength: 1, maxLength: 6 });
     const isPrefix = (head: number[], all: number[]): boolean => head.length <= all.length && head.every((id, i) => id === all[i]);
     fc.assert(
@@ -76,7 +78,15 @@ describe('Llama 3 token ids (chat template, BOS)', () => {
     const huge = 'The same sentence over and over again. '.repeat(110_000);
     expect(llama3TextHeadTokens(huge, 65_536).length).toBeLessThan(20_000);
     expect(llama3ChatHeadTokens([{ role: 'user', content: huge }], 65_536)).toEqual([]);
-    expect(llama3ChatHeadTokens([{ role: 'system', content: 'short' }, { role: 'user', content: huge }], 65_536).length).toBeGreaterThan(5);
+    expect(
+      llama3ChatHeadTokens(
+        [
+          { role: 'system', content: 'short' },
+          { role: 'user', content: huge },
+        ],
+        65_536,
+      ).length,
+    ).toBeGreaterThan(5);
   }, 120_000);
 
   it('takes text parts only', () => {

@@ -66,21 +66,16 @@ describe('BoundedLoadRing', () => {
 
   it('property: the chosen member is always within the bound, and is the primary when the primary fits', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.nat(50), { minLength: 1, maxLength: 16 }),
-        fc.string(),
-        fc.double({ min: 1, max: 3, noNaN: true }),
-        (loads, key, lf) => {
-          const members = ids(loads.length);
-          const ring = new BoundedLoadRing(members, { virtualNodes: 20 });
-          const loadOf = (id: string): number => loads[members.indexOf(id)];
-          const total = loads.reduce((a, b) => a + b, 0);
-          const bound = Math.ceil((lf * (total + 1)) / loads.length);
-          const p = ring.pick(key, loadOf, lf)!;
-          expect(loadOf(p.id) + 1).toBeLessThanOrEqual(bound);
-          if (loadOf(p.primary) + 1 <= bound) expect(p.id).toBe(p.primary);
-        },
-      ),
+      fc.property(fc.array(fc.nat(50), { minLength: 1, maxLength: 16 }), fc.string(), fc.double({ min: 1, max: 3, noNaN: true }), (loads, key, lf) => {
+        const members = ids(loads.length);
+        const ring = new BoundedLoadRing(members, { virtualNodes: 20 });
+        const loadOf = (id: string): number => loads[members.indexOf(id)];
+        const total = loads.reduce((a, b) => a + b, 0);
+        const bound = Math.ceil((lf * (total + 1)) / loads.length);
+        const p = ring.pick(key, loadOf, lf)!;
+        expect(loadOf(p.id) + 1).toBeLessThanOrEqual(bound);
+        if (loadOf(p.primary) + 1 <= bound) expect(p.id).toBe(p.primary);
+      }),
       { numRuns: 300 },
     );
   });
@@ -112,7 +107,10 @@ describe('BoundedLoadRing', () => {
         (members, keys, which) => {
           const gone = members[which % members.length];
           const full = new BoundedLoadRing(members, { virtualNodes: 16 });
-          const less = new BoundedLoadRing(members.filter((m) => m !== gone), { virtualNodes: 16 });
+          const less = new BoundedLoadRing(
+            members.filter((m) => m !== gone),
+            { virtualNodes: 16 },
+          );
           for (const k of keys) {
             const before = full.owner(k);
             if (before !== gone) expect(less.owner(k)).toBe(before);

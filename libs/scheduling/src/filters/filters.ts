@@ -53,13 +53,5 @@ function factory(type: string, description: string, make: (name: string) => Filt
 }
 
 export const drainingFilterFactory = factory('draining-filter', 'drops draining endpoints', (n) => new DrainingFilter(n));
-export const availableFilterFactory = factory(
-  'available-filter',
-  'drops endpoints in cooldown or with an open breaker',
-  (n) => new AvailableFilter(n),
-);
-export const pinnedFilterFactory = factory(
-  'pinned-filter',
-  'keeps only the x-llmgw-replica endpoint when it is usable',
-  (n) => new PinnedFilter(n),
-);
+export const availableFilterFactory = factory('available-filter', 'drops endpoints in cooldown or with an open breaker', (n) => new AvailableFilter(n));
+export const pinnedFilterFactory = factory('pinned-filter', 'keeps only the x-llmgw-replica endpoint when it is usable', (n) => new PinnedFilter(n));

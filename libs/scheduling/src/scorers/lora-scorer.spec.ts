@@ -3,7 +3,12 @@ import type { EndpointView } from '../types';
 import { LoraScorer, loraScorerFactory } from './lora-scorer';
 
 const scorer = (params: object = {}) => loraScorerFactory.create('lora', params) as LoraScorer;
-const lora = (running: string[], waiting: string[] = [], maxLora = 1) => ({ waiting: 0, running: running.length, kvUsage: 0, lora: { maxLora, running, waiting } });
+const lora = (running: string[], waiting: string[] = [], maxLora = 1) => ({
+  waiting: 0,
+  running: running.length,
+  kvUsage: 0,
+  lora: { maxLora, running, waiting },
+});
 
 describe('lora scorer', () => {
   it('scores a replica holding the adapter first, a free slot next, evicting an idle adapter after, all slots running last', () => {
@@ -16,7 +21,12 @@ describe('lora scorer', () => {
     ];
     s.picked(testRequest({ adapter: 'chat' }), eps[2]);
     const got = s.score(testRequest({ adapter: 'sql' }), eps);
-    expect([...got.entries()]).toEqual([['has', 1], ['free', 0.6], ['idle', 0.3], ['busy', 0.05]]);
+    expect([...got.entries()]).toEqual([
+      ['has', 1],
+      ['free', 0.6],
+      ['idle', 0.3],
+      ['busy', 0.05],
+    ]);
     expect([...s.score(testRequest(), eps).values()]).toEqual([0.5, 0.5, 0.5, 0.5]);
   });
 
@@ -52,7 +62,11 @@ describe('lora scorer', () => {
       let loads = 0;
       for (let i = 0; i < 300; i++) {
         const adapter = ['sql', 'legal', 'chat'][Math.floor(random() * 3)];
-        const ep = choose(adapter, eps.map((e) => ({ ...e, stats: lora(held.has(e.id) ? [held.get(e.id)!] : []) })), i);
+        const ep = choose(
+          adapter,
+          eps.map((e) => ({ ...e, stats: lora(held.has(e.id) ? [held.get(e.id)!] : []) })),
+          i,
+        );
         if (held.get(ep.id) !== adapter) loads++;
         held.set(ep.id, adapter);
       }

@@ -79,16 +79,58 @@ describe('inflight scorer: 1 − norm(inflight per unit weight)', () => {
 describe('load scorer: 1 − norm(running / drain_rate)', () => {
   const scorer = new LoadScorer('load', scraped);
   it.each([
-    ['same running, slower replica scores lower', [[4, 4], [4, 2]], [0.5, 0]],
-    ['drain time relative to the largest', [[2, 2], [4, 2], [8, 2]], [0.75, 0.5, 0]],
-    ['all idle → all 1', [[0, 1], [0, 5]], [1, 1]],
-    ['unknown rate uses the mean of known rates', [[6, 3], [6, undefined], [3, 1]], [1 / 3, 0, 0]],
-    ['no rate known: running alone', [[1, undefined], [4, undefined]], [0.75, 0]],
-    ['zero rate treated as unknown', [[2, 0], [4, 2]], [0.5, 0]],
+    [
+      'same running, slower replica scores lower',
+      [
+        [4, 4],
+        [4, 2],
+      ],
+      [0.5, 0],
+    ],
+    [
+      'drain time relative to the largest',
+      [
+        [2, 2],
+        [4, 2],
+        [8, 2],
+      ],
+      [0.75, 0.5, 0],
+    ],
+    [
+      'all idle → all 1',
+      [
+        [0, 1],
+        [0, 5],
+      ],
+      [1, 1],
+    ],
+    [
+      'unknown rate uses the mean of known rates',
+      [
+        [6, 3],
+        [6, undefined],
+        [3, 1],
+      ],
+      [1 / 3, 0, 0],
+    ],
+    [
+      'no rate known: running alone',
+      [
+        [1, undefined],
+        [4, undefined],
+      ],
+      [0.75, 0],
+    ],
+    [
+      'zero rate treated as unknown',
+      [
+        [2, 0],
+        [4, 2],
+      ],
+      [0.5, 0],
+    ],
   ])('%s', (_label, rows, expected) => {
-    const eps = (rows as [number, number | undefined][]).map(([running, drainRate], i) =>
-      testEndpoint(`e${i}`, { stats: stats({ running }), drainRate }),
-    );
+    const eps = (rows as [number, number | undefined][]).map(([running, drainRate], i) => testEndpoint(`e${i}`, { stats: stats({ running }), drainRate }));
     const got = scorer.score(req, eps);
     expected.forEach((v, i) => expect(got.get(`e${i}`)).toBeCloseTo(v, 9));
   });
