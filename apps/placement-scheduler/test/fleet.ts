@@ -8,7 +8,7 @@
 import { ControlClient } from '@llmgw/control-rpc';
 import { createEngineKeyFile, endpointKeys, type EndpointInfo, decodeEndpoint } from '@llmgw/endpoints';
 import { WatchedFleet, InventoryClient, type FleetWatch } from '@llmgw/inventory-rpc';
-import { modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
+import { isTerminalShardState, modelCatalogKeys, type controlV1 } from '@llmgw/contracts';
 import { freePortRange, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -283,7 +283,7 @@ export class TestFleet {
     const out: LiveShard[] = [];
     for (const n of this.view.nodes.values()) {
       for (const s of n.shards) {
-        if (s.state === 'SHARD_STATE_STOPPED' || s.state === 'SHARD_STATE_FAILED') continue;
+        if (isTerminalShardState(s.state)) continue;
         out.push({
           nodeId: n.info!.nodeId,
           shardId: s.shardId,
