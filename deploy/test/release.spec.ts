@@ -111,7 +111,7 @@ describe('npm run release', () => {
     }).catch((e: Error) => {
       throw new Error(`${e.message}\n${output}`);
     });
-    expect(up.exitCode).toBeNull();
+    if (up.exitCode !== null) throw new Error(`llmgw up from the release exited ${up.exitCode}:\n${output}`);
     // Every role ran from the tarball's bundles: nothing was rebuilt, nothing came from a source tree.
     expect(output).not.toMatch(/rebuilt|apps\/[a-z-]+\/src/);
     const router = /router 1\s+(http:\/\/\S+)\/v1/.exec(output)![1];

@@ -28,7 +28,7 @@ const root = path.resolve(__dirname, '../..');
 const bundles = require('./build-app.cjs');
 
 // Every role bin/llmgw.cjs dispatches to.
-const ROLES = ['router', 'admission', 'inventory', 'placement-scheduler', 'accounting', 'node-agent', 'sim-engine', 'ctl', 'up'];
+const ROLES = ['router', 'admission', 'inventory', 'placement-scheduler', 'accounting', 'node-agent', 'sim-engine', 'portal', 'ctl', 'up'];
 // Packages the bundles never load without sources: tsx runs sources (LLMGW_FROM_SOURCE=1).
 const SOURCE_ONLY = new Set(['tsx']);
 // Build-time parts of runtime packages: zeromq's C++ sources and its addons for other platforms.
@@ -129,6 +129,11 @@ function release(o) {
       for (const f of ['main.js', 'main.js.map']) {
         fs.mkdirSync(path.join(top, 'dist/apps', role), { recursive: true });
         fs.copyFileSync(path.join(root, 'dist/apps', role, f), path.join(top, 'dist/apps', role, f));
+      }
+      // Files a bundle serves beside itself (the portal's views and assets, copied there by build-app).
+      for (const d of ['views', 'assets']) {
+        const from = path.join(root, 'dist/apps', role, d);
+        if (fs.existsSync(from)) copyTree(from, path.join(top, 'dist/apps', role, d));
       }
     }
     copyTree(path.join(root, 'proto'), path.join(top, 'proto'));

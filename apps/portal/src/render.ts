@@ -9,6 +9,9 @@ import { dirname, join } from 'node:path';
 export function portalDir(): string {
   for (let d = __dirname; ; d = dirname(d)) {
     if (existsSync(join(d, 'views', 'layout.eta')) && existsSync(join(d, 'assets', 'app.js'))) return d;
+    // Another role's bundle (dist/apps/up) finds the portal bundle's copy beside it (dist/apps/portal).
+    const sibling = join(d, 'portal');
+    if (existsSync(join(sibling, 'views', 'layout.eta')) && existsSync(join(sibling, 'assets', 'app.js'))) return sibling;
     const inRepo = join(d, 'apps', 'portal');
     if (existsSync(join(inRepo, 'views', 'layout.eta'))) return inRepo;
     if (dirname(d) === d) throw new Error('apps/portal/views not found beside the portal code');
