@@ -59,7 +59,7 @@ function build(name) {
       outfile: tmp,
       bundle: true,
       platform: 'node',
-      target: 'node20',
+      target: 'node22',
       format: 'cjs',
       sourcemap: true,
       metafile: true,

@@ -64,6 +64,6 @@ function summary() {
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck', nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--skip-nx-cache']);
   await step('typecheck: bin and tools', bin('tsc'), ['-p', 'tsconfig.tools.json', '--noEmit']);
-  await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
+  await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=2', '--skip-nx-cache']);
   summary();
 })();
