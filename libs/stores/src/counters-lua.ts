@@ -95,12 +95,12 @@ local function reserve_one(K, A)
   end
   for i = 1, nr do
     redis.call('HINCRBY', K[i], bucket, nreq)
-    redis.call('EXPIRE', K[i], win + 5 + bucket - now)
+    redis.call('EXPIRE', K[i], 2 * win + 5)
   end
   if tokens > 0 then
     for i = 1, nt do
       redis.call('HINCRBY', K[nr + i], bucket, tokens)
-      redis.call('EXPIRE', K[nr + i], win + 5 + bucket - now)
+      redis.call('EXPIRE', K[nr + i], 2 * win + 5)
     end
   end
   if micros > 0 then
@@ -128,7 +128,7 @@ local function adjust_one(K, A)
   local nr = tonumber(A[5]); local nt = tonumber(A[6]); local nb = tonumber(A[7])
   local dReq = tonumber(A[8]); local dTok = tonumber(A[9]); local dMic = tonumber(A[10])
   if sec > now - win then
-    local ttl = win + 5 + math.max(0, sec - now)
+    local ttl = 2 * win + 5
     if dReq ~= 0 then for i = 1, nr do redis.call('HINCRBY', K[i], sec, dReq); redis.call('EXPIRE', K[i], ttl) end end
     if dTok ~= 0 then for i = 1, nt do redis.call('HINCRBY', K[nr + i], sec, dTok); redis.call('EXPIRE', K[nr + i], ttl) end end
   end
