@@ -46,7 +46,7 @@ function scheduled(s: fc.Scheduler, shared: LimitCounters): LimitCounters {
 type Action =
   | { t: 'arrive'; router: number; tokens: number; settleTo?: number }
   | { t: 'tick'; ms: number }
-  | { t: 'step' }
+  | { t: 'step'; n: number }
   | { t: 'sweep'; router: number }
   | { t: 'crash'; router: number }
   | { t: 'close'; router: number };
@@ -66,7 +66,7 @@ const action = (routers: number): fc.Arbitrary<Action> =>
       weight: 3,
       arbitrary: fc.record({ t: fc.constant('tick' as const), ms: fc.oneof(fc.integer({ min: 0, max: 4_000 }), fc.integer({ min: 50_000, max: 62_000 })) }),
     },
-    { weight: 6, arbitrary: fc.constant({ t: 'step' as const }) },
+    { weight: 6, arbitrary: fc.record({ t: fc.constant('step' as const), n: fc.integer({ min: 1, max: 8 }) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('sweep' as const), router: fc.nat(routers - 1) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('crash' as const), router: fc.nat(routers - 1) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('close' as const), router: fc.nat(routers - 1) }) },
@@ -82,7 +82,7 @@ describe('counter leases', () => {
             routers: fc.constant(n),
             fraction: fc.double({ min: 0.1, max: 1, noNaN: true }),
             ttlMs: fc.integer({ min: 500, max: 8_000 }),
-            actions: fc.array(action(n), { maxLength: 220 }),
+            actions: fc.array(action(n), { minLength: 60, maxLength: 220, size: 'max' }),
           }),
         ),
         fc.scheduler(),
@@ -99,7 +99,7 @@ describe('counter leases', () => {
           for (const a of actions) {
             if (a.t === 'tick') clock += a.ms;
             else if (a.t === 'step') {
-              if (s.count() > 0) await s.waitOne();
+              for (let i = 0; i < a.n && s.count() > 0; i++) await s.waitOne();
             } else if (!alive[a.router]) continue;
             else if (a.t === 'sweep') rs[a.router].sweep(clock);
             else if (a.t === 'crash') {

@@ -74,6 +74,7 @@ export class LeasedLimitCounters implements LimitCounters {
   private readonly slots = new Map<string, Slot>();
   readonly stats: LeaseStats = { local: 0, remote: 0, grants: 0, returns: 0 };
   private readonly pending = new Set<Promise<unknown>>();
+  private closed = false;
 
   constructor(
     readonly inner: LimitCounters,
@@ -152,14 +153,11 @@ export class LeasedLimitCounters implements LimitCounters {
   private install(slot: Slot, r: Extract<ReserveResult, { ok: true }>, size: { requests: number; tokens: number; micros: number }, at: number): void {
     this.stats.grants++;
     this.learn(slot, r);
+    const lease = { grant: r.reservation, ...size, size, expiresAt: at + this.o.ttlMs, headroom: { requests: r.requests, tokens: r.tokens } };
+    // Granted while closing: straight back.
+    if (this.closed) return this.giveBack(lease, at);
     const old = slot.lease;
-    slot.lease = {
-      grant: r.reservation,
-      ...size,
-      size,
-      expiresAt: at + this.o.ttlMs,
-      headroom: { requests: r.requests, tokens: r.tokens },
-    };
+    slot.lease = lease;
     slot.arrivals = 0;
     slot.since = at;
     if (old) this.giveBack(old, at);
@@ -169,7 +167,7 @@ export class LeasedLimitCounters implements LimitCounters {
   private renew(slot: Slot, like: ReserveRequest): void {
     const req = { ...like, nowMs: this.o.now() };
     const size = this.sizeFor(slot, req);
-    if (!size) return;
+    if (!size || this.closed) return;
     slot.renewing = this.inner
       .reserve(this.leaseRequest(req, size))
       .then((r) => {
@@ -205,6 +203,7 @@ export class LeasedLimitCounters implements LimitCounters {
 
   /** Returns every lease's unused part (shutdown). */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.slots.values()].map((s) => s.renewing));
     const at = this.o.now();
     for (const slot of this.slots.values()) if (slot.lease) this.giveBack(slot.lease, at);
