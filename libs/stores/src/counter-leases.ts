@@ -101,6 +101,12 @@ export class LeasedLimitCounters implements LimitCounters {
       const after = this.fromLease(slot, req, false);
       if (after) return after;
     }
+    // What the lease still holds goes back first (it is expired or too small for this request),
+    // so a key at its limit admits exactly the limit across routers.
+    if (slot.lease) {
+      this.giveBack(slot.lease, req.nowMs);
+      slot.lease = undefined;
+    }
     return this.exact(slot, req);
   }
 
