@@ -10,7 +10,7 @@
  * is forwarded (reserve) and before its last bytes (settle + append), and the
  * Redis commands sent per request. Needs Redis at 127.0.0.1:6379 (or LLMGW_BENCH_REDIS).
  *
- *   npx tsx --tsconfig tsconfig.base.json tools/bench/tenancy-counters.ts [--quick] [--keys N]
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/tenancy-counters.ts [--quick] [--keys N] [--ops N]
  */
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -28,7 +28,8 @@ import {
 import { periodBounds } from '@llmgw/tenancy';
 
 const quick = process.argv.includes('--quick');
-const OPS = quick ? 2_000 : 50_000;
+const opsArg = process.argv.indexOf('--ops');
+const OPS = opsArg > 0 ? Number(process.argv[opsArg + 1]) : quick ? 2_000 : 50_000;
 const CONCURRENCY = quick ? [1, 16] : [1, 16, 64];
 const keysArg = process.argv.indexOf('--keys');
 const KEYS = keysArg > 0 ? Number(process.argv[keysArg + 1]) : 20;
@@ -112,6 +113,7 @@ async function main(): Promise<void> {
   const leased = () => new LeasedLimitCounters(shared(), { ttlMs: 5_000, fraction: 0.1, now: Date.now });
   const counters: Array<[string, () => LimitCounters]> = [
     ['memory', () => new MemoryLimitCounters()],
+    ['redis, unbatched', () => new RedisLimitCounters(redis, `${prefix}${randomUUID()}:`, 1)],
     ['redis, leases off', shared],
     ['redis, leases on', leased],
   ];
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
   ];
   console.log(`tenancy counters and ledger, ${OPS} operations per row, ${KEYS} keys sharing project/team/org${quick ? ' (quick)' : ''}`);
   console.log(`reserve = waited before forwarding; settle = settle + usage append (one call; the durable hold waits on it)`);
+  console.log(`unbatched = one script call per reserve and per settle (the reference); leases off = batched; leases on = the production default`);
   console.log(`${'counters'.padEnd(22)} conc     ops/s  reserve p50/p99 µs  settle p50/p99 µs  redis cmds/req`);
   const summary: string[] = [];
   try {

@@ -36,6 +36,8 @@ export class RedisLimitCounters implements LimitCounters {
   constructor(
     redis: Redis,
     private readonly prefix = DEFAULT_REDIS_KEY_PREFIX,
+    /** Most calls one script call carries (1 = no batching: the reference in tools/bench/tenancy-counters.ts). */
+    batchMax = 128,
   ) {
     if (!(redis as any).llmgwReserveBatch) {
       redis.defineCommand('llmgwReserveBatch', { lua: RESERVE_BATCH_LUA });
@@ -43,8 +45,8 @@ export class RedisLimitCounters implements LimitCounters {
       redis.defineCommand('llmgwSeed', { numberOfKeys: 1, lua: SEED_LUA });
     }
     this.r = redis as Redis & Cmds;
-    this.reserves = new Batcher((items) => this.r.llmgwReserveBatch(...batchArgs(items)));
-    this.adjusts = new Batcher((items) => this.r.llmgwAdjustBatch(...batchArgs(items)));
+    this.reserves = new Batcher((items) => this.r.llmgwReserveBatch(...batchArgs(items)), batchMax);
+    this.adjusts = new Batcher((items) => this.r.llmgwAdjustBatch(...batchArgs(items)), batchMax);
   }
 
   /** Script calls so far (each one round trip, however many requests shared it). */
