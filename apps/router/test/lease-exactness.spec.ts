@@ -3,7 +3,7 @@ import { start, type RunningRouter } from '../src/main';
 import { fakeUpstream, silentLog, type FakeUpstream } from './helpers';
 import { keyWith as keyOf } from './tenancy-with-keys';
 
-// Counter leases on (the default) with routers sharing Redis (docs/accounting.md#counter-leases):
+// Counter leases on with their defaults (the production configuration) and routers sharing Redis (docs/accounting.md#counter-leases):
 // a key driven to exactly its limit by concurrent load from every router admits exactly the limit,
 // while most of its requests were admitted from leases, not per-request Redis calls.
 jest.mock('../src/tenancy', () => jest.requireActual('./tenancy-with-keys').tenancyModule());
@@ -23,7 +23,7 @@ describe.each([2, 4])('a key at its limit under load from %i routers with counte
             listen: '127.0.0.1:0',
             admin_listen: '127.0.0.1:0',
             scrape_interval: 60_000,
-            tenancy: { enabled: true, redis_url: 'redis://127.0.0.1:6379', key_prefix: `llmgw-test-${RUN}-${n}:`, leases: { fraction: 0.25 } },
+            tenancy: { enabled: true, redis_url: 'redis://127.0.0.1:6379', key_prefix: `llmgw-test-${RUN}-${n}:` },
             endpoints: [{ name: 'a', url: up.url, model: 'm' }],
           },
         }),
