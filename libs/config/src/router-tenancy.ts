@@ -46,6 +46,17 @@ export const routerTenancySchema = z
     stream_max_len: z.number().int().positive().default(1_000_000),
     /** Hold each response's last bytes until its usage record is in the ledger (no record lost to a kill). */
     durable_usage: z.boolean().default(true),
+    /** Counter leases on the shared (Redis) counters (docs/accounting.md#counter-leases). */
+    leases: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** Lifetime of one lease. */
+        ttl: duration().default(5_000),
+        /** The most of a key chain's remaining headroom one lease may take. */
+        fraction: z.number().gt(0).max(1).default(0.1),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -4,7 +4,9 @@ import {
   type ReserveRequest,
   type ReserveResult,
   type WindowHeadroom,
+  type BudgetHeadroom,
   WINDOW_SECONDS,
+  countedOf,
   reservationOf,
   secondOf,
 } from './counters';
@@ -62,6 +64,8 @@ export class MemoryLimitCounters implements LimitCounters {
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const now = secondOf(req.nowMs);
+    const { requests: n, second } = countedOf(req);
+    let budget: BudgetHeadroom | undefined;
     let requests: WindowHeadroom | undefined;
     let tokens: WindowHeadroom | undefined;
     // The tightest scope of a kind; its window resets when its oldest second (this one included) leaves.
@@ -72,8 +76,8 @@ export class MemoryLimitCounters implements LimitCounters {
     };
     for (const { scope, limit } of req.rpm) {
       const { sum, entries } = this.sum(this.win(this.rpmWin, scope), now);
-      if (sum + 1 > limit) return { ok: false, kind: 'rpm', scope, limit, retryAfterMs: this.retryAfter(entries, sum + 1 - limit, now, req.nowMs) };
-      requests = tighter(requests, limit, limit - sum - 1, entries);
+      if (sum + n > limit) return { ok: false, kind: 'rpm', scope, limit, retryAfterMs: this.retryAfter(entries, sum + n - limit, now, req.nowMs) };
+      requests = tighter(requests, limit, limit - sum - n, entries);
     }
     if (req.tokens > 0) {
       for (const { scope, limit } of req.tpm) {
@@ -90,16 +94,19 @@ export class MemoryLimitCounters implements LimitCounters {
         const spent = this.budgetGet(this.budgetKey(b.scope, b.periodStart), req.nowMs);
         if (spent + req.micros > b.limitMicros)
           return { ok: false, kind: 'budget', scope: b.scope, limit: b.limitMicros, retryAfterMs: Math.max(1000, b.periodEnd - req.nowMs) };
+        const left = b.limitMicros - spent - req.micros;
+        if (!budget || left < budget.remaining) budget = { limit: b.limitMicros, remaining: left };
       }
     }
-    for (const { scope } of req.rpm) this.bump(this.win(this.rpmWin, scope), now, 1);
-    if (req.tokens > 0) for (const { scope } of req.tpm) this.bump(this.win(this.tpmWin, scope), now, req.tokens);
+    for (const { scope } of req.rpm) this.bump(this.win(this.rpmWin, scope), second, n);
+    if (req.tokens > 0) for (const { scope } of req.tpm) this.bump(this.win(this.tpmWin, scope), second, req.tokens);
     if (req.micros > 0) for (const b of req.budgets) this.budgetAdd(b, req.micros, req.nowMs);
     return {
       ok: true,
       requests,
       tokens,
-      reservation: reservationOf(req, now),
+      budget,
+      reservation: reservationOf(req, second),
     };
   }
 
@@ -114,14 +121,18 @@ export class MemoryLimitCounters implements LimitCounters {
   }
 
   async settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void> {
-    this.adjust(r, actual.tokens - r.tokens, actual.micros - r.micros, 0, nowMs);
+    this.change(r, actual.tokens - r.tokens, actual.micros - r.micros, 0, nowMs);
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {
-    this.adjust(r, -r.tokens, -r.micros, -1, nowMs);
+    this.change(r, -r.tokens, -r.micros, -r.requests, nowMs);
   }
 
-  private adjust(r: CounterReservation, dTokens: number, dMicros: number, dReq: number, nowMs: number): void {
+  async adjust(r: CounterReservation, d: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void> {
+    this.change(r, d.tokens, d.micros, d.requests, nowMs);
+  }
+
+  private change(r: CounterReservation, dTokens: number, dMicros: number, dReq: number, nowMs: number): void {
     const inWindow = r.second > secondOf(nowMs) - WINDOW_SECONDS;
     if (inWindow) {
       if (dReq) for (const s of r.rpmScopes) this.bump(this.win(this.rpmWin, s), r.second, dReq);

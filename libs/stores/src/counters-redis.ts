@@ -1,163 +1,57 @@
 import type { Redis } from 'ioredis';
-import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, WINDOW_SECONDS, reservationOf, secondOf } from './counters';
+import { Batcher } from './batcher';
+import {
+  type CounterReservation,
+  type LimitCounters,
+  type ReserveRequest,
+  type ReserveResult,
+  WINDOW_SECONDS,
+  countedOf,
+  reservationOf,
+  secondOf,
+} from './counters';
+import { ADJUST_BATCH_LUA, RESERVE_BATCH_LUA, SEED_LUA, batchArgs } from './counters-lua';
 import { redisKeys } from './redis-contracts';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
 
-/**
- * Check-then-reserve for the whole chain in one round trip. Nothing is
- * written unless every limit passes, so concurrent routers cannot both take
- * the last slot.
- * KEYS: rpm windows…, tpm windows…, budget counters…
- * ARGV: nowSec, nowMs, window, nRpm, nTpm, nBud, tokens, micros,
- *       rpm limits…, tpm limits…, (budget limit, periodEnd)…
- * Returns {0, rpm limit, rpm remaining, rpm reset ms, tpm limit, tpm remaining, tpm reset ms}
- * (the tightest scope of each kind; -1 for a kind with no scopes), or {kindIndex, keyIndex, retryAfterMs}.
- */
-const RESERVE_LUA = `
-local now = tonumber(ARGV[1]); local nowMs = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
-local nr = tonumber(ARGV[4]); local nt = tonumber(ARGV[5]); local nb = tonumber(ARGV[6])
-local tokens = tonumber(ARGV[7]); local micros = tonumber(ARGV[8])
-local function scan(key)
-  local all = redis.call('HGETALL', key)
-  local sum = 0; local entries = {}; local stale = {}
-  for i = 1, #all, 2 do
-    local sec = tonumber(all[i]); local v = tonumber(all[i + 1])
-    if sec <= now - win then stale[#stale + 1] = all[i] else sum = sum + v; entries[#entries + 1] = {sec, v} end
-  end
-  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
-  return sum, entries
-end
-local function oldest(entries)
-  local o = nil
-  for _, e in ipairs(entries) do if o == nil or e[1] < o then o = e[1] end end
-  if o == nil then return win * 1000 end
-  return (o + win) * 1000 - nowMs
-end
-local hr = {-1, -1, -1}; local ht = {-1, -1, -1}
-local function tighter(h, lim, left, entries)
-  if h[1] < 0 or left < h[2] then h[1] = lim; h[2] = left; h[3] = oldest(entries) end
-end
-local function retry(entries, need)
-  table.sort(entries, function(a, b) return a[1] < b[1] end)
-  local freed = 0
-  for _, e in ipairs(entries) do
-    freed = freed + e[2]
-    if freed >= need then return (e[1] + win) * 1000 - nowMs end
-  end
-  return win * 1000
-end
-for i = 1, nr do
-  local lim = tonumber(ARGV[8 + i])
-  local sum, entries = scan(KEYS[i])
-  if sum + 1 > lim then return {1, i, retry(entries, sum + 1 - lim)} end
-  entries[#entries + 1] = {now, 1}
-  tighter(hr, lim, lim - sum - 1, entries)
-end
-if tokens > 0 then
-  for i = 1, nt do
-    local lim = tonumber(ARGV[8 + nr + i])
-    local sum, entries = scan(KEYS[nr + i])
-    if sum + tokens > lim then
-      if tokens > lim then return {2, i, win * 1000} end
-      return {2, i, retry(entries, sum + tokens - lim)}
-    end
-    entries[#entries + 1] = {now, tokens}
-    tighter(ht, lim, lim - sum - tokens, entries)
-  end
-end
-if micros > 0 then
-  for i = 1, nb do
-    local lim = tonumber(ARGV[8 + nr + nt + 2 * i - 1])
-    local pend = tonumber(ARGV[8 + nr + nt + 2 * i])
-    local spent = tonumber(redis.call('GET', KEYS[nr + nt + i]) or '0')
-    if spent + micros > lim then return {3, i, math.max(1000, pend - nowMs)} end
-  end
-end
-for i = 1, nr do
-  redis.call('HINCRBY', KEYS[i], now, 1)
-  redis.call('EXPIRE', KEYS[i], win + 5)
-end
-if tokens > 0 then
-  for i = 1, nt do
-    redis.call('HINCRBY', KEYS[nr + i], now, tokens)
-    redis.call('EXPIRE', KEYS[nr + i], win + 5)
-  end
-end
-if micros > 0 then
-  for i = 1, nb do
-    local k = KEYS[nr + nt + i]
-    redis.call('INCRBY', k, micros)
-    redis.call('PEXPIREAT', k, tonumber(ARGV[8 + nr + nt + 2 * i]) + 86400000)
-  end
-end
-return {0, hr[1], hr[2], hr[3], ht[1], ht[2], ht[3]}
-`;
-
-/**
- * Adjusts a reservation. KEYS: rpm windows…, tpm windows…, budget counters…
- * ARGV: second, nowSec, window, nRpm, nTpm, nBud, dReq, dTokens, dMicros, budget periodEnds…
- */
-const ADJUST_LUA = `
-local sec = tonumber(ARGV[1]); local now = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
-local nr = tonumber(ARGV[4]); local nt = tonumber(ARGV[5]); local nb = tonumber(ARGV[6])
-local dReq = tonumber(ARGV[7]); local dTok = tonumber(ARGV[8]); local dMic = tonumber(ARGV[9])
-if sec > now - win then
-  if dReq ~= 0 then for i = 1, nr do redis.call('HINCRBY', KEYS[i], sec, dReq); redis.call('EXPIRE', KEYS[i], win + 5) end end
-  if dTok ~= 0 then for i = 1, nt do redis.call('HINCRBY', KEYS[nr + i], sec, dTok); redis.call('EXPIRE', KEYS[nr + i], win + 5) end end
-end
-if dMic ~= 0 then
-  for i = 1, nb do
-    local k = KEYS[nr + nt + i]
-    local v = redis.call('INCRBY', k, dMic)
-    if v < 0 then redis.call('SET', k, 0) end
-    redis.call('PEXPIREAT', k, tonumber(ARGV[9 + i]) + 86400000)
-  end
-end
-return 0
-`;
-
-/**
- * Settle and usage record in one round trip: ADJUST_LUA, then XADD of the record.
- * KEYS: ADJUST_LUA's…, usage stream; ARGV: ADJUST_LUA's…, stream MAXLEN (~), record.
- * Returns the stream entry id.
- */
-const SETTLE_APPEND_LUA = `${ADJUST_LUA.slice(0, ADJUST_LUA.lastIndexOf('return 0'))}return redis.call('XADD', KEYS[#KEYS], 'MAXLEN', '~', ARGV[#ARGV - 1], '*', 'r', ARGV[#ARGV])
-`;
-
-/** SET key max(current, value), with the period's expiry. KEYS: counter; ARGV: value, expireAtMs. */
-const SEED_LUA = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-local v = tonumber(ARGV[1])
-if v > cur then redis.call('SET', KEYS[1], v) end
-redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]))
-return math.max(cur, v)
-`;
-
+type Item = { keys: string[]; args: Array<string | number> };
 type Cmds = {
-  llmgwReserve(...args: (string | number)[]): Promise<number[]>;
-  llmgwAdjust(...args: (string | number)[]): Promise<number>;
+  llmgwReserveBatch(...args: (string | number)[]): Promise<number[][]>;
+  llmgwAdjustBatch(...args: (string | number)[]): Promise<Array<string | number>>;
   llmgwSeed(...args: (string | number)[]): Promise<number>;
-  llmgwSettleAppend(...args: (string | number)[]): Promise<string>;
 };
 
-/** LimitCounters on Redis: one Lua script per reserve and per settle. */
+/**
+ * LimitCounters on Redis: one Lua script per reserve and per settle, and the
+ * reserves (and the settles) that arrive together share one call.
+ */
 export class RedisLimitCounters implements LimitCounters {
   private readonly r: Redis & Cmds;
+  private readonly reserves: Batcher<Item, number[]>;
+  private readonly adjusts: Batcher<Item, string | number>;
 
   /** `prefix` namespaces every key (e.g. `llmgw:`); the caller owns `redis`. */
   constructor(
     redis: Redis,
     private readonly prefix = DEFAULT_REDIS_KEY_PREFIX,
+    /** Most calls one script call carries (1 = no batching: the reference in tools/bench/tenancy-counters.ts). */
+    batchMax = 128,
   ) {
-    if (!(redis as any).llmgwReserve) {
-      redis.defineCommand('llmgwReserve', { lua: RESERVE_LUA });
-      redis.defineCommand('llmgwAdjust', { lua: ADJUST_LUA });
+    if (!(redis as any).llmgwReserveBatch) {
+      redis.defineCommand('llmgwReserveBatch', { lua: RESERVE_BATCH_LUA });
+      redis.defineCommand('llmgwAdjustBatch', { lua: ADJUST_BATCH_LUA });
       redis.defineCommand('llmgwSeed', { numberOfKeys: 1, lua: SEED_LUA });
-      redis.defineCommand('llmgwSettleAppend', { lua: SETTLE_APPEND_LUA });
     }
     this.r = redis as Redis & Cmds;
+    this.reserves = new Batcher((items) => this.r.llmgwReserveBatch(...batchArgs(items)), batchMax);
+    this.adjusts = new Batcher((items) => this.r.llmgwAdjustBatch(...batchArgs(items)), batchMax);
+  }
+
+  /** Script calls so far (each one round trip, however many requests shared it). */
+  get scriptCalls(): number {
+    return this.reserves.flushes + this.adjusts.flushes;
   }
 
   private rpmKey(scope: string) {
@@ -172,6 +66,7 @@ export class RedisLimitCounters implements LimitCounters {
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const now = secondOf(req.nowMs);
+    const { requests, second } = countedOf(req);
     const keys = [
       ...req.rpm.map((x) => this.rpmKey(x.scope)),
       ...req.tpm.map((x) => this.tpmKey(x.scope)),
@@ -186,11 +81,13 @@ export class RedisLimitCounters implements LimitCounters {
       req.budgets.length,
       req.tokens,
       req.micros,
+      requests,
+      second,
       ...req.rpm.map((x) => x.limit),
       ...req.tpm.map((x) => x.limit),
       ...req.budgets.flatMap((b) => [b.limitMicros, b.periodEnd]),
     ];
-    const res = await this.r.llmgwReserve(keys.length, ...keys, ...argv);
+    const res = await this.reserves.call({ keys, args: argv });
     if (Number(res[0]) === 0) {
       const headroom = (at: number) =>
         res.length > at + 2 && Number(res[at]) >= 0
@@ -200,7 +97,8 @@ export class RedisLimitCounters implements LimitCounters {
         ok: true,
         requests: headroom(1),
         tokens: headroom(4),
-        reservation: reservationOf(req, now),
+        budget: res.length > 8 && Number(res[7]) >= 0 ? { limit: Number(res[7]), remaining: Number(res[8]) } : undefined,
+        reservation: reservationOf(req, second),
       };
     }
     const kind = KINDS[Number(res[0])] as 'rpm' | 'tpm' | 'budget';
@@ -217,8 +115,9 @@ export class RedisLimitCounters implements LimitCounters {
     ];
   }
 
-  private adjustArgs(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): number[] {
+  private adjustArgs(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number, stream: 0 | 1): number[] {
     return [
+      stream,
       r.second,
       secondOf(nowMs),
       WINDOW_SECONDS,
@@ -232,14 +131,13 @@ export class RedisLimitCounters implements LimitCounters {
     ];
   }
 
-  private async adjust(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): Promise<void> {
+  private async change(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): Promise<void> {
     if (!dReq && !dTokens && !dMicros) return;
-    const keys = this.adjustKeys(r);
-    await this.r.llmgwAdjust(keys.length, ...keys, ...this.adjustArgs(r, dReq, dTokens, dMicros, nowMs));
+    await this.adjusts.call({ keys: this.adjustKeys(r), args: this.adjustArgs(r, dReq, dTokens, dMicros, nowMs, 0) });
   }
 
   async settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void> {
-    await this.adjust(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs);
+    await this.change(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs);
   }
 
   /**
@@ -254,19 +152,19 @@ export class RedisLimitCounters implements LimitCounters {
     maxLen: number,
     record: string,
   ): Promise<string> {
-    const keys = this.adjustKeys(r);
-    return this.r.llmgwSettleAppend(
-      keys.length + 1,
-      ...keys,
-      stream,
-      ...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs),
-      maxLen,
-      record,
-    );
+    const id = await this.adjusts.call({
+      keys: [...this.adjustKeys(r), stream],
+      args: [...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs, 1), maxLen, record],
+    });
+    return String(id);
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {
-    await this.adjust(r, -1, -r.tokens, -r.micros, nowMs);
+    await this.change(r, -r.requests, -r.tokens, -r.micros, nowMs);
+  }
+
+  async adjust(r: CounterReservation, d: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void> {
+    await this.change(r, d.requests, d.tokens, d.micros, nowMs);
   }
 
   async seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void> {

@@ -222,6 +222,32 @@ it('settleAndAppend (Redis stores): settles like settle and appends the usage re
   }
 });
 
+it('redis: reserves and settles arriving together share one script call, each all-or-nothing in arrival order', async () => {
+  const c = new RedisLimitCounters(redis, `${prefix}${randomUUID()}:`);
+  const rpm = [{ scope: 'key:b', limit: 3 }];
+  const calls = c.scriptCalls;
+  const rs = await Promise.all(Array.from({ length: 10 }, (_v, i) => c.reserve({ nowMs: T0 + i, rpm, tpm: [], tokens: 0, budgets: [], micros: 0 })));
+  expect(rs.map((r) => r.ok)).toEqual([true, true, true, false, false, false, false, false, false, false]);
+  expect(c.scriptCalls - calls).toBe(1);
+  const held = rs.flatMap((r) => (r.ok ? [r.reservation] : []));
+  await Promise.all(held.map((r) => c.release(r, T0 + 100)));
+  expect(c.scriptCalls - calls).toBe(2);
+  expect(await c.windowUsage('key:b', T0 + 100)).toEqual({ requests: 0, tokens: 0 });
+});
+
+it.each(impls)('%s: a reserve of several requests counted in a later second, and adjust gives part of it back', async (_n, make) => {
+  const c = make();
+  const rpm = [{ scope: 'key:l', limit: 10 }];
+  const lease = await c.reserve({ nowMs: T0, rpm, tpm: [], tokens: 0, budgets: [], micros: 0, requests: 8, second: Math.floor(T0 / 1000) + 5 });
+  expect(lease.ok && lease.reservation).toMatchObject({ requests: 8, second: Math.floor(T0 / 1000) + 5 });
+  expect((await c.reserve({ nowMs: T0, rpm, tpm: [], tokens: 0, budgets: [], micros: 0, requests: 3 })).ok).toBe(false);
+  if (lease.ok) await c.adjust(lease.reservation, { requests: -5, tokens: 0, micros: 0 }, T0);
+  expect(await c.windowUsage('key:l', T0)).toEqual({ requests: 3, tokens: 0 });
+  // Counted in its own (later) second: still in the window 62 s on, gone 66 s on.
+  expect((await c.windowUsage('key:l', T0 + 62_000)).requests).toBe(3);
+  expect((await c.windowUsage('key:l', T0 + 66_000)).requests).toBe(0);
+});
+
 describe.each(impls)('budget property (%s)', (name, make) => {
   type Op = { kind: 'reserve'; micros: number } | { kind: 'settle'; which: number; fraction: number } | { kind: 'release'; which: number };
   const op: fc.Arbitrary<Op> = fc.oneof(

@@ -33,6 +33,10 @@ export interface ReserveRequest {
   budgets: ReadonlyArray<BudgetCheck>;
   /** Micro-units to reserve on every budget (the estimate's cost). */
   micros: number;
+  /** Requests to count on every RPM scope (default 1; a counter lease takes several, docs/accounting.md#counter-leases). */
+  requests?: number;
+  /** The second bucket to count in (default: the second of nowMs; a lease counts in the second it ends, which may be ahead). */
+  second?: number;
 }
 
 /** A reservation taken; pass it back to settle or release exactly once. */
@@ -44,6 +48,8 @@ export interface CounterReservation {
   tokens: number;
   budgets: Array<{ scope: string; periodStart: number; periodEnd: number }>;
   micros: number;
+  /** Requests counted on every RPM scope (1 for a request, N for a lease). */
+  requests: number;
 }
 
 /** The reservation `req` takes in second `second` (both counter stores hand back the same). */
@@ -55,7 +61,13 @@ export function reservationOf(req: ReserveRequest, second: number): CounterReser
     tokens: req.tokens,
     budgets: req.budgets.map((b) => ({ scope: b.scope, periodStart: b.periodStart, periodEnd: b.periodEnd })),
     micros: req.micros,
+    requests: req.requests ?? 1,
   };
+}
+
+/** What a reserve counts in its bucket on every RPM scope, and that bucket. */
+export function countedOf(req: ReserveRequest): { requests: number; second: number } {
+  return { requests: req.requests ?? 1, second: req.second ?? secondOf(req.nowMs) };
 }
 
 export type LimitKind = 'rpm' | 'tpm' | 'budget';
@@ -69,9 +81,15 @@ export interface WindowHeadroom {
   resetMs: number;
 }
 
+/** What is left of the tightest budget after a reservation (micro-units; sizes counter leases). */
+export interface BudgetHeadroom {
+  limit: number;
+  remaining: number;
+}
+
 /** Either the whole chain was reserved, or nothing was and this is why. */
 export type ReserveResult =
-  | { ok: true; reservation: CounterReservation; requests?: WindowHeadroom; tokens?: WindowHeadroom }
+  | { ok: true; reservation: CounterReservation; requests?: WindowHeadroom; tokens?: WindowHeadroom; budget?: BudgetHeadroom }
   | { ok: false; kind: LimitKind; scope: string; limit: number; retryAfterMs: number };
 
 export interface LimitCounters {
@@ -84,6 +102,8 @@ export interface LimitCounters {
   settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void>;
   /** Undoes a reservation entirely (the request never ran). */
   release(r: CounterReservation, nowMs: number): Promise<void>;
+  /** Adds these deltas to a reservation's bucket and budgets (a lease's unused part is returned with negative ones). */
+  adjust(r: CounterReservation, delta: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void>;
   /**
    * Raises a budget's counter to at least `spentMicros` (never lowers it), so
    * seeding from the database after a restart is idempotent and safe to repeat.

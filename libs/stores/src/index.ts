@@ -17,3 +17,4 @@ export * from './catalog-view-memory';
 export * from './catalog-view-redis';
 export * from './target-store';
 export * from './in-process';
+export * from './counter-leases';

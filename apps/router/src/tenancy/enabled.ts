@@ -1,5 +1,5 @@
 import type { Principal, UsageRecord } from '@llmgw/contracts';
-import { inProcessAccountingStores, redisAccountingStores, type AccountingStores, type LedgerRecord } from '@llmgw/stores';
+import { inProcessAccountingStores, LeasedLimitCounters, redisAccountingStores, type AccountingStores, type LedgerRecord } from '@llmgw/stores';
 import { costMicros } from '@llmgw/tenancy';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -28,7 +28,8 @@ function openStores(t: TenancyConfig['tenancy'], deps: TenancyDeps): AccountingS
 
 /**
  * Tenancy on (docs/accounting.md): API keys (keys.ts), the key's limits and
- * budgets reserved and settled on one counter call per request (quota.ts),
+ * budgets reserved and settled on the shared counters (quota.ts), from a
+ * counter lease where the key's headroom allows (docs/accounting.md#counter-leases),
  * usage records appended to the ledger with an in-memory buffer while it is
  * unreachable (ledger-buffer.ts), the durable-usage hold and `GET /me`
  * (client-routes.ts). Without Redis, the process-wide in-process stores are used.
@@ -50,7 +51,16 @@ export function createEnabledTenancy(
   const ends = new DurableEnds(5_000, () => metrics.holdTimeouts.inc());
   const buffer = new LedgerBuffer({ ledger: s.ledger, capacity: t.ledger_buffer, ends, onDropped: () => metrics.dropped.inc(), logFailure });
   const keys = new ApiKeys({ cfg, stores: s, resolve: over.resolve, dependency: deps.dependency, now, metrics, log, logFailure });
-  const quota = new Quota({ cfg: t, counters: s.counters, now, metrics, log, logFailure });
+  // Counter leases on the shared counters (docs/accounting.md#counter-leases): off with tenancy.leases.enabled: false.
+  const leases =
+    t.redis_url && t.leases.enabled
+      ? new LeasedLimitCounters(s.counters, { ttlMs: Math.min(t.leases.ttl, 60_000), fraction: t.leases.fraction, now })
+      : undefined;
+  const counters = leases ?? s.counters;
+  const sweep = leases && setInterval(() => leases.sweep(), Math.max(250, Math.min(t.leases.ttl, 60_000) / 2));
+  sweep?.unref();
+  if (leases) metrics.watchLeases(leases.stats);
+  const quota = new Quota({ cfg: t, counters, now, metrics, log, logFailure });
 
   const ledgerRecord = (rec: UsageRecord): LedgerRecord => ({
     ...rec,
@@ -75,7 +85,7 @@ export function createEnabledTenancy(
     settleAndRecord(res, usage, rec) {
       const h = res as HeldReservation;
       // One round trip when the reservation is on the shared counters and settles in one call.
-      if (!s.settleAndAppend || !h.inner || h.budgetHold || h.counters !== s.counters || rec.keyId === 'anonymous') {
+      if (!s.settleAndAppend || !h.inner || h.budgetHold || h.counters !== counters || rec.keyId === 'anonymous') {
         settle(res, usage);
         recordUsage(rec);
         return;
@@ -96,6 +106,9 @@ export function createEnabledTenancy(
     },
 
     async close() {
+      // Unused leases go back before the Redis client closes (a crash leaves them to expire).
+      if (sweep) clearInterval(sweep);
+      await leases?.close().catch((e) => log.warn({ err: (e as Error).message }, 'counter leases could not be returned at shutdown'));
       await buffer
         .close()
         .catch((e) => log.warn({ err: (e as Error).message, lost: buffer.size }, 'usage records could not be written to the ledger at shutdown'));

@@ -1,8 +1,41 @@
+import type { LeaseStats } from '@llmgw/stores';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** Tenancy's metrics on the router's registry. */
 export function createTenancyMetrics(registry: Registry, buffered: () => number) {
+  let leases: LeaseStats | undefined;
+  const seen = { local: 0, remote: 0, grants: 0, returns: 0 };
   return {
+    /** Reports counter-lease activity from these running totals when scraped. */
+    watchLeases(stats: LeaseStats) {
+      leases = stats;
+    },
+    counterPath: new Counter({
+      name: 'llmgw_tenancy_counter_admissions_total',
+      help: 'Requests past the limit counters, by path (lease: admitted from a local counter lease; shared: waited on a shared-counter call).',
+      labelNames: ['path'],
+      registers: [registry],
+      collect() {
+        if (!leases) return;
+        this.inc({ path: 'lease' }, leases.local - seen.local);
+        this.inc({ path: 'shared' }, leases.remote - seen.remote);
+        seen.local = leases.local;
+        seen.remote = leases.remote;
+      },
+    }),
+    leaseCalls: new Counter({
+      name: 'llmgw_tenancy_leases_total',
+      help: 'Counter leases, by event (granted: taken from the shared counters; returned: an unused part given back).',
+      labelNames: ['event'],
+      registers: [registry],
+      collect() {
+        if (!leases) return;
+        this.inc({ event: 'granted' }, leases.grants - seen.grants);
+        this.inc({ event: 'returned' }, leases.returns - seen.returns);
+        seen.grants = leases.grants;
+        seen.returns = leases.returns;
+      },
+    }),
     holdTimeouts: new Counter({
       name: 'llmgw_usage_durable_hold_timeouts_total',
       help: 'Responses whose final bytes were released by the durable-usage hold timeout before their usage record reached the ledger.',

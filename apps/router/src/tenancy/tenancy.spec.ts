@@ -187,6 +187,23 @@ describe('router tenancy', () => {
     expect(e.retryAfterSeconds).toBeLessThanOrEqual(60);
   });
 
+  it.each([
+    [true, 'from a counter lease, its unused part returned at close'],
+    [false, 'each on the shared counters (leases off)'],
+  ])('with shared counters and leases %s, requests far below the limit are admitted %s', async (on) => {
+    // redis_url marks the counters as shared (the stores themselves are in-process here).
+    const { hooks, stores } = setup({ redis_url: 'redis://127.0.0.1:1', leases: { enabled: on } });
+    let calls = 0;
+    const reserve = stores.counters.reserve.bind(stores.counters);
+    stores.counters.reserve = (r) => (calls++, reserve(r));
+    const p = principal({ limits: { rpm: [{ scope: 'key:k1', limit: 10_000 }], tpm: [], budgets: [] } });
+    for (let i = 0; i < 50; i++) await hooks.reserve(p, 'm', 10);
+    if (on) expect(calls).toBeLessThan(10);
+    else expect(calls).toBe(50);
+    await hooks.close();
+    expect((await stores.counters.windowUsage('key:k1', Date.now())).requests).toBe(50);
+  });
+
   it("reserves TPM as the estimate and settles it to the engine's figure", async () => {
     const { hooks, stores } = setup();
     const p = principal({ limits: { rpm: [], tpm: [{ scope: 'key:k1', limit: 1000 }], budgets: [] } });

@@ -1,0 +1,169 @@
+/**
+ * The limit counters' Redis scripts (docs/accounting.md#counters). Each script
+ * takes a batch: requests that arrived together share one call
+ * (docs/accounting.md#batched-reserves-and-settles), and each item in it is
+ * checked and written on its own, in arrival order, exactly as if it had been
+ * a call of its own.
+ *
+ * ARGV of a batch: n, then per item: its key count, its argument count, its arguments.
+ * KEYS: every item's keys, in item order.
+ */
+const BATCH = (fn: string) => `
+local out = {}
+local ki = 1; local ai = 2
+for n = 1, tonumber(ARGV[1]) do
+  local nk = tonumber(ARGV[ai]); local na = tonumber(ARGV[ai + 1]); ai = ai + 2
+  local K = {}; for j = 1, nk do K[j] = KEYS[ki + j - 1] end; ki = ki + nk
+  local A = {}; for j = 1, na do A[j] = ARGV[ai + j - 1] end; ai = ai + na
+  out[n] = ${fn}(K, A)
+end
+return out
+`;
+
+/**
+ * Check-then-reserve for a whole chain. Nothing is written unless every limit
+ * passes, so concurrent routers cannot both take the last slot.
+ * K: rpm windows…, tpm windows…, budget counters…
+ * A: nowSec, nowMs, window, nRpm, nTpm, nBud, tokens, micros, requests, bucket,
+ *    rpm limits…, tpm limits…, (budget limit, periodEnd)…
+ * Returns {0, rpm limit, rpm remaining, rpm reset ms, tpm limit, tpm remaining, tpm reset ms,
+ * budget limit, budget remaining} (the tightest scope of each kind; -1 for a kind with no
+ * scopes), or {kindIndex, keyIndex, retryAfterMs}.
+ */
+const RESERVE_FN = `
+local function reserve_one(K, A)
+  local now = tonumber(A[1]); local nowMs = tonumber(A[2]); local win = tonumber(A[3])
+  local nr = tonumber(A[4]); local nt = tonumber(A[5]); local nb = tonumber(A[6])
+  local tokens = tonumber(A[7]); local micros = tonumber(A[8])
+  local nreq = tonumber(A[9]); local bucket = tonumber(A[10])
+  local function scan(key)
+    local all = redis.call('HGETALL', key)
+    local sum = 0; local entries = {}; local stale = {}
+    for i = 1, #all, 2 do
+      local sec = tonumber(all[i]); local v = tonumber(all[i + 1])
+      if sec <= now - win then stale[#stale + 1] = all[i] else sum = sum + v; entries[#entries + 1] = {sec, v} end
+    end
+    if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
+    return sum, entries
+  end
+  local function oldest(entries)
+    local o = nil
+    for _, e in ipairs(entries) do if o == nil or e[1] < o then o = e[1] end end
+    if o == nil then return win * 1000 end
+    return (o + win) * 1000 - nowMs
+  end
+  local hr = {-1, -1, -1}; local ht = {-1, -1, -1}; local hb = {-1, -1}
+  local function tighter(h, lim, left, entries)
+    if h[1] < 0 or left < h[2] then h[1] = lim; h[2] = left; h[3] = oldest(entries) end
+  end
+  local function retry(entries, need)
+    table.sort(entries, function(a, b) return a[1] < b[1] end)
+    local freed = 0
+    for _, e in ipairs(entries) do
+      freed = freed + e[2]
+      if freed >= need then return (e[1] + win) * 1000 - nowMs end
+    end
+    return win * 1000
+  end
+  for i = 1, nr do
+    local lim = tonumber(A[10 + i])
+    local sum, entries = scan(K[i])
+    if sum + nreq > lim then return {1, i, retry(entries, sum + nreq - lim)} end
+    entries[#entries + 1] = {now, nreq}
+    tighter(hr, lim, lim - sum - nreq, entries)
+  end
+  if tokens > 0 then
+    for i = 1, nt do
+      local lim = tonumber(A[10 + nr + i])
+      local sum, entries = scan(K[nr + i])
+      if sum + tokens > lim then
+        if tokens > lim then return {2, i, win * 1000} end
+        return {2, i, retry(entries, sum + tokens - lim)}
+      end
+      entries[#entries + 1] = {now, tokens}
+      tighter(ht, lim, lim - sum - tokens, entries)
+    end
+  end
+  if micros > 0 then
+    for i = 1, nb do
+      local lim = tonumber(A[10 + nr + nt + 2 * i - 1])
+      local pend = tonumber(A[10 + nr + nt + 2 * i])
+      local spent = tonumber(redis.call('GET', K[nr + nt + i]) or '0')
+      if spent + micros > lim then return {3, i, math.max(1000, pend - nowMs)} end
+      if hb[1] < 0 or lim - spent - micros < hb[2] then hb[1] = lim; hb[2] = lim - spent - micros end
+    end
+  end
+  for i = 1, nr do
+    redis.call('HINCRBY', K[i], bucket, nreq)
+    redis.call('EXPIRE', K[i], 2 * win + 5)
+  end
+  if tokens > 0 then
+    for i = 1, nt do
+      redis.call('HINCRBY', K[nr + i], bucket, tokens)
+      redis.call('EXPIRE', K[nr + i], 2 * win + 5)
+    end
+  end
+  if micros > 0 then
+    for i = 1, nb do
+      local k = K[nr + nt + i]
+      redis.call('INCRBY', k, micros)
+      redis.call('PEXPIREAT', k, tonumber(A[10 + nr + nt + 2 * i]) + 86400000)
+    end
+  end
+  return {0, hr[1], hr[2], hr[3], ht[1], ht[2], ht[3], hb[1], hb[2]}
+end
+`;
+
+/**
+ * Adjusts a reservation; with a stream key last in K, then appends a usage record to it
+ * (settle and record in one step: either both happen or neither).
+ * K: rpm windows…, tpm windows…, budget counters…, [usage stream]
+ * A: hasStream, second, nowSec, window, nRpm, nTpm, nBud, dReq, dTokens, dMicros, budget periodEnds…,
+ *    [stream MAXLEN (~), record]
+ * Returns the stream entry id, or 0.
+ */
+const ADJUST_FN = `
+local function adjust_one(K, A)
+  local sec = tonumber(A[2]); local now = tonumber(A[3]); local win = tonumber(A[4])
+  local nr = tonumber(A[5]); local nt = tonumber(A[6]); local nb = tonumber(A[7])
+  local dReq = tonumber(A[8]); local dTok = tonumber(A[9]); local dMic = tonumber(A[10])
+  if sec > now - win then
+    local ttl = 2 * win + 5
+    if dReq ~= 0 then for i = 1, nr do redis.call('HINCRBY', K[i], sec, dReq); redis.call('EXPIRE', K[i], ttl) end end
+    if dTok ~= 0 then for i = 1, nt do redis.call('HINCRBY', K[nr + i], sec, dTok); redis.call('EXPIRE', K[nr + i], ttl) end end
+  end
+  if dMic ~= 0 then
+    for i = 1, nb do
+      local k = K[nr + nt + i]
+      local v = redis.call('INCRBY', k, dMic)
+      if v < 0 then redis.call('SET', k, 0) end
+      redis.call('PEXPIREAT', k, tonumber(A[10 + i]) + 86400000)
+    end
+  end
+  if A[1] == '1' then return redis.call('XADD', K[#K], 'MAXLEN', '~', A[#A - 1], '*', 'r', A[#A]) end
+  return 0
+end
+`;
+
+export const RESERVE_BATCH_LUA = RESERVE_FN + BATCH('reserve_one');
+export const ADJUST_BATCH_LUA = ADJUST_FN + BATCH('adjust_one');
+
+/** SET key max(current, value), with the period's expiry. KEYS: counter; ARGV: value, expireAtMs. */
+export const SEED_LUA = `
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local v = tonumber(ARGV[1])
+if v > cur then redis.call('SET', KEYS[1], v) end
+redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]))
+return math.max(cur, v)
+`;
+
+/** One batch's KEYS and ARGV from its items' keys and arguments (the layout BATCH reads). */
+export function batchArgs(items: ReadonlyArray<{ keys: string[]; args: Array<string | number> }>): Array<string | number> {
+  const keys: string[] = [];
+  const argv: Array<string | number> = [items.length];
+  for (const it of items) {
+    keys.push(...it.keys);
+    argv.push(it.keys.length, it.args.length, ...it.args);
+  }
+  return [keys.length, ...keys, ...argv];
+}
