@@ -60,6 +60,8 @@ export class ApproxTree {
   private entries = 0;
   /** Inserts so far: the stamp of the next one. */
   private stamps = 0;
+  /** `match`'s walk, reused (cleared after each match so no node is kept alive). */
+  private readonly path: Array<Node | undefined> = [];
 
   /** Distinct nodes (chunk prefixes) in the tree. */
   get nodeCount(): number {
@@ -117,18 +119,20 @@ export class ApproxTree {
     const matched = new Map<string, number>();
     // The path as far as the tree has it; by prefix closure a tenant's match is the deepest node it is on,
     // and the first node's tenants are all the tenants on the path: walk back up until each is placed.
-    const path: Node[] = [];
-    for (let i = 0; i < hashes.length; i++) {
-      const node = this.nodes.get(hashes[i]);
+    const path = this.path;
+    let depth = 0;
+    for (; depth < hashes.length; depth++) {
+      const node = this.nodes.get(hashes[depth]);
       if (!node) break;
-      path.push(node);
+      path[depth] = node;
     }
-    if (path.length > 0) {
-      const all = path[0].tenants.size;
-      for (let i = path.length - 1; i >= 0 && matched.size < all; i--) {
-        for (const t of path[i].tenants.keys()) if (!matched.has(t)) matched.set(t, i + 1);
+    if (depth > 0) {
+      const all = path[0]!.tenants.size;
+      for (let i = depth - 1; i >= 0 && matched.size < all; i--) {
+        for (const t of path[i]!.tenants.keys()) if (!matched.has(t)) matched.set(t, i + 1);
       }
     }
+    path.fill(undefined, 0, depth);
     return { chunks: hashes.length, matched };
   }
 
