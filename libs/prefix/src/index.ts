@@ -23,6 +23,7 @@ export {
   preloadLlama3,
   isLlama3Loaded,
   isLlama3Direct,
+  setLlama3Direct,
   contentText,
   type ChatMessageLike,
   type SpanTokens,
