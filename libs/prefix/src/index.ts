@@ -7,7 +7,8 @@ export { chunkHashes, DEFAULT_CHUNK_CHARS } from './approx-tree/chunk-hash';
 export { ApproxTree, type ApproxMatch } from './approx-tree/approx-tree';
 export { ApproxTreeSet, type ApproxTreeSetOptions, type ApproxInsert } from './approx-tree/tree-set';
 // Tier 2: precise KV block index from engine events, and vLLM's block hashes.
-export { blockHashes, rawBlockHashes, eventHashOf, noneHash, cbor, type BlockHashOptions } from './kv-index/block-hash';
+export { blockHashes, rawBlockHashes, eventHashOf, noneHash, cbor, BlockHasher, type BlockHashOptions } from './kv-index/block-hash';
+export { ChatBlockHasher } from './kv-index/chat-blocks';
 export { KvBlockIndex, type KvEvent, type KvBatch, type OfferResult, type ReplicaSyncState, type KvIndexOptions } from './kv-index/kv-index';
 // Both tiers behind one lookup (what the prefix scorer reads).
 export { PrefixIndex, type PromptKey, type PrefixLookup, type PrefixIndexOptions } from './prefix-index';
@@ -15,10 +16,15 @@ export {
   llama3ChatTokens,
   llama3TextTokens,
   llama3ChatHeadTokens,
+  llama3MessageSpan,
+  llama3GenerationPrompt,
+  chatHeadMessages,
   llama3TextHeadTokens,
   preloadLlama3,
   isLlama3Loaded,
   isLlama3Direct,
+  setLlama3Direct,
   contentText,
   type ChatMessageLike,
+  type SpanTokens,
 } from './kv-index/llama3';

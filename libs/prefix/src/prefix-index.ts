@@ -77,25 +77,29 @@ export class PrefixIndex {
     const blocks = prompt.blockHashes;
     const kvMatch = blocks && blocks.length > 0 ? this.kv.match(blocks) : undefined;
     if (!approx && !kvMatch) return undefined;
-    const ratios = new Map<string, number>();
     const precise = new Set<string>();
-    if (approx) {
-      for (const [id, n] of approx.matched) if (!(blocks && blocks.length > 0 && this.kv.usable(id))) ratios.set(id, n / approx.chunks);
+    if (!kvMatch) {
+      // Tier 1 answers for everyone: its match map becomes the ratios, in place.
+      const ratios = approx!.matched;
+      for (const [id, n] of ratios) ratios.set(id, n / approx!.chunks);
+      return { ratios, precise };
     }
-    if (kvMatch) {
-      for (const [id, n] of kvMatch) {
-        ratios.set(id, n / blocks!.length);
+    const ratios = new Map<string, number>();
+    if (approx) {
+      for (const [id, n] of approx.matched) if (!this.kv.usable(id)) ratios.set(id, n / approx.chunks);
+    }
+    for (const [id, n] of kvMatch) {
+      ratios.set(id, n / blocks!.length);
+      precise.add(id);
+    }
+    // Sent there within the pending window: the engine is computing it (or its event is in flight).
+    const pending = this.pendingMs > 0 && chunks.length > 0 ? this.trees.matchSince(model, chunks, this.now() - this.pendingMs) : undefined;
+    if (pending) {
+      for (const [id, n] of pending.matched) {
+        if (!this.kv.usable(id)) continue;
+        const r = n / pending.chunks;
+        if (r > (ratios.get(id) ?? 0)) ratios.set(id, r);
         precise.add(id);
-      }
-      // Sent there within the pending window: the engine is computing it (or its event is in flight).
-      const pending = this.pendingMs > 0 && chunks.length > 0 ? this.trees.matchSince(model, chunks, this.now() - this.pendingMs) : undefined;
-      if (pending) {
-        for (const [id, n] of pending.matched) {
-          if (!this.kv.usable(id)) continue;
-          const r = n / pending.chunks;
-          if (r > (ratios.get(id) ?? 0)) ratios.set(id, r);
-          precise.add(id);
-        }
       }
     }
     return { ratios, precise };

@@ -131,6 +131,58 @@ describe('schedule: invariants', () => {
       { numRuns: 150 },
     );
   });
+  // The scorers' array path (`scoreInto`, what schedule() calls) against their Map path (`score`/`scoreDetailed`):
+  // the same profile with every scorer stripped to its Map methods decides the same, score for score.
+  const mapOnly = (p: RoutingProfile): RoutingProfile => ({
+    ...p,
+    scorers: p.scorers.map(({ scorer, weight }) => {
+      const s = scorer;
+      const wrapped: Scorer = { type: s.type, name: s.name, score: (r, e) => s.score(r, e), picked: s.picked && ((r, e) => s.picked!(r, e)) };
+      if (s.scoreDetailed) wrapped.scoreDetailed = (r, e) => s.scoreDetailed!(r, e);
+      return { scorer: wrapped, weight };
+    }),
+  });
+
+  it.each(['chat', 'batch', 'long-context', 'sessions'])('property (%s): the array path decides exactly as the Map path', (name) => {
+    const fast = buildProfiles({ sessions: SESSION_PROFILE }).get(name)!;
+    const slow = mapOnly(buildProfiles({ sessions: SESSION_PROFILE }).get(name)!);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            spec: arbEndpoint,
+            weight: fc.constantFrom(50, 100, 200),
+            drainRate: fc.option(fc.double({ min: 0, max: 5, noNaN: true }), { nil: undefined }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 16,
+          },
+        ),
+        fc.option(fc.constantFrom('s1', 's2'), { nil: undefined }),
+        fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
+        fc.integer(),
+        (specs, sessionKey, promptTag, seed) => {
+          const eps = specs.map(({ spec: s, weight, drainRate }, i) =>
+            testEndpoint(`e${i}`, {
+              ...s,
+              weight,
+              drainRate,
+              pool: `p${s.poolPriority}`,
+              stats: s.stale && s.waiting > 5 ? undefined : { waiting: s.waiting, running: s.running, kvUsage: s.kvUsage },
+            }),
+          );
+          const exclude = new Set(eps.filter((_, i) => specs[i].spec.excluded).map((e) => e.id));
+          // One PromptKey object per side (the index memoizes by object), equal text.
+          const req = (): ReturnType<typeof testRequest> => testRequest({ sessionKey, prompt: promptTag === undefined ? undefined : longPrompt(promptTag) });
+          const a = schedule(fast, req(), eps, { random: seeded(seed), exclude });
+          const b = schedule(slow, req(), eps, { random: seeded(seed), exclude });
+          expect(a).toEqual(b);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe('schedule: pinned replica', () => {

@@ -1,7 +1,7 @@
 import { poolSaturation, type ReplicaLoad, type SaturationThresholds } from '@llmgw/admission-core';
 import { DEFAULT_KV_CEILING, DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import type { CacheDecision, NoEndpointReason } from './decisions';
-import type { EndpointView, PickResult, PrefixOutcome, RoutingProfile, SchedRequest, ScoredEndpoint } from './types';
+import type { EndpointView, PickResult, PrefixOutcome, RoutingProfile, SchedRequest, ScoreDetail, ScoredEndpoint, ScoreInfo } from './types';
 
 /** Decides whether a pool is saturated (stage 1 spills past it). */
 export type PoolSaturatedFn = (pool: string, candidates: readonly EndpointView[]) => boolean;
@@ -63,58 +63,61 @@ const defaultSaturated = saturatedByLoad(DEFAULT_SATURATION);
 export function schedule(profile: RoutingProfile, req: SchedRequest, endpoints: readonly EndpointView[], opts: ScheduleOptions): PickResult {
   const considered = endpoints.length;
   const filtered: Record<string, number> = {};
-  const fail = (reason: NoEndpointReason): PickResult => ({ kind: 'no_endpoint', reason, considered, filtered });
-  if (considered === 0) return fail('no_candidates');
+  if (considered === 0) return noEndpoint('no_candidates', considered, filtered);
 
   let cands: readonly EndpointView[] = endpoints;
-  if (opts.exclude !== undefined && opts.exclude.size > 0) {
-    const ex = opts.exclude;
-    cands = narrow(cands, (e) => !ex.has(e.id), 'exclude', filtered);
-  }
-  if (opts.pool !== undefined) {
-    const pool = opts.pool;
-    cands = narrow(cands, (e) => e.pool === pool, 'pool', filtered);
-  }
+  if (opts.exclude !== undefined && opts.exclude.size > 0) cands = withoutExcluded(cands, opts.exclude, filtered);
+  if (opts.pool !== undefined) cands = inPool(cands, opts.pool, filtered);
   for (const f of profile.filters) {
     if (cands.length === 0) break;
     const before = cands.length;
     cands = f.filter(req, cands);
     filtered[f.name] = (filtered[f.name] ?? 0) + (before - cands.length);
   }
-  if (cands.length === 0) return fail(opts.pool !== undefined ? 'pool_unavailable' : 'all_filtered');
+  if (cands.length === 0) return noEndpoint(opts.pool !== undefined ? 'pool_unavailable' : 'all_filtered', considered, filtered);
 
   if (opts.pool === undefined) cands = poolStage(cands, opts.poolSaturated ?? defaultSaturated, filtered);
 
-  const scored: ScoredEndpoint[] = cands.map((endpoint) => ({ endpoint, total: 0, perScorer: {} }));
+  const n = cands.length;
+  const scored: ScoredEndpoint[] = new Array<ScoredEndpoint>(n);
+  for (let i = 0; i < n; i++) scored[i] = { endpoint: cands[i], total: 0, perScorer: {} };
+  if (scratch.length < n) scratch = new Float64Array(2 * n);
   let decision: string | undefined;
   let target: string | undefined;
   let prefix: PrefixOutcome | undefined;
   let prefixTarget: string | undefined;
   for (const { scorer, weight } of profile.scorers) {
-    let scores: Map<string, number>;
-    if (scorer.scoreDetailed) {
-      const d = scorer.scoreDetailed(req, cands);
-      scores = d.scores;
-      if (decision === undefined && d.cacheDecision !== undefined) {
-        decision = d.cacheDecision;
-        target = d.target;
-      }
-      if (prefix === undefined && d.prefix !== undefined) {
-        prefix = d.prefix;
-        prefixTarget = d.target;
-      }
+    let info: ScoreInfo | undefined;
+    let scores: Map<string, number> | undefined;
+    if (scorer.scoreInto) {
+      info = scorer.scoreInto(req, cands, scratch);
+    } else if (scorer.scoreDetailed) {
+      info = scorer.scoreDetailed(req, cands);
+      scores = (info as ScoreDetail).scores;
     } else {
       scores = scorer.score(req, cands);
     }
-    for (const s of scored) {
-      const v = clamp01(scores.get(s.endpoint.id));
-      s.perScorer[scorer.name] = v;
+    if (info !== undefined) {
+      if (decision === undefined && info.cacheDecision !== undefined) {
+        decision = info.cacheDecision;
+        target = info.target;
+      }
+      if (prefix === undefined && info.prefix !== undefined) {
+        prefix = info.prefix;
+        prefixTarget = info.target;
+      }
+    }
+    const name = scorer.name;
+    for (let i = 0; i < n; i++) {
+      const s = scored[i];
+      const v = clamp01(scores === undefined ? scratch[i] : scores.get(s.endpoint.id));
+      s.perScorer[name] = v;
       s.total += weight * v;
     }
   }
 
   const picked = profile.picker.pick(req, scored, opts.random);
-  if (picked === undefined) return fail('picker_empty');
+  if (picked === undefined) return noEndpoint('picker_empty', considered, filtered);
 
   for (const { scorer } of profile.scorers) scorer.picked?.(req, picked.endpoint);
 
@@ -139,9 +142,28 @@ export function schedule(profile: RoutingProfile, req: SchedRequest, endpoints: 
   };
 }
 
-function narrow(eps: readonly EndpointView[], keep: (e: EndpointView) => boolean, name: string, filtered: Record<string, number>): EndpointView[] {
-  const out = eps.filter(keep);
-  filtered[name] = eps.length - out.length;
+/**
+ * Scores of the scorer being summed (`Scorer.scoreInto`): one buffer reused by
+ * every decision, read back before the next scorer runs. `schedule()` is
+ * synchronous and scorers do not schedule, so nothing else writes it meanwhile.
+ */
+let scratch = new Float64Array(32);
+
+function noEndpoint(reason: NoEndpointReason, considered: number, filtered: Record<string, number>): PickResult {
+  return { kind: 'no_endpoint', reason, considered, filtered };
+}
+
+function withoutExcluded(eps: readonly EndpointView[], ex: ReadonlySet<string>, filtered: Record<string, number>): EndpointView[] {
+  const out: EndpointView[] = [];
+  for (const e of eps) if (!ex.has(e.id)) out.push(e);
+  filtered.exclude = eps.length - out.length;
+  return out;
+}
+
+function inPool(eps: readonly EndpointView[], pool: string, filtered: Record<string, number>): EndpointView[] {
+  const out: EndpointView[] = [];
+  for (const e of eps) if (e.pool === pool) out.push(e);
+  filtered.pool = eps.length - out.length;
   return out;
 }
 

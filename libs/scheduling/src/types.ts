@@ -77,13 +77,25 @@ export interface Scorer {
    * pipeline calls it instead of `score`.
    */
   scoreDetailed?(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail;
+  /**
+   * Optional fast path, preferred by `schedule()` over both: writes the score
+   * of `eps[i]` to `out[i]` (the values `score` would map to each id; `out`
+   * is at least `eps.length` long, scratch owned by the caller) and returns
+   * what `scoreDetailed` reports besides the scores. No Map per decision
+   * (docs/scheduling.md#performance).
+   */
+  scoreInto?(req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): ScoreInfo | undefined;
   /** Optional: told which endpoint the decision picked (the prefix scorer records the prompt there). */
   picked?(req: SchedRequest, endpoint: EndpointView): void;
 }
 
 /** What a cache-aware scorer reports besides its scores. */
-export interface ScoreDetail {
+export interface ScoreDetail extends ScoreInfo {
   scores: Map<string, number>;
+}
+
+/** A cache-aware scorer's decision, without the scores. */
+export interface ScoreInfo {
   /** Cache decision label (see `CacheDecision` in decisions.ts). */
   cacheDecision?: string;
   /** The replica the scorer wanted; lets the pipeline tell a hit from a picker override. */

@@ -1,6 +1,6 @@
 import type { RouterPrefixConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
-import { blockHashes, llama3ChatHeadTokens, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
+import { blockHashes, ChatBlockHasher, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
 import type { Logger, Registry } from '@llmgw/observability';
 import type { Redis } from 'ioredis';
 import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
@@ -71,6 +71,9 @@ export function createPrefixRouting(
     treeEntries: () => index.trees.entryCount,
     shareStats: () => share?.stats,
   });
+  const blockOpts = { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed };
+  // A conversation's earlier turns are hashed once: each request resumes from the chain its previous turn left.
+  const chatHasher = new ChatBlockHasher(blockOpts);
   const hasPrefix = (p: RoutingProfile): boolean => p.scorers.some((s) => s.scorer.type === 'prefix-scorer');
 
   return {
@@ -116,13 +119,8 @@ export function createPrefixRouting(
         const t0 = performance.now();
         // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
         const ids = promptTokenIds(kind, body);
-        const tokens =
-          kind === 'chat'
-            ? llama3ChatHeadTokens(body.messages as ChatMessageLike[], maxChars)
-            : ids
-              ? ids.slice(0, Math.floor(maxChars / 4))
-              : llama3TextHeadTokens(full, maxChars);
-        hashes = blockHashes(tokens, { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed });
+        if (kind === 'chat') hashes = chatHasher.hashes(body.messages as ChatMessageLike[], maxChars);
+        else hashes = blockHashes(ids ? ids.slice(0, Math.floor(maxChars / 4)) : llama3TextHeadTokens(full, maxChars), blockOpts);
         metrics.tokenize.observe({ model }, (performance.now() - t0) / 1000);
       }
       return { text: tree.enabled ? text : '', ...(hashes ? { blockHashes: hashes } : {}) };

@@ -177,18 +177,32 @@ describe('ApproxTree', () => {
       { weight: 8, arbitrary: fc.tuple(fc.constant('insert' as const), fc.stringMatching(/^[ab]{4,28}$/), fc.constantFrom('r1', 'r2', 'r3')) },
       { weight: 1, arbitrary: fc.tuple(fc.constant('evict' as const), fc.integer({ min: 0, max: 10 }), fc.constant('')) },
       { weight: 1, arbitrary: fc.tuple(fc.constant('remove' as const), fc.constant(''), fc.constantFrom('r1', 'r2', 'r3')) },
+      // The last prompt again, without a match first (a retry after an eviction or removal in between).
+      { weight: 2, arbitrary: fc.tuple(fc.constant('again' as const), fc.constant(''), fc.constantFrom('r1', 'r2', 'r3')) },
     );
     fc.assert(
       fc.property(fc.array(op, { minLength: 50, maxLength: 600 }), (ops) => {
         const t = new ApproxTree();
         const ref = new Reference();
         const seen = new Set<string>();
+        // One hash array per prompt, as the router's PrefixIndex memoizes them: a routing decision matches, then
+        // inserts the same array (the tree reuses the match's walk), and an eviction or removal may come between.
+        const memo = new Map<string, number[]>();
+        const hashesOf = (s: string): number[] => memo.get(s) ?? memo.set(s, h(s)).get(s)!;
+        let last: number[] | undefined;
         ops.forEach(([kind, arg, tenant], i) => {
           if (kind === 'insert') {
             seen.add(arg as string);
-            t.insert(h(arg as string), tenant, i);
+            last = hashesOf(arg as string);
+            if (i % 3 !== 0) t.match(last);
+            t.insert(last, tenant, i);
             ref.insert(h(arg as string), tenant);
+          } else if (kind === 'again') {
+            if (!last) return;
+            t.insert(last, tenant, i);
+            ref.insert(last, tenant);
           } else if (kind === 'evict') {
+            if (last) t.match(last);
             t.evict(arg as number);
             ref.evict(arg as number);
           } else {

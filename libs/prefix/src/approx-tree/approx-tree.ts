@@ -60,6 +60,18 @@ export class ApproxTree {
   private entries = 0;
   /** Inserts so far: the stamp of the next one. */
   private stamps = 0;
+  /**
+   * The last `match`'s walk: `path[0, pathDepth)` are the nodes of `pathOf`'s
+   * leading hashes, valid while no node has been deleted since (`deletions`
+   * unchanged). The insert after a routing decision is for the prompt just
+   * matched, so it finds its nodes here instead of looking each up again in
+   * the (large, cache-missing) node map.
+   */
+  private readonly path: Node[] = [];
+  private pathOf: readonly number[] | undefined;
+  private pathDepth = 0;
+  private pathAt = 0;
+  private deletions = 0;
 
   /** Distinct nodes (chunk prefixes) in the tree. */
   get nodeCount(): number {
@@ -89,9 +101,10 @@ export class ApproxTree {
       log = { entries: [], stamps: [], head: 0, live: 0 };
       this.logs.set(tenant, log);
     }
+    const known = this.pathOf === hashes && this.pathAt === this.deletions ? this.pathDepth : 0;
     for (let i = hashes.length - 1; i >= 0; i--) {
       const h = hashes[i];
-      let node = this.nodes.get(h);
+      let node = i < known ? this.path[i] : this.nodes.get(h);
       if (!node) {
         node = { tenants: new Map(), depth: i, hash: h };
         this.nodes.set(h, node);
@@ -117,15 +130,19 @@ export class ApproxTree {
     const matched = new Map<string, number>();
     // The path as far as the tree has it; by prefix closure a tenant's match is the deepest node it is on,
     // and the first node's tenants are all the tenants on the path: walk back up until each is placed.
-    const path: Node[] = [];
-    for (let i = 0; i < hashes.length; i++) {
-      const node = this.nodes.get(hashes[i]);
+    const path = this.path;
+    let depth = 0;
+    for (; depth < hashes.length; depth++) {
+      const node = this.nodes.get(hashes[depth]);
       if (!node) break;
-      path.push(node);
+      path[depth] = node;
     }
-    if (path.length > 0) {
+    this.pathOf = hashes;
+    this.pathDepth = depth;
+    this.pathAt = this.deletions;
+    if (depth > 0) {
       const all = path[0].tenants.size;
-      for (let i = path.length - 1; i >= 0 && matched.size < all; i--) {
+      for (let i = depth - 1; i >= 0 && matched.size < all; i--) {
         for (const t of path[i].tenants.keys()) if (!matched.has(t)) matched.set(t, i + 1);
       }
     }
@@ -179,7 +196,10 @@ export class ApproxTree {
     const node = e.node;
     if (!node.tenants.delete(tenant)) return;
     this.entries--;
-    if (node.tenants.size === 0) this.nodes.delete(node.hash);
+    if (node.tenants.size === 0) {
+      this.nodes.delete(node.hash);
+      this.deletions++;
+    }
   }
 }
 

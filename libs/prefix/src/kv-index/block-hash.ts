@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 
 /**
  * vLLM's chained prefix-cache block hashes with `--prefix-caching-hash-algo
@@ -58,7 +58,7 @@ export function cbor(v: CborValue): Buffer {
 }
 
 function sha256(b: Buffer): Buffer {
-  return createHash('sha256').update(b).digest();
+  return oneShotHash('sha256', b, 'buffer');
 }
 
 /** The 64-bit value KV events carry for a 32-byte block hash: its last 8 bytes, big-endian. */
@@ -78,22 +78,75 @@ export function noneHash(hashSeed: string): Buffer {
   return h;
 }
 
+/** Writes a canonical CBOR head at `off`; returns the offset after it. */
+function writeHead(buf: Buffer, off: number, major: number, n: number): number {
+  const m = major << 5;
+  if (n < 24) buf[off++] = m | n;
+  else if (n < 0x100) {
+    buf[off++] = m | 24;
+    buf[off++] = n;
+  } else if (n < 0x10000) {
+    buf[off++] = m | 25;
+    buf.writeUInt16BE(n, off);
+    off += 2;
+  } else if (n < 0x1_0000_0000) {
+    buf[off++] = m | 26;
+    buf.writeUInt32BE(n, off);
+    off += 4;
+  } else throw new RangeError(`CBOR length or integer ${n} too large for this encoder`);
+  return off;
+}
+
+/**
+ * Hashes one block at a time: `sha256(cbor([parent, block, extra]))` written
+ * into one reused buffer and hashed one-shot, byte for byte what `cbor`
+ * encodes (no intermediate arrays, no Hash object per block).
+ */
+export class BlockHasher {
+  readonly blockSize: number;
+  private readonly buf: Buffer;
+  private readonly extra: Buffer;
+
+  constructor(readonly opts: BlockHashOptions) {
+    this.blockSize = opts.blockSize;
+    this.extra = cbor(opts.loraName ? [opts.loraName] : null);
+    // array(3) head, bytes(32) head + 32, array(bs) head, bs uint32s at 5 bytes each, extra.
+    this.buf = Buffer.alloc(1 + 2 + 32 + 5 + 5 * this.blockSize + this.extra.length);
+  }
+
+  /** The parent of a sequence's first block (NONE_HASH for the seed). */
+  get root(): Buffer {
+    return noneHash(this.opts.hashSeed);
+  }
+
+  /** The raw hash of the block `tokens[start, start + blockSize)` chained from `parent` (32 bytes). */
+  block(parent: Uint8Array, tokens: readonly number[], start: number): Buffer {
+    const buf = this.buf;
+    const bs = this.blockSize;
+    buf[0] = 0x83;
+    let off = writeHead(buf, 1, 2, parent.length);
+    buf.set(parent, off);
+    off = writeHead(buf, off + parent.length, 4, bs);
+    for (let i = start; i < start + bs; i++) {
+      const v = tokens[i];
+      if (!Number.isInteger(v) || v < 0) throw new RangeError(`token ids must be non-negative integers, got ${v}`);
+      off = writeHead(buf, off, 0, v);
+    }
+    this.extra.copy(buf, off);
+    return sha256(buf.subarray(0, off + this.extra.length));
+  }
+}
+
 /**
  * Raw 32-byte hashes of the full blocks of `tokens`, chained from `parent`
  * (NONE_HASH when omitted).
  */
 export function rawBlockHashes(tokens: readonly number[], opts: BlockHashOptions, parent?: Uint8Array): Buffer[] {
-  const bs = opts.blockSize;
-  const extra = opts.loraName ? [opts.loraName] : null;
-  const n = Math.floor(tokens.length / bs);
+  const hasher = new BlockHasher(opts);
+  const n = Math.floor(tokens.length / opts.blockSize);
   const out = new Array<Buffer>(n);
-  let prev: Uint8Array = parent ?? noneHash(opts.hashSeed);
-  for (let i = 0; i < n; i++) {
-    const block = tokens.slice(i * bs, (i + 1) * bs);
-    const h = sha256(cbor([prev, block, extra]));
-    out[i] = h;
-    prev = h;
-  }
+  let prev: Uint8Array = parent ?? hasher.root;
+  for (let i = 0; i < n; i++) prev = out[i] = hasher.block(prev, tokens, i * opts.blockSize);
   return out;
 }
 

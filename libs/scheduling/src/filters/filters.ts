@@ -9,12 +9,25 @@ export function isUsable(ep: EndpointView): boolean {
   return !ep.draining && ep.available;
 }
 
+const isNotDraining = (e: EndpointView): boolean => !e.draining;
+const isAvailable = (e: EndpointView): boolean => e.available;
+
+/** The endpoints `keep` accepts; `eps` itself when it accepts all (the usual case: no copy per decision). */
+function keepWhere(eps: readonly EndpointView[], keep: (e: EndpointView) => boolean): EndpointView[] {
+  let i = 0;
+  while (i < eps.length && keep(eps[i])) i++;
+  if (i === eps.length) return eps as EndpointView[];
+  const out = eps.slice(0, i);
+  for (i++; i < eps.length; i++) if (keep(eps[i])) out.push(eps[i]);
+  return out;
+}
+
 /** Drops draining endpoints: they get no new requests. */
 export class DrainingFilter implements Filter {
   readonly type = 'draining-filter';
   constructor(readonly name: string) {}
   filter(_req: SchedRequest, eps: readonly EndpointView[]): EndpointView[] {
-    return eps.filter((e) => !e.draining);
+    return keepWhere(eps, isNotDraining);
   }
 }
 
@@ -23,7 +36,7 @@ export class AvailableFilter implements Filter {
   readonly type = 'available-filter';
   constructor(readonly name: string) {}
   filter(_req: SchedRequest, eps: readonly EndpointView[]): EndpointView[] {
-    return eps.filter((e) => e.available);
+    return keepWhere(eps, isAvailable);
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EndpointView } from '../types';
+import type { EndpointView, SchedRequest, ScoreInfo, Scorer } from '../types';
 
 /** Params shared by the scorers that read scraped engine stats. */
 export const scrapedParams = {
@@ -14,23 +14,34 @@ export interface ScrapedParams {
   unknown_score: number;
 }
 
-/** Applies the stale rule to a scraped-stats score. */
-export function staleAdjusted(ep: EndpointView, score: number, p: ScrapedParams): number {
-  return ep.stale ? score * p.stale_factor : score;
+/**
+ * The stale rule on a scraped-stats score: `undefined` (the metric is absent)
+ * scores `unknown_score`, and a stale endpoint's score is multiplied by
+ * `stale_factor`; it loses score but is not removed.
+ */
+export function scrapedScore(ep: EndpointView, score: number | undefined, p: ScrapedParams): number {
+  const s = score ?? p.unknown_score;
+  return ep.stale ? s * p.stale_factor : s;
 }
 
-/** One score per endpoint, keyed by endpoint id: the shape every scorer returns. */
-export function scoreEach(eps: readonly EndpointView[], score: (ep: EndpointView) => number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const ep of eps) out.set(ep.id, score(ep));
-  return out;
+/** One score per endpoint, keyed by endpoint id (the shape `Scorer.score` returns): `out[i]` is `eps[i]`'s. */
+export function scoreMap(eps: readonly EndpointView[], out: ArrayLike<number>): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < eps.length; i++) m.set(eps[i].id, out[i]);
+  return m;
 }
 
 /**
- * A score from scraped engine stats per endpoint: `score` answers undefined
- * when the metric it needs is absent (then `unknown_score`), and the stale
- * rule applies to every endpoint.
+ * A scorer that computes into an array (`scoreInto`, what `schedule()` calls:
+ * no Map per decision); `score` is the same values keyed by id.
  */
-export function scoreScraped(eps: readonly EndpointView[], p: ScrapedParams, score: (ep: EndpointView) => number | undefined): Map<string, number> {
-  return scoreEach(eps, (ep) => staleAdjusted(ep, score(ep) ?? p.unknown_score, p));
+export abstract class ArrayScorer implements Scorer {
+  abstract readonly type: string;
+  abstract readonly name: string;
+  abstract scoreInto(req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): ScoreInfo | undefined;
+  score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+    const out = new Float64Array(eps.length);
+    this.scoreInto(req, eps, out);
+    return scoreMap(eps, out);
+  }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
-import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scoreEach } from './common';
+import type { EndpointView, SchedRequest } from '../types';
+import { ArrayScorer } from './common';
 
 const schema = z
   .object({
@@ -20,16 +20,19 @@ export type InflightScorerParams = z.output<typeof schema>;
  * decisions taken within one scrape interval. It is divided by the
  * endpoint's weight / 100 so a bigger replica may carry proportionally more.
  */
-export class InflightScorer implements Scorer {
+export class InflightScorer extends ArrayScorer {
   readonly type = 'inflight-scorer';
   constructor(
     readonly name: string,
     readonly params: InflightScorerParams,
-  ) {}
-  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+  ) {
+    super();
+  }
+  scoreInto(_req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): undefined {
     let denom = this.params.cap ?? 0;
     if (this.params.cap === undefined) for (const ep of eps) denom = Math.max(denom, perWeight(ep));
-    return scoreEach(eps, (ep) => (denom > 0 ? 1 - Math.min(1, perWeight(ep) / denom) : 1));
+    for (let i = 0; i < eps.length; i++) out[i] = denom > 0 ? 1 - Math.min(1, perWeight(eps[i]) / denom) : 1;
+    return undefined;
   }
 }
 

@@ -1,8 +1,8 @@
 import { DEFAULT_KV_CEILING } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
-import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scoreScraped, scrapedParams } from './common';
+import type { EndpointView, SchedRequest } from '../types';
+import { ArrayScorer, scrapedParams, scrapedScore } from './common';
 
 const schema = z
   .object({
@@ -14,18 +14,21 @@ const schema = z
 export type KvScorerParams = z.output<typeof schema>;
 
 /** `1 − kv_usage`, and 0 above `ceiling` (docs/scheduling.md#scorers). */
-export class KvScorer implements Scorer {
+export class KvScorer extends ArrayScorer {
   readonly type = 'kv-scorer';
   constructor(
     readonly name: string,
     readonly params: KvScorerParams,
-  ) {}
-  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    return scoreScraped(eps, this.params, (ep) => {
-      const kv = ep.stats?.kvUsage;
-      if (kv === undefined || !Number.isFinite(kv)) return undefined;
-      return kv > this.params.ceiling ? 0 : 1 - Math.max(0, kv);
-    });
+  ) {
+    super();
+  }
+  scoreInto(_req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): undefined {
+    const p = this.params;
+    for (let i = 0; i < eps.length; i++) {
+      const kv = eps[i].stats?.kvUsage;
+      out[i] = scrapedScore(eps[i], kv === undefined || !Number.isFinite(kv) ? undefined : kv > p.ceiling ? 0 : 1 - Math.max(0, kv), p);
+    }
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
-import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scoreScraped, scrapedParams } from './common';
+import type { EndpointView, SchedRequest } from '../types';
+import { ArrayScorer, scrapedParams, scrapedScore } from './common';
 
 const schema = z.object({ ...scrapedParams }).strict();
 export type LoadScorerParams = z.output<typeof schema>;
@@ -13,13 +13,15 @@ export type LoadScorerParams = z.output<typeof schema>;
  * of those that have one; when none has one, `running` alone is compared.
  * Normalised against the largest value among the candidates.
  */
-export class LoadScorer implements Scorer {
+export class LoadScorer extends ArrayScorer {
   readonly type = 'load-scorer';
   constructor(
     readonly name: string,
     readonly params: LoadScorerParams,
-  ) {}
-  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+  ) {
+    super();
+  }
+  scoreInto(_req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): undefined {
     let rateSum = 0;
     let rateCount = 0;
     for (const ep of eps) {
@@ -29,14 +31,16 @@ export class LoadScorer implements Scorer {
       }
     }
     const meanRate = rateCount > 0 ? rateSum / rateCount : 1;
-    const drain = (ep: EndpointView): number => {
-      const running = Math.max(0, ep.stats?.running ?? 0);
-      const rate = ep.drainRate !== undefined && ep.drainRate > 0 && Number.isFinite(ep.drainRate) ? ep.drainRate : meanRate;
-      return running / rate;
-    };
+    // out[i] holds the drain time first, then the score.
     let max = 0;
-    for (const ep of eps) if (ep.stats) max = Math.max(max, drain(ep));
-    return scoreScraped(eps, this.params, (ep) => (!ep.stats ? undefined : max > 0 ? 1 - drain(ep) / max : 1));
+    for (let i = 0; i < eps.length; i++) {
+      const ep = eps[i];
+      const rate = ep.drainRate !== undefined && ep.drainRate > 0 && Number.isFinite(ep.drainRate) ? ep.drainRate : meanRate;
+      out[i] = Math.max(0, ep.stats?.running ?? 0) / rate;
+      if (ep.stats) max = Math.max(max, out[i]);
+    }
+    for (let i = 0; i < eps.length; i++) out[i] = scrapedScore(eps[i], !eps[i].stats ? undefined : max > 0 ? 1 - out[i] / max : 1, this.params);
+    return undefined;
   }
 }
 

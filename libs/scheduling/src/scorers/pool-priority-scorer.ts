@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
-import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scoreEach } from './common';
+import type { EndpointView, SchedRequest } from '../types';
+import { ArrayScorer } from './common';
 
 const schema = z.object({}).strict();
 
@@ -10,17 +10,20 @@ const schema = z.object({}).strict();
  * share a priority. Stage 1 already narrows to one priority tier, so inside
  * `schedule()` this only matters for custom pipelines that score across pools.
  */
-export class PoolPriorityScorer implements Scorer {
+export class PoolPriorityScorer extends ArrayScorer {
   readonly type = 'pool-priority-scorer';
-  constructor(readonly name: string) {}
-  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
+  constructor(readonly name: string) {
+    super();
+  }
+  scoreInto(_req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): undefined {
     let min = Number.POSITIVE_INFINITY;
     let max = Number.NEGATIVE_INFINITY;
     for (const ep of eps) {
       min = Math.min(min, ep.poolPriority);
       max = Math.max(max, ep.poolPriority);
     }
-    return scoreEach(eps, (ep) => (max > min ? (ep.poolPriority - min) / (max - min) : 1));
+    for (let i = 0; i < eps.length; i++) out[i] = max > min ? (eps[i].poolPriority - min) / (max - min) : 1;
+    return undefined;
   }
 }
 

@@ -1,8 +1,8 @@
 import { DEFAULT_TARGET_WAITING_PER_REPLICA } from '@llmgw/contracts';
 import { z } from 'zod';
 import { parsePluginParams, type PluginFactory } from '../registry';
-import type { EndpointView, SchedRequest, Scorer } from '../types';
-import { scoreScraped, scrapedParams } from './common';
+import type { EndpointView, SchedRequest } from '../types';
+import { ArrayScorer, scrapedParams, scrapedScore } from './common';
 
 const schema = z
   .object({
@@ -14,14 +14,21 @@ const schema = z
 export type QueueScorerParams = z.output<typeof schema>;
 
 /** `1 − min(1, waiting / target_waiting)` (docs/scheduling.md#scorers). */
-export class QueueScorer implements Scorer {
+export class QueueScorer extends ArrayScorer {
   readonly type = 'queue-scorer';
   constructor(
     readonly name: string,
     readonly params: QueueScorerParams,
-  ) {}
-  score(_req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    return scoreScraped(eps, this.params, (ep) => (ep.stats ? 1 - Math.min(1, Math.max(0, ep.stats.waiting) / this.params.target_waiting) : undefined));
+  ) {
+    super();
+  }
+  scoreInto(_req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): undefined {
+    const p = this.params;
+    for (let i = 0; i < eps.length; i++) {
+      const st = eps[i].stats;
+      out[i] = scrapedScore(eps[i], st ? 1 - Math.min(1, Math.max(0, st.waiting) / p.target_waiting) : undefined, p);
+    }
+    return undefined;
   }
 }
 

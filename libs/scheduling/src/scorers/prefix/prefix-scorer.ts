@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { PrefixIndex } from '@llmgw/prefix';
 import { parsePluginParams, type PluginFactory } from '../../registry';
-import type { EndpointView, SchedRequest, ScoreDetail, Scorer } from '../../types';
+import type { EndpointView, SchedRequest, ScoreDetail, ScoreInfo } from '../../types';
+import { ArrayScorer, scoreMap } from '../common';
 import type { PrefixDecision } from '../../decisions';
 
 const schema = z
@@ -38,56 +39,65 @@ export type PrefixScorerParams = z.output<typeof schema>;
  * so the least loaded replica scores highest. After the pick, `picked()`
  * records the prompt in the index (and through it in every router's tree).
  */
-export class PrefixScorer implements Scorer {
+export class PrefixScorer extends ArrayScorer {
   readonly type = 'prefix-scorer';
+  /** Each candidate's match ratio during `scoreInto` (scratch; `out` holds the loads meanwhile). */
+  private ratios = new Float64Array(16);
 
   constructor(
     readonly name: string,
     readonly params: PrefixScorerParams,
     readonly index: PrefixIndex,
-  ) {}
-
-  score(req: SchedRequest, eps: readonly EndpointView[]): Map<string, number> {
-    return this.scoreDetailed(req, eps).scores;
+  ) {
+    super();
   }
 
   scoreDetailed(req: SchedRequest, eps: readonly EndpointView[]): ScoreDetail {
-    if (eps.length === 0) return this.result(new Map(), 'no_healthy_worker', 0);
-    const loads = eps.map((e) => this.loadOf(e));
-    const byLoad = (): Map<string, number> => {
-      const max = Math.max(...loads);
-      const out = new Map<string, number>();
-      eps.forEach((e, i) => out.set(e.id, max > 0 ? 1 - loads[i] / max : 1));
-      return out;
-    };
-    const lookup = req.prompt ? this.index.lookup(req.model, req.prompt) : undefined;
-    if (!lookup) return this.result(byLoad(), 'no_tree', 0);
+    const out = new Float64Array(eps.length);
+    const info = this.scoreInto(req, eps, out);
+    return { scores: scoreMap(eps, out), ...info };
+  }
 
-    let bestCand: EndpointView | undefined;
+  scoreInto(req: SchedRequest, eps: readonly EndpointView[], out: Float64Array): ScoreInfo {
+    const n = eps.length;
+    if (n === 0) return result('no_healthy_worker', 0);
+    // out[i] holds each candidate's load until the decision is known.
+    let max = -Infinity;
+    let min = Infinity;
+    for (let i = 0; i < n; i++) {
+      const l = this.loadOf(eps[i]);
+      out[i] = l;
+      if (l > max) max = l;
+      if (l < min) min = l;
+    }
+    const lookup = req.prompt ? this.index.lookup(req.model, req.prompt) : undefined;
+    if (!lookup) return byLoad(out, n, max, result('no_tree', 0));
+
+    if (this.ratios.length < n) this.ratios = new Float64Array(2 * n);
+    const ratios = this.ratios;
+    let best = -1;
     let bestRatio = 0;
     let bestLoad = Infinity;
-    eps.forEach((e, i) => {
-      const r = lookup.ratios.get(e.id) ?? 0;
-      if (r > bestRatio || (r === bestRatio && r > 0 && loads[i] < bestLoad)) {
-        bestCand = e;
+    for (let i = 0; i < n; i++) {
+      const r = lookup.ratios.get(eps[i].id) ?? 0;
+      ratios[i] = r;
+      if (r > bestRatio || (r === bestRatio && r > 0 && out[i] < bestLoad)) {
+        best = i;
         bestRatio = r;
-        bestLoad = loads[i];
+        bestLoad = out[i];
       }
-    });
+    }
 
-    const max = Math.max(...loads);
-    const min = Math.min(...loads);
     if (max - min > this.params.balance_abs_threshold && max > min * this.params.balance_rel_threshold) {
-      return this.result(byLoad(), 'load_balance_override', bestRatio);
+      return byLoad(out, n, max, result('load_balance_override', bestRatio));
     }
     let bestAll = 0;
     for (const r of lookup.ratios.values()) if (r > bestAll) bestAll = r;
-    if (bestAll >= this.params.cache_threshold && bestAll > bestRatio) return this.result(byLoad(), 'stale', bestRatio);
-    if (bestCand === undefined || bestRatio < this.params.cache_threshold) return this.result(byLoad(), 'cache_miss_min_load', bestRatio);
+    if (bestAll >= this.params.cache_threshold && bestAll > bestRatio) return byLoad(out, n, max, result('stale', bestRatio));
+    if (best < 0 || bestRatio < this.params.cache_threshold) return byLoad(out, n, max, result('cache_miss_min_load', bestRatio));
 
-    const scores = new Map<string, number>();
-    for (const e of eps) scores.set(e.id, lookup.ratios.get(e.id) ?? 0);
-    return this.result(scores, 'cache_hit', bestRatio, bestCand.id);
+    for (let i = 0; i < n; i++) out[i] = ratios[i];
+    return result('cache_hit', bestRatio, eps[best].id);
   }
 
   picked(req: SchedRequest, endpoint: EndpointView): void {
@@ -105,10 +115,16 @@ export class PrefixScorer implements Scorer {
         return Math.max(e.inflight, engine);
     }
   }
+}
 
-  private result(scores: Map<string, number>, decision: PrefixDecision, matchRatio: number, target?: string): ScoreDetail {
-    return { scores, cacheDecision: decision, target, prefix: { decision, matchRatio } };
-  }
+/** "By load": `1 − load / max_load` over the loads in `out` (the least loaded scores 1). */
+function byLoad(out: Float64Array, n: number, max: number, info: ScoreInfo): ScoreInfo {
+  for (let i = 0; i < n; i++) out[i] = max > 0 ? 1 - out[i] / max : 1;
+  return info;
+}
+
+function result(decision: PrefixDecision, matchRatio: number, target?: string): ScoreInfo {
+  return { cacheDecision: decision, target, prefix: { decision, matchRatio } };
 }
 
 /**
