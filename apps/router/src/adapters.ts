@@ -67,9 +67,9 @@ export function rewriteForAdapter(body: Record<string, unknown>, adapter: Adapte
  * accepts with `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`) before the first request naming one, for
  * adapters whose `path` the router's config gives. Adapters the node-agent passed with
  * `--lora-modules` are registered at start and need nothing. Registering only names the adapter:
- * the engine loads it into a slot when a request uses it. Once per replica and adapter; a failed
- * registration is logged and tried again by the next request (this one goes on: the engine
- * answers for itself whether it knows the adapter).
+ * the engine loads it into a slot when a request uses it. Once per replica and adapter, again
+ * when the replica no longer knows it (`lost`); a failed registration is logged and tried again by
+ * the next request (this one goes on: the engine answers for itself whether it knows the adapter).
  */
 export class AdapterRegistry {
   private readonly done = new Map<string, Promise<boolean>>();
@@ -91,9 +91,14 @@ export class AdapterRegistry {
     if (!(await p) && this.done.get(key) === p) this.done.delete(key);
   }
 
-  /** Forgets what was registered on a replica (it restarted or went away). */
-  forget(endpointId: string): void {
-    for (const k of this.done.keys()) if (k.startsWith(`${endpointId}\u0000`)) this.done.delete(k);
+  /**
+   * The replica answered a request for `adapter` with "model not found" although the router had
+   * registered it there (the engine restarted since): forgets the registration and says so, so the
+   * caller registers it again and resends.
+   */
+  lost(ep: Pick<EndpointView, 'id' | 'engine'>, adapter: AdapterRef, err: { code: string }): boolean {
+    if (ep.engine !== 'vllm' || adapter.path === undefined || err.code !== 'LLMGW_ERR_MODEL_NOT_FOUND') return false;
+    return this.done.delete(`${ep.id}\u0000${adapter.name}`);
   }
 
   private async register(ep: Pick<EndpointView, 'id' | 'url'>, adapter: AdapterRef, path: string, authorization?: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type AccountingStores, type LedgerRecord } from '@llmgw/stores';
 import { waitUntil } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
-import { fakeUpstream, silentLog, type FakeUpstream } from './helpers';
+import { chatJson, fakeUpstream, silentLog, type FakeUpstream } from './helpers';
 import { keyWith, testTenancy } from './tenancy-with-keys';
 
 /**
@@ -23,12 +23,24 @@ const stores: AccountingStores = { counters: new MemoryLimitCounters(), ledger, 
 testTenancy.stores = stores;
 jest.mock('../src/tenancy', () => jest.requireActual('./tenancy-with-keys').tenancyModule());
 
+const registered = new Set<string>();
+
 describe('adapters under tenancy', () => {
   let vllm: FakeUpstream;
   let llama: FakeUpstream;
   let router: RunningRouter;
   beforeAll(async () => {
-    vllm = await fakeUpstream();
+    // As vLLM: an adapter is served once registered; a restart forgets it.
+    vllm = await fakeUpstream((req, res, text) => {
+      const body = JSON.parse(text);
+      if (req.url === '/v1/load_lora_adapter') registered.add(body.lora_name);
+      if (req.url === '/v1/chat/completions' && body.model !== 'other' && !registered.has(body.model)) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { message: `The model \`${body.model}\` does not exist.`, type: 'NotFoundError', code: 404 } }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url === '/v1/load_lora_adapter' ? '"ok"' : chatJson());
+    });
     llama = await fakeUpstream();
     router = await start({
       log: silentLog(),
@@ -84,6 +96,15 @@ describe('adapters under tenancy', () => {
     ]);
     // The fake engine reports 3 prompt + 1 completion tokens: 3×1000 + 1×2000 micro-units at the base's price.
     expect(recs[0]!.costMicros).toBe(5000);
+  });
+
+  it('registers an adapter again on a vLLM replica that restarted and forgot it, and serves the request', async () => {
+    registered.clear();
+    vllm.hits.length = 0;
+    const r = await chat(keyWith({}, 'rs'), 'sql');
+    expect(r.status).toBe(200);
+    await r.arrayBuffer();
+    expect(vllm.hits.map((h) => h.path)).toEqual(['/v1/chat/completions', '/v1/load_lora_adapter', '/v1/chat/completions']);
   });
 
   it('a key not allowlisted for the base may use none of its adapters (allowlists name models)', async () => {

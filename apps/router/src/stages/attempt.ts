@@ -48,6 +48,8 @@ export async function attemptUpstream(s: AttemptState, c: RequestContext): Promi
     if (!next.endpoint) break;
     attemptStarted = performance.now();
     result = await proxyTo(s, c, next.endpoint, out);
+    // A vLLM replica that forgot an adapter the router registered there (it restarted): registered again and resent, once.
+    if (result.kind === 'error' && c.adapter && s.adapters?.lost(next.endpoint, c.adapter, result.error)) result = await proxyTo(s, c, next.endpoint, out);
     if (result.kind !== 'retry') break;
     lastError = result.error;
     s.metrics.retries.inc({ model: c.plan!.served!, reason: result.reason });
