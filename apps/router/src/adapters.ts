@@ -22,6 +22,7 @@ export interface AdapterRef {
 /** Where a router reading the placement-scheduler's catalog view learns adapters. */
 export interface PlacementAdapters {
   adapterOf(name: string): AdapterRef | undefined;
+  adapters(): AdapterRef[];
 }
 
 /**

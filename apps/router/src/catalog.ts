@@ -70,7 +70,9 @@ export class ModelCatalog {
     const names = new Set<string>([...this.configured.keys(), ...this.source.models()]);
     const out: Array<{ id: string; aliasOf?: string; parent?: string }> = [...names].sort().map((id) => ({ id }));
     for (const [a, target] of [...this.aliases].sort()) if (!names.has(a) && names.has(target)) out.push({ id: a, aliasOf: target });
-    for (const [a, ref] of [...this.adapters].sort()) if (!names.has(a)) out.push({ id: a, parent: ref.base });
+    const adapters = new Map(this.adapters);
+    for (const ref of this.placement?.adapters?.() ?? []) if (!adapters.has(ref.name)) adapters.set(ref.name, ref);
+    for (const [a, ref] of [...adapters].sort()) if (!names.has(a) && names.has(ref.base)) out.push({ id: a, parent: ref.base });
     return out;
   }
 }

@@ -89,6 +89,11 @@ export class OnDemand {
     return e?.adapter ? { base: e.model, name: e.adapter.name, id: e.adapter.id, scale: e.adapter.scale } : undefined;
   }
 
+  /** Every adapter the catalog view names. */
+  adapters(): AdapterRef[] {
+    return this.o.view.names().flatMap((n) => this.adapterOf(n) ?? []);
+  }
+
   isOnDemand(model: string): boolean {
     return this.o.view.get(model)?.mode === 'on-demand';
   }
