@@ -7,7 +7,7 @@ import { ACTOR_METADATA_KEY, callerActor, peerCommonName, unary, type UnaryConte
 import type { LimitCounters } from '@llmgw/stores';
 import { type BudgetPeriod, type ScopeType, periodBounds } from '@llmgw/tenancy';
 import { checkRef, checkTime, type TenancyStore, type WriteOptions } from './tenancy-store';
-import type { UsageGroupBy, UsageStore } from './usage-store';
+import { USAGE_GROUPS, type UsageGroupBy, type UsageStore } from './usage-store';
 
 const SCOPE_TYPES: ScopeType[] = ['org', 'team', 'project', 'key'];
 
@@ -246,8 +246,8 @@ export function tenancyAdminHandlers(d: ServiceDeps): accountingV1.TenancyAdminH
 
     QueryUsage: h(async (r: accountingV1.QueryUsageRequest__Output) => {
       const groupBy = r.groupBy as UsageGroupBy;
-      if (!['', 'model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(groupBy))
-        throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, key, project, team, org, hour, status or empty');
+      if (!USAGE_GROUPS.includes(groupBy))
+        throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'group_by must be model, adapter, key, project, team, org, hour, status or empty');
       const from = time(r.fromMs, 'from_ms', true);
       const to = time(r.toMs, 'to_ms', true) || now() + 1;
       const scope = r.scope?.scopeType

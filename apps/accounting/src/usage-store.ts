@@ -4,7 +4,10 @@ import { type BudgetPeriod, type ScopeType, periodBounds, scopeKey } from '@llmg
 import { type Kysely, sql } from 'kysely';
 
 /** How QueryUsage may group its rows. */
-export type UsageGroupBy = '' | 'model' | 'key' | 'project' | 'team' | 'org' | 'hour' | 'status';
+export type UsageGroupBy = '' | 'model' | 'adapter' | 'key' | 'project' | 'team' | 'org' | 'hour' | 'status';
+
+/** Every grouping QueryUsage accepts ('' = one total row). */
+export const USAGE_GROUPS: readonly UsageGroupBy[] = ['', 'model', 'adapter', 'key', 'project', 'team', 'org', 'hour', 'status'];
 
 const DAY_MS = 86_400_000;
 
@@ -19,6 +22,7 @@ export function toUsageRow(r: LedgerRecord): NewUsageRow {
     project_id: String(r.projectId ?? ''),
     model: String(r.model ?? ''),
     served_model: String(r.servedModel ?? r.model ?? ''),
+    adapter: typeof r.adapter === 'string' ? r.adapter : '',
     pool: r.pool ?? null,
     status: int(r.status),
     prompt_tokens: int(r.promptTokens),
@@ -42,19 +46,20 @@ function scopeFilter(type: ScopeType, id: string) {
 /**
  * One part of the rollup statement: the `moved` rows summed into `table` by
  * time bucket (`bucketMs` wide, in column `time`), served model and status,
- * and by key too when `byKey`; an additive upsert.
+ * and by key and adapter too when `byKey` (migration 0009); an additive upsert.
  */
 function foldInto(table: string, time: string, bucketMs: number, byKey: boolean) {
   const t = sql.raw(table);
   const bucket = sql.raw(`(ts / ${bucketMs}) * ${bucketMs}`);
   const keyCols = byKey ? sql`key_id, project_id, ` : sql``;
   const keyVals = byKey ? sql`key_id, max(project_id), ` : sql``;
+  const adapter = byKey ? sql`adapter, ` : sql``;
   const sum = (c: string) => sql.raw(`${c} = ${table}.${c} + excluded.${c}`);
   return sql`
-        insert into ${t} (${sql.raw(time)}, ${keyCols}model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
-        select ${bucket}, ${keyVals}served_model, status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
-        from moved group by ${bucket}, ${byKey ? sql`key_id, ` : sql``}served_model, status
-        on conflict (${sql.raw(time)}, ${byKey ? sql`key_id, ` : sql``}model, status) do update set
+        insert into ${t} (${sql.raw(time)}, ${keyCols}model, ${adapter}status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros)
+        select ${bucket}, ${keyVals}served_model, ${adapter}status, count(*), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(cost_micros)
+        from moved group by ${bucket}, ${byKey ? sql`key_id, ` : sql``}served_model, ${adapter}status
+        on conflict (${sql.raw(time)}, ${byKey ? sql`key_id, ` : sql``}model, ${adapter}status) do update set
           ${sum('requests')}, ${sum('prompt_tokens')}, ${sum('completion_tokens')}, ${sum('cached_tokens')}, ${sum('cost_micros')}
         returning 1`;
 }
@@ -103,7 +108,7 @@ export class UsageStore {
     const r = await sql<{ n: number }>`
       with moved as (
         update usage set rolled_up = 1 where rolled_up = 0
-        returning ts, key_id, project_id, served_model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+        returning ts, key_id, project_id, served_model, adapter, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros
       ), hourly as (${foldInto('usage_rollup', 'hour_ts', 3_600_000, true)}
       ), daily as (${foldInto('usage_rollup_day', 'day_ts', DAY_MS, true)}
       ), model_hour as (${foldInto('usage_rollup_model_hour', 'hour_ts', 3_600_000, false)}
@@ -160,6 +165,7 @@ export class UsageStore {
     const g = {
       '': sql`''`,
       model: sql`u.model`,
+      adapter: sql`u.adapter`,
       key: sql`u.key_id`,
       project: sql`u.project_id`,
       team: sql`coalesce(o.name || '/' || t.name, u.project_id)`,
@@ -169,7 +175,7 @@ export class UsageStore {
     }[opts.groupBy];
     const cols = sql`status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros`;
     const hourly = (from: number, to: number) =>
-      sql`select hour_ts, key_id, project_id, model, ${cols} from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}`;
+      sql`select hour_ts, key_id, project_id, model, adapter, ${cols} from usage_rollup where hour_ts >= ${from} and hour_ts < ${to} and ${f}`;
     // The widest rollup that answers the grouping (docs/portal.md, "Scale"): whole UTC days from the daily
     // rollup and the partial days at either end from the hourly one; the fleet-wide hourly series from the
     // per-model hourly rollup; a scoped hourly series from the hourly rollup by its key/project index.
@@ -179,9 +185,9 @@ export class UsageStore {
       opts.groupBy === 'hour'
         ? opts.scope
           ? hourly(opts.from, opts.to)
-          : sql`select hour_ts, '' as key_id, '' as project_id, model, ${cols} from usage_rollup_model_hour where hour_ts >= ${opts.from} and hour_ts < ${opts.to}`
+          : sql`select hour_ts, '' as key_id, '' as project_id, model, '' as adapter, ${cols} from usage_rollup_model_hour where hour_ts >= ${opts.from} and hour_ts < ${opts.to}`
         : dayFrom < dayTo
-          ? sql`select day_ts, key_id, project_id, model, ${cols} from usage_rollup_day where day_ts >= ${dayFrom} and day_ts < ${dayTo} and ${f}
+          ? sql`select day_ts, key_id, project_id, model, adapter, ${cols} from usage_rollup_day where day_ts >= ${dayFrom} and day_ts < ${dayTo} and ${f}
               union all ${hourly(opts.from, dayFrom)} union all ${hourly(dayTo, opts.to)}`
           : hourly(opts.from, opts.to);
     const names =
@@ -198,10 +204,10 @@ export class UsageStore {
       cached_tokens: number;
       cost_micros: number;
     }>`
-      with u (hour_ts, key_id, project_id, model, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros) as (
+      with u (hour_ts, key_id, project_id, model, adapter, status, requests, prompt_tokens, completion_tokens, cached_tokens, cost_micros) as (
         ${rolled}
         union all
-        select (ts / 3600000) * 3600000, key_id, project_id, served_model, status, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
+        select (ts / 3600000) * 3600000, key_id, project_id, served_model, adapter, status, 1, prompt_tokens, completion_tokens, cached_tokens, cost_micros
           from usage where rolled_up = 0 and ts >= ${opts.from} and ts < ${opts.to} and ${f}
       )
       select ${g} as grp,

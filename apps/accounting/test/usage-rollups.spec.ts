@@ -18,7 +18,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /**
- * The daily and per-model hourly rollups (migration 0008) answer exactly what
+ * The daily and per-model hourly rollups (migration 0008, with adapters: 0009) answer exactly what
  * the raw rows and the hourly rollup answer, for every grouping, over windows
  * that cut days at both ends, within one day, and scoped; team and org group
  * by name.
@@ -60,6 +60,8 @@ describe.each([
           projectId: k.projectId,
           model: `m${i % 3}`,
           servedModel: `m${i % 3}`,
+          // LoRA adapters on one model (migration 0009); the rest are plain requests.
+          ...(i % 3 === 0 && i % 5 < 2 ? { adapter: `a${i % 5}` } : {}),
           status: i % 11 === 0 ? 429 : i % 13 === 0 ? 503 : 200,
           promptTokens: 10 + (i % 7),
           completionTokens: 20 + (i % 5),
@@ -75,7 +77,7 @@ describe.each([
         { from: end - 2 * DAY, to: end - 2 * HOUR },
       ];
       const scopes = [undefined, { type: 'key' as const, id: keys[1]!.id }, { type: 'team' as const, id: keys[2]!.teamId }];
-      const groups: UsageGroupBy[] = ['', 'model', 'key', 'project', 'team', 'org', 'hour', 'status'];
+      const groups: UsageGroupBy[] = ['', 'model', 'adapter', 'key', 'project', 'team', 'org', 'hour', 'status'];
       const all = async () => {
         const out: unknown[] = [];
         for (const w of windows) for (const scope of scopes) for (const groupBy of groups) out.push(await acc.usage.query({ ...w, scope, groupBy }));
@@ -92,6 +94,11 @@ describe.each([
         }
       expect((await acc.usage.query({ ...w0, groupBy: 'org' })).map((r) => [r.grp, r.requests])).toEqual([...byOrg.entries()].sort());
       expect((await acc.usage.query({ ...w0, groupBy: 'team' })).map((r) => r.grp)).toEqual(['acme/ml', 'acme/web', 'globex/ml', 'globex/web']);
+      // Per adapter: '' for plain requests, one row per adapter, the counts the records say.
+      const byAdapter = new Map<string, number>();
+      for (const r of recs) if (r.ts >= w0.from && r.ts < w0.to && r.status < 400) byAdapter.set(r.adapter ?? '', (byAdapter.get(r.adapter ?? '') ?? 0) + 1);
+      expect((await acc.usage.query({ ...w0, groupBy: 'adapter' })).map((r) => [r.grp, r.requests])).toEqual([...byAdapter.entries()].sort());
+      expect([...byAdapter.keys()].sort()).toEqual(['', 'a0', 'a1']);
       expect(await acc.usage.rollup()).toBe(400);
       expect(await all()).toEqual(raw);
       const rows = async (table: 'usage_rollup_day' | 'usage_rollup_model_hour') =>

@@ -93,6 +93,7 @@ describe('llmgw ctl', () => {
     expect((await ctl('org', 'show', 'acme')).out).toMatch(/rpm 100/);
     expect((await ctl('usage', '--by', 'model', '--json')).json()).toEqual([]);
     expect((await ctl('usage', '--by', 'status', '--json')).json()).toEqual([]);
+    expect((await ctl('usage', '--by', 'adapter', '--json')).json()).toEqual([]);
     expect((await ctl('limit', 'list', '--json')).json()).toHaveLength(2);
   });
 
@@ -105,7 +106,7 @@ describe('llmgw ctl', () => {
     [['limit', 'set', 'org', 'acme'], 2, /nothing to set/],
     [['key', 'create', '--project', 'chat', '--name', 'x', '--expires', 'someday'], 2, /neither a date/],
     [['usage', '--scope', 'nope'], 2, /--scope must look like/],
-    [['usage', '--by', 'colour'], 2, /--by must be model, key, project, team, org, hour or status/],
+    [['usage', '--by', 'colour'], 2, /--by must be model, adapter, key, project, team, org, hour or status/],
     [['bogus'], 2, /unknown command/],
   ])('ctl %j fails clearly (exit %d)', async (argv, code, msg) => {
     const r = await ctl(...(argv as string[]));

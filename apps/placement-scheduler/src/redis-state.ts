@@ -35,12 +35,14 @@ export function retryAfterSeconds(m: Model): number {
   return Math.max(5, Math.min(30, Math.ceil(startup / 60_000)));
 }
 
-/** The router-facing catalog view: every name and alias → its canonical model and mode. */
+/** The router-facing catalog view: every name, alias and adapter → its canonical (base) model and mode. */
 export function catalogEntries(models: readonly Model[], scalingOf: (m: Model) => Scaling): Map<string, CatalogEntry> {
   const out = new Map<string, CatalogEntry>();
   for (const m of models) {
     const e: CatalogEntry = { v: MODEL_CATALOG_SCHEMA_VERSION, model: m.name, mode: scalingMode(scalingOf(m)), retryAfterS: retryAfterSeconds(m) };
     for (const n of [m.name, ...m.aliases]) out.set(n, e);
+    // An adapter's own name resolves to its base model (docs/models.md, "Adapters").
+    m.adapters?.forEach((a, id) => out.set(a.name, { ...e, adapter: { name: a.name, id, scale: a.scale } }));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { RouterConfig, RouterModelConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
+import { adapterOfName, type AdapterRef, type PlacementAdapters } from './adapters';
 
 /**
  * Models, aliases, fallbacks and per-model routing profiles from config,
@@ -9,6 +10,8 @@ import type { EndpointSource } from '@llmgw/endpoints';
 export class ModelCatalog {
   private readonly configured = new Map<string, RouterModelConfig>();
   private readonly aliases = new Map<string, string>();
+  /** Adapters of configured base models by adapter name (docs/models.md, "Adapters"). */
+  private readonly adapters = new Map<string, AdapterRef>();
 
   /**
    * `placement`: the catalog view the placement-scheduler publishes (on-demand
@@ -17,9 +20,11 @@ export class ModelCatalog {
   constructor(
     cfg: Pick<RouterConfig, 'models' | 'model_aliases'>,
     private readonly source: EndpointSource,
-    private readonly placement?: { resolve(name: string): string | undefined },
+    private readonly placement?: { resolve(name: string): string | undefined } & Partial<PlacementAdapters>,
   ) {
     for (const m of cfg.models) this.configured.set(m.name, m);
+    for (const m of cfg.models)
+      m.adapters.forEach((a, id) => this.adapters.set(a.name, { base: m.name, name: a.name, id, scale: a.scale, ...(a.path ? { path: a.path } : {}) }));
     for (const m of cfg.models) for (const a of m.aliases) this.aliases.set(a, m.name);
     for (const [a, target] of Object.entries(cfg.model_aliases)) this.aliases.set(a, target);
   }
@@ -30,6 +35,20 @@ export class ModelCatalog {
     const target = this.aliases.get(name);
     if (target !== undefined && (this.configured.has(target) || this.source.endpoints(target).length > 0)) return target;
     return this.placement?.resolve(name);
+  }
+
+  /**
+   * The base model and adapter a requested name names — `<base>:<adapter>` (the base by name or
+   * alias) or the adapter's own name — from config, else the placement-scheduler's catalog view;
+   * undefined when it names no adapter.
+   */
+  adapter(name: string): AdapterRef | undefined {
+    if (this.configured.has(name)) return undefined;
+    return adapterOfName(
+      name,
+      (n) => this.adapters.get(n) ?? this.placement?.adapterOf?.(n),
+      (n) => this.resolve(n),
+    );
   }
 
   /** The model followed by its fallbacks, in order, without repeats. */
@@ -46,11 +65,14 @@ export class ModelCatalog {
     return this.configured.get(model)?.routing_profile;
   }
 
-  /** Every servable name for /v1/models: configured models, served models, aliases. */
-  list(): Array<{ id: string; aliasOf?: string }> {
+  /** Every servable name for /v1/models: configured models, served models, aliases, and adapters with their base (`parent`). */
+  list(): Array<{ id: string; aliasOf?: string; parent?: string }> {
     const names = new Set<string>([...this.configured.keys(), ...this.source.models()]);
-    const out: Array<{ id: string; aliasOf?: string }> = [...names].sort().map((id) => ({ id }));
+    const out: Array<{ id: string; aliasOf?: string; parent?: string }> = [...names].sort().map((id) => ({ id }));
     for (const [a, target] of [...this.aliases].sort()) if (!names.has(a) && names.has(target)) out.push({ id: a, aliasOf: target });
+    const adapters = new Map(this.adapters);
+    for (const ref of this.placement?.adapters?.() ?? []) if (!adapters.has(ref.name)) adapters.set(ref.name, ref);
+    for (const [a, ref] of [...adapters].sort()) if (!names.has(a) && names.has(ref.base)) out.push({ id: a, parent: ref.base });
     return out;
   }
 }

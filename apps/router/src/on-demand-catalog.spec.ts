@@ -75,4 +75,23 @@ describe.each(kinds)('a router started before the scheduler (%s)', (_kind, make)
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('model_not_found');
   });
+
+  it("resolves an adapter the scheduler's view names, by its own name and as <base>:<adapter>, to its base model", async () => {
+    const changed = new Promise<void>((resolve) => {
+      const off = core.state.onDemand!.onViewChange(() => (off(), resolve()));
+    });
+    const base = entry('lazy', 'on-demand');
+    await writer.write(
+      new Map([
+        ['lazy', base],
+        ['sql', { ...base, adapter: { name: 'sql', id: 1, scale: 0.5 } }],
+      ]),
+    );
+    await changed;
+    for (const model of ['sql', 'lazy:sql']) {
+      const c = contextOf('chat', {}, { model, messages: [{ role: 'user', content: 'hi' }] });
+      resolveModel(core.state, c);
+      expect(c).toMatchObject({ model: 'lazy', adapter: { base: 'lazy', name: 'sql', id: 1, scale: 0.5 } });
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LlmgwError } from '@llmgw/errors';
+import type { AdapterRef } from './adapters';
 import type { Logger } from '@llmgw/observability';
 import { RedisCatalogViewReader, type CatalogViewReader } from '@llmgw/stores';
 
@@ -80,6 +81,17 @@ export class OnDemand {
   /** The canonical model a catalogued name (or alias) resolves to. */
   resolve(name: string): string | undefined {
     return this.o.view.get(name)?.model;
+  }
+
+  /** The adapter a catalogued adapter name names, with its base model (docs/models.md, "Adapters"). */
+  adapterOf(name: string): AdapterRef | undefined {
+    const e = this.o.view.get(name);
+    return e?.adapter ? { base: e.model, name: e.adapter.name, id: e.adapter.id, scale: e.adapter.scale } : undefined;
+  }
+
+  /** Every adapter the catalog view names. */
+  adapters(): AdapterRef[] {
+    return this.o.view.names().flatMap((n) => this.adapterOf(n) ?? []);
   }
 
   isOnDemand(model: string): boolean {

@@ -5,6 +5,7 @@ import { createRegistry, type DependencyMonitor, type Logger, type Registry } fr
 import { DEFAULT_SATURATION, saturatedByLoad } from '@llmgw/scheduling';
 import type { RedisConnect } from '@llmgw/service';
 import { EnginePriority } from './admission/engine-priority';
+import { AdapterRegistry } from './adapters';
 import { createAdmission } from './admission';
 import { API, enabledKinds } from './api';
 import { ModelCatalog } from './catalog';
@@ -147,6 +148,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     lastScores,
     views: endpointViews(source, scraper, health),
     prefix,
+    adapters: new AdapterRegistry(agent, log),
   };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).

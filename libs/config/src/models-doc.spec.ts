@@ -2,6 +2,8 @@ import { buildProfiles, createDefaultRegistry, type LoraScorer } from '@llmgw/sc
 import { join } from 'node:path';
 import { parseCatalog } from './catalog';
 import { yamlExamples } from './doc-examples';
+import { parseConfig } from './load';
+import { routerConfigSchema } from './router';
 
 describe('docs/models.md examples', () => {
   const examples = yamlExamples(join(__dirname, '../../../docs/models.md'), 'catalog.yaml');
@@ -27,5 +29,15 @@ describe('docs/models.md examples', () => {
     const lora = profiles.get('adapters')!.scorers.find((w) => w.scorer.type === 'lora-scorer')!;
     expect(lora.weight).toBe(3);
     expect((lora.scorer as LoraScorer).params.max_loaded_adapters).toBe(1);
+  });
+
+  it("the router example's adapters parse as router config, in the catalog's order", () => {
+    const [router] = yamlExamples(join(__dirname, '../../../docs/models.md'), 'router.yaml');
+    const cfg = parseConfig(routerConfigSchema, router);
+    expect(cfg.models[0]).toMatchObject({ name: 'llama-3.1-8b', routing_profile: 'adapters' });
+    expect(cfg.models[0]!.adapters).toEqual([
+      { name: 'sql-writer', path: '/adapters/sql-writer', scale: 1 },
+      { name: 'legal', scale: 0.8 },
+    ]);
   });
 });

@@ -50,6 +50,16 @@ export const staticEndpointSchema = z
   })
   .strict();
 
+/** An adapter as the router needs it: its name, its llama.cpp scale, and where a vLLM engine finds it when it must be registered at run time. */
+const routerAdapterSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1–64 characters of letters, digits and . _ -'),
+    scale: z.number().min(0).max(10).default(1),
+    /** The adapter's directory on the engine's host: given, the router registers it (`/v1/load_lora_adapter`) on a vLLM replica before first use. */
+    path: z.string().min(1).optional(),
+  })
+  .strict();
+
 const modelSchema = z
   .object({
     name: z.string().min(1),
@@ -57,6 +67,11 @@ const modelSchema = z
     fallbacks: z.array(z.string().min(1)).default([]),
     /** Routing profile used unless the request sends `x-llmgw-profile`. */
     routing_profile: z.string().optional(),
+    /**
+     * LoRA adapters of this base model, in the catalog's order (llama.cpp ids are positions; docs/models.md, "Adapters").
+     * Routers reading the placement-scheduler's catalog view learn them from there.
+     */
+    adapters: z.array(routerAdapterSchema).default([]),
   })
   .strict();
 

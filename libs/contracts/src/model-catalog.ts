@@ -41,6 +41,24 @@ export interface CatalogEntry {
   readonly mode: CatalogMode;
   /** Seconds a client should wait before retrying while the model loads (Retry-After). */
   readonly retryAfterS: number;
+  /**
+   * The name is a LoRA adapter of `model` (docs/models.md, "Adapters"): its llama.cpp id (position in the
+   * catalog's list) and scale. Absent on readers of an older writer: the adapter is then unknown.
+   */
+  readonly adapter?: CatalogAdapter;
+}
+
+/** An adapter as routers need it. */
+export interface CatalogAdapter {
+  readonly name: string;
+  readonly id: number;
+  readonly scale: number;
+}
+
+function decodeAdapter(a: unknown): CatalogAdapter | undefined {
+  const o = a as Partial<CatalogAdapter> | undefined;
+  if (!o || typeof o.name !== 'string' || !Number.isInteger(o.id) || (o.id as number) < 0) return undefined;
+  return { name: o.name, id: o.id as number, scale: typeof o.scale === 'number' && o.scale >= 0 ? o.scale : 1 };
 }
 
 /** Parses one hash value; undefined when invalid or of another schema version. */
@@ -48,7 +66,14 @@ export function decodeCatalogEntry(json: string): CatalogEntry | undefined {
   try {
     const o = JSON.parse(json) as Partial<CatalogEntry>;
     if (o.v !== MODEL_CATALOG_SCHEMA_VERSION || typeof o.model !== 'string' || !['off', 'on-demand', 'always-on'].includes(o.mode as string)) return undefined;
-    return { v: o.v, model: o.model, mode: o.mode as CatalogMode, retryAfterS: typeof o.retryAfterS === 'number' && o.retryAfterS > 0 ? o.retryAfterS : 10 };
+    const adapter = decodeAdapter(o.adapter);
+    return {
+      v: o.v,
+      model: o.model,
+      mode: o.mode as CatalogMode,
+      retryAfterS: typeof o.retryAfterS === 'number' && o.retryAfterS > 0 ? o.retryAfterS : 10,
+      ...(adapter ? { adapter } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -38,6 +38,8 @@ export interface UsageRecord {
   projectId: string;
   model: string;
   servedModel: string;
+  /** The LoRA adapter that served the request on `servedModel` (docs/models.md, "Adapters"); absent for a plain request. */
+  adapter?: string;
   pool?: string;
   status: number;
   promptTokens: number;

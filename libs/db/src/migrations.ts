@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import { accountsMigration } from './migration-0005-accounts';
 import { capacityProfilesMigration } from './capacity-profiles';
 import { usageRollupsMigration } from './migration-0008-usage-rollups';
+import { usageAdapterMigration } from './migration-0009-usage-adapter';
 
 /** The migrations, in order; names sort lexically. Never edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -155,6 +156,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_accounts': accountsMigration,
   '0006_capacity_profiles': capacityProfilesMigration,
   '0008_usage_rollups': usageRollupsMigration,
+  '0009_usage_adapter': usageAdapterMigration,
 };
 
 class StaticProvider implements MigrationProvider {

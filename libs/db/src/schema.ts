@@ -90,6 +90,8 @@ export interface UsageTable {
   project_id: string;
   model: string;
   served_model: string;
+  /** The LoRA adapter that served the request, `''` for none (migration 0009). */
+  adapter: ColumnType<string, string | undefined, string>;
   pool: string | null;
   status: number;
   prompt_tokens: number;
@@ -109,6 +111,8 @@ export interface UsageRollupTable {
   key_id: string;
   project_id: string;
   model: string;
+  /** `''` for requests without an adapter (migration 0009). */
+  adapter: ColumnType<string, string | undefined, string>;
   /** HTTP status the requests ended with (2xx served, 4xx refused, 5xx failed). */
   status: ColumnType<number, number | undefined, number>;
   requests: number;
@@ -128,12 +132,13 @@ export interface UsageSums {
   cost_micros: number;
 }
 
-/** Usage per UTC day, key, served model and status (migration 0008). */
+/** Usage per UTC day, key, served model, adapter (migration 0009) and status (migration 0008). */
 export interface UsageRollupDayTable extends UsageSums {
   day_ts: number;
   key_id: string;
   project_id: string;
   model: string;
+  adapter: ColumnType<string, string | undefined, string>;
 }
 
 /** Fleet-wide usage per hour, served model and status (migration 0008). */

@@ -84,6 +84,10 @@ class MemoryCatalogViewReader implements CatalogViewReader {
     return this.entries.get(name);
   }
 
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
   loaded(): boolean {
     return this.isLoaded;
   }

@@ -125,6 +125,10 @@ export class RedisCatalogViewReader implements CatalogViewReader {
     return this.entries.get(name);
   }
 
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
   loaded(): boolean {
     return this.isLoaded;
   }

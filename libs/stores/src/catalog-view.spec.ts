@@ -91,6 +91,7 @@ describe.each(impls)('catalog view contract (%s)', (_name, make) => {
     await until(() => r.loaded(), 'the first view');
     expect(r.get('lazy')).toEqual(entry('lazy', 'on-demand', 12));
     expect(r.get('alias')?.model).toBe('lazy');
+    expect(r.names().sort()).toEqual(['alias', 'demo', 'lazy']);
     expect(changes).toBe(1);
     await impl.writer.write(new Map([['demo', entry('demo', 'off')]]));
     await until(() => r.get('lazy') === undefined, 'the second view');

@@ -23,6 +23,8 @@ export interface CatalogViewWriter {
 export interface CatalogViewReader {
   /** The entry of a catalogued name (or alias), from the last view read. */
   get(name: string): CatalogEntry | undefined;
+  /** Every catalogued name (models, aliases, adapters) of the last view read. */
+  names(): string[];
   /** True once a written view (an empty one too) was read; false while none has been seen. */
   loaded(): boolean;
   /** Called after the view read changed (or was first loaded); returns an unsubscribe function. */

@@ -207,6 +207,12 @@ describe('usage record v1', () => {
     expect(decodeLedgerRecord(JSON.stringify(old))).toEqual({ ...old, recordId: 'req-1' });
   });
 
+  it('carries the LoRA adapter that served, when there was one', () => {
+    const withAdapter = { ...rec1, adapter: 'sql-writer' };
+    expect(decodeLedgerRecord(encodeLedgerRecord(withAdapter))).toEqual(withAdapter);
+    expect(decodeLedgerRecord(JSON.stringify({ ...rec1, adapter: 7 }))).toBeUndefined();
+  });
+
   it.each([
     ['not JSON', '{'],
     ['a missing field', JSON.stringify({ ...rec1, keyId: undefined })],

@@ -47,6 +47,7 @@ export const usageRecordSchema = z.object({
   projectId: z.string(),
   model: z.string(),
   servedModel: z.string(),
+  adapter: z.string().optional(),
   pool: z.string().optional(),
   status: z.number().int(),
   promptTokens: count,

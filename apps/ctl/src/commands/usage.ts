@@ -13,10 +13,10 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
       .description('usage totals from the ledger (hourly rollups plus the not-yet-rolled tail)')
       .option('--scope <type:ref>', 'org:<ref> | team:<ref> | project:<ref> | key:<ref>')
       .option('--since <duration>', 'how far back, e.g. 24h, 7d', '24h')
-      .option('--by <group>', 'group rows by model | key | project | team | org | hour | status (HTTP status code)'),
+      .option('--by <group>', 'group rows by model | adapter (LoRA adapter) | key | project | team | org | hour | status (HTTP status code)'),
   ).action(async (o: { scope?: string; since: string; by?: string }, cmd: Command) => {
-    if (o.by !== undefined && !['model', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(o.by))
-      throw usageError(`--by must be model, key, project, team, org, hour or status, got "${o.by}"`);
+    if (o.by !== undefined && !['model', 'adapter', 'key', 'project', 'team', 'org', 'hour', 'status'].includes(o.by))
+      throw usageError(`--by must be model, adapter, key, project, team, org, hour or status, got "${o.by}"`);
     let scope: { scopeType: string; scope: string } | undefined;
     if (o.scope) {
       const m = /^(org|team|project|key):(.+)$/.exec(o.scope);
@@ -35,7 +35,7 @@ export function registerUsage(program: Command, ctx: CtlContext): void {
       table(
         [(o.by ?? 'total').toUpperCase(), 'REQUESTS', 'REFUSED', 'FAILED', 'PROMPT', 'COMPLETION', 'CACHED', 'COST'],
         r.rows.map((x) => [
-          o.by === 'hour' ? time(Number(x.group)) : x.group || 'total',
+          o.by === 'hour' ? time(Number(x.group)) : x.group || (o.by === 'adapter' ? '-' : 'total'),
           x.requests,
           x.refused,
           x.failed,

@@ -1,6 +1,7 @@
 import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type EndpointView, type SchedRequest } from '@llmgw/scheduling';
+import { adapterViews, rewriteForAdapter } from '../adapters';
 import { attempt, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState, type StageConfig } from './context';
 
@@ -47,6 +48,8 @@ export async function attemptUpstream(s: AttemptState, c: RequestContext): Promi
     if (!next.endpoint) break;
     attemptStarted = performance.now();
     result = await proxyTo(s, c, next.endpoint, out);
+    // A vLLM replica that forgot an adapter the router registered there (it restarted): registered again and resent, once.
+    if (result.kind === 'error' && c.adapter && s.adapters?.lost(next.endpoint, c.adapter, result.error)) result = await proxyTo(s, c, next.endpoint, out);
     if (result.kind !== 'retry') break;
     lastError = result.error;
     s.metrics.retries.inc({ model: c.plan!.served!, reason: result.reason });
@@ -82,6 +85,7 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     sessionKey: affinity.enabled ? (c.header(affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
+    adapter: c.adapter?.name,
     pinnedReplica: pinnedReplica(s, c),
     prompt: s.prefix.promptFor(c.kind, body, model, profile),
   };
@@ -113,7 +117,7 @@ async function nextEndpoint(
   for (;;) {
     const model = plan.served!;
     const restrictPool = admitted ? plan.lease?.pool : undefined;
-    const candidates = s.views(model);
+    const candidates = adapterViews(s.views(model), model, c.adapter);
     const opts = { random: s.random, exclude: tried, poolSaturated: s.poolSaturated };
     let pick = schedule(profile, { ...sched, model }, candidates, { ...opts, pool: restrictPool });
     if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, opts);
@@ -144,6 +148,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   c.endpoint = ep.id;
   c.pool = ep.pool;
   encodeBody(s, c, ep, out);
+  if (c.adapter?.base === model) await s.adapters?.ensure(ep, c.adapter, s.engineAuthorization?.(ep.id));
   c.attempts++;
   health.begin(ep.id);
   const queueMs = String(Math.round(c.queueMs ?? 0));
@@ -185,16 +190,18 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   return result;
 }
 
-/** The client's bytes go out as they came unless the model, stream_options or engine priority must change. */
+/** The client's bytes go out as they came unless the model, stream_options, engine priority or an adapter's form must change. */
 function encodeBody(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): void {
   const model = c.plan!.served!;
   const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
-  const bodyKey = enginePrio === undefined ? model : `${model}\u0000${enginePrio}`;
+  const adapter = c.adapter?.base === model ? c.adapter : undefined;
+  const bodyKey = `${model}\u0000${enginePrio ?? ''}\u0000${adapter ? ep.engine : ''}`;
   if (out.bodyFor === bodyKey) return;
   const prioChanged = s.enginePriority?.apply(c.body, ep.id, c.band) ?? false;
   if (model === c.requested && !out.withhold && !prioChanged) out.body = c.buf;
   else {
     c.body.model = model;
+    if (adapter) rewriteForAdapter(c.body, adapter, ep.engine);
     out.body = Buffer.from(JSON.stringify(c.body));
   }
   out.bodyFor = bodyKey;

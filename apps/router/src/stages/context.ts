@@ -6,6 +6,7 @@ import type { Principal } from '@llmgw/contracts';
 import { requestLogger, type Logger } from '@llmgw/observability';
 import type { EndpointView, RoutingProfile, schedule } from '@llmgw/scheduling';
 import type { RouterAdmission } from '../admission';
+import type { AdapterRef, AdapterRegistry } from '../adapters';
 import type { ModelCatalog } from '../catalog';
 import type { OnDemand } from '../on-demand';
 import type { EndpointHealth } from '../endpoint-health';
@@ -81,6 +82,8 @@ export interface RouterState {
   views(model: string): EndpointView[];
   /** Prefix routing (tiers 1–2): the prompt key of a request and the decision metrics. */
   readonly prefix: PrefixRouting;
+  /** Registers configured adapters with vLLM replicas before first use (adapters.ts). */
+  readonly adapters?: AdapterRegistry;
 }
 
 /**
@@ -108,6 +111,8 @@ export class RequestContext {
   estimatedTokens = 0;
   /** The canonical model the requested name resolved to. */
   resolved?: string;
+  /** The LoRA adapter the requested name names (`resolved` is its base model; adapters.ts). */
+  adapter?: AdapterRef;
   /**
    * The serving plan (serving/plan.ts), made by resolve model: the model chain and the
    * model served, the quota reservation, the admission lease. Reserve, admit and attempt

@@ -86,6 +86,16 @@ describe('stage: finish', () => {
     expect(metrics).toMatch(/^llmgw_tokens_total\{model="f",direction="completion"[^}]*\} 7$/m);
   });
 
+  it('records the adapter when its base model served, and none when a fallback did', async () => {
+    for (const served of ['m', 'f'] as const) {
+      const c = await planned(served);
+      c.adapter = { base: 'm', name: 'sql', id: 0, scale: 1 };
+      c.status = 200;
+      finish(core.state, c);
+    }
+    expect(records).toEqual([expect.objectContaining({ servedModel: 'm', adapter: 'sql' }), expect.not.objectContaining({ adapter: expect.anything() })]);
+  });
+
   it('settles a reservation with no usage when the request failed before an engine answered', async () => {
     const c = await planned();
     c.status = 502;

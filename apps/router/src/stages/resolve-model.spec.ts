@@ -19,7 +19,7 @@ describe('stage: resolve model', () => {
   let core: RouterCore;
   beforeAll(async () => {
     core = await stageRouter({
-      models: [{ name: 'm', aliases: ['mm'], fallbacks: ['f1', 'f2'] }, { name: 'f1' }, { name: 'f2' }],
+      models: [{ name: 'm', aliases: ['mm'], fallbacks: ['f1', 'f2'], adapters: [{ name: 'ad' }] }, { name: 'f1' }, { name: 'f2' }],
       endpoints: [{ name: 'a', url: 'http://127.0.0.1:9', model: 'm' }],
     });
   });
@@ -32,6 +32,14 @@ describe('stage: resolve model', () => {
     const c = contextOf('chat', {}, { model: requested, messages: msg });
     resolveModel(core.state, c);
     expect(c).toMatchObject({ requested, model });
+  });
+
+  it.each(['ad', 'm:ad', 'mm:ad'])('resolves the adapter %s to its base model m, with no fallback chain', async (requested) => {
+    const c = contextOf('chat', {}, { model: requested, messages: msg });
+    resolveModel(core.state, c);
+    expect(c).toMatchObject({ requested, model: 'm', adapter: { base: 'm', name: 'ad', id: 0 } });
+    await c.plan!.reserve();
+    expect(c.plan!.chain).toEqual(['m']);
   });
 
   it('refuses an unknown model with 404 model_not_found', () => {

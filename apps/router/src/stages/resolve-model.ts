@@ -1,4 +1,5 @@
 import { LlmgwError } from '@llmgw/errors';
+import { adapterViews, type AdapterRef } from '../adapters';
 import { ServingPlan, type PlanDeps } from '../serving/plan';
 import type { RequestContext, RouterState, StageConfig } from './context';
 import { pinnedReplica } from './pin';
@@ -19,7 +20,9 @@ export type ResolveState = Pick<RouterState, 'catalog' | 'onDemand' | 'bandNames
 export function resolveModel(s: ResolveState, c: RequestContext): void {
   const requested: string = c.body.model;
   c.requested = requested;
-  const model = s.catalog.resolve(requested);
+  // An adapter is served by its base model, which the allowlist, limits, budgets and price are of (docs/models.md, "Adapters").
+  c.adapter = typeof requested === 'string' ? s.catalog.adapter(requested) : undefined;
+  const model = c.adapter?.base ?? s.catalog.resolve(requested);
   if (model === undefined) {
     // Before any catalog view was read an unknown name may yet be catalogued: retryable, not a final 404.
     if (s.onDemand && !s.onDemand.loaded()) throw s.onDemand.notLoaded(requested);
@@ -37,7 +40,7 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   c.estimatedPromptTokens = Math.ceil(c.buf.length / 4);
   c.estimatedTokens = c.estimatedPromptTokens + (c.maxTokens ?? 0);
   const tenant = c.principal?.projectId ?? c.header(s.cfg.tenant_header) ?? 'default';
-  c.plan = new ServingPlan(s, {
+  c.plan = new ServingPlan(c.adapter ? adapterPlanDeps(s, c.adapter) : s, {
     id: c.reqId,
     model,
     principal: c.principal,
@@ -47,4 +50,9 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
     pinnedReplica: pinnedReplica(s, c),
     signal: c.signal,
   });
+}
+
+/** An adapter request is served by its base model only (a fallback has not the adapter), on replicas whose engine applies adapters. */
+function adapterPlanDeps(s: ResolveState, adapter: AdapterRef): PlanDeps {
+  return { ...s, catalog: { chain: (m) => [m] }, views: (m) => adapterViews(s.views(m), m, adapter) };
 }

@@ -20,14 +20,17 @@ export function registerModelRoutes(client: FastifyInstance, { catalog, tenancy,
   async function visibleModels(authorization: string | undefined) {
     const principal = await tenancy.authenticate(authorization);
     const all = catalog.list();
-    return principal ? all.filter((m) => isModelAllowed(principal.limits, m.aliasOf ?? m.id)) : all;
+    // An alias counts as the model it names, an adapter as its base model (docs/models.md, "Adapters").
+    return principal ? all.filter((m) => isModelAllowed(principal.limits, m.aliasOf ?? m.parent ?? m.id)) : all;
   }
-  const entry = (m: { id: string; aliasOf?: string }, created: number) => ({
+  const entry = (m: { id: string; aliasOf?: string; parent?: string }, created: number) => ({
     id: m.id,
     object: 'model',
     created,
     owned_by: 'llmgw',
     ...(m.aliasOf ? { root: m.aliasOf } : {}),
+    // As vLLM lists an adapter: `parent` is its base model.
+    ...(m.parent ? { parent: m.parent } : {}),
   });
   client.get('/v1/models', async (req, reply) => {
     const created = Math.floor(Date.now() / 1000);
