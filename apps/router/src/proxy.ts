@@ -26,6 +26,16 @@ export interface AttemptInput {
   /** Extra response headers (x-llmgw-*), written with the first byte to the client. */
   responseHeaders: () => Record<string, string>;
   res: ServerResponse;
+  /** Rewrites the answer on its way to the client (an external provider's: providers/response.ts). */
+  rewrite?: ResponseRewrite;
+}
+
+/** What an answer's bytes go through before the client (after usage is captured and withheld). */
+export interface ResponseRewrite {
+  /** A whole (non-streamed) answer. */
+  body(buf: Buffer): Buffer;
+  /** Complete SSE events of a stream. */
+  events(text: string): string;
 }
 
 /**
@@ -209,7 +219,8 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
         if (code) return lostConnection(code, e, 'the engine closed the connection before its answer was complete');
         return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's answer could not be read"), endpointFault: true };
       }
-      const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      const buf = inp.rewrite ? inp.rewrite.body(whole) : whole;
       let usage: CapturedUsage | undefined;
       if (buf.includes('"usage"')) {
         try {
@@ -226,6 +237,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
     }
 
     const tap = new SseUsageTap(inp.withholdUsage);
+    const rw = inp.rewrite;
     if (inp.timeouts.idle > 0) {
       idle = setTimeout(() => abort('idle'), inp.timeouts.idle);
       idle.unref?.();
@@ -238,13 +250,13 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
           ttftMs = performance.now() - t0;
           res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
           wrote = true;
-          const out = tap.push(c as Buffer);
+          const out = rw ? rw.events(tap.push(c as Buffer)) : tap.push(c as Buffer);
           // Headers go out with the first event in one write; alone only if the chunk held no complete event.
           if (out) res.write(out);
           else res.flushHeaders();
           continue;
         }
-        const out = tap.push(c as Buffer);
+        const out = rw ? rw.events(tap.push(c as Buffer)) : tap.push(c as Buffer);
         if (out && !res.destroyed) res.write(out);
       }
     } catch (e) {
@@ -267,7 +279,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       res.end(sseErrorEvent(cut.error, inp.errorEventStyle));
       return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true, cut };
     }
-    const rest = tap.end();
+    const rest = rw ? rw.events(tap.end()) : tap.end();
     if (!wrote) {
       ttftMs = performance.now() - t0;
       res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });

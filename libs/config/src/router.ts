@@ -4,6 +4,7 @@ import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } 
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 import { clientTlsSchema } from './tls';
+import { providerSchema } from './catalog-sources';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
@@ -57,6 +58,8 @@ const modelSchema = z
     fallbacks: z.array(z.string().min(1)).default([]),
     /** Routing profile used unless the request sends `x-llmgw-profile`. */
     routing_profile: z.string().optional(),
+    /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"); the catalog's shape. */
+    provider: providerSchema.optional(),
   })
   .strict();
 

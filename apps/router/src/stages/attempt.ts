@@ -1,7 +1,8 @@
 import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type EndpointView, type SchedRequest } from '@llmgw/scheduling';
-import { attempt, type AttemptResult } from '../proxy';
+import { providerAttempt } from '../providers';
+import { attempt, type AttemptInput, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState, type StageConfig } from './context';
 
 /** What the attempt stage reads of the router state and configuration. */
@@ -13,7 +14,7 @@ export type AttemptState = Omit<RouterState, 'cfg' | 'profiles' | 'bandNames' | 
 interface Outgoing {
   readonly stream: boolean;
   /** Usage was asked for on the client's behalf: the engine's usage chunk is not passed on. */
-  readonly withhold: boolean;
+  withhold: boolean;
   readonly sched: SchedRequest;
   readonly headers: Record<string, string>;
   /** The client's own trace context, passed on as it came when no tracing SDK records spans. */
@@ -139,8 +140,10 @@ async function nextEndpoint(
 
 /** One proxy attempt to `ep`, with its own span; the endpoint's health learns the outcome. */
 async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): Promise<AttemptResult> {
-  const { cfg, health } = s;
+  const { cfg } = s;
   const model = c.plan!.served!;
+  const provider = s.providers?.get(ep.id);
+  const health = provider ? s.providers!.health : s.health;
   c.endpoint = ep.id;
   c.pool = ep.pool;
   encodeBody(s, c, ep, out);
@@ -154,8 +157,8 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
     result = await inSpan(
       'router.proxy_attempt',
       { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
-      (span) =>
-        attempt({
+      (span) => {
+        const input: AttemptInput = {
           url: `${ep.url}${API[c.kind].path}`,
           body: out.body,
           headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
@@ -175,7 +178,11 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
             'x-llmgw-queue-ms': queueMs,
             'x-llmgw-cache-decision': decision,
           }),
-        }),
+        };
+        if (!provider) return attempt(input);
+        const via = providerAttempt(s.providers!, provider, input, { apiPath: API[c.kind].path, model, estimatedPromptTokens: c.estimatedPromptTokens });
+        return attempt(via.input).then(via.settle);
+      },
     );
   } finally {
     health.end(ep.id);
@@ -187,7 +194,13 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
 
 /** The client's bytes go out as they came unless the model, stream_options or engine priority must change. */
 function encodeBody(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): void {
-  const model = c.plan!.served!;
+  // A provider gets its own name for the model, and is always asked for usage (docs/models.md, "Providers").
+  const provider = s.providers?.get(ep.id);
+  const model = provider?.cfg.model ?? c.plan!.served!;
+  if (provider && out.stream && API[c.kind].injectUsage && c.body.stream_options?.include_usage !== true) {
+    c.body.stream_options = { ...(c.body.stream_options ?? {}), include_usage: true };
+    out.withhold = true;
+  }
   const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
   const bodyKey = enginePrio === undefined ? model : `${model}\u0000${enginePrio}`;
   if (out.bodyFor === bodyKey) return;
