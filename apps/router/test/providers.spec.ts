@@ -36,6 +36,13 @@ let provider: SpawnedRole;
 let own: SpawnedRole | undefined;
 let ownPort: number;
 let flaky: FakeUpstream;
+/** A provider that holds every answer until the test releases it, counting what it has in flight. */
+let slow: FakeUpstream;
+const held: Array<() => void> = [];
+let slowInflight = 0;
+let slowPeak = 0;
+/** A replica whose /metrics says it is saturated (queue far past target_waiting_per_replica). */
+let busy: FakeUpstream;
 let router: RunningRouter;
 const captured = capturingLog('debug');
 /** Every response body and header block the client saw, for the leak check. */
@@ -57,6 +64,18 @@ beforeAll(async () => {
     // A provider that echoes the key it was sent: the router must not pass it on.
     res.end(JSON.stringify({ error: { message: `internal error (key ${FLAKY_KEY})`, type: 'server_error' } }));
   });
+  slow = await fakeUpstream((_req, res) => {
+    slowPeak = Math.max(slowPeak, ++slowInflight);
+    held.push(() => {
+      slowInflight--;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ id: 'x', object: 'chat.completion', model: 'slow-upstream', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }] }),
+      );
+    });
+  });
+  busy = await fakeUpstream();
+  busy.metrics = 'vllm:num_requests_running 8\nvllm:num_requests_waiting 40\nvllm:kv_cache_usage_perc 0.9\n';
   router = await start({
     log: captured.log,
     config: {
@@ -75,16 +94,22 @@ beforeAll(async () => {
           name: 'hosted',
           provider: { base_url: `${provider.url}/v1`, model: 'vendor/llama-hosted', credentials: { file: keyFile }, price: PRICE, max_concurrency: 4 },
         },
+        { name: 'slow', provider: { base_url: `${slow.url}/v1`, model: 'slow-upstream', max_concurrency: 4 } },
+        { name: 'both', provider: { base_url: `${provider.url}/v1`, model: 'vendor/llama-hosted', credentials: { file: keyFile } } },
         { name: 'flaky', provider: { base_url: `${flaky.url}/v1/`, model: 'flaky-upstream', credentials: { env: 'LLMGW_TEST_FLAKY_KEY' } } },
       ],
-      endpoints: [{ name: 'llama-1', url: `http://127.0.0.1:${ownPort}`, model: 'llama' }],
+      endpoints: [
+        { name: 'llama-1', url: `http://127.0.0.1:${ownPort}`, model: 'llama' },
+        { name: 'both-1', url: busy.url, model: 'both' },
+      ],
     },
   });
 }, 120_000);
 
 afterAll(async () => {
   await router?.close();
-  await Promise.all([provider?.stop(), own?.stop(), flaky?.close()]);
+  for (const release of held.splice(0)) release();
+  await Promise.all([provider?.stop(), own?.stop(), flaky?.close(), slow?.close(), busy?.close()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -206,6 +231,43 @@ describe('external providers', () => {
     const rec = ledger.records.filter((r) => r.servedModel === 'flaky' && r.status === 200).at(-1)!;
     expect(rec.completionTokens).toBe(2);
     expect(rec.promptTokens).toBeGreaterThan(0);
+  });
+
+  it("requests beyond a provider's max_concurrency wait in admission's queue, not at the provider", async () => {
+    const answers = Promise.all(Array.from({ length: 7 }, (_, i) => chat('slow', {}, `prov-slow-${i}`)));
+    await waitUntil(() => slow.hits.length >= 1, 'the slow provider has requests');
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_admission_queue_depth', { model: 'slow' })) > 0,
+      'requests queued at admission for the provider',
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
+    expect(slowInflight).toBeLessThanOrEqual(4);
+    // Released one at a time as they arrive: each answer frees a slot, and admission lets the next one in.
+    await waitUntil(
+      () => {
+        for (const release of held.splice(0)) release();
+        return slow.hits.length === 7 && slowInflight === 0;
+      },
+      'every queued request reached the provider',
+      { timeoutMs: 20_000, everyMs: 20 },
+    );
+    const rs = await answers;
+    expect(rs.map((r) => r.status)).toEqual(Array(7).fill(200));
+    expect(slowPeak).toBeLessThanOrEqual(4);
+    expect(rs.some((r) => Number(r.headers.get('x-llmgw-queue-ms')) > 0)).toBe(true);
+  });
+
+  it("a model with replicas and a provider spills to the provider while its replicas' pool is saturated", async () => {
+    await waitUntil(
+      async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'both-1' })) === 0,
+      'the busy replica was scraped',
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
+    const r = await chat('both');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-llmgw-replica')).toBe('provider:both');
+    expect(JSON.parse(r.text).model).toBe('both');
+    expect(busy.hits).toHaveLength(0);
   });
 
   it('the provider keys appear in no response, log line or metric', async () => {

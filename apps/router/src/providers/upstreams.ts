@@ -29,6 +29,11 @@ export interface ProvidersDeps {
   registry: Registry;
   /** Breaker transitions (the router's llmgw_breaker_state gauge). */
   onTransition?: (id: string, from: BreakerState, to: BreakerState) => void;
+  /**
+   * Admission is on: a provider at max_concurrency stays usable and its requests wait in
+   * admission's band queues (its pool's slots); off, it is unusable until one finishes.
+   */
+  admitted?: boolean;
   /** Environment the credentials' `env` is read from (tests). */
   env?: NodeJS.ProcessEnv;
   now?: () => number;
@@ -49,8 +54,10 @@ export class Providers {
   private readonly byModel = new Map<string, ProviderUpstream>();
   readonly health: EndpointHealth;
   readonly metrics: ProviderMetrics;
+  private readonly admitted: boolean;
 
   constructor(cfg: Pick<RouterConfig, 'models' | 'breaker'>, deps: ProvidersDeps) {
+    this.admitted = deps.admitted ?? false;
     const issues: string[] = [];
     for (const m of cfg.models) {
       if (!m.provider) continue;
@@ -106,7 +113,10 @@ export class Providers {
     return this.byModel.get(model);
   }
 
-  /** The scheduling view of `model`'s provider: available while its breaker lets requests through and it has a free slot. */
+  /**
+   * The scheduling view of `model`'s provider: available while its breaker lets requests through
+   * and (without admission, which queues for its slots) while it has a free slot.
+   */
   views(model: string): EndpointView[] {
     const p = this.byModel.get(model);
     if (!p) return [];
@@ -122,7 +132,7 @@ export class Providers {
         weight: 100,
         draining: false,
         stale: false,
-        available: inflight < p.cfg.max_concurrency && this.health.available(p.id),
+        available: (this.admitted || inflight < p.cfg.max_concurrency) && this.health.available(p.id),
         inflight,
         batchCapacity: p.cfg.max_concurrency,
       },
