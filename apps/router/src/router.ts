@@ -51,7 +51,7 @@ export interface RouterCore {
   registry: Registry;
   /** What the request stages share (stages/context.ts). */
   state: RouterState;
-  /** What /readyz answers (served by the service host's admin app): ready once some endpoint is known. */
+  /** What /readyz answers (served by the service host's admin app): ready once some endpoint (or provider) is known. */
   readiness(): { ready: boolean; status: string; endpoints: number };
   /**
    * Shutdown, first half: drops idle client sockets at once, each busy one as
@@ -195,7 +195,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     registry,
     state,
     readiness() {
-      const n = source.all().length;
+      // A provider is an endpoint too: a router serving only providers is ready at once.
+      const n = source.all().length + providers.size;
       return { ready: n > 0, status: n > 0 ? 'ready' : 'no endpoints', endpoints: n };
     },
     stopAccepting: () => sockets.stopAccepting(),

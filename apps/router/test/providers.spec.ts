@@ -270,6 +270,29 @@ describe('external providers', () => {
     expect(busy.hits).toHaveLength(0);
   });
 
+  it('a router serving only providers is ready without any endpoint', async () => {
+    const only = await start({
+      log: captured.log,
+      config: {
+        listen: '127.0.0.1:0',
+        admin_listen: '127.0.0.1:0',
+        models: [{ name: 'hosted', provider: { base_url: `${provider.url}/v1`, model: 'vendor/llama-hosted', credentials: { file: keyFile } } }],
+      },
+    });
+    try {
+      expect((await fetch(`${only.adminUrl}/readyz`)).status).toBe(200);
+      const r = await fetch(`${only.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT}` },
+        body: JSON.stringify({ model: 'hosted', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+      });
+      seen.push(JSON.stringify([...r.headers]), await r.text());
+      expect(r.status).toBe(200);
+    } finally {
+      await only.close();
+    }
+  });
+
   it('the provider keys appear in no response, log line or metric', async () => {
     const metrics = await (await fetch(`${router.adminUrl}/metrics`)).text();
     expect(metrics).toContain('llmgw_provider_requests_total');
