@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
-import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type LedgerRecord } from '@llmgw/stores';
+import type { LedgerRecord } from '@llmgw/stores';
 import { start, type RunningRouter } from '../src/main';
 import { capturingLog, fakeUpstream, metricValue, type FakeUpstream } from './helpers';
-import { keyWith, testTenancy } from './tenancy-with-keys';
+import { keyWith, recordUsage } from './tenancy-with-keys';
 
 // External providers (docs/models.md, "Providers") end to end: a sim-engine that requires an API key
 // plays the provider, another sim-engine is the self-hosted replica, and a small fake answers 500s.
@@ -13,15 +13,7 @@ import { keyWith, testTenancy } from './tenancy-with-keys';
 jest.mock('../src/tenancy', () => jest.requireActual('./tenancy-with-keys').tenancyModule());
 jest.setTimeout(90_000);
 
-class RecordingLedger extends MemoryUsageLedger {
-  readonly records: LedgerRecord[] = [];
-  override async append(rec: LedgerRecord): Promise<string> {
-    this.records.push(rec);
-    return super.append(rec);
-  }
-}
-const ledger = new RecordingLedger();
-testTenancy.stores = { counters: new MemoryLimitCounters(), ledger, keyCacheBus: new MemoryKeyCacheBus() };
+const ledger = recordUsage();
 
 const PROVIDER_KEY = 'sk-provider-secret-7f3a9c1e5b';
 const FLAKY_KEY = 'sk-flaky-secret-2d8e4b6a0c';
