@@ -1,8 +1,6 @@
 import { buildProfiles, createDefaultRegistry, type LoraScorer } from '@llmgw/scheduling';
 import { join } from 'node:path';
 import { parseCatalog } from './catalog';
-import { parseConfig } from './load';
-import { routerConfigSchema } from './router';
 import { yamlExamples } from './doc-examples';
 
 describe('docs/models.md examples', () => {
@@ -29,16 +27,5 @@ describe('docs/models.md examples', () => {
     const lora = profiles.get('adapters')!.scorers.find((w) => w.scorer.type === 'lora-scorer')!;
     expect(lora.weight).toBe(3);
     expect((lora.scorer as LoraScorer).params.max_loaded_adapters).toBe(1);
-  });
-
-  it("the router's provider example parses, with the catalog example's provider", () => {
-    const routers = yamlExamples(join(__dirname, '../../../docs/models.md'), 'router.yaml');
-    expect(routers).toHaveLength(2);
-    const cfg = parseConfig(routerConfigSchema, routers[1], 'docs/models.md router example 2');
-    const hosted = cfg.models.find((m) => m.name === 'hosted-8b')!.provider;
-    expect(hosted).toMatchObject({ base_url: 'https://api.provider.example/v1', credentials: { file: '/etc/llmgw/provider-key' }, max_concurrency: 32 });
-    expect(hosted?.price).toEqual({ input_per_million: 0.18, output_per_million: 0.18 });
-    expect(cfg.models.find((m) => m.name === 'llama-3.1-8b')?.fallbacks).toEqual(['hosted-8b']);
-    expect(hosted).toEqual(parseCatalog(examples[2]).providers.get('hosted-8b'));
   });
 });

@@ -55,11 +55,11 @@ const modelSchema = z
   .object({
     name: z.string().min(1),
     aliases: z.array(z.string().min(1)).default([]),
+    /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"); the catalog's shape. */
+    provider: providerSchema.optional(),
     fallbacks: z.array(z.string().min(1)).default([]),
     /** Routing profile used unless the request sends `x-llmgw-profile`. */
     routing_profile: z.string().optional(),
-    /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"); the catalog's shape. */
-    provider: providerSchema.optional(),
   })
   .strict();
 
