@@ -45,7 +45,7 @@ export function providerAttempt(
   return {
     input,
     settle(r) {
-      const out = normalise(r, p.key, rewrite, facts.estimatedPromptTokens);
+      const out = normalise(r, { key: p.key, from: p.cfg.model, to: facts.model }, rewrite, facts.estimatedPromptTokens);
       providers.metrics.requests.inc({ provider: p.model, outcome: outcomeOf(out) });
       if ((out.kind === 'served' || out.kind === 'client_gone') && out.ttftMs !== undefined)
         providers.metrics.ttfb.observe({ provider: p.model }, out.ttftMs / 1000);
@@ -54,23 +54,35 @@ export function providerAttempt(
   };
 }
 
-function normalise(r: AttemptResult, key: string | undefined, rewrite: ProviderResponse, promptTokens: number): AttemptResult {
-  if (r.kind === 'retry') return { ...r, error: scrubbed(r.error, key) };
+/** What an error message must not show: the key, and the provider's name for the model (the catalog's instead). */
+interface Scrub {
+  key?: string;
+  from: string;
+  to: string;
+}
+
+function normalise(r: AttemptResult, scrub: Scrub, rewrite: ProviderResponse, promptTokens: number): AttemptResult {
+  if (r.kind === 'retry') return { ...r, error: scrubbed(r.error, scrub) };
   if (r.kind === 'error') {
-    const error = scrubbed(r.error, key);
+    let error = scrubbed(r.error, scrub);
+    // The provider not knowing the model is the router's configuration, not the client's request.
+    if (error.code === 'LLMGW_ERR_MODEL_NOT_FOUND')
+      error = new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', `the provider does not serve ${scrub.to}: ${error.message}`);
     // 401/403/402 and other refusals mapped to a 502 are the provider's or the router's doing, never the client's.
     return { kind: 'error', error, endpointFault: r.endpointFault || error.code === 'LLMGW_ERR_UPSTREAM_ERROR' };
   }
-  const cut = r.kind === 'served' && r.cut ? { ...r.cut, error: scrubbed(r.cut.error, key) } : undefined;
+  const cut = r.kind === 'served' && r.cut ? { ...r.cut, error: scrubbed(r.cut.error, scrub) } : undefined;
   const usage =
     r.usage ?? (r.kind === 'client_gone' || r.status < 300 ? { promptTokens, completionTokens: rewrite.completionTokens, cachedTokens: 0 } : undefined);
   return r.kind === 'served' ? { ...r, usage, ...(cut ? { cut } : {}) } : { ...r, usage };
 }
 
-/** The error without the key in its message (a provider may echo what it was sent). */
-function scrubbed(e: LlmgwError, key: string | undefined): LlmgwError {
-  if (!key || !e.message.includes(key)) return e;
-  return new LlmgwError(e.code, e.message.split(key).join('[redacted]'), { param: e.param, retryAfterSeconds: e.retryAfterSeconds });
+/** The error without the key in its message (a provider may echo what it was sent), naming the catalog model. */
+function scrubbed(e: LlmgwError, { key, from, to }: Scrub): LlmgwError {
+  let message = key ? e.message.split(key).join('[redacted]') : e.message;
+  message = message.split(from).join(to);
+  if (message === e.message) return e;
+  return new LlmgwError(e.code, message, { param: e.param, retryAfterSeconds: e.retryAfterSeconds });
 }
 
 function outcomeOf(r: AttemptResult): ProviderOutcome {

@@ -85,6 +85,7 @@ describe('Providers', () => {
     expect(providerUrl(at('https://a.example/v1'), '/v1/chat/completions')).toBe('https://a.example/v1/chat/completions');
     expect(providerUrl(at('https://a.example/api/v1/'), '/v1/embeddings')).toBe('https://a.example/api/v1/embeddings');
     expect(providerUrl(at('https://g.example/v1beta/openai'), '/v1/chat/completions')).toBe('https://g.example/v1beta/openai/chat/completions');
+    expect(providerUrl(at('https://q.example/v1?api-version=2'), '/v1/chat/completions')).toBe('https://q.example/v1/chat/completions?api-version=2');
   });
 });
 
@@ -110,6 +111,12 @@ describe('providerAttempt', () => {
     const refused = settle({ kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'Incorrect API key provided: sk-secret'), endpointFault: false });
     expect(refused).toMatchObject({ kind: 'error', endpointFault: true });
     expect((refused as Extract<AttemptResult, { kind: 'error' }>).error.message).toBe('Incorrect API key provided: [redacted]');
+    const unknown = settle({ kind: 'error', error: new LlmgwError('LLMGW_ERR_MODEL_NOT_FOUND', 'The model `vendor/m` does not exist.'), endpointFault: false });
+    expect(unknown).toMatchObject({ kind: 'error', endpointFault: true });
+    expect((unknown as Extract<AttemptResult, { kind: 'error' }>).error).toMatchObject({
+      code: 'LLMGW_ERR_UPSTREAM_ERROR',
+      message: 'the provider does not serve hosted: The model `hosted` does not exist.',
+    });
     const bad = settle({ kind: 'error', error: new LlmgwError('LLMGW_ERR_REQUEST_INVALID', 'messages: required'), endpointFault: false });
     expect(bad).toMatchObject({ endpointFault: false });
     const served = settle({ kind: 'served', status: 200, complete: true, endpointFault: false });

@@ -162,8 +162,9 @@ export function isProviderPool(pool: string): boolean {
 
 /** The API path (`/v1/chat/completions`) under the provider's base URL, which includes its version (`…/v1`). */
 export function providerUrl(p: ProviderUpstream, apiPath: string): string {
-  const base = p.cfg.base_url.replace(/\/+$/, '');
-  return `${base}${apiPath.replace(/^\/v1(?=\/)/, '')}`;
+  const u = new URL(p.cfg.base_url);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}${apiPath.replace(/^\/v1(?=\/)/, '')}`;
+  return u.toString();
 }
 
 /** The key from the credentials' file or environment variable; errors say where it was looked for, never what was found. */
