@@ -46,7 +46,9 @@ export function providerAttempt(
     input,
     settle(r) {
       const out = normalise(r, { key: p.key, from: p.cfg.model, to: facts.model }, rewrite, facts.estimatedPromptTokens);
-      providers.metrics.requests.inc({ provider: p.model, outcome: outcomeOf(out) });
+      const outcome = outcomeOf(out);
+      providers.metrics.requests.inc({ provider: p.model, outcome });
+      if (outcome !== 'client_gone' && outcome !== 'client_error') providers.observe(p.id, outcome !== 'ok');
       if ((out.kind === 'served' || out.kind === 'client_gone') && out.ttftMs !== undefined)
         providers.metrics.ttfb.observe({ provider: p.model }, out.ttftMs / 1000);
       return out;

@@ -80,6 +80,25 @@ describe('Providers', () => {
     await p.close();
   });
 
+  it('opens the breaker on its error rate, even when successes break up every run of faults', async () => {
+    const p = new Providers(cfgWith([hosted()]), { registry: createRegistry('router') });
+    const id = 'provider:hosted';
+    for (let i = 0; i < 9; i++) p.observe(id, i % 2 === 0);
+    // 5 faults in 9 answers: too few answers yet, and never 5 faults in a row.
+    expect(p.health.breaker(id)).toBe('closed');
+    p.observe(id, false);
+    p.observe(id, true);
+    expect(p.health.breaker(id)).toBe('open');
+    await p.close();
+  });
+
+  it('a mostly healthy provider keeps its breaker closed', async () => {
+    const p = new Providers(cfgWith([hosted()]), { registry: createRegistry('router') });
+    for (let i = 0; i < 60; i++) p.observe('provider:hosted', i % 3 === 0);
+    expect(p.health.breaker('provider:hosted')).toBe('closed');
+    await p.close();
+  });
+
   it('joins API paths under the base URL and its version', () => {
     const at = (base_url: string) => ({ cfg: { base_url } }) as never;
     expect(providerUrl(at('https://a.example/v1'), '/v1/chat/completions')).toBe('https://a.example/v1/chat/completions');

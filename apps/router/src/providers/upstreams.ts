@@ -9,6 +9,15 @@ import { createProviderMetrics, type ProviderMetrics } from './metrics';
 /** Endpoint ids (and pools) of providers: `provider:<catalog model>`. */
 export const PROVIDER_PREFIX = 'provider:';
 
+/**
+ * The error-rate rule of a provider's breaker: over its last WINDOW answers (at least MIN_SAMPLES),
+ * a share of faults of TRIP_RATIO or more opens it, even when successes keep breaking up the run of
+ * consecutive faults that `breaker.failure_threshold` counts.
+ */
+export const ERROR_RATE_WINDOW = 20;
+const ERROR_RATE_MIN_SAMPLES = 10;
+const ERROR_RATE_TRIP = 0.5;
+
 /** Below every self-hosted pool: a model with both replicas and a provider uses the provider last. */
 const PROVIDER_POOL_PRIORITY = -1_000_000;
 
@@ -55,6 +64,8 @@ export class Providers {
   readonly health: EndpointHealth;
   readonly metrics: ProviderMetrics;
   private readonly admitted: boolean;
+  /** The last answers per provider, true = a fault (the error-rate rule). */
+  private readonly recent = new Map<string, boolean[]>();
 
   constructor(cfg: Pick<RouterConfig, 'models' | 'breaker'>, deps: ProvidersDeps) {
     this.admitted = deps.admitted ?? false;
@@ -137,6 +148,21 @@ export class Providers {
         batchCapacity: p.cfg.max_concurrency,
       },
     ];
+  }
+
+  /**
+   * One answer of provider `id`: a fault or not. Opens its breaker when its faults reach the
+   * error-rate rule; the window starts again once it has opened.
+   */
+  observe(id: string, fault: boolean): void {
+    let w = this.recent.get(id);
+    if (!w) this.recent.set(id, (w = []));
+    w.push(fault);
+    if (w.length > ERROR_RATE_WINDOW) w.shift();
+    if (!fault || w.length < ERROR_RATE_MIN_SAMPLES) return;
+    if (w.filter(Boolean).length / w.length < ERROR_RATE_TRIP) return;
+    w.length = 0;
+    this.health.trip(id);
   }
 
   /** The providers as admission's pool feed sees them: one replica per pool, its slots max_concurrency. */
