@@ -109,7 +109,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const endpoints = endpointState(cfg, source, metrics, log);
   const { health, scraper, lastScores } = endpoints;
   const agent = upstreamAgent(cfg, source);
-  const providers = new Providers(cfg, { registry, onTransition: endpoints.onBreakerTransition, admitted: cfg.admission.mode !== 'off' });
+  const providers = new Providers(cfg, { log, registry, onTransition: endpoints.onBreakerTransition, admitted: cfg.admission.mode !== 'off' });
 
   prefix.attach(source);
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));

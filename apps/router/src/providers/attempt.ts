@@ -33,7 +33,8 @@ export function providerAttempt(
   const rewrite = new ProviderResponse(p.cfg.model, facts.model);
   const headers = { ...base.headers };
   delete headers.authorization;
-  if (p.key !== undefined) headers.authorization = `Bearer ${p.key}`;
+  const authorization = providers.authorization(p.id);
+  if (authorization !== undefined) headers.authorization = authorization;
   const input: AttemptInput = {
     ...base,
     url: providerUrl(p, facts.apiPath),

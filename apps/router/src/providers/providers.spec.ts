@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { routerConfigSchema, type RouterConfigInput } from '@llmgw/config';
@@ -60,6 +60,31 @@ describe('Providers', () => {
     expect(build([hosted({ credentials: { env: 'NOPE' } })])).toThrow(/environment variable NOPE is not set/);
   });
 
+  it('reads a key file again once it changed, at most every few seconds, keeping the old key when it cannot', async () => {
+    const file = join(dir, 'rotating');
+    writeFileSync(file, 'sk-one');
+    utimesSync(file, 1_000, 1_000);
+    let now = 0;
+    const warnings: unknown[] = [];
+    const p = new Providers(cfgWith([hosted({ credentials: { file } })]), {
+      registry: createRegistry('router'),
+      now: () => now,
+      log: { warn: (o: unknown) => void warnings.push(o) } as never,
+    });
+    writeFileSync(file, 'sk-two\n');
+    utimesSync(file, 2_000, 2_000);
+    now = 1_000;
+    expect(p.authorization('provider:hosted')).toBe('Bearer sk-one');
+    now = 6_000;
+    expect(p.authorization('provider:hosted')).toBe('Bearer sk-two');
+    unlinkSync(file);
+    now = 12_000;
+    expect(p.authorization('provider:hosted')).toBe('Bearer sk-two');
+    expect(JSON.stringify(warnings)).toContain('rotating');
+    expect(JSON.stringify(warnings)).not.toContain('sk-');
+    await p.close();
+  });
+
   it('is one view of its model, usable until max_concurrency requests are in flight or its breaker opens', async () => {
     const p = new Providers(
       { ...cfgWith([hosted({ max_concurrency: 2 })]), breaker: { failure_threshold: 2, base_backoff: 1000, max_backoff: 1000 } },
@@ -110,7 +135,8 @@ describe('Providers', () => {
 
 describe('providerAttempt', () => {
   const providers = new Providers(cfgWith([hosted()]), { registry: createRegistry('router') });
-  const p = { ...providers.get('provider:hosted')!, key: 'sk-secret' };
+  const p = providers.get('provider:hosted')!;
+  p.key = 'sk-secret';
   afterAll(() => providers.close());
   const base = {
     url: 'x',

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Agent } from 'undici';
 import { ConfigError, type ProviderConfig, type RouterConfig } from '@llmgw/config';
+import type { Logger } from '@llmgw/observability';
 import type { EndpointView } from '@llmgw/scheduling';
 import type { Registry } from 'prom-client';
 import { EndpointHealth, type BreakerState } from '../endpoint-health';
@@ -30,11 +31,19 @@ export interface ProviderUpstream {
   readonly cfg: ProviderConfig;
   /** Its own connection pool: connect_timeout, max_concurrency connections. */
   readonly agent: Agent;
-  /** The key, read once at start; never logged, never sent anywhere but to the provider. */
-  readonly key?: string;
+  /** The key, read at start (a key file again when it changes); never logged, never sent anywhere but to the provider. */
+  key?: string;
+  /** The key file's modification time when it was last read, and when that was last checked (ms). */
+  keyFileMtimeMs?: number;
+  keyCheckedAt?: number;
 }
 
+/** How often a key file is checked for a new key (a rotation needs no restart). */
+export const KEY_FILE_CHECK_MS = 5_000;
+
 export interface ProvidersDeps {
+  /** Where a key file that cannot be re-read is reported (its path, never a value). */
+  log?: Pick<Logger, 'warn'>;
   registry: Registry;
   /** Breaker transitions (the router's llmgw_breaker_state gauge). */
   onTransition?: (id: string, from: BreakerState, to: BreakerState) => void;
@@ -64,11 +73,15 @@ export class Providers {
   readonly health: EndpointHealth;
   readonly metrics: ProviderMetrics;
   private readonly admitted: boolean;
+  private readonly log?: Pick<Logger, 'warn'>;
+  private readonly now: () => number;
   /** The last answers per provider, true = a fault (the error-rate rule). */
   private readonly recent = new Map<string, boolean[]>();
 
   constructor(cfg: Pick<RouterConfig, 'models' | 'breaker'>, deps: ProvidersDeps) {
     this.admitted = deps.admitted ?? false;
+    this.log = deps.log;
+    this.now = deps.now ?? Date.now;
     const issues: string[] = [];
     for (const m of cfg.models) {
       if (!m.provider) continue;
@@ -85,6 +98,8 @@ export class Providers {
         model: m.name,
         cfg: m.provider,
         key,
+        keyFileMtimeMs: m.provider.credentials?.file ? mtimeOf(m.provider.credentials.file) : undefined,
+        keyCheckedAt: this.now(),
         agent: new Agent({
           connections: m.provider.max_concurrency,
           connectTimeout: m.provider.connect_timeout,
@@ -172,8 +187,29 @@ export class Providers {
 
   /** The provider's `authorization` header; undefined for a replica or a provider without credentials. */
   authorization(id: string): string | undefined {
-    const key = this.get(id)?.key;
-    return key === undefined ? undefined : `Bearer ${key}`;
+    const p = this.get(id);
+    if (!p) return undefined;
+    this.refreshKey(p);
+    return p.key === undefined ? undefined : `Bearer ${p.key}`;
+  }
+
+  /**
+   * Reads a key file again when it changed (checked at most every KEY_FILE_CHECK_MS), so a rotated
+   * key is used without a restart; one that cannot be read keeps the key read before.
+   */
+  private refreshKey(p: ProviderUpstream): void {
+    const file = p.cfg.credentials?.file;
+    const now = this.now();
+    if (!file || now - (p.keyCheckedAt ?? 0) < KEY_FILE_CHECK_MS) return;
+    p.keyCheckedAt = now;
+    const mtime = mtimeOf(file);
+    if (mtime === p.keyFileMtimeMs) return;
+    try {
+      p.key = readKey(p.cfg, {});
+      p.keyFileMtimeMs = mtime;
+    } catch (e) {
+      this.log?.warn({ provider: p.id, err: (e as Error).message }, 'provider key file could not be read again; the key read before is still used');
+    }
   }
 
   async close(): Promise<void> {
@@ -191,6 +227,14 @@ export function providerUrl(p: ProviderUpstream, apiPath: string): string {
   const u = new URL(p.cfg.base_url);
   u.pathname = `${u.pathname.replace(/\/+$/, '')}${apiPath.replace(/^\/v1(?=\/)/, '')}`;
   return u.toString();
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The key from the credentials' file or environment variable; errors say where it was looked for, never what was found. */
