@@ -34,8 +34,18 @@ export interface AttemptInput {
 export interface ResponseRewrite {
   /** A whole (non-streamed) answer. */
   body(buf: Buffer): Buffer;
-  /** Complete SSE events of a stream. */
-  events(text: string): string;
+  /** Complete SSE events of a stream, as the usage tap passes them on. */
+  events<T extends string | Buffer>(out: T): T;
+}
+
+/** The usage tap with `rw` applied to what it passes on (an external provider's answer). */
+function withRewrite(tap: SseUsageTap, rw: ResponseRewrite | undefined): SseUsageTap {
+  if (!rw) return tap;
+  const push = tap.push.bind(tap);
+  const end = tap.end.bind(tap);
+  tap.push = (chunk) => rw.events(push(chunk));
+  tap.end = () => rw.events(end());
+  return tap;
 }
 
 /**
@@ -236,8 +246,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       return { kind: 'served', status: up.statusCode, usage, ttftMs, complete: true, endpointFault: false };
     }
 
-    const tap = new SseUsageTap(inp.withholdUsage);
-    const rw = inp.rewrite;
+    const tap = withRewrite(new SseUsageTap(inp.withholdUsage), inp.rewrite);
     if (inp.timeouts.idle > 0) {
       idle = setTimeout(() => abort('idle'), inp.timeouts.idle);
       idle.unref?.();
@@ -250,13 +259,13 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
           ttftMs = performance.now() - t0;
           res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
           wrote = true;
-          const out = rw ? rw.events(tap.push(c as Buffer)) : tap.push(c as Buffer);
+          const out = tap.push(c as Buffer);
           // Headers go out with the first event in one write; alone only if the chunk held no complete event.
           if (out) res.write(out);
           else res.flushHeaders();
           continue;
         }
-        const out = rw ? rw.events(tap.push(c as Buffer)) : tap.push(c as Buffer);
+        const out = tap.push(c as Buffer);
         if (out && !res.destroyed) res.write(out);
       }
     } catch (e) {
@@ -279,7 +288,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       res.end(sseErrorEvent(cut.error, inp.errorEventStyle));
       return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true, cut };
     }
-    const rest = rw ? rw.events(tap.end()) : tap.end();
+    const rest = tap.end();
     if (!wrote) {
       ttftMs = performance.now() - t0;
       res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });

@@ -28,10 +28,14 @@ export class ProviderResponse implements ResponseRewrite {
     return out === text ? buf : Buffer.from(out);
   }
 
-  events(text: string): string {
-    if (!text) return text;
+  /** Whole events (the usage tap never splits one), as text or bytes: the same kind comes back. */
+  events<T extends string | Buffer>(out: T): T {
+    if (out.length === 0) return out;
+    const text = typeof out === 'string' ? out : out.toString('utf8');
     for (const m of text.matchAll(DATA_LINE)) if (m[1] !== '[DONE]') this.measure(m[1]);
-    return this.rename(text);
+    const renamed = this.rename(text);
+    if (renamed === text) return out;
+    return (typeof out === 'string' ? renamed : Buffer.from(renamed)) as T;
   }
 
   /** Completion tokens counted from the text that went through (used when the provider sent no usage). */
