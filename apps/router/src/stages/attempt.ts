@@ -1,8 +1,7 @@
 import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type EndpointView, type SchedRequest } from '@llmgw/scheduling';
-import { providerAttempt } from '../providers';
-import { attempt, type AttemptInput, type AttemptResult } from '../proxy';
+import { attempt, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState, type StageConfig } from './context';
 
 /** What the attempt stage reads of the router state and configuration. */
@@ -23,6 +22,7 @@ interface Outgoing {
   bodyFor: string;
   body: Buffer;
 }
+import { providerAttempt } from '../providers';
 import { pinnedReplica } from './pin';
 
 /**
@@ -158,7 +158,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
       'router.proxy_attempt',
       { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
       (span) => {
-        const input: AttemptInput = {
+        const input: Parameters<typeof attempt>[0] = {
           url: `${ep.url}${API[c.kind].path}`,
           body: out.body,
           headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
