@@ -77,7 +77,7 @@ beforeAll(async () => {
       scrape_interval: 200,
       stale_after: 1000,
       cooldown_seconds: 0,
-      breaker: { failure_threshold: 3, base_backoff: 1500, max_backoff: 3000 },
+      breaker: { failure_threshold: 3, base_backoff: 4000, max_backoff: 4000 },
       tenancy: { enabled: true },
       admission: { mode: 'local' },
       models: [
@@ -251,8 +251,8 @@ describe('external providers', () => {
 
   it("a model with replicas and a provider spills to the provider while its replicas' pool is saturated", async () => {
     await waitUntil(
-      async () => (await metricValue(router.adminUrl, 'llmgw_endpoint_metrics_stale', { replica: 'both-1' })) === 0,
-      'the busy replica was scraped',
+      async () => (await metricValue(router.adminUrl, 'llmgw_pool_saturation', { pool: 'default', model: 'both', component: 'total' })) >= 1,
+      "admission sees the busy replica's pool saturated",
       { timeoutMs: 10_000, everyMs: 50 },
     );
     const r = await chat('both');
