@@ -135,6 +135,13 @@ export class EndpointHealth {
     else if (e.breaker === 'half_open' && !e.probeInFlight) this.open(id, e);
   }
 
+  /** Opens a closed breaker now: a caller's own health rule tripped (a provider's error rate, docs/models.md "Providers"). */
+  trip(id: string): void {
+    const e = this.entry(id);
+    this.advance(id, e);
+    if (e.breaker === 'closed') this.open(id, e);
+  }
+
   /** Endpoint ids with any state kept. */
   known(): string[] {
     return [...this.entries.keys()];

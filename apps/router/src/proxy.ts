@@ -26,6 +26,26 @@ export interface AttemptInput {
   /** Extra response headers (x-llmgw-*), written with the first byte to the client. */
   responseHeaders: () => Record<string, string>;
   res: ServerResponse;
+  /** Rewrites the answer on its way to the client (an external provider's: providers/response.ts). */
+  rewrite?: ResponseRewrite;
+}
+
+/** What an answer's bytes go through before the client (after usage is captured and withheld). */
+export interface ResponseRewrite {
+  /** A whole (non-streamed) answer. */
+  body(buf: Buffer): Buffer;
+  /** Complete SSE events of a stream, as the usage tap passes them on. */
+  events<T extends string | Buffer>(out: T): T;
+}
+
+/** The usage tap with `rw` applied to what it passes on (an external provider's answer). */
+function withRewrite(tap: SseUsageTap, rw: ResponseRewrite | undefined): SseUsageTap {
+  if (!rw) return tap;
+  const push = tap.push.bind(tap);
+  const end = tap.end.bind(tap);
+  tap.push = (chunk) => rw.events(push(chunk));
+  tap.end = () => rw.events(end());
+  return tap;
 }
 
 /**
@@ -209,7 +229,8 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
         if (code) return lostConnection(code, e, 'the engine closed the connection before its answer was complete');
         return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's answer could not be read"), endpointFault: true };
       }
-      const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      const buf = inp.rewrite ? inp.rewrite.body(whole) : whole;
       let usage: CapturedUsage | undefined;
       if (buf.includes('"usage"')) {
         try {
@@ -225,7 +246,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       return { kind: 'served', status: up.statusCode, usage, ttftMs, complete: true, endpointFault: false };
     }
 
-    const tap = new SseUsageTap(inp.withholdUsage);
+    const tap = withRewrite(new SseUsageTap(inp.withholdUsage), inp.rewrite);
     if (inp.timeouts.idle > 0) {
       idle = setTimeout(() => abort('idle'), inp.timeouts.idle);
       idle.unref?.();

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { ConfigError, DEFAULT_BAND_CONFIGS, type RouterConfig } from '@llmgw/config';
 import type { EndpointSource, Scraper } from '@llmgw/endpoints';
 import { createRegistry, type DependencyMonitor, type Logger, type Registry } from '@llmgw/observability';
-import { DEFAULT_SATURATION, saturatedByLoad } from '@llmgw/scheduling';
+import { DEFAULT_SATURATION, saturatedByLoad, type EndpointView } from '@llmgw/scheduling';
 import type { RedisConnect } from '@llmgw/service';
 import { EnginePriority } from './admission/engine-priority';
 import { AdapterRegistry } from './adapters';
@@ -14,6 +14,7 @@ import { clientErrorHandler, installClientHttp } from './http';
 import { createRouterMetrics } from './metrics';
 import type { OnDemand } from './on-demand';
 import { createPrefixRouting } from './prefix';
+import { Providers, withProviderPrices } from './providers';
 import { stageConfig, type PinAwareTenancy, type RouterState } from './stages';
 import { createTenancy, type TenancyHooks } from './tenancy';
 import { ClientSockets } from './wiring/client-sockets';
@@ -51,7 +52,7 @@ export interface RouterCore {
   registry: Registry;
   /** What the request stages share (stages/context.ts). */
   state: RouterState;
-  /** What /readyz answers (served by the service host's admin app): ready once some endpoint is known. */
+  /** What /readyz answers (served by the service host's admin app): ready once some endpoint (or provider) is known. */
   readiness(): { ready: boolean; status: string; endpoints: number };
   /**
    * Shutdown, first half: drops idle client sockets at once, each busy one as
@@ -109,11 +110,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const endpoints = endpointState(cfg, source, metrics, log);
   const { health, scraper, lastScores } = endpoints;
   const agent = upstreamAgent(cfg, source);
+  const providers = new Providers(cfg, { log, registry, onTransition: endpoints.onBreakerTransition, admitted: cfg.admission.mode !== 'off' });
 
   prefix.attach(source);
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));
   const catalog = new ModelCatalog(cfg, source, onDemand);
-  const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency });
+  const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency, extraPools: () => providers.poolEndpoints() });
   const tenancyRedis =
     !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
       ? // Auto-pipelining: the reserve, settle and usage append of every request issued in one event-loop turn go out in one write.
@@ -121,7 +123,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       : undefined;
   const tenancy: PinAwareTenancy =
     deps.tenancy ??
-    createTenancy(cfg, {
+    createTenancy(providers.size ? { ...cfg, tenancy: withProviderPrices(cfg) } : cfg, {
       log,
       registry,
       redis: tenancyRedis,
@@ -140,13 +142,14 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     admission,
     enginePriority,
     engineAuthorization: (id) => engineAuth.header(id),
+    providers: providers.size ? providers : undefined,
     metrics,
     health,
     agent,
     random: deps.random ?? Math.random,
     poolSaturated,
     lastScores,
-    views: endpointViews(source, scraper, health),
+    views: withProviderViews(endpointViews(source, scraper, health), providers),
     prefix,
     adapters: new AdapterRegistry(agent, log),
   };
@@ -183,6 +186,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     if (!deps.source) await source.close();
     if (!deps.onDemand) await onDemand?.close();
     await agent.close().catch(() => undefined);
+    await providers.close();
   };
 
   return {
@@ -193,7 +197,8 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     registry,
     state,
     readiness() {
-      const n = source.all().length;
+      // A provider is an endpoint too: a router serving only providers is ready at once.
+      const n = source.all().length + providers.size;
       return { ready: n > 0, status: n > 0 ? 'ready' : 'no endpoints', endpoints: n };
     },
     stopAccepting: () => sockets.stopAccepting(),
@@ -204,5 +209,14 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       await client.close().catch(() => undefined);
       await closeResources();
     },
+  };
+}
+
+/** The endpoints' views of a model, then its provider's (docs/models.md, "Providers"). */
+function withProviderViews(views: (model: string) => EndpointView[], providers: Providers): (model: string) => EndpointView[] {
+  if (!providers.size) return views;
+  return (model) => {
+    const own = views(model);
+    return providers.forModel(model) ? [...own, ...providers.views(model)] : own;
   };
 }

@@ -5,10 +5,10 @@ import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { APICallError, embed, generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
-import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type LedgerRecord } from '@llmgw/stores';
+import type { LedgerRecord } from '@llmgw/stores';
 import { start, type RunningRouter } from '../src/main';
 import { silentLog } from './helpers';
-import { keyWith, testTenancy } from './tenancy-with-keys';
+import { keyWith, recordUsage } from './tenancy-with-keys';
 
 // Client conformance: real clients, unchanged, against the router (tenancy on) in front of real
 // sim-engines. Each client: chat non-streaming and streaming, the Responses API, embeddings, an
@@ -16,15 +16,7 @@ import { keyWith, testTenancy } from './tenancy-with-keys';
 jest.mock('../src/tenancy', () => jest.requireActual('./tenancy-with-keys').tenancyModule());
 jest.setTimeout(60_000);
 
-class RecordingLedger extends MemoryUsageLedger {
-  readonly records: LedgerRecord[] = [];
-  override async append(rec: LedgerRecord): Promise<string> {
-    this.records.push(rec);
-    return super.append(rec);
-  }
-}
-const ledger = new RecordingLedger();
-testTenancy.stores = { counters: new MemoryLimitCounters(), ledger, keyCacheBus: new MemoryKeyCacheBus() };
+const ledger = recordUsage();
 
 const LIMIT = 32 * 1024;
 const GOOD = keyWith({}, 'conf-good');

@@ -1,6 +1,6 @@
 import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
-import type { AccountingStores } from '@llmgw/stores';
+import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger, type AccountingStores, type LedgerRecord } from '@llmgw/stores';
 import { hashApiKey } from '@llmgw/tenancy';
 
 /**
@@ -44,4 +44,20 @@ export function tenancyModule() {
         },
       }),
   };
+}
+
+/** An in-process ledger that also keeps every record appended, in order. */
+export class RecordingLedger extends MemoryUsageLedger {
+  readonly records: LedgerRecord[] = [];
+  override async append(rec: LedgerRecord): Promise<string> {
+    this.records.push(rec);
+    return super.append(rec);
+  }
+}
+
+/** Installs in-process stores with a RecordingLedger (before the router starts); returns the ledger. */
+export function recordUsage(): RecordingLedger {
+  const ledger = new RecordingLedger();
+  testTenancy.stores = { counters: new MemoryLimitCounters(), ledger, keyCacheBus: new MemoryKeyCacheBus() };
+  return ledger;
 }

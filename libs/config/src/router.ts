@@ -4,6 +4,7 @@ import { duration, engineKind, engineMetricOverrides, listenAddress, logLevel } 
 import { routerTenancySchema } from './router-tenancy';
 import { admissionCoreShape } from './admission-core';
 import { clientTlsSchema } from './tls';
+import { providerSchema } from './catalog-sources';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 // queue_ttl above is the router's own key; the rest of the core settings are shared with the service.
@@ -64,6 +65,8 @@ const modelSchema = z
   .object({
     name: z.string().min(1),
     aliases: z.array(z.string().min(1)).default([]),
+    /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"); the catalog's shape. */
+    provider: providerSchema.optional(),
     fallbacks: z.array(z.string().min(1)).default([]),
     /** Routing profile used unless the request sends `x-llmgw-profile`. */
     routing_profile: z.string().optional(),

@@ -2,13 +2,23 @@ import type { EngineDialect } from '@llmgw/contracts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Gauge, type Registry } from 'prom-client';
-import { AdmissionController, feedPools, scrapedForPools, type AcquireResult, type Admission, type AdmissionRequest, type Lease } from '@llmgw/admission-core';
+import {
+  AdmissionController,
+  feedPools,
+  scrapedForPools,
+  type AcquireResult,
+  type Admission,
+  type AdmissionRequest,
+  type Lease,
+  type PoolEndpoint,
+} from '@llmgw/admission-core';
 import { AdmissionRpcClient, RemoteAdmission, createAdmissionMetrics } from '@llmgw/admission-rpc';
 import { toAdmissionCoreConfig, type RouterConfig } from '@llmgw/config';
 import { Scraper, StaticEndpointSource, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import { clientTls } from '@llmgw/service';
 import type { Logger } from '@llmgw/observability';
+import { isProviderPool } from '../providers/upstreams';
 
 /** What admission reads of the router configuration (the endpoints only when it scrapes its own). */
 export type AdmissionConfig = Pick<RouterConfig, 'admission' | 'endpoints' | 'scrape_interval' | 'scrape_timeout' | 'engine_metrics'>;
@@ -25,6 +35,11 @@ export interface AdmissionDeps {
    */
   source?: EndpointSource;
   scraper?: Scraper;
+  /**
+   * Pools only this router knows (external providers, docs/models.md "Providers"): fed to the
+   * in-process controller with their declared slots, and admitted there in remote mode too.
+   */
+  extraPools?: () => PoolEndpoint[];
   /** KeepAlive key of this router process; default hostname-pid-random. */
   routerId?: string;
   /** The service host's `ctx.dependency`: the admission service's loss and return. */
@@ -85,7 +100,8 @@ export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): Rout
   const scr = scraper;
   let fed = new Set<string>();
   const feed = () => {
-    fed = feedPools(local, src.all(), (id) => scrapedForPools(scr.state(id)), fed);
+    const extra = deps.extraPools?.() ?? [];
+    fed = feedPools(local, extra.length ? [...src.all(), ...extra] : src.all(), (id) => scrapedForPools(scr.state(id)), fed);
   };
   feed();
   const timer = setInterval(feed, Math.max(50, Math.floor(cfg.scrape_interval / 2)));
@@ -133,7 +149,9 @@ export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): Rout
     get degraded() {
       return remote.isDegraded;
     },
-    acquire: (req: AdmissionRequest, signal?: AbortSignal) => remote.acquire(req, signal),
+    // A provider's pool is this router's own: the admission service does not know it.
+    acquire: (req: AdmissionRequest, signal?: AbortSignal) =>
+      req.candidatePools.length > 0 && req.candidatePools.every(isProviderPool) ? local.acquire(req, signal) : remote.acquire(req, signal),
     close: closeAll,
   };
 }

@@ -14,7 +14,7 @@ export type AttemptState = Omit<RouterState, 'cfg' | 'profiles' | 'bandNames' | 
 interface Outgoing {
   readonly stream: boolean;
   /** Usage was asked for on the client's behalf: the engine's usage chunk is not passed on. */
-  readonly withhold: boolean;
+  withhold: boolean;
   readonly sched: SchedRequest;
   readonly headers: Record<string, string>;
   /** The client's own trace context, passed on as it came when no tracing SDK records spans. */
@@ -23,6 +23,7 @@ interface Outgoing {
   bodyFor: string;
   body: Buffer;
 }
+import { providerAttempt } from '../providers';
 import { pinnedReplica } from './pin';
 
 /**
@@ -143,8 +144,10 @@ async function nextEndpoint(
 
 /** One proxy attempt to `ep`, with its own span; the endpoint's health learns the outcome. */
 async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): Promise<AttemptResult> {
-  const { cfg, health } = s;
+  const { cfg } = s;
   const model = c.plan!.served!;
+  const provider = s.providers?.get(ep.id);
+  const health = provider ? s.providers!.health : s.health;
   c.endpoint = ep.id;
   c.pool = ep.pool;
   encodeBody(s, c, ep, out);
@@ -159,8 +162,8 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
     result = await inSpan(
       'router.proxy_attempt',
       { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
-      (span) =>
-        attempt({
+      (span) => {
+        const input: Parameters<typeof attempt>[0] = {
           url: `${ep.url}${API[c.kind].path}`,
           body: out.body,
           headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
@@ -180,7 +183,11 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
             'x-llmgw-queue-ms': queueMs,
             'x-llmgw-cache-decision': decision,
           }),
-        }),
+        };
+        if (!provider) return attempt(input);
+        const via = providerAttempt(s.providers!, provider, input, { apiPath: API[c.kind].path, model, estimatedPromptTokens: c.estimatedPromptTokens });
+        return attempt(via.input).then(via.settle);
+      },
     );
   } finally {
     health.end(ep.id);
@@ -192,7 +199,13 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
 
 /** The client's bytes go out as they came unless the model, stream_options, engine priority or an adapter's form must change. */
 function encodeBody(s: AttemptState, c: RequestContext, ep: EndpointView, out: Outgoing): void {
-  const model = c.plan!.served!;
+  // A provider gets its own name for the model, and is always asked for usage (docs/models.md, "Providers").
+  const provider = s.providers?.get(ep.id);
+  const model = provider?.cfg.model ?? c.plan!.served!;
+  if (provider && out.stream && API[c.kind].injectUsage && c.body.stream_options?.include_usage !== true) {
+    c.body.stream_options = { ...(c.body.stream_options ?? {}), include_usage: true };
+    out.withhold = true;
+  }
   const enginePrio = s.enginePriority?.forEndpoint(ep.id, c.band);
   const adapter = c.adapter?.base === model ? c.adapter : undefined;
   const bodyKey = `${model}\u0000${enginePrio ?? ''}\u0000${adapter ? ep.engine : ''}`;

@@ -12,6 +12,7 @@ import type { OnDemand } from '../on-demand';
 import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 import type { PrefixRouting } from '../prefix';
+import type { Providers } from '../providers';
 import type { StreamCut } from '../proxy';
 import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy/types';
@@ -71,6 +72,8 @@ export interface RouterState {
   readonly enginePriority?: EnginePriority;
   /** The `authorization` the router sends endpoint `id` (its replica secret or static key); undefined = none. */
   readonly engineAuthorization?: (id: string) => string | undefined;
+  /** External providers (docs/models.md, "Providers"): endpoints `provider:<model>`, attempted with their own URL, key and timeouts. */
+  readonly providers?: Providers;
   readonly metrics: RouterMetrics;
   readonly health: EndpointHealth;
   readonly agent: Agent;

@@ -3,7 +3,7 @@ import type { RouterConfig } from '@llmgw/config';
 import { Scraper, type EndpointSource } from '@llmgw/endpoints';
 import type { MappingOverride } from '@llmgw/engine-metrics';
 import type { Logger } from '@llmgw/observability';
-import { EndpointHealth } from '../endpoint-health';
+import { EndpointHealth, type BreakerState } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 
 export type EndpointStateConfig = Pick<RouterConfig, 'cooldown_seconds' | 'breaker' | 'scrape_interval' | 'scrape_timeout' | 'stale_after' | 'engine_metrics'>;
@@ -16,6 +16,8 @@ export interface EndpointState {
   scraper: Scraper;
   /** Last score per replica, exported as gauges. */
   lastScores: Map<string, { total: number; perScorer: Record<string, number> }>;
+  /** What a breaker transition does (gauge, log line); other breakers (providers') report through it too. */
+  onBreakerTransition(id: string, from: BreakerState, to: BreakerState): void;
   close(): Promise<void>;
 }
 
@@ -32,10 +34,11 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
     baseBackoffMs: cfg.breaker.base_backoff,
     maxBackoffMs: cfg.breaker.max_backoff,
   });
-  health.onTransition = (id, from, to) => {
+  const onBreakerTransition = (id: string, from: BreakerState, to: BreakerState) => {
     metrics.breaker.set({ replica: id }, BREAKER_VALUE[to]);
     log[to === 'open' ? 'warn' : 'info']({ endpoint: id, from, to }, 'endpoint breaker');
   };
+  health.onTransition = onBreakerTransition;
   const scraped = new Set<string>();
   const scraper = new Scraper({
     source,
@@ -66,6 +69,7 @@ export function endpointState(cfg: EndpointStateConfig, source: EndpointSource, 
     health,
     scraper,
     lastScores,
+    onBreakerTransition,
     async close() {
       unsubscribe();
       await scraper.close();
