@@ -240,12 +240,12 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
           wrote = true;
           const out = tap.push(c as Buffer);
           // Headers go out with the first event in one write; alone only if the chunk held no complete event.
-          if (out) res.write(out);
+          if (out.length > 0) res.write(out);
           else res.flushHeaders();
           continue;
         }
         const out = tap.push(c as Buffer);
-        if (out && !res.destroyed) res.write(out);
+        if (out.length > 0 && !res.destroyed) res.write(out);
       }
     } catch (e) {
       const why = whyAborted();
@@ -273,7 +273,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });
       wrote = true;
     }
-    res.end(rest || undefined);
+    res.end(rest.length > 0 ? rest : undefined);
     return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: true, endpointFault: false };
   } finally {
     clearTimeout(total);
