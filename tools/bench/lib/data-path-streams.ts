@@ -24,6 +24,8 @@ export interface StreamRun {
 
 interface Mem {
   heap: number;
+  /** The JS heap V8 has committed (what RSS holds of it, garbage included). */
+  heapTotal: number;
   external: number;
   rss: number;
 }
@@ -31,7 +33,12 @@ interface Mem {
 async function memOf(adminUrl: string): Promise<Mem> {
   const text = await (await fetch(`${adminUrl}/metrics`)).text();
   const v = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
-  return { heap: v('nodejs_heap_size_used_bytes'), external: v('nodejs_external_memory_bytes'), rss: v('process_resident_memory_bytes') };
+  return {
+    heap: v('nodejs_heap_size_used_bytes'),
+    heapTotal: v('nodejs_heap_size_total_bytes'),
+    external: v('nodejs_external_memory_bytes'),
+    rss: v('process_resident_memory_bytes'),
+  };
 }
 
 export async function runStreams(o: StreamRun): Promise<{ line: string }> {
@@ -91,6 +98,6 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
       `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, ` +
       `router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)\n` +
       `  at half time, ${m.open} open: router RSS ${(m.mem.rss / 2 ** 20).toFixed(0)} MiB (${(before.rss / 2 ** 20).toFixed(0)} before); ` +
-      `per open stream: RSS ${per('rss')} KiB, JS heap ${per('heap')} KiB, external ${per('external')} KiB (goal: < 60 KiB)`,
+      `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)`,
   };
 }
