@@ -96,6 +96,15 @@ const lostConnection = (code: string, e: unknown, stage: string): AttemptResult 
   endpointFault: true,
 });
 
+/** Why `signal` was aborted by `attempt`, if it was. */
+function abortedWhy(signal: AbortSignal): AttemptAbort['why'] | undefined {
+  return signal.aborted ? (signal.reason as AttemptAbort).why : undefined;
+}
+
+function timeoutError(why: string): LlmgwError {
+  return new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
+}
+
 class AttemptAbort extends Error {
   constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
     super(why);
@@ -158,8 +167,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
   let ttftMs: number | undefined;
   let wrote = false;
   const res = inp.res;
-  const whyAborted = (): AttemptAbort['why'] | undefined => (ac.signal.aborted ? (ac.signal.reason as AttemptAbort).why : undefined);
-  const timeoutError = (why: string) => new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
+  const whyAborted = () => abortedWhy(ac.signal);
 
   try {
     let up;

@@ -31,7 +31,7 @@ async function snap(adminUrl: string, pid: number, t0: number, admissionAdminUrl
     .catch(() => '');
   if (!text) return undefined;
   const gcMs: Record<string, number> = {};
-  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"[^}]*\} (\S+)/gm)) gcMs[m[1]] = 1000 * Number(m[2]);
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*kind="(\w+)"[^}]*\} (\S+)/gm)) gcMs[m[1]] = 1000 * Number(m[2]);
   const adm = admissionAdminUrl
     ? await fetch(`${admissionAdminUrl}/metrics`)
         .then((r) => r.text())
