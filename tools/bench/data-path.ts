@@ -26,6 +26,8 @@
  *            learns, the router's upstream pool is not sized from a declaration)
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
+ *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
+ *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
@@ -53,6 +55,8 @@ const TRACE_STEP = process.argv.includes('--trace-step');
 /** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
 const HEAP_DIR = arg('heap-snapshot');
 const HEAP_SNAPSHOT = HEAP_DIR !== undefined;
+/** --credit-max N: the admission service's credit_max (its default 256 requests in flight per router and pool). */
+const CREDIT_MAX = arg('credit-max');
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
 /** --streams-admission off: the stream router runs without admission (remote by default). */
 const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
@@ -132,7 +136,10 @@ async function main(): Promise<void> {
     const endpoints = behind.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'sim', max_num_seqs: 2000 }));
 
     const admissionCfg = join(dir, 'admission.yaml');
-    writeFileSync(admissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints }));
+    writeFileSync(
+      admissionCfg,
+      JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints, ...(CREDIT_MAX ? { credit_max: Number(CREDIT_MAX) } : {}) }),
+    );
     const [admission, accounting] = await Promise.all([
       spawnRole('admission', ['--config', admissionCfg], QUIET),
       spawnRole(
