@@ -36,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
