@@ -26,6 +26,8 @@
  *            learns, the router's upstream pool is not sized from a declaration)
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
+ *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
+ *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
@@ -34,7 +36,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { runStreams } from './lib/data-path-streams';
+import { traceStep } from './lib/data-path-trace';
 import { arg, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
@@ -46,6 +50,13 @@ const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
+/** --trace-step: the router's state every 100 ms around the upward step (lib/data-path-trace.ts). */
+const TRACE_STEP = process.argv.includes('--trace-step');
+/** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
+const HEAP_DIR = arg('heap-snapshot');
+const HEAP_SNAPSHOT = HEAP_DIR !== undefined;
+/** --credit-max N: the admission service's credit_max (its default 256 requests in flight per router and pool). */
+const CREDIT_MAX = arg('credit-max');
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
 /** --streams-admission off: the stream router runs without admission (remote by default). */
 const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
@@ -53,6 +64,17 @@ const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
 const STREAMS_QUEUE = arg('streams-queue');
 const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
+/** --cpu-prof DIR: a V8 CPU profile of each measured router, written to DIR when it exits (lib/cpu-profile.cjs). */
+const CPU_PROF = arg('cpu-prof');
+/** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
+const ROUTER_NODE_OPTIONS = [
+  arg('router-node-options'),
+  HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
+  CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
+]
+  .filter(Boolean)
+  .join(' ');
+const ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {
@@ -114,7 +136,10 @@ async function main(): Promise<void> {
     const endpoints = behind.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'sim', max_num_seqs: 2000 }));
 
     const admissionCfg = join(dir, 'admission.yaml');
-    writeFileSync(admissionCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints }));
+    writeFileSync(
+      admissionCfg,
+      JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints, ...(CREDIT_MAX ? { credit_max: Number(CREDIT_MAX) } : {}) }),
+    );
     const [admission, accounting] = await Promise.all([
       spawnRole('admission', ['--config', admissionCfg], QUIET),
       spawnRole(
@@ -142,7 +167,7 @@ async function main(): Promise<void> {
       endpoints,
     });
     writeFileSync(routerCfg, JSON.stringify(routerConfig()));
-    const router = await spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], QUIET);
+    const router = await spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], ROUTER);
     procs.push(router);
     // Partial configurations, to show where the cost of "everything on" goes (--variants).
     const VARIANTS: Record<string, { tenancy?: boolean; admission?: boolean; durable?: boolean }> = {
@@ -259,15 +284,19 @@ async function main(): Promise<void> {
       const step = quick ? 2 : 5;
       console.log(`\n2. load steps ${lo} → ${hi} → ${lo} req/s, ${step}s each: p99 ms in the first second after each step / rest of the phase`);
       for (const t of targets.slice(1, 3)) {
-        const s = await openLoopPhases(
-          t.url,
-          [
-            { rate: lo, seconds: step },
-            { rate: hi, seconds: step },
-            { rate: lo, seconds: step },
-          ],
-          { body: BODY, headers: t.headers },
-        );
+        const phases = [
+          { rate: lo, seconds: step },
+          { rate: hi, seconds: step },
+          { rate: lo, seconds: step },
+        ];
+        const run = () => openLoopPhases(t.url, phases, { body: BODY, headers: t.headers });
+        const traced = TRACE_STEP && t.name === 'router';
+        const s = traced
+          ? await traceStep(
+              { adminUrl: router.urls.admin!, pid: router.pid, admissionAdminUrl: admission.urls.admin, fromMs: step * 1000 - 500, toMs: step * 1000 + 2000 },
+              run,
+            )
+          : await run();
         const w = (a: number, b: number) => f(pct(latencies(s, a * 1000, b * 1000), 99), 8);
         console.log(
           `  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`,
@@ -345,48 +374,20 @@ async function main(): Promise<void> {
           endpoints: slowEndpoints,
         }),
       );
-      const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], QUIET);
+      const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], ROUTER);
       procs.push(streamRouter);
       const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
-      const agent = new Agent({ connections: STREAMS + 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
-      let peak = procUsage(streamRouter.pid).rssMiB;
-      let open = 0;
-      let peakOpen = 0;
-      const sampler = setInterval(() => (peak = Math.max(peak, procUsage(streamRouter.pid).rssMiB)), 250);
-      const statuses = new Map<string, number>();
-      const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: STREAMS }, async (_, i) => {
-          await new Promise((r) => setTimeout(r, (i * 2000) / STREAMS)); // all open within 2 s
-          let outcome = 'ok';
-          try {
-            const res = await request(`${streamRouter.url}/v1/chat/completions`, {
-              method: 'POST',
-              body,
-              headers: { ...auth, 'content-type': 'application/json' },
-              dispatcher: agent,
-            });
-            open++;
-            peakOpen = Math.max(peakOpen, open);
-            const text = await res.body.text();
-            open--;
-            if (res.statusCode !== 200) outcome = String(res.statusCode);
-            else if (!text.includes('[DONE]')) outcome = 'truncated';
-          } catch (e) {
-            const err = e as Error & { code?: string; cause?: { code?: string } };
-            outcome = `${err.name}${err.code ? ` ${err.code}` : ''}${err.cause?.code ? ` (${err.cause.code})` : ''}: ${err.message.slice(0, 60)}`;
-          }
-          statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
-        }),
-      );
-      clearInterval(sampler);
-      await agent.close();
-      const ok = statuses.get('ok') ?? 0;
-      const upstream = await (await fetch(`${streamRouter.urls.admin}/metrics`)).text();
-      const upstreamPeak = [...upstream.matchAll(/^llmgw_upstream_connections\{[^}]*\} (\S+)/gm)].map((m) => Number(m[1]));
-      console.log(
-        `  ok ${ok} of ${STREAMS}, errors ${STREAMS - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)`,
-      );
+      const r = await runStreams({
+        url: streamRouter.url,
+        adminUrl: streamRouter.urls.admin!,
+        pid: streamRouter.pid,
+        streams: STREAMS,
+        seconds: STREAM_SECONDS,
+        body,
+        headers: auth,
+        heapSnapshot: HEAP_SNAPSHOT,
+      });
+      console.log(r.line);
     }
   } finally {
     if (nginx?.pid) {

@@ -116,6 +116,15 @@ const lostConnection = (code: string, e: unknown, stage: string): AttemptResult 
   endpointFault: true,
 });
 
+/** Why `signal` was aborted by `attempt`, if it was. */
+function abortedWhy(signal: AbortSignal): AttemptAbort['why'] | undefined {
+  return signal.aborted ? (signal.reason as AttemptAbort).why : undefined;
+}
+
+function timeoutError(why: string): LlmgwError {
+  return new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
+}
+
 class AttemptAbort extends Error {
   constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
     super(why);
@@ -178,8 +187,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
   let ttftMs: number | undefined;
   let wrote = false;
   const res = inp.res;
-  const whyAborted = (): AttemptAbort['why'] | undefined => (ac.signal.aborted ? (ac.signal.reason as AttemptAbort).why : undefined);
-  const timeoutError = (why: string) => new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
+  const whyAborted = () => abortedWhy(ac.signal);
 
   try {
     let up;
@@ -261,12 +269,12 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
           wrote = true;
           const out = tap.push(c as Buffer);
           // Headers go out with the first event in one write; alone only if the chunk held no complete event.
-          if (out) res.write(out);
+          if (out.length > 0) res.write(out);
           else res.flushHeaders();
           continue;
         }
         const out = tap.push(c as Buffer);
-        if (out && !res.destroyed) res.write(out);
+        if (out.length > 0 && !res.destroyed) res.write(out);
       }
     } catch (e) {
       const why = whyAborted();
@@ -294,7 +302,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });
       wrote = true;
     }
-    res.end(rest || undefined);
+    res.end(rest.length > 0 ? rest : undefined);
     return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: true, endpointFault: false };
   } finally {
     clearTimeout(total);

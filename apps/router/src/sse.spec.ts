@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SseUsageTap } from './sse';
+import { hasUsageObject, SseUsageTap } from './sse';
 
 const FIX = join(__dirname, '../../../fixtures/openai/bodies');
 const fixture = (name: string) => {
@@ -13,9 +13,10 @@ const fixture = (name: string) => {
 };
 
 function run(tap: SseUsageTap, buf: Buffer, chunkSize: number): string {
-  let out = '';
-  for (let i = 0; i < buf.length; i += chunkSize) out += tap.push(buf.subarray(i, i + chunkSize));
-  return out + tap.end();
+  const out: Buffer[] = [];
+  for (let i = 0; i < buf.length; i += chunkSize) out.push(tap.push(buf.subarray(i, i + chunkSize)));
+  out.push(tap.end());
+  return Buffer.concat(out).toString('utf8');
 }
 
 const synthetic = Buffer.from(
@@ -61,5 +62,29 @@ describe('SseUsageTap', () => {
     expect(tap.usage).toEqual({ promptTokens: 12, completionTokens: 100, cachedTokens: 0 });
     expect(out).not.toContain('"prompt_tokens"');
     expect(out).toContain('[DONE]');
+  });
+
+  it('forwards a chunk of whole events as the same bytes, without copying them', () => {
+    const tap = new SseUsageTap(true);
+    const chunk = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}\n\n');
+    expect(tap.push(chunk)).toBe(chunk);
+    // A partial event waits; the next chunk completes it and both go out together.
+    expect(tap.push(Buffer.from('data: {"choices":[]')).length).toBe(0);
+    expect(tap.push(Buffer.from(',"usage":null}\r\n\r\n')).toString()).toBe('data: {"choices":[],"usage":null}\r\n\r\n');
+    expect(tap.events).toBe(2);
+  });
+
+  it('splits a multi-byte character across chunks without damaging it', () => {
+    const text = 'data: {"choices":[{"index":0,"delta":{"content":"日本"}}]}\n\n';
+    const bytes = Buffer.from(text);
+    const cut = bytes.indexOf(Buffer.from('日')) + 1;
+    expect(run(new SseUsageTap(false), bytes, cut)).toBe(text);
+  });
+
+  it('finds a usage object on bytes, not a null usage', () => {
+    expect(hasUsageObject(Buffer.from('{"usage":null}'))).toBe(false);
+    expect(hasUsageObject(Buffer.from('{"usage" : {"prompt_tokens":1}}'))).toBe(true);
+    expect(hasUsageObject(Buffer.from('{"usage":null,"x":{"usage":\n{}}}'))).toBe(true);
+    expect(hasUsageObject(Buffer.from('"usage"'))).toBe(false);
   });
 });

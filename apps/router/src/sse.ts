@@ -1,5 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
-
 /** Token usage as engines report it (OpenAI's `usage` object). */
 export interface CapturedUsage {
   promptTokens: number;
@@ -20,50 +18,82 @@ export function usageFrom(u: any): CapturedUsage | undefined {
   };
 }
 
+/** The end of the last event boundary (a blank line: `\n\n`, `\n\r\n`) in `buf`, or -1. */
+function lastBoundaryEnd(buf: Buffer): number {
+  const lf = buf.lastIndexOf(LFLF);
+  const crlf = buf.lastIndexOf(LFCRLF);
+  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);
+}
+
+/** Complete events in `buf` up to `end` (blank lines counted). */
+function countEvents(buf: Buffer, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(0x0a); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) {
+    // A line feed that ends an empty line: the previous byte is a line feed, or CR after one.
+    if (buf[i - 1] === 0x0a || (buf[i - 1] === 0x0d && buf[i - 2] === 0x0a)) n++;
+  }
+  return n;
+}
+
+/** True when `buf` holds `"usage"` followed by `:` and an object (not `null`): what USAGE_RE matches, on bytes. */
+export function hasUsageObject(buf: Buffer): boolean {
+  for (let i = buf.indexOf(USAGE_KEY); i >= 0; i = buf.indexOf(USAGE_KEY, i + USAGE_KEY.length)) {
+    let j = i + USAGE_KEY.length;
+    while (isSpace(buf[j])) j++;
+    if (buf[j++] !== 0x3a) continue;
+    while (isSpace(buf[j])) j++;
+    if (buf[j] === 0x7b) return true;
+  }
+  return false;
+}
+
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+const USAGE_KEY = Buffer.from('"usage"');
+const LFLF = Buffer.from('\n\n');
+const LFCRLF = Buffer.from('\n\r\n');
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Passes an upstream SSE byte stream through event by event, parsing only
  * events that carry a non-null `usage` object (chat and completions chunks,
  * and the Responses API's `response.completed`): their usage is captured, and
  * when `withhold` is set (the router injected include_usage for a client that
  * did not ask) a usage-only chunk is dropped and a usage field on a content
- * chunk is removed. Everything else is forwarded as the engine wrote it.
+ * chunk is removed. Everything else is forwarded as the engine wrote it, as
+ * bytes: a chunk of whole events goes out as the same Buffer, with no decoding,
+ * copying or string built per chunk (docs/performance.md, "Memory per stream");
+ * only the bytes after the last blank line wait for the next chunk.
  */
 export class SseUsageTap {
   usage?: CapturedUsage;
   /** Complete events seen (the first one marks time to first token). */
   events = 0;
-  private pending = '';
-  private readonly decoder = new StringDecoder('utf8');
+  /** Bytes after the last complete event, waiting for the rest of it. */
+  private pending?: Buffer;
 
   constructor(private readonly withhold: boolean) {}
 
-  /** Feeds one upstream chunk; returns what to write to the client now ('' for nothing). */
-  push(chunk: Buffer): string {
-    const text = this.pending + this.decoder.write(chunk);
-    let last = -1;
-    let lastLen = 0;
-    BOUNDARY_RE.lastIndex = 0;
-    for (let m = BOUNDARY_RE.exec(text); m; m = BOUNDARY_RE.exec(text)) {
-      last = m.index;
-      lastLen = m[0].length;
-      this.events++;
+  /** Feeds one upstream chunk; returns what to write to the client now (empty for nothing). */
+  push(chunk: Buffer): Buffer {
+    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const end = lastBoundaryEnd(buf);
+    if (end < 0) {
+      this.pending = buf;
+      return EMPTY;
     }
-    if (last < 0) {
-      this.pending = text;
-      return '';
-    }
-    const complete = text.slice(0, last + lastLen);
-    this.pending = text.slice(last + lastLen);
-    return USAGE_RE.test(complete) ? this.rewrite(complete) : complete;
+    this.events += countEvents(buf, end);
+    this.pending = end < buf.length ? buf.subarray(end) : undefined;
+    const complete = end < buf.length ? buf.subarray(0, end) : buf;
+    return hasUsageObject(complete) ? Buffer.from(this.rewrite(complete.toString('utf8'))) : complete;
   }
 
   /** Flushes a trailing event without its blank line. */
-  end(): string {
-    const rest = this.pending + this.decoder.end();
-    this.pending = '';
-    if (!rest) return '';
+  end(): Buffer {
+    const rest = this.pending;
+    this.pending = undefined;
+    if (!rest || rest.length === 0) return EMPTY;
     this.events++;
-    return USAGE_RE.test(rest) ? this.rewrite(rest) : rest;
+    return hasUsageObject(rest) ? Buffer.from(this.rewrite(rest.toString('utf8'))) : rest;
   }
 
   private rewrite(block: string): string {

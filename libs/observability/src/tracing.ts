@@ -29,8 +29,8 @@ const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
 /** The span every `inSpan` gets without an SDK: records nothing, carries no context. */
 const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
-/** True once an SDK registered a tracer provider (libs/service, when OTLP is configured). */
-function tracingRegistered(): boolean {
+/** True once an SDK registered a tracer provider (libs/service, when OTLP is configured): spans record. */
+export function tracingRegistered(): boolean {
   const p = trace.getTracerProvider();
   return !(p instanceof ProxyTracerProvider) || p.getDelegate() !== NOOP_PROVIDER;
 }

@@ -126,7 +126,8 @@ async function nextEndpoint(
     if (pick.kind === 'picked') {
       metrics.considered.observe({ model }, pick.considered);
       for (const [f, n] of Object.entries(pick.filtered)) if (n > 0) metrics.filtered.inc({ model, filter: f }, n);
-      for (const sc of pick.scored) s.lastScores.set(sc.endpoint.id, { total: sc.total, perScorer: sc.perScorer });
+      // The scored entry itself (it has total and perScorer): no object per candidate per request.
+      for (const sc of pick.scored) s.lastScores.set(sc.endpoint.id, sc);
       c.decision = pick.cacheDecision;
       metrics.cacheDecision.inc({ model, decision: pick.cacheDecision });
       // Outside the granted pool (it had no endpoint left): the lease follows the request there.
