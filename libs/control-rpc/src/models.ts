@@ -228,7 +228,7 @@ export class ModelAdmin {
     let changed = false;
     if (cap || req.clearCapacity) {
       if (!this.scheduler.setApplied) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'this scheduler cannot apply capacity');
-      changed = await this.scheduler.setApplied(m, cap ? appliedOf(m, cap, actor) : undefined);
+      changed = await this.scheduler.setApplied(m, cap ? appliedFromWire(m, cap, actor) : undefined);
     }
     if (!req.keepReplicas) changed = (await this.scheduler.setTarget(m, req.clear ? undefined : { min: req.minReplicas, max: req.maxReplicas })) || changed;
     return { model: this.modelToWire(m), changed };
@@ -238,7 +238,7 @@ export class ModelAdmin {
 type TargetRequest = z.output<typeof targetSchema>;
 
 /** The applied capacity as the scheduler keeps it: every profile the model's, each once. */
-function appliedOf(m: Model, c: NonNullable<TargetRequest['appliedCapacity']>, actor: string): AppliedCapacity {
+function appliedFromWire(m: Model, c: NonNullable<TargetRequest['appliedCapacity']>, actor: string): AppliedCapacity {
   const seen = new Set<string>();
   for (const p of c.profiles) {
     if (!m.profiles.some((q) => q.name === p.profile))
