@@ -28,7 +28,7 @@ export function capacityTable(ps: readonly Profile[], stale: ReadonlySet<string>
 }
 
 /** One profile in full. */
-export function capacityFields(p: Profile): string {
+export function capacityFields(p: Profile, applied?: string): string {
   return fields({
     model: p.model,
     profile: p.profile,
@@ -45,6 +45,7 @@ export function capacityFields(p: Profile): string {
     bench: `prompt ${p.promptTokens} / output ${p.outputTokens} tokens on replica ${p.replica}`,
     measured: time(Number(p.measuredAtMs)),
     'saved by': p.savedBy,
+    applied,
   });
 }
 
@@ -112,7 +113,21 @@ export function registerCapacity(program: Command, ctx: CtlContext): void {
   withJson(cap.command('show <model> <profile>').description('one capacity profile in full')).action(
     async (model: string, profile: string, _o: unknown, cmd: Command) => {
       const p = await ctx.accounting(cmd).capacity<Profile>('GetCapacityProfile', { model, profile });
-      ctx.out(cmd, { ...p, resultJson: undefined, result: p.resultJson ? (JSON.parse(p.resultJson) as unknown) : undefined }, () => capacityFields(p));
+      // What is applied from it now, from the placement-scheduler; the profile alone when that cannot be asked.
+      const applied = await ctx
+        .control(cmd)
+        .unary<controlV1.ListModelsResponse__Output>('ListModels', {}, { deadlineMs: 5000 })
+        .then((r) => {
+          const a = r.models.find((m) => m.name === p.model)?.appliedCapacity;
+          const mine = a?.profiles.find((x) => x.profile === p.profile);
+          return mine
+            ? `weight ${mine.weight}, target waiting ${mine.targetWaitingPerReplica} (from MaxConcurrencyAtSLO ${mine.maxConcurrencyAtSlo}), autoscaler target ${a!.targetWaitingPerReplica}; ${time(Number(a!.appliedAtMs))} by ${a!.appliedBy || '-'}`
+            : 'no (llmgw ctl capacity apply ' + p.model + ')';
+        })
+        .catch((e: Error) => `unknown (the placement-scheduler: ${e.message})`);
+      ctx.out(cmd, { ...p, resultJson: undefined, result: p.resultJson ? (JSON.parse(p.resultJson) as unknown) : undefined, applied }, () =>
+        capacityFields(p, applied),
+      );
     },
   );
   withJson(
