@@ -217,6 +217,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     const eps = await records();
     const measured = conc.big / conc.small;
     const weights = eps.get('big')!.weight / eps.get('small')!.weight;
+    console.log(`$ llmgw ctl capacity apply cap\n${applied.stdout}`);
     console.log(
       `capacity apply: MaxConcurrencyAtSLO big ${conc.big}, small ${conc.small} (ratio ${measured.toFixed(2)}); published weights big ${eps.get('big')!.weight}, small ${eps.get('small')!.weight} (ratio ${weights.toFixed(2)})`,
     );
@@ -224,12 +225,14 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     for (const p of stored) expect(eps.get(p.profile)!.targetWaiting).toBe(Math.max(1, p.engineWaitingAtSlo));
     const models = ctl('models').stdout;
     expect(models).toMatch(/capacity applied \(ctl capacity apply\):\n {2}cap: big weight 100 \(\d+ at SLO\), target waiting \d+; small weight \d+/);
+    expect(ctl('capacity', 'show', 'cap', 'small').stdout).toMatch(
+      /applied: +weight \d+, target waiting \d+ \(from MaxConcurrencyAtSLO \d+\), autoscaler target \d+/,
+    );
+    // One audit record per apply (newest first): the one bench --apply made changed the model, this one did not.
     const audit = JSON.parse(ctl('audit', '--target', 'cap', '--json').stdout) as Array<{ action: string; details: string }>;
-    expect(audit.filter((e) => e.action === 'model.capacity.apply')).toHaveLength(1);
-    expect(JSON.parse(audit.find((e) => e.action === 'model.capacity.apply')!.details)).toMatchObject({
-      changed: true,
-      capacity: { profiles: expect.any(Array) },
-    });
+    const applies = audit.filter((e) => e.action === 'model.capacity.apply').map((e) => JSON.parse(e.details) as { changed: boolean });
+    expect(applies.map((d) => d.changed)).toEqual([false, true]);
+    expect(applies[1]).toMatchObject({ capacity: { profiles: [{ profile: 'big', weight: 100 }, { profile: 'small' }] } });
 
     // 16 clients keep both replicas full (admission holds the rest): the served count per replica follows their capacities.
     const served = new Map<string, number>();
