@@ -4,8 +4,9 @@ import { loadProto, type agentV1, type controlV1 } from '@llmgw/contracts';
 import { isLlmgwError } from '@llmgw/errors';
 import { callUnary, createServer, listen, makeClient, shutdown } from '@llmgw/grpc';
 import { createLogger } from '@llmgw/observability';
-import { SimFleet, type ReconcilerNode } from '@llmgw/placement';
-import { controlModelHandlers, ModelAdmin } from '@llmgw/control-rpc';
+import { SimFleet, type PlacedEndpoint, type ReconcilerNode } from '@llmgw/placement';
+import { controlModelHandlers, ModelAdmin, type AuditRecord } from '@llmgw/control-rpc';
+import { MemoryAppliedCapacityStore } from './applied-store';
 import { specToWire, type InventoryNodeLike } from './fleet-map';
 import { PlacementScheduler, type FleetSource } from './scheduler';
 
@@ -99,7 +100,11 @@ describe('ControlService model half over gRPC', () => {
   ]);
   const fleet: FleetSource = { synced: () => true, nodes: () => wireNodes(sim), onChange: () => undefined, close: () => undefined };
   const log = createLogger({ service: 'placement-scheduler-test', version: '0', instanceId: 't', level: 'silent' });
-  const scheduler = new PlacementScheduler({ catalog, fleet, sink: sim, publisher: { publish: async () => undefined }, leadership: { fencingToken: 1 }, log });
+  let published: readonly PlacedEndpoint[] = [];
+  const publisher = { publish: async (l: readonly PlacedEndpoint[]) => void (published = l) };
+  const applied = new MemoryAppliedCapacityStore();
+  const audits: AuditRecord[] = [];
+  const scheduler = new PlacementScheduler({ catalog, fleet, sink: sim, publisher, applied, leadership: { fencingToken: 1 }, log });
   let server: grpc.Server;
   let client: grpc.Client;
   const call = <T>(m: string, req: unknown) => callUnary<T>(client, m, req, { deadlineMs: 10_000 });
@@ -107,7 +112,7 @@ describe('ControlService model half over gRPC', () => {
   beforeAll(async () => {
     server = createServer();
     const svc = loadProto('llmgw/control/v1/control.proto').llmgw.control.v1.ControlService;
-    server.addService(svc.service, controlModelHandlers(new ModelAdmin(catalog, scheduler), { log }));
+    server.addService(svc.service, controlModelHandlers(new ModelAdmin(catalog, scheduler), { log, audit: { record: (ev) => audits.push(ev) } }));
     const port = await listen(server, '127.0.0.1', 0);
     client = makeClient(svc as unknown as new (a: string, c: grpc.ChannelCredentials) => grpc.Client, `127.0.0.1:${port}`);
     await scheduler.tick();
@@ -164,5 +169,56 @@ describe('ControlService model half over gRPC', () => {
     await expect(call('ExplainPlacement', { model: 'nope' })).rejects.toMatchObject({ code: 'LLMGW_ERR_NOT_FOUND' });
     const err = await call('ExplainPlacement', { model: '' }).catch((e: unknown) => e);
     expect(isLlmgwError(err) && err.code === 'LLMGW_ERR_INVALID_ARGUMENT' && /model is required/.test(err.message)).toBe(true);
+  });
+
+  it('SetModelTarget with applied capacity: weights and target waiting published, the autoscaler target in force, min/max kept, one audit record; kept across a restart; cleared', async () => {
+    const cap = {
+      profiles: [{ profile: 'h100-tp2', weight: 40, targetWaitingPerReplica: 3, maxConcurrencyAtSlo: 24, gpuClass: 'h100-80g' }],
+      targetWaitingPerReplica: 3,
+    };
+    const r = await call<controlV1.SetModelTargetResponse__Output>('SetModelTarget', { model: 'l3', keepReplicas: true, appliedCapacity: cap });
+    expect(r.changed).toBe(true);
+    expect(r.model).toMatchObject({ scalingOverridden: false, scaling: { minReplicas: 1, maxReplicas: 2, targetWaitingPerReplica: 3 }, appliedCapacity: cap });
+    await scheduler.tick();
+    expect(published.filter((e) => e.model === 'llama').map((e) => [e.weight, e.targetWaiting])).toEqual([[40, 3]]);
+    expect(audits.at(-1)).toMatchObject({ action: 'model.capacity.apply', targetId: 'llama', details: { capacity: cap, changed: true } });
+    expect(audits.at(-1)!.details.min).toBeUndefined();
+    expect((await call<controlV1.SetModelTargetResponse__Output>('SetModelTarget', { model: 'llama', keepReplicas: true, appliedCapacity: cap })).changed).toBe(
+      false,
+    );
+
+    // A scheduler started on the same store publishes the same weights.
+    const again = new PlacementScheduler({
+      catalog,
+      fleet,
+      sink: sim,
+      publisher: { publish: async () => undefined },
+      applied,
+      leadership: { fencingToken: 1 },
+      log,
+    });
+    await again.start();
+    expect(again.reconciler.applied('llama')).toMatchObject(cap);
+    again.close();
+
+    const bad = (profiles: unknown[]) =>
+      call('SetModelTarget', { model: 'llama', keepReplicas: true, appliedCapacity: { profiles, targetWaitingPerReplica: 1 } });
+    await expect(bad([{ ...cap.profiles[0], profile: 'nope' }])).rejects.toMatchObject({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: expect.stringMatching(/has no profile "nope"/),
+    });
+    await expect(bad([{ ...cap.profiles[0], weight: 0 }])).rejects.toMatchObject({ code: 'LLMGW_ERR_INVALID_ARGUMENT' });
+    await expect(bad([cap.profiles[0], cap.profiles[0]])).rejects.toMatchObject({
+      code: 'LLMGW_ERR_INVALID_ARGUMENT',
+      message: expect.stringMatching(/twice/),
+    });
+
+    const cleared = await call<controlV1.SetModelTargetResponse__Output>('SetModelTarget', { model: 'llama', keepReplicas: true, clearCapacity: true });
+    expect(cleared.model!.appliedCapacity).toBeNull();
+    expect(cleared.model!.scaling!.targetWaitingPerReplica).toBe(0);
+    await scheduler.tick();
+    expect(published.filter((e) => e.model === 'llama').map((e) => [e.weight, e.targetWaiting])).toEqual([[100, undefined]]);
+    expect(audits.at(-1)).toMatchObject({ action: 'model.capacity.clear', details: { capacityCleared: true, changed: true } });
+    expect(await applied.load()).toEqual(new Map());
   });
 });

@@ -8,6 +8,7 @@ import {
   scalingMode,
   type QuotaRule,
   type EndpointPublisher,
+  type AppliedCapacity,
   type Model,
   type PassResult,
   type ShardCommandSink,
@@ -18,6 +19,7 @@ import type { QuotaUsage } from '@llmgw/control-rpc';
 import type { QuotaStore } from './quota-store';
 import { catalogEntries, type Target } from './redis-state';
 import type { Autoscaler } from './autoscaler';
+import type { AppliedCapacityStore } from './applied-store';
 
 /** The fleet as inventory's watch keeps it (inventory-rpc FleetWatch + WatchedFleet behind it). */
 export interface FleetSource {
@@ -45,6 +47,8 @@ export interface SchedulerOptions {
   /** Optional shared state (Redis, or in process): catalog view for routers, demand, operator targets. */
   catalogView?: CatalogViewWriter;
   targets?: TargetStore;
+  /** Capacity applied from measured profiles (`ctl capacity apply`, docs/capacity.md). */
+  applied?: AppliedCapacityStore;
   /** Operator quota overrides (`ctl quota set`). */
   quotas?: QuotaStore;
   /** Reconcile at least this often, ms (default 5 s; docs/placement.md, "The reconciler"). */
@@ -104,6 +108,7 @@ export class PlacementScheduler {
 
   async start(): Promise<void> {
     if (this.o.targets) for (const [m, t] of await this.o.targets.load()) if (this.o.catalog.byName.has(m)) this.reconciler.setTarget(m, t);
+    if (this.o.applied) for (const [m, a] of await this.o.applied.load()) if (this.o.catalog.byName.has(m)) this.reconciler.setApplied(m, a);
     if (this.o.quotas) this.reconciler.sharing.setOverrides(await this.o.quotas.load());
     this.o.fleet.onChange(() => this.soon());
     this.timer = setInterval(() => void this.tick(), this.o.intervalMs ?? 5_000);
@@ -180,6 +185,20 @@ export class PlacementScheduler {
     if (JSON.stringify(before) === JSON.stringify(t)) return false;
     await this.o.targets?.set(model.name, t);
     this.reconciler.setTarget(model.name, t);
+    this.soon();
+    return true;
+  }
+
+  /**
+   * `ctl capacity apply`: routing weights and target waiting from measured
+   * profiles, stored first (a restart or standby keeps them), then published
+   * with the next pass; false when the weights and targets are already these.
+   */
+  async setApplied(model: Model, a: AppliedCapacity | undefined): Promise<boolean> {
+    const key = (x: AppliedCapacity | undefined) => (x ? JSON.stringify([x.profiles, x.targetWaitingPerReplica]) : '');
+    if (key(this.reconciler.applied(model.name)) === key(a)) return false;
+    await this.o.applied?.set(model.name, a);
+    this.reconciler.setApplied(model.name, a);
     this.soon();
     return true;
   }

@@ -21,6 +21,7 @@ import { InventoryFleetSource, InventoryShardSink } from './inventory-port';
 import { RedisCatalogView, RedisEndpointPublisher, RedisTargetStore } from './redis-state';
 import { policyConfigOf } from './policy-config';
 import { MemoryQuotaStore, RedisQuotaStore } from './quota-store';
+import { MemoryAppliedCapacityStore, RedisAppliedCapacityStore } from './applied-store';
 import { PlacementScheduler } from './scheduler';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 import { Autoscaler } from './autoscaler';
@@ -109,6 +110,7 @@ export const placementSchedulerService = defineService({
       catalogView,
       targets: redis ? new RedisTargetStore(redis, prefix) : mem?.targets,
       quotas: redis ? new RedisQuotaStore(redis, prefix) : new MemoryQuotaStore(),
+      applied: redis ? new RedisAppliedCapacityStore(redis, prefix) : new MemoryAppliedCapacityStore(),
       intervalMs: cfg.reconcile_interval,
       reconciler: {
         drainTimeoutMs: cfg.drain_timeout,

@@ -119,7 +119,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
       .reduce((s, l) => s + Number(l.split(' ').pop()), 0);
   };
 
-  const bench = (profile: string, cost: string) => {
+  const bench = (profile: string, cost: string, ...extra: string[]) => {
     const out = join(fleet.dir, `bench-${profile}.json`);
     const r = ctl(
       'bench',
@@ -148,6 +148,7 @@ describe('capacity from measurement on real processes (issue 25)', () => {
       '--json',
       '--out',
       out,
+      ...extra,
     );
     expect(r.stderr).toMatch(/concurrency 2: \d+ requests… TTFT p99/);
     const result = JSON.parse(r.stdout) as {
@@ -165,7 +166,8 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     await wait(async () => (await fleet.ready('cap')).length === 2, 'cap ready on both classes');
     expect((await fleet.ready('cap')).map((r) => r.profile).sort()).toEqual(['big', 'small']);
     const big = bench('big', '2.5');
-    const small = bench('small', '1');
+    // The second save applies both stored profiles at once (checked in the next case).
+    const small = bench('small', '1', '--apply');
     expect(big.gpuClass).toBe('h100-80g');
     expect(Math.abs(big.maxConcurrencyAtSlo - 8)).toBeLessThanOrEqual(8 * 0.15);
     expect(Math.abs(small.maxConcurrencyAtSlo - 4)).toBeLessThanOrEqual(4 * 0.15);
@@ -201,6 +203,64 @@ describe('capacity from measurement on real processes (issue 25)', () => {
       /cheapest:\n {2}2 × small \(a100-80g\): 2 × [\d.]+ tok\/s = [\d.]+ tok\/s, cost[\s\S]*\ncap: min 2, max 2 \(.*operator target\) — unchanged\n?$/,
     );
     ctl('model', 'target', 'cap', '--clear');
+  });
+
+  it('ctl capacity apply: the endpoint records carry weights in the ratio of the measured capacities, requests through the router split in about that ratio, one audit record', async () => {
+    const stored = (await acct.capacity<accountingV1.ListCapacityProfilesResponse__Output>('ListCapacityProfiles', { model: 'cap' })).profiles;
+    const conc = Object.fromEntries(stored.map((p) => [p.profile, p.maxConcurrencyAtSlo]));
+    // `ctl bench --save --apply` applied them already: the same again changes nothing.
+    const applied = ctl('capacity', 'apply', 'cap');
+    expect(applied.stdout).toMatch(/applied the capacity of cap — unchanged:\n[\s\S]*big +h100-80g +\d+ +100 \(catalog 100\)/);
+    const profileOf = new Map((await fleet.replicas('cap')).map((r) => [r.replicaId, r.profile]));
+    const records = async () => new Map((await fleet.published()).filter((e) => e.model === 'cap').map((e) => [profileOf.get(e.id)!, e]));
+    await wait(async () => ((await records()).get('small')?.weight ?? 100) < 100, 'the applied weights published');
+    const eps = await records();
+    const measured = conc.big / conc.small;
+    const weights = eps.get('big')!.weight / eps.get('small')!.weight;
+    console.log(`$ llmgw ctl capacity apply cap\n${applied.stdout}`);
+    console.log(
+      `capacity apply: MaxConcurrencyAtSLO big ${conc.big}, small ${conc.small} (ratio ${measured.toFixed(2)}); published weights big ${eps.get('big')!.weight}, small ${eps.get('small')!.weight} (ratio ${weights.toFixed(2)})`,
+    );
+    expect(Math.abs(weights - measured) / measured).toBeLessThanOrEqual(0.15);
+    for (const p of stored) expect(eps.get(p.profile)!.targetWaiting).toBe(Math.max(1, p.engineWaitingAtSlo));
+    const models = ctl('models').stdout;
+    expect(models).toMatch(/capacity applied \(ctl capacity apply\):\n {2}cap: big weight 100 \(\d+ at SLO\), target waiting \d+; small weight \d+/);
+    expect(ctl('capacity', 'show', 'cap', 'small').stdout).toMatch(
+      /applied: +weight \d+, target waiting \d+ \(from MaxConcurrencyAtSLO \d+\), autoscaler target \d+/,
+    );
+    // One audit record per apply (newest first): the one bench --apply made changed the model, this one did not.
+    const audit = JSON.parse(ctl('audit', '--target', 'cap', '--json').stdout) as Array<{ action: string; details: string }>;
+    const applies = audit.filter((e) => e.action === 'model.capacity.apply').map((e) => JSON.parse(e.details) as { changed: boolean });
+    expect(applies.map((d) => d.changed)).toEqual([false, true]);
+    expect(applies[1]).toMatchObject({ capacity: { profiles: [{ profile: 'big', weight: 100 }, { profile: 'small' }] } });
+
+    // 16 clients keep both replicas full (admission holds the rest): the served count per replica follows their capacities.
+    const served = new Map<string, number>();
+    let running = true;
+    const client = async () => {
+      while (running) {
+        const res = await fetch(`${fleet.router!.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-llmgw-band': 'platinum' },
+          body: JSON.stringify({ model: 'cap', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        await res.text();
+        expect(res.status).toBe(200);
+        const p = profileOf.get(res.headers.get('x-llmgw-replica') ?? '') ?? '?';
+        served.set(p, (served.get(p) ?? 0) + 1);
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    await waitUntil(() => (served.get('small') ?? 0) >= 12, 'three rounds on the small replica', { timeoutMs: 60_000, everyMs: 100 });
+    running = false;
+    await Promise.all(clients);
+    const split = (served.get('big') ?? 0) / (served.get('small') ?? 1);
+    console.log(`capacity apply: served big ${served.get('big')}, small ${served.get('small')} (ratio ${split.toFixed(2)})`);
+    expect(served.get('?')).toBeUndefined();
+    expect(Math.abs(split - measured) / measured).toBeLessThanOrEqual(0.25);
+
+    expect(ctl('capacity', 'apply', 'cap', '--clear').stdout).toMatch(/cap: applied capacity cleared/);
+    await wait(async () => [...(await records()).values()].every((e) => e.weight === 100 && e.targetWaiting === undefined), 'the catalog weights again');
   });
 
   it('llmgw_capacity_profile_stale turns 1 when the engine version differs from the one measured, and back', async () => {

@@ -24,6 +24,8 @@ export interface ReplicaStats {
    * (otherwise it is learned from the engine's metrics: see `SlotLearner`).
    */
   declaredCapacity?: number;
+  /** The replica's own target waiting (endpoint record `target_waiting`, docs/capacity.md); absent: the pool's. */
+  targetWaiting?: number;
   /**
    * When these numbers were scraped (unix ms). A pool is fed on every scrape
    * of any of its replicas; with it, the slot learner counts each scrape of
@@ -592,6 +594,7 @@ export class AdmissionController implements Admission {
       const c = capacityOf(st.slots.get(r.id), r.running, peer);
       return {
         ...afterReleases(r, released),
+        ...(r.targetWaiting !== undefined ? { targetWaiting: r.targetWaiting } : {}),
         kvUsage: r.kvUsage,
         inflight: r.inflight ?? 0,
         batchCapacity: c.capacity,

@@ -35,6 +35,14 @@ describe('feedPools', () => {
     ctl.close();
   });
 
+  it("passes an endpoint's target_waiting on: the replica's queue is measured against it, not the configured default", () => {
+    const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
+    feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a', targetWaiting: 2 }], () => ({ waiting: 3, running: 0 }));
+    // 3 waiting against its own target of 2 (the default would give 3 ÷ 4)
+    expect(ctl.saturation('p', 'a')).toBeCloseTo(1.5);
+    ctl.close();
+  });
+
   it('never adopts a released lease it granted itself', async () => {
     const ctl = new AdmissionController(DEFAULT_ADMISSION_CONFIG, { clock: new ManualClock() });
     feedPools(ctl, [{ id: 'a1', pool: 'p', model: 'a' }], () => ({ waiting: 0, running: 0 }));

@@ -8,6 +8,8 @@ export interface PoolEndpoint {
   draining?: boolean;
   /** The engine's batch slots as started (`--max-num-seqs`), when the endpoint declares it. */
   maxNumSeqs?: number;
+  /** Admission's target waiting for this replica, when its endpoint declares one (docs/capacity.md). */
+  targetWaiting?: number;
 }
 
 /** The scraped numbers of one endpoint (a subset of EngineStats). */
@@ -61,6 +63,7 @@ export function feedPools(
       ...(s?.kvUsage !== undefined ? { kvUsage: s.kvUsage } : {}),
       ...(s?.sampledAt !== undefined ? { sampledAt: s.sampledAt } : {}),
       ...(e.maxNumSeqs !== undefined ? { declaredCapacity: e.maxNumSeqs } : {}),
+      ...(e.targetWaiting !== undefined ? { targetWaiting: e.targetWaiting } : {}),
     });
   }
   for (const k of previous) {

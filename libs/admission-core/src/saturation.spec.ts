@@ -23,6 +23,12 @@ describe('saturation components', () => {
       { slots: 0.5, queue: 0.5, capacity: 8, replicas: 2 },
     ],
     ['9 waiting on 4 target → queue 2.25 dominates', [load({ running: 8, waiting: 9 })], 0, { total: 2.25 }],
+    [
+      "a replica's own target waiting (applied capacity) replaces the pool's: 2 ÷ 1 and 2 ÷ 4 → mean 1.25",
+      [load({ running: 8, waiting: 2, targetWaiting: 1 }), load({ running: 8, waiting: 2 })],
+      0,
+      { queue: 1.25 },
+    ],
   ])('%s', (_name, replicas, leases, want) => {
     expect(poolSaturationParts(replicas, T, leases)).toMatchObject(want);
   });

@@ -12,7 +12,7 @@ export interface SaturationParts {
    * while none is. At most 1: requests beyond the slots are `queue`.
    */
   slots: number;
-  /** Mean over replicas of queued ÷ target_waiting_per_replica. */
+  /** Mean over replicas of queued ÷ target_waiting_per_replica (the replica's own when its endpoint declares one). */
   queue: number;
   /** Mean over replicas of KV occupancy ÷ kv_ceiling (0 for engines without it). */
   kv: number;
@@ -49,7 +49,7 @@ function parts1(load: ReplicaLoad, t: SaturationThresholds, pendingLeases: numbe
   // The scraped queue lags by a scrape; requests dispatched beyond what the engine runs at once must be queued there.
   const queued = Math.max(load.waiting, load.inflight + pendingLeases - capacity, 0);
   return {
-    queue: queued / Math.max(1e-9, t.targetWaitingPerReplica),
+    queue: queued / Math.max(1e-9, load.targetWaiting ?? t.targetWaitingPerReplica),
     kv: load.kvUsage === undefined ? 0 : load.kvUsage / Math.max(1e-9, t.kvCeiling),
     used: load.capacityConfirmed ? Math.min(occ, capacity) : 0,
     capacity: load.capacityConfirmed ? capacity : 0,

@@ -58,6 +58,8 @@ export interface ReplicaLoad {
   inflight: number;
   /** Learned batch capacity: high-water mark of observed `running`. */
   batchCapacity: number;
+  /** The replica's own target waiting (measured capacity applied, docs/capacity.md); absent: the thresholds'. */
+  targetWaiting?: number;
   /**
    * The engine has shown a lasting queue at this batch size, so
    * `batchCapacity` is its real slot count and the slot component of

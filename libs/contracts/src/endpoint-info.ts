@@ -42,6 +42,12 @@ export interface EndpointInfo {
    */
   readonly maxNumSeqs?: number;
   /**
+   * Admission's target waiting per replica for this replica (queued ÷ it is
+   * the queue component of saturation), as measured capacity applied it
+   * (docs/capacity.md "Applying a profile"). Absent: admission's configured one.
+   */
+  readonly targetWaiting?: number;
+  /**
    * Where the replica publishes KV-cache events (vLLM `--kv-events-config`):
    * the ZMQ PUB `endpoint` and the optional ROUTER `replayEndpoint`, both
    * `tcp://host:port`. Absent: the replica has no tier-2 index.

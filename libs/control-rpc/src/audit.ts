@@ -5,7 +5,7 @@ import type { Logger } from '@llmgw/observability';
 export interface AuditRecord {
   /** The operator as the ControlService resolved them (`callerActor`). */
   actor: string;
-  /** "node.cordon", "node.uncordon", "node.drain", "model.target", "model.target.clear", "quota.set", "quota.clear". */
+  /** "node.cordon", "node.uncordon", "node.drain", "model.target", "model.target.clear", "model.capacity.apply", "model.capacity.clear", "quota.set", "quota.clear". */
   action: string;
   targetType: 'node' | 'model' | 'quota';
   targetId: string;

@@ -4,6 +4,7 @@ import { LlmgwError } from '@llmgw/errors';
 import { boundedSchema, callerActor, unary, type UnaryLogger } from '@llmgw/grpc';
 import {
   scalingMode,
+  type AppliedCapacity,
   type ExplanationWithRoom,
   type Model,
   type Profile,
@@ -20,6 +21,8 @@ export interface ModelAdminScheduler {
   readonly reconciler: Reconciler;
   /** `ctl model target`: undefined clears; resolves false when nothing changed. */
   setTarget(model: Model, t: { min: number; max: number } | undefined): Promise<boolean>;
+  /** `ctl capacity apply`: weights and targets from measured profiles; undefined clears; resolves false when nothing changed. */
+  setApplied?(model: Model, a: AppliedCapacity | undefined): Promise<boolean>;
   /** The autoscaler's latest decision (docs/capacity.md); absent or undefined when it has none. */
   autoscaleStatus?(model: string): controlV1.AutoscaleStatus | undefined;
 }
@@ -182,6 +185,7 @@ export class ModelAdmin {
         .filter((r) => r.state === 'starting' || r.state === 'ready')
         .reduce((n, r) => n + r.shards.reduce((k, s) => k + s.gpuIndices.length, 0), 0),
       ...((a) => (a ? { autoscale: a } : {}))(this.scheduler.autoscaleStatus?.(m.name)),
+      ...((a) => (a ? { appliedCapacity: appliedToWire(a) } : {}))(rec.applied(m.name)),
     };
   }
 
@@ -210,14 +214,56 @@ export class ModelAdmin {
     return explanationToWire(rec.explain(m, req.profile || undefined), live, rec.desired(m));
   }
 
-  async setTarget(req: { model: string; minReplicas: number; maxReplicas: number; clear: boolean }): Promise<controlV1.SetModelTargetResponse> {
+  /**
+   * `ctl model target` and `ctl capacity apply` (docs/capacity.md "Applying a
+   * profile"): the replica target, the applied capacity, or both, as one change.
+   */
+  async setTarget(req: TargetRequest, actor = ''): Promise<controlV1.SetModelTargetResponse> {
     const m = this.model(req.model);
-    if (!req.clear && req.maxReplicas < req.minReplicas) {
+    const cap = req.appliedCapacity ?? undefined;
+    if (cap && req.clearCapacity) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', 'applied_capacity and clear_capacity exclude each other');
+    if (!req.keepReplicas && !req.clear && req.maxReplicas < req.minReplicas) {
       throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `max_replicas (${req.maxReplicas}) must be ≥ min_replicas (${req.minReplicas})`);
     }
-    const changed = await this.scheduler.setTarget(m, req.clear ? undefined : { min: req.minReplicas, max: req.maxReplicas });
+    let changed = false;
+    if (cap || req.clearCapacity) {
+      if (!this.scheduler.setApplied) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', 'this scheduler cannot apply capacity');
+      changed = await this.scheduler.setApplied(m, cap ? appliedFromWire(m, cap, actor) : undefined);
+    }
+    if (!req.keepReplicas) changed = (await this.scheduler.setTarget(m, req.clear ? undefined : { min: req.minReplicas, max: req.maxReplicas })) || changed;
     return { model: this.modelToWire(m), changed };
   }
+}
+
+type TargetRequest = z.output<typeof targetSchema>;
+
+/** The applied capacity as the scheduler keeps it: every profile the model's, each once. */
+function appliedFromWire(m: Model, c: NonNullable<TargetRequest['appliedCapacity']>, actor: string): AppliedCapacity {
+  const seen = new Set<string>();
+  for (const p of c.profiles) {
+    if (!m.profiles.some((q) => q.name === p.profile))
+      throw new LlmgwError(
+        'LLMGW_ERR_INVALID_ARGUMENT',
+        `model ${m.name} has no profile ${JSON.stringify(p.profile)} (has ${m.profiles.map((q) => q.name).join(', ')})`,
+      );
+    if (seen.has(p.profile)) throw new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', `profile ${p.profile} is given twice`);
+    seen.add(p.profile);
+  }
+  return {
+    profiles: c.profiles.map((p) => ({ ...p })),
+    targetWaitingPerReplica: c.targetWaitingPerReplica,
+    appliedAtMs: Date.now(),
+    appliedBy: actor,
+  };
+}
+
+function appliedToWire(a: AppliedCapacity): controlV1.AppliedCapacity {
+  return {
+    profiles: a.profiles.map((p) => ({ ...p })),
+    targetWaitingPerReplica: a.targetWaitingPerReplica,
+    appliedAtMs: a.appliedAtMs,
+    appliedBy: a.appliedBy,
+  };
 }
 
 const name = z.string().trim().max(256);
@@ -229,6 +275,25 @@ const targetSchema = z
     minReplicas: z.number().int().min(0).max(10_000),
     maxReplicas: z.number().int().min(0).max(10_000),
     clear: z.boolean(),
+    appliedCapacity: z
+      .object({
+        profiles: z
+          .array(
+            z.object({
+              profile: name.min(1, 'profile is required'),
+              weight: z.number().int().min(1).max(1_000_000),
+              targetWaitingPerReplica: z.number().positive().max(1_000_000),
+              maxConcurrencyAtSlo: z.number().int().min(0),
+              gpuClass: name,
+            }),
+          )
+          .min(1, 'applied_capacity needs at least one profile')
+          .max(64),
+        targetWaitingPerReplica: z.number().positive().max(1_000_000),
+      })
+      .nullish(),
+    clearCapacity: z.boolean().default(false),
+    keepReplicas: z.boolean().default(false),
   })
   .passthrough();
 
@@ -248,17 +313,32 @@ export function controlModelHandlers(admin: ModelAdmin, opts: { log?: UnaryLogge
       log,
       schema: boundedSchema(targetSchema),
       handler: async (r, ctx) => {
-        const res = await admin.setTarget(r);
+        const actor = callerActor(ctx.call);
+        const res = await admin.setTarget(r, actor);
         const s = res.model?.scaling;
+        const cap = r.appliedCapacity
+          ? { capacity: { profiles: r.appliedCapacity.profiles, targetWaitingPerReplica: r.appliedCapacity.targetWaitingPerReplica } }
+          : {};
         opts.audit?.record({
-          actor: callerActor(ctx.call),
-          action: r.clear ? 'model.target.clear' : 'model.target',
+          actor,
+          action: targetAction(r),
           targetType: 'model',
           targetId: res.model?.name ?? r.model,
-          details: { ...(r.clear ? {} : { min: s?.minReplicas, max: s?.maxReplicas }), changed: res.changed },
+          details: {
+            ...(r.keepReplicas || r.clear ? {} : { min: s?.minReplicas, max: s?.maxReplicas }),
+            ...cap,
+            ...(r.clearCapacity ? { capacityCleared: true } : {}),
+            changed: res.changed,
+          },
         });
         return res;
       },
     }),
   };
+}
+
+/** The audit action of one SetModelTarget: `model.capacity.apply` / `.clear` for a change of capacity only. */
+function targetAction(r: TargetRequest): string {
+  if (r.keepReplicas) return r.clearCapacity ? 'model.capacity.clear' : 'model.capacity.apply';
+  return r.clear ? 'model.target.clear' : 'model.target';
 }

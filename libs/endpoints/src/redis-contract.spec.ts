@@ -12,6 +12,7 @@ const full: EndpointInfo = normaliseEndpoint({
   weight: 50,
   draining: true,
   scheduling_policy: 'priority',
+  target_waiting: 2.5,
   kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' },
 });
 
@@ -21,6 +22,7 @@ describe('endpoint record v1', () => {
     expect(JSON.parse(json)).toMatchObject({
       v: 1,
       scheduling_policy: 'priority',
+      target_waiting: 2.5,
       kv_events: { endpoint: 'tcp://10.0.0.5:5557', replay_endpoint: 'tcp://10.0.0.5:5558' },
     });
     expect(decodeEndpoint('r1', json)).toEqual(full);

@@ -35,6 +35,8 @@ export const endpointRecordSchema = z.object({
   scheduling_policy: z.enum(['fcfs', 'priority']).optional(),
   /** The engine's batch slots (`--max-num-seqs`); admission's confirmed capacity. Optional within v1. */
   max_num_seqs: z.number().int().min(1).optional(),
+  /** Admission's target waiting per replica for this replica (docs/capacity.md "Applying a profile"). Optional within v1. */
+  target_waiting: z.number().positive().optional(),
   kv_events: z.object({ endpoint: z.string().min(1), replay_endpoint: z.string().min(1).optional() }).optional(),
   /** `replica-key`: the engine requires the replica's engine secret, which readers derive; never the secret itself. Optional within v1. */
   auth: z.enum(['replica-key']).optional(),
@@ -57,6 +59,7 @@ export function encodeEndpoint(e: EndpointInfo): string {
     draining: e.draining,
     ...(e.schedulingPolicy ? { scheduling_policy: e.schedulingPolicy } : {}),
     ...(e.maxNumSeqs !== undefined ? { max_num_seqs: e.maxNumSeqs } : {}),
+    ...(e.targetWaiting !== undefined ? { target_waiting: e.targetWaiting } : {}),
     ...(e.auth ? { auth: e.auth } : {}),
     ...(e.kvEvents
       ? { kv_events: { endpoint: e.kvEvents.endpoint, ...(e.kvEvents.replayEndpoint ? { replay_endpoint: e.kvEvents.replayEndpoint } : {}) } }

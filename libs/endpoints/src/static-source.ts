@@ -20,6 +20,8 @@ export interface StaticEndpointInput {
   scheduling_policy?: SchedulingPolicy;
   /** The engine's batch slots (config key `max_num_seqs`). */
   max_num_seqs?: number;
+  /** Admission's target waiting per replica for this endpoint (endpoint record `target_waiting`). */
+  target_waiting?: number;
   /** KV event sockets (config form `kv_events: { endpoint, replay_endpoint }` is accepted too). */
   kvEvents?: KvEventsAddress;
   kv_events?: { endpoint: string; replay_endpoint?: string };
@@ -45,6 +47,7 @@ export function normaliseEndpoint(e: StaticEndpointInput): EndpointInfo {
     draining: e.draining ?? false,
     schedulingPolicy: e.scheduling_policy ?? 'fcfs',
     ...(e.max_num_seqs !== undefined && Number.isInteger(e.max_num_seqs) && e.max_num_seqs > 0 ? { maxNumSeqs: e.max_num_seqs } : {}),
+    ...(e.target_waiting !== undefined && Number.isFinite(e.target_waiting) && e.target_waiting > 0 ? { targetWaiting: e.target_waiting } : {}),
     ...kvEventsOf(e),
     ...(e.auth === 'replica-key' ? { auth: e.auth } : {}),
     ...(e.apiKey ? { apiKey: e.apiKey } : {}),
@@ -66,7 +69,7 @@ function kvEventsOf(e: StaticEndpointInput): { kvEvents?: KvEventsAddress } {
 export function endpointFlagsToConfig(
   flags: readonly string[],
 ): Array<
-  Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs' | 'auth' | 'apiKey'>> &
+  Required<Omit<StaticEndpointInput, 'id' | 'kvEvents' | 'kv_events' | 'max_num_seqs' | 'target_waiting' | 'auth' | 'apiKey'>> &
     Pick<StaticEndpointInput, 'kv_events' | 'max_num_seqs'>
 > {
   return flags.map((f) => {

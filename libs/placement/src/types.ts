@@ -106,6 +106,27 @@ export interface Scaling {
 
 export type ScalingMode = 'off' | 'on-demand' | 'always-on';
 
+/** One launch profile's capacity as applied from its measured capacity profile (docs/capacity.md "Applying a profile"). */
+export interface AppliedProfileCapacity {
+  readonly profile: string;
+  /** The router's weight for its replicas, replacing the catalog profile's `weight`. */
+  readonly weight: number;
+  /** Admission's target waiting per replica for its replicas (endpoint record `target_waiting`). */
+  readonly targetWaitingPerReplica: number;
+  /** What it came from. */
+  readonly maxConcurrencyAtSlo: number;
+  readonly gpuClass: string;
+}
+
+/** What `ctl capacity apply` set for one model; kept beside the operator's replica target. */
+export interface AppliedCapacity {
+  readonly profiles: readonly AppliedProfileCapacity[];
+  /** The autoscaler's target, replacing the catalog's `scaling.target_waiting_per_replica`. */
+  readonly targetWaitingPerReplica: number;
+  readonly appliedAtMs: number;
+  readonly appliedBy: string;
+}
+
 export function scalingMode(s: Scaling): ScalingMode {
   if (s.min > 0) return 'always-on';
   return s.max > 0 ? 'on-demand' : 'off';

@@ -16,3 +16,18 @@ export function autoscaleNotes(models: readonly controlV1.Model__Output[]): stri
     });
   return lines.length ? `\nautoscaler:\n${lines.join('\n')}` : '';
 }
+
+/**
+ * The capacity applied from measured profiles under `ctl models`
+ * (docs/capacity.md "Applying a profile"): "cap: big weight 100 (8 at SLO), …".
+ */
+export function appliedNotes(models: readonly controlV1.Model__Output[]): string {
+  const lines = models
+    .filter((m) => m.appliedCapacity)
+    .map((m) => {
+      const a = m.appliedCapacity!;
+      const ps = a.profiles.map((p) => `${p.profile} weight ${p.weight} (${p.maxConcurrencyAtSlo} at SLO), target waiting ${p.targetWaitingPerReplica}`);
+      return `  ${m.name}: ${ps.join('; ')}; autoscaler target ${a.targetWaitingPerReplica} — applied ${time(Number(a.appliedAtMs))} by ${a.appliedBy || '-'}`;
+    });
+  return lines.length ? `\ncapacity applied (ctl capacity apply):\n${lines.join('\n')}` : '';
+}

@@ -8,6 +8,7 @@ import { benchChartSvg } from '../bench/chart';
 import { runRamp, type RampResult } from '../bench/drive';
 import { formatSlo, parseSlo, type EngineReading, type StepResult } from '../bench/stats';
 import { withJson } from './shared';
+import { applyCapacity } from './capacity';
 
 /** What `ctl bench` measured: one capacity profile candidate (docs/capacity.md). */
 export interface BenchResult {
@@ -55,6 +56,7 @@ interface BenchFlags {
   prefixShare: string;
   out?: string;
   save?: boolean;
+  apply?: boolean;
   relativeCost: string;
 }
 
@@ -183,6 +185,7 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       .option('--prefix-share <fraction>', 'share of each prompt common to all requests (prefix-cache hits)', '0')
       .option('--sweep-prefix', 'repeat the ramp at 0, 50 and 90 % shared prefix')
       .option('--save', 'store the result as the capacity profile of (model, profile) (accounting, Postgres; see `ctl capacity`)')
+      .option('--apply', "with --save: apply the model's stored profiles at once (as `ctl capacity apply`: weights, admission's and the autoscaler's targets)")
       .option('--relative-cost <x>', 'relative GPU-hour cost of one replica of this profile, stored with --save (what `ctl plan` minimises)', '1')
       .option('--out <file>', 'result file (JSON); the chart goes beside it as .svg (default ./bench-<model>-<profile>-<time>.json)'),
   ).action(async (model: string, o: BenchFlags, cmd: Command) => {
@@ -191,6 +194,7 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       if (!Number.isFinite(v) || v < min || v > max) throw usage(`${what} must be a number in [${min}, ${max}], got "${s}"`);
       return v;
     };
+    if (o.apply && !o.save) throw usage('--apply applies what --save stores: give both');
     const slo = parseSlo(o.slo);
     const relativeCost = num(o.relativeCost, '--relative-cost', 0);
     const shares = o.sweepPrefix ? [0, 0.5, 0.9] : [num(o.prefixShare, '--prefix-share', 0, 0.99)];
@@ -276,6 +280,7 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       if (result.maxConcurrencyAtSlo === 0) throw usage('not saved: no concurrency met the SLO (see the table); nothing to store');
       await ctx.accounting(cmd).capacity('SaveCapacityProfile', toCapacityProfile(result, relativeCost));
       saved = `\nsaved as the capacity profile of ${result.model} / ${result.profile} (llmgw ctl capacity show ${result.model} ${result.profile})`;
+      if (o.apply) saved += `\n${(await applyCapacity(ctx, cmd, result.model)).text}`;
     }
     ctx.out(cmd, result, () => benchTable(result) + saved);
   });

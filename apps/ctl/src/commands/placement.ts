@@ -3,7 +3,7 @@ import type { controlV1 } from '@llmgw/contracts';
 import type { CtlContext } from '../context';
 import { table, time, usage } from '../format';
 import { withJson } from './shared';
-import { autoscaleNotes } from './autoscale-note';
+import { appliedNotes, autoscaleNotes } from './autoscale-note';
 import { parseTarget, planFor, planText, sizedTarget } from './plan';
 
 const short = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
@@ -80,7 +80,8 @@ export function registerPlacement(program: Command, ctx: CtlContext): void {
             ]),
           ) +
           (r.models.some((m) => m.scalingOverridden) ? '\n* min/max set by `ctl model target`' : '') +
-          autoscaleNotes(r.models),
+          autoscaleNotes(r.models) +
+          appliedNotes(r.models),
       );
     },
   );

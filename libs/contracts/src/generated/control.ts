@@ -31,6 +31,8 @@ import type { StopShard as _llmgw_agent_v1_StopShard, StopShard__Output as _llmg
 import type { Topology as _llmgw_agent_v1_Topology, Topology__Output as _llmgw_agent_v1_Topology__Output } from './llmgw/agent/v1/Topology';
 import type { Versions as _llmgw_agent_v1_Versions, Versions__Output as _llmgw_agent_v1_Versions__Output } from './llmgw/agent/v1/Versions';
 import type { WeightsSource as _llmgw_agent_v1_WeightsSource, WeightsSource__Output as _llmgw_agent_v1_WeightsSource__Output } from './llmgw/agent/v1/WeightsSource';
+import type { AppliedCapacity as _llmgw_control_v1_AppliedCapacity, AppliedCapacity__Output as _llmgw_control_v1_AppliedCapacity__Output } from './llmgw/control/v1/AppliedCapacity';
+import type { AppliedProfileCapacity as _llmgw_control_v1_AppliedProfileCapacity, AppliedProfileCapacity__Output as _llmgw_control_v1_AppliedProfileCapacity__Output } from './llmgw/control/v1/AppliedProfileCapacity';
 import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from './llmgw/control/v1/AutoscaleStatus';
 import type { ControlServiceClient as _llmgw_control_v1_ControlServiceClient, ControlServiceDefinition as _llmgw_control_v1_ControlServiceDefinition } from './llmgw/control/v1/ControlService';
 import type { CordonNodeRequest as _llmgw_control_v1_CordonNodeRequest, CordonNodeRequest__Output as _llmgw_control_v1_CordonNodeRequest__Output } from './llmgw/control/v1/CordonNodeRequest';
@@ -120,6 +122,8 @@ export interface ProtoGrpcType {
     }
     control: {
       v1: {
+        AppliedCapacity: MessageTypeDefinition<_llmgw_control_v1_AppliedCapacity, _llmgw_control_v1_AppliedCapacity__Output>
+        AppliedProfileCapacity: MessageTypeDefinition<_llmgw_control_v1_AppliedProfileCapacity, _llmgw_control_v1_AppliedProfileCapacity__Output>
         AutoscaleStatus: MessageTypeDefinition<_llmgw_control_v1_AutoscaleStatus, _llmgw_control_v1_AutoscaleStatus__Output>
         ControlService: SubtypeConstructor<typeof grpc.Client, _llmgw_control_v1_ControlServiceClient> & { service: _llmgw_control_v1_ControlServiceDefinition }
         CordonNodeRequest: MessageTypeDefinition<_llmgw_control_v1_CordonNodeRequest, _llmgw_control_v1_CordonNodeRequest__Output>

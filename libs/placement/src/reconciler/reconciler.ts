@@ -1,7 +1,7 @@
 import { explain } from '../place';
 import type { RunningReplica } from '../policy';
 import type { ExplanationWithRoom, Sharing } from '../sharing';
-import { EMPTY_FOOTPRINT, type Explanation, type Model, type Scaling } from '../types';
+import { EMPTY_FOOTPRINT, type AppliedCapacity, type Explanation, type Model, type Scaling } from '../types';
 import { NOT_LEADER, resolveOptions, type PassResult, type ReconcilerOptions } from './options';
 import { claimShards, converge, markEvacuations, stopEnded, updateReplicas, type Pass } from './phases';
 import { ReconcilerState } from './state';
@@ -52,7 +52,17 @@ export class Reconciler {
     return this.st.targets.get(model);
   }
 
-  /** The scaling in force: the catalog's, with an operator target's min/max over it. */
+  /** Capacity applied from measured profiles (`ctl capacity apply`): weights and target waiting; undefined clears it. */
+  setApplied(model: string, a: AppliedCapacity | undefined): void {
+    if (a) this.st.applied.set(model, a);
+    else this.st.applied.delete(model);
+  }
+
+  applied(model: string): AppliedCapacity | undefined {
+    return this.st.applied.get(model);
+  }
+
+  /** The scaling in force: the catalog's, with an operator target's min/max and applied capacity over it. */
   scalingOf(m: Model): Scaling {
     return this.st.scalingOf(m);
   }

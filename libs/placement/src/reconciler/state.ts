@@ -2,7 +2,7 @@ import { Fleet } from '../fleet';
 import { domainOf } from '../place';
 import type { RunningReplica } from '../policy';
 import { runningFrom, Sharing } from '../sharing';
-import { EMPTY_FOOTPRINT, scalingMode, type Explanation, type Model, type ModelFootprint, type Scaling } from '../types';
+import { EMPTY_FOOTPRINT, scalingMode, type AppliedCapacity, type Explanation, type Model, type ModelFootprint, type Scaling } from '../types';
 import { publishedEndpoints } from './endpoints';
 import type { ResolvedOptions } from './options';
 import { OrphanStops } from './orphans';
@@ -18,6 +18,8 @@ export class ReconcilerState {
   readonly backoff = new Map<string, Backoff>();
   readonly lastDemand = new Map<string, number>();
   readonly targets = new Map<string, { min: number; max: number }>();
+  /** Capacity applied from measured profiles, per model (docs/capacity.md "Applying a profile"). */
+  readonly applied = new Map<string, AppliedCapacity>();
   readonly explanations = new Map<string, Explanation>();
   unclaimedLastPass = new Set<string>();
   view: FleetView = { nodes: [], shards: [] };
@@ -37,10 +39,12 @@ export class ReconcilerState {
     return runningFrom(this.replicas.values(), this.view.shards, new Map(this.o.catalog().map((m) => [m.name, m])));
   }
 
-  /** The scaling in force: the catalog's, with an operator target's min/max over it. */
+  /** The scaling in force: the catalog's, with an operator target's min/max and the applied capacity's target waiting over it. */
   scalingOf(m: Model): Scaling {
     const t = this.targets.get(m.name);
-    return t ? { ...m.scaling, min: t.min, max: t.max } : m.scaling;
+    const a = this.applied.get(m.name);
+    if (!t && !a) return m.scaling;
+    return { ...m.scaling, ...(t ? { min: t.min, max: t.max } : {}), ...(a ? { targetWaitingPerReplica: a.targetWaitingPerReplica } : {}) };
   }
 
   /** Replicas wanted now (docs/placement.md#scaling), the autoscaler's count when it has one (docs/capacity.md). */
@@ -157,6 +161,6 @@ export class ReconcilerState {
 
   /** The published set (see Reconciler.endpoints). */
   endpoints(): PlacedEndpoint[] {
-    return publishedEndpoints(this.replicas.values(), !!this.o.engineSecret);
+    return publishedEndpoints(this.replicas.values(), !!this.o.engineSecret, this.applied);
   }
 }

@@ -3,6 +3,7 @@
 import type { Profile as _llmgw_control_v1_Profile, Profile__Output as _llmgw_control_v1_Profile__Output } from '../../../llmgw/control/v1/Profile';
 import type { Scaling as _llmgw_control_v1_Scaling, Scaling__Output as _llmgw_control_v1_Scaling__Output } from '../../../llmgw/control/v1/Scaling';
 import type { AutoscaleStatus as _llmgw_control_v1_AutoscaleStatus, AutoscaleStatus__Output as _llmgw_control_v1_AutoscaleStatus__Output } from '../../../llmgw/control/v1/AutoscaleStatus';
+import type { AppliedCapacity as _llmgw_control_v1_AppliedCapacity, AppliedCapacity__Output as _llmgw_control_v1_AppliedCapacity__Output } from '../../../llmgw/control/v1/AppliedCapacity';
 import type { Long } from '@grpc/proto-loader';
 
 export interface Model {
@@ -22,6 +23,7 @@ export interface Model {
   'project'?: (string);
   'gpusUsed'?: (number);
   'autoscale'?: (_llmgw_control_v1_AutoscaleStatus | null);
+  'appliedCapacity'?: (_llmgw_control_v1_AppliedCapacity | null);
 }
 
 export interface Model__Output {
@@ -41,4 +43,5 @@ export interface Model__Output {
   'project': (string);
   'gpusUsed': (number);
   'autoscale': (_llmgw_control_v1_AutoscaleStatus__Output | null);
+  'appliedCapacity': (_llmgw_control_v1_AppliedCapacity__Output | null);
 }
