@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { MODEL_CATALOG_SCHEMA_VERSION, type CatalogEntry } from '@llmgw/contracts';
+import type { ProviderConfig } from '@llmgw/config';
+import { MODEL_CATALOG_SCHEMA_VERSION, type CatalogEntry, type CatalogProvider } from '@llmgw/contracts';
 import { RedisEndpointWriter } from '@llmgw/endpoints';
 import { scalingMode, type EndpointPublisher, type Model, type PlacedEndpoint, type Scaling } from '@llmgw/placement';
 
@@ -35,14 +36,41 @@ export function retryAfterSeconds(m: Model): number {
   return Math.max(5, Math.min(30, Math.ceil(startup / 60_000)));
 }
 
-/** The router-facing catalog view: every name, alias and adapter → its canonical (base) model and mode. */
-export function catalogEntries(models: readonly Model[], scalingOf: (m: Model) => Scaling): Map<string, CatalogEntry> {
+/**
+ * The router-facing catalog view: every name, alias and adapter → its canonical (base) model and mode;
+ * a model's entries also carry its fallbacks and its provider (`providers`: the catalog's, by model name).
+ */
+export function catalogEntries(
+  models: readonly Model[],
+  scalingOf: (m: Model) => Scaling,
+  providers: ReadonlyMap<string, ProviderConfig> = new Map(),
+): Map<string, CatalogEntry> {
   const out = new Map<string, CatalogEntry>();
   for (const m of models) {
-    const e: CatalogEntry = { v: MODEL_CATALOG_SCHEMA_VERSION, model: m.name, mode: scalingMode(scalingOf(m)), retryAfterS: retryAfterSeconds(m) };
+    const base: CatalogEntry = { v: MODEL_CATALOG_SCHEMA_VERSION, model: m.name, mode: scalingMode(scalingOf(m)), retryAfterS: retryAfterSeconds(m) };
+    const p = providers.get(m.name);
+    const e: CatalogEntry = { ...base, ...(m.fallbacks.length ? { fallbacks: [...m.fallbacks] } : {}), ...(p ? { provider: catalogProvider(p) } : {}) };
     for (const n of [m.name, ...m.aliases]) out.set(n, e);
     // An adapter's own name resolves to its base model (docs/models.md, "Adapters").
-    m.adapters?.forEach((a, id) => out.set(a.name, { ...e, adapter: { name: a.name, id, scale: a.scale } }));
+    m.adapters?.forEach((a, id) => out.set(a.name, { ...base, adapter: { name: a.name, id, scale: a.scale } }));
   }
   return out;
+}
+
+/**
+ * A provider as the catalog view carries it (docs/models.md, "Providers"): its settings and the
+ * credentials' reference, field by field, so nothing but a file path or a variable's name travels.
+ */
+export function catalogProvider(p: ProviderConfig): CatalogProvider {
+  const c = p.credentials;
+  return {
+    base_url: p.base_url,
+    model: p.model,
+    ...(c ? { credentials: c.file !== undefined ? { file: c.file } : { env: c.env } } : {}),
+    connect_timeout: p.connect_timeout,
+    first_token_timeout: p.first_token_timeout,
+    total_timeout: p.total_timeout,
+    max_concurrency: p.max_concurrency,
+    price: { input_per_million: p.price.input_per_million, output_per_million: p.price.output_per_million },
+  };
 }

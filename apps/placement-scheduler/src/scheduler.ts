@@ -155,7 +155,8 @@ export class PlacementScheduler {
       if (this.o.catalogView) for (const [m, at] of await this.o.catalogView.demand()) this.noteDemand(m, at);
       const r = await this.reconciler.reconcile(fleetFromWire(this.o.fleet.nodes()));
       this.wakeForDeadline();
-      if (r.leader && this.o.catalogView) await this.o.catalogView.write(catalogEntries(this.o.catalog.models, (m) => this.reconciler.scalingOf(m)));
+      if (r.leader && this.o.catalogView)
+        await this.o.catalogView.write(catalogEntries(this.o.catalog.models, (m) => this.reconciler.scalingOf(m), this.o.catalog.providers));
       return r;
     } catch (e) {
       this.o.log.warn({ err: (e as Error).message }, 'reconcile pass failed; retrying on the next tick');

@@ -2,6 +2,13 @@ import type { RouterConfig, RouterModelConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
 import { adapterOfName, type AdapterRef, type PlacementAdapters } from './adapters';
 
+/** What the catalog view tells of models beyond their names (docs/models.md, "Providers"). */
+export interface PlacementModels {
+  fallbacksOf(model: string): readonly string[] | undefined;
+  /** Catalogued models served by a provider. */
+  providers(): ReadonlyMap<string, unknown>;
+}
+
 /**
  * Models, aliases, fallbacks and per-model routing profiles from config,
  * plus every model the endpoint source serves (static endpoints declare
@@ -20,7 +27,7 @@ export class ModelCatalog {
   constructor(
     cfg: Pick<RouterConfig, 'models' | 'model_aliases'>,
     private readonly source: EndpointSource,
-    private readonly placement?: { resolve(name: string): string | undefined } & Partial<PlacementAdapters>,
+    private readonly placement?: { resolve(name: string): string | undefined } & Partial<PlacementAdapters & PlacementModels>,
   ) {
     for (const m of cfg.models) this.configured.set(m.name, m);
     for (const m of cfg.models)
@@ -51,10 +58,11 @@ export class ModelCatalog {
     );
   }
 
-  /** The model followed by its fallbacks, in order, without repeats. */
+  /** The model followed by its fallbacks (the router's own `models`, else the catalog view's), in order, without repeats. */
   chain(model: string): string[] {
     const out = [model];
-    for (const f of this.configured.get(model)?.fallbacks ?? []) {
+    const own = this.configured.get(model)?.fallbacks ?? [];
+    for (const f of own.length ? own : (this.placement?.fallbacksOf?.(model) ?? [])) {
       const r = this.resolve(f) ?? f;
       if (!out.includes(r)) out.push(r);
     }
@@ -65,9 +73,12 @@ export class ModelCatalog {
     return this.configured.get(model)?.routing_profile;
   }
 
-  /** Every servable name for /v1/models: configured models, served models, aliases, and adapters with their base (`parent`). */
+  /**
+   * Every servable name for /v1/models: configured models, served models, the catalog view's provider
+   * models, aliases, and adapters with their base (`parent`).
+   */
   list(): Array<{ id: string; aliasOf?: string; parent?: string }> {
-    const names = new Set<string>([...this.configured.keys(), ...this.source.models()]);
+    const names = new Set<string>([...this.configured.keys(), ...this.source.models(), ...(this.placement?.providers?.().keys() ?? [])]);
     const out: Array<{ id: string; aliasOf?: string; parent?: string }> = [...names].sort().map((id) => ({ id }));
     for (const [a, target] of [...this.aliases].sort()) if (!names.has(a) && names.has(target)) out.push({ id: a, aliasOf: target });
     const adapters = new Map(this.adapters);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { CatalogProvider } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { AdapterRef } from './adapters';
 import type { Logger } from '@llmgw/observability';
@@ -92,6 +93,21 @@ export class OnDemand {
   /** Every adapter the catalog view names. */
   adapters(): AdapterRef[] {
     return this.o.view.names().flatMap((n) => this.adapterOf(n) ?? []);
+  }
+
+  /** The fallbacks the catalog view gives model `model` (docs/models.md, "Providers"); undefined when it names none. */
+  fallbacksOf(model: string): readonly string[] | undefined {
+    return this.o.view.get(model)?.fallbacks;
+  }
+
+  /** Every catalogued model served by a provider, with the provider's settings (the credentials by reference). */
+  providers(): Map<string, CatalogProvider> {
+    const out = new Map<string, CatalogProvider>();
+    for (const n of this.o.view.names()) {
+      const e = this.o.view.get(n);
+      if (e?.provider && e.model === n) out.set(n, e.provider);
+    }
+    return out;
   }
 
   isOnDemand(model: string): boolean {

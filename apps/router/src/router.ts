@@ -14,7 +14,7 @@ import { clientErrorHandler, installClientHttp } from './http';
 import { createRouterMetrics } from './metrics';
 import type { OnDemand } from './on-demand';
 import { createPrefixRouting } from './prefix';
-import { Providers, withProviderPrices } from './providers';
+import { followCatalogProviders, Providers, withProviderPrices } from './providers';
 import { stageConfig, type PinAwareTenancy, type RouterState } from './stages';
 import { createTenancy, type TenancyHooks } from './tenancy';
 import { ClientSockets } from './wiring/client-sockets';
@@ -115,6 +115,11 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   prefix.attach(source);
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));
   const catalog = new ModelCatalog(cfg, source, onDemand);
+  // Providers from the router's own models, and those the catalog view names (docs/models.md, "Providers"), priced for tenancy.
+  const tenancyCfg = withProviderPrices(cfg);
+  const catalogProviders =
+    onDemand && followCatalogProviders(onDemand, providers, { prices: tenancyCfg.prices, ownPrices: new Set(Object.keys(tenancyCfg.prices)), log });
+  const withProviders = providers.size > 0 || onDemand !== undefined;
   const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency, extraPools: () => providers.poolEndpoints() });
   const tenancyRedis =
     !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
@@ -123,7 +128,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
       : undefined;
   const tenancy: PinAwareTenancy =
     deps.tenancy ??
-    createTenancy(providers.size ? { ...cfg, tenancy: withProviderPrices(cfg) } : cfg, {
+    createTenancy(withProviders ? { ...cfg, tenancy: tenancyCfg } : cfg, {
       log,
       registry,
       redis: tenancyRedis,
@@ -142,14 +147,14 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     admission,
     enginePriority,
     engineAuthorization: (id) => engineAuth.header(id),
-    providers: providers.size ? providers : undefined,
+    providers: withProviders ? providers : undefined,
     metrics,
     health,
     agent,
     random: deps.random ?? Math.random,
     poolSaturated,
     lastScores,
-    views: withProviderViews(endpointViews(source, scraper, health), providers),
+    views: withProviders ? withProviderViews(endpointViews(source, scraper, health), providers) : endpointViews(source, scraper, health),
     prefix,
     adapters: new AdapterRegistry(agent, log),
   };
@@ -184,6 +189,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     await tenancy.close();
     await prefix.close();
     if (!deps.source) await source.close();
+    catalogProviders?.();
     if (!deps.onDemand) await onDemand?.close();
     await agent.close().catch(() => undefined);
     await providers.close();
@@ -214,7 +220,6 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
 
 /** The endpoints' views of a model, then its provider's (docs/models.md, "Providers"). */
 function withProviderViews(views: (model: string) => EndpointView[], providers: Providers): (model: string) => EndpointView[] {
-  if (!providers.size) return views;
   return (model) => {
     const own = views(model);
     return providers.forModel(model) ? [...own, ...providers.views(model)] : own;

@@ -3,3 +3,4 @@ export { PROVIDER_PREFIX, Providers, isProviderPool, providerUrl, type ProviderU
 export { providerAttempt, type ProviderAttemptFacts } from './attempt';
 export { ProviderResponse } from './response';
 export { withProviderPrices } from './prices';
+export { followCatalogProviders, type CatalogProviderView } from './catalog-feed';

@@ -78,39 +78,20 @@ export class Providers {
   /** The last answers per provider, true = a fault (the error-rate rule). */
   private readonly recent = new Map<string, boolean[]>();
 
+  /** Models whose provider came from the catalog view (sync), with the settings it was built from. */
+  private readonly fromCatalog = new Map<string, string>();
+  private readonly env: NodeJS.ProcessEnv;
+
   constructor(cfg: Pick<RouterConfig, 'models' | 'breaker'>, deps: ProvidersDeps) {
     this.admitted = deps.admitted ?? false;
     this.log = deps.log;
     this.now = deps.now ?? Date.now;
+    this.env = deps.env ?? process.env;
     const issues: string[] = [];
     for (const m of cfg.models) {
       if (!m.provider) continue;
-      const id = `${PROVIDER_PREFIX}${m.name}`;
-      let key: string | undefined;
-      try {
-        key = readKey(m.provider, deps.env ?? process.env);
-      } catch (e) {
-        issues.push(`models (${m.name}).provider.credentials: ${(e as Error).message}`);
-        continue;
-      }
-      const p: ProviderUpstream = {
-        id,
-        model: m.name,
-        cfg: m.provider,
-        key,
-        keyFileMtimeMs: m.provider.credentials?.file ? mtimeOf(m.provider.credentials.file) : undefined,
-        keyCheckedAt: this.now(),
-        agent: new Agent({
-          connections: m.provider.max_concurrency,
-          connectTimeout: m.provider.connect_timeout,
-          keepAliveTimeout: 60_000,
-          // First-token and total limits are enforced per attempt (the provider's own).
-          headersTimeout: 0,
-          bodyTimeout: 0,
-        }),
-      };
-      this.byId.set(id, p);
-      this.byModel.set(m.name, p);
+      const issue = this.add(m.name, m.provider);
+      if (issue) issues.push(`models (${m.name}).provider.credentials: ${issue}`);
     }
     if (issues.length) throw new ConfigError('router config', issues);
     this.health = new EndpointHealth({
@@ -123,6 +104,65 @@ export class Providers {
     });
     this.health.onTransition = (id, from, to) => deps.onTransition?.(id, from, to);
     this.metrics = createProviderMetrics(deps.registry, () => [...this.byId.values()].map((p) => [p.model, this.health.inflight(p.id)]));
+  }
+
+  /** Builds model `model`'s upstream; the credentials' problem (where it looked, never a value) when its key cannot be read. */
+  private add(model: string, cfg: ProviderConfig): string | undefined {
+    let key: string | undefined;
+    try {
+      key = readKey(cfg, this.env);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    const id = `${PROVIDER_PREFIX}${model}`;
+    const p: ProviderUpstream = {
+      id,
+      model,
+      cfg,
+      key,
+      keyFileMtimeMs: cfg.credentials?.file ? mtimeOf(cfg.credentials.file) : undefined,
+      keyCheckedAt: this.now(),
+      agent: new Agent({
+        connections: cfg.max_concurrency,
+        connectTimeout: cfg.connect_timeout,
+        keepAliveTimeout: 60_000,
+        // First-token and total limits are enforced per attempt (the provider's own).
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      }),
+    };
+    this.byId.set(id, p);
+    this.byModel.set(model, p);
+    return undefined;
+  }
+
+  /**
+   * The providers of the placement-scheduler's catalog view (docs/models.md, "Providers"), by
+   * model: new ones are built, changed ones rebuilt (their key read again), gone ones closed (a
+   * request in flight keeps its connection). A provider of the router's own `models` wins over the
+   * catalog's for the same model. Returns the models whose key could not be read, with where it
+   * was looked for; they have no provider until a later view (or the same one, read again).
+   */
+  sync(catalog: ReadonlyMap<string, ProviderConfig>): Array<{ model: string; issue: string }> {
+    const issues: Array<{ model: string; issue: string }> = [];
+    for (const [model, was] of this.fromCatalog) {
+      const now = catalog.get(model);
+      if (now && JSON.stringify(now) === was) continue;
+      this.fromCatalog.delete(model);
+      const p = this.byModel.get(model);
+      if (!p) continue;
+      this.byModel.delete(model);
+      this.byId.delete(p.id);
+      this.recent.delete(p.id);
+      void p.agent.close().catch(() => undefined);
+    }
+    for (const [model, cfg] of catalog) {
+      if (this.fromCatalog.has(model) || this.byModel.has(model)) continue;
+      const issue = this.add(model, cfg);
+      if (issue) issues.push({ model, issue });
+      else this.fromCatalog.set(model, JSON.stringify(cfg));
+    }
+    return issues;
   }
 
   get size(): number {
