@@ -62,8 +62,7 @@ function summary() {
   await step('format: prettier --check', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
-  await step('typecheck', nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--skip-nx-cache']);
-  await step('typecheck: bin and tools', bin('tsc'), ['-p', 'tsconfig.tools.json', '--noEmit']);
+  await step('typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']);
   await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=2', '--skip-nx-cache']);
   summary();
 })();
