@@ -63,6 +63,6 @@ function summary() {
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']);
-  await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=2', '--skip-nx-cache']);
+  await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
   summary();
 })();
