@@ -233,7 +233,7 @@ export const routerConfigSchema = z
     profiles: profilesConfigSchema.default({}),
     prefix: z
       .object({
-        /** Tier 0 (docs/prefix.md), for profiles with the `session` scorer; no built-in profile has one (they use `prefix`). */
+        /** Tier 0 (docs/prefix.md), for profiles with the `session` scorer (the built-in `chat`; with auth the key is namespaced by project). */
         session_affinity: z
           .object({
             enabled: z.boolean().default(true),

@@ -95,7 +95,8 @@ export function schedule(profile: RoutingProfile, req: SchedRequest, endpoints: 
     if (scorer.scoreDetailed) {
       const d = scorer.scoreDetailed(req, cands);
       scores = d.scores;
-      if (decision === undefined && d.cacheDecision !== undefined) {
+      // `no_session` says only that tier 0 had no key: a later cache-aware scorer's decision (prefix) says more.
+      if ((decision === undefined || decision === 'no_session') && d.cacheDecision !== undefined) {
         decision = d.cacheDecision;
         target = d.target;
       }
