@@ -109,7 +109,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const { health, scraper, lastScores } = endpoints;
   const agent = upstreamAgent(cfg, source);
 
-  prefix.attach(source);
+  prefix.attach(source, () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]));
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));
   const catalog = new ModelCatalog(cfg, source, onDemand);
   const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency });
@@ -145,7 +145,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     random: deps.random ?? Math.random,
     poolSaturated,
     lastScores,
-    views: endpointViews(source, scraper, health),
+    views: endpointViews(source, scraper, health, (id) => prefix.peerInflight(id)),
     prefix,
   };
 

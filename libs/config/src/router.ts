@@ -97,6 +97,8 @@ const approxTreeSchema = z
     balance_abs_threshold: z.number().min(0).default(16),
     /** … and max_load > min_load × this. */
     balance_rel_threshold: z.number().min(1).default(1.5),
+    /** … or when the best match would hold more than this × its fair share and 2 more than the least loaded (0: off). */
+    balance_fair_factor: z.number().min(0).default(2),
     /** Estimated cache per replica, in prompt characters, before its least recently sent prefixes are evicted. */
     max_tree_size: z.number().int().positive().default(2_000_000),
     /** How often eviction runs (lazily, on the next insert). */
@@ -111,6 +113,8 @@ const approxTreeSchema = z
       .object({
         redis_url: z.string().optional(),
         key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
+        /** Also share each router's in-flight count per replica, so every router scores the fleet's load (docs/prefix.md). */
+        load: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

@@ -61,7 +61,7 @@ describe('the built-in chat profile: tier-0 session affinity by default', () => 
     const chat = buildProfiles(undefined).get('chat')!;
     const owner = new BoundedLoadRing(ids).owner('sess-b')!;
     const next = new BoundedLoadRing(ids.filter((i) => i !== owner)).owner('sess-b')!;
-    const inflight: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 2]));
+    const inflight: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 6]));
     const decide = (turn: number): Extract<PickResult, { kind: 'picked' }> =>
       picked(
         schedule(
@@ -71,18 +71,43 @@ describe('the built-in chat profile: tier-0 session affinity by default', () => 
           { random: seeded(turn) },
         ),
       );
-    // bound = ceil(1.25 × (Σ + 1) / 6): with 2 everywhere the owner takes the session at 2 (bound 3) and overflows at 3 (bound 3).
-    expect([decide(0).endpoint.id, decide(0).cacheDecision]).toEqual([owner, 'session_hit']);
-    inflight[owner] = 3;
+    // The owner takes the session while load + 1 ≤ ceil(1.25 × (Σ + 1) / 6): up to 9 with the others at 6.
+    const kept: number[] = [];
+    for (let turn = 0; turn < 20; turn++) {
+      const r = decide(turn);
+      if (r.endpoint.id !== owner) break;
+      expect(r.cacheDecision).toBe('session_hit');
+      kept.push(inflight[owner]);
+      inflight[owner]++;
+    }
+    expect(kept).toEqual([6, 7, 8]);
     const moved = decide(1);
     expect([moved.endpoint.id, moved.cacheDecision]).toEqual([next, 'session_overflow']);
     // Much more load on the owner: still the next on the ring, not the least loaded of the rest.
-    inflight[owner] = 9;
-    inflight[next] = 3;
+    inflight[owner] = 30;
+    inflight[next] = 8;
     expect(decide(2).endpoint.id).toBe(next);
-    inflight[owner] = 2;
-    inflight[next] = 2;
+    inflight[owner] = 6;
+    inflight[next] = 6;
     expect([decide(3).endpoint.id, decide(3).cacheDecision]).toEqual([owner, 'session_hit']);
+  });
+
+  it('at a handful of requests the session stays home up to 4 in flight (min_bound), then moves on', () => {
+    const chat = buildProfiles(undefined).get('chat')!;
+    const owner = new BoundedLoadRing(ids).owner('sess-c')!;
+    const next = new BoundedLoadRing(ids.filter((i) => i !== owner)).owner('sess-c')!;
+    const at = (load: number): string =>
+      picked(
+        schedule(
+          chat,
+          testRequest({ sessionKey: 'sess-c' }),
+          ids.map((id) => testEndpoint(id, { inflight: id === owner ? load : 0 })),
+          { random: seeded(load) },
+        ),
+      ).endpoint.id;
+    // The ring's own bound would be ceil(1.25 × (load + 1) / 6) = 1: the floor of 4 keeps the session home.
+    expect([0, 1, 2, 3].map(at)).toEqual([owner, owner, owner, owner]);
+    expect(at(4)).toBe(next);
   });
 
   it('without a session key the prefix tree decides: a conversation returns to the replica holding its prefix', () => {

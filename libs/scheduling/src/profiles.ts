@@ -88,9 +88,19 @@ export type ProfilesConfig = z.input<typeof profilesConfigSchema>;
  */
 /** `session`'s weight in the built-in `chat`: more than prefix 3 + queue 1 + kv 1 + inflight 1, so the session's replica always wins. */
 export const SESSION_WEIGHT = 10;
+/**
+ * `session`'s `min_bound` in the built-in `chat`: a replica with fewer than 4 requests in flight (the
+ * new one counted) keeps its sessions, so at a handful of requests per replica a session does not
+ * leave its cache each time its replica holds one request more than the average.
+ */
+export const SESSION_MIN_BOUND = 4;
 
 export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.freeze({
-  chat: { scorers: { session: SESSION_WEIGHT, prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
+  chat: {
+    scorers: { session: SESSION_WEIGHT, prefix: 3, queue: 1, kv: 1, inflight: 1 },
+    scorer_params: { session: { min_bound: SESSION_MIN_BOUND } },
+    picker: { type: 'max-score' },
+  },
   batch: { scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: { type: 'max-score' } },
   'long-context': { scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: { type: 'softmax', temperature: 0.2 } },
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },

@@ -157,6 +157,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   encodeBody(s, c, ep, out);
   c.attempts++;
   health.begin(ep.id);
+  s.prefix.inflightChanged();
   const queueMs = String(Math.round(c.queueMs ?? 0));
   const decision = c.decision;
   let result: AttemptResult;
@@ -190,6 +191,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
     );
   } finally {
     health.end(ep.id);
+    s.prefix.inflightChanged();
   }
   if (result.endpointFault) health.failure(ep.id);
   else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);
