@@ -98,7 +98,7 @@ const approxTreeSchema = z
     /** … and max_load > min_load × this. */
     balance_rel_threshold: z.number().min(1).default(1.5),
     /** … or when the best match would hold more than this × its fair share and 2 more than the least loaded (0: off). */
-    balance_fair_factor: z.number().min(0).default(2),
+    balance_fair_factor: z.number().min(0).default(3),
     /** Estimated cache per replica, in prompt characters, before its least recently sent prefixes are evicted. */
     max_tree_size: z.number().int().positive().default(2_000_000),
     /** How often eviction runs (lazily, on the next insert). */

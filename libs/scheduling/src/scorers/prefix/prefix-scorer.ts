@@ -17,7 +17,7 @@ const schema = z
      * ((Σ load + 1) / candidates, this request counted) and at least 2 more than the least loaded:
      * at a few requests per replica the absolute gap never opens (docs/scheduling.md#prefix-scorer-tiers-1-and-2). 0 turns it off.
      */
-    balance_fair_factor: z.number().min(0).default(2),
+    balance_fair_factor: z.number().min(0).default(3),
     /**
      * What "load" means for the guard and the min-load choice: the router's own
      * inflight, the engine's scraped running + waiting (the view every router
