@@ -17,8 +17,11 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
  *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
  *            --zipf S --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
- *            --balance-abs N --pending-window MS --share-down --repeat N --policies rr,session,tier1,tier2
- *            --routers 1,4 --configs rr/1,tier1/4 (exact pairs) --json
+ *            --balance-abs N --balance-fair F --no-load-share --pending-window MS --share-down --repeat N --policies rr,session,tier1,tier2
+ *            --routers 1,4 --configs rr/1,tier1/4 (exact pairs) --rounds N (= --repeat) --json
+ *
+ * Policy `chat` configures no profile: the router's built-in `chat` (tier-0 session affinity on the
+ * x-session-id every request carries, the tier-1 tree behind it), what a client gets by default.
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
  * vLLM's AllBlocksCleared, what a restarted engine looks like to the index)
@@ -41,6 +44,7 @@ import { loadavg } from 'node:os';
 import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 import {
   BALANCE_ABS,
+  BALANCE_FAIR,
   BUFFER_STEPS,
   CACHE_BLOCKS,
   CONCURRENCY,
@@ -49,6 +53,7 @@ import {
   GROUPS,
   HASH_SEED,
   JSON_OUT,
+  LOAD_SHARE,
   MODEL,
   PENDING_WINDOW,
   POLICIES,
@@ -125,19 +130,21 @@ async function main(): Promise<void> {
         for (const e of engines) await fetch(`${e.url}/reset_prefix_cache`, { method: 'POST' });
         const cfgPath = join(dir, `${policy}-${n}.yaml`);
         const keyPrefix = `bench:${randomUUID()}:`;
-        const tree = policy === 'tier1' || policy === 'tier2';
+        const tree = policy === 'tier1' || policy === 'tier2' || policy === 'chat';
+        const profile = PROFILES[policy];
         writeFileSync(
           cfgPath,
           JSON.stringify({
             log_level: 'warn',
             scrape_interval: '500ms',
-            default_profile: 'bench',
-            profiles: { bench: PROFILES[policy] },
+            default_profile: profile ? 'bench' : 'chat',
+            profiles: profile ? { bench: profile } : {},
             prefix: {
               approx_tree: {
                 enabled: tree,
                 ...(BALANCE_ABS !== undefined ? { balance_abs_threshold: Number(BALANCE_ABS) } : {}),
-                share: { redis_url: SHARE_URL, key_prefix: keyPrefix },
+                ...(BALANCE_FAIR !== undefined ? { balance_fair_factor: Number(BALANCE_FAIR) } : {}),
+                share: { redis_url: SHARE_URL, key_prefix: keyPrefix, load: LOAD_SHARE },
               },
               kv_events: {
                 enabled: policy === 'tier2',
@@ -222,10 +229,17 @@ async function main(): Promise<void> {
   const p99Ratio = (policy: string, n: number): number => {
     const mine = runs.get(`${policy}/${n}`) ?? [];
     const rr = runs.get(`rr/${n}`) ?? [];
-    return median(mine.map((r, i) => (rr[i] ? r.p99 / rr[i].p99 : NaN)).filter((x) => !Number.isNaN(x)));
+    return median(p99Ratios(policy, n));
   };
+  /** Every round's ratio, in round order (the goal is ≤ 1 in each, not only the median). */
+  const p99Ratios = (policy: string, n: number): number[] => {
+    const mine = runs.get(`${policy}/${n}`) ?? [];
+    const rr = runs.get(`rr/${n}`) ?? [];
+    return mine.map((r, i) => (rr[i] ? r.p99 / rr[i].p99 : NaN)).filter((x) => !Number.isNaN(x));
+  };
+  const perRound: string[] = [];
   const rows: string[] = [];
-  const summary: Record<string, { hit: number; p99ratio: number; ceiling: number }> = {};
+  const summary: Record<string, { hit: number; p99ratio: number; p99worst: number; ceiling: number }> = {};
   for (const { policy, n } of configs) {
     const rs = runs.get(`${policy}/${n}`) ?? [];
     if (rs.length === 0) continue;
@@ -236,7 +250,13 @@ async function main(): Promise<void> {
     const spread = Math.max(...counts) / (counts.reduce((a, b) => a + b, 0) / ENGINES);
     const ratio = p99Ratio(policy, n);
     const ceiling = median(rs.map((r) => r.ceiling * 100));
-    summary[`${policy}/${n}`] = { hit: median(hits), p99ratio: ratio, ceiling };
+    const ratios = p99Ratios(policy, n);
+    summary[`${policy}/${n}`] = { hit: median(hits), p99ratio: ratio, p99worst: ratios.length ? Math.max(...ratios) : NaN, ceiling };
+    if (policy !== 'rr' && ratios.length > 0) {
+      perRound.push(
+        `| ${policy} | ${n} | ${ratios.map((x) => `${x.toFixed(2)}×`).join(', ')} | ${rs.map((r) => (r.hit * 100).toFixed(1)).join(', ')} | ${ratios.filter((x) => x <= 1).length} of ${ratios.length} |`,
+      );
+    }
     rows.push(
       `| ${policy} | ${n} | ${median(hits).toFixed(1)} %${rs.length > 1 ? ` (${Math.min(...hits).toFixed(1)}–${Math.max(...hits).toFixed(1)})` : ''} | ${ceiling.toFixed(1)} % | ${median(rs.map((r) => r.p50)).toFixed(0)} | ${median(rs.map((r) => r.p99)).toFixed(0)} | ${Number.isNaN(ratio) ? '—' : `${ratio.toFixed(2)}×`} | ${counts.join(' / ')} (max ${spread.toFixed(2)}× mean) | ${rs.reduce((a, r) => a + r.errors, 0)} | ${[...decisions].map(([d, k]) => `${d || '—'} ${k}`).join(', ')} |`,
     );
@@ -244,11 +264,18 @@ async function main(): Promise<void> {
   const requests = CONVERSATIONS * TURNS;
   process.stdout.write(
     `\nrouting quality: ${ENGINES} sim-engines × ${CACHE_BLOCKS}-block prefix caches; ${CONVERSATIONS} conversations × ${TURNS} turns (${requests} requests per run), ${CONCURRENCY} at a time, ${GROUPS} shared system prompts of ${SYSTEM_WORDS} words${ZIPF > 0 ? ` (popularity Zipf ${ZIPF})` : ''}, ${QUESTION_WORDS}-word questions` +
-      `${BALANCE_ABS !== undefined ? `; balance_abs_threshold ${BALANCE_ABS}` : ''}${SHARE_DOWN ? "; the routers' Redis is down (no tree share)" : ''}${PENDING_WINDOW !== undefined ? `; pending_window ${PENDING_WINDOW} ms` : ''}${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
+      `${BALANCE_ABS !== undefined ? `; balance_abs_threshold ${BALANCE_ABS}` : ''}${BALANCE_FAIR !== undefined ? `; balance_fair_factor ${BALANCE_FAIR}` : ''}${LOAD_SHARE ? '' : '; no load share'}${SHARE_DOWN ? "; the routers' Redis is down (no tree share)" : ''}${PENDING_WINDOW !== undefined ? `; pending_window ${PENDING_WINDOW} ms` : ''}${RESET_EVERY > 0 ? `; one engine's cache emptied (restart) every ${RESET_EVERY} requests` : ''}${ROUTER_RESTART_EVERY > 0 ? `; one router replaced (rolling restart) every ${ROUTER_RESTART_EVERY} requests, engines' replay buffer ${BUFFER_STEPS} steps` : ''}; ${REPEAT} interleaved round(s), medians; load average ${loadStart} at start, ${loadEnd} at end\n\n` +
       '| policy | routers | engine prefix hit rate | ceiling (any routing) | TTFT p50 ms | TTFT p99 ms | p99 / round robin p99 | requests per engine (all rounds) | errors | decisions (all rounds) |\n|---|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n') +
       '\n',
   );
+  if (perRound.length > 0) {
+    process.stdout.write(
+      '\nper round (in round order):\n\n| policy | routers | TTFT p99 / round robin p99 | hit rate % | rounds with p99 ≤ round robin |\n|---|---|---|---|---|\n' +
+        perRound.join('\n') +
+        '\n',
+    );
+  }
   if (cost) process.stdout.write(`\nkeying cost per request (this process):\n\n${cost}\n`);
   const g = (k: string) => summary[k];
   const check = (label: string, ok: boolean | undefined): void => {
@@ -277,6 +304,11 @@ async function main(): Promise<void> {
         `${tier} with ${n} router(s): TTFT p99 no worse than round robin's (${t && !Number.isNaN(t.p99ratio) ? `${t.p99ratio.toFixed(2)}×` : '?'})`,
         t && !Number.isNaN(t.p99ratio) ? t.p99ratio <= 1 : undefined,
       );
+      if (REPEAT > 1)
+        check(
+          `${tier} with ${n} router(s): TTFT p99 ≤ round robin's in every one of ${REPEAT} rounds (worst ${t && !Number.isNaN(t.p99worst) ? `${t.p99worst.toFixed(2)}×` : '?'})`,
+          t && !Number.isNaN(t.p99worst) ? t.p99worst <= 1 : undefined,
+        );
     }
   }
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -112,7 +112,7 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const agent = upstreamAgent(cfg, source);
   const providers = new Providers(cfg, { log, registry, onTransition: endpoints.onBreakerTransition, admitted: cfg.admission.mode !== 'off' });
 
-  prefix.attach(source);
+  prefix.attach(source, () => source.all().map((e) => [e.id, health.inflight(e.id)] as [string, number]));
   const onDemand = deps.onDemand ?? (await openOnDemand(cfg, redis, source, log));
   const catalog = new ModelCatalog(cfg, source, onDemand);
   // Providers from the router's own models, and those the catalog view names (docs/models.md, "Providers"), priced for tenancy.
@@ -154,7 +154,12 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     random: deps.random ?? Math.random,
     poolSaturated,
     lastScores,
-    views: withProviders ? withProviderViews(endpointViews(source, scraper, health), providers) : endpointViews(source, scraper, health),
+    views: withProviders
+      ? withProviderViews(
+          endpointViews(source, scraper, health, (id) => prefix.peerInflight(id)),
+          providers,
+        )
+      : endpointViews(source, scraper, health, (id) => prefix.peerInflight(id)),
     prefix,
     adapters: new AdapterRegistry(agent, log),
   };

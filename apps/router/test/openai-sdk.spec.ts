@@ -169,19 +169,17 @@ describe('router with sim-engines and the openai client', () => {
     await client.chat.completions.create(body, { headers: { 'x-llmgw-profile': 'batch' } });
     expect(await scorers()).toEqual(['inflight', 'kv', 'load', 'prefix', 'queue']);
     await client.chat.completions.create(body);
-    expect(await scorers()).toEqual(['inflight', 'kv', 'prefix', 'queue']);
+    expect(await scorers()).toEqual(['inflight', 'kv', 'prefix', 'queue', 'session']);
   });
 
-  it('the built-in chat profile keeps a conversation on its replica by prefix, whatever its session id', async () => {
+  it('the built-in chat profile keeps a conversation without a session id on its replica by prefix', async () => {
     const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [
       { role: 'user', content: 'Conversation for the prefix check: summarise the plan. '.repeat(4) },
     ];
     const decisions: Array<string | null> = [];
     const replicas: Array<string | null> = [];
     for (let turn = 0; turn < 4; turn++) {
-      const { data, response } = await client.chat.completions
-        .create({ model: 'llama', messages, max_tokens: 4 }, { headers: { 'x-session-id': `session-${turn}` } })
-        .withResponse();
+      const { data, response } = await client.chat.completions.create({ model: 'llama', messages, max_tokens: 4 }).withResponse();
       decisions.push(response.headers.get('x-llmgw-cache-decision'));
       replicas.push(response.headers.get('x-llmgw-replica'));
       messages.push({ role: 'assistant', content: data.choices[0].message.content ?? '' }, { role: 'user', content: `Turn ${turn + 1}: go on. `.repeat(6) });

@@ -115,6 +115,8 @@ const approxTreeSchema = z
     balance_abs_threshold: z.number().min(0).default(16),
     /** … and max_load > min_load × this. */
     balance_rel_threshold: z.number().min(1).default(1.5),
+    /** … or when the best match would hold more than this × its fair share and 2 more than the least loaded (0: off). */
+    balance_fair_factor: z.number().min(0).default(3),
     /** Estimated cache per replica, in prompt characters, before its least recently sent prefixes are evicted. */
     max_tree_size: z.number().int().positive().default(2_000_000),
     /** How often eviction runs (lazily, on the next insert). */
@@ -129,6 +131,8 @@ const approxTreeSchema = z
       .object({
         redis_url: z.string().optional(),
         key_prefix: z.string().default(DEFAULT_REDIS_KEY_PREFIX),
+        /** Also share each router's in-flight count per replica, so every router scores the fleet's load (docs/prefix.md). */
+        load: z.boolean().default(true),
       })
       .strict()
       .prefault({}),
@@ -251,7 +255,7 @@ export const routerConfigSchema = z
     profiles: profilesConfigSchema.default({}),
     prefix: z
       .object({
-        /** Tier 0 (docs/prefix.md), for profiles with the `session` scorer; no built-in profile has one (they use `prefix`). */
+        /** Tier 0 (docs/prefix.md), for profiles with the `session` scorer (the built-in `chat`; with auth the key is namespaced by project). */
         session_affinity: z
           .object({
             enabled: z.boolean().default(true),

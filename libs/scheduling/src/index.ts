@@ -21,6 +21,7 @@ export {
   DEFAULT_PROFILES,
   MANDATORY_FILTERS,
   DEFAULT_INFLIGHT_WEIGHT,
+  SESSION_WEIGHT,
   type ProfileConfig,
   type ProfilesConfig,
   type BuildProfilesOptions,

@@ -1,5 +1,5 @@
 import { SchedulingConfigError } from './errors';
-import { DEFAULT_PROFILES, buildProfiles, createDefaultRegistry, profilesConfigSchema } from './profiles';
+import { DEFAULT_PROFILES, SESSION_WEIGHT, buildProfiles, createDefaultRegistry, profilesConfigSchema } from './profiles';
 import { PluginRegistry } from './registry';
 import type { RoutingProfile } from './types';
 
@@ -25,15 +25,21 @@ describe('buildProfiles', () => {
     expect([...profiles.keys()].sort()).toEqual(['batch', 'chat', 'debug', 'long-context']);
     const filters = ['draining', 'available', 'pinned'];
     // docs/scheduling.md#routing-profiles: the cache-aware scorer is `prefix` (tiers 1–2); `batch` keeps `load`.
-    expect(summary(profiles.get('chat')!)).toEqual({ filters, scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: 'max-score-picker' });
+    expect(summary(profiles.get('chat')!)).toEqual({ filters, scorers: { session: 10, prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('batch')!)).toEqual({ filters, scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: 'max-score-picker' });
     expect(summary(profiles.get('long-context')!)).toEqual({ filters, scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: 'softmax-picker' });
     expect(summary(profiles.get('debug')!)).toEqual({ filters, scorers: { inflight: 1 }, picker: 'round-robin-picker' });
   });
 
-  it('no built-in profile uses tier-0 session affinity; a configured profile may', () => {
+  it('the built-in chat has tier-0 session affinity, outweighing every other scorer together; a configured profile may add it too', () => {
     const withSession = [...buildProfiles(undefined)].filter(([, p]) => 'session' in summary(p).scorers).map(([name]) => name);
-    expect(withSession).toEqual([]);
+    expect(withSession).toEqual(['chat']);
+    const chat = summary(buildProfiles(undefined).get('chat')!).scorers;
+    const others = Object.entries(chat).reduce((a, [name, w]) => a + (name === 'session' ? 0 : w), 0);
+    expect(chat.session).toBe(SESSION_WEIGHT);
+    expect(SESSION_WEIGHT).toBeGreaterThan(others);
+    // Session first: its label decides x-llmgw-cache-decision when the request has a session key.
+    expect(Object.keys(chat)[0]).toBe('session');
     const sessions = buildProfiles({ sessions: { scorers: { session: 3, queue: 1, kv: 1 } } }).get('sessions')!;
     expect(summary(sessions).scorers).toEqual({ session: 3, queue: 1, kv: 1, inflight: 1 });
   });

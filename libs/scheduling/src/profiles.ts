@@ -75,17 +75,32 @@ export type ProfilesConfig = z.input<typeof profilesConfigSchema>;
 
 /**
  * Built-in profiles (docs/scheduling.md#routing-profiles), used for any name the config does not
- * define. The cache-aware scorer is the tier-1/2 `prefix` scorer; tier-0
- * `session` is in no built-in profile (a configured profile may add it).
- * `chat` uses max-score rather than p2c: p2c sees only two of N
+ * define. `chat` has tier-0 `session` affinity first, at a weight
+ * (SESSION_WEIGHT) above the sum of every other scorer's, so a request with a
+ * session key stays on its ring replica until the bounded-load ring moves it;
+ * without a key `session` scores everyone alike and the tier-1/2 `prefix`
+ * scorer decides, as in `batch` and `long-context`. `chat` uses max-score rather than p2c: p2c sees only two of N
  * candidates, so the replica holding the prompt's prefix would be a candidate
  * on only 2/N of requests and affinity would be lost; inflight keeps
  * max-score from herding. `batch` keeps `load` at 1 as the configuration
  * example in docs/scheduling.md does: `running / drain_rate` spots a
  * slow replica, which matters for throughput.
  */
+/** `session`'s weight in the built-in `chat`: more than prefix 3 + queue 1 + kv 1 + inflight 1, so the session's replica always wins. */
+export const SESSION_WEIGHT = 10;
+/**
+ * `session`'s `min_bound` in the built-in `chat`: a replica with fewer than 4 requests in flight (the
+ * new one counted) keeps its sessions, so at a handful of requests per replica a session does not
+ * leave its cache each time its replica holds one request more than the average.
+ */
+export const SESSION_MIN_BOUND = 4;
+
 export const DEFAULT_PROFILES: Readonly<Record<string, ProfileConfig>> = Object.freeze({
-  chat: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
+  chat: {
+    scorers: { session: SESSION_WEIGHT, prefix: 3, queue: 1, kv: 1, inflight: 1 },
+    scorer_params: { session: { min_bound: SESSION_MIN_BOUND } },
+    picker: { type: 'max-score' },
+  },
   batch: { scorers: { queue: 3, kv: 1, load: 1, prefix: 0.5, inflight: 1 }, picker: { type: 'max-score' } },
   'long-context': { scorers: { kv: 3, prefix: 2, queue: 1, inflight: 1 }, picker: { type: 'softmax', temperature: 0.2 } },
   debug: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },

@@ -338,7 +338,7 @@ describe('schedule: scoring', () => {
   it('x-llmgw-profile changes the scorer set', () => {
     const eps = [testEndpoint('a')];
     const names = (name: string): string[] => Object.keys(picked(schedule(profiles.get(name)!, testRequest(), eps, opts())).scored[0].perScorer).sort();
-    expect(names('chat')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
+    expect(names('chat')).toEqual(['inflight', 'kv', 'prefix', 'queue', 'session']);
     expect(names('batch')).toEqual(['inflight', 'kv', 'load', 'prefix', 'queue']);
     expect(names('long-context')).toEqual(['inflight', 'kv', 'prefix', 'queue']);
     expect(names('debug')).toEqual(['inflight']);
@@ -400,9 +400,10 @@ describe('schedule: session affinity (a configured tier-0 profile) and cache dec
     ['a profile without a cache-aware scorer', 'none', 'debug', 'k'],
     ['no session key', 'no_session', 'sessions', undefined],
     ['a session key', 'session_hit', 'sessions', 'k'],
-    // The built-in chat has no session scorer: a session key never yields a tier-0 label there.
-    ['a session key in the built-in chat (prefix, no prompt)', 'no_tree', 'chat', 'k'],
+    // The built-in chat: tier 0 labels a request with a session key; without one the prefix scorer's decision is the label.
+    ['a session key in the built-in chat', 'session_hit', 'chat', 'k'],
     ['no session key in the built-in chat (prefix, no prompt)', 'no_tree', 'chat', undefined],
+    ['no session key in batch (no session scorer)', 'no_tree', 'batch', undefined],
   ])('labels %s as %s', (_label, decision, profile, sessionKey) => {
     const eps = ids.map((id) => testEndpoint(id));
     const r = picked(schedule(profile === 'sessions' ? sessions : profiles.get(profile)!, testRequest({ sessionKey }), eps, opts()));
@@ -422,17 +423,22 @@ describe('schedule: session affinity (a configured tier-0 profile) and cache dec
 describe('schedule: the built-in profiles route by prefix (tiers 1–2)', () => {
   const ids = ['r0', 'r1', 'r2', 'r3'];
 
-  it.each(['chat', 'batch', 'long-context'])('%s: a repeated prompt returns to the replica that got it first, whatever the session key', (name) => {
+  it.each([
+    ['chat', undefined],
+    ['batch', 'k'],
+    ['long-context', 'k'],
+  ])('%s: a repeated prompt returns to the replica that got it first (session keys: %s)', (name, keyed) => {
     const profile = buildProfiles(undefined).get(name)!;
     const eps = ids.map((id) => testEndpoint(id));
     const random = seeded(9);
     const prompt = longPrompt(`conversation for ${name}`);
-    const first = picked(schedule(profile, testRequest({ prompt, sessionKey: 'k0' }), eps, { random }));
+    const key = (i: number): string | undefined => (keyed ? `${keyed}${i}` : undefined);
+    const first = picked(schedule(profile, testRequest({ prompt, sessionKey: key(0) }), eps, { random }));
     expect(first.cacheDecision).toBe('no_tree');
     expect(first.prefix).toEqual({ decision: 'no_tree', matchRatio: 0 });
     for (let i = 1; i <= 5; i++) {
       const r = picked(
-        schedule(profile, testRequest({ prompt: { text: `${prompt.text} turn ${i}`.padEnd(prompt.text.length + 64, '.') }, sessionKey: `k${i}` }), eps, {
+        schedule(profile, testRequest({ prompt: { text: `${prompt.text} turn ${i}`.padEnd(prompt.text.length + 64, '.') }, sessionKey: key(i) }), eps, {
           random,
         }),
       );

@@ -98,7 +98,8 @@ export function schedule(profile: RoutingProfile, req: SchedRequest, endpoints: 
       scores = scorer.score(req, cands);
     }
     if (info !== undefined) {
-      if (decision === undefined && info.cacheDecision !== undefined) {
+      // `no_session` says only that tier 0 had no key: a later cache-aware scorer's decision (prefix) says more.
+      if ((decision === undefined || decision === 'no_session') && info.cacheDecision !== undefined) {
         decision = info.cacheDecision;
         target = info.target;
       }

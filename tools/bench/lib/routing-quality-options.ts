@@ -15,6 +15,10 @@ export const QUESTION_WORDS = Number(arg('question-words') ?? 36);
 export const ZIPF = Number(arg('zipf') ?? 0);
 /** prefix.approx_tree.balance_abs_threshold for tiers 1 and 2 (the router's default when absent). */
 export const BALANCE_ABS = arg('balance-abs');
+/** prefix.approx_tree.balance_fair_factor (0: the guard's fair-share test off, as before issue 23). */
+export const BALANCE_FAIR = arg('balance-fair');
+/** `--no-load-share`: prefix.approx_tree.share.load off (each router sees its own in-flight requests only). */
+export const LOAD_SHARE = !process.argv.includes('--no-load-share');
 export const CACHE_BLOCKS = Number(arg('cache-blocks') ?? 200);
 export const RESET_EVERY = Number(arg('reset-every') ?? 0);
 export const ROUTER_RESTART_EVERY = Number(arg('restart-routers-every') ?? 0);
@@ -29,18 +33,21 @@ export const PENDING_WINDOW = arg('pending-window');
  */
 export const SHARE_DOWN = process.argv.includes('--share-down');
 export const SHARE_URL = SHARE_DOWN ? 'redis://127.0.0.1:1' : 'redis://127.0.0.1:6379';
-export const REPEAT = Number(arg('repeat') ?? 1);
+/** Rounds: every configuration runs this many times, interleaved (`--rounds` is the same as `--repeat`). */
+export const REPEAT = Number(arg('rounds') ?? arg('repeat') ?? 1);
 export const POLICIES = (arg('policies') ?? 'rr,session,tier1,tier2').split(',') as Policy[];
 export const ROUTER_COUNTS = (arg('routers') ?? '1,4').split(',').map(Number);
 export const ENGINES = Number(arg('engines') ?? 8);
 export const HASH_SEED = '11';
 export const MODEL = 'llama';
 
-export type Policy = 'rr' | 'session' | 'tier1' | 'tier2';
+/** `chat`: no profile configured, the router's built-in `chat` (tier-0 session affinity, then the tier-1 tree). */
+export type Policy = 'rr' | 'session' | 'tier1' | 'tier2' | 'chat';
 
-export const PROFILES: Record<Policy, Record<string, unknown>> = {
+export const PROFILES: Record<Policy, Record<string, unknown> | undefined> = {
   rr: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
   session: { scorers: { session: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
   tier1: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
   tier2: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
+  chat: undefined,
 };

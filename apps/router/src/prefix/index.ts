@@ -7,6 +7,7 @@ import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
 import { KvSubscriber } from './kv-subscriber';
 import { createPrefixMetrics } from './metrics';
 import { promptText, promptTokenIds } from './prompt';
+import { LoadShare } from './load-share';
 import { PrefixShare } from './share';
 
 export { promptText, promptTokenIds } from './prompt';
@@ -23,8 +24,15 @@ export interface PrefixRouting {
   readonly index: PrefixIndex;
   /** Params for the `prefix` scorer from `prefix.approx_tree` (under each profile's own). */
   readonly scorerParams: Record<string, unknown>;
-  /** Starts the KV subscriptions over the endpoint source (and follows its changes). */
-  attach(source: EndpointSource): void;
+  /**
+   * Starts the KV subscriptions over the endpoint source (and follows its changes), and the tree
+   * and load shares; `local` is this router's in-flight count per replica (for the load share).
+   */
+  attach(source: EndpointSource, local?: () => Iterable<[string, number]>): void;
+  /** This router's in-flight counts changed (a request went upstream or ended): the load share tells the others. */
+  inflightChanged(): void;
+  /** The other routers' in-flight requests to `replica` (0 without the load share). */
+  peerInflight(replica: string): number;
   /** The request's prompt key, or undefined when the profile has no prefix scorer or there is no prompt. */
   promptFor(kind: ApiKind, body: Record<string, unknown>, model: string, profile: RoutingProfile): PromptKey | undefined;
   /** Counts one scheduling outcome of a profile with a prefix scorer. */
@@ -43,6 +51,7 @@ export function createPrefixRouting(
     pendingMs: kvCfg.pending_window,
   });
   let share: PrefixShare | undefined;
+  let load: LoadShare | undefined;
   let closed = false;
   let subscriber: KvSubscriber | undefined;
   let source: EndpointSource | undefined;
@@ -82,8 +91,9 @@ export function createPrefixRouting(
       cache_threshold: tree.cache_threshold,
       balance_abs_threshold: tree.balance_abs_threshold,
       balance_rel_threshold: tree.balance_rel_threshold,
+      balance_fair_factor: tree.balance_fair_factor,
     },
-    attach(src) {
+    attach(src, local) {
       source = src;
       if (tree.enabled && deps.share) {
         // Until Redis answers, inserts stay local (counted as dropped).
@@ -93,6 +103,12 @@ export function createPrefixRouting(
         void s.open().then(() => {
           if (closed) void s.close();
         });
+        if (tree.share.load && local) {
+          const l = (load = new LoadShare({ ...deps.share, keyPrefix: tree.share.key_prefix, origin: s.origin, log: deps.log, local }));
+          void l.open().then(() => {
+            if (closed) void l.close();
+          });
+        }
       }
       const refresh = (): void => {
         const all = src.all();
@@ -125,6 +141,12 @@ export function createPrefixRouting(
       }
       return { text: tree.enabled ? text : '', ...(hashes ? { blockHashes: hashes } : {}) };
     },
+    inflightChanged() {
+      load?.changed();
+    },
+    peerInflight(replica) {
+      return load ? load.peerInflight(replica) : 0;
+    },
     observe(model, profile, pick) {
       if (pick.kind === 'picked') {
         if (!pick.prefix) return;
@@ -138,6 +160,7 @@ export function createPrefixRouting(
       closed = true;
       unsubscribe?.();
       await subscriber?.close();
+      await load?.close();
       await share?.close();
     },
   };

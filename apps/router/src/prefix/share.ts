@@ -71,7 +71,10 @@ export class PrefixShare {
   /** Counters for metrics: sent, received (applied), dropped (publish failed or bad message). */
   readonly stats = { sent: 0, received: 0, dropped: 0 };
 
-  private readonly onMessage = (_ch: Buffer, msg: Buffer) => this.receive(msg);
+  // The subscriber connection also carries the load share's channel (load-share.ts).
+  private readonly onMessage = (ch: Buffer, msg: Buffer) => {
+    if (ch.toString() === this.channel) this.receive(msg);
+  };
 
   constructor(private readonly opts: PrefixShareOptions) {
     this.channel = shareChannel(opts.keyPrefix);

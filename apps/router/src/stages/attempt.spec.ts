@@ -4,6 +4,7 @@ import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import type { RouterCore } from '../router';
 import type { Reservation, TenancyHooks } from '../tenancy';
+import { sessionKeyOf } from './attempt';
 import { stageRouter } from './testing';
 
 // The attempt stage runs behind the others, so it is driven through the client app (inject):
@@ -119,5 +120,22 @@ describe('stage: attempt', () => {
     expect(res.statusCode).toBe(429);
     expect(res.json().error.llmgw_code).toBe('LLMGW_ERR_BUDGET_EXCEEDED');
     expect(good.hits).toBe(0);
+  });
+});
+
+describe('tier-0 session key (sessionKeyOf)', () => {
+  it.each([
+    ['the header wins over the body user', 'conv-1', 'alice', undefined, 'conv-1'],
+    ["the body's user when there is no header", undefined, 'alice', undefined, 'alice'],
+    ['an empty header falls back to the user', '', 'alice', undefined, 'alice'],
+    ['neither (or a user that is not a string) is no key', undefined, 42, undefined, undefined],
+    ['an empty user is no key', undefined, '', undefined, undefined],
+    ["with auth the key is namespaced by the key's project", 'conv-1', undefined, 'proj-a', 'proj-a\u001fconv-1'],
+  ])('%s', (_label, header, user, project, expected) => {
+    expect(sessionKeyOf(header, user, project)).toBe(expected);
+  });
+
+  it('equal session ids of two projects are different keys', () => {
+    expect(sessionKeyOf('1', undefined, 'a')).not.toBe(sessionKeyOf('1', undefined, 'b'));
   });
 });

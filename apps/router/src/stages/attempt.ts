@@ -83,7 +83,7 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     requestId: c.reqId,
     model,
     profile: profile.name,
-    sessionKey: affinity.enabled ? (c.header(affinity.header) ?? (typeof body.user === 'string' ? body.user : undefined)) : undefined,
+    sessionKey: affinity.enabled ? sessionKeyOf(c.header(affinity.header), body.user, c.principal?.projectId) : undefined,
     estimatedPromptTokens: c.estimatedPromptTokens,
     maxTokens: c.maxTokens,
     adapter: c.adapter?.name,
@@ -97,6 +97,17 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     if (v) clientTrace[k] = v;
   }
   return { stream, withhold, sched, headers: { 'content-type': 'application/json', 'x-request-id': c.reqId }, clientTrace, bodyFor: '', body: Buffer.alloc(0) };
+}
+
+/**
+ * Tier 0's key (docs/scheduling.md#session-affinity-tier-0-in-detail): the session header, else the body's
+ * `user`; with auth on it is hashed within the key's project, so equal ids of different projects (a `user`
+ * of "default", a session "1") are placed independently and one project cannot aim at another's sessions.
+ */
+export function sessionKeyOf(header: string | undefined, user: unknown, projectId: string | undefined): string | undefined {
+  const raw = header || (typeof user === 'string' && user !== '' ? user : undefined);
+  if (raw === undefined) return undefined;
+  return projectId === undefined ? raw : `${projectId}\u001f${raw}`;
 }
 
 /**
@@ -155,6 +166,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   if (c.adapter?.base === model) await s.adapters?.ensure(ep, c.adapter, s.engineAuthorization?.(ep.id));
   c.attempts++;
   health.begin(ep.id);
+  s.prefix.inflightChanged();
   const queueMs = String(Math.round(c.queueMs ?? 0));
   const decision = c.decision;
   let result: AttemptResult;
@@ -192,6 +204,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
     );
   } finally {
     health.end(ep.id);
+    s.prefix.inflightChanged();
   }
   if (result.endpointFault) health.failure(ep.id);
   else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);

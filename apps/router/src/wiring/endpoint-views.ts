@@ -2,8 +2,16 @@ import type { EndpointSource, Scraper } from '@llmgw/endpoints';
 import type { EndpointView } from '@llmgw/scheduling';
 import type { EndpointHealth } from '../endpoint-health';
 
-/** Scheduling views of the endpoints serving a model: source, scraped stats and health, fresh on each call. */
-export function endpointViews(source: EndpointSource, scraper: Pick<Scraper, 'state'>, health: EndpointHealth): (model: string) => EndpointView[] {
+/**
+ * Scheduling views of the endpoints serving a model: source, scraped stats and health, fresh on each call.
+ * `inflight` is this router's own count plus the other routers' (`peers`, the load share of docs/prefix.md).
+ */
+export function endpointViews(
+  source: EndpointSource,
+  scraper: Pick<Scraper, 'state'>,
+  health: EndpointHealth,
+  peers: (id: string) => number = () => 0,
+): (model: string) => EndpointView[] {
   return (model) => {
     const out: EndpointView[] = [];
     for (const e of source.endpoints(model)) {
@@ -20,7 +28,7 @@ export function endpointViews(source: EndpointSource, scraper: Pick<Scraper, 'st
         stale: s?.stale ?? true,
         available: health.available(e.id),
         stats: s?.stats,
-        inflight: health.inflight(e.id),
+        inflight: health.inflight(e.id) + peers(e.id),
         drainRate: s?.drainRate,
         batchCapacity: s?.batchCapacity || undefined,
       });

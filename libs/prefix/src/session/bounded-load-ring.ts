@@ -99,9 +99,10 @@ export class BoundedLoadRing {
    * `undefined` when the member is not a candidate this time. Skipping
    * non-candidates gives exactly the placement of a ring built over the
    * candidates alone, so one ring serves every subset of its members.
-   * Undefined when no member is a candidate.
+   * Undefined when no member is a candidate. `minBound`: the bound is never
+   * below it (a member holding fewer requests, this one counted, is never over).
    */
-  pick(key: string, loadOf: (id: string) => number | undefined, loadFactor: number): RingPick | undefined {
+  pick(key: string, loadOf: (id: string) => number | undefined, loadFactor: number, minBound = 0): RingPick | undefined {
     if (!(loadFactor >= 1)) throw new RangeError(`loadFactor must be ≥ 1, got ${loadFactor}`);
     const size = this.members.length;
     let eligible = 0;
@@ -118,7 +119,9 @@ export class BoundedLoadRing {
       eligible++;
     }
     if (eligible === 0) return undefined;
-    const bound = Math.ceil((loadFactor * (total + 1)) / eligible);
+    // `minBound`: at small loads ceil(1.25 × 2.1) = 3 already counts one request over the average
+    // as overload; a floor keeps sessions home until the load is worth moving them for.
+    const bound = Math.max(minBound, Math.ceil((loadFactor * (total + 1)) / eligible));
 
     if (++this.generation === 0xffffffff) {
       this.seen.fill(0);

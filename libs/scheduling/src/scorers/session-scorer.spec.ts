@@ -3,7 +3,7 @@ import { testEndpoint, testRequest } from '../testing';
 import type { EndpointView } from '../types';
 import { SessionScorer, sessionScorerFactory } from './session-scorer';
 
-const params = { load_factor: 1.25, load: 'inflight' as const, virtual_nodes: 160, neutral_score: 0.5 };
+const params = { load_factor: 1.25, min_bound: 0, load: 'inflight' as const, virtual_nodes: 160, neutral_score: 0.5 };
 const fleet = (n: number, inflight: (id: string) => number = () => 0): EndpointView[] =>
   Array.from({ length: n }, (_, i) => testEndpoint(`r${i}`, { inflight: inflight(`r${i}`) }));
 
@@ -73,5 +73,21 @@ describe('session scorer (tier 0)', () => {
     [{ loadFactor: 1.5 }, /Unrecognized key.*loadFactor/],
   ])('rejects params %j', (p, msg) => {
     expect(() => sessionScorerFactory.create('session', p)).toThrow(msg);
+  });
+});
+
+describe('session scorer min_bound', () => {
+  it('keeps the session home below the floor, then moves it to the next on the ring', () => {
+    const owner = new BoundedLoadRing(['r0', 'r1', 'r2']).owner('k')!;
+    const next = new BoundedLoadRing(['r0', 'r1', 'r2'].filter((i) => i !== owner)).owner('k')!;
+    const target = (minBound: number, load: number): string | undefined =>
+      new SessionScorer('session', { ...params, min_bound: minBound }).scoreDetailed(
+        testRequest({ sessionKey: 'k' }),
+        fleet(3, (id) => (id === owner ? load : 0)),
+      ).target;
+    // Without the floor one request more than the others already overflows (bound ceil(1.25 × 2/3) = 1).
+    expect(target(0, 1)).toBe(next);
+    expect([0, 1, 2].map((l) => target(3, l))).toEqual([owner, owner, owner]);
+    expect(target(3, 3)).toBe(next);
   });
 });

@@ -7,6 +7,11 @@ const schema = z
   .object({
     /** A replica takes a session only while its load stays within load_factor × average (docs/scheduling.md#session-affinity-tier-0-in-detail). */
     load_factor: z.number().min(1).default(1.25),
+    /**
+     * The bound is never below this many requests (this one counted): a replica holding fewer is
+     * not overloaded, whatever the average (0: the ring's bound alone; the built-in `chat` sets 4).
+     */
+    min_bound: z.number().int().min(0).max(1_000_000).default(0),
     /** What "load" means for the bound: the router's inflight, or inflight plus scraped running. */
     load: z.enum(['inflight', 'inflight+running']).default('inflight'),
     /** Virtual nodes per replica on the ring. */
@@ -49,7 +54,7 @@ export class SessionScorer implements Scorer {
     for (const ep of eps) loads.set(ep.id, ep.inflight + (withRunning ? (ep.stats?.running ?? 0) : 0));
     // One ring per model, over every replica seen for it; non-candidates are skipped (undefined load).
     const ring = this.rings.get(req.model, ids);
-    const pick = ring.pick(req.sessionKey, (id) => loads.get(id), this.params.load_factor);
+    const pick = ring.pick(req.sessionKey, (id) => loads.get(id), this.params.load_factor, this.params.min_bound);
     for (const ep of eps) scores.set(ep.id, ep.id === pick?.id ? 1 : 0);
     return { scores, cacheDecision: pick?.overflow ? 'session_overflow' : 'session_hit', target: pick?.id };
   }

@@ -5,7 +5,8 @@ import { seeded, testEndpoint, testRequest } from '../../testing';
 import type { EndpointView } from '../../types';
 import { PrefixScorer } from './prefix-scorer';
 
-const params = { cache_threshold: 0.3, balance_abs_threshold: 16, balance_rel_threshold: 1.5, load: 'inflight' as const };
+// balance_fair_factor 0: the absolute guard alone (the fair-share guard has its own cases below).
+const params = { cache_threshold: 0.3, balance_abs_threshold: 16, balance_rel_threshold: 1.5, balance_fair_factor: 0, load: 'inflight' as const };
 const SYS = 'You are a careful assistant. '.repeat(20); // 580 chars: 9 chunks of 64
 const prompt = (text: string) => ({ text });
 const eps = (...inflight: number[]): EndpointView[] => inflight.map((n, i) => testEndpoint(`r${i + 1}`, { inflight: n }));
@@ -32,6 +33,23 @@ describe('prefix scorer decisions', () => {
     const d = s.scoreDetailed(testRequest({ prompt: p }), candidates);
     expect(d.cacheDecision).toBe(decision);
     for (const [id, v] of Object.entries(scores)) expect(d.scores.get(id)).toBeCloseTo(v, 2);
+  });
+
+  it.each([
+    // fair share = (Σ + 1) / N; the best match (r1) takes this request: load + 1 against 2 × fair share.
+    ['3 of 3 on the best match: 4 > 2 × 4/3 → override', eps(3, 0, 0), 'load_balance_override'],
+    ['8 clients on 6 engines, 4 on the best match: 5 > 2 × 9/6 → override', eps(4, 1, 1, 1, 1, 0), 'load_balance_override'],
+    ['the best match 1 over the least loaded: never hot', eps(1, 0, 0), 'cache_hit'],
+    ['evenly loaded: 4 ≤ 2 × 10/3 → cache_hit', eps(3, 3, 3), 'cache_hit'],
+    ['3 on the best match, 2 elsewhere: 4 ≤ 2 × 8/3 → cache_hit', eps(3, 2, 2), 'cache_hit'],
+    ['another replica hot, not the best match: cache_hit', eps(0, 6, 0), 'cache_hit'],
+  ])('fair-share guard (balance_fair_factor 2): %s', (_label, candidates, decision) => {
+    const s = new PrefixScorer('prefix', { ...params, balance_fair_factor: 2 }, withHistory());
+    const turn2 = prompt(SYS + 'conversation A, turn 1 '.repeat(10) + 'and the second turn');
+    const d = s.scoreDetailed(testRequest({ prompt: turn2 }), candidates);
+    expect(d.cacheDecision).toBe(decision);
+    // When it fires the least loaded scores 1.
+    if (decision === 'load_balance_override') expect(d.scores.get(candidates[candidates.length - 1].id)).toBe(1);
   });
 
   it('a match below cache_threshold is a miss', () => {

@@ -14,6 +14,12 @@ const schema = z
     /** … and max_load > min_load × this (both must hold; docs/prefix.md). */
     balance_rel_threshold: z.number().min(1).default(1.5),
     /**
+     * The guard also fires when the best match would hold more than this many times its fair share
+     * ((Σ load + 1) / candidates, this request counted) and at least 2 more than the least loaded:
+     * at a few requests per replica the absolute gap never opens (docs/scheduling.md#prefix-scorer-tiers-1-and-2). 0 turns it off.
+     */
+    balance_fair_factor: z.number().min(0).default(3),
+    /**
      * What "load" means for the guard and the min-load choice: the router's own
      * inflight, the engine's scraped running + waiting (the view every router
      * shares), or the larger of the two.
@@ -28,7 +34,8 @@ export type PrefixScorerParams = z.output<typeof schema>;
  *
  * 1. the request has no prompt, or no tier knows this model/prompt → `no_tree`;
  * 2. max_load − min_load > balance_abs_threshold and max_load > min_load ×
- *    balance_rel_threshold → `load_balance_override`;
+ *    balance_rel_threshold, or the best match is hot (over balance_fair_factor ×
+ *    its fair share and 2 over the least loaded) → `load_balance_override`;
  * 3. the best match is a replica that is not a candidate now (cooling down,
  *    draining, gone, already tried) and no candidate matches as well → `stale`;
  * 4. the best candidate's match ratio < cache_threshold → `cache_miss_min_load`;
@@ -91,6 +98,8 @@ export class PrefixScorer extends ArrayScorer {
     if (max - min > this.params.balance_abs_threshold && max > min * this.params.balance_rel_threshold) {
       return byLoad(out, n, max, result('load_balance_override', bestRatio));
     }
+    if (bestCand !== undefined && bestRatio >= this.params.cache_threshold && this.hot(bestLoad, min, loads))
+      return this.result(byLoad(), 'load_balance_override', bestRatio);
     let bestAll = 0;
     for (const r of lookup.ratios.values()) if (r > bestAll) bestAll = r;
     if (bestAll >= this.params.cache_threshold && bestAll > bestRatio) return byLoad(out, n, max, result('stale', bestRatio));
@@ -102,6 +111,15 @@ export class PrefixScorer extends ArrayScorer {
 
   picked(req: SchedRequest, endpoint: EndpointView): void {
     if (req.prompt) this.index.record(req.model, req.prompt, endpoint.id);
+  }
+
+  /** The fair-share guard: the best match, taking this request, would be over `balance_fair_factor` × fair share and 2 over the least loaded. */
+  private hot(load: number, min: number, loads: readonly number[]): boolean {
+    const f = this.params.balance_fair_factor;
+    if (f <= 0 || load - min < 2) return false;
+    let total = 0;
+    for (const l of loads) total += l;
+    return load + 1 > (f * (total + 1)) / loads.length;
   }
 
   private loadOf(e: EndpointView): number {
