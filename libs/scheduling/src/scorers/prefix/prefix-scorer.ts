@@ -98,8 +98,8 @@ export class PrefixScorer extends ArrayScorer {
     if (max - min > this.params.balance_abs_threshold && max > min * this.params.balance_rel_threshold) {
       return byLoad(out, n, max, result('load_balance_override', bestRatio));
     }
-    if (bestCand !== undefined && bestRatio >= this.params.cache_threshold && this.hot(bestLoad, min, loads))
-      return this.result(byLoad(), 'load_balance_override', bestRatio);
+    if (best >= 0 && bestRatio >= this.params.cache_threshold && this.hot(bestLoad, min, out, n))
+      return byLoad(out, n, max, result('load_balance_override', bestRatio));
     let bestAll = 0;
     for (const r of lookup.ratios.values()) if (r > bestAll) bestAll = r;
     if (bestAll >= this.params.cache_threshold && bestAll > bestRatio) return byLoad(out, n, max, result('stale', bestRatio));
@@ -114,12 +114,12 @@ export class PrefixScorer extends ArrayScorer {
   }
 
   /** The fair-share guard: the best match, taking this request, would be over `balance_fair_factor` × fair share and 2 over the least loaded. */
-  private hot(load: number, min: number, loads: readonly number[]): boolean {
+  private hot(load: number, min: number, loads: Float64Array, n: number): boolean {
     const f = this.params.balance_fair_factor;
     if (f <= 0 || load - min < 2) return false;
     let total = 0;
-    for (const l of loads) total += l;
-    return load + 1 > (f * (total + 1)) / loads.length;
+    for (let i = 0; i < n; i++) total += loads[i];
+    return load + 1 > (f * (total + 1)) / n;
   }
 
   private loadOf(e: EndpointView): number {
