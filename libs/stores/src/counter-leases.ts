@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type CounterReservation, type LimitCounters, type ReserveRequest, type ReserveResult, type WindowHeadroom, reservationOf, secondOf } from './counters';
 
 /**
@@ -8,9 +9,12 @@ import { type CounterReservation, type LimitCounters, type ReserveRequest, type 
  * runs out. The slice is counted in the shared counters, so what all routers
  * admit never exceeds a limit: a request admitted from a lease at time t is
  * counted in a bucket at or after t's second, so it stays in every window t
- * is in. The unused part is returned when a lease is replaced, expires or the
- * router closes; after a crash the RPM/TPM part leaves the window a minute
- * after the lease's end, the budget part stays counted (docs/accounting.md).
+ * is in. The budget part is a hold beside the spent counter that expires
+ * `holdGraceMs` after the lease ends; requests admitted from the lease settle
+ * out of it. The unused part is returned when a lease is replaced, expires or
+ * the router closes (closing the hold); after a crash the RPM/TPM part leaves
+ * the window a minute after the lease's end and the budget hold expires
+ * (docs/accounting.md#counter-leases).
  *
  * Sizing: enough for the chain's recent rate over one lease lifetime, at most
  * `fraction` of the headroom the last call saw; where that is under two
@@ -22,6 +26,8 @@ export interface LeaseOptions {
   /** The most of a chain's remaining headroom one lease may take (0 < fraction ≤ 1). */
   fraction: number;
   now: () => number;
+  /** How long after a lease's end its budget hold outlives it unless returned (default 60 s; well above the sweep interval). */
+  holdGraceMs?: number;
 }
 
 interface Lease {
@@ -75,6 +81,11 @@ export class LeasedLimitCounters implements LimitCounters {
   readonly stats: LeaseStats = { local: 0, remote: 0, grants: 0, returns: 0 };
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+
+  /** Whether close() was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
 
   constructor(
     readonly inner: LimitCounters,
@@ -133,7 +144,7 @@ export class LeasedLimitCounters implements LimitCounters {
     if (count) this.stats.local++;
     const low = l.requests * 2 < l.size.requests || l.tokens * 2 < l.size.tokens || l.micros * 2 < l.size.micros || l.expiresAt - req.nowMs < this.o.ttlMs / 3;
     if (low && !slot.renewing) this.renew(slot, req);
-    const reservation: CounterReservation = { ...reservationOf(req, l.grant.second), requests: 1 };
+    const reservation: CounterReservation = { ...reservationOf(req, l.grant.second), requests: 1, ...(l.grant.hold ? { hold: l.grant.hold } : {}) };
     const left = (h: WindowHeadroom | undefined, mine: number) => (h ? { ...h, remaining: h.remaining + mine } : undefined);
     return { ok: true, reservation, requests: left(l.headroom.requests, l.requests), tokens: left(l.headroom.tokens, l.tokens) };
   }
@@ -153,7 +164,8 @@ export class LeasedLimitCounters implements LimitCounters {
   }
 
   private leaseRequest(req: ReserveRequest, size: { requests: number; tokens: number; micros: number }): ReserveRequest {
-    return { ...req, requests: size.requests, tokens: size.tokens, micros: size.micros, second: secondOf(req.nowMs + this.o.ttlMs) };
+    const hold = size.micros > 0 ? { id: randomUUID(), untilMs: req.nowMs + this.o.ttlMs + (this.o.holdGraceMs ?? 60_000) } : undefined;
+    return { ...req, requests: size.requests, tokens: size.tokens, micros: size.micros, second: secondOf(req.nowMs + this.o.ttlMs), hold };
   }
 
   private install(slot: Slot, r: Extract<ReserveResult, { ok: true }>, size: { requests: number; tokens: number; micros: number }, at: number): void {
@@ -185,11 +197,11 @@ export class LeasedLimitCounters implements LimitCounters {
       .finally(() => (slot.renewing = undefined));
   }
 
-  /** Returns a lease's unused part to the shared counters. */
+  /** Returns a lease's unused part to the shared counters (and closes its budget hold). */
   private giveBack(l: Lease, at: number): void {
     const d = { requests: -l.requests, tokens: -l.tokens, micros: -l.micros };
     l.requests = l.tokens = l.micros = 0;
-    if (!d.requests && !d.tokens && !d.micros) return;
+    if (!d.requests && !d.tokens && !d.micros && !l.grant.hold) return;
     this.stats.returns++;
     const p = this.inner.adjust(l.grant, d, at).catch(() => {});
     this.pending.add(p);
@@ -229,8 +241,8 @@ export class LeasedLimitCounters implements LimitCounters {
   seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void> {
     return this.inner.seedBudget(b, spentMicros);
   }
-  budgetSpent(scope: string, periodStart: number): Promise<number> {
-    return this.inner.budgetSpent(scope, periodStart);
+  budgetSpent(scope: string, periodStart: number, nowMs?: number): Promise<number> {
+    return this.inner.budgetSpent(scope, periodStart, nowMs);
   }
   windowUsage(scope: string, nowMs: number): Promise<{ requests: number; tokens: number }> {
     return this.inner.windowUsage(scope, nowMs);

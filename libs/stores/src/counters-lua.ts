@@ -1,3 +1,5 @@
+import { HOLD_TOMBSTONE_MS } from './counters';
+
 /**
  * The limit counters' Redis scripts (docs/accounting.md#counters). Each script
  * takes a batch: requests that arrived together share one call
@@ -23,14 +25,26 @@ return out
 /**
  * Check-then-reserve for a whole chain. Nothing is written unless every limit
  * passes, so concurrent routers cannot both take the last slot.
- * K: rpm windows…, tpm windows…, budget counters…
- * A: nowSec, nowMs, window, nRpm, nTpm, nBud, tokens, micros, requests, bucket,
+ * K: rpm windows…, tpm windows…, (budget counter, its holds)…
+ * A: nowSec, nowMs, window, nRpm, nTpm, nBud, tokens, micros, requests, bucket, holdId ('' = none), holdUntilMs,
  *    rpm limits…, tpm limits…, (budget limit, periodEnd)…
+ * A budget's holds (counter leases, docs/accounting.md#counter-leases) are a hash of id → "micros:untilMs";
+ * the budget check counts spent + live holds and deletes expired ones.
  * Returns {0, rpm limit, rpm remaining, rpm reset ms, tpm limit, tpm remaining, tpm reset ms,
  * budget limit, budget remaining} (the tightest scope of each kind; -1 for a kind with no
  * scopes), or {kindIndex, keyIndex, retryAfterMs}.
  */
 const RESERVE_FN = `
+local function live_holds(key, nowMs)
+  local all = redis.call('HGETALL', key)
+  local sum = 0; local stale = {}
+  for i = 1, #all, 2 do
+    local m, u = string.match(all[i + 1], '^(%-?%d+):(%d+)$')
+    if tonumber(u) <= nowMs then stale[#stale + 1] = all[i] else sum = sum + tonumber(m) end
+  end
+  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
+  return sum
+end
 local function reserve_one(K, A)
   local now = tonumber(A[1]); local nowMs = tonumber(A[2]); local win = tonumber(A[3])
   local nr = tonumber(A[4]); local nt = tonumber(A[5]); local nb = tonumber(A[6])
@@ -66,7 +80,7 @@ local function reserve_one(K, A)
     return win * 1000
   end
   for i = 1, nr do
-    local lim = tonumber(A[10 + i])
+    local lim = tonumber(A[12 + i])
     local sum, entries = scan(K[i])
     if sum + nreq > lim then return {1, i, retry(entries, sum + nreq - lim)} end
     entries[#entries + 1] = {now, nreq}
@@ -74,7 +88,7 @@ local function reserve_one(K, A)
   end
   if tokens > 0 then
     for i = 1, nt do
-      local lim = tonumber(A[10 + nr + i])
+      local lim = tonumber(A[12 + nr + i])
       local sum, entries = scan(K[nr + i])
       if sum + tokens > lim then
         if tokens > lim then return {2, i, win * 1000} end
@@ -86,9 +100,9 @@ local function reserve_one(K, A)
   end
   if micros > 0 then
     for i = 1, nb do
-      local lim = tonumber(A[10 + nr + nt + 2 * i - 1])
-      local pend = tonumber(A[10 + nr + nt + 2 * i])
-      local spent = tonumber(redis.call('GET', K[nr + nt + i]) or '0')
+      local lim = tonumber(A[12 + nr + nt + 2 * i - 1])
+      local pend = tonumber(A[12 + nr + nt + 2 * i])
+      local spent = tonumber(redis.call('GET', K[nr + nt + 2 * i - 1]) or '0') + live_holds(K[nr + nt + 2 * i], nowMs)
       if spent + micros > lim then return {3, i, math.max(1000, pend - nowMs)} end
       if hb[1] < 0 or lim - spent - micros < hb[2] then hb[1] = lim; hb[2] = lim - spent - micros end
     end
@@ -105,9 +119,11 @@ local function reserve_one(K, A)
   end
   if micros > 0 then
     for i = 1, nb do
-      local k = K[nr + nt + i]
-      redis.call('INCRBY', k, micros)
-      redis.call('PEXPIREAT', k, tonumber(A[10 + nr + nt + 2 * i]) + 86400000)
+      local k = K[nr + nt + 2 * i - 1]
+      local expireAt = tonumber(A[12 + nr + nt + 2 * i]) + 86400000
+      if A[11] ~= '' then k = K[nr + nt + 2 * i]; redis.call('HSET', k, A[11], A[8] .. ':' .. A[12])
+      else redis.call('INCRBY', k, micros) end
+      redis.call('PEXPIREAT', k, expireAt)
     end
   end
   return {0, hr[1], hr[2], hr[3], ht[1], ht[2], ht[3], hb[1], hb[2]}
@@ -117,9 +133,13 @@ end
 /**
  * Adjusts a reservation; with a stream key last in K, then appends a usage record to it
  * (settle and record in one step: either both happen or neither).
- * K: rpm windows…, tpm windows…, budget counters…, [usage stream]
- * A: hasStream, second, nowSec, window, nRpm, nTpm, nBud, dReq, dTokens, dMicros, budget periodEnds…,
- *    [stream MAXLEN (~), record]
+ * K: rpm windows…, tpm windows…, (budget counter, its holds, its closed holds)…, [usage stream]
+ * A: hasStream, second, nowSec, window, nRpm, nTpm, nBud, dReq, dTokens, dMicros, holdOp, holdId, estimate, nowMs,
+ *    budget periodEnds…, [stream MAXLEN (~), record]
+ * holdOp 0: dMicros is added to the spent counter. 1 (settle or release in a hold): dMicros is the
+ * actual spend; the estimate leaves a live hold (a closed one already moved it to the spent counter,
+ * an expired one dropped it). 2 (close a hold): its unused -dMicros goes, the rest is spent, and the
+ * closed hold is remembered (a zset scored by expiry) for the settles still to come.
  * Returns the stream entry id, or 0.
  */
 const ADJUST_FN = `
@@ -127,17 +147,38 @@ local function adjust_one(K, A)
   local sec = tonumber(A[2]); local now = tonumber(A[3]); local win = tonumber(A[4])
   local nr = tonumber(A[5]); local nt = tonumber(A[6]); local nb = tonumber(A[7])
   local dReq = tonumber(A[8]); local dTok = tonumber(A[9]); local dMic = tonumber(A[10])
+  local op = A[11]; local id = A[12]; local est = tonumber(A[13]); local nowMs = tonumber(A[14])
   if sec > now - win then
     local ttl = 2 * win + 5
     if dReq ~= 0 then for i = 1, nr do redis.call('HINCRBY', K[i], sec, dReq); redis.call('EXPIRE', K[i], ttl) end end
     if dTok ~= 0 then for i = 1, nt do redis.call('HINCRBY', K[nr + i], sec, dTok); redis.call('EXPIRE', K[nr + i], ttl) end end
   end
-  if dMic ~= 0 then
-    for i = 1, nb do
-      local k = K[nr + nt + i]
-      local v = redis.call('INCRBY', k, dMic)
+  for i = 1, nb do
+    local k = K[nr + nt + 3 * i - 2]; local hk = K[nr + nt + 3 * i - 1]; local ck = K[nr + nt + 3 * i]
+    local expireAt = tonumber(A[14 + i]) + 86400000
+    local d = dMic
+    if op ~= '0' then
+      local v = redis.call('HGET', hk, id); local m, u = nil, nil
+      if v then m, u = string.match(v, '^(%-?%d+):(%d+)$') end
+      local live = v and tonumber(u) > nowMs
+      if op == '1' then
+        if live then redis.call('HSET', hk, id, string.format('%d', math.max(0, tonumber(m) - est)) .. ':' .. u)
+        elseif redis.call('ZSCORE', ck, id) then d = dMic - est end
+      else
+        d = 0
+        if live then
+          d = math.max(0, tonumber(m) + dMic)
+          redis.call('HDEL', hk, id)
+          redis.call('ZREMRANGEBYSCORE', ck, '-inf', nowMs)
+          redis.call('ZADD', ck, nowMs + ${HOLD_TOMBSTONE_MS}, id)
+          redis.call('PEXPIREAT', ck, expireAt)
+        end
+      end
+    end
+    if d ~= 0 then
+      local v = redis.call('INCRBY', k, d)
       if v < 0 then redis.call('SET', k, 0) end
-      redis.call('PEXPIREAT', k, tonumber(A[10 + i]) + 86400000)
+      redis.call('PEXPIREAT', k, expireAt)
     end
   end
   if A[1] == '1' then return redis.call('XADD', K[#K], 'MAXLEN', '~', A[#A - 1], '*', 'r', A[#A]) end

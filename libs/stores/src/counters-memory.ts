@@ -5,6 +5,7 @@ import {
   type ReserveResult,
   type WindowHeadroom,
   type BudgetHeadroom,
+  HOLD_TOMBSTONE_MS,
   WINDOW_SECONDS,
   countedOf,
   reservationOf,
@@ -18,6 +19,9 @@ export class MemoryLimitCounters implements LimitCounters {
   private readonly rpmWin = new Map<string, Window>();
   private readonly tpmWin = new Map<string, Window>();
   private readonly budgets = new Map<string, { v: number; expiresAt: number }>();
+  /** Budget holds (counter leases) per budget counter: id → micro-units and expiry; closed ones remembered until `until`. */
+  private readonly holds = new Map<string, Map<string, { micros: number; until: number }>>();
+  private readonly closedHolds = new Map<string, Map<string, number>>();
 
   private win(m: Map<string, Window>, scope: string): Window {
     let w = m.get(scope);
@@ -62,6 +66,23 @@ export class MemoryLimitCounters implements LimitCounters {
     return b.v;
   }
 
+  private holdsOf(key: string): Map<string, { micros: number; until: number }> {
+    let h = this.holds.get(key);
+    if (!h) this.holds.set(key, (h = new Map()));
+    return h;
+  }
+
+  /** Micro-units in holds live at nowMs (expired ones are dropped). */
+  private held(key: string, nowMs: number): number {
+    let sum = 0;
+    const h = this.holds.get(key);
+    for (const [id, x] of h ?? []) {
+      if (x.until <= nowMs) h!.delete(id);
+      else sum += x.micros;
+    }
+    return sum;
+  }
+
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const now = secondOf(req.nowMs);
     const { requests: n, second } = countedOf(req);
@@ -91,7 +112,8 @@ export class MemoryLimitCounters implements LimitCounters {
     }
     if (req.micros > 0) {
       for (const b of req.budgets) {
-        const spent = this.budgetGet(this.budgetKey(b.scope, b.periodStart), req.nowMs);
+        const key = this.budgetKey(b.scope, b.periodStart);
+        const spent = this.budgetGet(key, req.nowMs) + this.held(key, req.nowMs);
         if (spent + req.micros > b.limitMicros)
           return { ok: false, kind: 'budget', scope: b.scope, limit: b.limitMicros, retryAfterMs: Math.max(1000, b.periodEnd - req.nowMs) };
         const left = b.limitMicros - spent - req.micros;
@@ -100,7 +122,11 @@ export class MemoryLimitCounters implements LimitCounters {
     }
     for (const { scope } of req.rpm) this.bump(this.win(this.rpmWin, scope), second, n);
     if (req.tokens > 0) for (const { scope } of req.tpm) this.bump(this.win(this.tpmWin, scope), second, req.tokens);
-    if (req.micros > 0) for (const b of req.budgets) this.budgetAdd(b, req.micros, req.nowMs);
+    if (req.micros > 0)
+      for (const b of req.budgets) {
+        if (req.hold) this.holdsOf(this.budgetKey(b.scope, b.periodStart)).set(req.hold.id, { micros: req.micros, until: req.hold.untilMs });
+        else this.budgetAdd(b, req.micros, req.nowMs);
+      }
     return {
       ok: true,
       requests,
@@ -121,24 +147,65 @@ export class MemoryLimitCounters implements LimitCounters {
   }
 
   async settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void> {
-    this.change(r, actual.tokens - r.tokens, actual.micros - r.micros, 0, nowMs);
+    this.change(r, actual.tokens - r.tokens, 0, nowMs);
+    this.spend(r, actual.micros, nowMs);
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {
-    this.change(r, -r.tokens, -r.micros, -r.requests, nowMs);
+    this.change(r, -r.tokens, -r.requests, nowMs);
+    this.spend(r, 0, nowMs);
   }
 
   async adjust(r: CounterReservation, d: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void> {
-    this.change(r, d.tokens, d.micros, d.requests, nowMs);
+    this.change(r, d.tokens, d.requests, nowMs);
+    if (!r.hold) {
+      if (d.micros) for (const b of r.budgets) this.budgetAdd(b, d.micros, nowMs);
+      return;
+    }
+    // Closing a hold: its unused part goes, what requests admitted from it still hold becomes spent.
+    for (const b of r.budgets) {
+      const key = this.budgetKey(b.scope, b.periodStart);
+      const h = this.holdsOf(key).get(r.hold);
+      if (!h || h.until <= nowMs) continue;
+      this.holdsOf(key).delete(r.hold);
+      this.budgetAdd(b, Math.max(0, h.micros + d.micros), nowMs);
+      this.closedOf(key, nowMs).set(r.hold, nowMs + HOLD_TOMBSTONE_MS);
+    }
   }
 
-  private change(r: CounterReservation, dTokens: number, dMicros: number, dReq: number, nowMs: number): void {
+  private closedOf(key: string, nowMs: number): Map<string, number> {
+    let c = this.closedHolds.get(key);
+    if (!c) this.closedHolds.set(key, (c = new Map()));
+    for (const [id, until] of c) if (until <= nowMs) c.delete(id);
+    return c;
+  }
+
+  /**
+   * A reservation's micro-units become `actual` spent. In a live hold: the estimate leaves the hold
+   * and `actual` is spent; in a closed one the estimate was already moved to the spent counter; in an
+   * expired one it went with the hold.
+   */
+  private spend(r: CounterReservation, actual: number, nowMs: number): void {
+    for (const b of r.budgets) {
+      let d = actual - r.micros;
+      if (r.hold) {
+        const key = this.budgetKey(b.scope, b.periodStart);
+        const h = this.holdsOf(key).get(r.hold);
+        if (h && h.until > nowMs) {
+          h.micros = Math.max(0, h.micros - r.micros);
+          d = actual;
+        } else if (!this.closedOf(key, nowMs).has(r.hold)) d = actual;
+      }
+      if (d) this.budgetAdd(b, d, nowMs);
+    }
+  }
+
+  private change(r: CounterReservation, dTokens: number, dReq: number, nowMs: number): void {
     const inWindow = r.second > secondOf(nowMs) - WINDOW_SECONDS;
     if (inWindow) {
       if (dReq) for (const s of r.rpmScopes) this.bump(this.win(this.rpmWin, s), r.second, dReq);
       if (dTokens) for (const s of r.tpmScopes) this.bump(this.win(this.tpmWin, s), r.second, dTokens);
     }
-    if (dMicros) for (const b of r.budgets) this.budgetAdd(b, dMicros, nowMs);
   }
 
   async seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void> {
@@ -147,8 +214,9 @@ export class MemoryLimitCounters implements LimitCounters {
     this.budgets.set(key, { v: Math.max(cur, spentMicros), expiresAt: b.periodEnd + 86_400_000 });
   }
 
-  async budgetSpent(scope: string, periodStart: number): Promise<number> {
-    return this.budgets.get(this.budgetKey(scope, periodStart))?.v ?? 0;
+  async budgetSpent(scope: string, periodStart: number, nowMs = Date.now()): Promise<number> {
+    const key = this.budgetKey(scope, periodStart);
+    return (this.budgets.get(key)?.v ?? 0) + this.held(key, nowMs);
   }
 
   async windowUsage(scope: string, nowMs: number): Promise<{ requests: number; tokens: number }> {

@@ -70,7 +70,7 @@ export class RedisLimitCounters implements LimitCounters {
     const keys = [
       ...req.rpm.map((x) => this.rpmKey(x.scope)),
       ...req.tpm.map((x) => this.tpmKey(x.scope)),
-      ...req.budgets.map((b) => this.budgetKey(b.scope, b.periodStart)),
+      ...req.budgets.flatMap((b) => [this.budgetKey(b.scope, b.periodStart), redisKeys.budgetHolds(this.prefix, b.scope, b.periodStart)]),
     ];
     const argv = [
       now,
@@ -83,6 +83,8 @@ export class RedisLimitCounters implements LimitCounters {
       req.micros,
       requests,
       second,
+      req.hold?.id ?? '',
+      req.hold?.untilMs ?? 0,
       ...req.rpm.map((x) => x.limit),
       ...req.tpm.map((x) => x.limit),
       ...req.budgets.flatMap((b) => [b.limitMicros, b.periodEnd]),
@@ -111,11 +113,24 @@ export class RedisLimitCounters implements LimitCounters {
     return [
       ...r.rpmScopes.map((s) => this.rpmKey(s)),
       ...r.tpmScopes.map((s) => this.tpmKey(s)),
-      ...r.budgets.map((b) => this.budgetKey(b.scope, b.periodStart)),
+      ...r.budgets.flatMap((b) => [
+        this.budgetKey(b.scope, b.periodStart),
+        redisKeys.budgetHolds(this.prefix, b.scope, b.periodStart),
+        redisKeys.budgetClosed(this.prefix, b.scope, b.periodStart),
+      ]),
     ];
   }
 
-  private adjustArgs(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number, stream: 0 | 1): number[] {
+  /** holdOp: see ADJUST_FN (0: dMicros to the spent counter; 1: dMicros spent out of r's hold; 2: close r's hold). */
+  private adjustArgs(
+    r: CounterReservation,
+    dReq: number,
+    dTokens: number,
+    dMicros: number,
+    nowMs: number,
+    stream: 0 | 1,
+    holdOp: 0 | 1 | 2,
+  ): Array<string | number> {
     return [
       stream,
       r.second,
@@ -127,17 +142,26 @@ export class RedisLimitCounters implements LimitCounters {
       dReq,
       dTokens,
       dMicros,
+      r.hold ? holdOp : 0,
+      r.hold ?? '',
+      r.micros,
+      nowMs,
       ...r.budgets.map((b) => b.periodEnd),
     ];
   }
 
-  private async change(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number): Promise<void> {
-    if (!dReq && !dTokens && !dMicros) return;
-    await this.adjusts.call({ keys: this.adjustKeys(r), args: this.adjustArgs(r, dReq, dTokens, dMicros, nowMs, 0) });
+  private async change(r: CounterReservation, dReq: number, dTokens: number, dMicros: number, nowMs: number, holdOp: 0 | 1 | 2 = 0): Promise<void> {
+    if (!dReq && !dTokens && !dMicros && !(r.hold && holdOp)) return;
+    await this.adjusts.call({ keys: this.adjustKeys(r), args: this.adjustArgs(r, dReq, dTokens, dMicros, nowMs, 0, holdOp) });
+  }
+
+  /** The micro-unit delta of settling r to `actual`: the whole spend out of a hold, else the difference from the estimate. */
+  private spendOf(r: CounterReservation, actual: number): number {
+    return r.hold ? actual : actual - r.micros;
   }
 
   async settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void> {
-    await this.change(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs);
+    await this.change(r, 0, actual.tokens - r.tokens, this.spendOf(r, actual.micros), nowMs, 1);
   }
 
   /**
@@ -154,25 +178,30 @@ export class RedisLimitCounters implements LimitCounters {
   ): Promise<string> {
     const id = await this.adjusts.call({
       keys: [...this.adjustKeys(r), stream],
-      args: [...this.adjustArgs(r, 0, actual.tokens - r.tokens, actual.micros - r.micros, nowMs, 1), maxLen, record],
+      args: [...this.adjustArgs(r, 0, actual.tokens - r.tokens, this.spendOf(r, actual.micros), nowMs, 1, 1), maxLen, record],
     });
     return String(id);
   }
 
   async release(r: CounterReservation, nowMs: number): Promise<void> {
-    await this.change(r, -r.requests, -r.tokens, -r.micros, nowMs);
+    await this.change(r, -r.requests, -r.tokens, this.spendOf(r, 0), nowMs, 1);
   }
 
   async adjust(r: CounterReservation, d: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void> {
-    await this.change(r, d.requests, d.tokens, d.micros, nowMs);
+    await this.change(r, d.requests, d.tokens, d.micros, nowMs, 2);
   }
 
   async seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void> {
     await this.r.llmgwSeed(this.budgetKey(b.scope, b.periodStart), spentMicros, b.periodEnd + 86_400_000);
   }
 
-  async budgetSpent(scope: string, periodStart: number): Promise<number> {
-    return Number((await this.r.get(this.budgetKey(scope, periodStart))) ?? 0);
+  async budgetSpent(scope: string, periodStart: number, nowMs = Date.now()): Promise<number> {
+    const [spent, holds] = await Promise.all([
+      this.r.get(this.budgetKey(scope, periodStart)),
+      this.r.hvals(redisKeys.budgetHolds(this.prefix, scope, periodStart)),
+    ]);
+    const held = holds.map((v) => v.split(':').map(Number)).reduce((a, [m, until]) => (until > nowMs ? a + m : a), 0);
+    return Number(spent ?? 0) + held;
   }
 
   async windowUsage(scope: string, nowMs: number): Promise<{ requests: number; tokens: number }> {

@@ -37,7 +37,16 @@ export interface ReserveRequest {
   requests?: number;
   /** The second bucket to count in (default: the second of nowMs; a lease counts in the second it ends, which may be ahead). */
   second?: number;
+  /**
+   * Hold the micro-units on every budget under `id` until `untilMs` instead of adding them to the
+   * spent counter: a counter lease's budget part, which expires unless it is closed first
+   * (docs/accounting.md#counter-leases). Budget checks count spent + live holds.
+   */
+  hold?: { id: string; untilMs: number };
 }
+
+/** How long a closed hold is remembered, so a request admitted from it that settles later is counted once (longer than any request runs). */
+export const HOLD_TOMBSTONE_MS = 3_600_000;
 
 /** A reservation taken; pass it back to settle or release exactly once. */
 export interface CounterReservation {
@@ -50,6 +59,11 @@ export interface CounterReservation {
   micros: number;
   /** Requests counted on every RPM scope (1 for a request, N for a lease). */
   requests: number;
+  /**
+   * The budget hold the micro-units are in (a lease, or a request admitted from one): settle and
+   * release move them out of it; `adjust` on the lease closes it (docs/accounting.md#counter-leases).
+   */
+  hold?: string;
 }
 
 /** The reservation `req` takes in second `second` (both counter stores hand back the same). */
@@ -62,6 +76,7 @@ export function reservationOf(req: ReserveRequest, second: number): CounterReser
     budgets: req.budgets.map((b) => ({ scope: b.scope, periodStart: b.periodStart, periodEnd: b.periodEnd })),
     micros: req.micros,
     requests: req.requests ?? 1,
+    ...(req.hold && req.micros > 0 && req.budgets.length ? { hold: req.hold.id } : {}),
   };
 }
 
@@ -102,15 +117,19 @@ export interface LimitCounters {
   settle(r: CounterReservation, actual: { tokens: number; micros: number }, nowMs: number): Promise<void>;
   /** Undoes a reservation entirely (the request never ran). */
   release(r: CounterReservation, nowMs: number): Promise<void>;
-  /** Adds these deltas to a reservation's bucket and budgets (a lease's unused part is returned with negative ones). */
+  /**
+   * Adds these deltas to a reservation's bucket and budgets (a lease's unused part is returned with
+   * negative ones). On a reservation with a budget hold, closes the hold instead: its unused
+   * `-delta.micros` is dropped and what requests admitted from it still hold moves to the spent counter.
+   */
   adjust(r: CounterReservation, delta: { requests: number; tokens: number; micros: number }, nowMs: number): Promise<void>;
   /**
    * Raises a budget's counter to at least `spentMicros` (never lowers it), so
    * seeding from the database after a restart is idempotent and safe to repeat.
    */
   seedBudget(b: { scope: string; periodStart: number; periodEnd: number }, spentMicros: number): Promise<void>;
-  /** Spent + reserved micro-units of a scope in the period starting at periodStart. */
-  budgetSpent(scope: string, periodStart: number): Promise<number>;
+  /** Spent + reserved micro-units of a scope in the period starting at periodStart, live holds at `nowMs` (default: now) included. */
+  budgetSpent(scope: string, periodStart: number, nowMs?: number): Promise<number>;
   /** Requests and tokens counted in the window ending now. */
   windowUsage(scope: string, nowMs: number): Promise<{ requests: number; tokens: number }>;
 }

@@ -21,6 +21,10 @@ export const redisKeys = {
   tpm: (prefix: string, scope: string) => `${prefix}rl:{${scope}}:tpm`,
   /** STRING: micro-units spent in the budget period starting at `periodStart` (unix ms). */
   budget: (prefix: string, scope: string, periodStart: number) => `${prefix}budget:{${scope}}:${periodStart}`,
+  /** HASH: budget holds of counter leases in that period, id → `micros:untilMs` (docs/accounting.md#counter-leases). */
+  budgetHolds: (prefix: string, scope: string, periodStart: number) => `${prefix}budget:{${scope}}:${periodStart}:holds`,
+  /** ZSET: closed budget holds, id scored by when they are forgotten. */
+  budgetClosed: (prefix: string, scope: string, periodStart: number) => `${prefix}budget:{${scope}}:${periodStart}:closed`,
   /** STREAM of usage records (field `r`), consumer group `accounting`. */
   usageStream: (prefix: string) => `${prefix}usage`,
   /** Pub/sub channel of key-cache invalidations. */
