@@ -226,11 +226,7 @@ async function main(): Promise<void> {
   const loadEnd = load();
 
   // Per round, each run's TTFT p99 over round robin's with the same router count.
-  const p99Ratio = (policy: string, n: number): number => {
-    const mine = runs.get(`${policy}/${n}`) ?? [];
-    const rr = runs.get(`rr/${n}`) ?? [];
-    return median(p99Ratios(policy, n));
-  };
+  const p99Ratio = (policy: string, n: number): number => median(p99Ratios(policy, n));
   /** Every round's ratio, in round order (the goal is ≤ 1 in each, not only the median). */
   const p99Ratios = (policy: string, n: number): number[] => {
     const mine = runs.get(`${policy}/${n}`) ?? [];
