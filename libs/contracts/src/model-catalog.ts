@@ -46,7 +46,7 @@ export interface CatalogEntry {
    * catalog's list) and scale. Absent on readers of an older writer: the adapter is then unknown.
    */
   readonly adapter?: CatalogAdapter;
-  /** The model's fallbacks in the catalog's order (docs/models.md, "Fallbacks"); absent when it has none. */
+  /** The model's fallbacks in the catalog's order (docs/models.md, "Providers"); absent when it has none. */
   readonly fallbacks?: readonly string[];
   /**
    * The model is served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"): the

@@ -20,7 +20,7 @@ const STAGES: readonly Stage[] = [
 /**
  * Runs the stages and `finish`. `traced` wraps each in its child span; without a tracing SDK
  * they run directly, and a stage that finishes synchronously costs no promise or event-loop
- * turn (docs/performance.md, "Added latency").
+ * turn (docs/performance.md, "Where a request's CPU goes (V8 profile, everything on)").
  */
 async function runStages(s: RouterState, c: RequestContext, body: Buffer | undefined, traced: boolean): Promise<void> {
   try {
