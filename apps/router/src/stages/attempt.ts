@@ -48,9 +48,15 @@ export async function attemptUpstream(s: AttemptState, c: RequestContext): Promi
     if (next.refused) lastError = next.refused;
     if (!next.endpoint) break;
     attemptStarted = performance.now();
-    result = await proxyTo(s, c, next.endpoint, out);
-    // A vLLM replica that forgot an adapter the router registered there (it restarted): registered again and resent, once.
-    if (result.kind === 'error' && c.adapter && s.adapters?.lost(next.endpoint, c.adapter, result.error)) result = await proxyTo(s, c, next.endpoint, out);
+    // The pick already counts in the endpoint's inflight (nextEndpoint); it stops counting when the attempt ends.
+    try {
+      result = await proxyTo(s, c, next.endpoint, out);
+      // A vLLM replica that forgot an adapter the router registered there (it restarted): registered again and resent, once.
+      if (result.kind === 'error' && c.adapter && s.adapters?.lost(next.endpoint, c.adapter, result.error)) result = await proxyTo(s, c, next.endpoint, out);
+    } finally {
+      healthOf(s, next.endpoint.id).end(next.endpoint.id);
+      s.prefix.inflightChanged();
+    }
     if (result.kind !== 'retry') break;
     lastError = result.error;
     s.metrics.retries.inc({ model: c.plan!.served!, reason: result.reason });
@@ -141,9 +147,20 @@ async function nextEndpoint(
       for (const sc of pick.scored) s.lastScores.set(sc.endpoint.id, sc);
       c.decision = pick.cacheDecision;
       metrics.cacheDecision.inc({ model, decision: pick.cacheDecision });
-      // Outside the granted pool (it had no endpoint left): the lease follows the request there.
-      if (admitted) await plan.follow(pick.endpoint.pool);
+      // Counted in the endpoint's inflight in the same turn as the pick, so that requests granted together
+      // (one admission release lets a burst go) are each scheduled on the counts the ones before left.
+      const health = healthOf(s, pick.endpoint.id);
+      health.begin(pick.endpoint.id);
+      s.prefix.inflightChanged();
       tried.add(pick.endpoint.id);
+      try {
+        // Outside the granted pool (it had no endpoint left): the lease follows the request there.
+        if (admitted) await plan.follow(pick.endpoint.pool);
+      } catch (e) {
+        health.end(pick.endpoint.id);
+        s.prefix.inflightChanged();
+        throw e;
+      }
       return { endpoint: pick.endpoint, refused };
     }
     metrics.scheduleFailures.inc({ model, reason: pick.reason });
@@ -159,53 +176,45 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
   const { cfg } = s;
   const model = c.plan!.served!;
   const provider = s.providers?.get(ep.id);
-  const health = provider ? s.providers!.health : s.health;
+  const health = healthOf(s, ep.id);
   c.endpoint = ep.id;
   c.pool = ep.pool;
   encodeBody(s, c, ep, out);
   if (c.adapter?.base === model) await s.adapters?.ensure(ep, c.adapter, s.engineAuthorization?.(ep.id));
   c.attempts++;
-  health.begin(ep.id);
-  s.prefix.inflightChanged();
   const queueMs = String(Math.round(c.queueMs ?? 0));
   const decision = c.decision;
-  let result: AttemptResult;
-  try {
-    // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
-    result = await inSpan(
-      'router.proxy_attempt',
-      { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
-      (span) => {
-        const input: Parameters<typeof attempt>[0] = {
-          url: `${ep.url}${API[c.kind].path}`,
-          body: out.body,
-          headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
-          stream: out.stream,
-          withholdUsage: out.withhold,
-          agent: s.agent,
-          timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
-          clientSignal: c.signal,
-          errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
-          res: c.res,
-          responseHeaders: () => ({
-            ...c.reservation?.rateLimitHeaders,
-            'x-request-id': c.reqId,
-            'x-llmgw-replica': ep.id,
-            'x-llmgw-pool': ep.pool,
-            'x-llmgw-served-model': model,
-            'x-llmgw-queue-ms': queueMs,
-            'x-llmgw-cache-decision': decision,
-          }),
-        };
-        if (!provider) return attempt(input);
-        const via = providerAttempt(s.providers!, provider, input, { apiPath: API[c.kind].path, model, estimatedPromptTokens: c.estimatedPromptTokens });
-        return attempt(via.input).then(via.settle);
-      },
-    );
-  } finally {
-    health.end(ep.id);
-    s.prefix.inflightChanged();
-  }
+  // One span per proxy attempt; the engine gets it as its parent in `traceparent`.
+  const result: AttemptResult = await inSpan(
+    'router.proxy_attempt',
+    { 'llmgw.endpoint': ep.id, 'llmgw.pool': ep.pool, 'llmgw.model': model, 'llmgw.attempt': c.attempts },
+    (span) => {
+      const input: Parameters<typeof attempt>[0] = {
+        url: `${ep.url}${API[c.kind].path}`,
+        body: out.body,
+        headers: withAuth(withTrace(out.headers, out.clientTrace, span), s.engineAuthorization?.(ep.id)),
+        stream: out.stream,
+        withholdUsage: out.withhold,
+        agent: s.agent,
+        timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
+        clientSignal: c.signal,
+        errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
+        res: c.res,
+        responseHeaders: () => ({
+          ...c.reservation?.rateLimitHeaders,
+          'x-request-id': c.reqId,
+          'x-llmgw-replica': ep.id,
+          'x-llmgw-pool': ep.pool,
+          'x-llmgw-served-model': model,
+          'x-llmgw-queue-ms': queueMs,
+          'x-llmgw-cache-decision': decision,
+        }),
+      };
+      if (!provider) return attempt(input);
+      const via = providerAttempt(s.providers!, provider, input, { apiPath: API[c.kind].path, model, estimatedPromptTokens: c.estimatedPromptTokens });
+      return attempt(via.input).then(via.settle);
+    },
+  );
   if (result.endpointFault) health.failure(ep.id);
   else if (result.kind === 'served' || result.kind === 'error') health.success(ep.id);
   return result;
@@ -268,4 +277,9 @@ function withAuth(headers: Record<string, string>, authorization: string | undef
 function withTrace(headers: Record<string, string>, clientTrace: Record<string, string>, span: Span): Record<string, string> {
   if (!span.isRecording()) return { ...headers, ...clientTrace };
   return injectTrace({ ...headers });
+}
+
+/** The health record an endpoint's inflight, breaker and cooldown live in: a provider's own, or the replicas'. */
+function healthOf(s: AttemptState, id: string): AttemptState['health'] {
+  return s.providers?.get(id) ? s.providers.health : s.health;
 }
