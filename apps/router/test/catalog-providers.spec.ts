@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { MODEL_CATALOG_SCHEMA_VERSION, type CatalogEntry } from '@llmgw/contracts';
 import { normaliseEndpoint, RedisEndpointWriter } from '@llmgw/endpoints';
-import { RedisCatalogView, type LedgerRecord } from '@llmgw/stores';
+import { RedisCatalogView } from '@llmgw/stores';
 import { spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
 import { capturingLog, metricValue } from './helpers';
+import { clientCalls } from './client-calls';
 import { keyWith, recordUsage } from './tenancy-with-keys';
 
 // Providers and fallbacks from the placement-scheduler's catalog view (docs/models.md, "Providers"):
@@ -99,21 +100,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function chat(model: string, extra: Record<string, unknown> = {}, reqId?: string): Promise<{ status: number; headers: Headers; text: string }> {
-  const r = await fetch(`${router.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT}`, ...(reqId ? { 'x-request-id': reqId } : {}) },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 5, ...extra }),
-  });
-  const text = await r.text();
-  seen.push(JSON.stringify([...r.headers]), text);
-  return { status: r.status, headers: r.headers, text };
-}
-
-async function recordOf(reqId: string): Promise<LedgerRecord> {
-  await waitUntil(() => ledger.records.some((r) => r.requestId === reqId), `ledger record ${reqId}`, { timeoutMs: 10_000, everyMs: 25 });
-  return ledger.records.find((r) => r.requestId === reqId)!;
-}
+const { chat, recordOf } = clientCalls(() => router.url, CLIENT, ledger, seen);
 
 describe('providers from the catalog view', () => {
   it('streams a provider-only model of the catalog view, priced at its catalog price', async () => {

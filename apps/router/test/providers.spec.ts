@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnRole, waitUntil, type SpawnedRole } from '@llmgw/testing';
-import type { LedgerRecord } from '@llmgw/stores';
 import { start, type RunningRouter } from '../src/main';
 import { capturingLog, fakeUpstream, metricValue, type FakeUpstream } from './helpers';
+import { clientCalls } from './client-calls';
 import { keyWith, recordUsage } from './tenancy-with-keys';
 
 // External providers (docs/models.md, "Providers") end to end: a sim-engine that requires an API key
@@ -105,21 +105,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function chat(model: string, extra: Record<string, unknown> = {}, reqId?: string): Promise<{ status: number; headers: Headers; text: string }> {
-  const r = await fetch(`${router.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT}`, ...(reqId ? { 'x-request-id': reqId } : {}) },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 5, ...extra }),
-  });
-  const text = await r.text();
-  seen.push(JSON.stringify([...r.headers]), text);
-  return { status: r.status, headers: r.headers, text };
-}
-
-async function recordOf(reqId: string): Promise<LedgerRecord> {
-  await waitUntil(() => ledger.records.some((r) => r.requestId === reqId), `ledger record ${reqId}`, { timeoutMs: 10_000, everyMs: 25 });
-  return ledger.records.find((r) => r.requestId === reqId)!;
-}
+const { chat, recordOf } = clientCalls(() => router.url, CLIENT, ledger, seen);
 
 describe('external providers', () => {
   it('streams a provider-only model with usage, the catalog name, and its cost in the ledger', async () => {
