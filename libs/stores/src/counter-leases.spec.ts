@@ -91,7 +91,7 @@ const action = (routers: number): fc.Arbitrary<Action> =>
 
 describe('counter leases', () => {
   it("the sum granted over routers never exceeds a limit, over random arrivals, renewals, settles, crashes and closes; a crashed lease's budget hold lapses", async () => {
-    const seen = { local: 0, grants: 0, returns: 0, lapsed: 0 };
+    const seen = { local: 0, grants: 0, returns: 0 };
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 4 }).chain((n) =>
@@ -193,7 +193,6 @@ describe('counter leases', () => {
             expect(spent).toBe(charged);
             expect(later).toBe(charged);
           }
-          if (crashed.some(Boolean) && later < spent) seen.lapsed++;
         },
       ),
       { numRuns: 150 },
@@ -202,8 +201,8 @@ describe('counter leases', () => {
     expect(seen.local).toBeGreaterThan(30);
     expect(seen.grants).toBeGreaterThan(20);
     expect(seen.returns).toBeGreaterThan(10);
-    // Some runs had a crashed router's unused budget hold counted at the end, and it lapsed (checked above).
-    expect(seen.lapsed).toBeGreaterThan(0);
+    // Whether a random run ends with a crashed router's unused hold that then lapses is chance (a run of
+    // 150 once had none); the lapse itself is shown deterministically by the 'budget holds' tests below.
   });
 
   const calls = (inner: LimitCounters) => {
