@@ -4,52 +4,115 @@
 // Nx's cache is skipped: a test replayed from cache proves nothing about this
 // checkout (Nx keeps a per-user cache that even a fresh clone would hit).
 // The last line totals Jest's per-project counts as "N passed, N failed".
+//
+// LLMGW_TEST_NODE_BINS (space-separated bin directories of Node runtimes; CI sets it, see
+// docs/deployment.md#node-versions): the tests run on each of those Nodes at once, every line prefixed
+// with its Node, and then the projects in ALONE on each in turn. Steps 1-3 do not depend on the runtime
+// and run once. Unset: the tests run once, on the Node that runs this script.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const root = path.resolve(__dirname, '../..');
 const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', FORCE_COLOR: '0' };
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
-/** Runs one step, echoing its output and adding up Jest's "Tests:" lines. */
-function step(name, cmd, args) {
-  const t0 = Date.now();
-  process.stdout.write(`\n== ${name}\n`);
+/** Runs one command, echoing its output (each line behind `prefix`, if any) and adding Jest's "Tests:" lines to `into`. */
+function run(cmd, args, { prefix = '', extraEnv = {}, into = totals } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let pending = '';
-    const scan = (chunk) => {
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop();
-      for (const line of lines) count(line);
-    };
-    child.stdout.on('data', (c) => (process.stdout.write(c), scan(c)));
-    child.stderr.on('data', (c) => (process.stderr.write(c), scan(c)));
-    child.on('close', (code) => {
-      if (pending) count(pending);
-      const s = ((Date.now() - t0) / 1000).toFixed(1);
-      if (code !== 0) {
-        process.stdout.write(`== ${name} FAILED after ${s}s\n`);
-        summary();
-        process.exit(code ?? 1);
+    const child = spawn(cmd, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const pending = { out: '', err: '' };
+    const scan = (which, stream) => (chunk) => {
+      pending[which] += chunk.toString();
+      const lines = pending[which].split('\n');
+      pending[which] = lines.pop();
+      for (const line of lines) {
+        count(line, into);
+        if (prefix) stream.write(`${prefix}${line}\n`);
       }
-      process.stdout.write(`== ${name} ok (${s}s)\n`);
-      resolve();
+      if (!prefix) stream.write(chunk);
+    };
+    child.stdout.on('data', scan('out', process.stdout));
+    child.stderr.on('data', scan('err', process.stderr));
+    child.on('close', (code) => {
+      for (const which of ['out', 'err']) {
+        if (!pending[which]) continue;
+        count(pending[which], into);
+        if (prefix) process.stdout.write(`${prefix}${pending[which]}\n`);
+      }
+      resolve(code ?? 1);
     });
   });
 }
 
-function count(line) {
+/** Runs one step of the gate; the first that fails ends `npm test` with its exit code. */
+async function step(name, cmd, args) {
+  const t0 = Date.now();
+  process.stdout.write(`\n== ${name}\n`);
+  const code = await run(cmd, args);
+  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  if (code !== 0) {
+    process.stdout.write(`== ${name} FAILED after ${s}s\n`);
+    summary();
+    process.exit(code);
+  }
+  process.stdout.write(`== ${name} ok (${s}s)\n`);
+}
+
+function count(line, into = totals) {
   // Jest: "Tests:       1 failed, 2 skipped, 40 passed, 43 total"
   const m = /^\s*Tests:\s+(.*\d+ total)\s*$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
   if (!m) return;
   for (const [, n, what] of m[1].matchAll(/(\d+) (passed|failed|skipped|todo)/g)) {
-    if (what in totals) totals[what] += Number(n);
+    if (what in into) into[what] += Number(n);
   }
 }
 
 function summary() {
   process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
+}
+
+/** The version of the Node in `bin` (a directory), e.g. "v24.22.3". */
+function nodeVersion(bin) {
+  return require('node:child_process').execFileSync(path.join(bin, 'node'), ['-v'], { encoding: 'utf8' }).trim();
+}
+
+// Projects whose tests run with nothing else on the machine's cores: admission's isolation specs measure
+// engine occupancy and queue depth under a flood they generate, and another suite's flood on the same two
+// cores would be measured with it.
+const ALONE = ['admission'];
+
+/** The tests on each Node of LLMGW_TEST_NODE_BINS at once, then ALONE's on each in turn. */
+async function testsOnEach(nx, bins) {
+  const t0 = Date.now();
+  const runs = bins.map((bin) => ({ bin, version: nodeVersion(bin), totals: { passed: 0, failed: 0, skipped: 0 }, failed: [] }));
+  process.stdout.write(`\n== test on ${runs.map((r) => `Node ${r.version}`).join(' and ')} at once (every line behind its Node)\n`);
+  const onNode = (r, args, what) =>
+    run(nx, args, {
+      prefix: `[${r.version}] `,
+      into: r.totals,
+      extraEnv: {
+        PATH: `${r.bin}${path.delimiter}${process.env.PATH}`,
+        // Two Nx processes at once: each keeps its project graph and task records apart.
+        NX_WORKSPACE_DATA_DIRECTORY: path.join(root, '.nx', `workspace-data-${r.version}`),
+        NX_CACHE_DIRECTORY: path.join(root, '.nx', `cache-${r.version}`),
+      },
+    }).then((code) => code !== 0 && r.failed.push(what));
+  const many = ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache'];
+  await Promise.all(runs.map((r) => onNode(r, [...many, '--exclude', ALONE.join(',')], 'tests')));
+  for (const r of runs) await onNode(r, [...many, '-p', ALONE.join(',')], ALONE.join(','));
+  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  for (const r of runs) {
+    for (const k of Object.keys(totals)) totals[k] += r.totals[k];
+    const t = r.totals;
+    process.stdout.write(
+      `== Node ${r.version}: ${t.passed} passed, ${t.failed} failed${t.skipped ? `, ${t.skipped} skipped` : ''}${r.failed.length ? ` (FAILED: ${r.failed.join(', ')})` : ''}\n`,
+    );
+  }
+  if (runs.some((r) => r.failed.length)) {
+    process.stdout.write(`== test FAILED after ${s}s\n`);
+    summary();
+    process.exit(1);
+  }
+  process.stdout.write(`== test ok (${s}s)\n`);
 }
 
 (async () => {
@@ -63,6 +126,8 @@ function summary() {
   await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
   await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
   await step('typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']);
-  await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
+  const bins = (process.env.LLMGW_TEST_NODE_BINS ?? '').split(/\s+/).filter(Boolean);
+  if (bins.length) await testsOnEach(nx, bins);
+  else await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
   summary();
 })();
