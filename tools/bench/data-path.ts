@@ -55,7 +55,7 @@ const TRACE_STEP = process.argv.includes('--trace-step');
 /** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
 const HEAP_DIR = arg('heap-snapshot');
 const HEAP_SNAPSHOT = HEAP_DIR !== undefined;
-/** --credit-max N: the admission service's credit_max (its default 256 requests in flight per router and pool). */
+/** --credit-max N: the admission service's credit_max (default 4096; 256 gives the fixed credit before issue 23's sizing from demand). */
 const CREDIT_MAX = arg('credit-max');
 const UNDECLARED_STREAMS = process.argv.includes('--undeclared-streams');
 /** --streams-admission off: the stream router runs without admission (remote by default). */

@@ -155,6 +155,35 @@ describe('credits over gRPC', () => {
 });
 
 describe('CreditBook', () => {
+  it('renews sooner once three quarters of a credit are in use, so a growing demand is heard before it runs out', async () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const sent: number[][] = [];
+      const book = new CreditBook({
+        renew: async (uses) => {
+          sent.push(uses.map((u) => u.inUse));
+          return { grants: uses.map((u) => ({ ...u, limit: 8 })), ttlMs: 10_000, fencingToken: 1 };
+        },
+        intervalMs: 1000,
+        soonMs: 50,
+        now: () => Date.now(),
+      });
+      book.start();
+      expect(book.take('m', 'p')).toBe(false); // first sight
+      await jest.advanceTimersByTimeAsync(1);
+      expect(sent).toEqual([[0]]);
+      for (let i = 0; i < 5; i++) expect(book.take('m', 'p')).toBe(true);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(sent).toHaveLength(1); // 5 of 8: the regular interval
+      expect(book.take('m', 'p')).toBe(true); // 6 of 8
+      await jest.advanceTimersByTimeAsync(1);
+      expect(sent).toEqual([[0], [6]]); // 50 ms after the previous one had passed: at once
+      book.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('stops using a credit half-way through its TTL without a renewal', async () => {
     let t = 0;
     let answer = true;

@@ -18,6 +18,11 @@ export interface CreditBookOptions {
   renew: RenewCredits;
   /** How often to renew, ms (well under the service's credit TTL). */
   intervalMs: number;
+  /**
+   * Soonest a renewal follows the previous one when the credit runs low
+   * (three quarters in use, or used up), ms; default a quarter of `intervalMs`.
+   */
+  soonMs?: number;
   now?: () => number;
   log?: { debug(o: object, m: string): void; warn(o: object, m: string): void };
 }
@@ -29,11 +34,19 @@ export interface CreditBookOptions {
  * without a renewal (the service keeps it reserved for the whole TTL), and is
  * revoked at once when a renewal fails or comes from a new leader (another
  * fencing token). Requests admitted on credit are reported as `inUse` on each
- * renewal, so a new leader adopts them.
+ * renewal, so a new leader adopts them. When three quarters of a credit are in
+ * use (or it is used up) the next renewal comes sooner (`soonMs` after the
+ * previous one), so the service, which sizes the credit from the router's
+ * demand, can grow it before the use reaches it.
  */
 export class CreditBook {
   private readonly entries = new Map<string, Entry>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (local monotonic ms). */
+  private timerAt = Number.POSITIVE_INFINITY;
+  /** When the last renewal was sent; a renewal asked for while one runs follows it. */
+  private lastSent = Number.NEGATIVE_INFINITY;
+  private again = false;
   private fencing: number | undefined;
   private closed = false;
   private renewing = false;
@@ -69,9 +82,23 @@ export class CreditBook {
       return false;
     }
     e.lastWanted = now;
-    if (e.inUse >= e.limit || now > e.usableUntil) return false;
+    if (e.inUse >= e.limit || now > e.usableUntil) {
+      if (e.limit > 0) this.soon();
+      return false;
+    }
     e.inUse++;
+    if (4 * e.inUse >= 3 * e.limit) this.soon();
     return true;
+  }
+
+  /** Renews sooner: `soonMs` after the last renewal was sent (after the running one ends, if one runs). */
+  private soon(): void {
+    if (this.renewing) {
+      this.again = true;
+      return;
+    }
+    const soonMs = this.o.soonMs ?? this.o.intervalMs / 4;
+    this.schedule(Math.max(0, this.lastSent + soonMs - this.now()));
   }
 
   put(model: string, pool: string): void {
@@ -104,6 +131,7 @@ export class CreditBook {
     try {
       if (uses.length === 0) return;
       const sent = this.now();
+      this.lastSent = sent;
       const r = await this.o.renew(uses);
       if (this.fencing !== undefined && r.fencingToken !== this.fencing) {
         this.o.log?.warn({ from: this.fencing, to: r.fencingToken }, 'admission leader changed; credits renewed from the new leader');
@@ -120,16 +148,25 @@ export class CreditBook {
       this.o.log?.debug({ err: (err as Error).message }, 'credit renewal failed; credits revoked');
     } finally {
       this.renewing = false;
+      const again = this.again;
+      this.again = false;
       this.schedule(this.o.intervalMs);
+      if (again) this.soon();
     }
   }
 
+  /** Arms the timer to fire in `ms`, unless it is armed to fire sooner already. */
   private schedule(ms: number): void {
     if (this.closed) return;
-    if (this.timer && ms > 0) return;
-    if (this.timer) clearTimeout(this.timer);
+    const at = this.now() + ms;
+    if (this.timer) {
+      if (this.timerAt <= at) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
       void this.renewNow();
     }, ms);
     this.timer.unref?.();

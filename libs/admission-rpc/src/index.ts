@@ -5,4 +5,5 @@ export * from './server';
 export * from './client';
 export * from './remote';
 export * from './credits';
+export * from './credit-sizing';
 export * from './served';

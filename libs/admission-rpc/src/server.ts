@@ -3,6 +3,7 @@ import type { admissionV1 } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
 import { boundedSchema, unary, type UnaryContext } from '@llmgw/grpc';
 import { z } from 'zod';
+import { CreditSizer } from './credit-sizing';
 import { reasonToWire } from './reason';
 import type { ServedPools } from './served';
 
@@ -39,7 +40,11 @@ export interface AdmissionRpcServiceOptions {
   unknownPoolGraceMs?: number;
   /** How long a router's credit stays reserved after a renewal, ms (default 1500). */
   creditTtlMs?: number;
-  /** Largest credit per router and pool; 0 turns credits off (every request asks). Default 256. */
+  /**
+   * Largest credit per router and pool; 0 turns credits off (every request
+   * asks). Default 4096. Below it each credit is sized from the router's
+   * demand (`CreditSizer`).
+   */
   creditMax?: number;
 }
 
@@ -81,11 +86,13 @@ const invalid = (msg: string) => new LlmgwError('LLMGW_ERR_INVALID_ARGUMENT', ms
 export class AdmissionRpcService {
   private readonly routers = new Map<string, RouterState>();
   private readonly leaseRouter = new Map<string, string>();
+  private readonly sizer: CreditSizer;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly now: () => number;
 
   constructor(private readonly o: AdmissionRpcServiceOptions) {
     this.now = o.now ?? Date.now;
+    this.sizer = new CreditSizer({ max: o.creditMax ?? 4096, now: this.now });
   }
 
   /** Starts the sweep timer (every routerTtlMs / 3). */
@@ -103,6 +110,7 @@ export class AdmissionRpcService {
   reset(): void {
     this.routers.clear();
     this.leaseRouter.clear();
+    this.sizer.clear();
   }
 
   /** Releases the leases of routers not heard from within routerTtlMs; returns how many. */
@@ -117,6 +125,7 @@ export class AdmissionRpcService {
         if (ctl?.release(l)) n++;
       }
       this.routers.delete(id);
+      this.sizer.forget(id);
       ctl?.dropCredits(id);
       if (r.leases.size) this.o.log?.warn({ router: id, leases: r.leases.size }, 'router silent past router_ttl; its leases were released');
     }
@@ -162,6 +171,7 @@ export class AdmissionRpcService {
       this.leaseRouter.delete(leaseId);
       this.routers.get(owner)?.leases.delete(leaseId);
     }
+    this.sizer.released(leaseId);
     const released = ctl ? ctl.release(leaseId, { status: q.status, promptTokens: q.promptTokens, completionTokens: q.completionTokens }) : false;
     return { released };
   }
@@ -189,6 +199,7 @@ export class AdmissionRpcService {
       if (listed.has(id) || at > cutoff) continue;
       r.leases.delete(id);
       this.leaseRouter.delete(id);
+      this.sizer.released(id);
       if (ctl.release(id)) dropped++;
     }
     if (adopted) this.o.log?.info({ router: routerId, adopted }, 'adopted leases from a previous leader');
@@ -205,8 +216,7 @@ export class AdmissionRpcService {
     if (bad) throw invalid(`credit use for model "${bad.model}" has no pool`);
     this.touch(routerId);
     const ttlMs = this.o.creditTtlMs ?? 1500;
-    const max = this.o.creditMax ?? 256;
-    const grants = uses.map((u) => ({ model: u.model, pool: u.pool, limit: ctl.credit(routerId, u.model, u.pool, u.inUse, ttlMs, max).limit }));
+    const grants = this.sizer.renew(ctl, routerId, uses, ttlMs);
     return { grants, ttlMs, fencingToken: this.o.fencingToken() ?? 0 };
   }
 
@@ -267,6 +277,7 @@ export class AdmissionRpcService {
       }
       this.touch(routerId).leases.set(r.lease.id, this.now());
       this.leaseRouter.set(r.lease.id, routerId);
+      this.sizer.acquired(routerId, r.lease.id, q.model, q.candidatePools[0]);
       return { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) };
     }
     // Leadership lost (or shutting down) while it waited: not a verdict on the request, so

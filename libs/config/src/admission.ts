@@ -44,8 +44,12 @@ export const admissionServiceConfigSchema = z
     router_ttl: duration().default(15_000),
     /** How long a router's credit stays reserved after each renewal (routers use it for half of that). */
     credit_ttl: duration().default(1500),
-    /** Largest credit per router and pool (requests admitted without a round trip); 0 = no credits. */
-    credit_max: z.number().int().min(0).default(256),
+    /**
+     * Largest credit per router and pool (requests admitted without a round trip); 0 = no credits.
+     * Each credit is sized from the router's demand below it (docs/admission.md, "Credits: no round
+     * trip when there is nothing to decide"), so a large cap reserves nothing for an idle router.
+     */
+    credit_max: z.number().int().min(0).default(4096),
     scrape_interval: duration().default(1000),
     scrape_timeout: duration().default(1000),
     endpoints: z.array(staticEndpointSchema).default([]),
