@@ -160,7 +160,7 @@ const kvEventsSchema = z
     /**
      * Worker threads that tokenize and hash requests off the event loop, each loading the tokenizer
      * (a conversation stays on one, so its earlier turns are already keyed there); 0 = on the event
-     * loop, the tokenizer loaded before the router listens (docs/prefix.md#cost).
+     * loop, the tokenizer loaded before the router listens (docs/prefix.md#block-hashes).
      */
     tokenize_workers: z.number().int().min(0).max(16).default(1),
     /** Jobs one worker may hold; a request past it is keyed for tier 1 only. */

@@ -91,7 +91,7 @@ export function createPrefixMetrics(
     const l = ls();
     return l && l.staleness() / 1000;
   });
-  // The tokenizer pool (docs/prefix.md#cost): present only with kv_events and tokenize_workers > 0.
+  // The tokenizer pool (docs/prefix.md#block-hashes): present only with kv_events and tokenize_workers > 0.
   const tp = () => src.tokenizer();
   counterFrom(
     'llmgw_prefix_tokenize_spans_total',

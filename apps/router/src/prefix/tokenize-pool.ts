@@ -60,7 +60,7 @@ interface Slot {
 }
 
 /**
- * Tier-2 keying off the event loop (docs/prefix.md#cost): worker threads that each load the
+ * Tier-2 keying off the event loop (docs/prefix.md#block-hashes): worker threads that each load the
  * tokenizer and key requests with their own `ChatBlockHasher`. A conversation goes to one worker
  * (by its first messages), so its earlier turns are already tokenized and hashed there. A request
  * never waits longer than `timeoutMs`: while its worker is loading, holds `maxQueue` jobs, or does

@@ -25,7 +25,7 @@ export function keyJob(chat: ChatBlockHasher, job: KeyJob): bigint[] {
 }
 
 /**
- * A tokenizer worker thread's body (docs/prefix.md#cost): loads the tokenizer, says `ready`, then
+ * A tokenizer worker thread's body (docs/prefix.md#block-hashes): loads the tokenizer, says `ready`, then
  * keys the jobs it is sent in order (`port`: tests run it on a MessageChannel in-process). A conversation's turns go to the same worker, so its
  * `ChatBlockHasher` and span cache resume each turn from the one before.
  */

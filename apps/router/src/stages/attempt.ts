@@ -16,7 +16,7 @@ interface Outgoing {
   /** Usage was asked for on the client's behalf: the engine's usage chunk is not passed on. */
   withhold: boolean;
   sched: SchedRequest;
-  /** The prompt key while a tokenizer worker keys it (docs/prefix.md#cost); bounded by kv_events.tokenize_timeout. */
+  /** The prompt key while a tokenizer worker keys it (docs/prefix.md#block-hashes); bounded by kv_events.tokenize_timeout. */
   readonly prompt?: Promise<SchedRequest['prompt']>;
   readonly headers: Record<string, string>;
   /** The client's own trace context, passed on as it came when no tracing SDK records spans. */
