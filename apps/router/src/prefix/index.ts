@@ -111,7 +111,7 @@ export function createPrefixRouting(
     },
   });
   // A conversation's earlier turns are hashed once: each request resumes from the chain its previous turn left.
-  const chatHasher = new ChatBlockHasher(blockOpts);
+  const chatHasher = pool ? undefined : new ChatBlockHasher(blockOpts);
   const hasPrefix = (p: RoutingProfile): boolean => p.scorers.some((s) => s.scorer.type === 'prefix-scorer');
 
   return {
@@ -165,9 +165,10 @@ export function createPrefixRouting(
       // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
       const ids = promptTokenIds(kind, body);
       if (ids || !pool) {
+        // On the event loop: token ids (no tokenizer), or every request with tokenize_workers 0.
         let hashes: bigint[];
         if (ids) hashes = blockHashes(ids.slice(0, Math.floor(maxChars / 4)), blockOpts);
-        else if (kind === 'chat') hashes = chatHasher.hashes(body.messages as ChatMessageLike[], maxChars);
+        else if (kind === 'chat') hashes = chatHasher!.hashes(body.messages as ChatMessageLike[], maxChars);
         else hashes = blockHashes(llama3TextHeadTokens(full, maxChars), blockOpts);
         metrics.tokenize.observe({ model }, (performance.now() - t0) / 1000);
         return { ...key, blockHashes: hashes };

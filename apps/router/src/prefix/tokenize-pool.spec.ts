@@ -104,10 +104,19 @@ describe('TokenizePool (tier-2 keying off the event loop)', () => {
     }
   }, 120_000);
 
-  it('keys nothing while the worker loads: tier 1 only (loading)', async () => {
-    const { pool } = held();
-    expect(pool.chat(msgs(1), 1000)).toEqual({ fallback: 'loading' });
-    expect(pool.stats.fallbacks.loading).toBe(1);
+  it('while the worker loads a request waits at most the timeout, then is keyed for tier 1 (loading); one sent in time is keyed once it is ready', async () => {
+    jest.useFakeTimers();
+    const { pool, workers } = held({ timeoutMs: 50 });
+    const early = pool.chat(msgs(1), 1000);
+    jest.advanceTimersByTime(50);
+    await expect(early).resolves.toEqual({ fallback: 'loading' });
+    const waiting = pool.chat(msgs(2), 1000);
+    jest.advanceTimersByTime(20);
+    workers[0].ready();
+    workers[0].answer(workers[0].jobs[0].id);
+    workers[0].answer(workers[0].jobs[1].id, [9n]);
+    await expect(waiting).resolves.toEqual({ hashes: [9n], ms: 0.1 });
+    expect(pool.stats).toMatchObject({ queued: 0, ready: 1, fallbacks: { loading: 1, timeout: 0 } });
     await pool.close();
   });
 
@@ -152,6 +161,7 @@ describe('TokenizePool (tier-2 keying off the event loop)', () => {
     const a = pool.chat(msgs(1), 1000);
     workers[0].emit('exit', 1);
     await expect(a).resolves.toEqual({ fallback: 'error' });
+    // Until it is started again there is no worker to queue on.
     expect(pool.chat(msgs(2), 1000)).toEqual({ fallback: 'loading' });
     jest.advanceTimersByTime(1000);
     expect(workers).toHaveLength(2);

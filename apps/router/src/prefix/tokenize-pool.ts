@@ -6,7 +6,7 @@ import type { KeyJob, KeyReply } from './tokenize-worker';
 
 export { runTokenizeWorker } from './tokenize-worker';
 
-/** Why a request was keyed for tier 1 only: no worker ready yet, its queue full, no answer in time, or the worker failed. */
+/** Why a request was keyed for tier 1 only: its worker still loading (or restarting), its queue full, no answer in time, or the worker failed. */
 export type TokenizeFallback = 'loading' | 'saturated' | 'timeout' | 'error';
 export const TOKENIZE_FALLBACKS: readonly TokenizeFallback[] = ['loading', 'saturated', 'timeout', 'error'];
 
@@ -63,9 +63,10 @@ interface Slot {
  * Tier-2 keying off the event loop (docs/prefix.md#block-hashes): worker threads that each load the
  * tokenizer and key requests with their own `ChatBlockHasher`. A conversation goes to one worker
  * (by its first messages), so its earlier turns are already tokenized and hashed there. A request
- * never waits longer than `timeoutMs`: while its worker is loading, holds `maxQueue` jobs, or does
- * not answer in time, the request is keyed for tier 1 only (the tree and the pending window still
- * place it) and the worker's late answer still advances the conversation's state.
+ * never waits longer than `timeoutMs`: when its worker holds `maxQueue` jobs (at once), or has not
+ * answered in time — still loading the tokenizer, or busy — the request is keyed for tier 1 only
+ * (the tree and the pending window still place it) and the worker's late answer still advances
+ * the conversation's state.
  */
 export class TokenizePool {
   private readonly slots: Slot[];
@@ -120,16 +121,18 @@ export class TokenizePool {
 
   private send(job: KeyJob, affinity: string): KeyOutcome | Promise<KeyOutcome> {
     const slot = this.slots[this.slots.length === 1 ? 0 : hash32(affinity) % this.slots.length];
-    if (!slot.ready || !slot.worker) return this.fallback('loading');
+    // A worker being started again after it exited: nothing to queue on.
+    if (!slot.worker) return this.fallback('loading');
     if (slot.pending.size >= this.o.maxQueue) return this.fallback('saturated');
     const id = this.nextId++;
     const worker = slot.worker;
     return new Promise<KeyOutcome>((resolve) => {
+      // A job sent while the worker loads waits in its port; past the bound the request goes on without it.
       const timer = setTimeout(() => {
         const p = slot.pending.get(id);
         if (p?.resolve) {
           p.resolve = undefined;
-          resolve(this.fallback('timeout'));
+          resolve(this.fallback(slot.ready ? 'timeout' : 'loading'));
         }
       }, this.o.timeoutMs);
       slot.pending.set(id, { resolve, timer });
