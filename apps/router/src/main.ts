@@ -7,9 +7,6 @@ import { SchedulingConfigError } from '@llmgw/scheduling';
 import { defineService, runCommandLine, startService } from '@llmgw/service';
 import { createRouter, type RouterCore } from './router';
 
-// A tokenizer worker thread loads the router's bundle and runs this (prefix/tokenize-pool.ts).
-export { runTokenizeWorker } from './prefix/tokenize-pool';
-
 export interface StartOptions {
   /** Parsed config, or raw input to parse (defaults filled in). */
   config: RouterConfig | RouterConfigInput;

@@ -168,6 +168,17 @@ describe('TokenizePool (tier-2 keying off the event loop)', () => {
     workers[1].ready();
     expect(pool.stats.ready).toBe(1);
     expect(pool.chat(msgs(3), 1000)).toBeInstanceOf(Promise);
+    // Exited after it was ready: started again after 1 s. One that cannot load (exits before it is
+    // ready) is retried ever more slowly: 1 s, 2 s, 4 s.
+    const after = (ms: number): number => (jest.advanceTimersByTime(ms), workers.length);
+    workers[1].emit('exit', 1);
+    expect(after(1000)).toBe(3);
+    workers[2].emit('exit', 1);
+    expect([after(999), after(1)]).toEqual([3, 4]);
+    workers[3].emit('exit', 1);
+    expect([after(1999), after(1)]).toEqual([4, 5]);
+    workers[4].emit('exit', 1);
+    expect([after(3999), after(1)]).toEqual([5, 6]);
     await pool.close();
   });
 });

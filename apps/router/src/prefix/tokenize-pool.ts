@@ -2,9 +2,15 @@ import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { hash32, contentText, chatHeadMessages, type BlockHashOptions, type ChatMessageLike } from '@llmgw/prefix';
 import type { Logger } from '@llmgw/observability';
-import type { KeyJob, KeyReply } from './tokenize-worker';
+import { runTokenizeWorker, type KeyJob, type KeyReply } from './tokenize-worker';
 
-export { runTokenizeWorker } from './tokenize-worker';
+/**
+ * Where a worker thread finds `runTokenizeWorker` after loading the bundle (or source file) that holds
+ * this module: a global set when this module is evaluated, so any bundle that includes the router
+ * (`llmgw router`, `llmgw up`) can host the worker without exporting it.
+ */
+const WORKER_ENTRY = Symbol.for('llmgw.router.runTokenizeWorker');
+(globalThis as Record<symbol, unknown>)[WORKER_ENTRY] = runTokenizeWorker;
 
 /** Why a request was keyed for tier 1 only: its worker still loading (or restarting), its queue full, no answer in time, or the worker failed. */
 export type TokenizeFallback = 'loading' | 'saturated' | 'timeout' | 'error';
@@ -46,7 +52,7 @@ export interface TokenizePoolOptions {
   log: Logger;
   /** Starts worker `i` (tests); by default a worker thread running `runTokenizeWorker`. */
   spawn?: (i: number) => WorkerLike;
-  /** Wait before a worker that exited is started again. */
+  /** Wait before a worker that exited is started again (doubled per exit in a row before it was ready, up to 60 s). */
   restartMs?: number;
 }
 
@@ -57,6 +63,8 @@ interface Slot {
   pending: Map<number, { resolve: ((o: KeyOutcome) => void) | undefined; timer: NodeJS.Timeout }>;
   spans: { hits: number; misses: number };
   chains: { resumed: number; fresh: number };
+  /** Exits in a row without becoming ready: each doubles the wait before the next start (a worker that cannot load). */
+  failures: number;
 }
 
 /**
@@ -81,6 +89,7 @@ export class TokenizePool {
       pending: new Map(),
       spans: { hits: 0, misses: 0 },
       chains: { resumed: 0, fresh: 0 },
+      failures: 0,
     }));
     this.slots.forEach((_, i) => this.start(i));
   }
@@ -155,6 +164,7 @@ export class TokenizePool {
     w.on('message', (m) => {
       if (isReady(m)) {
         slot.ready = true;
+        slot.failures = 0;
         this.o.log.info({ worker: i, ms: Math.round(performance.now() - t0) }, 'prefix: tokenizer worker ready');
         return;
       }
@@ -170,6 +180,7 @@ export class TokenizePool {
     w.on('error', (e) => this.o.log.warn({ worker: i, err: e.message }, 'prefix: tokenizer worker failed; its requests are keyed for tier 1'));
     w.on('exit', () => {
       if (slot.worker !== w) return;
+      const wasReady = slot.ready;
       slot.worker = undefined;
       slot.ready = false;
       for (const p of slot.pending.values()) {
@@ -177,7 +188,9 @@ export class TokenizePool {
         if (p.resolve) p.resolve(this.fallback('error'));
       }
       slot.pending.clear();
-      if (!this.closed) setTimeout(() => this.start(i), this.o.restartMs ?? 1000).unref();
+      if (!wasReady) slot.failures++;
+      const wait = Math.min(60_000, (this.o.restartMs ?? 1000) * 2 ** Math.max(0, slot.failures - 1));
+      if (!this.closed) setTimeout(() => this.start(i), wait).unref();
     });
   }
 
@@ -203,16 +216,17 @@ function isReady(m: unknown): boolean {
 }
 
 /**
- * A worker thread running `runTokenizeWorker` from the module that holds this code: in the router's
- * bundle that is the bundle (its entry re-exports the function), from the sources this file, loaded
- * through tsx. The thread is unref'd: it never keeps the process alive.
+ * A worker thread running `runTokenizeWorker` from the file that holds this code: in a bundle the
+ * bundle, from the sources this file, loaded through tsx. The thread is unref'd: it never keeps the
+ * process alive.
  */
 function spawnTokenizeWorker(opts: BlockHashOptions): (i: number) => WorkerLike {
   const file = __filename;
   const code = [
     "const { workerData } = require('node:worker_threads');",
     "if (workerData.file.endsWith('.ts')) { process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || workerData.tsconfig; require('tsx/cjs'); }",
-    'require(workerData.file).runTokenizeWorker();',
+    'require(workerData.file);',
+    "globalThis[Symbol.for('llmgw.router.runTokenizeWorker')]();",
   ].join('\n');
   const tsconfig = resolve(__dirname, '../../../../tsconfig.base.json');
   return () => {
