@@ -74,7 +74,7 @@ export function createPrefixRouting(
   // Models whose requests are tokenized: configured, else every model with a KV-publishing endpoint.
   let kvModels = new Set<string>(kvCfg.models);
   const blockOpts = { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed };
-  // With workers the tokenizer loads on them, while the router already serves (tier 1 keys meanwhile).
+  // With workers the tokenizer loads on them while the router already serves (a request waits for it at most tokenize_timeout).
   const pool =
     kvCfg.enabled && kvCfg.tokenize_workers > 0
       ? new TokenizePool({ workers: kvCfg.tokenize_workers, maxQueue: kvCfg.tokenize_queue, timeoutMs: kvCfg.tokenize_timeout, opts: blockOpts, log: deps.log })
