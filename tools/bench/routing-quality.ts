@@ -17,10 +17,12 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/routing-quality.ts --quick  # smoke
  *   options: --conversations N --concurrency N --turns N --groups N --system-words N --question-words N
  *            --zipf S --cache-blocks N --engines N --reset-every N --restart-routers-every N --buffer-steps N
- *            --balance-abs N --balance-fair F --no-load-share --pending-window MS --share-down --repeat N --policies rr,session,tier1,tier2
+ *            --balance-abs N --balance-fair F --no-load-share --pending-window MS --share-down --repeat N --policies rr,session,tier1,tier2,tier2i
+ *            --tokenize-timeout MS
  *            --routers 1,4 --configs rr/1,tier1/4 (exact pairs) --rounds N (= --repeat) --json
  *
- * Policy `chat` configures no profile: the router's built-in `chat` (tier-0 session affinity on the
+ * Policy `tier2i` is tier 2 keyed on the router's event loop (`tokenize_workers: 0`), `tier2` on its
+ * tokenizer worker (the default). Policy `chat` configures no profile: the router's built-in `chat` (tier-0 session affinity on the
  * x-session-id every request carries, the tier-1 tree behind it), what a client gets by default.
  *
  * `--reset-every N` empties one engine's prefix cache (POST /reset_prefix_cache:
@@ -56,8 +58,10 @@ import {
   LOAD_SHARE,
   MODEL,
   PENDING_WINDOW,
+  isTier2,
   POLICIES,
   PROFILES,
+  TOKENIZE_TIMEOUT,
   type Policy,
   QUESTION_WORDS,
   REPEAT,
@@ -72,7 +76,7 @@ import {
   arg,
 } from './lib/routing-quality-options';
 import { type RouterSet, ceilingOf, engineCounters, pct, runWorkload } from './lib/routing-quality-workload';
-import { type RunResult, keyingCost, median, routerView, waitForKvSync, waitForShare } from './lib/routing-quality-probes';
+import { type RunResult, keyingCost, keyingSummary, median, routerView, waitForKvSync, waitForShare } from './lib/routing-quality-probes';
 
 const load = (): string =>
   loadavg()
@@ -130,7 +134,7 @@ async function main(): Promise<void> {
         for (const e of engines) await fetch(`${e.url}/reset_prefix_cache`, { method: 'POST' });
         const cfgPath = join(dir, `${policy}-${n}.yaml`);
         const keyPrefix = `bench:${randomUUID()}:`;
-        const tree = policy === 'tier1' || policy === 'tier2' || policy === 'chat';
+        const tree = policy === 'tier1' || isTier2(policy) || policy === 'chat';
         const profile = PROFILES[policy];
         writeFileSync(
           cfgPath,
@@ -147,8 +151,10 @@ async function main(): Promise<void> {
                 share: { redis_url: SHARE_URL, key_prefix: keyPrefix, load: LOAD_SHARE },
               },
               kv_events: {
-                enabled: policy === 'tier2',
+                enabled: isTier2(policy),
                 hash_seed: HASH_SEED,
+                ...(policy === 'tier2i' ? { tokenize_workers: 0 } : {}),
+                ...(TOKENIZE_TIMEOUT !== undefined ? { tokenize_timeout: Number(TOKENIZE_TIMEOUT) } : {}),
                 ...(PENDING_WINDOW !== undefined ? { pending_window: Number(PENDING_WINDOW) } : {}),
               },
             },
@@ -165,13 +171,14 @@ async function main(): Promise<void> {
           async start(extra) {
             const r = await spawnRouter();
             if (tree && !SHARE_DOWN) await waitForShare(`${keyPrefix}prefix:v1:inserts`, set.list.length + extra, 60_000);
-            if (policy === 'tier2') await waitForKvSync(r, ENGINES, 120_000);
+            if (isTier2(policy)) await waitForKvSync(r, ENGINES, 120_000, policy === 'tier2' ? 1 : 0);
             return r;
           },
         };
         try {
           if (tree && n > 1 && !SHARE_DOWN) await waitForShare(`${keyPrefix}prefix:v1:inserts`, n, 60_000);
-          if (policy === 'tier2') await Promise.all(set.list.map((r) => waitForKvSync(r, ENGINES, 120_000)));
+          const listenS = (performance.now() - t0) / 1000;
+          if (isTier2(policy)) await Promise.all(set.list.map((r) => waitForKvSync(r, ENGINES, 120_000, policy === 'tier2' ? 1 : 0)));
           // ZMQ subscriptions connect in the background; a batch missed meanwhile is replayed.
           await new Promise((r) => setTimeout(r, 500));
           const startS = (performance.now() - t0) / 1000;
@@ -187,7 +194,8 @@ async function main(): Promise<void> {
           const counts = engines.map((_, i) => per.get(`e${i}`) ?? 0);
           const decisions = new Map<string, number>();
           for (const s of samples) decisions.set(s.decision, (decisions.get(s.decision) ?? 0) + 1);
-          const views = policy === 'tier2' ? await Promise.all(set.list.map(routerView)) : [];
+          const views = isTier2(policy) ? await Promise.all(set.list.map(routerView)) : [];
+          const keying = keyingSummary(views);
           const kvStates = views
             .map((v) =>
               Object.entries(v.kv)
@@ -212,7 +220,7 @@ async function main(): Promise<void> {
           runs.set(`${policy}/${n}`, [...(runs.get(`${policy}/${n}`) ?? []), res]);
           process.stderr.write(
             `round ${round + 1}/${REPEAT} ${policy} × ${n}: hit ${(hit * 100).toFixed(1)} % (ceiling ${(res.ceiling * 100).toFixed(1)} %), TTFT p50 ${res.p50.toFixed(0)} p99 ${res.p99.toFixed(0)} ms, per engine ${counts.join('/')}, ` +
-              `${[...decisions].map(([d, k]) => `${d || '—'} ${k}`).join(', ')}${kvStates ? `, kv index ${kvStates}` : ''}, ${resets} engine resets, ${restarts} router restarts; routers ready in ${startS.toFixed(1)} s, run ${secs.toFixed(1)} s, load ${load()}\n`,
+              `${[...decisions].map(([d, k]) => `${d || '—'} ${k}`).join(', ')}${kvStates ? `, kv index ${kvStates}` : ''}${keying}, ${resets} engine resets, ${restarts} router restarts; routers listening in ${listenS.toFixed(1)} s, ready in ${startS.toFixed(1)} s, run ${secs.toFixed(1)} s, load ${load()}\n`,
           );
         } finally {
           await Promise.all(set.list.map((r) => r.stop()));

@@ -12,7 +12,11 @@
  *   before (`llama3ChatHeadTokens` + a Hash object and a CBOR array per block)
  *   against `ChatBlockHasher` (each turn resumes its conversation's chain;
  *   only new messages are tokenized and only new blocks hashed). Both start
- *   with an empty span cache; every request's hashes are checked equal.
+ *   with an empty span cache; every request's hashes are checked equal;
+ * - the router's default since issue 23: the same keying on a tokenizer
+ *   worker thread (`TokenizePool`, one worker): what the event loop spends
+ *   per request (sending the messages, taking the answer), the wait, and the
+ *   worker's own keying time; the worker's per-message cache hits and misses.
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/tokenize.ts [--quick]
  */
@@ -20,6 +24,8 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cbor, ChatBlockHasher, eventHashOf, llama3ChatHeadTokens, noneHash, preloadLlama3, setLlama3Direct, type ChatMessageLike } from '@llmgw/prefix';
 import { text } from './lib/routing-quality-workload';
+import { createLogger } from '@llmgw/observability';
+import { TokenizePool, type KeyOutcome } from '../../apps/router/src/prefix/tokenize-pool';
 
 const quick = process.argv.includes('--quick');
 const child = process.argv[process.argv.indexOf('--child') + 1];
@@ -95,7 +101,62 @@ function loadIn(kind: string): { wall: number; cpu: number; rss: number } {
   return JSON.parse(out.trim().split('\n').pop()!) as { wall: number; cpu: number; rss: number };
 }
 
-function main(): void {
+/** Keying on one worker thread, one request at a time: event-loop ms (the synchronous send plus the answer's turn), wait, worker ms. */
+async function measurePool(
+  requests: ChatMessageLike[][],
+  out: bigint[][],
+): Promise<{ loop: Cost; wait: Cost; worker: Cost; pool: TokenizePool; loadMs: number; stats: Record<'hits' | 'misses' | 'resumed' | 'fresh', number> }> {
+  const t0 = performance.now();
+  const pool = new TokenizePool({
+    workers: 1,
+    maxQueue: 64,
+    timeoutMs: 60_000,
+    opts: OPTS,
+    log: createLogger({ service: 'bench', level: 'silent' }),
+    restartMs: 1000,
+  });
+  await pool.ready();
+  const loadMs = performance.now() - t0;
+  // Warm the worker's JIT on other contents (its cache then holds none of the measured messages).
+  for (const m of requests.slice(0, 50))
+    await pool.chat(
+      m.map((x) => ({ ...x, content: `warm ${String(x.content)}` })),
+      MAX_CHARS,
+    );
+  const before = pool.stats;
+  const loop: number[] = [];
+  const wait: number[] = [];
+  const worker: number[] = [];
+  const c0 = process.cpuUsage();
+  for (const m of requests) {
+    const a = performance.now();
+    const p = pool.chat(m, MAX_CHARS);
+    const sent = performance.now() - a;
+    const o: KeyOutcome = await p;
+    const b = performance.now();
+    if (!('hashes' in o)) throw new Error(`worker fell back: ${o.fallback}`);
+    out.push(o.hashes);
+    await new Promise((r) => setImmediate(r)); // the answer's own turn is over
+    loop.push(sent + (performance.now() - b));
+    wait.push(b - a);
+    worker.push(o.ms);
+  }
+  const cpu = process.cpuUsage(c0);
+  const cost = (xs: number[], cpuMs = NaN): Cost => {
+    const s = [...xs].sort((x, y) => x - y);
+    return { cpuMs, p50: s[Math.floor(s.length / 2)], p99: s[Math.floor(s.length * 0.99)] };
+  };
+  const after = pool.stats;
+  const stats = {
+    hits: after.spanHits - before.spanHits,
+    misses: after.spanMisses - before.spanMisses,
+    resumed: after.resumed - before.resumed,
+    fresh: after.fresh - before.fresh,
+  };
+  return { loop: cost(loop), wait: cost(wait, (cpu.user + cpu.system) / 1000 / requests.length), worker: cost(worker), pool, loadMs, stats };
+}
+
+async function main(): Promise<void> {
   console.log('tier-2 keying cost (the machine may be loaded by other work: ratios are measured in the same run)');
   const loads: Record<string, Array<{ wall: number; cpu: number; rss: number }>> = { bundle: [], json: [] };
   for (let i = 0; i < (quick ? 1 : 3); i++) for (const k of ['bundle', 'json']) loads[k].push(loadIn(k));
@@ -134,6 +195,30 @@ function main(): void {
   console.log(`| from scratch (reference) | ${r.cpuMs.toFixed(3)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} |`);
   console.log(`| ChatBlockHasher | ${n.cpuMs.toFixed(3)} | ${n.p50.toFixed(3)} | ${n.p99.toFixed(3)} |`);
   console.log(`per-request CPU ratio: ${(n.cpuMs / r.cpuMs).toFixed(2)}× (resumed ${hasher.stats.resumed}, fresh ${hasher.stats.fresh})`);
+
+  // On a worker thread (a fresh one: its span cache is empty, as both sides' above).
+  const pooled: bigint[][] = [];
+  const w = await measurePool(requests, pooled);
+  for (let i = 0; i < ref.length; i++) {
+    if (ref[i].length !== pooled[i].length || ref[i].some((h, k) => h !== pooled[i][k]))
+      throw new Error(`request ${i}: the worker's hashes differ from the reference`);
+  }
+  const st = w.stats;
+  await w.pool.close();
+  console.log(
+    `\non a tokenizer worker thread (TokenizePool, 1 worker; tokenizer loaded in ${w.loadMs.toFixed(0)} ms wall, off the event loop); hashes equal for every request`,
+  );
+  console.log('\n| per request | p50 ms | p99 ms |\n|---|---|---|');
+  console.log(`| event loop (send + answer) | ${w.loop.p50.toFixed(3)} | ${w.loop.p99.toFixed(3)} |`);
+  console.log(`| keying on the worker | ${w.worker.p50.toFixed(3)} | ${w.worker.p99.toFixed(3)} |`);
+  console.log(`| wait (send to answer) | ${w.wait.p50.toFixed(3)} | ${w.wait.p99.toFixed(3)} |`);
+  console.log(
+    `process CPU per request (both threads): ${w.wait.cpuMs.toFixed(3)} ms; event loop p50 / ChatBlockHasher inline p50: ${(w.loop.p50 / n.p50).toFixed(2)}×; ` +
+      `per-message cache ${st.hits} hits / ${st.misses} misses; chains resumed ${st.resumed}, fresh ${st.fresh}`,
+  );
 }
 
-main();
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

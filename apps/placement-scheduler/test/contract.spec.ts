@@ -44,8 +44,9 @@ const NODES = [
   { id: 'c1', fakeGpus: '2xh100-80g,fabric=fab-a' },
   { id: 'c2', fakeGpus: '2xh100-80g,fabric=fab-a' },
 ];
-// Tier 2 alone: no approximate tree, and only the replicas' own KV events count (no pending window).
-const ROUTER = { prefix: { approx_tree: { enabled: false }, kv_events: { enabled: true, pending_window: 0 } } };
+// Tier 2 alone: no approximate tree, and only the replicas' own KV events count (no pending window);
+// a request waits for the tokenizer worker however loaded the machine (no tier-1 fallback to measure here).
+const ROUTER = { prefix: { approx_tree: { enabled: false }, kv_events: { enabled: true, pending_window: 0, tokenize_timeout: '60s' } } };
 
 describe('the endpoint contract on replicas the scheduler placed', () => {
   const fleet = new TestFleet(CATALOG, NODES, { router: ROUTER });

@@ -112,13 +112,20 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
         log_level: 'warn',
         prefix: {
           approx_tree: { share: { redis_url: shareUrl, key_prefix: `test:${randomUUID()}:` } },
-          kv_events: { enabled: true, hash_seed: HASH_SEED },
+          // The test is about the index, not the bound on keying: a loaded machine must not time it out.
+          kv_events: { enabled: true, hash_seed: HASH_SEED, tokenize_timeout: '60s' },
         },
         endpoints: engines.map((e, i) => ({ name: `e${i}`, url: e.url, model: 'llama', kv_events: kv[i] })),
       }),
     );
     const routers = await Promise.all([0, 1].map(() => spawnRole('router', ['--config', config, '--port', '0', '--admin-port', '0'], { timeoutMs: 120_000 })));
     procs.push(...routers);
+    // The routers listen while their tokenizer workers load (tier 1 keys meanwhile): wait for them.
+    for (const r of routers)
+      await waitUntil(async () => (await metricValue(r.urls.admin, 'llmgw_prefix_tokenize_workers_ready', {})) >= 1, 'tokenizer worker ready', {
+        timeoutMs: 120_000,
+        everyMs: 100,
+      });
 
     /** Waits until both routers have applied the batch in which `replica` stored the block `hash`. */
     const waitApplied = async (replica: string, hash: bigint): Promise<void> => {
@@ -217,6 +224,13 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
       const dropped = await metricValue(r.urls.admin, 'llmgw_prefix_share_messages_total', { direction: 'dropped' });
       if (shared) expect(received).toBeGreaterThan(0);
       else expect({ received, dropped: dropped > 0 }).toEqual({ received: 0, dropped: true });
+      // The load share on the same connections: each router heard the other's in-flight counts.
+      const load = await metricValue(r.urls.admin, 'llmgw_prefix_load_share_messages_total', { direction: shared ? 'received' : 'dropped' });
+      expect(load).toBeGreaterThan(0);
+      // Every worker answered in time: no request of the test was keyed for tier 1 only.
+      for (const reason of ['loading', 'saturated', 'timeout', 'error'])
+        expect({ reason, n: await metricValue(r.urls.admin, 'llmgw_prefix_tokenize_fallbacks_total', { reason }) }).toEqual({ reason, n: 0 });
+      expect(await metricValue(r.urls.admin, 'llmgw_prefix_tokenize_spans_total', { result: 'hit' })).toBeGreaterThan(0);
     }
   }
 });

@@ -157,6 +157,16 @@ const kvEventsSchema = z
      * trip, during which the index cannot know yet. 0 = events only.
      */
     pending_window: duration().default(2000),
+    /**
+     * Worker threads that tokenize and hash requests off the event loop, each loading the tokenizer
+     * (a conversation stays on one, so its earlier turns are already keyed there); 0 = on the event
+     * loop, the tokenizer loaded before the router listens (docs/prefix.md#block-hashes).
+     */
+    tokenize_workers: z.number().int().min(0).max(16).default(1),
+    /** Jobs one worker may hold; a request past it is keyed for tier 1 only. */
+    tokenize_queue: z.number().int().positive().default(64),
+    /** The longest a request waits for its block hashes; past it, it is keyed for tier 1 only. */
+    tokenize_timeout: duration().default(50),
   })
   .strict();
 

@@ -17,6 +17,7 @@ export {
   llama3TextTokens,
   llama3ChatHeadTokens,
   llama3MessageSpan,
+  llama3SpanStats,
   llama3GenerationPrompt,
   chatHeadMessages,
   llama3TextHeadTokens,

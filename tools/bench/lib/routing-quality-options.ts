@@ -41,13 +41,20 @@ export const ENGINES = Number(arg('engines') ?? 8);
 export const HASH_SEED = '11';
 export const MODEL = 'llama';
 
-/** `chat`: no profile configured, the router's built-in `chat` (tier-0 session affinity, then the tier-1 tree). */
-export type Policy = 'rr' | 'session' | 'tier1' | 'tier2' | 'chat';
+/**
+ * `chat`: no profile configured, the router's built-in `chat` (tier-0 session affinity, then the tier-1 tree).
+ * `tier2`: keyed on the router's tokenizer worker (the default); `tier2i`: keyed on its event loop (`tokenize_workers: 0`).
+ */
+export type Policy = 'rr' | 'session' | 'tier1' | 'tier2' | 'tier2i' | 'chat';
+export const isTier2 = (p: Policy): boolean => p === 'tier2' || p === 'tier2i';
+/** prefix.kv_events.tokenize_timeout for `tier2` (the router's default when absent). */
+export const TOKENIZE_TIMEOUT = arg('tokenize-timeout');
 
 export const PROFILES: Record<Policy, Record<string, unknown> | undefined> = {
   rr: { scorers: { inflight: 1 }, picker: { type: 'round-robin' } },
   session: { scorers: { session: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
   tier1: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
   tier2: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
+  tier2i: { scorers: { prefix: 3, queue: 1, kv: 1, inflight: 1 }, picker: { type: 'max-score' } },
   chat: undefined,
 };

@@ -4,13 +4,62 @@ import { type SpawnedRole } from '@llmgw/testing';
 import { HASH_SEED } from './routing-quality-options';
 import { text } from './routing-quality-workload';
 
-export async function routerView(r: SpawnedRole): Promise<{ kv: Record<string, number>; share: Record<string, number> }> {
+export interface RouterView {
+  kv: Record<string, number>;
+  share: Record<string, number>;
+  /** Tier-2 keying: fallbacks by reason, span cache hit/miss, tokenizer workers ready, and the two histograms' sums and counts. */
+  fallbacks: Record<string, number>;
+  spans: Record<string, number>;
+  workersReady: number;
+  tokenize: { sum: number; count: number };
+  wait: { sum: number; count: number };
+}
+
+export async function routerView(r: SpawnedRole): Promise<RouterView> {
   const t = await (await fetch(`${r.urls.admin}/metrics`)).text();
-  const kv: Record<string, number> = {};
-  const share: Record<string, number> = {};
-  for (const m of t.matchAll(/^llmgw_prefix_kv_replicas\{[^}]*state="(\w+)"[^}]*\} (\S+)$/gm)) kv[m[1]] = (kv[m[1]] ?? 0) + Number(m[2]);
-  for (const m of t.matchAll(/^llmgw_prefix_share_messages_total\{[^}]*direction="(\w+)"[^}]*\} (\S+)$/gm)) share[m[1]] = (share[m[1]] ?? 0) + Number(m[2]);
-  return { kv, share };
+  const by = (metric: string, label: string): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const m of t.matchAll(new RegExp(`^${metric}\\{[^}]*${label}="(\\w+)"[^}]*\\} (\\S+)$`, 'gm'))) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+    return out;
+  };
+  const one = (metric: string): number => {
+    let n = 0;
+    for (const m of t.matchAll(new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) n += Number(m[1]);
+    return n;
+  };
+  return {
+    kv: by('llmgw_prefix_kv_replicas', 'state'),
+    share: by('llmgw_prefix_share_messages_total', 'direction'),
+    fallbacks: by('llmgw_prefix_tokenize_fallbacks_total', 'reason'),
+    spans: by('llmgw_prefix_tokenize_spans_total', 'result'),
+    workersReady: one('llmgw_prefix_tokenize_workers_ready'),
+    tokenize: { sum: one('llmgw_prefix_tokenize_seconds_sum'), count: one('llmgw_prefix_tokenize_seconds_count') },
+    wait: { sum: one('llmgw_prefix_tokenize_wait_seconds_sum'), count: one('llmgw_prefix_tokenize_wait_seconds_count') },
+  };
+}
+
+/** One line on the tier-2 routers' keying over a run: mean keying and wait ms, fallbacks, the span cache's hit ratio. */
+export function keyingSummary(views: RouterView[]): string {
+  if (views.length === 0) return '';
+  const sum = (f: (v: RouterView) => number): number => views.reduce((a, v) => a + f(v), 0);
+  const keyMs =
+    (sum((v) => v.tokenize.sum) /
+      Math.max(
+        1,
+        sum((v) => v.tokenize.count),
+      )) *
+    1000;
+  const waits = sum((v) => v.wait.count);
+  const fb = new Map<string, number>();
+  for (const v of views) for (const [k, n] of Object.entries(v.fallbacks)) if (n > 0) fb.set(k, (fb.get(k) ?? 0) + n);
+  const hits = sum((v) => v.spans.hit ?? 0);
+  const misses = sum((v) => v.spans.miss ?? 0);
+  return (
+    `; keying ${keyMs.toFixed(2)} ms mean over ${sum((v) => v.tokenize.count)} requests` +
+    (waits ? `, wait ${((sum((v) => v.wait.sum) / waits) * 1000).toFixed(2)} ms mean` : '') +
+    `, fallbacks ${fb.size ? [...fb].map(([k, n]) => `${k} ${n}`).join(' ') : 'none'}` +
+    `, span cache ${hits} hits / ${misses} misses`
+  );
 }
 
 /** Waits until `n` routers are subscribed to the tree-share channel (each router subscribes after it listens). */
@@ -30,14 +79,17 @@ export async function waitForShare(channel: string, n: number, timeoutMs: number
   }
 }
 
-/** Waits until a tier-2 router's KV index is synced with every engine (it joins each through a replay at start). */
-export async function waitForKvSync(r: SpawnedRole, engines: number, timeoutMs: number): Promise<void> {
+/**
+ * Waits until a tier-2 router's KV index is synced with every engine (it joins each through a replay at start)
+ * and its tokenizer worker, if it has one, has loaded.
+ */
+export async function waitForKvSync(r: SpawnedRole, engines: number, timeoutMs: number, workers = 0): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { kv } = await routerView(r);
-    if ((kv.synced ?? 0) >= engines) return;
+    const { kv, workersReady } = await routerView(r);
+    if ((kv.synced ?? 0) >= engines && workersReady >= workers) return;
     if (Date.now() > until) {
-      process.stderr.write(`warning: router ${r.url}: KV index ${JSON.stringify(kv)} after ${timeoutMs} ms; going on\n`);
+      process.stderr.write(`warning: router ${r.url}: KV index ${JSON.stringify(kv)}, ${workersReady} tokenizer workers after ${timeoutMs} ms; going on\n`);
       return;
     }
     await new Promise((res) => setTimeout(res, 100));

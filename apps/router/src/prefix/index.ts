@@ -1,6 +1,15 @@
 import type { RouterPrefixConfig } from '@llmgw/config';
 import type { EndpointSource } from '@llmgw/endpoints';
-import { blockHashes, ChatBlockHasher, llama3TextHeadTokens, PrefixIndex, preloadLlama3, type ChatMessageLike, type PromptKey } from '@llmgw/prefix';
+import {
+  blockHashes,
+  ChatBlockHasher,
+  llama3SpanStats,
+  llama3TextHeadTokens,
+  PrefixIndex,
+  preloadLlama3,
+  type ChatMessageLike,
+  type PromptKey,
+} from '@llmgw/prefix';
 import type { Logger, Registry } from '@llmgw/observability';
 import type { Redis } from 'ioredis';
 import type { PickResult, RoutingProfile } from '@llmgw/scheduling';
@@ -9,6 +18,7 @@ import { createPrefixMetrics } from './metrics';
 import { promptText, promptTokenIds } from './prompt';
 import { LoadShare } from './load-share';
 import { PrefixShare } from './share';
+import { TokenizePool, type KeyOutcome } from './tokenize-pool';
 
 export { promptText, promptTokenIds } from './prompt';
 
@@ -33,8 +43,13 @@ export interface PrefixRouting {
   inflightChanged(): void;
   /** The other routers' in-flight requests to `replica` (0 without the load share). */
   peerInflight(replica: string): number;
-  /** The request's prompt key, or undefined when the profile has no prefix scorer or there is no prompt. */
-  promptFor(kind: ApiKind, body: Record<string, unknown>, model: string, profile: RoutingProfile): PromptKey | undefined;
+  /**
+   * The request's prompt key, or undefined when the profile has no prefix scorer or there is no prompt.
+   * A promise when its block hashes come from a tokenizer worker (settles within `kv_events.tokenize_timeout`).
+   */
+  promptFor(kind: ApiKind, body: Record<string, unknown>, model: string, profile: RoutingProfile): PromptKey | undefined | Promise<PromptKey | undefined>;
+  /** Resolves once the tokenizer workers have loaded (at once without them); the router does not wait for it. */
+  tokenizerReady(): Promise<void>;
   /** Counts one scheduling outcome of a profile with a prefix scorer. */
   observe(model: string, profile: RoutingProfile, pick: PickResult): void;
   close(): Promise<void>;
@@ -58,7 +73,13 @@ export function createPrefixRouting(
   let unsubscribe: (() => void) | undefined;
   // Models whose requests are tokenized: configured, else every model with a KV-publishing endpoint.
   let kvModels = new Set<string>(kvCfg.models);
-  if (kvCfg.enabled) {
+  const blockOpts = { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed };
+  // With workers the tokenizer loads on them while the router already serves (a request waits for it at most tokenize_timeout).
+  const pool =
+    kvCfg.enabled && kvCfg.tokenize_workers > 0
+      ? new TokenizePool({ workers: kvCfg.tokenize_workers, maxQueue: kvCfg.tokenize_queue, timeoutMs: kvCfg.tokenize_timeout, opts: blockOpts, log: deps.log })
+      : undefined;
+  if (kvCfg.enabled && !pool) {
     // Seconds, once, before the router listens: never on a request.
     const t0 = performance.now();
     preloadLlama3();
@@ -79,10 +100,18 @@ export function createPrefixRouting(
         .map((e) => [e.id, index.kv.expected(e.id)! - 1] as [string, number]),
     treeEntries: () => index.trees.entryCount,
     shareStats: () => share?.stats,
+    loadShare: () => load,
+    tokenizer: () => pool?.stats,
+    spans: () => {
+      if (pool) {
+        const st = pool.stats;
+        return { hit: st.spanHits, miss: st.spanMisses };
+      }
+      return kvCfg.enabled ? { hit: llama3SpanStats.hits, miss: llama3SpanStats.misses } : undefined;
+    },
   });
-  const blockOpts = { blockSize: kvCfg.block_size, hashSeed: kvCfg.hash_seed };
   // A conversation's earlier turns are hashed once: each request resumes from the chain its previous turn left.
-  const chatHasher = new ChatBlockHasher(blockOpts);
+  const chatHasher = pool ? undefined : new ChatBlockHasher(blockOpts);
   const hasPrefix = (p: RoutingProfile): boolean => p.scorers.some((s) => s.scorer.type === 'prefix-scorer');
 
   return {
@@ -130,16 +159,31 @@ export function createPrefixRouting(
       // Only the head of a huge prompt is keyed (prefix.max_prompt_chars).
       const maxChars = cfg.prefix.max_prompt_chars;
       const text = full.length > maxChars ? full.slice(0, maxChars) : full;
-      let hashes: bigint[] | undefined;
-      if (kvCfg.enabled && kvModels.has(model)) {
-        const t0 = performance.now();
-        // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
-        const ids = promptTokenIds(kind, body);
-        if (kind === 'chat') hashes = chatHasher.hashes(body.messages as ChatMessageLike[], maxChars);
-        else hashes = blockHashes(ids ? ids.slice(0, Math.floor(maxChars / 4)) : llama3TextHeadTokens(full, maxChars), blockOpts);
+      const key: PromptKey = { text: tree.enabled ? text : '' };
+      if (!kvCfg.enabled || !kvModels.has(model)) return key;
+      const t0 = performance.now();
+      // Token ids are hashed as given (vLLM adds no BOS to them): no tokenizer needed.
+      const ids = promptTokenIds(kind, body);
+      if (ids || !pool) {
+        // On the event loop: token ids (no tokenizer), or every request with tokenize_workers 0.
+        let hashes: bigint[];
+        if (ids) hashes = blockHashes(ids.slice(0, Math.floor(maxChars / 4)), blockOpts);
+        else if (kind === 'chat') hashes = chatHasher!.hashes(body.messages as ChatMessageLike[], maxChars);
+        else hashes = blockHashes(llama3TextHeadTokens(full, maxChars), blockOpts);
         metrics.tokenize.observe({ model }, (performance.now() - t0) / 1000);
+        return { ...key, blockHashes: hashes };
       }
-      return { text: tree.enabled ? text : '', ...(hashes ? { blockHashes: hashes } : {}) };
+      const keyed = (o: KeyOutcome): PromptKey => {
+        metrics.tokenizeWait.observe({ model }, (performance.now() - t0) / 1000);
+        if (!('hashes' in o)) return key;
+        metrics.tokenize.observe({ model }, o.ms / 1000);
+        return { ...key, blockHashes: o.hashes };
+      };
+      const out = kind === 'chat' ? pool.chat(body.messages as ChatMessageLike[], maxChars) : pool.text(full, maxChars);
+      return out instanceof Promise ? out.then(keyed) : keyed(out);
+    },
+    tokenizerReady() {
+      return pool ? pool.ready() : Promise.resolve();
     },
     inflightChanged() {
       load?.changed();
@@ -160,6 +204,7 @@ export function createPrefixRouting(
       closed = true;
       unsubscribe?.();
       await subscriber?.close();
+      await pool?.close();
       await load?.close();
       await share?.close();
     },

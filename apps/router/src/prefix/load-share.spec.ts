@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { encode } from '@msgpack/msgpack';
-import { createLogger } from '@llmgw/observability';
+import { createLogger, createRegistry } from '@llmgw/observability';
 import { redisPool } from '@llmgw/service';
 import { waitUntil } from '@llmgw/testing';
 import { decodeLoad, encodeLoad, LoadShare, loadChannel } from './load-share';
 import { decodeInsert, PrefixShare } from './share';
+import { createPrefixMetrics } from './metrics';
 
 const log = createLogger({ service: 'router', level: 'silent' });
 
@@ -77,9 +78,33 @@ describe('load share between routers (Redis pub/sub)', () => {
       await c.open();
       c.changed();
       await waitUntil(() => a.peerInflight('r9') === 4, "a sees c's 4 on r9", { timeoutMs: 10_000 });
-      clock += 3001;
+      // What the metrics say meanwhile: one peer, its 4 requests, its message 1.5 s old.
+      clock += 1500;
+      const registry = createRegistry('router');
+      createPrefixMetrics(registry, {
+        kvStates: () => [],
+        kvSequences: () => [],
+        treeEntries: () => 0,
+        shareStats: () => undefined,
+        loadShare: () => a,
+        tokenizer: () => undefined,
+        spans: () => undefined,
+      });
+      const metric = async (name: string): Promise<number> => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await registry.metrics())?.[1]);
+      expect(await registry.metrics()).toMatch(/^llmgw_prefix_load_share_messages_total\{direction="received",service="router"\} [1-9]/m);
+      expect({
+        peers: await metric('llmgw_prefix_load_share_peers\\{service="router"\\}'),
+        inflight: await metric('llmgw_prefix_load_share_peer_inflight\\{service="router"\\}'),
+        staleness: await metric('llmgw_prefix_load_share_staleness_seconds\\{service="router"\\}'),
+      }).toEqual({ peers: 1, inflight: 4, staleness: 1.5 });
+      clock += 1501;
       a.expire();
       expect(a.peerInflight('r9')).toBe(0);
+      expect({ peers: a.peers, expired: await metric('llmgw_prefix_load_share_expired_total\\{service="router"\\}'), staleness: a.staleness() }).toEqual({
+        peers: 0,
+        expired: 1,
+        staleness: 0,
+      });
       expect(tree.stats.dropped).toBe(0);
       await c.close();
     } finally {

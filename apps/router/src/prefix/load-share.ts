@@ -73,9 +73,12 @@ export interface LoadShareOptions {
 
 export class LoadShare {
   readonly channel: string;
-  /** Counters for tests and metrics: sent, received (applied), dropped (publish failed or bad message). */
-  readonly stats = { sent: 0, received: 0, dropped: 0 };
-  private readonly peers = new Map<string, { at: number; counts: Map<string, number> }>();
+  /**
+   * Counters for tests and metrics (docs/prefix.md#metrics): sent, received (applied), dropped (publish
+   * failed or bad message), expired (senders forgotten after `ttlMs` without their closing message).
+   */
+  readonly stats = { sent: 0, received: 0, dropped: 0, expired: 0 };
+  private readonly senders = new Map<string, { at: number; counts: Map<string, number> }>();
   /** Σ over peers of their latest count, per replica. */
   private readonly totals = new Map<string, number>();
   private readonly now: () => number;
@@ -115,6 +118,25 @@ export class LoadShare {
   /** The other routers' in-flight requests to `replica`, as they last said. */
   peerInflight(replica: string): number {
     return this.totals.get(replica) ?? 0;
+  }
+
+  /** Routers whose counts are added now (heard within the TTL, with something in flight). */
+  get peers(): number {
+    return this.senders.size;
+  }
+
+  /** Σ of the other routers' in-flight counts over every replica. */
+  get peerTotal(): number {
+    let n = 0;
+    for (const v of this.totals.values()) n += v;
+    return n;
+  }
+
+  /** Age in ms of the oldest message whose counts are added now (0 with none): how stale the view can be. */
+  staleness(): number {
+    let oldest = Infinity;
+    for (const p of this.senders.values()) oldest = Math.min(oldest, p.at);
+    return oldest === Infinity ? 0 : Math.max(0, this.now() - oldest);
   }
 
   /** This router's in-flight counts changed: publish soon (at once when the last message is older than the interval). */
@@ -157,15 +179,15 @@ export class LoadShare {
     this.stats.received++;
     this.forget(m.origin);
     if (m.counts.size > 0) {
-      this.peers.set(m.origin, { at: this.now(), counts: m.counts });
+      this.senders.set(m.origin, { at: this.now(), counts: m.counts });
       for (const [id, n] of m.counts) this.totals.set(id, (this.totals.get(id) ?? 0) + n);
     }
   }
 
   private forget(origin: string): void {
-    const old = this.peers.get(origin);
+    const old = this.senders.get(origin);
     if (!old) return;
-    this.peers.delete(origin);
+    this.senders.delete(origin);
     for (const [id, n] of old.counts) {
       const left = (this.totals.get(id) ?? 0) - n;
       if (left > 0) this.totals.set(id, left);
@@ -176,7 +198,11 @@ export class LoadShare {
   /** Forgets senders not heard within the TTL (a crashed router's requests are not counted for ever). */
   expire(): void {
     const cutoff = this.now() - this.ttlMs;
-    for (const [origin, p] of this.peers) if (p.at < cutoff) this.forget(origin);
+    for (const [origin, p] of this.senders)
+      if (p.at < cutoff) {
+        this.stats.expired++;
+        this.forget(origin);
+      }
   }
 
   /** Says "nothing in flight" to the others and stops; the connections are closed by their owner. */

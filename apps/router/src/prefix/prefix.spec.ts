@@ -92,39 +92,47 @@ describe('prompt text for tier 1', () => {
 });
 
 describe('prompt keys', () => {
-  it('keys only the head of a huge prompt (prefix.max_prompt_chars), in both tiers', async () => {
-    const cfg = routerConfigSchema.parse({ prefix: { max_prompt_chars: 4096, kv_events: { enabled: true, models: ['m'] } } });
-    const routing = createPrefixRouting(cfg, { log, registry: createRegistry('router') });
-    const profile = { name: 'p', filters: [], picker: {}, scorers: [{ weight: 1, scorer: { type: 'prefix-scorer' } }] } as unknown as RoutingProfile;
-    try {
-      const huge = 'The same sentence over and over again. '.repeat(110_000);
-      const completion = routing.promptFor('completions', { prompt: huge }, 'm', profile)!;
-      expect(completion.text).toBe(huge.slice(0, 4096));
-      // Tier 2: the head's tokens less a block's worth (about 4096 / 4 tokens), not the 4 MB's.
-      expect(completion.blockHashes!.length).toBeGreaterThan(30);
-      expect(completion.blockHashes!.length).toBeLessThan(4096 / 16);
-      const chat = routing.promptFor(
-        'chat',
-        {
-          messages: [
-            { role: 'system', content: 'Be brief. '.repeat(100) },
-            { role: 'user', content: huge },
-          ],
-        },
-        'm',
-        profile,
-      )!;
-      expect(chat.text.length).toBe(4096);
-      // Only the system message fits: its blocks, without the user's.
-      expect(chat.blockHashes!.length).toBe(Math.floor(llama3SystemOnly().length / 16));
-      const ids = Array.from({ length: 5000 }, (_, i) => i % 1000);
-      expect(routing.promptFor('completions', { prompt: ids }, 'm', profile)!.blockHashes!.length).toBe(1024 / 16);
-      // A prompt that fits is keyed whole.
-      expect(routing.promptFor('completions', { prompt: 'short' }, 'm', profile)!.text).toBe('short');
-    } finally {
-      await routing.close();
-    }
-  }, 60_000);
+  // 1 worker: a real worker thread (the sources through tsx), the same keys as on the event loop.
+  it.each([0, 1])(
+    'keys only the head of a huge prompt (prefix.max_prompt_chars), in both tiers (tokenize_workers %d)',
+    async (workers) => {
+      const cfg = routerConfigSchema.parse({
+        prefix: { max_prompt_chars: 4096, kv_events: { enabled: true, models: ['m'], tokenize_workers: workers, tokenize_timeout: 60_000 } },
+      });
+      const routing = createPrefixRouting(cfg, { log, registry: createRegistry('router') });
+      await routing.tokenizerReady();
+      const profile = { name: 'p', filters: [], picker: {}, scorers: [{ weight: 1, scorer: { type: 'prefix-scorer' } }] } as unknown as RoutingProfile;
+      try {
+        const huge = 'The same sentence over and over again. '.repeat(110_000);
+        const completion = (await routing.promptFor('completions', { prompt: huge }, 'm', profile))!;
+        expect(completion.text).toBe(huge.slice(0, 4096));
+        // Tier 2: the head's tokens less a block's worth (about 4096 / 4 tokens), not the 4 MB's.
+        expect(completion.blockHashes!.length).toBeGreaterThan(30);
+        expect(completion.blockHashes!.length).toBeLessThan(4096 / 16);
+        const chat = (await routing.promptFor(
+          'chat',
+          {
+            messages: [
+              { role: 'system', content: 'Be brief. '.repeat(100) },
+              { role: 'user', content: huge },
+            ],
+          },
+          'm',
+          profile,
+        ))!;
+        expect(chat.text.length).toBe(4096);
+        // Only the system message fits: its blocks, without the user's.
+        expect(chat.blockHashes!.length).toBe(Math.floor(llama3SystemOnly().length / 16));
+        const ids = Array.from({ length: 5000 }, (_, i) => i % 1000);
+        expect((await routing.promptFor('completions', { prompt: ids }, 'm', profile))!.blockHashes!.length).toBe(1024 / 16);
+        // A prompt that fits is keyed whole.
+        expect((await routing.promptFor('completions', { prompt: 'short' }, 'm', profile))!.text).toBe('short');
+      } finally {
+        await routing.close();
+      }
+    },
+    120_000,
+  );
 });
 
 function llama3SystemOnly(): number[] {

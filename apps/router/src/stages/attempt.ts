@@ -15,7 +15,9 @@ interface Outgoing {
   readonly stream: boolean;
   /** Usage was asked for on the client's behalf: the engine's usage chunk is not passed on. */
   withhold: boolean;
-  readonly sched: SchedRequest;
+  sched: SchedRequest;
+  /** The prompt key while a tokenizer worker keys it (docs/prefix.md#block-hashes); bounded by kv_events.tokenize_timeout. */
+  readonly prompt?: Promise<SchedRequest['prompt']>;
   readonly headers: Record<string, string>;
   /** The client's own trace context, passed on as it came when no tracing SDK records spans. */
   readonly clientTrace: Record<string, string>;
@@ -39,6 +41,7 @@ import { pinnedReplica } from './pin';
  */
 export async function attemptUpstream(s: AttemptState, c: RequestContext): Promise<void> {
   const out = outgoing(s, c);
+  if (out.prompt) out.sched = { ...out.sched, prompt: await out.prompt };
   const tried = new Set<string>();
   let lastError: LlmgwError | undefined;
   let result: AttemptResult | undefined;
@@ -85,6 +88,7 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     withhold = true;
   }
   const affinity = cfg.prefix.session_affinity;
+  const prompt = s.prefix.promptFor(c.kind, body, model, profile);
   const sched: SchedRequest = {
     requestId: c.reqId,
     model,
@@ -94,7 +98,7 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     maxTokens: c.maxTokens,
     adapter: c.adapter?.name,
     pinnedReplica: pinnedReplica(s, c),
-    prompt: s.prefix.promptFor(c.kind, body, model, profile),
+    prompt: prompt instanceof Promise ? undefined : prompt,
   };
   // Without a tracing SDK nothing is injected per attempt: the client's own trace context goes on as it came.
   const clientTrace: Record<string, string> = {};
@@ -102,7 +106,16 @@ function outgoing(s: AttemptState, c: RequestContext): Outgoing {
     const v = c.header(k);
     if (v) clientTrace[k] = v;
   }
-  return { stream, withhold, sched, headers: { 'content-type': 'application/json', 'x-request-id': c.reqId }, clientTrace, bodyFor: '', body: Buffer.alloc(0) };
+  return {
+    stream,
+    withhold,
+    sched,
+    ...(prompt instanceof Promise ? { prompt } : {}),
+    headers: { 'content-type': 'application/json', 'x-request-id': c.reqId },
+    clientTrace,
+    bodyFor: '',
+    body: Buffer.alloc(0),
+  };
 }
 
 /**

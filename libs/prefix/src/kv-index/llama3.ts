@@ -48,6 +48,8 @@ export interface SpanTokens {
 /** Rendered message span → its token ids, least recently used first. */
 const spans = new Map<string, SpanTokens>();
 let nextUid = 0;
+/** Message spans found in / tokenized into the span cache since the process (thread) started. */
+export const llama3SpanStats = { hits: 0, misses: 0 };
 
 /**
  * Loads the tokenizer now (seconds); later calls are free. It is built from
@@ -90,8 +92,10 @@ export function isLlama3Direct(): boolean {
 function spanTokens(span: string): SpanTokens {
   let entry = spans.get(span);
   if (entry) {
+    llama3SpanStats.hits++;
     spans.delete(span);
   } else {
+    llama3SpanStats.misses++;
     entry = { ids: tokenizer!.encode(span), uid: nextUid++ };
     if (spans.size >= SPAN_CACHE_MAX) spans.delete(spans.keys().next().value as string);
   }
