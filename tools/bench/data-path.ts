@@ -22,6 +22,7 @@
  *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
  *            calling both with its role certificate: measured beside the plaintext router)
  *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
+ *            --stream-tps N (tokens per second of each stream; default 2)
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
  *            --streams-admission off|remote (the stream router's admission; default remote)
@@ -47,6 +48,13 @@ const SECONDS = Number(arg('seconds') ?? (quick ? 2 : 10));
 const WARMUP = Number(arg('warmup') ?? (quick ? 1 : 3));
 const STREAMS = Number(arg('streams') ?? (quick ? 200 : 5000));
 const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
+/**
+ * --stream-tps N: tokens per second of each stream (default 2). At 5000 streams and 2 tokens/s the
+ * engines, the router and the load generator pass 10 000 chunks/s; on a shared 2-core machine that
+ * alone starves the router of the CPU it needs to take the streams in, and fewer than half are ever open
+ * at once. 0.5 keeps every stream open for the same time with a quarter of the chunks.
+ */
+const STREAM_TPS = Number(arg('stream-tps') ?? 2);
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
@@ -324,9 +332,9 @@ async function main(): Promise<void> {
 
     if (!SKIP.has('streams')) {
       console.log(
-        `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
+        `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, ${STREAM_TPS} tokens/s each, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
       );
-      const tps = 2;
+      const tps = STREAM_TPS;
       const slow = await Promise.all(
         [0, 1, 2].map(() =>
           spawnRole(
@@ -344,6 +352,10 @@ async function main(): Promise<void> {
               String(STREAMS),
               '--batch-contention',
               '0',
+              // KV room for every stream at once (each needs ⌈(prompt + max_tokens) / 16⌉ + 1 blocks): with the
+              // default 8192 blocks, admission's KV saturation held the streams back at ~2200 open of 5000.
+              '--num-gpu-blocks',
+              String(Math.max(8192, STREAMS * (Math.ceil((Math.ceil(STREAM_SECONDS * tps) + 16) / 16) + 1))),
               '--log-level',
               'info',
             ],
@@ -376,7 +388,12 @@ async function main(): Promise<void> {
       );
       const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], ROUTER);
       procs.push(streamRouter);
-      const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
+      const body = JSON.stringify({
+        model: 'slow',
+        messages: [{ role: 'user', content: 'go' }],
+        max_tokens: Math.max(1, Math.ceil(STREAM_SECONDS * tps)),
+        stream: true,
+      });
       const r = await runStreams({
         url: streamRouter.url,
         adminUrl: streamRouter.urls.admin!,
