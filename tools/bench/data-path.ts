@@ -29,12 +29,13 @@
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
  *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
+ *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -74,8 +75,24 @@ const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 /** --cpu-prof DIR: a V8 CPU profile of each measured router, written to DIR when it exits (lib/cpu-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
+/**
+ * The Node flags production starts the router with: those of deploy/systemd/llmgw-router.service's
+ * ExecStart (V8 heap sizing, docs/performance.md, "Memory per stream"), so the measured routers run
+ * as deployed. --router-unit-flags off measures them without.
+ */
+function routerUnitFlags(): string {
+  if (arg('router-unit-flags') === 'off') return '';
+  const unit = readFileSync(join(findRepoRoot(), 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
+  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
+  return (exec?.[1] ?? '')
+    .split(' ')
+    .filter((f) => f.startsWith('--'))
+    .join(' ');
+}
+const ROUTER_UNIT_FLAGS = routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
+  ROUTER_UNIT_FLAGS,
   arg('router-node-options'),
   HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
   CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
@@ -83,6 +100,8 @@ const ROUTER_NODE_OPTIONS = [
   .filter(Boolean)
   .join(' ');
 const ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
+/** The partial-configuration and mTLS routers: started as deployed, without the profiles. */
+const OTHER_ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_UNIT_FLAGS || undefined } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {
@@ -190,7 +209,7 @@ async function main(): Promise<void> {
       if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable)`);
       const file = join(dir, `router-${v}.yaml`);
       writeFileSync(file, JSON.stringify(routerConfig(VARIANTS[name])));
-      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
       procs.push(r);
       variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
     }
@@ -228,7 +247,7 @@ async function main(): Promise<void> {
           admission: { mode: 'remote', address: new URL(admTls.url).host, tls: routerTls },
         }),
       );
-      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
       procs.push(r);
       variants.push({ name: 'router (mTLS links)', url: r.url, pid: r.pid, needsKey: true });
       console.log(`router (mTLS links) ${r.url}: the same configuration, admission ${new URL(admTls.url).host} and accounting over mTLS (role router)`);
@@ -246,7 +265,7 @@ async function main(): Promise<void> {
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(
-      `router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+      `router ${router.url} (pid ${router.pid}, node ${ROUTER_UNIT_FLAGS || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
     );
     console.log(
       `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,

@@ -44,6 +44,7 @@ async function memOf(adminUrl: string): Promise<Mem> {
 
 export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   const agent = new Agent({ connections: o.streams + 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
+  const cpu0 = procUsage(o.pid).cpuS;
   let peak = procUsage(o.pid).rssMiB;
   let open = 0;
   let peakOpen = 0;
@@ -88,6 +89,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
       statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
     }),
   );
+  const cpuS = procUsage(o.pid).cpuS - cpu0;
   clearInterval(sampler);
   clearInterval(reader);
   clearTimeout(snapshot);
@@ -100,7 +102,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   return {
     line:
       `  ok ${ok} of ${o.streams}, errors ${o.streams - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, ` +
-      `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, ` +
+      `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router CPU ${cpuS.toFixed(1)} s, ` +
       `router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)\n` +
       `  at the most streams open (${m.open}): router RSS ${(m.mem.rss / 2 ** 20).toFixed(0)} MiB (${(before.rss / 2 ** 20).toFixed(0)} before); ` +
       `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)`,
