@@ -22,18 +22,20 @@
  *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
  *            calling both with its role certificate: measured beside the plaintext router)
  *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
+ *            --stream-tps N (tokens per second of each stream; default 2)
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
  *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
+ *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -47,6 +49,13 @@ const SECONDS = Number(arg('seconds') ?? (quick ? 2 : 10));
 const WARMUP = Number(arg('warmup') ?? (quick ? 1 : 3));
 const STREAMS = Number(arg('streams') ?? (quick ? 200 : 5000));
 const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
+/**
+ * --stream-tps N: tokens per second of each stream (default 2). At 5000 streams and 2 tokens/s the
+ * engines, the router and the load generator pass 10 000 chunks/s; on a shared 2-core machine that
+ * alone starves the router of the CPU it needs to take the streams in, and fewer than half are ever open
+ * at once. 0.5 keeps every stream open for the same time with a quarter of the chunks.
+ */
+const STREAM_TPS = Number(arg('stream-tps') ?? 2);
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
@@ -66,8 +75,24 @@ const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 /** --cpu-prof DIR: a V8 CPU profile of each measured router, written to DIR when it exits (lib/cpu-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
+/**
+ * The Node flags production starts the router with: those of deploy/systemd/llmgw-router.service's
+ * ExecStart (V8 heap sizing, docs/performance.md, "Memory per stream"), so the measured routers run
+ * as deployed. --router-unit-flags off measures them without.
+ */
+function routerUnitFlags(): string {
+  if (arg('router-unit-flags') === 'off') return '';
+  const unit = readFileSync(join(findRepoRoot(), 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
+  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
+  return (exec?.[1] ?? '')
+    .split(' ')
+    .filter((f) => f.startsWith('--'))
+    .join(' ');
+}
+const ROUTER_UNIT_FLAGS = routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
+  ROUTER_UNIT_FLAGS,
   arg('router-node-options'),
   HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
   CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
@@ -75,6 +100,8 @@ const ROUTER_NODE_OPTIONS = [
   .filter(Boolean)
   .join(' ');
 const ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
+/** The partial-configuration and mTLS routers: started as deployed, without the profiles. */
+const OTHER_ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_UNIT_FLAGS || undefined } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {
@@ -182,7 +209,7 @@ async function main(): Promise<void> {
       if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable)`);
       const file = join(dir, `router-${v}.yaml`);
       writeFileSync(file, JSON.stringify(routerConfig(VARIANTS[name])));
-      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
       procs.push(r);
       variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
     }
@@ -220,7 +247,7 @@ async function main(): Promise<void> {
           admission: { mode: 'remote', address: new URL(admTls.url).host, tls: routerTls },
         }),
       );
-      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], QUIET);
+      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
       procs.push(r);
       variants.push({ name: 'router (mTLS links)', url: r.url, pid: r.pid, needsKey: true });
       console.log(`router (mTLS links) ${r.url}: the same configuration, admission ${new URL(admTls.url).host} and accounting over mTLS (role router)`);
@@ -238,7 +265,7 @@ async function main(): Promise<void> {
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(
-      `router ${router.url} (pid ${router.pid}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+      `router ${router.url} (pid ${router.pid}, node ${ROUTER_UNIT_FLAGS || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
     );
     console.log(
       `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,
@@ -324,9 +351,9 @@ async function main(): Promise<void> {
 
     if (!SKIP.has('streams')) {
       console.log(
-        `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
+        `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, ${STREAM_TPS} tokens/s each, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
       );
-      const tps = 2;
+      const tps = STREAM_TPS;
       const slow = await Promise.all(
         [0, 1, 2].map(() =>
           spawnRole(
@@ -344,6 +371,10 @@ async function main(): Promise<void> {
               String(STREAMS),
               '--batch-contention',
               '0',
+              // KV room for every stream at once (each needs ⌈(prompt + max_tokens) / 16⌉ + 1 blocks): with the
+              // default 8192 blocks, admission's KV saturation held the streams back at ~2200 open of 5000.
+              '--num-gpu-blocks',
+              String(Math.max(8192, STREAMS * (Math.ceil((Math.ceil(STREAM_SECONDS * tps) + 16) / 16) + 1))),
               '--log-level',
               'info',
             ],
@@ -376,7 +407,12 @@ async function main(): Promise<void> {
       );
       const streamRouter = await spawnRole('router', ['--config', streamCfg, '--port', '0', '--admin-port', '0'], ROUTER);
       procs.push(streamRouter);
-      const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'go' }], max_tokens: STREAM_SECONDS * tps, stream: true });
+      const body = JSON.stringify({
+        model: 'slow',
+        messages: [{ role: 'user', content: 'go' }],
+        max_tokens: Math.max(1, Math.ceil(STREAM_SECONDS * tps)),
+        stream: true,
+      });
       const r = await runStreams({
         url: streamRouter.url,
         adminUrl: streamRouter.urls.admin!,

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { LlmgwError } from '@llmgw/errors';
 import { waitUntil } from '@llmgw/testing';
-import { attempt, normaliseUpstreamError, sseErrorEvent, type AttemptResult, type SseErrorStyle } from './proxy';
+import { attempt, AttemptDeadlines, eachChunk, normaliseUpstreamError, sseErrorEvent, type AttemptResult, type SseErrorStyle } from './proxy';
 
 describe('normaliseUpstreamError', () => {
   it.each([
@@ -181,5 +182,99 @@ describe('attempt: a connection lost on the way', () => {
     expect(status).toBe(599);
     expect(result).toMatchObject({ kind: 'retry', reason: 'connect', endpointFault: true });
     expect((result as { error: LlmgwError }).error.code).toBe('LLMGW_ERR_UPSTREAM_CONNECT');
+  });
+});
+
+describe('AttemptDeadlines: total, first token and idle on one timer', () => {
+  /** Runs `body` with fake timers (performance.now() included); `fired` lists each limit that fired, with its time. */
+  function withDeadlines(timeouts: { firstToken: number; total: number; idle: number }, body: (d: AttemptDeadlines, fired: string[]) => void): void {
+    jest.useFakeTimers();
+    try {
+      const t0 = performance.now();
+      const fired: string[] = [];
+      const d = new AttemptDeadlines(timeouts, t0, (why) => fired.push(`${why}@${Math.round(performance.now() - t0)}`));
+      body(d, fired);
+    } finally {
+      jest.useRealTimers();
+    }
+  }
+
+  it('first token fires when no byte came, and not once one did', () => {
+    withDeadlines({ firstToken: 1000, total: 0, idle: 0 }, (_d, fired) => {
+      jest.advanceTimersByTime(999);
+      expect(fired).toEqual([]);
+      jest.advanceTimersByTime(1);
+      expect(fired).toEqual(['first_token@1000']);
+    });
+    withDeadlines({ firstToken: 1000, total: 0, idle: 0 }, (d, fired) => {
+      jest.advanceTimersByTime(500);
+      d.firstByte();
+      jest.advanceTimersByTime(5000);
+      expect(fired).toEqual([]);
+    });
+  });
+
+  it('idle counts from the headers, every chunk moves it, and a stream that stops is cut idle after its last chunk', () => {
+    withDeadlines({ firstToken: 60_000, total: 600_000, idle: 300 }, (d, fired) => {
+      jest.advanceTimersByTime(100);
+      d.startIdle(); // headers at 100: idle is now due before first token
+      for (let i = 0; i < 10; i++) {
+        jest.advanceTimersByTime(250);
+        d.chunk();
+        d.firstByte();
+      }
+      expect(fired).toEqual([]); // ten chunks 250 ms apart, each within idle of the one before
+      jest.advanceTimersByTime(299);
+      expect(fired).toEqual([]);
+      jest.advanceTimersByTime(1);
+      expect(fired).toEqual(['idle@2900']); // the last chunk at 2600, + 300
+    });
+  });
+
+  it('total fires while chunks keep coming, and stop() ends every limit', () => {
+    withDeadlines({ firstToken: 0, total: 1000, idle: 300 }, (d, fired) => {
+      d.startIdle();
+      for (let i = 0; i < 20; i++) {
+        jest.advanceTimersByTime(100);
+        d.chunk();
+      }
+      expect(fired).toEqual(['total@1000']);
+    });
+    withDeadlines({ firstToken: 100, total: 200, idle: 50 }, (d, fired) => {
+      d.startIdle();
+      d.stop();
+      jest.advanceTimersByTime(10_000);
+      expect(fired).toEqual([]);
+    });
+  });
+});
+
+describe('eachChunk', () => {
+  it('passes every byte on and settles at the end', async () => {
+    const got: string[] = [];
+    await eachChunk(Readable.from([Buffer.from('a'), Buffer.from('b')], { objectMode: false }), (c) => got.push(c.toString()));
+    expect(got.join('')).toBe('ab');
+  });
+
+  it('rejects on a close before the end, and on an error', async () => {
+    const cut = new Readable({ read() {} });
+    const closed = eachChunk(cut, () => undefined);
+    cut.push('x');
+    cut.destroy();
+    await expect(closed).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    const broken = new Readable({ read() {} });
+    const failed = eachChunk(broken, () => undefined);
+    broken.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    await expect(failed).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('a throwing consumer rejects and destroys the body', async () => {
+    const body = new Readable({ read() {} });
+    const done = eachChunk(body, () => {
+      throw new Error('consumer');
+    });
+    body.push('x');
+    await expect(done).rejects.toThrow('consumer');
+    expect(body.destroyed).toBe(true);
   });
 });

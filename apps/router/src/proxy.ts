@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { request, type Agent } from 'undici';
 import { codeForUpstreamStatus, LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
 import { SseUsageTap, usageFrom, type CapturedUsage } from './sse';
@@ -125,10 +126,119 @@ function timeoutError(why: string): LlmgwError {
   return new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
 }
 
-class AttemptAbort extends Error {
+export class AttemptAbort extends Error {
   constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
     super(why);
   }
+}
+
+/**
+ * An attempt's three limits — total, first token, idle (reset by every chunk) — on one timer
+ * instead of three, and a chunk only notes its time instead of re-inserting a timer: per open
+ * stream, two Timeout objects and their closures less, and no timer-list work per chunk
+ * (docs/performance.md, "Memory per stream"). The timer fires at the earliest deadline known when
+ * it was set; a chunk that came since moves the idle deadline, and the timer is set again for it.
+ */
+export class AttemptDeadlines {
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (Infinity: none armed). */
+  private armedAt = Infinity;
+  private readonly totalAt: number;
+  private firstAt: number;
+  /** Idle counts from the stream's headers, then from each chunk (Infinity: not yet). */
+  private lastByteAt = Infinity;
+
+  constructor(
+    private readonly t: AttemptTimeouts,
+    t0: number,
+    private readonly abort: (why: AttemptAbort['why']) => void,
+  ) {
+    this.totalAt = t.total > 0 ? t0 + t.total : Infinity;
+    this.firstAt = t.firstToken > 0 ? t0 + t.firstToken : Infinity;
+    this.arm(t0);
+  }
+
+  /** The first byte of the answer came: the first-token limit is met. */
+  firstByte(): void {
+    this.firstAt = Infinity;
+  }
+
+  /** A stream's headers came: the idle limit starts counting. */
+  startIdle(): void {
+    if (this.t.idle <= 0) return;
+    const now = performance.now();
+    this.lastByteAt = now;
+    if (now + this.t.idle < this.armedAt) this.arm(now);
+  }
+
+  chunk(): void {
+    if (this.lastByteAt !== Infinity) this.lastByteAt = performance.now();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedAt = Infinity;
+  }
+
+  private idleAt(): number {
+    return this.t.idle > 0 ? this.lastByteAt + this.t.idle : Infinity;
+  }
+
+  private arm(now: number): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedAt = Math.min(this.totalAt, this.firstAt, this.idleAt());
+    if (this.armedAt !== Infinity) this.timer = setTimeout(() => this.fire(), Math.max(1, this.armedAt - now));
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    this.armedAt = Infinity;
+    const now = performance.now();
+    if (now >= this.totalAt) this.abort('total');
+    else if (now >= this.firstAt) this.abort('first_token');
+    else if (now >= this.idleAt()) this.abort('idle');
+    // Early (a chunk moved the idle deadline, or the loop's clock ran behind): wait for the next one.
+    else this.arm(now);
+  }
+}
+
+/**
+ * Passes `body`'s bytes to `onChunk` as they can be read (what arrived together in one chunk, as
+ * `for await` did) and settles at its end; rejects on its error, on a close before its end, or when
+ * `onChunk` throws (the body is destroyed then). Unlike `for await`, no async generator, no
+ * stream-finished listeners and no promises per chunk for every open stream (docs/performance.md,
+ * "Memory per stream").
+ */
+export function eachChunk(body: Readable, onChunk: (c: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (e?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (e) reject(e);
+      else resolve();
+    };
+    const ended = () => (body.readableEnded ? undefined : prematureClose());
+    if (body.destroyed) return settle(body.errored ?? ended());
+    body.on('readable', () => {
+      try {
+        for (let c: Buffer | null; !settled && (c = body.read() as Buffer | null) !== null;) onChunk(c);
+      } catch (e) {
+        settle(e as Error);
+        body.destroy();
+      }
+    });
+    body.once('end', () => settle());
+    // Kept after settling: an error emitted later has a listener.
+    body.on('error', (e) => settle(e));
+    body.once('close', () => settle(ended()));
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /** Reads at most `limit` bytes of an upstream error body. */
@@ -181,9 +291,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
   if (inp.clientSignal.aborted) return { kind: 'client_gone', endpointFault: false };
   inp.clientSignal.addEventListener('abort', onClient, { once: true });
   const t0 = performance.now();
-  const total = inp.timeouts.total > 0 ? setTimeout(() => abort('total'), inp.timeouts.total) : undefined;
-  const first = inp.timeouts.firstToken > 0 ? setTimeout(() => abort('first_token'), inp.timeouts.firstToken) : undefined;
-  let idle: NodeJS.Timeout | undefined;
+  const limits = new AttemptDeadlines(inp.timeouts, t0, abort);
   let ttftMs: number | undefined;
   let wrote = false;
   const res = inp.res;
@@ -223,7 +331,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
 
     if (!isSse) {
       // Non-streaming: the whole JSON answer, then one write.
-      clearTimeout(first);
+      limits.firstByte();
       ttftMs = performance.now() - t0;
       const parts: Buffer[] = [];
       try {
@@ -255,27 +363,25 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
     }
 
     const tap = withRewrite(new SseUsageTap(inp.withholdUsage), inp.rewrite);
-    if (inp.timeouts.idle > 0) {
-      idle = setTimeout(() => abort('idle'), inp.timeouts.idle);
-      idle.unref?.();
-    }
+    limits.startIdle();
+    const status = up.statusCode;
     try {
-      for await (const c of up.body) {
-        idle?.refresh();
+      await eachChunk(up.body, (c) => {
+        limits.chunk();
         if (!wrote) {
-          clearTimeout(first);
+          limits.firstByte();
           ttftMs = performance.now() - t0;
-          res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+          res.writeHead(status, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
           wrote = true;
-          const out = tap.push(c as Buffer);
+          const out = tap.push(c);
           // Headers go out with the first event in one write; alone only if the chunk held no complete event.
           if (out.length > 0) res.write(out);
           else res.flushHeaders();
-          continue;
+          return;
         }
-        const out = tap.push(c as Buffer);
+        const out = tap.push(c);
         if (out.length > 0 && !res.destroyed) res.write(out);
-      }
+      });
     } catch (e) {
       const why = whyAborted();
       if (why === 'client') return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
@@ -305,9 +411,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
     res.end(rest.length > 0 ? rest : undefined);
     return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: true, endpointFault: false };
   } finally {
-    clearTimeout(total);
-    clearTimeout(first);
-    clearTimeout(idle);
+    limits.stop();
     inp.clientSignal.removeEventListener('abort', onClient);
   }
 }

@@ -42,8 +42,11 @@ async function memOf(adminUrl: string): Promise<Mem> {
   };
 }
 
+const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+
 export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   const agent = new Agent({ connections: o.streams + 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
+  const cpu0 = procUsage(o.pid).cpuS;
   let peak = procUsage(o.pid).rssMiB;
   let open = 0;
   let peakOpen = 0;
@@ -53,6 +56,8 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   const t0 = performance.now();
   // Memory is read every 500 ms; the figure is the read with the most streams open.
   let best: { mem: Mem; open: number } = { mem: before, open: 0 };
+  /** The read with the highest RSS, and what it was made of. */
+  let atPeak = best;
   let reading = false;
   const reader = setInterval(async () => {
     if (reading) return;
@@ -60,6 +65,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
     const openNow = open;
     const mem = await memOf(o.adminUrl).catch(() => undefined);
     if (mem && openNow > best.open) best = { mem, open: openNow };
+    if (mem && mem.rss > atPeak.mem.rss) atPeak = { mem, open: openNow };
     reading = false;
   }, 500);
   // Half way through the streams' life, after the 2 s of opening: the heap snapshot, when asked for.
@@ -88,6 +94,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
       statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
     }),
   );
+  const cpuS = procUsage(o.pid).cpuS - cpu0;
   clearInterval(sampler);
   clearInterval(reader);
   clearTimeout(snapshot);
@@ -100,9 +107,10 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   return {
     line:
       `  ok ${ok} of ${o.streams}, errors ${o.streams - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, ` +
-      `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, ` +
+      `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router CPU ${cpuS.toFixed(1)} s, ` +
       `router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)\n` +
       `  at the most streams open (${m.open}): router RSS ${(m.mem.rss / 2 ** 20).toFixed(0)} MiB (${(before.rss / 2 ** 20).toFixed(0)} before); ` +
-      `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)`,
+      `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)\n` +
+      `  at the highest RSS read (${atPeak.open} open): RSS ${mib(atPeak.mem.rss)} MiB, JS heap used ${mib(atPeak.mem.heap)} MiB, committed ${mib(atPeak.mem.heapTotal)} MiB, external ${mib(atPeak.mem.external)} MiB`,
   };
 }

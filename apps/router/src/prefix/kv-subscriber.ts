@@ -1,8 +1,19 @@
-import * as zmq from 'zeromq';
+import type * as Zmq from 'zeromq';
 import type { EndpointInfo } from '@llmgw/endpoints';
 import type { KvBatch, KvBlockIndex } from '@llmgw/prefix';
 import type { Logger } from '@llmgw/observability';
 import { decodeBatch, REPLAY_END, seqFrame, seqOf } from './kv-wire';
+
+/**
+ * zeromq (a native addon with libzmq inside) loads when the first replica with a KV socket
+ * appears, not with the router: most routers never follow KV events, and its code and the
+ * library's pages would be part of every router's idle memory (docs/performance.md,
+ * "Memory per stream").
+ */
+let zmqModule: typeof Zmq | undefined;
+function zmq(): typeof Zmq {
+  return (zmqModule ??= require('zeromq') as typeof Zmq);
+}
 
 export interface KvSubscriberOptions {
   index: KvBlockIndex;
@@ -16,7 +27,7 @@ export interface KvSubscriberOptions {
 
 interface Conn {
   key: string;
-  sub: zmq.Subscriber;
+  sub: Zmq.Subscriber;
   replaying: boolean;
   closed: boolean;
 }
@@ -49,7 +60,7 @@ export class KvSubscriber {
     }
     for (const [id, e] of want) {
       if (this.conns.has(id)) continue;
-      const sub = new zmq.Subscriber();
+      const sub = new (zmq().Subscriber)();
       sub.connect(e.kvEvents!.endpoint);
       sub.subscribe();
       const c: Conn = { key: keyOf(e), sub, replaying: false, closed: false };
@@ -141,7 +152,7 @@ export async function fetchReplay(endpoint: string, from: number, timeoutMs: num
   // zeromq.js arms receiveTimeout against libuv's cached loop time; after a long synchronous stretch
   // (a tokenizer load, say) that time is stale and the timeout would fire at once. A timer turn refreshes it.
   await new Promise((r) => setTimeout(r, 0));
-  const d = new zmq.Dealer({ receiveTimeout: timeoutMs, sendTimeout: timeoutMs, linger: 0 });
+  const d = new (zmq().Dealer)({ receiveTimeout: timeoutMs, sendTimeout: timeoutMs, linger: 0 });
   try {
     d.connect(endpoint);
     await d.send([Buffer.alloc(0), seqFrame(from)]);
