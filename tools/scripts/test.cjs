@@ -1,18 +1,27 @@
 // `npm test`: the whole gate, in the order a failure is cheapest to find.
-//   1. generated gRPC types are fresh, house checks (file size, sleeps in specs, import cycles), formatting
-//   2. lint   3. typecheck   4. tests
+//   1. generated gRPC types are fresh, house checks (file size, sleeps in specs, import cycles)
+//   2. format, lint and typecheck, at once   3. tests
 // Nx's cache is skipped: a test replayed from cache proves nothing about this
 // checkout (Nx keeps a per-user cache that even a fresh clone would hit).
 // The last line totals Jest's per-project counts as "N passed, N failed".
 //
 // LLMGW_TEST_NODE_BINS (space-separated bin directories of Node runtimes; CI sets it, see
 // docs/deployment.md#node-versions): the tests run on each of those Nodes at once, every line prefixed
-// with its Node, and then the projects in ALONE on each in turn. Steps 1-3 do not depend on the runtime
-// and run once. Unset: the tests run once, on the Node that runs this script.
+// with its Node, and then the projects in ALONE on each in turn. Steps 1 and 2 do not depend on the
+// runtime and run once. Unset: the tests run once, on the Node that runs this script.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const root = path.resolve(__dirname, '../..');
-const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', FORCE_COLOR: '0' };
+const env = {
+  ...process.env,
+  NX_DAEMON: 'false',
+  NX_NO_CLOUD: 'true',
+  NX_TUI: 'false',
+  FORCE_COLOR: '0',
+  // V8's compiled code of Nx, Jest and the packages they load kept on disk (Node >= 22.1); bin/llmgw.cjs
+  // enables the same cache for every process the tests start.
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.join(require('node:os').tmpdir(), 'node-compile-cache'),
+};
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
 /** Runs one command, echoing its output (each line behind `prefix`, if any) and adding Jest's "Tests:" lines to `into`. */
@@ -55,6 +64,21 @@ async function step(name, cmd, args) {
     process.exit(code);
   }
   process.stdout.write(`== ${name} ok (${s}s)\n`);
+}
+
+/** Steps that read the sources and nothing else, at once (one core each), every line behind the step's name. */
+async function together(steps) {
+  const t0 = Date.now();
+  process.stdout.write(`\n== at once: ${steps.map(([name]) => name).join('; ')}\n`);
+  const codes = await Promise.all(steps.map(([name, cmd, args]) => run(cmd, args, { prefix: `[${name.split(':')[0]}] ` })));
+  const s = ((Date.now() - t0) / 1000).toFixed(1);
+  const failed = steps.filter((_, i) => codes[i] !== 0).map(([name]) => name);
+  if (failed.length) {
+    process.stdout.write(`== FAILED after ${s}s: ${failed.join('; ')}\n`);
+    summary();
+    process.exit(codes.find((c) => c !== 0));
+  }
+  process.stdout.write(`== ${steps.map(([name]) => name).join('; ')}: ok (${s}s)\n`);
 }
 
 function count(line, into = totals) {
@@ -122,10 +146,12 @@ async function testsOnEach(nx, bins) {
   await step('house: no non-test file over 450 lines', 'node', ['tools/scripts/check-file-size.cjs']);
   await step('house: specs wait for events, not sleeps', 'node', ['tools/scripts/check-spec-sleeps.cjs']);
   await step('house: no import cycle', 'node', ['tools/scripts/check-import-cycles.cjs']);
-  await step('format: prettier --check', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
-  await step('lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']);
-  await step('lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']);
-  await step('typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']);
+  await together([
+    ['format: prettier --check', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
+    ['lint', nx, ['run-many', '-t', 'lint', '--outputStyle=static', '--skip-nx-cache']],
+    ['lint: bin and tools', bin('eslint'), ['--max-warnings=0', '--no-error-on-unmatched-pattern', 'bin', 'tools']],
+    ['typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']],
+  ]);
   const bins = (process.env.LLMGW_TEST_NODE_BINS ?? '').split(/\s+/).filter(Boolean);
   if (bins.length) await testsOnEach(nx, bins);
   else await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
