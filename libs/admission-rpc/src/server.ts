@@ -277,7 +277,7 @@ export class AdmissionRpcService {
       }
       this.touch(routerId).leases.set(r.lease.id, this.now());
       this.leaseRouter.set(r.lease.id, routerId);
-      this.sizer.acquired(routerId, r.lease.id, q.model, q.candidatePools[0]);
+      this.sizer.acquired(routerId, r.lease.id, q.model, r.pool);
       return { granted: { leaseId: r.lease.id, pool: r.pool }, queuedMs: Math.round(r.queuedMs) };
     }
     // Leadership lost (or shutting down) while it waited: not a verdict on the request, so
