@@ -149,6 +149,7 @@ export async function startAgent(config: AgentConfig, opts: StartAgentOptions = 
       healthIntervalMs: config.health_interval,
       stopGraceMs: config.stop_grace,
       drainTimeoutMs: config.drain_timeout,
+      drainSettleMs: config.drain_settle,
       startupTimeoutMs: config.startup_timeout,
       maxRestarts: config.max_restarts,
       restartBackoffMs: config.restart_backoff,

@@ -85,6 +85,12 @@ export const agentConfigSchema = z
     /** SIGTERM → SIGKILL grace when StopShard carries none. */
     stop_grace: duration().default(30_000),
     drain_timeout: duration().default(60_000),
+    /**
+     * A draining shard counts as drained only once it has drained this long (at most the drain timeout) and a scrape after
+     * that finds nothing in flight: the time every router takes to hear the replica is draining, so no request is sent to it
+     * after its engine was found idle and stopped.
+     */
+    drain_settle: duration().default(2_000),
     /** STARTING+LOADING limit when the ShardSpec carries none. */
     startup_timeout: duration().default(1_200_000),
     /** Crashes restarted before a shard is FAILED; 0 = never restart (the control plane rebuilds). */

@@ -20,6 +20,8 @@ export interface SupervisorTimings {
   healthIntervalMs: number;
   stopGraceMs: number;
   drainTimeoutMs: number;
+  /** The least a drain takes before nothing in flight counts as drained (capped by the drain's timeout); 0 when absent. */
+  drainSettleMs?: number;
   /** STARTING+LOADING limit when the spec carries none. */
   startupTimeoutMs: number;
   /** Crash restarts before FAILED (single-node shards only). */

@@ -118,6 +118,33 @@ describe('Supervisor with real sim-engine processes', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
+  it('a drain lasts at least drain_settle (routers hear of it meanwhile), even with nothing in flight, and at most its timeout', async () => {
+    const sup = supervisor(undefined, { drainSettleMs: 600 });
+    const port = await freePort();
+    const from = events.length;
+    sup.start(spec({ shardId: 'd1', httpPort: port }));
+    await until((s) => s.shardId === 'd1' && s.state === 'SHARD_STATE_READY', 'READY', from);
+    const [idle] = await sup.scrape();
+    expect(idle).toMatchObject({ running: 0, waiting: 0 });
+    const began = Date.now();
+    expect(sup.drain('d1', 5_000).result).toBe('ACK_RESULT_ACCEPTED');
+    const drained = await until((s) => s.shardId === 'd1' && s.drained, 'drained', from);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(600);
+    expect(drained.message).toBe('drained: no requests in flight');
+    await sup.stop('d1', 5_000, 'test');
+    await sup.stopped('d1');
+    // A settle longer than the drain's own timeout is cut to it.
+    const port2 = await freePort();
+    const from2 = events.length;
+    const sup2 = supervisor(undefined, { drainSettleMs: 60_000 });
+    sup2.start(spec({ shardId: 'd2', httpPort: port2 }));
+    await until((s) => s.shardId === 'd2' && s.state === 'SHARD_STATE_READY', 'READY', from2);
+    sup2.drain('d2', 300);
+    await until((s) => s.shardId === 'd2' && s.drained, 'drained within the timeout', from2);
+    await sup2.stop('d2', 5_000, 'test');
+    await sup2.stopped('d2');
+  });
+
   it('start → READY with logs; repeated start is a no-op; drain; stop kills the group', async () => {
     const sup = supervisor();
     const port = await freePort();

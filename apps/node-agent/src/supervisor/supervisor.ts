@@ -398,7 +398,10 @@ export class Supervisor {
   }
 
   private async watchDrain(s: Shard, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    // Routers hear of the drain through the endpoint records, a moment after it began: until then an idle engine may still be sent a request.
+    const settled = started + Math.min(this.opts.timings.drainSettleMs ?? 0, timeoutMs);
     let inFlight = -1;
     while (s.state === 'SHARD_STATE_DRAINING' && !s.stopping && !this.closed) {
       if (!s.cmd.metricsUrl) {
@@ -408,7 +411,7 @@ export class Supervisor {
       }
       const st = await scrapeShard(s, 2_000, this.now);
       inFlight = st.error && !st.scrapedAtMs ? inFlight : st.running + st.waiting;
-      if (inFlight === 0) {
+      if (inFlight === 0 && Date.now() >= settled) {
         s.drained = true;
         this.transition(s, 'SHARD_STATE_DRAINING', 'drained: no requests in flight');
         return;
