@@ -9,7 +9,8 @@
 // stat per source file, see tools/scripts/build-app.cjs) and rebuilt first
 // when any differs: a stale bundle is never run. Without sources (a deployed
 // dist/) the bundle runs as it is. LLMGW_FROM_SOURCE=1 runs the sources
-// through tsx instead (debugging).
+// through tsx instead (debugging); LLMGW_DIST_DIR names another directory
+// for the bundles (tests that edit a bundle's record use their own).
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
@@ -48,7 +49,7 @@ function usage(out) {
 
 function load(role) {
   const entry = path.join(root, 'apps', role, 'src', 'main.ts');
-  const built = path.join(root, 'dist', 'apps', role, 'main.js');
+  const built = path.join(process.env.LLMGW_DIST_DIR || path.join(root, 'dist'), 'apps', role, 'main.js');
   if (!fs.existsSync(entry)) return require(built);
   if (process.env.LLMGW_FROM_SOURCE === '1') {
     process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || path.join(root, 'tsconfig.base.json');

@@ -26,7 +26,11 @@ const RUNTIME_DIRS = ['views', 'assets'];
 const ALWAYS = ['package.json', 'tsconfig.base.json', path.relative(root, __filename)];
 
 const entryOf = (name) => path.join(root, 'apps', name, 'src', 'main.ts');
-const outDir = (name) => path.join(root, 'dist', 'apps', name);
+// LLMGW_DIST_DIR: where the bundles are built and run from instead of dist/ (bin/llmgw.cjs reads it too).
+// A spec that edits a bundle's record builds into its own directory under dist/, so runs on two Nodes
+// at once never see each other's edits (resolution of packages and proto/ still walks up to the repo).
+const distDir = () => process.env.LLMGW_DIST_DIR || path.join(root, 'dist');
+const outDir = (name) => path.join(distDir(), 'apps', name);
 const bundlePath = (name) => path.join(outDir(name), 'main.js');
 const manifestPath = (name) => path.join(outDir(name), 'inputs.json');
 const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
