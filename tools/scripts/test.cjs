@@ -8,7 +8,8 @@
 // LLMGW_TEST_NODE_BINS (space-separated bin directories of Node runtimes; CI sets it, see
 // docs/deployment.md#node-versions): the tests run on each of those Nodes at once, every line prefixed
 // with its Node, and then the projects in ALONE on each in turn. Steps 1 and 2 do not depend on the
-// runtime and run once. Unset: the tests run once, on the Node that runs this script.
+// runtime and run once. Unset: the tests run on the Node that runs this script.
+// LLMGW_TEST_LANES: how many projects' tests run at once on each Node (default 2; ALONE's run alone).
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const root = path.resolve(__dirname, '../..');
@@ -104,11 +105,18 @@ function nodeVersion(bin) {
 // cores would be measured with it.
 const ALONE = ['admission'];
 
+// Projects whose tests run at once on each Node (LLMGW_TEST_LANES, default 2). Most of the suite's
+// time is waiting: for processes to start, for leases and quiet periods to lapse, for engines to
+// answer at their modelled speed, so one project at a time leaves the cores half idle.
+const LANES = Math.max(1, Number(process.env.LLMGW_TEST_LANES) || 2);
+
 /** The tests on each Node of LLMGW_TEST_NODE_BINS at once, then ALONE's on each in turn. */
 async function testsOnEach(nx, bins) {
   const t0 = Date.now();
   const runs = bins.map((bin) => ({ bin, version: nodeVersion(bin), totals: { passed: 0, failed: 0, skipped: 0 }, failed: [] }));
-  process.stdout.write(`\n== test on ${runs.map((r) => `Node ${r.version}`).join(' and ')} at once (every line behind its Node)\n`);
+  const on = runs.map((r) => `Node ${r.version}`).join(' and ');
+  const lanes = `${LANES} project${LANES > 1 ? 's' : ''} at a time${runs.length > 1 ? ' on each' : ''}, then ${ALONE.join(', ')} alone`;
+  process.stdout.write(`\n== test on ${on}${runs.length > 1 ? ' at once' : ''}: ${lanes} (every line behind its Node)\n`);
   const onNode = (r, args, what) =>
     run(nx, args, {
       prefix: `[${r.version}] `,
@@ -120,9 +128,9 @@ async function testsOnEach(nx, bins) {
         NX_CACHE_DIRECTORY: path.join(root, '.nx', `cache-${r.version}`),
       },
     }).then((code) => code !== 0 && r.failed.push(what));
-  const many = ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache'];
-  await Promise.all(runs.map((r) => onNode(r, [...many, '--exclude', ALONE.join(',')], 'tests')));
-  for (const r of runs) await onNode(r, [...many, '-p', ALONE.join(',')], ALONE.join(','));
+  const many = ['run-many', '-t', 'test', '--outputStyle=static', '--skip-nx-cache'];
+  await Promise.all(runs.map((r) => onNode(r, [...many, `--parallel=${LANES}`, '--exclude', ALONE.join(',')], 'tests')));
+  for (const r of runs) await onNode(r, [...many, '--parallel=1', '-p', ALONE.join(',')], ALONE.join(','));
   const s = ((Date.now() - t0) / 1000).toFixed(1);
   for (const r of runs) {
     for (const k of Object.keys(totals)) totals[k] += r.totals[k];
@@ -153,7 +161,6 @@ async function testsOnEach(nx, bins) {
     ['typecheck: every project, bin and tools in one program', 'node', ['tools/scripts/typecheck.cjs']],
   ]);
   const bins = (process.env.LLMGW_TEST_NODE_BINS ?? '').split(/\s+/).filter(Boolean);
-  if (bins.length) await testsOnEach(nx, bins);
-  else await step('test', nx, ['run-many', '-t', 'test', '--outputStyle=static', '--parallel=1', '--skip-nx-cache']);
+  await testsOnEach(nx, bins.length ? bins : [path.dirname(process.execPath)]);
   summary();
 })();
