@@ -8,6 +8,24 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
+/** /proc/<pid>/<name>, undefined once the process is gone. */
+function procFile(pid: number, name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether SIGTERM is pending for a process (sent to it or its group), or it is gone. */
+function termPending(pid: number): boolean {
+  const status = procFile(pid, 'status');
+  if (status === undefined) return true;
+  let mask = 0n;
+  for (const m of status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)) mask |= BigInt(`0x${m[1]}`);
+  return (mask & (1n << 14n)) !== 0n; // bit n-1 for signal n; SIGTERM is 15
+}
+
 /**
  * A PostgreSQL server of the test's own (its own data directory and port) to
  * hang, refuse and stop (outage tests). As root the server runs as the
@@ -25,6 +43,12 @@ export interface PrivatePostgres {
   hang(): void;
   /** SIGCONT what hang() stopped. */
   resume(): void;
+  /**
+   * Fast shutdown of a hung server: the postmaster resumes first with SIGINT, and the client backends
+   * only once its SIGTERM is pending for each of them, so none can still answer a query it was sent
+   * while hung (one resumed first could, before the shutdown reached it).
+   */
+  stopWhileHung(): Promise<void>;
   /** The postmaster's pid (from postmaster.pid), undefined when not running. */
   pid(): number | undefined;
   /** Pids of the postmaster and its children. */
@@ -121,6 +145,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         }
       }
       stopped = [];
+    },
+    async stopWhileHung() {
+      const [postmaster, ...children] = stopped;
+      if (postmaster === undefined) throw new Error('stopWhileHung: the server is not hung');
+      const backends = children.filter((p) => /\(\d+\)|\[local\]/.test(procFile(p, 'cmdline') ?? ''));
+      process.kill(postmaster, 'SIGINT');
+      process.kill(postmaster, 'SIGCONT');
+      await waitUntil(() => backends.every((p) => termPending(p)), 'the shutdown signal pending for every client backend', {
+        timeoutMs: 30_000,
+      });
+      self.resume();
     },
     pid,
     pids,
