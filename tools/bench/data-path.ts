@@ -30,6 +30,7 @@
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
  *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
+ *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
@@ -92,16 +93,17 @@ function routerUnitFlags(): string {
 const ROUTER_UNIT_FLAGS = routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
-  ROUTER_UNIT_FLAGS,
   arg('router-node-options'),
   HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
   CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
 ]
   .filter(Boolean)
   .join(' ');
-const ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
+/** --router-node-flags '…': Node flags of the measured routers besides the unit's (any V8 flag, e.g. --optimize-for-size). */
+const ROUTER_NODE_ARGS = [ROUTER_UNIT_FLAGS, arg('router-node-flags')].join(' ').split(' ').filter(Boolean);
+const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
 /** The partial-configuration and mTLS routers: started as deployed, without the profiles. */
-const OTHER_ROUTER = { ...QUIET, env: { NODE_OPTIONS: ROUTER_UNIT_FLAGS || undefined } };
+const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS.split(' ').filter(Boolean) };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {

@@ -18,6 +18,8 @@ import { createInterface } from 'node:readline';
 export interface SpawnRoleOptions {
   /** Extra environment (merged over process.env). */
   env?: Record<string, string | undefined>;
+  /** Node's own flags for the child (before bin/llmgw.cjs), as a systemd unit's ExecStart gives them; any V8 flag, unlike NODE_OPTIONS. */
+  nodeArgs?: string[];
   /** How long to wait for the "listening" line; default 120 s (a start, a bundle rebuild included, is slow on a loaded 2-core machine). */
   timeoutMs?: number;
   /** Repository root (where bin/llmgw.cjs lives); found from this file by default. */
@@ -64,7 +66,7 @@ process.once('exit', () => {
 /** Spawns `llmgw <role> ...args` and resolves once the role logs its "listening" line. */
 export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOptions = {}): Promise<SpawnedRole> {
   const root = opts.repoRoot ?? findRepoRoot();
-  const proc = spawn(process.execPath, [join(root, 'bin', 'llmgw.cjs'), role, ...args], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(root, 'bin', 'llmgw.cjs'), role, ...args], {
     cwd: root,
     // Quiet bundle rebuilds: a spawned role's output is its JSON log lines, nothing else.
     env: { LLMGW_QUIET_BUILD: '1', ...process.env, ...opts.env },
