@@ -11,7 +11,8 @@
  *     router, and what each proxy adds over direct;
  *  2. load steps (low → high → low rate): p99 in the second after each step;
  *  3. saturation: the highest rate at which the router still keeps p99 under
- *     100 ms (the rate ladder of --ladder);
+ *     100 ms (the rate ladder of --ladder), and the same for nginx and the bare
+ *     Node proxy (lib/bare-proxy.cjs: Node's HTTP server and undici alone);
  *  4. N concurrent streams through the router over 3 engines that can each run
  *     them all: errors and router peak RSS.
  *
@@ -21,7 +22,7 @@
  *            --variants off,tenancy,admission,durable (extra routers with part of it on)
  *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
  *            calling both with its role certificate: measured beside the plaintext router)
- *            --ladder 1000,1500,2000 --skip steady,nginx,steps,saturation,streams
+ *            --ladder 1000,1500,2000 --skip steady,nginx,bare,steps,saturation,streams
  *            --stream-tps N (tokens per second of each stream; default 2)
  *            --undeclared-streams (the stream engines' endpoints declare no max_num_seqs: admission
  *            learns, the router's upstream pool is not sized from a declaration)
@@ -31,15 +32,17 @@
  *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
+ *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
-import { findRepoRoot, freePort, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { findRepoRoot, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { startBareProxy, startNginx } from './lib/data-path-references';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
@@ -112,42 +115,6 @@ function ctl(accounting: string, ...args: string[]): any {
   return JSON.parse(r.stdout);
 }
 
-/** nginx (Debian's) as a plain keep-alive reverse proxy over `upstreams`, one worker like the one router process. */
-async function startNginx(dir: string, upstreams: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const have = spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0;
-  if (!have) throw new Error('nginx is not installed: apt-get install -y nginx-light (the bench needs it as the reference proxy)');
-  const port = await freePort();
-  const conf = join(dir, 'nginx.conf');
-  writeFileSync(
-    conf,
-    `worker_processes 1;
-error_log ${dir}/nginx-error.log warn;
-pid ${dir}/nginx.pid;
-events { worker_connections 8192; }
-http {
-  access_log ${dir}/nginx-access.log;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream engines { ${upstreams.map((u) => `server ${new URL(u).host};`).join(' ')} keepalive 512; keepalive_timeout 60s; }
-  server {
-    listen 127.0.0.1:${port};
-    keepalive_requests 100000;
-    location / { proxy_pass http://engines; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; proxy_read_timeout 600s; }
-  }
-}
-`,
-  );
-  const proc = spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${url}/v1/models`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return { url, proc };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('nginx did not answer within 10 s');
-}
-
 const f = (x: number, w = 9) => (Number.isFinite(x) ? x.toFixed(2) : '—').padStart(w);
 
 async function main(): Promise<void> {
@@ -155,6 +122,7 @@ async function main(): Promise<void> {
   const prefix = `bench:${randomUUID().slice(0, 8)}:`;
   const procs: SpawnedRole[] = [];
   let nginx: ChildProcess | undefined;
+  let bareProc: ChildProcess | undefined;
   const db = await createTestDatabase('llmgw_bench');
   try {
     const engineArgs = ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '2000', '--log-level', 'info'];
@@ -262,6 +230,8 @@ async function main(): Promise<void> {
         );
     nginx = ng?.proc;
     const nginxUrl = ng?.url;
+    const bare = SKIP.has('bare') ? undefined : await startBareProxy(behind.map((e) => e.url));
+    bareProc = bare?.proc;
     const auth = { authorization: `Bearer ${key}` };
     const probe = await request(`${router.url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { ...auth, 'content-type': 'application/json' } });
     const probeText = await probe.body.text();
@@ -275,10 +245,21 @@ async function main(): Promise<void> {
 
     const targets: Array<{ name: string; url: string; pid?: number; headers?: Record<string, string> }> = [
       { name: 'direct', url: direct.url },
-      ...(nginxUrl ? [{ name: 'nginx', url: nginxUrl }] : []),
+      ...(nginxUrl ? [{ name: 'nginx', url: nginxUrl, pid: ng?.workerPid }] : []),
+      ...(bare ? [{ name: 'node (bare proxy)', url: bare.url, pid: bare.proc.pid }] : []),
       { name: 'router', url: router.url, pid: router.pid, headers: auth },
       ...variants.map(({ needsKey, ...v }) => ({ ...v, headers: needsKey ? auth : undefined })),
     ];
+
+    // What the processes burn with no request at all: a fixed cost shows up as CPU per request that falls as the rate rises.
+    const IDLE = Number(arg('idle-seconds') ?? (quick ? 1 : 5));
+    if (IDLE > 0) {
+      const who = [{ name: 'router', pid: router.pid }, ...variants, { name: 'admission', pid: admission.pid }, { name: 'accounting', pid: accounting.pid }];
+      const u0 = who.map((w) => procUsage(w.pid).cpuS);
+      await new Promise((r) => setTimeout(r, IDLE * 1000));
+      const idle = who.map((w, i) => `${w.name} ${((100 * (procUsage(w.pid).cpuS - u0[i])) / IDLE).toFixed(1)} %`);
+      console.log(`\n0. idle for ${IDLE}s, CPU of a core: ${idle.join(', ')}`);
+    }
 
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
     console.log('rate/s  target                    p50 ms    p99 ms  added p50  added p99  failed  proxy CPU per request');
@@ -312,7 +293,7 @@ async function main(): Promise<void> {
       const hi = quick ? 300 : 1000;
       const step = quick ? 2 : 5;
       console.log(`\n2. load steps ${lo} → ${hi} → ${lo} req/s, ${step}s each: p99 ms in the first second after each step / rest of the phase`);
-      for (const t of targets.slice(1, 3)) {
+      for (const t of targets.filter((x) => x.name === 'nginx' || x.name === 'router')) {
         const phases = [
           { rate: lo, seconds: step },
           { rate: hi, seconds: step },
@@ -334,15 +315,21 @@ async function main(): Promise<void> {
     }
 
     if (!SKIP.has('saturation')) {
-      console.log(`\n3. saturation of one router (everything on): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
-      for (const rate of LADDER) {
-        const s: Sample[] = await openLoopPhases(router.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: auth, connections: 2048 });
-        const lat = latencies(s, 1000);
-        const ok = pct(lat, 99) < 100 && failures(s) === 0;
-        console.log(
-          `  ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}`,
-        );
-        if (!ok) break;
+      // The same ladder for nginx and the bare Node proxy: what this machine (engines and load generator included) allows at all.
+      const climbers = targets.filter((x) => x.name === 'router' || x.name === 'nginx' || x.name === 'node (bare proxy)');
+      console.log(`\n3. saturation (p99 under 100 ms, no failure): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
+      for (const t of climbers) {
+        for (const rate of LADDER) {
+          const u0 = t.pid ? procUsage(t.pid) : undefined;
+          const s: Sample[] = await openLoopPhases(t.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: t.headers, connections: 2048 });
+          const cpu = t.pid && u0 ? `  CPU/request ${((1000 * (procUsage(t.pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
+          const lat = latencies(s, 1000);
+          const ok = pct(lat, 99) < 100 && failures(s) === 0;
+          console.log(
+            `  ${t.name.padEnd(18)} ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}${cpu}`,
+          );
+          if (!ok) break;
+        }
       }
     }
 
@@ -435,6 +422,7 @@ async function main(): Promise<void> {
         /* gone */
       }
     }
+    bareProc?.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.stop()));
     await db.drop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createLogger, createRegistry, logListening, nonBlockingDestination, redactSecrets, requestIdFrom, scrubSecrets } from './index';
 
@@ -108,6 +111,57 @@ describe('the stdout destination', () => {
     expect(drops).toBeLessThan(2000);
     reader.kill('SIGKILL');
     dest.destroy();
+  });
+
+  it('writes lines in batches: one write(2) for lines logged across many event-loop turns, and a lone line after the flush delay', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llmgw-logbatch-'));
+    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    const turn = () => new Promise((r) => setImmediate(r));
+    // Batches of 4 KiB, a flush delay far longer than the test: only the batch size lets lines out.
+    const file = join(dir, 'batch.log');
+    const dest = nonBlockingDestination(openSync(file, 'w'), 1 << 20, () => undefined, { bytes: 4096, flushMs: 600_000 });
+    let writes = 0;
+    dest.on('write', () => writes++);
+    const log = createLogger({ service: 't', destination: dest });
+    let i = 0;
+    // One line per event-loop turn (as requests finish): an unbatched destination writes each on its own.
+    for (; i < 20; i++) {
+      log.info({ i }, 'line');
+      await turn();
+    }
+    expect(writes).toBe(0);
+    expect(lines(file)).toEqual([]);
+    while (writes === 0) {
+      log.info({ i: i++ }, 'line');
+      await turn();
+    }
+    expect(writes).toBe(1);
+    const written = lines(file).map((l) => JSON.parse(l).i);
+    expect(written.length).toBeGreaterThan(20);
+    expect(written).toEqual([...Array(written.length).keys()]);
+    dest.destroy();
+    // Below the batch size, a line waits only for the flush delay.
+    const lone = join(dir, 'lone.log');
+    const dest2 = nonBlockingDestination(openSync(lone, 'w'), 1 << 20, () => undefined, { bytes: 4096, flushMs: 5 });
+    createLogger({ service: 't', destination: dest2 }).info('alone');
+    while (lines(lone).length === 0) await new Promise((r) => dest2.once('write', r));
+    expect(JSON.parse(lines(lone)[0]).msg).toBe('alone');
+    dest2.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes what waits in a batch when the process exits', () => {
+    const script = `const { nonBlockingDestination, createLogger } = require(${JSON.stringify(require.resolve('./logger'))});
+      const log = createLogger({ service: 't', destination: nonBlockingDestination(1, 1 << 20, () => {}, { bytes: 8192, flushMs: 60000 }) });
+      for (let i = 0; i < 3; i++) log.info({ i }, 'before exit');
+      process.exit(0);`;
+    const out = execFileSync(process.execPath, ['-r', require.resolve('tsx/cjs'), '-e', script], { encoding: 'utf8' });
+    expect(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).i),
+    ).toEqual([0, 1, 2]);
   });
 
   it('exports llmgw_log_lines_dropped_total with the default metrics', async () => {

@@ -115,13 +115,46 @@ function stdoutDestination(): ReturnType<typeof pino.destination> {
 }
 
 /**
+ * Lines are written in batches: each write(2) of an asynchronous destination goes through
+ * libuv's thread pool (a futex to wake a thread, an eventfd write to answer), so a line per
+ * request cost the router two thread hand-offs and three syscalls per request. A batch goes
+ * out once it holds LOG_BATCH_BYTES, or LOG_FLUSH_MS after its first line, whichever is first
+ * (docs/performance.md, "The router against a bare Node proxy").
+ */
+export const LOG_BATCH_BYTES = 8192;
+export const LOG_FLUSH_MS = 20;
+
+/**
  * An asynchronous pino destination on `fd` that never blocks the event loop:
  * what the reader has not taken yet waits in memory up to `maxBytes`; a line
- * past that is dropped and reported to `onDrop`.
+ * past that is dropped and reported to `onDrop`. Lines are batched
+ * (LOG_BATCH_BYTES, LOG_FLUSH_MS); pino writes what waits synchronously when the process exits.
  */
-export function nonBlockingDestination(fd: number, maxBytes: number, onDrop: () => void): ReturnType<typeof pino.destination> {
-  const dest = pino.destination({ dest: fd, sync: false, maxLength: maxBytes });
+export function nonBlockingDestination(
+  fd: number,
+  maxBytes: number,
+  onDrop: () => void,
+  batch: { bytes?: number; flushMs?: number } = {},
+): ReturnType<typeof pino.destination> {
+  const dest = pino.destination({ dest: fd, sync: false, maxLength: maxBytes, minLength: batch.bytes ?? LOG_BATCH_BYTES });
   dest.on('drop', onDrop);
+  const flushMs = batch.flushMs ?? LOG_FLUSH_MS;
+  // sonic-boom writes a batch below minLength only when told to (flush), and not while a write is in flight.
+  const waiting = dest as unknown as { _len: number; destroyed: boolean };
+  let timer: NodeJS.Timeout | undefined;
+  const tick = (): void => {
+    timer = undefined;
+    if (waiting.destroyed || waiting._len === 0) return;
+    dest.flush();
+    // Until what waited is written (a write in flight, or a reader that lags), look again.
+    timer = setTimeout(tick, flushMs).unref();
+  };
+  const write = dest.write.bind(dest);
+  dest.write = (data: string): boolean => {
+    const ok = write(data);
+    timer ??= setTimeout(tick, flushMs).unref();
+    return ok;
+  };
   return dest;
 }
 

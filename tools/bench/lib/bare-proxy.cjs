@@ -1,0 +1,42 @@
+// The floor for a reverse proxy written in Node: node:http in front of undici pools over the
+// engines, round robin, nothing else (no auth, limits, admission, logs or metrics). The data-path
+// bench runs it beside nginx and the router, so the router's CPU per request can be read against
+// what Node's HTTP server and client alone cost on the same machine in the same run.
+//   node bare-proxy.cjs PORT UPSTREAM_URL [UPSTREAM_URL …]   (prints "listening PORT" when ready)
+'use strict';
+const http = require('node:http');
+const { Pool } = require('undici');
+
+const [port, ...upstreams] = process.argv.slice(2);
+const pools = upstreams.map((u) => new Pool(u, { connections: 512, pipelining: 1, keepAliveTimeout: 60_000 }));
+let next = 0;
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const pool = pools[next++ % pools.length];
+    pool
+      .request({
+        method: req.method,
+        path: req.url,
+        headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+        body: Buffer.concat(chunks),
+      })
+      .then(
+        (up) => {
+          res.writeHead(up.statusCode, { 'content-type': up.headers['content-type'] ?? 'application/json' });
+          up.body.on('data', (c) => res.write(c));
+          up.body.on('end', () => res.end());
+          up.body.on('error', () => res.destroy());
+        },
+        () => {
+          res.writeHead(502, { 'content-type': 'application/json' });
+          res.end('{"error":{"message":"upstream failed","type":"upstream_error"}}');
+        },
+      );
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(port), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+process.on('SIGTERM', () => process.exit(0));
