@@ -164,7 +164,7 @@ describe('accounting service (PGlite, in-process stores)', () => {
     }
   });
 
-  it.each([
+  it.each<[string, AccountingMethod, object, string]>([
     ['a duplicate org name', 'CreateOrg', { name: 'acme' }, 'LLMGW_ERR_ALREADY_EXISTS'],
     ['a team in an unknown org', 'CreateTeam', { org: 'nope', name: 'x' }, 'LLMGW_ERR_NOT_FOUND'],
     ['an empty name', 'CreateOrg', { name: '' }, 'LLMGW_ERR_INVALID_ARGUMENT'],

@@ -10,6 +10,7 @@ import { createLogger } from '@llmgw/observability';
 import { MemoryKeyCacheBus, MemoryLimitCounters, MemoryUsageLedger } from '@llmgw/stores';
 import { Writable } from 'node:stream';
 import { start, type RunningAccounting } from '../src/server';
+import { TenancyStore } from '../src/tenancy-store';
 
 const quiet = createLogger({ service: 'accounting-test', level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 
@@ -158,7 +159,6 @@ describe('key names and idempotent writes', () => {
   it('after a restart the secret cannot be shown again: the repeat names the key to revoke', async () => {
     const first = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name: 'sealed' }, 'req-sealed-1');
     // A second TenancyStore on the same database stands for a restarted process (a new in-memory sealing key).
-    const { TenancyStore } = await import('../src/tenancy-store');
     const restarted = new TenancyStore(acc.db.db, new MemoryKeyCacheBus());
     const e = await restarted
       .createKey('test', projectId, { name: 'sealed' }, { requestKey: 'req-sealed-1' })

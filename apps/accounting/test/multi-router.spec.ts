@@ -121,7 +121,7 @@ describe('tenancy across two routers, accounting, Redis and Postgres', () => {
       body: '{"model":"m","messages":[]}',
     });
     expect(none.status).toBe(401);
-    expect((await none.json()).error.code).toBe('missing_api_key');
+    expect(((await none.json()) as any).error.code).toBe('missing_api_key');
     expect((await chat(routers[0], 'sk-llmgw-' + 'x'.repeat(43))).status).toBe(401);
     expect((await chat(routers[0], k.secret)).status).toBe(200);
     expect((await chat(routers[1], k.secret)).status).toBe(200);

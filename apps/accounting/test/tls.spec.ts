@@ -28,7 +28,7 @@ describe('accounting port over mTLS', () => {
         reseed_interval: 3_600_000,
         tls: pki.serverTls(),
       },
-      stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), cacheBus: new MemoryKeyCacheBus(), close: async () => undefined },
+      stores: { counters: new MemoryLimitCounters(), ledger: new MemoryUsageLedger(), keyCacheBus: new MemoryKeyCacheBus() },
       log,
     });
   }, 60_000);

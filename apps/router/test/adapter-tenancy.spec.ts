@@ -110,7 +110,7 @@ describe('adapters under tenancy', () => {
   it('a key not allowlisted for the base may use none of its adapters (allowlists name models)', async () => {
     for (const allowedModels of [['other'], ['sql']]) {
       const r = await chat(keyWith({ allowedModels }, 'no'), 'base:sql');
-      const body = await r.json();
+      const body = (await r.json()) as any;
       expect(r.status).toBe(403);
       expect(body.error.llmgw_code).toBe('LLMGW_ERR_MODEL_NOT_ALLOWED');
     }
@@ -119,7 +119,7 @@ describe('adapters under tenancy', () => {
   it('/v1/models lists an adapter with its parent to the keys that may use the base', async () => {
     const ids = async (allowedModels: string[]) => {
       const r = await fetch(`${router.url}/v1/models`, { headers: { authorization: `Bearer ${keyWith({ allowedModels }, 'ls')}` } });
-      return (await r.json()).data.map((m: any) => (m.parent ? `${m.id}<${m.parent}` : m.id));
+      return ((await r.json()) as any).data.map((m: any) => (m.parent ? `${m.id}<${m.parent}` : m.id));
     };
     expect(await ids(['base'])).toEqual(['base', 'sql<base']);
     expect(await ids(['other'])).toEqual(['other']);

@@ -66,7 +66,7 @@ describe('fallbacks under tenancy', () => {
 
   it("never serves a fallback outside the key's allowlist", async () => {
     const r = await chat(keyWith({ allowedModels: ['allowed'] }), 'allowed');
-    const body = await r.json();
+    const body = (await r.json()) as any;
     expect(up.hits.filter((h) => h.body?.model === 'other')).toHaveLength(0);
     expect(r.status).toBe(502);
     expect(body.error.code).toBe('upstream_connect_error');
@@ -98,7 +98,7 @@ describe('fallbacks under tenancy', () => {
     // `big` costs more than the whole budget: the budget fallback `small` (free) is chosen; its only
     // endpoint is down, and its fallback `paid` must not be served for nothing.
     const r = await chat(key, 'big');
-    const body = await r.json();
+    const body = (await r.json()) as any;
     expect(up.hits).toHaveLength(0);
     expect(r.status).toBe(429);
     expect(body.error.llmgw_code).toBe('LLMGW_ERR_BUDGET_EXCEEDED');

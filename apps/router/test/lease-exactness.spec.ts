@@ -142,9 +142,10 @@ describe('a key at its budget under load from 2 routers with counter leases', ()
       await Promise.all(routers.splice(0).map((r) => r.close()));
       const counters = new RedisLimitCounters(redis, prefix);
       const start_ = periodBounds('day', Date.now()).start;
+      let spent = 0;
       await waitUntil(
-        async () => (await counters.budgetSpent(scope, start_)) === ok * COST,
-        async () => `spent ${await counters.budgetSpent(scope, start_)} != ${ok} × ${COST}`,
+        async () => (spent = await counters.budgetSpent(scope, start_)) === ok * COST,
+        () => `spent ${spent} != ${ok} × ${COST}`,
       );
     } finally {
       await Promise.all(routers.map((r) => r.close()));

@@ -125,10 +125,10 @@ describe('router with sim-engines and the openai client', () => {
   it('answers a wrong method with 405 and an unknown path with 404, in OpenAI error JSON', async () => {
     const get = await fetch(`${router.url}/v1/chat/completions`);
     expect(get.status).toBe(405);
-    expect((await get.json()).error.llmgw_code).toBe('LLMGW_ERR_METHOD_NOT_ALLOWED');
+    expect(((await get.json()) as any).error.llmgw_code).toBe('LLMGW_ERR_METHOD_NOT_ALLOWED');
     const nope = await fetch(`${router.url}/v2/whatever`, { method: 'POST' });
     expect(nope.status).toBe(404);
-    expect((await nope.json()).error.code).toBe('unknown_url');
+    expect(((await nope.json()) as any).error.code).toBe('unknown_url');
   });
 
   it.each([
@@ -151,7 +151,7 @@ describe('router with sim-engines and the openai client', () => {
   it('answers malformed JSON with 400 and an oversized body with 413, in OpenAI error JSON', async () => {
     const bad = await fetch(`${router.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":' });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatchObject({ type: 'invalid_request_error', llmgw_code: 'LLMGW_ERR_REQUEST_INVALID_JSON' });
+    expect(((await bad.json()) as any).error).toMatchObject({ type: 'invalid_request_error', llmgw_code: 'LLMGW_ERR_REQUEST_INVALID_JSON' });
     const big = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] }).catch((e) => e);
     expect(big).toBeInstanceOf(OpenAI.APIError);
     expect(big.status).toBe(413);

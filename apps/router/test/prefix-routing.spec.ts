@@ -157,7 +157,7 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
         body: JSON.stringify({ model: 'llama', prompt, max_tokens: 8 }),
       });
       expect(res.status).toBe(200);
-      const body = await res.json();
+      const body = (await res.json()) as any;
       return {
         replica: res.headers.get('x-llmgw-replica')!,
         decision: res.headers.get('x-llmgw-cache-decision'),
@@ -179,7 +179,7 @@ describe('prefix-aware routing across two routers and two KV-publishing sim-engi
           body: JSON.stringify({ model: 'llama', messages }),
         });
         expect(res.status).toBe(200);
-        const body = await res.json();
+        const body = (await res.json()) as any;
         const replica = res.headers.get('x-llmgw-replica')!;
         const cached = body.usage.prompt_tokens_details.cached_tokens as number;
         if (turn > 0) {

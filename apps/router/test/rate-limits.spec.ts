@@ -55,7 +55,7 @@ describe('rate limits through the router (Redis counters)', () => {
     expect(b.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     const c = await chat(routers[2], key);
     expect(c.status).toBe(429);
-    expect((await c.json()).error).toMatchObject({ code: 'rate_limit_exceeded', type: 'requests' });
+    expect(((await c.json()) as any).error).toMatchObject({ code: 'rate_limit_exceeded', type: 'requests' });
     expect(c.headers.get('x-ratelimit-limit-requests')).toBe('2');
     expect(c.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(Number(c.headers.get('retry-after'))).toBeGreaterThan(0);

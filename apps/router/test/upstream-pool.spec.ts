@@ -4,7 +4,7 @@ import { chatJson, fakeUpstream, metricValue, silentLog, type FakeUpstream } fro
 import { waitUntil } from '@llmgw/testing';
 
 /** A router in front of one fake engine that holds every request until the test answers it. */
-function holdingRouter(config: Record<string, unknown>, endpoint: Record<string, unknown>) {
+function holdingRouter(config: Record<string, unknown>, endpoint: { name: string } & Record<string, unknown>) {
   const rig: { up?: FakeUpstream; router?: RunningRouter; held: ServerResponse[] } = { held: [] };
   beforeAll(async () => {
     rig.up = await fakeUpstream((_req, res) => rig.held.push(res));
