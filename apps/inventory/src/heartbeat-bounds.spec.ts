@@ -6,6 +6,7 @@ import { MemoryFleetStore } from './fleet-store';
 import { MemoryIntentStore } from './intent-store';
 import { Inventory } from './inventory';
 import { waitUntil } from '@llmgw/testing';
+import { fleetShard } from '@llmgw/inventory-rpc/testing';
 
 const log = createLogger({ service: 'inventory-test', level: 'silent' });
 
@@ -34,21 +35,8 @@ let reads = 0;
 /** A shard status whose shard_id counts its reads: the work the inventory does per shard. */
 function counted(i: number, state: agentV1.ShardState__Output): agentV1.ShardStatus__Output {
   const id = `junk-${i}-r0`;
-  const s = {
-    replicaId: `junk-${i}`,
-    state,
-    stateSinceMs: 0,
-    message: '',
-    exitCode: 0,
-    exited: false,
-    pid: 0,
-    endpoint: '',
-    spec: null,
-    adopted: false,
-    pgid: 0,
-    restarts: 0,
-    drained: false,
-  } as unknown as agentV1.ShardStatus__Output;
+  const s = fleetShard(id, state, undefined, { replicaId: `junk-${i}` });
+  delete s.shardId;
   return Object.defineProperty(s, 'shardId', { get: () => (reads++, id), enumerable: true });
 }
 

@@ -1,3 +1,4 @@
+import { fleetNode, fleetShard } from '@llmgw/inventory-rpc/testing';
 import fc from 'fast-check';
 import { WatchedFleet, mergeShardStatus, type FleetEvent, type FleetNode } from '@llmgw/inventory-rpc';
 import { createLogger } from '@llmgw/observability';
@@ -14,44 +15,7 @@ const NODES = ['n1', 'n2', 'n3'];
 const STATES = ['SHARD_STATE_STARTING', 'SHARD_STATE_READY', 'SHARD_STATE_DRAINING', 'SHARD_STATE_STOPPED'] as const;
 
 function node(id: string, shards: FleetNode['shards'] = []): FleetNode {
-  return {
-    info: {
-      nodeId: id,
-      hostname: id,
-      mgmtAddr: '',
-      labels: {},
-      gpus: [],
-      hcas: [],
-      fabrics: [],
-      topology: null,
-      versions: null,
-      cpuCores: 0,
-      memoryTotalMib: 0,
-      simulated: true,
-      diskFreeMib: 0,
-      diskTotalMib: 0,
-      modelCacheDir: '',
-      cpuModel: '',
-      discoveryWarnings: [],
-    },
-    connectivity: 'CONNECTIVITY_CONNECTED',
-    lastSeenMs: 0,
-    registeredAtMs: 0,
-    sessionId: 's',
-    peerCn: '',
-    gpuHealth: [],
-    shards,
-    intent: 'NODE_INTENT_UNSPECIFIED',
-    intentReason: '',
-    intentSinceMs: 0,
-    intentDrainTimeoutMs: 0,
-    intentActor: '',
-    connectivityReason: '',
-    connectivitySinceMs: 0,
-    instanceId: 'i',
-    heartbeatIntervalMs: 5000,
-    hostSensors: null,
-  };
+  return fleetNode({ shards, connectivityReason: '', connectivitySinceMs: 0 }, id);
 }
 
 type Op =
@@ -74,23 +38,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 async function apply(store: FleetStore, op: Op): Promise<void> {
   switch (op.k) {
     case 'reg': {
-      const shards = Array.from({ length: op.shards }, (_, i) => ({
-        shardId: `${op.n}-s${i}`,
-        replicaId: `r${i}`,
-        state: 'SHARD_STATE_READY' as const,
-        stateSinceMs: 0,
-        message: '',
-        exitCode: 0,
-        exited: false,
-        pid: 0,
-        endpoint: '',
-        spec: null,
-        adopted: true,
-        pgid: 0,
-        restarts: 0,
-        drained: false,
-        download: null,
-      }));
+      const shards: FleetNode['shards'] = Array.from({ length: op.shards }, (_, i) =>
+        fleetShard(`${op.n}-s${i}`, 'SHARD_STATE_READY', undefined, { replicaId: `r${i}`, adopted: true }),
+      );
       const n = node(op.n, shards);
       await store.update(op.n, () => ({ node: n, events: [{ nodeChanged: n }] }));
       return;

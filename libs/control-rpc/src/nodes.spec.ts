@@ -1,60 +1,6 @@
+import { fleetNode as base, fleetShard as shard } from '@llmgw/inventory-rpc/testing';
 import type { FleetNode } from '@llmgw/inventory-rpc';
 import { gpuAllocations, nodeState, toControlNode } from './nodes';
-
-const base = (over: Partial<FleetNode> = {}): FleetNode => ({
-  info: {
-    nodeId: 'n',
-    hostname: 'n',
-    mgmtAddr: '',
-    labels: {},
-    gpus: [],
-    hcas: [],
-    fabrics: [],
-    topology: null,
-    versions: null,
-    cpuCores: 0,
-    memoryTotalMib: 0,
-    simulated: true,
-    diskFreeMib: 0,
-    diskTotalMib: 0,
-    modelCacheDir: '',
-    cpuModel: '',
-    discoveryWarnings: [],
-  },
-  connectivity: 'CONNECTIVITY_CONNECTED',
-  connectivityReason: 'registered',
-  connectivitySinceMs: 10,
-  lastSeenMs: 0,
-  registeredAtMs: 0,
-  sessionId: 's',
-  peerCn: '',
-  gpuHealth: [],
-  shards: [],
-  intent: 'NODE_INTENT_UNSPECIFIED',
-  intentReason: '',
-  intentSinceMs: 0,
-  intentDrainTimeoutMs: 0,
-  intentActor: '',
-  instanceId: 'i',
-  heartbeatIntervalMs: 5000,
-  hostSensors: null,
-  ...over,
-});
-
-const shard = (id: string, state: string, gpus?: number[]) =>
-  ({
-    shardId: id,
-    replicaId: id.split('-')[0],
-    state,
-    stateSinceMs: 0,
-    message: '',
-    exitCode: 0,
-    exited: false,
-    pid: 0,
-    endpoint: '',
-    adopted: false,
-    spec: gpus ? ({ shardId: id, replicaId: id.split('-')[0], model: 'm', gpuIndices: gpus } as any) : null,
-  }) as any;
 
 describe('nodeState: connectivity first, then operator intent', () => {
   it.each([
