@@ -14,7 +14,7 @@
  *     100 ms (the rate ladder of --ladder), and the same for nginx and the bare
  *     Node proxy (lib/bare-proxy.cjs: Node's HTTP server and undici alone);
  *  4. N concurrent streams through the router over 3 engines that can each run
- *     them all: errors and router peak RSS.
+ *     them all: errors and router peak RSS; then the same through the bare Node proxy.
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts            # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
@@ -413,6 +413,19 @@ async function main(): Promise<void> {
         heapSnapshot: HEAP_SNAPSHOT,
       });
       console.log(r.line);
+      if (!SKIP.has('bare')) {
+        // The same streams through the bare Node proxy over the same engines, with the router unit's Node flags: Node's own cost per stream.
+        const ref = await startBareProxy(
+          slow.map((e) => e.url),
+          ROUTER_UNIT_FLAGS.split(' ').filter(Boolean),
+        );
+        try {
+          const b = await runStreams({ url: ref.url, pid: ref.proc.pid!, name: 'bare proxy', streams: STREAMS, seconds: STREAM_SECONDS, body, headers: {} });
+          console.log(b.line);
+        } finally {
+          ref.proc.kill('SIGTERM');
+        }
+      }
     }
   } finally {
     if (nginx?.pid) {

@@ -8,7 +8,8 @@ const http = require('node:http');
 const { Pool } = require('undici');
 
 const [port, ...upstreams] = process.argv.slice(2);
-const pools = upstreams.map((u) => new Pool(u, { connections: 512, pipelining: 1, keepAliveTimeout: 60_000 }));
+// No cap on connections per engine (the router sizes its pool from the engines' declared slots).
+const pools = upstreams.map((u) => new Pool(u, { pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 }));
 let next = 0;
 
 const server = http.createServer((req, res) => {

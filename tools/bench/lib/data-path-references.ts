@@ -49,8 +49,8 @@ http {
 }
 
 /** lib/bare-proxy.cjs over `upstreams`: Node's HTTP server and undici and nothing else, the floor for a proxy in Node. */
-export async function startBareProxy(upstreams: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(__dirname, 'bare-proxy.cjs'), '0', ...upstreams], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startBareProxy(upstreams: string[], nodeArgs: string[] = []): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [...nodeArgs, join(__dirname, 'bare-proxy.cjs'), '0', ...upstreams], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {

@@ -13,7 +13,10 @@ import { procUsage } from './open-loop';
 
 export interface StreamRun {
   url: string;
-  adminUrl: string;
+  /** The router's admin address (its /metrics); absent for a reference proxy, whose RSS is read from /proc. */
+  adminUrl?: string;
+  /** What the lines call the measured process (default "router"). */
+  name?: string;
   pid: number;
   streams: number;
   seconds: number;
@@ -31,7 +34,8 @@ interface Mem {
   rss: number;
 }
 
-async function memOf(adminUrl: string): Promise<Mem> {
+async function memOf(adminUrl: string | undefined, pid: number): Promise<Mem> {
+  if (!adminUrl) return { heap: NaN, heapTotal: NaN, external: NaN, rss: procUsage(pid).rssMiB * 2 ** 20 };
   const text = await (await fetch(`${adminUrl}/metrics`)).text();
   const v = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
   return {
@@ -52,7 +56,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   let peakOpen = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, procUsage(o.pid).rssMiB)), 250);
   const statuses = new Map<string, number>();
-  const before = await memOf(o.adminUrl);
+  const before = await memOf(o.adminUrl, o.pid);
   const t0 = performance.now();
   // Memory is read every 500 ms; the figure is the read with the most streams open.
   let best: { mem: Mem; open: number } = { mem: before, open: 0 };
@@ -63,7 +67,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
     if (reading) return;
     reading = true;
     const openNow = open;
-    const mem = await memOf(o.adminUrl).catch(() => undefined);
+    const mem = await memOf(o.adminUrl, o.pid).catch(() => undefined);
     if (mem && openNow > best.open) best = { mem, open: openNow };
     if (mem && mem.rss > atPeak.mem.rss) atPeak = { mem, open: openNow };
     reading = false;
@@ -101,15 +105,16 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   await agent.close();
   const m = best;
   const ok = statuses.get('ok') ?? 0;
-  const upstream = await (await fetch(`${o.adminUrl}/metrics`)).text();
+  const upstream = o.adminUrl ? await (await fetch(`${o.adminUrl}/metrics`)).text() : '';
   const upstreamPeak = [...upstream.matchAll(/^llmgw_upstream_connections\{[^}]*\} (\S+)/gm)].map((x) => Number(x[1]));
+  const who = o.name ?? 'router';
   const per = (k: keyof Mem) => (m.open > 0 ? ((m.mem[k] - before[k]) / m.open / 1024).toFixed(1) : '—');
   return {
     line:
       `  ok ${ok} of ${o.streams}, errors ${o.streams - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, ` +
-      `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, wall ${((performance.now() - t0) / 1000).toFixed(1)}s, router CPU ${cpuS.toFixed(1)} s, ` +
-      `router RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)\n` +
-      `  at the most streams open (${m.open}): router RSS ${(m.mem.rss / 2 ** 20).toFixed(0)} MiB (${(before.rss / 2 ** 20).toFixed(0)} before); ` +
+      `${upstreamPeak.length ? `upstream connections per engine at the end ${JSON.stringify(upstreamPeak)}, ` : ''}wall ${((performance.now() - t0) / 1000).toFixed(1)}s, ${who} CPU ${cpuS.toFixed(1)} s, ` +
+      `${who} RSS peak ${peak.toFixed(0)} MiB (goal: 0 errors, < 300 MiB)\n` +
+      `  at the most streams open (${m.open}): ${who} RSS ${(m.mem.rss / 2 ** 20).toFixed(0)} MiB (${(before.rss / 2 ** 20).toFixed(0)} before); ` +
       `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)\n` +
       `  at the highest RSS read (${atPeak.open} open): RSS ${mib(atPeak.mem.rss)} MiB, JS heap used ${mib(atPeak.mem.heap)} MiB, committed ${mib(atPeak.mem.heapTotal)} MiB, external ${mib(atPeak.mem.external)} MiB`,
   };
