@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { freePortRange } from './ports';
+import { freePort, freePortRange } from './ports';
 
 describe('freePortRange', () => {
   it('returns a range of free ports, skipping one with a port in use', async () => {
@@ -15,5 +16,16 @@ describe('freePortRange', () => {
     } finally {
       busy.close();
     }
+  });
+});
+
+describe('freePort', () => {
+  it('picks a bindable port below the ephemeral range (no outgoing connection is handed it as its source port)', async () => {
+    const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const port = await freePort();
+    expect(port).toBeLessThan(ephemeralLow);
+    const s: Server = createServer();
+    await new Promise<void>((r, j) => s.once('error', j).listen(port, '127.0.0.1', () => r()));
+    await new Promise((r) => s.close(r));
   });
 });

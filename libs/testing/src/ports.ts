@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 
 /** True when `port` can be bound on 127.0.0.1 right now. */
 function bindable(port: number): Promise<boolean> {
@@ -31,16 +31,24 @@ export async function freePortRange(size: number, opts: { min?: number; max?: nu
 
 /**
  * A TCP port free right now on 127.0.0.1, for programs that cannot bind port 0
- * and report what they got (haproxy, nginx, an engine's fixed flag). Another
- * process may take it before it is used; prefer port 0 wherever possible.
+ * and report what they got (haproxy, nginx, an engine's fixed flag), and for
+ * tests that bring a server up on an address later. Chosen below the kernel's
+ * ephemeral range: a port the kernel hands out for port 0 is also what it
+ * hands any outgoing connection as its source port, so between the pick and
+ * the bind a connection from another suite running beside this one could take
+ * it (seen as EADDRINUSE with two Node runtimes testing at once). Another test
+ * may still pick the same port by chance; prefer port 0 wherever possible.
  */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => res(p));
-    });
-  });
+export async function freePort(): Promise<number> {
+  // Never the same port twice in one process (two picks in flight would both find it free).
+  for (let i = 0; i < 50; i++) {
+    const [port] = await freePortRange(1);
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port below the ephemeral range that this process has not already been given');
 }
+
+const handedOut = new Set<number>();
