@@ -6,16 +6,31 @@ describe('freePortRange', () => {
   it('returns a range of free ports, skipping one with a port in use', async () => {
     const [low, high] = await freePortRange(20);
     expect(high - low).toBe(19);
+    // A port in use by another process's listener, inside the range the first try lands on.
     const busy: Server = createServer();
-    await new Promise<void>((r) => busy.listen(low + 5, '127.0.0.1', () => r()));
+    let busyPort = 0;
+    for (let p = 25_000 + Math.floor(Math.random() * 5000); !busyPort; p++)
+      busyPort = await new Promise<number>((r) => busy.once('error', () => r(0)).listen(p, '127.0.0.1', () => r(p)));
     try {
-      // The first try lands on the busy range, the second elsewhere.
-      const picks = [(low - 21_000) / (32_000 - 21_000 - 20), 0.999];
+      const picks = [(busyPort - 5 - 21_000) / (32_000 - 21_000 - 20), 0.999];
       const [l2, h2] = await freePortRange(20, { random: () => picks.shift() ?? Math.random() });
-      expect(l2 > low + 5 || h2 < low + 5).toBe(true);
+      expect(l2 > busyPort || h2 < busyPort).toBe(true);
+      expect(picks).toEqual([]);
     } finally {
       busy.close();
     }
+  });
+
+  it('never gives this process the same port twice: a port handed out is free only until its user binds it', async () => {
+    // Every pick tries the same port first; nothing binds the ports in between.
+    const pick = () => {
+      let first = true;
+      return freePortRange(1, { random: () => (first ? ((first = false), 0.5) : Math.random()) });
+    };
+    const ports: number[] = [];
+    for (let i = 0; i < 5; i++) ports.push((await pick())[0]);
+    ports.push(...(await Promise.all(Array.from({ length: 5 }, pick))).map(([p]) => p));
+    expect(new Set(ports).size).toBe(10);
   });
 });
 

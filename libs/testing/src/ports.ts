@@ -9,6 +9,9 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
+/** Ports this process has been given (by either function): never handed out twice, since a pick is free only until its user binds it. */
+const handedOut = new Set<number>();
+
 /**
  * A range of `size` consecutive ports, all free on 127.0.0.1 when checked,
  * below the kernel's ephemeral range, for processes that are handed a port
@@ -23,8 +26,15 @@ export async function freePortRange(size: number, opts: { min?: number; max?: nu
   for (let attempt = 0; attempt < 50; attempt++) {
     const low = min + Math.floor(random() * (max - min - size));
     let ok = true;
+    // Not a port this process was already given (free until its user binds it), then free now.
+    for (let p = low; p < low + size && ok; p++) ok = !handedOut.has(p);
     for (let p = low; p < low + size && ok; p++) ok = await bindable(p);
-    if (ok) return [low, low + size - 1];
+    // Checked again after the awaits: a concurrent pick may have been given one of them meanwhile.
+    for (let p = low; p < low + size && ok; p++) ok = !handedOut.has(p);
+    if (ok) {
+      for (let p = low; p < low + size; p++) handedOut.add(p);
+      return [low, low + size - 1];
+    }
   }
   throw new Error(`no ${size} consecutive free ports found between ${min} and ${max}`);
 }
@@ -40,15 +50,5 @@ export async function freePortRange(size: number, opts: { min?: number; max?: nu
  * may still pick the same port by chance; prefer port 0 wherever possible.
  */
 export async function freePort(): Promise<number> {
-  // Never the same port twice in one process (two picks in flight would both find it free).
-  for (let i = 0; i < 50; i++) {
-    const [port] = await freePortRange(1);
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port below the ephemeral range that this process has not already been given');
+  return (await freePortRange(1))[0];
 }
-
-const handedOut = new Set<number>();
