@@ -45,7 +45,7 @@ import { request } from 'undici';
 import { startBareProxy, startNginx } from './lib/data-path-references';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
-import { arg, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
+import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
 const RATES = (arg('rates') ?? (quick ? '200' : '200,500,1000')).split(',').map(Number);
@@ -270,7 +270,7 @@ async function main(): Promise<void> {
         const u0 = pid ? procUsage(pid) : undefined;
         const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
-        const cpu = pid && u0 ? `${((1000 * (procUsage(pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
+        const cpu = cpuPerRequest(pid, u0, s.length);
         const lat = latencies(s, WARMUP * 1000);
         if (t.name === 'direct') ref = lat;
         console.log(
@@ -322,7 +322,7 @@ async function main(): Promise<void> {
         for (const rate of LADDER) {
           const u0 = t.pid ? procUsage(t.pid) : undefined;
           const s: Sample[] = await openLoopPhases(t.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: t.headers, connections: 2048 });
-          const cpu = t.pid && u0 ? `  CPU/request ${((1000 * (procUsage(t.pid).cpuS - u0.cpuS)) / s.length).toFixed(2)} ms` : '';
+          const cpu = t.pid ? `  CPU/request ${cpuPerRequest(t.pid, u0, s.length)}` : '';
           const lat = latencies(s, 1000);
           const ok = pct(lat, 99) < 100 && failures(s) === 0;
           console.log(

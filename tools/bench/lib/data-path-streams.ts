@@ -46,7 +46,8 @@ async function memOf(adminUrl: string | undefined, pid: number): Promise<Mem> {
   };
 }
 
-const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+/** Not read (a reference proxy has no /metrics): '—'. */
+const mib = (b: number) => (Number.isFinite(b) ? (b / 2 ** 20).toFixed(0) : '—');
 
 export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   const agent = new Agent({ connections: o.streams + 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
@@ -108,7 +109,7 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
   const upstream = o.adminUrl ? await (await fetch(`${o.adminUrl}/metrics`)).text() : '';
   const upstreamPeak = [...upstream.matchAll(/^llmgw_upstream_connections\{[^}]*\} (\S+)/gm)].map((x) => Number(x[1]));
   const who = o.name ?? 'router';
-  const per = (k: keyof Mem) => (m.open > 0 ? ((m.mem[k] - before[k]) / m.open / 1024).toFixed(1) : '—');
+  const per = (k: keyof Mem) => (m.open > 0 && Number.isFinite(m.mem[k]) ? ((m.mem[k] - before[k]) / m.open / 1024).toFixed(1) : '—');
   return {
     line:
       `  ok ${ok} of ${o.streams}, errors ${o.streams - ok} ${JSON.stringify(Object.fromEntries(statuses))}, peak open ${peakOpen}, ` +

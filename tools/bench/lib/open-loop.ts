@@ -123,3 +123,7 @@ export function procUsage(pid: number): { cpuS: number; rssMiB: number } {
   const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return { cpuS, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
 }
+
+/** CPU ms per request of process `pid` since `u0` (its procUsage before `requests` were sent); '' when there is no process to read. */
+export const cpuPerRequest = (pid: number | undefined, u0: { cpuS: number } | undefined, requests: number): string =>
+  pid && u0 ? `${((1000 * (procUsage(pid).cpuS - u0.cpuS)) / requests).toFixed(2)} ms` : '';
