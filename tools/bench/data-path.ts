@@ -19,7 +19,8 @@
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts            # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
  *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N
- *            --variants off,tenancy,admission,durable (extra routers with part of it on)
+ *            --variants off,tenancy,admission,durable (extra routers with part of it on); --baseline DIR
+ *            (the everything-on router from another checkout too, e.g. a git worktree of an earlier commit)
  *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
  *            calling both with its role certificate: measured beside the plaintext router)
  *            --ladder 1000,1500,2000 --skip steady,nginx,bare,steps,saturation,streams
@@ -38,11 +39,11 @@ import { createTestDatabase } from '@llmgw/db/testing';
 import { findRepoRoot, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startBareProxy, startNginx } from './lib/data-path-references';
+import { routerUnitFlags, startBareProxy, startNginx } from './lib/data-path-references';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
@@ -79,21 +80,8 @@ const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 /** --cpu-prof DIR: a V8 CPU profile of each measured router, written to DIR when it exits (lib/cpu-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
-/**
- * The Node flags production starts the router with: those of deploy/systemd/llmgw-router.service's
- * ExecStart (V8 heap sizing, docs/performance.md, "Memory per stream"), so the measured routers run
- * as deployed. --router-unit-flags off measures them without.
- */
-function routerUnitFlags(): string {
-  if (arg('router-unit-flags') === 'off') return '';
-  const unit = readFileSync(join(findRepoRoot(), 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
-  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
-  return (exec?.[1] ?? '')
-    .split(' ')
-    .filter((f) => f.startsWith('--'))
-    .join(' ');
-}
-const ROUTER_UNIT_FLAGS = routerUnitFlags();
+/** The Node flags of deploy/systemd/llmgw-router.service (lib/data-path-references.ts); --router-unit-flags off: none. */
+const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
   arg('router-node-options'),
@@ -182,6 +170,12 @@ async function main(): Promise<void> {
       const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
       procs.push(r);
       variants.push({ name, url: r.url, pid: r.pid, needsKey: VARIANTS[name].tenancy !== false });
+    }
+    // --baseline DIR: the everything-on router also from another checkout (an earlier commit, its own dist/), measured beside this one.
+    if (arg('baseline')) {
+      const r = await spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], { ...OTHER_ROUTER, repoRoot: arg('baseline') });
+      procs.push(r);
+      variants.push({ name: 'router (baseline)', url: r.url, pid: r.pid, needsKey: true });
     }
     // --mtls: the same stack with every gRPC link over mTLS with role checks (docs/security.md), beside the plaintext one.
     if (MTLS) {
@@ -316,7 +310,7 @@ async function main(): Promise<void> {
 
     if (!SKIP.has('saturation')) {
       // The same ladder for nginx and the bare Node proxy: what this machine (engines and load generator included) allows at all.
-      const climbers = targets.filter((x) => x.name === 'router' || x.name === 'nginx' || x.name === 'node (bare proxy)');
+      const climbers = targets.filter((x) => x.name === 'router' || x.name === 'router (baseline)' || x.name === 'nginx' || x.name === 'node (bare proxy)');
       console.log(`\n3. saturation (p99 under 100 ms, no failure): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
       for (const t of climbers) {
         for (const rate of LADDER) {

@@ -22,7 +22,8 @@ import { profilesAndBands } from './wiring/config-checks';
 import { endpointState } from './wiring/endpoint-state';
 import { endpointViews } from './wiring/endpoint-views';
 import { registerModelRoutes } from './wiring/models-routes';
-import { requestHandler } from './wiring/request-handler';
+import { clientLaneServer, type LaneHandler } from './wiring/client-lane';
+import { laneHandler, requestHandler } from './wiring/request-handler';
 import { engineAuthorization, openEndpointSource, openOnDemand } from './wiring/sources';
 import { upstreamAgent, upstreamPoolStats } from './wiring/upstream-agent';
 
@@ -165,7 +166,16 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   };
 
   // 'idle': on close, idle keep-alive sockets go at once and running requests may finish (close() bounds the wait).
-  const client = Fastify({ logger: false, bodyLimit: cfg.body_limit_bytes, return503OnClosing: false, forceCloseConnections: 'idle', clientErrorHandler });
+  // The client API's POST routes are served on the client lane, straight from Node's server (wiring/client-lane.ts).
+  const lanes = new Map<string, LaneHandler>();
+  const client = Fastify({
+    logger: false,
+    bodyLimit: cfg.body_limit_bytes,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    clientErrorHandler,
+    serverFactory: clientLaneServer(lanes),
+  });
   const sockets = new ClientSockets(client, cfg.shutdown_grace);
   const kinds = enabledKinds(cfg.passthrough_routes);
   const disabledPaths = new Map(
@@ -182,7 +192,11 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
     authenticate: (authorization) => tenancy.authenticate(authorization),
   });
   registerModelRoutes(client, { catalog, tenancy, onDemand });
-  for (const kind of kinds) client.post(API[kind].path, requestHandler(state, kind));
+  const bodyLimits = { bodyLimit: cfg.body_limit_bytes, discardLimit: cfg.body_discard_limit_bytes };
+  for (const kind of kinds) {
+    client.post(API[kind].path, requestHandler(state, kind));
+    lanes.set(API[kind].path, laneHandler(state, kind, bodyLimits));
+  }
   tenancy.registerRoutes?.(client);
 
   const closeResources = async () => {

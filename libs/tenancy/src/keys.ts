@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every llmgw API key starts with this. */
 export const KEY_PREFIX = 'sk-llmgw-';
@@ -43,7 +43,8 @@ export function mintApiKey(random: Uint8Array = randomBytes(32)): MintedKey {
  * (docs/accounting.md#keys).
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot: no Hash object per request (a key is hashed on every authenticated call).
+  return hash('sha256', key, 'hex');
 }
 
 /** The display prefix of a key (`sk-llmgw-4f2a`). */

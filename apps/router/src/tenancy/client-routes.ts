@@ -1,27 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '@llmgw/contracts';
 import { toHttpError } from '@llmgw/errors';
-import { requestIdFrom } from '@llmgw/observability';
 import type { LimitCounters } from '@llmgw/stores';
 import { effectiveLimits } from '@llmgw/tenancy';
-import type { DurableEnds } from './durable-end';
 import { periodStartEnd } from './quota';
-
-/**
- * The durable-usage hold (`tenancy.durable_usage`): a client response's last
- * bytes wait until its usage record is in the ledger (durable-end.ts).
- */
-export function installDurableHold(app: FastifyInstance, ends: DurableEnds): void {
-  // preHandler, not onRequest: requests refused before the handler (body too large,
-  // bad content type, unknown route) never reach recordUsage and must not be held.
-  app.addHook('preHandler', async (req, reply) => {
-    if (req.method !== 'POST' || !req.routeOptions.url?.startsWith('/v1/')) return;
-    // Fix the request id now (the router reuses x-request-id) so the held end can be matched to its record.
-    const id = requestIdFrom(req.raw.headers['x-request-id'] as string | undefined);
-    req.raw.headers['x-request-id'] = id;
-    ends.track(id, reply.raw);
-  });
-}
 
 /** `GET /me`: the calling key, its limits and what it has used of them (docs/accounting.md). */
 export function registerMeRoute(

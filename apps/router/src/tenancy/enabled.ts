@@ -4,7 +4,7 @@ import { costMicros } from '@llmgw/tenancy';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { installDurableHold, registerMeRoute } from './client-routes';
+import { registerMeRoute } from './client-routes';
 import { DurableEnds } from './durable-end';
 import { ApiKeys } from './keys';
 import { LedgerBuffer } from './ledger-buffer';
@@ -100,8 +100,9 @@ export function createEnabledTenancy(
       return t.allow_replica_pin;
     },
 
+    holdEnd: t.durable_usage ? (requestId, res) => ends.track(requestId, res) : undefined,
+
     registerRoutes(app: FastifyInstance) {
-      if (t.durable_usage) installDurableHold(app, ends);
       registerMeRoute(app, (authorization) => keys.authenticate(authorization), s.counters, now);
     },
 

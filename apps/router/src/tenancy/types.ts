@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RouterConfig } from '@llmgw/config';
 import type { Principal, UsageRecord } from '@llmgw/contracts';
 import type { DependencyStatus, Logger } from '@llmgw/observability';
@@ -41,6 +42,12 @@ export interface TenancyHooks {
   recordUsage(rec: UsageRecord): void;
   /** `settle(r, usage)` then `recordUsage(rec)`, in one store round trip where the stores allow it. */
   settleAndRecord?(r: Reservation, usage: { promptTokens: number; completionTokens: number; model: string } | undefined, rec: UsageRecord): void;
+  /**
+   * The durable-usage hold (`tenancy.durable_usage`, durable-end.ts): called once for each client
+   * API request before its stages run, with its request id; the response's final bytes then wait
+   * until `recordUsage`/`settleAndRecord` has that id's record in the ledger. Absent: no hold.
+   */
+  holdEnd?(requestId: string, res: ServerResponse): void;
   /** Optional extra routes on the client port (e.g. `GET /me`). */
   registerRoutes?(app: FastifyInstance): void;
   close(): Promise<void>;

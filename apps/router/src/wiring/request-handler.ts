@@ -1,8 +1,10 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LlmgwError } from '@llmgw/errors';
 import { extractTrace, inSpan, requestIdFrom, SpanKind, tracingRegistered } from '@llmgw/observability';
 import { API, type ApiKind } from '../api';
-import { admit, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, type RouterState } from '../stages';
+import { readBody } from '../http';
+import { admit, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, sendError, type RouterState } from '../stages';
 
 /** One stage of the request path; a synchronous stage returns nothing and is not awaited. */
 type Stage = readonly [name: string, run: (s: RouterState, c: RequestContext, body: Buffer | undefined) => void | Promise<void>];
@@ -37,32 +39,64 @@ async function runStages(s: RouterState, c: RequestContext, body: Buffer | undef
 }
 
 /**
- * The client API handler of one API kind: runs a request through the stages
- * in order (stages/index.ts); with a tracing SDK, one server span per request
- * continuing the client's traceparent and one child span per stage.
+ * Serves one client API request whose body has been read: runs it through the
+ * stages in order (stages/index.ts); with a tracing SDK, one server span per
+ * request continuing the client's traceparent and one child span per stage.
  */
+export function serveRequest(state: RouterState, kind: ApiKind, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
+  const c = new RequestContext(kind, requestIdFrom(req.headers['x-request-id']), req, res);
+  // The durable-usage hold (tenancy.durable_usage): the response's last bytes wait for its usage record.
+  state.tenancy.holdEnd?.(c.reqId, res);
+  res.on('close', () => {
+    if (!res.writableFinished) c.abort.abort();
+  });
+  if (!tracingRegistered()) return runStages(state, c, body, false);
+  return inSpan(
+    `router ${kind}`,
+    { 'http.route': API[kind].path, 'llmgw.request_id': c.reqId },
+    async (span) => {
+      try {
+        await runStages(state, c, body, true);
+      } finally {
+        span.setAttribute('http.response.status_code', c.status);
+      }
+    },
+    { kind: SpanKind.SERVER, parent: extractTrace(req.headers) },
+  );
+}
+
+/** The fastify route handler of one API kind (fastify's `inject`, and any request the client lane passes on). */
 export function requestHandler(state: RouterState, kind: ApiKind): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  const route = API[kind].path;
   return async (req, reply) => {
     reply.hijack();
-    const res = reply.raw;
-    const c = new RequestContext(kind, requestIdFrom(req.raw.headers['x-request-id']), req.raw as IncomingMessage, res);
-    res.on('close', () => {
-      if (!res.writableFinished) c.abort.abort();
-    });
-    const body = req.body as Buffer | undefined;
-    if (!tracingRegistered()) return runStages(state, c, body, false);
-    await inSpan(
-      `router ${kind}`,
-      { 'http.route': route, 'llmgw.request_id': c.reqId },
-      async (span) => {
-        try {
-          await runStages(state, c, body, true);
-        } finally {
-          span.setAttribute('http.response.status_code', c.status);
-        }
-      },
-      { kind: SpanKind.SERVER, parent: extractTrace(req.raw.headers) },
-    );
+    await serveRequest(state, kind, req.raw, reply.raw, req.body as Buffer | undefined);
+  };
+}
+
+/**
+ * The handler of one API kind on the client lane (wiring/client-lane.ts): reads the body under
+ * the same limits as the fastify route's content-type parser (http.ts), answers a body it
+ * refuses with the same error JSON, and serves the rest.
+ */
+export function laneHandler(
+  state: RouterState,
+  kind: ApiKind,
+  limits: { bodyLimit: number; discardLimit: number },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    readBody(req, limits.bodyLimit, limits.discardLimit)
+      .then(
+        (body) => serveRequest(state, kind, req, res, body),
+        (e: unknown) => {
+          // A body refused before it was all read: close the connection after the answer rather than drain it.
+          if (!req.complete) res.shouldKeepAlive = false;
+          sendError(res, e, requestIdFrom(req.headers['x-request-id']));
+        },
+      )
+      .catch((err: unknown) => {
+        // What fastify's error handler does for a route that throws (http.ts).
+        state.log.error({ reqId: req.headers['x-request-id'], err }, 'unhandled router error');
+        sendError(res, new LlmgwError('LLMGW_ERR_INTERNAL', 'internal error'), requestIdFrom(req.headers['x-request-id']));
+      });
   };
 }
