@@ -335,7 +335,7 @@ export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
       ttftMs = performance.now() - t0;
       const parts: Buffer[] = [];
       try {
-        for await (const c of up.body) parts.push(c as Buffer);
+        await eachChunk(up.body, (c) => parts.push(c));
       } catch (e) {
         // Nothing reached the client yet: a lost connection is retried like a refused one.
         const why = whyAborted();
