@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { constants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -94,9 +94,12 @@ describe('scrubSecrets', () => {
 
 describe('the stdout destination', () => {
   it('never blocks the event loop when its reader stops reading: lines wait in memory, and past the bound are dropped and counted', async () => {
-    // A pipe nobody reads: `sleep` never reads its stdin, so the pipe fills after 64 KiB.
-    const reader = spawn('sleep', ['60'], { stdio: ['pipe', 'ignore', 'ignore'] });
-    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    // A pipe nobody reads, so it fills after 64 KiB: a FIFO opened for reading and writing, non-blocking
+    // (as Node's own pipes are), whose only owner is the destination (it closes the fd once, on destroy).
+    const dir = mkdtempSync(join(tmpdir(), 'llmgw-logpipe-'));
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
     let drops = 0;
     const dest = nonBlockingDestination(fd, 256 * 1024, () => drops++);
     dest.on('error', () => undefined);
@@ -109,8 +112,10 @@ describe('the stdout destination', () => {
     await new Promise((r) => setImmediate(r));
     expect(drops).toBeGreaterThan(1000);
     expect(drops).toBeLessThan(2000);
-    reader.kill('SIGKILL');
+    const closed = new Promise((r) => dest.once('close', r));
     dest.destroy();
+    await closed;
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('writes lines in batches: one write(2) for lines logged across many event-loop turns, and a lone line after the flush delay', async () => {
@@ -139,14 +144,14 @@ describe('the stdout destination', () => {
     const written = lines(file).map((l) => JSON.parse(l).i);
     expect(written.length).toBeGreaterThan(20);
     expect(written).toEqual([...Array(written.length).keys()]);
-    dest.destroy();
+    await new Promise((r) => dest.once('close', r).destroy());
     // Below the batch size, a line waits only for the flush delay.
     const lone = join(dir, 'lone.log');
     const dest2 = nonBlockingDestination(openSync(lone, 'w'), 1 << 20, () => undefined, { bytes: 4096, flushMs: 5 });
     createLogger({ service: 't', destination: dest2 }).info('alone');
     while (lines(lone).length === 0) await new Promise((r) => dest2.once('write', r));
     expect(JSON.parse(lines(lone)[0]).msg).toBe('alone');
-    dest2.destroy();
+    await new Promise((r) => dest2.once('close', r).destroy());
     rmSync(dir, { recursive: true, force: true });
   });
 
