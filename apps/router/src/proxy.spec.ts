@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { LlmgwError } from '@llmgw/errors';
 import { waitUntil } from '@llmgw/testing';
-import { attempt, AttemptDeadlines, eachChunk, normaliseUpstreamError, sseErrorEvent, type AttemptResult, type SseErrorStyle } from './proxy';
+import { AttemptDeadlines } from './attempt-deadlines';
+import { attempt, normaliseUpstreamError, sseErrorEvent, type AttemptResult, type SseErrorStyle } from './proxy';
 
 describe('normaliseUpstreamError', () => {
   it.each([
@@ -92,7 +92,6 @@ describe('attempt: a connection lost on the way', () => {
     });
     let result: AttemptResult | undefined;
     const front = await listen((req, res) => {
-      const ac = new AbortController();
       void attempt({
         url: `${up}/v1/chat/completions`,
         body: Buffer.from('{}'),
@@ -101,7 +100,7 @@ describe('attempt: a connection lost on the way', () => {
         withholdUsage: false,
         agent,
         timeouts: { firstToken: 0, total: 0, idle: opts.idle ?? 0 },
-        clientSignal: ac.signal,
+        client: { left: false, watchLeave: () => undefined },
         errorEventStyle: opts.style ?? 'chat',
         responseHeaders: () => ({}),
         res,
@@ -183,6 +182,97 @@ describe('attempt: a connection lost on the way', () => {
     expect(result).toMatchObject({ kind: 'retry', reason: 'connect', endpointFault: true });
     expect((result as { error: LlmgwError }).error.code).toBe('LLMGW_ERR_UPSTREAM_CONNECT');
   });
+
+  /** A client that can be made to leave, as the request's context is. */
+  function presence() {
+    let watcher: (() => void) | undefined;
+    const p = {
+      left: false,
+      watchLeave: (fn: (() => void) | undefined) => (watcher = fn),
+      leave: () => {
+        p.left = true;
+        watcher?.();
+      },
+      watching: () => watcher !== undefined,
+    };
+    return p;
+  }
+
+  const input = (url: string, client: ReturnType<typeof presence>, res: http.ServerResponse, dispatcher: Agent = agent) => ({
+    url,
+    body: Buffer.from('{}'),
+    headers: { 'content-type': 'application/json' },
+    stream: true,
+    withholdUsage: false,
+    agent: dispatcher,
+    timeouts: { firstToken: 0, total: 0, idle: 0 },
+    client,
+    errorEventStyle: 'chat' as const,
+    responseHeaders: () => ({}),
+    res,
+  });
+
+  it('the client leaves mid-stream: client_gone, the engine sees its request closed, and the attempt stops watching', async () => {
+    let engineSawClose = false;
+    const up = await listen((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event('a'));
+      res.on('close', () => (engineSawClose = true));
+    });
+    const client = presence();
+    let result: AttemptResult | undefined;
+    const front = await listen((_req, res) => {
+      void attempt(input(`${up}/v1/chat/completions`, client, res)).then((r) => (result = r));
+    });
+    const ac = new AbortController();
+    const got = await fetch(front, { method: 'POST', body: '{}', signal: ac.signal });
+    const reader = got.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(event('a'));
+    client.leave();
+    await waitUntil(() => result !== undefined, 'the attempt result');
+    expect(result).toMatchObject({ kind: 'client_gone', endpointFault: false });
+    expect(result!.kind === 'client_gone' && result!.ttftMs).toBeGreaterThanOrEqual(0);
+    expect(client.watching()).toBe(false);
+    await waitUntil(() => engineSawClose, 'the engine side closed');
+    ac.abort();
+  });
+
+  it('the client leaves while its request waits for an upstream connection: answered at once, and never sent', async () => {
+    let served = 0;
+    let release: (() => void) | undefined;
+    const up = await listen((req, res) => {
+      served++;
+      req.resume();
+      // The one connection stays busy until released.
+      release = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const one = new Agent({ connections: 1, keepAliveTimeout: 1000 });
+    closers.push(() => one.close());
+    const first = presence();
+    const second = presence();
+    const results: AttemptResult[] = [];
+    const front = await listen((req, res) => {
+      const client = req.headers['x-which'] === 'second' ? second : first;
+      void attempt({ ...input(`${up}/v1/chat/completions`, client, res, one), stream: false }).then((r) => {
+        results.push(r);
+        if (!res.headersSent) res.writeHead(599).end();
+      });
+    });
+    const a = fetch(front, { method: 'POST', body: '{}', headers: { 'x-which': 'first' } });
+    await waitUntil(() => served === 1, 'the first request at the engine');
+    const b = fetch(front, { method: 'POST', body: '{}', headers: { 'x-which': 'second' } });
+    await waitUntil(() => second.watching(), 'the second request waiting for the connection');
+    second.leave();
+    await waitUntil(() => results.length === 1, 'the second result');
+    expect(results[0]).toMatchObject({ kind: 'client_gone', endpointFault: false });
+    release!();
+    expect((await a).status).toBe(200);
+    expect((await b).status).toBe(599);
+    // The connection free again, the dropped request is not sent.
+    await new Promise((r) => setImmediate(r));
+    expect(served).toBe(1);
+  });
 });
 
 describe('AttemptDeadlines: total, first token and idle on one timer', () => {
@@ -246,35 +336,5 @@ describe('AttemptDeadlines: total, first token and idle on one timer', () => {
       jest.advanceTimersByTime(10_000);
       expect(fired).toEqual([]);
     });
-  });
-});
-
-describe('eachChunk', () => {
-  it('passes every byte on and settles at the end', async () => {
-    const got: string[] = [];
-    await eachChunk(Readable.from([Buffer.from('a'), Buffer.from('b')], { objectMode: false }), (c) => got.push(c.toString()));
-    expect(got.join('')).toBe('ab');
-  });
-
-  it('rejects on a close before the end, and on an error', async () => {
-    const cut = new Readable({ read() {} });
-    const closed = eachChunk(cut, () => undefined);
-    cut.push('x');
-    cut.destroy();
-    await expect(closed).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
-    const broken = new Readable({ read() {} });
-    const failed = eachChunk(broken, () => undefined);
-    broken.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
-    await expect(failed).rejects.toMatchObject({ code: 'ECONNRESET' });
-  });
-
-  it('a throwing consumer rejects and destroys the body', async () => {
-    const body = new Readable({ read() {} });
-    const done = eachChunk(body, () => {
-      throw new Error('consumer');
-    });
-    body.push('x');
-    await expect(done).rejects.toThrow('consumer');
-    expect(body.destroyed).toBe(true);
   });
 });

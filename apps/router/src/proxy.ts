@@ -1,15 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
-import { request, type Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { codeForUpstreamStatus, LlmgwError, toHttpError, type ErrorCode } from '@llmgw/errors';
+import { AttemptAbort, AttemptDeadlines, type AttemptTimeouts } from './attempt-deadlines';
 import { SseUsageTap, usageFrom, type CapturedUsage } from './sse';
-
-/** Timeouts for one upstream attempt (ms; 0 = none). */
-export interface AttemptTimeouts {
-  firstToken: number;
-  total: number;
-  idle: number;
-}
 
 export interface AttemptInput {
   url: string;
@@ -18,10 +11,10 @@ export interface AttemptInput {
   stream: boolean;
   /** Drop the usage chunk before it reaches the client (the router injected include_usage). */
   withholdUsage: boolean;
-  agent: Agent;
+  agent: Dispatcher;
   timeouts: AttemptTimeouts;
-  /** Aborted when the client goes away. */
-  clientSignal: AbortSignal;
+  /** Whether the client is still there; the attempt ends when it leaves. */
+  client: ClientPresence;
   /** How a stream that breaks after it started tells the client (sseErrorEvent). */
   errorEventStyle: SseErrorStyle;
   /** Extra response headers (x-llmgw-*), written with the first byte to the client. */
@@ -29,6 +22,13 @@ export interface AttemptInput {
   res: ServerResponse;
   /** Rewrites the answer on its way to the client (an external provider's: providers/response.ts). */
   rewrite?: ResponseRewrite;
+}
+
+/** Whether a request's client is still there (the request's context, stages/context.ts). */
+export interface ClientPresence {
+  readonly left: boolean;
+  /** `fn` is called once when the client leaves; one watcher at a time, undefined stops watching. */
+  watchLeave(fn: (() => void) | undefined): void;
 }
 
 /** What an answer's bytes go through before the client (after usage is captured and withheld). */
@@ -117,139 +117,8 @@ const lostConnection = (code: string, e: unknown, stage: string): AttemptResult 
   endpointFault: true,
 });
 
-/** Why `signal` was aborted by `attempt`, if it was. */
-function abortedWhy(signal: AbortSignal): AttemptAbort['why'] | undefined {
-  return signal.aborted ? (signal.reason as AttemptAbort).why : undefined;
-}
-
 function timeoutError(why: string): LlmgwError {
   return new LlmgwError('LLMGW_ERR_UPSTREAM_TIMEOUT', `upstream ${why.replace('_', ' ')} timeout`);
-}
-
-export class AttemptAbort extends Error {
-  constructor(readonly why: 'first_token' | 'total' | 'idle' | 'client') {
-    super(why);
-  }
-}
-
-/**
- * An attempt's three limits — total, first token, idle (reset by every chunk) — on one timer
- * instead of three, and a chunk only notes its time instead of re-inserting a timer: per open
- * stream, two Timeout objects and their closures less, and no timer-list work per chunk
- * (docs/performance.md, "Memory per stream"). The timer fires at the earliest deadline known when
- * it was set; a chunk that came since moves the idle deadline, and the timer is set again for it.
- */
-export class AttemptDeadlines {
-  private timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires (Infinity: none armed). */
-  private armedAt = Infinity;
-  private readonly totalAt: number;
-  private firstAt: number;
-  /** Idle counts from the stream's headers, then from each chunk (Infinity: not yet). */
-  private lastByteAt = Infinity;
-
-  constructor(
-    private readonly t: AttemptTimeouts,
-    t0: number,
-    private readonly abort: (why: AttemptAbort['why']) => void,
-  ) {
-    this.totalAt = t.total > 0 ? t0 + t.total : Infinity;
-    this.firstAt = t.firstToken > 0 ? t0 + t.firstToken : Infinity;
-    this.arm(t0);
-  }
-
-  /** The first byte of the answer came: the first-token limit is met. */
-  firstByte(): void {
-    this.firstAt = Infinity;
-  }
-
-  /** A stream's headers came: the idle limit starts counting. */
-  startIdle(): void {
-    if (this.t.idle <= 0) return;
-    const now = performance.now();
-    this.lastByteAt = now;
-    if (now + this.t.idle < this.armedAt) this.arm(now);
-  }
-
-  chunk(): void {
-    if (this.lastByteAt !== Infinity) this.lastByteAt = performance.now();
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.armedAt = Infinity;
-  }
-
-  private idleAt(): number {
-    return this.t.idle > 0 ? this.lastByteAt + this.t.idle : Infinity;
-  }
-
-  private arm(now: number): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.armedAt = Math.min(this.totalAt, this.firstAt, this.idleAt());
-    if (this.armedAt !== Infinity) this.timer = setTimeout(() => this.fire(), Math.max(1, this.armedAt - now));
-  }
-
-  private fire(): void {
-    this.timer = undefined;
-    this.armedAt = Infinity;
-    const now = performance.now();
-    if (now >= this.totalAt) this.abort('total');
-    else if (now >= this.firstAt) this.abort('first_token');
-    else if (now >= this.idleAt()) this.abort('idle');
-    // Early (a chunk moved the idle deadline, or the loop's clock ran behind): wait for the next one.
-    else this.arm(now);
-  }
-}
-
-/**
- * Passes `body`'s bytes to `onChunk` as they can be read (what arrived together in one chunk, as
- * `for await` did) and settles at its end; rejects on its error, on a close before its end, or when
- * `onChunk` throws (the body is destroyed then). Unlike `for await`, no async generator, no
- * stream-finished listeners and no promises per chunk for every open stream (docs/performance.md,
- * "Memory per stream").
- */
-export function eachChunk(body: Readable, onChunk: (c: Buffer) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (e?: Error) => {
-      if (settled) return;
-      settled = true;
-      if (e) reject(e);
-      else resolve();
-    };
-    const ended = () => (body.readableEnded ? undefined : prematureClose());
-    if (body.destroyed) return settle(body.errored ?? ended());
-    body.on('readable', () => {
-      try {
-        for (let c: Buffer | null; !settled && (c = body.read() as Buffer | null) !== null;) onChunk(c);
-      } catch (e) {
-        settle(e as Error);
-        body.destroy();
-      }
-    });
-    body.once('end', () => settle());
-    // Kept after settling: an error emitted later has a listener.
-    body.on('error', (e) => settle(e));
-    body.once('close', () => settle(ended()));
-  });
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-}
-
-/** Reads at most `limit` bytes of an upstream error body. */
-async function readLimited(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const c of body) {
-    if (n < limit) parts.push(c);
-    n += c.length;
-  }
-  return Buffer.concat(parts).toString('utf8').slice(0, limit);
 }
 
 const CONTEXT_LENGTH_RE = /maximum context length|context length exceeded|longer than the model's context length/i;
@@ -282,136 +151,271 @@ export function normaliseUpstreamError(status: number, text: string): LlmgwError
  * upstream body byte, so until then every failure can still be retried or
  * turned into a clean error response.
  */
-export async function attempt(inp: AttemptInput): Promise<AttemptResult> {
-  const ac = new AbortController();
-  const abort = (why: AttemptAbort['why']) => {
-    if (!ac.signal.aborted) ac.abort(new AttemptAbort(why));
-  };
-  const onClient = () => abort('client');
-  if (inp.clientSignal.aborted) return { kind: 'client_gone', endpointFault: false };
-  inp.clientSignal.addEventListener('abort', onClient, { once: true });
-  const t0 = performance.now();
-  const limits = new AttemptDeadlines(inp.timeouts, t0, abort);
-  let ttftMs: number | undefined;
-  let wrote = false;
-  const res = inp.res;
-  const whyAborted = () => abortedWhy(ac.signal);
+export function attempt(inp: AttemptInput): Promise<AttemptResult> {
+  if (inp.client.left) return Promise.resolve({ kind: 'client_gone', endpointFault: false });
+  return new Promise((resolve) => new UpstreamCall(inp, resolve).send());
+}
 
-  try {
-    let up;
+/** An upstream URL as undici's dispatch takes it; the few distinct URLs (endpoint × API path) are parsed once. */
+const targets = new Map<string, { origin: string; path: string }>();
+
+function targetOf(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (t === undefined) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= 1024) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
+/**
+ * Node keeps a response's header block (`_header`) for as long as the response lives, as the tree
+ * of strings its `+=` made (about 2 KiB for a streamed answer's headers); reading one character has
+ * V8 flatten it in place into one string of about 0.6 KiB (docs/performance.md, "Memory per stream").
+ */
+function compactHeaderBlock(res: ServerResponse): void {
+  const block = (res as unknown as { _header?: unknown })._header;
+  if (typeof block === 'string') block.charCodeAt(0);
+}
+
+/** The response headers the attempt reads, out of undici's raw list (name, value, name, value…). */
+function headerValues(raw: Buffer[]): { contentType?: string; retryAfter?: string } {
+  const out: { contentType?: string; retryAfter?: string } = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const n = raw[i].length;
+    if (n !== 12 && n !== 11) continue;
+    const name = raw[i].toString('latin1').toLowerCase();
+    if (name === 'content-type') out.contentType ??= raw[i + 1].toString('latin1');
+    else if (name === 'retry-after') out.retryAfter ??= raw[i + 1].toString('latin1');
+  }
+  return out;
+}
+
+/**
+ * One attempt as an undici dispatch handler: the answer's bytes come to its callbacks straight from
+ * the connection — no response stream, async iterator, AbortController or promise per chunk, and
+ * one object per attempt (docs/router.md, "Request lifecycle"). It takes the callbacks undici's own
+ * `request()` takes (onConnect, onHeaders, onData, onComplete, onError): the newer controller form
+ * wraps each request in a controller that keeps the raw response headers, and the socket's read
+ * buffer they point into, for the whole of a stream (docs/performance.md, "Memory per stream").
+ * Until a connection takes the request there is no abort function; an abort then answers at once,
+ * and the request is dropped when it is dispatched.
+ */
+class UpstreamCall implements Dispatcher.DispatchHandler {
+  private abortRequest: ((err?: Error) => void) | undefined;
+  /** Why the attempt aborted the request itself (a limit, or the client left). */
+  private why: AttemptAbort['why'] | undefined;
+  private readonly t0 = performance.now();
+  private readonly limits: AttemptDeadlines;
+  /** waiting: no answer yet; refused: an error status, its body read up to `limit`; whole: a non-streamed answer; stream: SSE. */
+  private phase: 'waiting' | 'refused' | 'whole' | 'stream' = 'waiting';
+  private status = 0;
+  private contentType = '';
+  private retryAfter: string | undefined;
+  private parts: Buffer[] = [];
+  private size = 0;
+  private limit = 0;
+  private tap: SseUsageTap | undefined;
+  private ttftMs: number | undefined;
+  private wrote = false;
+  private settled = false;
+
+  constructor(
+    private readonly inp: AttemptInput,
+    private readonly resolve: (r: AttemptResult) => void,
+  ) {
+    this.limits = new AttemptDeadlines(inp.timeouts, this.t0, (why) => this.abort(why));
+  }
+
+  send(): void {
+    const inp = this.inp;
+    inp.client.watchLeave(() => this.abort('client'));
     try {
-      up = await request(inp.url, { method: 'POST', headers: inp.headers, body: inp.body, dispatcher: inp.agent, signal: ac.signal });
+      const { origin, path } = targetOf(inp.url);
+      inp.agent.dispatch({ origin, path, method: 'POST', headers: inp.headers, body: inp.body }, this);
     } catch (e) {
-      const why = whyAborted();
-      if (why === 'client') return { kind: 'client_gone', endpointFault: false };
-      if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
-      const code = connectionLost(e);
-      if (code) return lostConnection(code, e, 'cannot reach the engine');
-      return {
-        kind: 'error',
-        error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }),
-        endpointFault: true,
-      };
+      this.failed(e);
     }
+  }
 
-    if (up.statusCode === 503 || up.statusCode === 429) {
-      const text = await readLimited(up.body, 4096).catch(() => '');
-      const ra = Number(up.headers['retry-after']);
-      const err = normaliseUpstreamError(up.statusCode, text);
-      const error = new LlmgwError('LLMGW_ERR_UPSTREAM_OVERLOADED', err.message, { retryAfterSeconds: Number.isFinite(ra) && ra > 0 ? ra : undefined });
-      return { kind: 'retry', reason: up.statusCode === 503 ? 'status_503' : 'status_429', error, endpointFault: true };
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.why) abort(new AttemptAbort(this.why));
+  }
+
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
+    // A 1xx is not the answer: its final headers follow.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    const headers = headerValues(raw);
+    if (statusCode >= 400) {
+      this.phase = 'refused';
+      this.limit = statusCode === 503 || statusCode === 429 ? 4096 : 16_384;
+      this.retryAfter = headers.retryAfter;
+      return true;
     }
-    if (up.statusCode >= 400) {
-      const text = await readLimited(up.body, 16_384).catch(() => '');
-      return { kind: 'error', error: normaliseUpstreamError(up.statusCode, text), endpointFault: up.statusCode >= 500 };
-    }
-
-    const contentType = String(up.headers['content-type'] ?? (inp.stream ? 'text/event-stream' : 'application/json'));
-    const isSse = contentType.includes('text/event-stream');
-
-    if (!isSse) {
+    this.contentType = headers.contentType ?? (this.inp.stream ? 'text/event-stream' : 'application/json');
+    if (this.contentType.includes('text/event-stream')) {
+      this.phase = 'stream';
+      this.tap = withRewrite(new SseUsageTap(this.inp.withholdUsage), this.inp.rewrite);
+      this.limits.startIdle();
+    } else {
       // Non-streaming: the whole JSON answer, then one write.
-      limits.firstByte();
-      ttftMs = performance.now() - t0;
-      const parts: Buffer[] = [];
-      try {
-        await eachChunk(up.body, (c) => parts.push(c));
-      } catch (e) {
-        // Nothing reached the client yet: a lost connection is retried like a refused one.
-        const why = whyAborted();
-        if (why === 'client') return { kind: 'client_gone', ttftMs, endpointFault: false };
-        if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
-        const code = connectionLost(e);
-        if (code) return lostConnection(code, e, 'the engine closed the connection before its answer was complete');
-        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's answer could not be read"), endpointFault: true };
-      }
-      const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-      const buf = inp.rewrite ? inp.rewrite.body(whole) : whole;
-      let usage: CapturedUsage | undefined;
-      if (buf.includes('"usage"')) {
-        try {
-          usage = usageFrom(JSON.parse(buf.toString('utf8')).usage);
-        } catch {
-          /* not JSON: pass through as is */
-        }
-      }
-      if (res.destroyed) return { kind: 'client_gone', ttftMs, usage, endpointFault: false };
-      res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'content-length': String(buf.length) });
-      wrote = true;
-      res.end(buf);
-      return { kind: 'served', status: up.statusCode, usage, ttftMs, complete: true, endpointFault: false };
+      this.phase = 'whole';
+      this.limits.firstByte();
+      this.ttftMs = performance.now() - this.t0;
     }
+    return true;
+  }
 
-    const tap = withRewrite(new SseUsageTap(inp.withholdUsage), inp.rewrite);
-    limits.startIdle();
-    const status = up.statusCode;
-    try {
-      await eachChunk(up.body, (c) => {
-        limits.chunk();
-        if (!wrote) {
-          limits.firstByte();
-          ttftMs = performance.now() - t0;
-          res.writeHead(status, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-          wrote = true;
-          const out = tap.push(c);
-          // Headers go out with the first event in one write; alone only if the chunk held no complete event.
-          if (out.length > 0) res.write(out);
-          else res.flushHeaders();
-          return;
-        }
-        const out = tap.push(c);
-        if (out.length > 0 && !res.destroyed) res.write(out);
-      });
-    } catch (e) {
-      const why = whyAborted();
-      if (why === 'client') return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
-      if (!wrote) {
-        if (why) return { kind: 'error', error: timeoutError(why), endpointFault: true };
-        // Headers came, no event did: nothing reached the client, so a lost connection is retried.
-        const code = connectionLost(e);
-        if (code) return lostConnection(code, e, 'the engine closed the stream before its first event');
-        return { kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's stream could not be read"), endpointFault: true };
-      }
-      // Mid-stream: the status is sent and part of the answer with it, so no retry. The client
-      // gets an error event after the last complete event, then a properly ended stream.
-      const cut: StreamCut =
-        why === 'idle' || why === 'total'
-          ? { reason: why === 'idle' ? 'idle_timeout' : 'total_timeout', error: timeoutError(why) }
-          : { reason: 'upstream_closed', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine closed the stream before it finished') };
-      if (res.destroyed) return { kind: 'client_gone', ttftMs, usage: tap.usage, endpointFault: false };
-      res.end(sseErrorEvent(cut.error, inp.errorEventStyle));
-      return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: false, endpointFault: true, cut };
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return true;
+    if (this.phase === 'stream') this.streamed(chunk);
+    else {
+      if (this.phase === 'whole' || this.size < this.limit) this.parts.push(chunk);
+      this.size += chunk.length;
     }
-    const rest = tap.end();
-    if (!wrote) {
-      ttftMs = performance.now() - t0;
-      res.writeHead(up.statusCode, { ...inp.responseHeaders(), 'content-type': contentType, 'cache-control': 'no-cache' });
-      wrote = true;
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    if (this.phase === 'refused') return this.refused(this.refusalText());
+    if (this.phase === 'whole') return this.answered();
+    const res = this.inp.res;
+    const rest = this.tap!.end();
+    if (!this.wrote) {
+      this.ttftMs = performance.now() - this.t0;
+      res.writeHead(this.status, { ...this.inp.responseHeaders(), 'content-type': this.contentType, 'cache-control': 'no-cache' });
+      this.wrote = true;
     }
     res.end(rest.length > 0 ? rest : undefined);
-    return { kind: 'served', status: up.statusCode, usage: tap.usage, ttftMs, complete: true, endpointFault: false };
-  } finally {
-    limits.stop();
-    inp.clientSignal.removeEventListener('abort', onClient);
+    this.settle({ kind: 'served', status: this.status, usage: this.tap!.usage, ttftMs: this.ttftMs, complete: true, endpointFault: false });
+  }
+
+  onError(e: Error): void {
+    if (this.settled) return;
+    // An error answer's body that could not be read: the answer is what its status says.
+    if (this.phase === 'refused') return this.refused('');
+    if (this.phase === 'stream') return this.streamFailed(e);
+    const why = this.why;
+    const ttftMs = this.ttftMs;
+    if (why === 'client') return this.settle({ kind: 'client_gone', ttftMs, endpointFault: false });
+    if (why) return this.settle({ kind: 'error', error: timeoutError(why), endpointFault: true });
+    if (this.phase === 'waiting') return this.failed(e);
+    // A non-streamed answer cut: nothing reached the client yet, so a lost connection is retried like a refused one.
+    const code = connectionLost(e);
+    if (code) return this.settle(lostConnection(code, e, 'the engine closed the connection before its answer was complete'));
+    this.settle({ kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's answer could not be read"), endpointFault: true });
+  }
+
+  private abort(why: AttemptAbort['why']): void {
+    if (this.settled || this.why) return;
+    this.why = why;
+    const reason = new AttemptAbort(why);
+    // Not on a connection yet: answered now (onError), and dropped once dispatched (onConnect).
+    if (this.abortRequest) this.abortRequest(reason);
+    else this.onError(reason);
+  }
+
+  /** The request never got an answer. */
+  private failed(e: unknown): void {
+    const code = connectionLost(e);
+    if (code) return this.settle(lostConnection(code, e, 'cannot reach the engine'));
+    this.settle({
+      kind: 'error',
+      error: new LlmgwError('LLMGW_ERR_UPSTREAM_CONNECT', `upstream request failed: ${(e as Error).message}`, { cause: e }),
+      endpointFault: true,
+    });
+  }
+
+  private refusalText(): string {
+    const parts = this.parts;
+    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8').slice(0, this.limit);
+  }
+
+  /** An error status: 503 and 429 are retried elsewhere; any other is the answer. */
+  private refused(text: string): void {
+    const status = this.status;
+    const err = normaliseUpstreamError(status, text);
+    if (status !== 503 && status !== 429) return this.settle({ kind: 'error', error: err, endpointFault: status >= 500 });
+    const ra = Number(this.retryAfter);
+    const error = new LlmgwError('LLMGW_ERR_UPSTREAM_OVERLOADED', err.message, { retryAfterSeconds: Number.isFinite(ra) && ra > 0 ? ra : undefined });
+    this.settle({ kind: 'retry', reason: status === 503 ? 'status_503' : 'status_429', error, endpointFault: true });
+  }
+
+  /** A non-streamed answer, whole: its usage read, then one write. */
+  private answered(): void {
+    const { inp, parts, ttftMs } = this;
+    const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    const buf = inp.rewrite ? inp.rewrite.body(whole) : whole;
+    let usage: CapturedUsage | undefined;
+    if (buf.includes('"usage"')) {
+      try {
+        usage = usageFrom(JSON.parse(buf.toString('utf8')).usage);
+      } catch {
+        /* not JSON: pass through as is */
+      }
+    }
+    const res = inp.res;
+    if (res.destroyed) return this.settle({ kind: 'client_gone', ttftMs, usage, endpointFault: false });
+    res.writeHead(this.status, { ...inp.responseHeaders(), 'content-type': this.contentType, 'content-length': String(buf.length) });
+    this.wrote = true;
+    res.end(buf);
+    this.settle({ kind: 'served', status: this.status, usage, ttftMs, complete: true, endpointFault: false });
+  }
+
+  /** One chunk of a stream: its complete events go to the client, the first with the headers. */
+  private streamed(c: Buffer): void {
+    const { limits, inp } = this;
+    const res = inp.res;
+    limits.chunk();
+    if (!this.wrote) {
+      limits.firstByte();
+      this.ttftMs = performance.now() - this.t0;
+      res.writeHead(this.status, { ...inp.responseHeaders(), 'content-type': this.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      compactHeaderBlock(res);
+      this.wrote = true;
+      const out = this.tap!.push(c);
+      // Headers go out with the first event in one write; alone only if the chunk held no complete event.
+      if (out.length > 0) res.write(out);
+      else res.flushHeaders();
+      return;
+    }
+    const out = this.tap!.push(c);
+    if (out.length > 0 && !res.destroyed) res.write(out);
+  }
+
+  private streamFailed(e: Error): void {
+    const { why, ttftMs, inp } = this;
+    const usage = this.tap!.usage;
+    if (why === 'client') return this.settle({ kind: 'client_gone', ttftMs, usage, endpointFault: false });
+    if (!this.wrote) {
+      if (why) return this.settle({ kind: 'error', error: timeoutError(why), endpointFault: true });
+      // Headers came, no event did: nothing reached the client, so a lost connection is retried.
+      const code = connectionLost(e);
+      if (code) return this.settle(lostConnection(code, e, 'the engine closed the stream before its first event'));
+      return this.settle({ kind: 'error', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', "the engine's stream could not be read"), endpointFault: true });
+    }
+    // Mid-stream: the status is sent and part of the answer with it, so no retry. The client
+    // gets an error event after the last complete event, then a properly ended stream.
+    const cut: StreamCut =
+      why === 'idle' || why === 'total'
+        ? { reason: why === 'idle' ? 'idle_timeout' : 'total_timeout', error: timeoutError(why) }
+        : { reason: 'upstream_closed', error: new LlmgwError('LLMGW_ERR_UPSTREAM_ERROR', 'the engine closed the stream before it finished') };
+    if (inp.res.destroyed) return this.settle({ kind: 'client_gone', ttftMs, usage, endpointFault: false });
+    inp.res.end(sseErrorEvent(cut.error, inp.errorEventStyle));
+    this.settle({ kind: 'served', status: this.status, usage, ttftMs, complete: false, endpointFault: true, cut });
+  }
+
+  private settle(r: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.limits.stop();
+    this.inp.client.watchLeave(undefined);
+    this.parts = [];
+    this.resolve(r);
   }
 }

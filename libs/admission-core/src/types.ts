@@ -44,6 +44,12 @@ export type AcquireResult =
 export interface Admission {
   /** Resolves when the request may proceed or is turned away; `signal` aborting means the client is gone. */
   acquire(req: AdmissionRequest, signal?: AbortSignal): Promise<AcquireResult>;
+  /**
+   * A grant that needs no wait and no round trip (a router's credit from the admission service),
+   * or undefined: then `acquire`. Asked first, it spares the caller the abort signal and the
+   * promise a request that is admitted at once does not need.
+   */
+  grantNow?(req: AdmissionRequest): AcquireResult | undefined;
 }
 
 /** Load of one replica, as the saturation detector reads it. */

@@ -81,9 +81,8 @@ export class RemoteAdmission implements Admission {
 
   async acquire(req: AdmissionRequest, signal?: AbortSignal): Promise<AcquireResult> {
     if (this.degraded) return this.o.local.acquire(req, signal);
-    // Far below every ceiling the service has lent this router credit: admit here, no round trip.
-    const first = req.candidatePools[0];
-    if (first !== undefined && this.credits?.take(req.model, first)) return this.onCredit(req.model, first);
+    const now = this.grantNow(req);
+    if (now) return now;
     const started = Date.now();
     const waitMs = Math.max(100, (req.deadlineMs ?? started + this.o.queueTtlMs) - started) + 2000;
     try {
@@ -118,6 +117,13 @@ export class RemoteAdmission implements Admission {
       // Keep what is left of the request's time: the service already spent some.
       return this.o.local.acquire(req, signal);
     }
+  }
+
+  /** Far below every ceiling the service has lent this router credit: admitted here, no round trip. */
+  grantNow(req: AdmissionRequest): AcquireResult | undefined {
+    if (this.degraded) return undefined;
+    const first = req.candidatePools[0];
+    return first !== undefined && this.credits?.take(req.model, first) ? this.onCredit(req.model, first) : undefined;
   }
 
   private onCredit(model: string, pool: string): AcquireResult {

@@ -150,10 +150,14 @@ export function createAdmission(cfg: AdmissionConfig, deps: AdmissionDeps): Rout
       return remote.isDegraded;
     },
     // A provider's pool is this router's own: the admission service does not know it.
-    acquire: (req: AdmissionRequest, signal?: AbortSignal) =>
-      req.candidatePools.length > 0 && req.candidatePools.every(isProviderPool) ? local.acquire(req, signal) : remote.acquire(req, signal),
+    acquire: (req: AdmissionRequest, signal?: AbortSignal) => (providerOnly(req) ? local.acquire(req, signal) : remote.acquire(req, signal)),
+    grantNow: (req: AdmissionRequest) => (providerOnly(req) ? undefined : remote.grantNow(req)),
     close: closeAll,
   };
+}
+
+function providerOnly(req: AdmissionRequest): boolean {
+  return req.candidatePools.length > 0 && req.candidatePools.every(isProviderPool);
 }
 
 function passThrough(): RouterAdmission {

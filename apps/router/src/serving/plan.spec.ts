@@ -85,7 +85,15 @@ describe('serving plan', () => {
       catalog: { chain: (m) => [m, ...(FALLBACKS[m] ?? [])] },
       views: (m) => (serving.includes(m) ? [view(m)] : []),
     };
-    const plan = new ServingPlan(deps, { id: 'req-1', model, principal: p, band: 'gold', tenant: 'p', estimatedTokens, signal: new AbortController().signal });
+    const plan = new ServingPlan(deps, {
+      id: 'req-1',
+      model,
+      principal: p,
+      band: 'gold',
+      tenant: 'p',
+      estimatedTokens,
+      client: { signal: new AbortController().signal },
+    });
     return { plan, log };
   }
   const rec = (p: Principal, plan: ServingPlan, promptTokens: number, completionTokens: number): UsageRecord => ({
@@ -218,6 +226,55 @@ describe('serving plan', () => {
       code: 'LLMGW_ERR_NO_ENDPOINT',
       retryAfterSeconds: 5,
       message: expect.stringContaining('or its fallbacks (b, c)'),
+    });
+  });
+
+  describe('a grant at once', () => {
+    it('is taken without the abort signal or acquire; a request that must ask gets the signal', async () => {
+      const p = principal({});
+      const log: AdmissionLog = { acquired: [], released: [] };
+      let credits = 1;
+      let signalsRead = 0;
+      const recording = recordingAdmission(log);
+      const deps: PlanDeps = {
+        cfg: { cooldown_seconds: 5, admission: { queue_ttl: 1000 } },
+        tenancy,
+        admission: {
+          acquire: recording.acquire,
+          grantNow: (req) =>
+            credits-- > 0
+              ? { kind: 'granted', pool: req.candidatePools[0], queuedMs: 0, lease: { id: 'credit', pool: req.candidatePools[0], release: () => undefined } }
+              : undefined,
+        },
+        catalog: { chain: (m) => [m] },
+        views: (m) => [view(m)],
+      };
+      const request = (id: string) => ({
+        id,
+        model: 'a',
+        principal: p,
+        band: 'gold',
+        tenant: 'p',
+        estimatedTokens: 10,
+        client: {
+          get signal() {
+            signalsRead++;
+            return new AbortController().signal;
+          },
+        },
+      });
+      const first = new ServingPlan(deps, request('req-credit'));
+      await first.reserve();
+      await first.admit();
+      expect(first.lease?.id).toBe('credit');
+      expect(signalsRead).toBe(0);
+      expect(log.acquired).toEqual([]);
+      const second = new ServingPlan(deps, request('req-asks'));
+      await second.reserve();
+      await second.admit();
+      expect(second.lease?.id).toBe('l1');
+      expect(signalsRead).toBe(1);
+      expect(log.acquired).toEqual([{ model: 'a', pools: ['pool-a'] }]);
     });
   });
 });

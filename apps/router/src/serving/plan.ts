@@ -44,8 +44,8 @@ export interface PlanRequest {
   readonly estimatedTokens: number;
   /** The replica `x-llmgw-replica` pins, when the caller may pin (stages/pin.ts): admission is asked for its pool only. */
   readonly pinnedReplica?: string;
-  /** Aborts when the client goes away (an admission wait ends). */
-  readonly signal: AbortSignal;
+  /** The request's client: its `signal` aborts when it goes away (an admission wait or an on-demand hold ends); read only for a wait. */
+  readonly client: { readonly signal: AbortSignal };
 }
 
 /** The outcome of moving down the chain: the refusal met on the way, if any. */
@@ -149,7 +149,7 @@ export class ServingPlan {
     // meanwhile, hold briefly for it (throws model_loading when it does not come up in time).
     if (first !== 0 && onDemand?.isOnDemand(model)) {
       if (first > 0) onDemand.touch(model, true);
-      else if (await onDemand.hold(model, () => this.deps.views(model).some(usable), this.request.signal)) first = this.firstUsable(0);
+      else if (await onDemand.hold(model, () => this.deps.views(model).some(usable), this.request.client.signal)) first = this.firstUsable(0);
     }
     const step = first < 0 ? { moved: false } : await this.bindFrom(first);
     if (!step.moved) {
@@ -255,18 +255,17 @@ export class ServingPlan {
     this.lease_?.release();
     this.lease_ = undefined;
     const now = this.deps.now ?? Date.now;
-    const acq = await this.deps.admission.acquire(
-      {
-        requestId: r.id,
-        band: r.band,
-        tenant: r.tenant,
-        model: this.served!,
-        candidatePools,
-        estimatedTokens: r.estimatedTokens,
-        deadlineMs: now() + this.deps.cfg.admission.queue_ttl,
-      },
-      r.signal,
-    );
+    const req = {
+      requestId: r.id,
+      band: r.band,
+      tenant: r.tenant,
+      model: this.served!,
+      candidatePools,
+      estimatedTokens: r.estimatedTokens,
+      deadlineMs: now() + this.deps.cfg.admission.queue_ttl,
+    };
+    // Admitted at once (a credit) needs no signal: it is made only for a request that may wait.
+    const acq = this.deps.admission.grantNow?.(req) ?? (await this.deps.admission.acquire(req, r.client.signal));
     this.queuedMs = (this.queuedMs ?? 0) + acq.queuedMs;
     if (acq.kind === 'granted') {
       this.lease_ = acq.lease;

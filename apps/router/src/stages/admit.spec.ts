@@ -26,7 +26,7 @@ describe('stage: admit', () => {
     const catalog = { chain: () => chain };
     c.plan = new ServingPlan(
       { ...core.state, catalog },
-      { id: c.reqId, model: chain[0], band: core.state.cfg.default_band, tenant: 'default', estimatedTokens: 1, signal: c.signal },
+      { id: c.reqId, model: chain[0], band: core.state.cfg.default_band, tenant: 'default', estimatedTokens: 1, client: c },
     );
     return c;
   };

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Principal } from '@llmgw/contracts';
 import { LlmgwError } from '@llmgw/errors';
+import { waitUntil } from '@llmgw/testing';
 import type { RouterCore } from '../router';
 import type { Reservation, TenancyHooks } from '../tenancy';
 import { sessionKeyOf } from './attempt';
@@ -112,6 +113,8 @@ describe('stage: attempt', () => {
       ['m', 'refused'],
       ['m', 'f'],
     ]);
+    // Settled by the finish stage, which runs after the answer's last byte went out (no durable-usage hold here).
+    await waitUntil(() => t.settled.length > 0, 'the settle');
     expect(t.settled).toEqual([{ reservation: 'f', usageModel: 'f' }]);
   });
 

@@ -210,7 +210,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
         withholdUsage: out.withhold,
         agent: s.agent,
         timeouts: { firstToken: cfg.timeouts.first_token, total: cfg.timeouts.total, idle: out.stream ? cfg.timeouts.idle : 0 },
-        clientSignal: c.signal,
+        client: c,
         errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
         res: c.res,
         responseHeaders: () => ({

@@ -13,7 +13,7 @@ import type { EndpointHealth } from '../endpoint-health';
 import type { RouterMetrics } from '../metrics';
 import type { PrefixRouting } from '../prefix';
 import type { Providers } from '../providers';
-import type { StreamCut } from '../proxy';
+import type { ClientPresence, StreamCut } from '../proxy';
 import type { CapturedUsage } from '../sse';
 import type { Reservation, TenancyHooks } from '../tenancy/types';
 import type { EnginePriority } from '../admission/engine-priority';
@@ -94,9 +94,12 @@ export interface RouterState {
  * authenticate → parse → resolve model → reserve quota → admit → attempt → finish.
  * Each stage fills in its part; `finish` reads whatever was reached.
  */
-export class RequestContext {
+export class RequestContext implements ClientPresence {
   readonly started = performance.now();
-  readonly abort = new AbortController();
+  /** Made only when a wait (admission's queue, an on-demand hold) asks for `signal`: most requests never wait. */
+  private leaveSignal: AbortController | undefined;
+  private leaveWatcher: (() => void) | undefined;
+  private left_ = false;
 
   // authenticate
   principal?: Principal;
@@ -169,8 +172,32 @@ export class RequestContext {
     return requestLogger(base, { reqId: this.reqId, keyId: this.principal?.keyId, projectId: this.principal?.projectId });
   }
 
+  /** The client closed its connection before the answer was finished. */
+  get left(): boolean {
+    return this.left_;
+  }
+
+  /** The response closed before it finished: the client left. Aborts `signal` and tells the watcher (the attempt). */
+  clientLeft(): void {
+    if (this.left_) return;
+    this.left_ = true;
+    this.leaveSignal?.abort();
+    const watcher = this.leaveWatcher;
+    this.leaveWatcher = undefined;
+    watcher?.();
+  }
+
+  watchLeave(fn: (() => void) | undefined): void {
+    this.leaveWatcher = fn;
+  }
+
+  /** Aborts when the client leaves. */
   get signal(): AbortSignal {
-    return this.abort.signal;
+    if (!this.leaveSignal) {
+      this.leaveSignal = new AbortController();
+      if (this.left_) this.leaveSignal.abort();
+    }
+    return this.leaveSignal.signal;
   }
 
   /** A request header, first value, undefined when absent or empty. */

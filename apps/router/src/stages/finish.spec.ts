@@ -64,7 +64,7 @@ describe('stage: finish', () => {
     const views = (m: string) => (m === served ? [{ id: `${m}-1`, pool: 'p', poolPriority: 0, draining: false, available: true } as EndpointView] : []);
     c.plan = new ServingPlan(
       { ...core.state, admission, views, catalog: { chain: () => ['m', 'f'] } },
-      { id: c.reqId, model: 'm', band: 'gold', tenant: 't', estimatedTokens: 1, signal: c.signal },
+      { id: c.reqId, model: 'm', band: 'gold', tenant: 't', estimatedTokens: 1, client: c },
     );
     await c.plan.reserve();
     if (served) await c.plan.admit();
@@ -139,7 +139,7 @@ describe('stage: finish', () => {
     const { res, out } = fakeRes();
     const c = contextOf('chat');
     Object.assign(c, { res });
-    c.abort.abort();
+    c.clientLeft();
     fail(core.state, c, new Error('aborted'));
     expect(c.status).toBe(499);
     expect(out.destroyed).toBe(true);

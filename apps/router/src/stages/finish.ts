@@ -29,7 +29,7 @@ export function sendError(res: ServerResponse, e: unknown, reqId: string, extraH
 
 /** A stage threw: answer the client with the error, or note that it is gone. */
 export function fail(s: Pick<RouterState, 'log'>, c: RequestContext, e: unknown): void {
-  if (c.clientGone || c.signal.aborted) {
+  if (c.clientGone || c.left) {
     c.status = 499;
     c.clientGone = true;
     c.res.destroy();

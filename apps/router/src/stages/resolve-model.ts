@@ -48,7 +48,7 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
     tenant,
     estimatedTokens: c.estimatedTokens,
     pinnedReplica: pinnedReplica(s, c),
-    signal: c.signal,
+    client: c,
   });
 }
 

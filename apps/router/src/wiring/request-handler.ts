@@ -48,7 +48,7 @@ export function serveRequest(state: RouterState, kind: ApiKind, req: IncomingMes
   // The durable-usage hold (tenancy.durable_usage): the response's last bytes wait for its usage record.
   state.tenancy.holdEnd?.(c.reqId, res);
   res.on('close', () => {
-    if (!res.writableFinished) c.abort.abort();
+    if (!res.writableFinished) c.clientLeft();
   });
   if (!tracingRegistered()) return runStages(state, c, body, false);
   return inSpan(
