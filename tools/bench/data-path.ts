@@ -18,7 +18,7 @@
  *
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts            # full
  *   npx tsx --tsconfig tsconfig.base.json tools/bench/data-path.ts --quick    # smoke
- *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N
+ *   options: --rates 200,500,1000 --seconds N --warmup N --streams N --stream-seconds N --stream-prompt-bytes N
  *            --variants off,tenancy,admission,durable (extra routers with part of it on); --baseline DIR
  *            (the everything-on router from another checkout too, e.g. a git worktree of an earlier commit)
  *            --mtls (a second admission + accounting serving mTLS with role checks, and a router
@@ -61,6 +61,8 @@ const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
  * at once. 0.5 keeps every stream open for the same time with a quarter of the chunks.
  */
 const STREAM_TPS = Number(arg('stream-tps') ?? 2);
+/** --stream-prompt-bytes N: each stream's prompt about N bytes long (default: one word), for the memory a long prompt costs per stream. */
+const STREAM_PROMPT = 'go' + ' lorem'.repeat(Math.max(0, Math.floor((Number(arg('stream-prompt-bytes') ?? 0) - 2) / 6)));
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
@@ -392,7 +394,7 @@ async function main(): Promise<void> {
       procs.push(streamRouter);
       const body = JSON.stringify({
         model: 'slow',
-        messages: [{ role: 'user', content: 'go' }],
+        messages: [{ role: 'user', content: STREAM_PROMPT }],
         max_tokens: Math.max(1, Math.ceil(STREAM_SECONDS * tps)),
         stream: true,
       });

@@ -91,6 +91,7 @@ describe('attempt: a connection lost on the way', () => {
       req.on('end', () => upstream(res));
     });
     let result: AttemptResult | undefined;
+    let started = 0;
     const front = await listen((req, res) => {
       void attempt({
         url: `${up}/v1/chat/completions`,
@@ -104,6 +105,7 @@ describe('attempt: a connection lost on the way', () => {
         errorEventStyle: opts.style ?? 'chat',
         responseHeaders: () => ({}),
         res,
+        answerStarted: () => started++,
       }).then((r) => {
         result = r;
         // Nothing was written for these: the caller (the attempt stage) would retry or answer.
@@ -113,13 +115,13 @@ describe('attempt: a connection lost on the way', () => {
     const res = await fetch(front, { method: 'POST', body: '{}' });
     const text = await res.text(); // rejects if the stream is not ended properly
     await waitUntil(() => result !== undefined, 'the attempt result');
-    return { result: result!, status: res.status, text };
+    return { result: result!, status: res.status, text, started };
   }
 
   const event = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
 
   it('a stream cut after it started: the events so far, an OpenAI error event, then a properly ended stream; no retry', async () => {
-    const { result, status, text } = await run((res) => {
+    const { result, status, text, started } = await run((res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // One whole event and half of the next: the half is never passed on.
       res.write(event('par') + 'data: {"choices":[{"ind');
@@ -131,6 +133,8 @@ describe('attempt: a connection lost on the way', () => {
     expect(JSON.parse(events[1].slice(6)).error).toMatchObject({ code: 'upstream_error', type: 'server_error' });
     expect(events).toHaveLength(2);
     expect(result).toMatchObject({ kind: 'served', status: 200, complete: false, endpointFault: true, cut: { reason: 'upstream_closed' } });
+    // The answer had started: the caller may let the prompt go (no other attempt follows).
+    expect(started).toBe(1);
   });
 
   it('a Responses API stream cut: its typed error event', async () => {
@@ -160,13 +164,14 @@ describe('attempt: a connection lost on the way', () => {
   });
 
   it('headers, then the connection lost before the first event: nothing reached the client, so it is a retry', async () => {
-    const { result, status } = await run((res) => {
+    const { result, status, started } = await run((res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.flushHeaders();
       setImmediate(() => res.socket?.destroy());
     });
     expect(status).toBe(599);
     expect(result).toMatchObject({ kind: 'retry', reason: 'connect', endpointFault: true });
+    expect(started).toBe(0);
   });
 
   it('a non-streaming answer cut mid-body: nothing reached the client, so it is a retry (it used to escape as an exception)', async () => {

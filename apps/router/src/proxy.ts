@@ -22,6 +22,8 @@ export interface AttemptInput {
   res: ServerResponse;
   /** Rewrites the answer on its way to the client (an external provider's: providers/response.ts). */
   rewrite?: ResponseRewrite;
+  /** A stream's first bytes went to the client: no other attempt can follow this one. */
+  answerStarted?: () => void;
 }
 
 /** Whether a request's client is still there (the request's context, stages/context.ts). */
@@ -382,6 +384,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
       // Headers go out with the first event in one write; alone only if the chunk held no complete event.
       if (out.length > 0) res.write(out);
       else res.flushHeaders();
+      inp.answerStarted?.();
       return;
     }
     const out = this.tap!.push(c);

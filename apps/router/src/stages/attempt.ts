@@ -213,6 +213,7 @@ async function proxyTo(s: AttemptState, c: RequestContext, ep: EndpointView, out
         client: c,
         errorEventStyle: c.kind === 'responses' ? 'responses' : 'chat',
         res: c.res,
+        answerStarted: () => releasePrompt(c, out),
         responseHeaders: () => ({
           ...c.reservation?.rateLimitHeaders,
           'x-request-id': c.reqId,
@@ -254,6 +255,12 @@ function encodeBody(s: AttemptState, c: RequestContext, ep: EndpointView, out: O
     out.body = Buffer.from(JSON.stringify(c.body));
   }
   out.bodyFor = bodyKey;
+}
+
+/** The answer has started reaching the client: the request's copies of the prompt are let go (RequestContext.releasePrompt). */
+function releasePrompt(c: RequestContext, out: Outgoing): void {
+  c.releasePrompt();
+  if (out.sched.prompt) out.sched = { ...out.sched, prompt: undefined };
 }
 
 /** The attempt that answered the client: status, usage, time to first token, a cut stream, a fallback served. */

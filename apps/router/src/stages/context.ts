@@ -89,6 +89,8 @@ export interface RouterState {
   readonly adapters?: AdapterRegistry;
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /**
  * One request's state as it moves through the stages, in order:
  * authenticate → parse → resolve model → reserve quota → admit → attempt → finish.
@@ -104,7 +106,7 @@ export class RequestContext implements ClientPresence {
   // authenticate
   principal?: Principal;
   // parse
-  buf: Buffer = Buffer.alloc(0);
+  buf: Buffer = NO_BYTES;
   body: Record<string, any> = {};
   // resolve model
   /** The model name as the client sent it. */
@@ -198,6 +200,16 @@ export class RequestContext implements ClientPresence {
       if (this.left_) this.leaveSignal.abort();
     }
     return this.leaveSignal.signal;
+  }
+
+  /**
+   * The answer has started reaching the client, so no other attempt follows: the parsed body and
+   * the raw bytes are let go. With a long prompt they (with the prompt key, stages/attempt.ts) are
+   * most of what an open stream holds; the bytes sent upstream stay with undici until the answer ends.
+   */
+  releasePrompt(): void {
+    this.body = {};
+    this.buf = NO_BYTES;
   }
 
   /** A request header, first value, undefined when absent or empty. */

@@ -7,12 +7,13 @@ import { readBody } from '../http';
 import { admit, attemptUpstream, authenticate, fail, finish, parse, RequestContext, reserveQuota, resolveModel, sendError, type RouterState } from '../stages';
 
 /** One stage of the request path; a synchronous stage returns nothing and is not awaited. */
-type Stage = readonly [name: string, run: (s: RouterState, c: RequestContext, body: Buffer | undefined) => void | Promise<void>];
+type Stage = readonly [name: string, run: (s: RouterState, c: RequestContext) => void | Promise<void>];
 
 /** The stages in order (stages/index.ts); `finish` runs after them whatever happened. */
 const STAGES: readonly Stage[] = [
   ['authenticate', (s, c) => authenticate(s, c)],
-  ['parse', (s, c, body) => parse(s, c, body)],
+  // The body's bytes come on the context (serveRequest): never in a suspended frame, which would keep them for the whole answer.
+  ['parse', (s, c) => parse(s, c, c.buf)],
   ['resolve_model', (s, c) => resolveModel(s, c)],
   ['reserve_quota', (_s, c) => reserveQuota(c)],
   ['admit', (_s, c) => admit(c)],
@@ -24,10 +25,10 @@ const STAGES: readonly Stage[] = [
  * they run directly, and a stage that finishes synchronously costs no promise or event-loop
  * turn (docs/performance.md, "Where a request's CPU goes (V8 profile, everything on)").
  */
-async function runStages(s: RouterState, c: RequestContext, body: Buffer | undefined, traced: boolean): Promise<void> {
+async function runStages(s: RouterState, c: RequestContext, traced: boolean): Promise<void> {
   try {
     for (const [name, run] of STAGES) {
-      const r = traced ? inSpan(`router.${name}`, { 'llmgw.stage': name }, () => run(s, c, body)) : run(s, c, body);
+      const r = traced ? inSpan(`router.${name}`, { 'llmgw.stage': name }, () => run(s, c)) : run(s, c);
       if (r) await r;
     }
   } catch (e) {
@@ -50,18 +51,24 @@ export function serveRequest(state: RouterState, kind: ApiKind, req: IncomingMes
   res.on('close', () => {
     if (!res.writableFinished) c.clientLeft();
   });
-  if (!tracingRegistered()) return runStages(state, c, body, false);
+  // The bytes go on the context, which lets them go once the answer has started (RequestContext.releasePrompt).
+  if (body) c.buf = body;
+  return tracingRegistered() ? traced(state, c) : runStages(state, c, false);
+}
+
+/** The stages in the request's server span. */
+function traced(state: RouterState, c: RequestContext): Promise<void> {
   return inSpan(
-    `router ${kind}`,
-    { 'http.route': API[kind].path, 'llmgw.request_id': c.reqId },
+    `router ${c.kind}`,
+    { 'http.route': API[c.kind].path, 'llmgw.request_id': c.reqId },
     async (span) => {
       try {
-        await runStages(state, c, body, true);
+        await runStages(state, c, true);
       } finally {
         span.setAttribute('http.response.status_code', c.status);
       }
     },
-    { kind: SpanKind.SERVER, parent: extractTrace(req.headers) },
+    { kind: SpanKind.SERVER, parent: extractTrace(c.raw.headers) },
   );
 }
 
