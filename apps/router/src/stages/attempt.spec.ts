@@ -5,8 +5,12 @@ import { LlmgwError } from '@llmgw/errors';
 import { waitUntil } from '@llmgw/testing';
 import type { RouterCore } from '../router';
 import type { Reservation, TenancyHooks } from '../tenancy';
-import { sessionKeyOf } from './attempt';
-import { stageRouter } from './testing';
+import { admit } from './admit';
+import { attemptUpstream, sessionKeyOf } from './attempt';
+import type { RequestContext } from './context';
+import { reserveQuota } from './reserve';
+import { resolveModel } from './resolve-model';
+import { contextOf, stageRouter } from './testing';
 
 // The attempt stage runs behind the others, so it is driven through the client app (inject):
 // retries on another endpoint, fallbacks down the chain, and the tenancy re-check before a fallback.
@@ -140,5 +144,60 @@ describe('tier-0 session key (sessionKeyOf)', () => {
 
   it('equal session ids of two projects are different keys', () => {
     expect(sessionKeyOf('1', undefined, 'a')).not.toBe(sessionKeyOf('1', undefined, 'b'));
+  });
+});
+
+describe('stage: attempt, a stream under way', () => {
+  let core: RouterCore;
+  let release: (() => void) | undefined;
+  const servers: http.Server[] = [];
+  const listen = async (handler: http.RequestListener) => {
+    const srv = http.createServer(handler);
+    servers.push(srv);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  };
+  beforeAll(async () => {
+    // One event, then the stream stays open until the test ends it.
+    const url = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/metrics') return void res.end('vllm:num_requests_running 0\nvllm:num_requests_waiting 0\n');
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n');
+        release = () => res.end('data: [DONE]\n\n');
+      });
+    });
+    core = await stageRouter({ models: [{ name: 'm' }], endpoints: [{ name: 'e1', url, model: 'm' }] });
+  });
+  afterAll(async () => {
+    await core.close();
+    for (const s of servers) await new Promise<void>((r) => (s.closeAllConnections(), s.close(() => r())));
+  });
+
+  it('lets the prompt go once its first bytes reached the client: no other attempt can follow', async () => {
+    const prompt = 'a long prompt '.repeat(200);
+    let c: RequestContext | undefined;
+    let done: Promise<void> | undefined;
+    const front = await listen((_req, res) => {
+      c = contextOf('chat', {}, { model: 'm', stream: true, messages: [{ role: 'user', content: prompt }] });
+      Object.assign(c, { res });
+      done = (async () => {
+        resolveModel(core.state, c!);
+        await reserveQuota(c!);
+        await admit(c!);
+        await attemptUpstream(core.state, c!);
+      })();
+    });
+    const got = await fetch(front, { method: 'POST', body: '{}' });
+    const reader = got.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('"content":"a"');
+    // The stream is still open: the context no longer holds the body or its bytes.
+    expect(c!.buf.length).toBe(0);
+    expect(c!.body.messages).toBeUndefined();
+    release!();
+    while (!(await reader.read()).done);
+    await done;
+    expect(c!.status).toBe(200);
   });
 });
