@@ -30,7 +30,7 @@
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
- *            --cpu-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
+ *            --cpu-prof DIR --alloc-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
@@ -80,8 +80,9 @@ const STREAMS_ADMISSION = arg('streams-admission') ?? 'remote';
 const STREAMS_QUEUE = arg('streams-queue');
 const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
-/** --cpu-prof DIR: a V8 CPU profile of each measured router, written to DIR when it exits (lib/cpu-profile.cjs). */
+/** --cpu-prof DIR, --alloc-prof DIR: each measured router's V8 CPU profile, and what it allocates (garbage included), written to DIR at exit (lib/cpu-profile.cjs, lib/alloc-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
+const ALLOC_PROF = arg('alloc-prof');
 /** The Node flags of deploy/systemd/llmgw-router.service (lib/data-path-references.ts); --router-unit-flags off: none. */
 const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
@@ -89,12 +90,14 @@ const ROUTER_NODE_OPTIONS = [
   arg('router-node-options'),
   HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
   CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
+  ALLOC_PROF && `--require ${join(__dirname, 'lib', 'alloc-profile.cjs')}`,
 ]
   .filter(Boolean)
   .join(' ');
 /** --router-node-flags '…': Node flags of the measured routers besides the unit's (any V8 flag, e.g. --optimize-for-size). */
 const ROUTER_NODE_ARGS = [ROUTER_UNIT_FLAGS, arg('router-node-flags')].join(' ').split(' ').filter(Boolean);
-const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, LLMGW_CPU_PROF_DIR: CPU_PROF } };
+const PROFILES = { LLMGW_CPU_PROF_DIR: CPU_PROF, LLMGW_ALLOC_PROF_DIR: ALLOC_PROF };
+const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, ...PROFILES } };
 /** The partial-configuration and mTLS routers: started as deployed, without the profiles. */
 const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS.split(' ').filter(Boolean) };
 

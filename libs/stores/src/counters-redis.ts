@@ -10,13 +10,12 @@ import {
   reservationOf,
   secondOf,
 } from './counters';
-import { ADJUST_BATCH_LUA, RESERVE_BATCH_LUA, SEED_LUA, batchArgs } from './counters-lua';
+import { ADJUST_BATCH_LUA, type BatchItem, RESERVE_BATCH_LUA, SEED_LUA, batchArgs } from './counters-lua';
 import { redisKeys } from './redis-contracts';
 import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
 
 const KINDS = ['', 'rpm', 'tpm', 'budget'] as const;
 
-type Item = { keys: string[]; args: Array<string | number> };
 type Cmds = {
   llmgwReserveBatch(...args: (string | number)[]): Promise<number[][]>;
   llmgwAdjustBatch(...args: (string | number)[]): Promise<Array<string | number>>;
@@ -29,8 +28,8 @@ type Cmds = {
  */
 export class RedisLimitCounters implements LimitCounters {
   private readonly r: Redis & Cmds;
-  private readonly reserves: Batcher<Item, number[]>;
-  private readonly adjusts: Batcher<Item, string | number>;
+  private readonly reserves: Batcher<BatchItem, number[]>;
+  private readonly adjusts: Batcher<BatchItem, string | number>;
 
   /** `prefix` namespaces every key (e.g. `llmgw:`); the caller owns `redis`. */
   constructor(
@@ -109,16 +108,18 @@ export class RedisLimitCounters implements LimitCounters {
     return { ok: false, kind, scope: hit.scope, limit: hit.limit, retryAfterMs: Number(res[2]) };
   }
 
+  /** A settle's keys, built in one array (every request settles: no intermediate arrays). */
   private adjustKeys(r: CounterReservation): string[] {
-    return [
-      ...r.rpmScopes.map((s) => this.rpmKey(s)),
-      ...r.tpmScopes.map((s) => this.tpmKey(s)),
-      ...r.budgets.flatMap((b) => [
+    const keys: string[] = [];
+    for (const s of r.rpmScopes) keys.push(this.rpmKey(s));
+    for (const s of r.tpmScopes) keys.push(this.tpmKey(s));
+    for (const b of r.budgets)
+      keys.push(
         this.budgetKey(b.scope, b.periodStart),
         redisKeys.budgetHolds(this.prefix, b.scope, b.periodStart),
         redisKeys.budgetClosed(this.prefix, b.scope, b.periodStart),
-      ]),
-    ];
+      );
+    return keys;
   }
 
   /** holdOp: see ADJUST_FN (0: dMicros to the spent counter; 1: dMicros spent out of r's hold; 2: close r's hold). */
@@ -176,10 +177,11 @@ export class RedisLimitCounters implements LimitCounters {
     maxLen: number,
     record: string,
   ): Promise<string> {
-    const id = await this.adjusts.call({
-      keys: [...this.adjustKeys(r), stream],
-      args: [...this.adjustArgs(r, 0, actual.tokens - r.tokens, this.spendOf(r, actual.micros), nowMs, 1, 1), maxLen, record],
-    });
+    const keys = this.adjustKeys(r);
+    keys.push(stream);
+    const args = this.adjustArgs(r, 0, actual.tokens - r.tokens, this.spendOf(r, actual.micros), nowMs, 1, 1);
+    args.push(maxLen);
+    const id = await this.adjusts.call({ keys, args, tail: [record] });
     return String(id);
   }
 

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { CounterReservation, LimitCounters, ReserveRequest } from './counters';
 import { MemoryLimitCounters } from './counters-memory';
+import { batchArgs } from './counters-lua';
 import { RedisLimitCounters } from './counters-redis';
 import type { LedgerRecord } from './ledger';
 import { redisAccountingStores } from './ledger-stores';
@@ -286,4 +287,14 @@ describe.each(impls)('budget property (%s)', (name, make) => {
       { numRuns: name === 'memory' ? 300 : 40 },
     );
   });
+});
+
+it('a batch packs each item into one argument string, its record after it, and refuses an argument holding a comma', () => {
+  const args = batchArgs([
+    { keys: ['a', 'b'], args: [1, -12, '', 'hold-1'] },
+    { keys: ['c'], args: [0, 7], tail: ['{"x":1,"y":2}'] },
+  ]);
+  // KEYS count, KEYS, item count, then per item: key count, trailing count, packed, trailing…
+  expect(args).toEqual([3, 'a', 'b', 'c', 2, 2, 0, '1,-12,,hold-1', 1, 1, '0,7', '{"x":1,"y":2}']);
+  expect(() => batchArgs([{ keys: ['a'], args: ['x,y'] }])).toThrow(/comma/);
 });

@@ -64,20 +64,29 @@ export function summarise(profile: Profile, map?: SourceMap, bundle?: string, li
   return { busyUs, groups };
 }
 
-function main(): void {
+/** A summary tool's command line: the profile file, the bundle's source map, --requests, --top, --lines. */
+export function summaryArgs(usage: string, defaultTop: number) {
   const argv = process.argv.slice(2);
   const opt = (name: string) => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const file = argv.find((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-  if (!file) throw new Error('usage: cpu-summary.ts file.cpuprofile [--map bundle.js.map] [--requests N] [--top 40]');
+  if (!file) throw new Error(`usage: ${usage}`);
   const mapFile = opt('map');
-  const map = mapFile ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined;
-  const bundle = mapFile ? basename(mapFile, '.map') : undefined;
-  const requests = Number(opt('requests') ?? 0);
-  const top = Number(opt('top') ?? 40);
-  const { busyUs, groups } = summarise(JSON.parse(readFileSync(file, 'utf8')), map, bundle, opt('lines'));
+  return {
+    profile: JSON.parse(readFileSync(file, 'utf8')),
+    map: mapFile ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined,
+    bundle: mapFile ? basename(mapFile, '.map') : undefined,
+    requests: Number(opt('requests') ?? 0),
+    top: Number(opt('top') ?? defaultTop),
+    lines: opt('lines'),
+  };
+}
+
+function main(): void {
+  const { profile, map, bundle, requests, top, lines } = summaryArgs('cpu-summary.ts file.cpuprofile [--map bundle.js.map] [--requests N] [--top 40]', 40);
+  const { busyUs, groups } = summarise(profile, map, bundle, lines);
   console.log(`busy ${(busyUs / 1000).toFixed(0)} ms${requests ? `, ${(busyUs / requests).toFixed(1)} µs per request over ${requests}` : ''}`);
   // Totals by kind first (llmgw, npm, node, native), then the largest groups.
   const kinds = new Map<string, number>();
