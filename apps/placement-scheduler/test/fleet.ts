@@ -378,6 +378,13 @@ export class TestFleet {
     });
   }
 
+  /** Whether the router answers `model` now: a replica READY at the scheduler reaches the router's view a moment later. */
+  async routed(model: string): Promise<boolean> {
+    const res = await this.chat(model, AbortSignal.timeout(10_000));
+    await res.text();
+    return res.status === 200;
+  }
+
   /** Output of every process, for a failure message. */
   logs(lines = 30): string {
     const all: Array<[string, SpawnedRole | undefined]> = [

@@ -52,6 +52,8 @@ describe('sharing a full cluster on real processes: classes and guarantees', () 
       const ex = await fleet.explain(model);
       await fleet.target(model, 1);
       await wait(async () => (await ready(model)) === 1, `${model} ready`);
+      // The load starts once the router's view has the new replica (its endpoint record follows READY).
+      await wait(() => fleet.routed(model), `the router serves ${model}`);
       newLoad = new Load(fleet, model, 2, 5);
       await wait(
         async () => (await fleet.replicas(victimModel)).filter((r) => before.includes(r.replicaId)).length === before.length - 1,
