@@ -87,6 +87,24 @@ describe('deploy/compose/compose.yaml', () => {
     for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].command).toEqual(['router']);
   });
 
+  it("starts the routers with the systemd unit's Node flags, in NODE_OPTIONS where Node accepts them", () => {
+    const unit = readFileSync(join(root, 'deploy/systemd/llmgw-router.service'), 'utf8');
+    const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
+    const unitFlags = (exec?.[1] ?? '').split(' ').filter((f) => f.startsWith('--'));
+    expect(unitFlags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-old-space-size=/), expect.stringMatching(/^--max-semi-space-size=/)]));
+    for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].environment?.NODE_OPTIONS?.split(' ')).toEqual(unitFlags);
+    // Node refuses most V8 flags in NODE_OPTIONS; these two it takes, and applies.
+    const heap = spawnSync(process.execPath, ['-e', "process.stdout.write(String(require('v8').getHeapStatistics().heap_size_limit))"], {
+      env: { ...process.env, NODE_OPTIONS: services['router-1'].environment!.NODE_OPTIONS },
+      encoding: 'utf8',
+    });
+    expect({ status: heap.status, stderr: heap.stderr }).toEqual({ status: 0, stderr: '' });
+    const oldSpaceMiB = Number(/--max-old-space-size=(\d+)/.exec(unitFlags.join(' '))![1]);
+    // The limit is the old space plus the young generation (three semi-spaces).
+    expect(Number(heap.stdout) / 2 ** 20).toBeGreaterThanOrEqual(oldSpaceMiB);
+    expect(Number(heap.stdout) / 2 ** 20).toBeLessThan(oldSpaceMiB + 256);
+  });
+
   it('mounts only files that exist', () => {
     for (const [name, s] of Object.entries(services)) {
       for (const v of s.volumes ?? []) {
