@@ -30,7 +30,7 @@
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
- *            --cpu-prof DIR --alloc-prof DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
+ *            --cpu-prof DIR --alloc-prof DIR --gc-stats DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
@@ -43,7 +43,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { routerUnitFlags, startBareProxy, startNginx } from './lib/data-path-references';
+import { gcStatsRequire, routerUnitFlags, startBareProxy, startNginx } from './lib/data-path-references';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
@@ -83,6 +83,8 @@ const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 /** --cpu-prof DIR, --alloc-prof DIR: each measured router's V8 CPU profile, and what it allocates (garbage included), written to DIR at exit (lib/cpu-profile.cjs, lib/alloc-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
 const ALLOC_PROF = arg('alloc-prof');
+/** --gc-stats DIR: every router's and the bare proxy's scavenges per 5 s window (lib/gc-stats.cjs; print with lib/gc-summary.ts). */
+const GC_STATS = gcStatsRequire(arg('gc-stats'));
 /** The Node flags of deploy/systemd/llmgw-router.service (lib/data-path-references.ts); --router-unit-flags off: none. */
 const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
@@ -91,6 +93,7 @@ const ROUTER_NODE_OPTIONS = [
   HEAP_DIR && `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_DIR}`,
   CPU_PROF && `--require ${join(__dirname, 'lib', 'cpu-profile.cjs')}`,
   ALLOC_PROF && `--require ${join(__dirname, 'lib', 'alloc-profile.cjs')}`,
+  GC_STATS,
 ]
   .filter(Boolean)
   .join(' ');
@@ -98,8 +101,8 @@ const ROUTER_NODE_OPTIONS = [
 const ROUTER_NODE_ARGS = [ROUTER_UNIT_FLAGS, arg('router-node-flags')].join(' ').split(' ').filter(Boolean);
 const PROFILES = { LLMGW_CPU_PROF_DIR: CPU_PROF, LLMGW_ALLOC_PROF_DIR: ALLOC_PROF };
 const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, ...PROFILES } };
-/** The partial-configuration and mTLS routers: started as deployed, without the profiles. */
-const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS.split(' ').filter(Boolean) };
+/** The partial-configuration and mTLS routers: started as deployed, without the profiles (--gc-stats aside). */
+const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS.split(' ').filter(Boolean), env: { NODE_OPTIONS: GC_STATS || undefined } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {

@@ -48,9 +48,21 @@ http {
   throw new Error('nginx did not answer within 10 s');
 }
 
+/**
+ * --gc-stats DIR: the `--require` that preloads lib/gc-stats.cjs, which writes the process's scavenges
+ * per 5 s window to DIR when it exits ('' without DIR). The bare proxy gets it from startBareProxy.
+ */
+export function gcStatsRequire(dir: string | undefined): string {
+  process.env.LLMGW_GC_STATS_DIR = dir ?? '';
+  return dir ? `--require ${join(__dirname, 'gc-stats.cjs')}` : '';
+}
+
 /** lib/bare-proxy.cjs over `upstreams`: Node's HTTP server and undici and nothing else, the floor for a proxy in Node. */
 export async function startBareProxy(upstreams: string[], nodeArgs: string[] = []): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [...nodeArgs, join(__dirname, 'bare-proxy.cjs'), '0', ...upstreams], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const gcStats = process.env.LLMGW_GC_STATS_DIR ? ['--require', join(__dirname, 'gc-stats.cjs')] : [];
+  const proc = spawn(process.execPath, [...nodeArgs, ...gcStats, join(__dirname, 'bare-proxy.cjs'), '0', ...upstreams], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {
