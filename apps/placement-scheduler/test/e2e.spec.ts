@@ -40,7 +40,9 @@ describe('placement on real processes: inventory, scheduler, router, three agent
     expect(new Set(big.shards.map((s) => s.nodeId)).size).toBe(2);
     expect(big.shards.map((s) => fabricOfNode(s.nodeId))).toEqual(['fab-a', 'fab-a']);
     expect(big.fabric).toBe('fab-a');
-    // The 2-node model serves through the router (rank 0 is its endpoint).
+    // The 2-node model serves through the router (rank 0 is its endpoint), once the router's view
+    // has the replica: its endpoint record reaches the router a moment after READY.
+    await wait(() => fleet.routed('big'), 'the router serves big');
     const res = await fleet.chat('big');
     expect(res.status).toBe(200);
     expect(((await res.json()) as { model: string }).model).toBe('big');
