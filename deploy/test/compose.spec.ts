@@ -13,7 +13,7 @@ import {
   placementSchedulerConfigSchema,
   routerConfigSchema,
 } from '@llmgw/config';
-import { findRepoRoot } from '@llmgw/testing';
+import { findRepoRoot, routerUnitFlags } from '@llmgw/testing';
 
 // deploy/compose/compose.yaml cannot be run on the development machines (no container engine), so
 // this checks what `compose up` would need: every file it mounts exists, every service's config
@@ -88,9 +88,7 @@ describe('deploy/compose/compose.yaml', () => {
   });
 
   it("starts the routers with the systemd unit's Node flags, in NODE_OPTIONS where Node accepts them", () => {
-    const unit = readFileSync(join(root, 'deploy/systemd/llmgw-router.service'), 'utf8');
-    const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
-    const unitFlags = (exec?.[1] ?? '').split(' ').filter((f) => f.startsWith('--'));
+    const unitFlags = routerUnitFlags(root);
     expect(unitFlags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-old-space-size=/), expect.stringMatching(/^--max-semi-space-size=/)]));
     for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].environment?.NODE_OPTIONS?.split(' ')).toEqual(unitFlags);
     // Node refuses most V8 flags in NODE_OPTIONS; these two it takes, and applies.

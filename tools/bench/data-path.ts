@@ -36,14 +36,14 @@
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
-import { findRepoRoot, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, routerUnitFlags, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { gcStatsRequire, routerUnitFlags, startBareProxy, startNginx } from './lib/data-path-references';
+import { gcStatsRequire, startBareProxy, startNginx } from './lib/data-path-references';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
@@ -85,8 +85,8 @@ const CPU_PROF = arg('cpu-prof');
 const ALLOC_PROF = arg('alloc-prof');
 /** --gc-stats DIR: every router's and the bare proxy's scavenges per 5 s window (lib/gc-stats.cjs; print with lib/gc-summary.ts). */
 const GC_STATS = gcStatsRequire(arg('gc-stats'));
-/** The Node flags of deploy/systemd/llmgw-router.service (lib/data-path-references.ts); --router-unit-flags off: none. */
-const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags();
+/** The Node flags of deploy/systemd/llmgw-router.service (@llmgw/testing); --router-unit-flags off: none. */
+const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags().join(' ');
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
   arg('router-node-options'),

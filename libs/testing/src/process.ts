@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -62,6 +62,17 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
+
+/**
+ * The Node flags production starts the router with: those of deploy/systemd/llmgw-router.service's
+ * ExecStart before bin/llmgw.cjs (V8 heap sizing, docs/performance.md, "Memory per stream"). The
+ * benches run their routers with them; the compose file's routers must set the same.
+ */
+export function routerUnitFlags(root: string = findRepoRoot()): string[] {
+  const unit = readFileSync(join(root, 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
+  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
+  return (exec?.[1] ?? '').split(' ').filter((f) => f.startsWith('--'));
+}
 
 /** Spawns `llmgw <role> ...args` and resolves once the role logs its "listening" line. */
 export function spawnRole(role: string, args: string[] = [], opts: SpawnRoleOptions = {}): Promise<SpawnedRole> {

@@ -3,7 +3,7 @@
  * run: nginx as a plain keep-alive reverse proxy (written in C), and bare-proxy.cjs (Node's HTTP
  * server and undici alone, the floor for a proxy written in Node).
  */
-import { findRepoRoot, freePort } from '@llmgw/testing';
+import { freePort } from '@llmgw/testing';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,18 +73,4 @@ export async function startBareProxy(upstreams: string[], nodeArgs: string[] = [
     proc.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, proc };
-}
-
-/**
- * The Node flags production starts the router with: those of deploy/systemd/llmgw-router.service's
- * ExecStart (V8 heap sizing, docs/performance.md, "Memory per stream"), so the measured routers run
- * as deployed.
- */
-export function routerUnitFlags(): string {
-  const unit = readFileSync(join(findRepoRoot(), 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
-  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
-  return (exec?.[1] ?? '')
-    .split(' ')
-    .filter((f) => f.startsWith('--'))
-    .join(' ');
 }
