@@ -124,8 +124,11 @@ export async function createRouter(cfg: RouterConfig, deps: RouterDeps): Promise
   const admission = createAdmission(cfg, { log, registry, source, scraper, dependency: deps.dependency, extraPools: () => providers.poolEndpoints() });
   const tenancyRedis =
     !deps.tenancy && cfg.tenancy.enabled && cfg.tenancy.redis_url
-      ? // Auto-pipelining: the reserve, settle and usage append of every request issued in one event-loop turn go out in one write.
-        await redis('tenancy', cfg.tenancy.redis_url, { autoPipelining: true })
+      ? // No auto-pipelining: the counters already send each event-loop turn's reserves, and its settles
+        // with their usage records, as one script call each (libs/stores/src/batcher.ts); ioredis's
+        // auto-pipeline on top of that kept every request alive through young-generation GCs
+        // (docs/performance.md, "Why every request outlived its scavenges").
+        await redis('tenancy', cfg.tenancy.redis_url)
       : undefined;
   const tenancy: PinAwareTenancy =
     deps.tenancy ??

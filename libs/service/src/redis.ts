@@ -27,8 +27,6 @@ export interface RedisClientOptions {
    * already known lost is not waited for again.
    */
   readyWaitMs?: number;
-  /** Sends the commands issued in one event-loop turn in one write (a hot path with many small calls). */
-  autoPipelining?: boolean;
 }
 
 /** `ctx.redis` as a value a service hands to the parts it builds (libs take clients, apps take this). */
@@ -47,13 +45,12 @@ const KIND_OPTIONS: Record<RedisKind, RedisOptions> = {
 export const DEFAULT_REDIS_READY_WAIT_MS = 2000;
 
 /** The ioredis options of one kind: the only place they are written. */
-export function redisOptions(kind: RedisKind, o: { autoPipelining?: boolean } = {}): RedisOptions {
+export function redisOptions(kind: RedisKind): RedisOptions {
   return {
     lazyConnect: false,
     connectTimeout: 2000,
     retryStrategy: redisRetryStrategy,
     ...KIND_OPTIONS[kind],
-    ...(o.autoPipelining ? { enableAutoPipelining: true } : {}),
   };
 }
 
@@ -102,7 +99,7 @@ export async function openRedis(
   const kind = opts.kind ?? 'commands';
   const target = redisTarget(url);
   const dep = deps.dependencies.get(`redis ${target}`);
-  const client = new Redis(url, redisOptions(kind, opts));
+  const client = new Redis(url, redisOptions(kind));
   let closing = false;
   let wasReady = false;
   client.on('ready', () => {

@@ -1,7 +1,40 @@
 import type { ServerResponse } from 'node:http';
 
+/** One held response: plain data, no closures (see `DurableEnds`). */
 interface Hold {
-  release(): void;
+  id: string;
+  res: ServerResponse;
+  /** The response's own `end`, bound to it. */
+  end: (...a: unknown[]) => ServerResponse;
+  /** The arguments of the `end()` call being held, once the router has made it. */
+  pending?: unknown[];
+  recorded: boolean;
+  timer?: NodeJS.Timeout;
+  owner: DurableEnds;
+}
+
+const HOLD = Symbol('llmgw.durableEnd');
+type HeldResponse = ServerResponse & { [HOLD]?: Hold };
+
+/** Stands in for `res.end` while the response is held: one function for every response. */
+function heldEnd(this: HeldResponse, ...args: unknown[]): ServerResponse {
+  const h = this[HOLD]!;
+  if (h.recorded || h.pending) return h.end(...args);
+  h.pending = args;
+  // Never hold a response forever if no record comes (e.g. a handler path that records nothing).
+  h.timer = setTimeout(onHoldTimeout, h.owner.maxHoldMs, h);
+  h.timer.unref?.();
+  return this;
+}
+
+function onHoldTimeout(h: Hold): void {
+  if (!h.recorded) h.owner.onTimeout();
+  h.owner.releaseHold(h);
+}
+
+function onResponseClose(this: HeldResponse): void {
+  const h = this[HOLD];
+  if (h) h.owner.drop(h);
 }
 
 /**
@@ -12,9 +45,17 @@ interface Hold {
  * request id is fixed before the handler runs (it reuses x-request-id), and
  * `release(id)` lets the held end through once the append is acknowledged.
  * Ids a client repeats on concurrent requests are released in arrival order.
+ *
+ * A hold is plain data reached through a symbol on the response, and the
+ * functions put on the response are shared by every response; holds are
+ * found by id in a null-prototype object, not a `Map`. Per-request closures
+ * stored on the response, or a long-lived `Map` that gains and loses one key
+ * per request, made V8 keep every held request alive through young-generation
+ * GCs until the next full GC (docs/performance.md, "Why every request
+ * outlived its scavenges").
  */
 export class DurableEnds {
-  private readonly held = new Map<string, Hold[]>();
+  private readonly held: Record<string, Hold[] | undefined> = Object.create(null);
 
   /**
    * @param maxHoldMs longest a finished response waits for its record
@@ -22,59 +63,52 @@ export class DurableEnds {
    *   sits only in router memory until the append is acknowledged)
    */
   constructor(
-    private readonly maxHoldMs = 5_000,
-    private readonly onTimeout: () => void = () => {},
+    readonly maxHoldMs = 5_000,
+    readonly onTimeout: () => void = () => {},
   ) {}
 
-  private drop(id: string, h: Hold): void {
-    const list = this.held.get(id);
+  /** Forgets a hold (its response closed, or it was released). */
+  drop(h: Hold): void {
+    const list = this.held[h.id];
     if (!list) return;
     const i = list.indexOf(h);
     if (i >= 0) list.splice(i, 1);
-    if (!list.length) this.held.delete(id);
+    if (!list.length) delete this.held[h.id];
+  }
+
+  /** Lets a held end through (once). */
+  releaseHold(h: Hold): void {
+    if (h.recorded) return;
+    h.recorded = true;
+    this.drop(h);
+    if (h.timer) clearTimeout(h.timer);
+    const res = h.res as HeldResponse;
+    res.end = h.end as ServerResponse['end'];
+    res[HOLD] = undefined;
+    if (h.pending) h.end(...h.pending);
   }
 
   /** Wraps `res.end` for request `id`. */
   track(id: string, res: ServerResponse): void {
-    const origEnd = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-    let recorded = false;
-    let pending: unknown[] | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const hold: Hold = {
-      release: () => {
-        if (recorded) return;
-        recorded = true;
-        this.drop(id, hold);
-        if (timer) clearTimeout(timer);
-        res.end = origEnd as ServerResponse['end'];
-        if (pending) origEnd(...pending);
-      },
-    };
-    const list = this.held.get(id);
-    if (list) list.push(hold);
-    else this.held.set(id, [hold]);
-    res.end = ((...args: unknown[]) => {
-      if (recorded || pending) return origEnd(...args);
-      pending = args;
-      // Never hold a response forever if no record comes (e.g. a handler path that records nothing).
-      timer = setTimeout(() => {
-        if (!recorded) this.onTimeout();
-        hold.release();
-      }, this.maxHoldMs);
-      timer.unref?.();
-      return res;
-    }) as ServerResponse['end'];
-    res.once('close', () => this.drop(id, hold));
+    const r = res as HeldResponse;
+    const h: Hold = { id, res, end: res.end.bind(res) as Hold['end'], recorded: false, owner: this };
+    const list = this.held[id];
+    if (list) list.push(h);
+    else this.held[id] = [h];
+    r[HOLD] = h;
+    r.end = heldEnd as ServerResponse['end'];
+    res.once('close', onResponseClose);
   }
 
   release(id: string): void {
-    this.held.get(id)?.[0]?.release();
+    const h = this.held[id]?.[0];
+    if (h) this.releaseHold(h);
   }
 
   /** Requests currently tracked. */
   get size(): number {
     let n = 0;
-    for (const l of this.held.values()) n += l.length;
+    for (const id in this.held) n += this.held[id]!.length;
     return n;
   }
 }
