@@ -86,7 +86,7 @@ const ALLOC_PROF = arg('alloc-prof');
 /** --gc-stats DIR: every router's and the bare proxy's scavenges per 5 s window (lib/gc-stats.cjs; print with lib/gc-summary.ts). */
 const GC_STATS = gcStatsRequire(arg('gc-stats'));
 /** The Node flags of deploy/systemd/llmgw-router.service (@llmgw/testing); --router-unit-flags off: none. */
-const ROUTER_UNIT_FLAGS = arg('router-unit-flags') === 'off' ? '' : routerUnitFlags().join(' ');
+const ROUTER_UNIT_FLAGS: string[] = arg('router-unit-flags') === 'off' ? [] : routerUnitFlags();
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
   arg('router-node-options'),
@@ -98,11 +98,11 @@ const ROUTER_NODE_OPTIONS = [
   .filter(Boolean)
   .join(' ');
 /** --router-node-flags '…': Node flags of the measured routers besides the unit's (any V8 flag, e.g. --optimize-for-size). */
-const ROUTER_NODE_ARGS = [ROUTER_UNIT_FLAGS, arg('router-node-flags')].join(' ').split(' ').filter(Boolean);
+const ROUTER_NODE_ARGS = [...ROUTER_UNIT_FLAGS, ...(arg('router-node-flags') ?? '').split(' ').filter(Boolean)];
 const PROFILES = { LLMGW_CPU_PROF_DIR: CPU_PROF, LLMGW_ALLOC_PROF_DIR: ALLOC_PROF };
 const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, ...PROFILES } };
 /** The partial-configuration and mTLS routers: started as deployed, without the profiles (--gc-stats aside). */
-const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS.split(' ').filter(Boolean), env: { NODE_OPTIONS: GC_STATS || undefined } };
+const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS, env: { NODE_OPTIONS: GC_STATS || undefined } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(
-      `router ${router.url} (pid ${router.pid}, node ${ROUTER_UNIT_FLAGS || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+      `router ${router.url} (pid ${router.pid}, node ${ROUTER_UNIT_FLAGS.join(' ') || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
     );
     console.log(
       `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
         // The same streams through the bare Node proxy over the same engines, with the router unit's Node flags: Node's own cost per stream.
         const ref = await startBareProxy(
           slow.map((e) => e.url),
-          ROUTER_UNIT_FLAGS.split(' ').filter(Boolean),
+          ROUTER_UNIT_FLAGS,
         );
         try {
           const b = await runStreams({ url: ref.url, pid: ref.proc.pid!, name: 'bare proxy', streams: STREAMS, seconds: STREAM_SECONDS, body, headers: {} });
