@@ -107,8 +107,12 @@ async function kill(p: Proc): Promise<void> {
     // The ControlService refuses a caller without a client certificate of the topology's CA.
     const ctl = (flags: string[]) => ctlReplicas(t, flags);
     expect(ctl(ctlFlags(t).slice(0, 4)).status).not.toBe(0);
-    const replicas = JSON.parse(ctl(ctlFlags(t)).stdout) as Array<{ model: string; state: string }>;
-    expect(replicas.filter((r) => r.model === t.model && r.state === 'REPLICA_STATE_READY').length).toBe(2);
+    // "topology up" means every router serves the model; its second replica may still be loading.
+    const readyReplicas = () =>
+      (JSON.parse(ctl(ctlFlags(t)).stdout) as Array<{ model: string; state: string }>).filter((r) => r.model === t.model && r.state === 'REPLICA_STATE_READY')
+        .length;
+    await waitUntil(() => readyReplicas() >= 2, 'both replicas of the model READY', { timeoutMs: 120_000, everyMs: 500 });
+    expect(readyReplicas()).toBe(2);
     const ready = await Promise.all(['admission-1', 'admission-2'].map(async (n) => (await fetch(`${byName(n).admin}/readyz`)).status));
     expect(ready.sort()).toEqual([200, 503]);
   });

@@ -378,7 +378,7 @@ async function up(o) {
     ),
   );
 
-  // The demo model's two replicas serve through every router.
+  // The demo model serves through every router (its second replica may still be loading).
   const modelsFrom = async (url) => {
     const r = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
