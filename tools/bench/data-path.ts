@@ -30,13 +30,16 @@
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
+ *            --trace-ladder (the same for the first 2 s of each of the router's ladder rates)
+ *            --burst N [--burst-rate R] (N new clients connect at once into R req/s; with --variants socket, the
+ *            router with one listening socket beside it)
  *            --cpu-prof DIR --alloc-prof DIR --gc-stats DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
-import { findRepoRoot, routerUnitFlags, spawnRole, testPki, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, routerUnitFlags, spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +47,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { gcStatsRequire, startBareProxy, startNginx } from './lib/data-path-references';
+import { burstLine, connectionBurst } from './lib/data-path-burst';
+import { startMtlsRouter } from './lib/data-path-mtls';
 import { runStreams } from './lib/data-path-streams';
 import { traceStep } from './lib/data-path-trace';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
@@ -63,11 +68,16 @@ const STREAM_SECONDS = Number(arg('stream-seconds') ?? (quick ? 3 : 20));
 const STREAM_TPS = Number(arg('stream-tps') ?? 2);
 /** --stream-prompt-bytes N: each stream's prompt about N bytes long (default: one word), for the memory a long prompt costs per stream. */
 const STREAM_PROMPT = 'go' + ' lorem'.repeat(Math.max(0, Math.floor((Number(arg('stream-prompt-bytes') ?? 0) - 2) / 6)));
+/** --burst N: N new clients connect at once into steady load at --burst-rate (default 1000) req/s (lib/data-path-burst.ts); 0 = skipped. */
+const BURST = Number(arg('burst') ?? 0);
+const BURST_RATE = Number(arg('burst-rate') ?? 1000);
 const LADDER = (arg('ladder') ?? (quick ? '300' : '1000,1500,2000,2500')).split(',').map(Number);
 const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
 /** --trace-step: the router's state every 100 ms around the upward step (lib/data-path-trace.ts). */
 const TRACE_STEP = process.argv.includes('--trace-step');
+/** --trace-ladder: the same for the first 2 s of each of the router's ladder rates. */
+const TRACE_LADDER = process.argv.includes('--trace-ladder');
 /** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
 const HEAP_DIR = arg('heap-snapshot');
 const HEAP_SNAPSHOT = HEAP_DIR !== undefined;
@@ -114,6 +124,9 @@ function ctl(accounting: string, ...args: string[]): any {
 const f = (x: number, w = 9) => (Number.isFinite(x) ? x.toFixed(2) : '—').padStart(w);
 
 async function main(): Promise<void> {
+  // Every process here runs on this Node; llmgw supports 22 and later (package.json engines).
+  if (Number(process.versions.node.split('.')[0]) < 22)
+    console.log(`WARNING: Node ${process.version} is not a Node llmgw runs on (>= 22): these figures are not the product's`);
   const dir = mkdtempSync(join(tmpdir(), 'llmgw-datapath-'));
   const prefix = `bench:${randomUUID().slice(0, 8)}:`;
   const procs: SpawnedRole[] = [];
@@ -152,7 +165,8 @@ async function main(): Promise<void> {
     ctl(acct, 'limit', 'set', 'team', 'perf', '--rpm', '10000000');
 
     const routerCfg = join(dir, 'router.yaml');
-    const routerConfig = (o: { tenancy?: boolean; admission?: boolean; durable?: boolean } = {}) => ({
+    const routerConfig = (o: { tenancy?: boolean; admission?: boolean; durable?: boolean; sockets?: number } = {}) => ({
+      ...(o.sockets ? { listen_sockets: o.sockets } : {}),
       ...(o.tenancy !== false
         ? { tenancy: { enabled: true, accounting_address: acct, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, durable_usage: o.durable !== false } }
         : {}),
@@ -163,16 +177,17 @@ async function main(): Promise<void> {
     const router = await spawnRole('router', ['--config', routerCfg, '--port', '0', '--admin-port', '0'], ROUTER);
     procs.push(router);
     // Partial configurations, to show where the cost of "everything on" goes (--variants).
-    const VARIANTS: Record<string, { tenancy?: boolean; admission?: boolean; durable?: boolean }> = {
+    const VARIANTS: Record<string, { tenancy?: boolean; admission?: boolean; durable?: boolean; sockets?: number }> = {
       'router (all off)': { tenancy: false, admission: false },
       'router (tenancy only)': { admission: false },
       'router (admission only)': { tenancy: false },
       'router (no durable hold)': { durable: false },
+      'router (one listen socket)': { sockets: 1 },
     };
     const variants: Array<{ name: string; url: string; pid: number; needsKey: boolean }> = [];
     for (const v of (arg('variants') ?? '').split(',').filter(Boolean)) {
       const name = Object.keys(VARIANTS).find((k) => k.includes(v));
-      if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable)`);
+      if (!name) throw new Error(`--variants: unknown ${v} (off, tenancy, admission, durable, socket)`);
       const file = join(dir, `router-${v}.yaml`);
       writeFileSync(file, JSON.stringify(routerConfig(VARIANTS[name])));
       const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
@@ -186,44 +201,7 @@ async function main(): Promise<void> {
       variants.push({ name: 'router (baseline)', url: r.url, pid: r.pid, needsKey: true });
     }
     // --mtls: the same stack with every gRPC link over mTLS with role checks (docs/security.md), beside the plaintext one.
-    if (MTLS) {
-      const pki = await testPki();
-      const admTlsCfg = join(dir, 'admission-tls.yaml');
-      writeFileSync(admTlsCfg, JSON.stringify({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0', endpoints, tls: pki.serverTls() }));
-      const accTlsCfg = join(dir, 'accounting-tls.yaml');
-      writeFileSync(
-        accTlsCfg,
-        JSON.stringify({
-          listen: '127.0.0.1:0',
-          admin_listen: '127.0.0.1:0',
-          database_url: db.url,
-          redis_url: 'redis://127.0.0.1:6379',
-          key_prefix: prefix,
-          ingest: { consumer: 'bench-tls' },
-          tls: pki.serverTls(),
-        }),
-      );
-      const [admTls, accTls] = await Promise.all([
-        spawnRole('admission', ['--config', admTlsCfg], QUIET),
-        spawnRole('accounting', ['--config', accTlsCfg], QUIET),
-      ]);
-      procs.push(admTls, accTls);
-      const routerTls = pki.clientTlsFiles('router');
-      const file = join(dir, 'router-mtls.yaml');
-      const base = routerConfig();
-      writeFileSync(
-        file,
-        JSON.stringify({
-          ...base,
-          tenancy: { ...(base.tenancy as object), accounting_address: new URL(accTls.urls.grpc ?? accTls.url).host, accounting_tls: routerTls },
-          admission: { mode: 'remote', address: new URL(admTls.url).host, tls: routerTls },
-        }),
-      );
-      const r = await spawnRole('router', ['--config', file, '--port', '0', '--admin-port', '0'], OTHER_ROUTER);
-      procs.push(r);
-      variants.push({ name: 'router (mTLS links)', url: r.url, pid: r.pid, needsKey: true });
-      console.log(`router (mTLS links) ${r.url}: the same configuration, admission ${new URL(admTls.url).host} and accounting over mTLS (role router)`);
-    }
+    if (MTLS) variants.push(await startMtlsRouter({ dir, endpoints, databaseUrl: db.url, prefix, base: routerConfig(), procs, router: OTHER_ROUTER }));
     const ng = SKIP.has('nginx')
       ? undefined
       : await startNginx(
@@ -239,7 +217,7 @@ async function main(): Promise<void> {
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(
-      `router ${router.url} (pid ${router.pid}, node ${ROUTER_UNIT_FLAGS.join(' ') || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+      `router ${router.url} (pid ${router.pid}, node ${process.version} ${ROUTER_UNIT_FLAGS.join(' ') || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
     );
     console.log(
       `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,
@@ -323,7 +301,11 @@ async function main(): Promise<void> {
       for (const t of climbers) {
         for (const rate of LADDER) {
           const u0 = t.pid ? procUsage(t.pid) : undefined;
-          const s: Sample[] = await openLoopPhases(t.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: t.headers, connections: 2048 });
+          const climb = () => openLoopPhases(t.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: t.headers, connections: 2048 });
+          const s: Sample[] =
+            TRACE_LADDER && t.name === 'router'
+              ? await traceStep({ adminUrl: router.urls.admin!, pid: router.pid, admissionAdminUrl: admission.urls.admin, fromMs: 0, toMs: 2000 }, climb)
+              : await climb();
           const cpu = t.pid ? `  CPU/request ${cpuPerRequest(t.pid, u0, s.length)}` : '';
           const lat = latencies(s, 1000);
           const ok = pct(lat, 99) < 100 && failures(s) === 0;
@@ -335,6 +317,14 @@ async function main(): Promise<void> {
       }
     }
 
+    if (BURST > 0) {
+      console.log(`\n3b. ${BURST} new clients connect at once into ${BURST_RATE} req/s of steady load (each opens a connection and sends one request)`);
+      for (const t of targets.filter((x) => x.name !== 'direct' && !x.name.includes('mTLS'))) {
+        console.log(
+          burstLine(t.name, await connectionBurst(t.url, { body: BODY, headers: t.headers, rate: BURST_RATE, seconds: 6, burst: BURST, atMs: 3000 })),
+        );
+      }
+    }
     if (!SKIP.has('saturation')) served += LADDER.reduce((n, r) => n + r * (quick ? 2 : 6), 0);
     console.log(
       `durable usage hold after the steps and the ladder: ${await metric('llmgw_usage_durable_hold_timeouts_total')} timeouts (of about ${served} responses)`,

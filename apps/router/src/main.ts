@@ -57,8 +57,9 @@ export function routerService(opts: { source?: EndpointSource; random?: () => nu
       ctx.onClose('router', () => core.closeResources());
       // A deep accept backlog (the kernel caps it at net.core.somaxconn): clients open connections in
       // bursts, and with Node's default of 511 a burst of thousands overflows the queue — dropped SYNs
-      // cost each client a retransmit, then a connect timeout or a reset.
-      const url = await ctx.listenHttp('client', core.client, cfg.listen, { backlog: 4096 });
+      // cost each client a retransmit, then a connect timeout or a reset. Several sockets on the port
+      // take that burst in several per event-loop turn (`listen_sockets`).
+      const url = await ctx.listenHttp('client', core.client, cfg.listen, { backlog: 4096, sockets: cfg.listen_sockets });
       // Runs before the client listener closes: not ready (the host) but still serving for drain_delay.
       ctx.onClose('drain', async () => {
         if (cfg.drain_delay > 0) await new Promise((r) => setTimeout(r, cfg.drain_delay));

@@ -186,6 +186,13 @@ export const routerConfigSchema = z
     /** Client API listener, "host:port" (":8080" = all interfaces). */
     listen: listenAddress().default('127.0.0.1:8080'),
     /**
+     * Sockets the client listener binds on its port (SO_REUSEPORT, all in this process): Node takes
+     * one new connection per socket per event-loop turn, so a busy router with one socket leaves a
+     * burst of new connections waiting in the kernel (docs/performance.md, "One connection per
+     * event-loop turn"). 1 = a single socket.
+     */
+    listen_sockets: z.number().int().min(1).max(64).default(8),
+    /**
      * The cluster engine key file (the placement-scheduler's `engine_key_file`): the router derives
      * each placed replica's engine secret from it and presents it to the engine. Required when
      * published endpoints say `auth: replica-key`.

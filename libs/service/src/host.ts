@@ -28,7 +28,17 @@ import {
 import type { Redis } from 'ioredis';
 import { LeaderElection, MemoryLeaderLock, RedisLeaderLock, type LeaderLock } from '@llmgw/stores';
 import { createAdminApp, type ReadinessCheck, type Readiness } from './admin';
-import { clientTls, isLoopbackHost, listenGrpc, listenHttp, serverTls, type ClientTlsFiles, type Listener, type TlsFiles } from './listen';
+import {
+  clientTls,
+  isLoopbackHost,
+  listenGrpc,
+  listenHttp,
+  serverTls,
+  type ClientTlsFiles,
+  type ListenHttpOptions,
+  type Listener,
+  type TlsFiles,
+} from './listen';
 import type { ClientTlsOptions } from '@llmgw/grpc';
 import { Shutdown, type CloseStep } from './shutdown';
 import { installTracing, otlpFromEnv } from './tracing';
@@ -100,7 +110,7 @@ export interface ServiceContext<C> {
    */
   onClose(step: string, fn: CloseStep): void;
   /** Listens an HTTP server or fastify app; it stops accepting first on shutdown. Returns its URL. */
-  listenHttp(name: string, target: HttpServer | FastifyInstance, address: string, opts?: { backlog?: number }): Promise<string>;
+  listenHttp(name: string, target: HttpServer | FastifyInstance, address: string, opts?: ListenHttpOptions): Promise<string>;
   /** Binds a gRPC server you built (TLS/mTLS from a config `tls` block; no role checks, no plaintext refusal: prefer `grpcServer`). Returns "host:port". */
   listenGrpc(name: string, server: GrpcServer, address: string, tls?: TlsFiles): Promise<string>;
   /**
@@ -266,6 +276,12 @@ export async function startService<S extends z.ZodType, H>(def: ServiceDefinitio
     onClose: (step, fn) => shutdown.add(step, fn),
     async listenHttp(name, target, address, o) {
       const l = await listenHttp(target, address, o);
+      if ((o?.sockets ?? 1) > (l.sockets ?? 1)) {
+        log.warn(
+          { listener: name, asked: o?.sockets, bound: l.sockets, node: process.version },
+          'this Node cannot share a port (SO_REUSEPORT needs Node >= 22.12): one listening socket',
+        );
+      }
       register(name, l);
       return l.url;
     },

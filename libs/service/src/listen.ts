@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Server as GrpcServer } from '@grpc/grpc-js';
 import { parseListen, reachableHost } from '@llmgw/cli';
@@ -71,39 +71,108 @@ export interface Listener {
   url: string;
   host: string;
   port: number;
+  /** Listening sockets bound on the port (ListenHttpOptions.sockets; 1 for gRPC). */
+  sockets?: number;
   /** Stops accepting, lets running work finish until `signal` aborts, then cuts what is left. */
   close(signal: AbortSignal): Promise<void>;
 }
 
-/** Listens an HTTP server or a fastify app on "host:port" (port 0 = any free one). */
-export async function listenHttp(target: HttpServer | FastifyInstance, address: string, opts: { backlog?: number } = {}): Promise<Listener> {
-  const { host, port } = parseListen(address);
-  let server: HttpServer;
-  if (isFastify(target)) {
-    await target.listen({ host, port, backlog: opts.backlog });
-    server = target.server;
-  } else {
-    server = target;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host, port, backlog: opts.backlog }, () => {
-        server.off('error', reject);
-        resolve();
-      });
+export interface ListenHttpOptions {
+  /** The accept queue's depth (the kernel caps it at net.core.somaxconn). */
+  backlog?: number;
+  /**
+   * Sockets bound on the port (SO_REUSEPORT, all in this process; default 1). Node accepts one
+   * connection per listening socket per event-loop turn, so a busy process with one socket takes
+   * new connections slowly while they queue in the kernel; N sockets take up to N per turn
+   * (docs/performance.md, "One connection per event-loop turn"). Where Node cannot share a port
+   * (before 22.12) the listener keeps one socket.
+   */
+  sockets?: number;
+}
+
+/** Listens `server` on host:port with the given options; rejects with the listen error. */
+function listenOn(server: NetServer, o: { host: string; port: number; backlog?: number; reusePort?: boolean }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o, () => {
+      server.off('error', reject);
+      resolve();
     });
+  });
+}
+
+const closeNet = (s: NetServer) => new Promise<void>((r) => s.close(() => r()));
+
+/**
+ * A free port on `host` (the one asked for, or any when 0), checked by binding it without
+ * SO_REUSEPORT: a port held by anything else, a process sharing it by SO_REUSEPORT included,
+ * fails here with EADDRINUSE, so a second router on the same port never quietly splits its
+ * connections with the first.
+ */
+async function claimPort(host: string, port: number): Promise<number> {
+  const probe = createNetServer();
+  await listenOn(probe, { host, port });
+  const bound = (probe.address() as AddressInfo).port;
+  await closeNet(probe);
+  return bound;
+}
+
+/**
+ * More sockets on `server`'s port, each handing what it accepts to `server` as its own
+ * connection; [] where this Node cannot share a port (the main socket then serves alone).
+ */
+async function extraSockets(server: HttpServer, host: string, port: number, n: number, backlog: number | undefined): Promise<NetServer[]> {
+  const extra: NetServer[] = [];
+  for (let i = 1; i < n; i++) {
+    const s = createNetServer((socket) => server.emit('connection', socket));
+    try {
+      await listenOn(s, { host, port, backlog, reusePort: true });
+    } catch {
+      await Promise.all(extra.map(closeNet));
+      return [];
+    }
+    extra.push(s);
+  }
+  return extra;
+}
+
+/** Listens an HTTP server or a fastify app on "host:port" (port 0 = any free one). */
+export async function listenHttp(target: HttpServer | FastifyInstance, address: string, opts: ListenHttpOptions = {}): Promise<Listener> {
+  const { host, port: asked } = parseListen(address);
+  const shared = (opts.sockets ?? 1) > 1;
+  let server: HttpServer;
+  for (let tries = 1; ; tries++) {
+    // With several sockets the port is claimed first (see claimPort), then bound shared.
+    const port = shared ? await claimPort(host, asked) : asked;
+    const how = { host, port, backlog: opts.backlog, ...(shared ? { reusePort: true } : {}) };
+    try {
+      if (isFastify(target)) {
+        await target.listen(how);
+        server = target.server;
+      } else {
+        server = target;
+        await listenOn(server, how);
+      }
+      break;
+    } catch (e) {
+      // Another process took the free port between the claim and the bind: claim another.
+      if (!(shared && asked === 0 && (e as NodeJS.ErrnoException).code === 'EADDRINUSE' && tries < 5)) throw e;
+    }
   }
   const bound = (server.address() as AddressInfo).port;
+  const extra = shared ? await extraSockets(server, host, bound, opts.sockets!, opts.backlog) : [];
   return {
     url: `http://${reachableHost(host)}:${bound}`,
     host,
     port: bound,
+    sockets: 1 + extra.length,
     close: (signal) => {
       const cut = () => server.closeAllConnections();
       if (signal.aborted) cut();
       else signal.addEventListener('abort', cut, { once: true });
-      const closed = isFastify(target) ? target.close() : new Promise<void>((r) => server.close(() => r()));
+      const closed = Promise.all([isFastify(target) ? target.close() : new Promise<void>((r) => server.close(() => r())), ...extra.map(closeNet)]);
       server.closeIdleConnections();
-      return closed.finally(() => signal.removeEventListener('abort', cut));
+      return closed.then(() => undefined).finally(() => signal.removeEventListener('abort', cut));
     },
   };
 }
