@@ -50,6 +50,7 @@ import { gcStatsRequire, startBareProxy, startNginx } from './lib/data-path-refe
 import { burstLine, connectionBurst } from './lib/data-path-burst';
 import { startMtlsRouter } from './lib/data-path-mtls';
 import { runStreams } from './lib/data-path-streams';
+import { viewLine, viewSnap, type ViewSnap } from './lib/router-view';
 import { traceStep } from './lib/data-path-trace';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
 
@@ -248,6 +249,8 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const pid = t.pid;
         const u0 = pid ? procUsage(pid) : undefined;
+        // The router's own timings of the requests after the warm-up (lib/router-view.ts).
+        const viewFrom = t.name === 'router' ? new Promise<ViewSnap>((r) => setTimeout(() => r(viewSnap(router.urls.admin!)), WARMUP * 1000)) : undefined;
         const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
         const cpu = cpuPerRequest(pid, u0, s.length);
@@ -256,6 +259,7 @@ async function main(): Promise<void> {
         console.log(
           `${String(rate).padStart(6)}  ${t.name.padEnd(24)} ${f(pct(lat, 50))} ${f(pct(lat, 99))} ${f(pct(lat, 50) - pct(ref, 50), 10)} ${f(pct(lat, 99) - pct(ref, 99), 10)} ${String(failures(s)).padStart(7)}  ${cpu}`,
         );
+        if (viewFrom) console.log(viewLine(await viewFrom, await viewSnap(router.urls.admin!)));
       }
     }
 

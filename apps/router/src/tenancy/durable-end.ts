@@ -8,6 +8,8 @@ interface Hold {
   end: (...a: unknown[]) => ServerResponse;
   /** The arguments of the `end()` call being held, once the router has made it. */
   pending?: unknown[];
+  /** When that call was made (performance.now()). */
+  heldAt: number;
   recorded: boolean;
   timer?: NodeJS.Timeout;
   owner: DurableEnds;
@@ -21,6 +23,7 @@ function heldEnd(this: HeldResponse, ...args: unknown[]): ServerResponse {
   const h = this[HOLD]!;
   if (h.recorded || h.pending) return h.end(...args);
   h.pending = args;
+  h.heldAt = performance.now();
   // Never hold a response forever if no record comes (e.g. a handler path that records nothing).
   h.timer = setTimeout(onHoldTimeout, h.owner.maxHoldMs, h);
   h.timer.unref?.();
@@ -61,10 +64,12 @@ export class DurableEnds {
    * @param maxHoldMs longest a finished response waits for its record
    * @param onTimeout called when a hold ends by its timer, not by the record (the record then
    *   sits only in router memory until the append is acknowledged)
+   * @param onWaited called with how long (ms) each response whose `end()` was held waited for it
    */
   constructor(
     readonly maxHoldMs = 5_000,
     readonly onTimeout: () => void = () => {},
+    readonly onWaited: (ms: number) => void = () => {},
   ) {}
 
   /** Forgets a hold (its response closed, or it was released). */
@@ -85,13 +90,16 @@ export class DurableEnds {
     const res = h.res as HeldResponse;
     res.end = h.end as ServerResponse['end'];
     res[HOLD] = undefined;
-    if (h.pending) h.end(...h.pending);
+    if (h.pending) {
+      this.onWaited(performance.now() - h.heldAt);
+      h.end(...h.pending);
+    }
   }
 
   /** Wraps `res.end` for request `id`. */
   track(id: string, res: ServerResponse): void {
     const r = res as HeldResponse;
-    const h: Hold = { id, res, end: res.end.bind(res) as Hold['end'], recorded: false, owner: this };
+    const h: Hold = { id, res, end: res.end.bind(res) as Hold['end'], recorded: false, heldAt: 0, owner: this };
     const list = this.held[id];
     if (list) list.push(h);
     else this.held[id] = [h];

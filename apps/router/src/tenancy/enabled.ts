@@ -48,7 +48,11 @@ export function createEnabledTenancy(
   const logFailure = (obj: object, msg: string) => (redis && redis.status !== 'ready' ? log.debug(obj, msg) : log.warn(obj, msg));
   // The buffered-records gauge reads the buffer when scraped (it is built just below).
   const metrics = createTenancyMetrics(deps.registry, () => buffer.size);
-  const ends = new DurableEnds(5_000, () => metrics.holdTimeouts.inc());
+  const ends = new DurableEnds(
+    5_000,
+    () => metrics.holdTimeouts.inc(),
+    (ms) => metrics.holdWait.observe(ms / 1000),
+  );
   const buffer = new LedgerBuffer({ ledger: s.ledger, capacity: t.ledger_buffer, ends, onDropped: () => metrics.dropped.inc(), logFailure });
   const keys = new ApiKeys({ cfg, stores: s, resolve: over.resolve, dependency: deps.dependency, now, metrics, log, logFailure });
   // Counter leases on the shared counters (docs/accounting.md#counter-leases): off with tenancy.leases.enabled: false.

@@ -1,5 +1,6 @@
 import type { LeaseStats } from '@llmgw/stores';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { LATENCY_BUCKETS } from '@llmgw/observability';
 
 /** Tenancy's metrics on the router's registry. */
 export function createTenancyMetrics(registry: Registry, buffered: () => number) {
@@ -39,6 +40,12 @@ export function createTenancyMetrics(registry: Registry, buffered: () => number)
     holdTimeouts: new Counter({
       name: 'llmgw_usage_durable_hold_timeouts_total',
       help: 'Responses whose final bytes were released by the durable-usage hold timeout before their usage record reached the ledger.',
+      registers: [registry],
+    }),
+    holdWait: new Histogram({
+      name: 'llmgw_usage_durable_hold_seconds',
+      help: "How long a finished response's final bytes waited for its usage record to reach the ledger (durable_usage).",
+      buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     keyCache: new Counter({

@@ -456,12 +456,31 @@ describe('durable ends', () => {
   });
 
   it('lets an end through immediately once its record is already in', async () => {
-    const d = new DurableEnds();
+    const waited: number[] = [];
+    const d = new DurableEnds(5_000, undefined, (ms) => waited.push(ms));
     const a = fakeRes();
     d.track('x', a.res);
     d.release('x');
     a.res.end('A');
     expect(a.ended).toEqual([['A']]);
+    // Nothing was held, so no wait is reported (llmgw_usage_durable_hold_seconds counts held ends only).
+    expect(waited).toEqual([]);
+  });
+
+  it('reports how long each held end waited for its record', async () => {
+    const waited: number[] = [];
+    const d = new DurableEnds(5_000, undefined, (ms) => waited.push(ms));
+    const a = fakeRes();
+    d.track('y', a.res);
+    a.res.end('A');
+    const heldAt = performance.now();
+    // Wait for the clock to move past the moment the end was held, without sleeping a fixed time.
+    while (performance.now() - heldAt < 2) await new Promise((r) => setImmediate(r));
+    d.release('y');
+    expect(a.ended).toEqual([['A']]);
+    expect(waited).toHaveLength(1);
+    expect(waited[0]).toBeGreaterThanOrEqual(2);
+    expect(waited[0]).toBeLessThan(performance.now() - heldAt + 1);
   });
 
   it('keeps no released request alive through young-generation GCs', async () => {
