@@ -23,6 +23,8 @@ interface Snap {
   acquired: number;
   /** Requests the router itself timed (arrival to last byte) at over 0.5 s, cumulative: a client's slower answers beyond these waited outside the router (connect, accept, the kernel). */
   slow: number;
+  /** Requests that waited on a shared-counter call (no counter lease to admit them), cumulative. */
+  shared: number;
 }
 
 const num = (text: string, re: RegExp): number[] => [...text.matchAll(re)].map((m) => Number(m[1]));
@@ -50,6 +52,7 @@ async function snap(adminUrl: string, pid: number, t0: number, admissionAdminUrl
     upstream: num(text, /^llmgw_upstream_connections\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
     clientSockets: num(text, /^nodejs_active_handles\{type="Socket"[^}]*\} (\S+)/gm)[0] ?? NaN,
     acquired: num(adm, /^llmgw_admission_wait_seconds_count\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
+    shared: num(text, /^llmgw_tenancy_counter_admissions_total\{[^}]*path="shared"[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
     slow:
       num(text, /^llmgw_request_duration_seconds_count\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0) -
       num(text, /^llmgw_request_duration_seconds_bucket\{[^}]*le="0\.5"[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
@@ -91,7 +94,7 @@ export async function traceStep(
     const gc = (k: string) => ((b.gcMs[k] ?? 0) - (a.gcMs[k] ?? 0)).toFixed(1);
     const due = samples.filter((s) => s.at >= w && s.at < w + every).length;
     console.log(
-      `    ${String(w).padStart(5)}-${String(w + every).padEnd(5)} ${String(due).padStart(5)} ${pct(lat, 99).toFixed(1).padStart(7)} ${(lat.length ? Math.max(...lat) : NaN).toFixed(1).padStart(7)} | ${((100 * (b.cpuS - a.cpuS)) / dt).toFixed(0).padStart(11)} ${b.lagMaxMs.toFixed(1).padStart(18)} ${`${gc('minor')}/${gc('major')}`.padStart(22)} ${String(b.upstream).padStart(15)} ${String(b.clientSockets).padStart(8)} ${b.rssMiB.toFixed(0).padStart(8)} ${String(b.acquired - a.acquired).padStart(13)} ${String(b.slow - a.slow).padStart(14)}`,
+      `    ${String(w).padStart(5)}-${String(w + every).padEnd(5)} ${String(due).padStart(5)} ${pct(lat, 99).toFixed(1).padStart(7)} ${(lat.length ? Math.max(...lat) : NaN).toFixed(1).padStart(7)} | ${((100 * (b.cpuS - a.cpuS)) / dt).toFixed(0).padStart(11)} ${b.lagMaxMs.toFixed(1).padStart(18)} ${`${gc('minor')}/${gc('major')}`.padStart(22)} ${String(b.upstream).padStart(15)} ${String(b.clientSockets).padStart(8)} ${b.rssMiB.toFixed(0).padStart(8)} ${String(b.acquired - a.acquired).padStart(13)} ${String(b.slow - a.slow).padStart(14)} ${String(b.shared - a.shared).padStart(21)}`,
     );
   }
   return samples;
