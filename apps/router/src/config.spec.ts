@@ -27,6 +27,7 @@ describe('router config', () => {
     const cfg = parseConfig(routerConfigSchema, {});
     expect(cfg).toMatchObject({
       listen: '127.0.0.1:8080',
+      listen_sockets: 8,
       admin_listen: '127.0.0.1:9090',
       retries: 2,
       cooldown_seconds: 15,
@@ -47,5 +48,13 @@ describe('router config', () => {
     expect(err!.issues.join('\n')).toMatch(/retries/);
     expect(err!.issues.join('\n')).toMatch(/timeouts\.idle/);
     expect(err!.issues.join('\n')).toMatch(/endpoints\.0\.url/);
+  });
+
+  it('takes listen_sockets from 1 to 64 and names the key when it is out of range', () => {
+    expect(parseConfig(routerConfigSchema, { listen_sockets: 1 }).listen_sockets).toBe(1);
+    expect(parseConfig(routerConfigSchema, { listen_sockets: 64 }).listen_sockets).toBe(64);
+    for (const bad of [0, 65, 2.5, 'eight']) {
+      expect(() => parseConfig(routerConfigSchema, { listen_sockets: bad })).toThrow(/listen_sockets/);
+    }
   });
 });
