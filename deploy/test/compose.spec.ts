@@ -13,7 +13,7 @@ import {
   placementSchedulerConfigSchema,
   routerConfigSchema,
 } from '@llmgw/config';
-import { findRepoRoot, routerUnitFlags } from '@llmgw/testing';
+import { findRepoRoot, routerUnitEnv, routerUnitFlags } from '@llmgw/testing';
 
 // deploy/compose/compose.yaml cannot be run on the development machines (no container engine), so
 // this checks what `compose up` would need: every file it mounts exists, every service's config
@@ -87,10 +87,14 @@ describe('deploy/compose/compose.yaml', () => {
     for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].command).toEqual(['router']);
   });
 
-  it("starts the routers with the systemd unit's Node flags, in NODE_OPTIONS where Node accepts them", () => {
+  it("starts the routers with the systemd unit's Node flags, in NODE_OPTIONS where Node accepts them, and its environment", () => {
     const unitFlags = routerUnitFlags(root);
     expect(unitFlags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-old-space-size=/), expect.stringMatching(/^--max-semi-space-size=/)]));
     for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].environment?.NODE_OPTIONS?.split(' ')).toEqual(unitFlags);
+    // And the unit's Environment= lines (two malloc arenas), with the same values.
+    const unitEnv = routerUnitEnv(root);
+    expect(unitEnv).toEqual({ MALLOC_ARENA_MAX: '2' });
+    for (const r of ['router-1', 'router-2', 'router-3']) expect(services[r].environment).toMatchObject(unitEnv);
     // Node refuses most V8 flags in NODE_OPTIONS; these two it takes, and applies.
     const heap = spawnSync(process.execPath, ['-e', "process.stdout.write(String(require('v8').getHeapStatistics().heap_size_limit))"], {
       env: { ...process.env, NODE_OPTIONS: services['router-1'].environment!.NODE_OPTIONS },

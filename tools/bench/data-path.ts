@@ -39,7 +39,7 @@
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
-import { findRepoRoot, routerUnitFlags, spawnRole, type SpawnedRole } from '@llmgw/testing';
+import { findRepoRoot, routerUnitEnv, routerUnitFlags, spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,7 @@ import { startMtlsRouter } from './lib/data-path-mtls';
 import { runStreams } from './lib/data-path-streams';
 import { viewLine, viewSnap, type ViewSnap } from './lib/router-view';
 import { traceStep } from './lib/data-path-trace';
+import { behindRouter, cpuSince, servicesCpu } from './lib/services-cpu';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
@@ -96,8 +97,10 @@ const CPU_PROF = arg('cpu-prof');
 const ALLOC_PROF = arg('alloc-prof');
 /** --gc-stats DIR: every router's and the bare proxy's scavenges per 5 s window (lib/gc-stats.cjs; print with lib/gc-summary.ts). */
 const GC_STATS = gcStatsRequire(arg('gc-stats'));
-/** The Node flags of deploy/systemd/llmgw-router.service (@llmgw/testing); --router-unit-flags off: none. */
-const ROUTER_UNIT_FLAGS: string[] = arg('router-unit-flags') === 'off' ? [] : routerUnitFlags();
+/** The Node flags and Environment= lines (MALLOC_ARENA_MAX) of deploy/systemd/llmgw-router.service (@llmgw/testing); --router-unit-flags off: none. */
+const AS_UNIT = arg('router-unit-flags') !== 'off';
+const ROUTER_UNIT_FLAGS: string[] = AS_UNIT ? routerUnitFlags() : [];
+const ROUTER_UNIT_ENV: Record<string, string> = AS_UNIT ? routerUnitEnv() : {};
 /** --router-node-options '…': NODE_OPTIONS of the measured routers only (e.g. --heapsnapshot-signal=SIGUSR2). */
 const ROUTER_NODE_OPTIONS = [
   arg('router-node-options'),
@@ -111,9 +114,9 @@ const ROUTER_NODE_OPTIONS = [
 /** --router-node-flags '…': Node flags of the measured routers besides the unit's (any V8 flag, e.g. --optimize-for-size). */
 const ROUTER_NODE_ARGS = [...ROUTER_UNIT_FLAGS, ...(arg('router-node-flags') ?? '').split(' ').filter(Boolean)];
 const PROFILES = { LLMGW_CPU_PROF_DIR: CPU_PROF, LLMGW_ALLOC_PROF_DIR: ALLOC_PROF };
-const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, ...PROFILES } };
+const ROUTER = { ...QUIET, nodeArgs: ROUTER_NODE_ARGS, env: { ...ROUTER_UNIT_ENV, NODE_OPTIONS: ROUTER_NODE_OPTIONS || undefined, ...PROFILES } };
 /** The partial-configuration and mTLS routers: started as deployed, without the profiles (--gc-stats aside). */
-const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS, env: { NODE_OPTIONS: GC_STATS || undefined } };
+const OTHER_ROUTER = { ...QUIET, nodeArgs: ROUTER_UNIT_FLAGS, env: { ...ROUTER_UNIT_ENV, NODE_OPTIONS: GC_STATS || undefined } };
 
 /** `llmgw ctl … --json` against accounting; the parsed answer. */
 function ctl(accounting: string, ...args: string[]): any {
@@ -218,7 +221,7 @@ async function main(): Promise<void> {
     const probeText = await probe.body.text();
     if (probe.statusCode !== 200) throw new Error(`router refused the bench key: ${probe.statusCode} ${probeText}`);
     console.log(
-      `router ${router.url} (pid ${router.pid}, node ${process.version} ${ROUTER_UNIT_FLAGS.join(' ') || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
+      `router ${router.url} (pid ${router.pid}, node ${process.version} ${[...ROUTER_UNIT_FLAGS, ...Object.entries(ROUTER_UNIT_ENV).map(([k, v]) => `${k}=${v}`)].join(' ') || 'without flags'}): auth + limits (accounting ${acct}, Redis prefix ${prefix}), admission remote ${new URL(admission.url).host}, durable usage on`,
     );
     console.log(
       `nginx ${nginxUrl ?? '(skipped)'} (1 worker, keep-alive upstream); direct engine ${direct.url}; 3 zero-latency sim-engines behind both proxies`,
@@ -236,12 +239,13 @@ async function main(): Promise<void> {
     const IDLE = Number(arg('idle-seconds') ?? (quick ? 1 : 5));
     if (IDLE > 0) {
       const who = [{ name: 'router', pid: router.pid }, ...variants, { name: 'admission', pid: admission.pid }, { name: 'accounting', pid: accounting.pid }];
-      const u0 = who.map((w) => procUsage(w.pid).cpuS);
+      const since = cpuSince(who);
       await new Promise((r) => setTimeout(r, IDLE * 1000));
-      const idle = who.map((w, i) => `${w.name} ${((100 * (procUsage(w.pid).cpuS - u0[i])) / IDLE).toFixed(1)} %`);
+      const idle = since().map((w) => `${w.name} ${((100 * w.cpuS) / IDLE).toFixed(1)} %`);
       console.log(`\n0. idle for ${IDLE}s, CPU of a core: ${idle.join(', ')}`);
     }
 
+    const services = behindRouter(admission.pid, accounting.pid);
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
     console.log('rate/s  target                    p50 ms    p99 ms  added p50  added p99  failed  proxy CPU per request');
     for (const rate of SKIP.has('steady') ? [] : RATES) {
@@ -250,6 +254,7 @@ async function main(): Promise<void> {
         const pid = t.pid;
         const u0 = pid ? procUsage(pid) : undefined;
         // The router's own timings of the requests after the warm-up (lib/router-view.ts).
+        const svc = t.name === 'router' ? servicesCpu(services) : undefined;
         const viewFrom = t.name === 'router' ? new Promise<ViewSnap>((r) => setTimeout(() => r(viewSnap(router.urls.admin!)), WARMUP * 1000)) : undefined;
         const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
@@ -260,6 +265,7 @@ async function main(): Promise<void> {
           `${String(rate).padStart(6)}  ${t.name.padEnd(24)} ${f(pct(lat, 50))} ${f(pct(lat, 99))} ${f(pct(lat, 50) - pct(ref, 50), 10)} ${f(pct(lat, 99) - pct(ref, 99), 10)} ${String(failures(s)).padStart(7)}  ${cpu}`,
         );
         if (viewFrom) console.log(viewLine(await viewFrom, await viewSnap(router.urls.admin!)));
+        if (svc) console.log(svc(s.length));
       }
     }
 
@@ -410,11 +416,9 @@ async function main(): Promise<void> {
       });
       console.log(r.line);
       if (!SKIP.has('bare')) {
-        // The same streams through the bare Node proxy over the same engines, with the router unit's Node flags: Node's own cost per stream.
-        const ref = await startBareProxy(
-          slow.map((e) => e.url),
-          ROUTER_UNIT_FLAGS,
-        );
+        // The same streams through the bare Node proxy over the same engines, with the router unit's Node flags and environment: Node's own cost per stream.
+        const slowUrls = slow.map((e) => e.url);
+        const ref = await startBareProxy(slowUrls, ROUTER_UNIT_FLAGS, ROUTER_UNIT_ENV);
         try {
           const b = await runStreams({ url: ref.url, pid: ref.proc.pid!, name: 'bare proxy', streams: STREAMS, seconds: STREAM_SECONDS, body, headers: {} });
           console.log(b.line);

@@ -18,8 +18,6 @@ export interface IngestMetrics {
   errors: Counter;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * The usage batch writer (docs/accounting.md#the-usage-ledger-and-the-batch-writer-accounting): reads the ledger as one consumer of
  * the group, flushes every `batchIntervalMs` or `batchSize` records in one
@@ -32,6 +30,10 @@ export class UsageIngester {
   private running = false;
   private loop?: Promise<void>;
   private buffer: LedgerEntry[] = [];
+  /** The ids in `buffer` (a record claimed again while buffered is taken once). */
+  private buffered = new Set<string>();
+  /** Ends the current pause() early (stop). */
+  private wake?: () => void;
   private firstAt = 0;
   private lastClaim = 0;
   private healthy = true;
@@ -70,9 +72,15 @@ export class UsageIngester {
             this.take(await this.ledger.claimStale(this.opts.consumer, this.opts.claimIdleMs, this.opts.batchSize));
           }
           const room = this.opts.batchSize - this.buffer.length;
-          if (room > 0) {
-            const wait = this.buffer.length ? Math.max(1, this.firstAt + this.opts.batchIntervalMs - Date.now()) : this.opts.batchIntervalMs;
-            this.take(await this.ledger.read(this.opts.consumer, room, wait));
+          if (room > 0 && !this.buffer.length) {
+            // Nothing buffered: block until the first record of the next batch arrives.
+            this.take(await this.ledger.read(this.opts.consumer, room, this.opts.batchIntervalMs));
+          } else if (room > 0) {
+            // A batch is open: wait for its deadline, then take what came meanwhile in one read.
+            // A blocking read here would return for every record appended, waking this process
+            // (and making Redis serve it inside each router's settle) once per request.
+            await this.pause(this.firstAt + this.opts.batchIntervalMs - Date.now());
+            if (this.running) this.take(await this.ledger.read(this.opts.consumer, room, 0));
           }
         }
         if (this.buffer.length && (this.buffer.length >= this.opts.batchSize || Date.now() - this.firstAt >= this.opts.batchIntervalMs || !this.running)) {
@@ -83,18 +91,35 @@ export class UsageIngester {
         this.metrics.errors.inc();
         this.healthy = false;
         this.log.warn({ err: e, buffered: this.buffer.length }, 'usage ingestion failed; retrying');
-        await sleep(Math.min(2000, this.opts.batchIntervalMs * 5));
+        await this.pause(Math.min(2000, this.opts.batchIntervalMs * 5));
         // The stream (and its group) vanished, e.g. Redis restarted empty: make them again.
         if (/NOGROUP/.test(String((e as Error)?.message))) await this.ledger.ensureGroup().catch(() => {});
       }
     }
   }
 
+  /** Waits `ms`, or until stop() is called. */
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0 || !this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
   private take(entries: LedgerEntry[]): void {
     if (!entries.length) return;
     if (!this.buffer.length) this.firstAt = Date.now();
-    const seen = new Set(this.buffer.map((e) => e.id));
-    for (const e of entries) if (!seen.has(e.id)) this.buffer.push(e);
+    for (const e of entries) {
+      if (this.buffered.has(e.id)) continue;
+      this.buffered.add(e.id);
+      this.buffer.push(e);
+    }
   }
 
   /** Writes the buffer, then acks it. Throws (keeping the buffer) when the write fails. */
@@ -111,6 +136,7 @@ export class UsageIngester {
     this.metrics.insertSeconds.observe(Number(process.hrtime.bigint() - t) / 1e9);
     await this.ledger.ack(batch.map((e) => e.id));
     this.buffer = [];
+    this.buffered = new Set();
     this.healthy = true;
     this.metrics.batchSize.observe(batch.length);
     this.metrics.records.inc({ result: 'inserted' }, inserted);
@@ -126,6 +152,7 @@ export class UsageIngester {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.wake?.();
     await this.ledger.close();
     await this.loop?.catch(() => {});
     await this.flush().catch((e) => this.log.warn({ err: e, left: this.buffer.length }, 'final usage flush failed; records stay pending in the ledger'));

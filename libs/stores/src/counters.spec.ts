@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { openTestRedis } from './testing';
 import type { CounterReservation, LimitCounters, ReserveRequest } from './counters';
 import { MemoryLimitCounters } from './counters-memory';
 import { batchArgs } from './counters-lua';
@@ -8,18 +9,10 @@ import { RedisLimitCounters } from './counters-redis';
 import type { LedgerRecord } from './ledger';
 import { redisAccountingStores } from './ledger-stores';
 
-const prefix = `test:${randomUUID()}:`;
-let redis: Redis;
+const testRedis = openTestRedis();
+const { redis, prefix } = testRedis;
 
-beforeAll(() => {
-  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(() => testRedis.close());
 
 // Today's UTC day, not a fixed date: Redis expires a budget counter a day after its period ends
 // (PEXPIREAT on the real clock), so a period in the past would have no counter at all.

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { openTestRedis, sampleLedgerRecord } from './testing';
 import { decodeLedgerRecord, encodeLedgerRecord, type LedgerRecord, type UsageLedger } from './ledger';
 import { redisKeys } from './redis-contracts';
 import { MemoryUsageLedger } from './ledger-memory';
@@ -7,8 +8,8 @@ import { RedisUsageLedger } from './ledger-redis';
 import { MemoryKeyCacheBus, RedisKeyCacheBus, type KeyCacheBus, type KeyCacheInvalidation } from './key-cache-bus';
 import { waitUntil } from '@llmgw/contracts/wait';
 
-const prefix = `test:${randomUUID()}:`;
-let redis: Redis;
+const testRedis = openTestRedis();
+const { redis, prefix } = testRedis;
 
 /** Whether a read of `l` is parked waiting for records (memory: a waiter; Redis: its reader connection is blocked in XREADGROUP). */
 async function readParked(l: UsageLedger): Promise<boolean> {
@@ -20,31 +21,9 @@ async function readParked(l: UsageLedger): Promise<boolean> {
   return clients.split('\n').some((c) => c.includes(`addr=127.0.0.1:${port} `) && c.includes('cmd=xreadgroup') && /flags=\S*b/.test(c));
 }
 
-beforeAll(() => {
-  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
-});
+afterAll(() => testRedis.close());
 
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
-
-const rec = (i: number): LedgerRecord => ({
-  recordId: `rec-${i}`,
-  requestId: `req-${i}`,
-  ts: 1_800_000_000_000 + i,
-  keyId: 'k1',
-  projectId: 'p1',
-  model: 'm',
-  servedModel: 'm',
-  status: 200,
-  promptTokens: i,
-  completionTokens: 2 * i,
-  cachedTokens: 0,
-  durationMs: 10,
-  costMicros: 3 * i,
-});
+const rec = sampleLedgerRecord;
 
 const ledgers: Array<[string, (maxLen?: number) => UsageLedger]> = [
   ['memory', (maxLen) => new MemoryUsageLedger(maxLen)],

@@ -1,22 +1,14 @@
 import type { Principal } from '@llmgw/contracts';
-import Redis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
 import { MemoryPublishedKeys, type PublishedKeys, RedisPublishedKeys, activeKeyRecord, principalOfRecord, revokedKeyRecord } from './published-keys';
 import { inProcessAccountingStores, redisAccountingStores } from './ledger-stores';
 import { publishedKeySchema, redisKeys } from './redis-contracts';
+import { openTestRedis } from './testing';
 
-const prefix = `test:${randomUUID()}:`;
-let redis: Redis;
+const testRedis = openTestRedis();
+const { redis, prefix } = testRedis;
 
-beforeAll(() => {
-  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(() => testRedis.close());
 
 const hashOf = (s: string) => createHash('sha256').update(s).digest('hex');
 const principal = (over: Partial<Principal> = {}): Principal => ({

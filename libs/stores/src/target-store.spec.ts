@@ -1,19 +1,11 @@
-import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { openTestRedis } from './testing';
 import { MemoryTargetStore, RedisTargetStore, type TargetStore } from './target-store';
 
-const prefix = `test:${randomUUID()}:`;
-let redis: Redis;
+const testRedis = openTestRedis();
+const { redis, prefix } = testRedis;
 
-beforeAll(() => {
-  redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 1 });
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(() => testRedis.close());
 
 const impls: Array<[string, () => TargetStore]> = [
   ['memory', () => new MemoryTargetStore()],

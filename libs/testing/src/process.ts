@@ -69,9 +69,23 @@ process.once('exit', () => {
  * benches run their routers with them; the compose file's routers must set the same.
  */
 export function routerUnitFlags(root: string = findRepoRoot()): string[] {
-  const unit = readFileSync(join(root, 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
-  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(unit);
+  const exec = /^ExecStart=\S+ (.*?)\S*\/bin\/llmgw\.cjs router/m.exec(routerUnit(root));
   return (exec?.[1] ?? '').split(' ').filter((f) => f.startsWith('--'));
+}
+
+/**
+ * The environment production starts the router with: the unit's `Environment=NAME=value` lines
+ * (glibc's malloc arenas, docs/performance.md, "Native memory: two malloc arenas"). The benches give
+ * it to their routers; the compose file's routers must set the same.
+ */
+export function routerUnitEnv(root: string = findRepoRoot()): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [, name, value] of routerUnit(root).matchAll(/^Environment=([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*$/gm)) env[name] = value;
+  return env;
+}
+
+function routerUnit(root: string): string {
+  return readFileSync(join(root, 'deploy', 'systemd', 'llmgw-router.service'), 'utf8');
 }
 
 /** Spawns `llmgw <role> ...args` and resolves once the role logs its "listening" line. */

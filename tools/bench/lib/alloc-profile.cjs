@@ -1,7 +1,9 @@
 // Preloaded into a role by the benches (NODE_OPTIONS='--require …/alloc-profile.cjs',
 // LLMGW_ALLOC_PROF_DIR=dir): V8's sampling heap profile of everything the process allocates,
 // garbage included (one sample every 16 KiB), written to dir/<role>-<pid>.heapprofile when it
-// exits. Summarise with lib/alloc-summary.ts.
+// exits. Summarise with lib/alloc-summary.ts. LLMGW_ALLOC_PROF_SURVIVORS=1: only what outlives the
+// young generation (still live at exit, or promoted and left for a mark-compact), leaving out what
+// the scavenges collect: what fills the old generation.
 'use strict';
 const dir = process.env.LLMGW_ALLOC_PROF_DIR;
 if (dir) {
@@ -14,7 +16,7 @@ if (dir) {
   session.post('HeapProfiler.startSampling', {
     samplingInterval: 16384,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.LLMGW_ALLOC_PROF_SURVIVORS !== '1',
   });
   process.on('exit', () => {
     // The in-thread session answers synchronously, so this runs to the end inside 'exit'.

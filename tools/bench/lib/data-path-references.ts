@@ -57,11 +57,16 @@ export function gcStatsRequire(dir: string | undefined): string {
   return dir ? `--require ${join(__dirname, 'gc-stats.cjs')}` : '';
 }
 
-/** lib/bare-proxy.cjs over `upstreams`: Node's HTTP server and undici and nothing else, the floor for a proxy in Node. */
-export async function startBareProxy(upstreams: string[], nodeArgs: string[] = []): Promise<{ url: string; proc: ChildProcess }> {
+/** lib/bare-proxy.cjs over `upstreams`: Node's HTTP server and undici and nothing else, the floor for a proxy in Node (with `nodeArgs` and `env`, e.g. the router unit's). */
+export async function startBareProxy(
+  upstreams: string[],
+  nodeArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ url: string; proc: ChildProcess }> {
   const gcStats = process.env.LLMGW_GC_STATS_DIR ? ['--require', join(__dirname, 'gc-stats.cjs')] : [];
   const proc = spawn(process.execPath, [...nodeArgs, ...gcStats, join(__dirname, 'bare-proxy.cjs'), '0', ...upstreams], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';

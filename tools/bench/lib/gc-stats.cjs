@@ -43,6 +43,7 @@ if (dir) {
     const label = config > 0 ? `-${path.basename(process.argv[config + 1], '.yaml')}` : '';
     const script = process.argv[1] ?? 'node';
     const role = /llmgw\.cjs$/.test(script) ? process.argv[2] : path.basename(script, '.cjs');
+    fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `${role}${label}-${process.pid}.json`), JSON.stringify(windows));
   });
 }
