@@ -45,7 +45,6 @@ const ALLOWED = {
   ],
   'libs/grpc/src/stream.spec.ts': [['ctx.write({ tick: 1 })', 'the test server streams a tick every 10 ms: the workload']],
   'libs/admission-rpc/src/credits.spec.ts': [["res('waiting')", 'a deadline raced against acquire to show it is still waiting']],
-  'libs/endpoints/src/scraper.spec.ts': [['setTimeout(r, 300)', 'the fake engine answers /metrics slowly: the slow scrape under test']],
 };
 
 /**
@@ -58,9 +57,14 @@ const PENDING = {};
 
 const isTest = (rel) => rel.endsWith('.spec.ts') || /(^|\/)test\//.test(rel);
 
-/** Timer lines of test code not explained by ALLOWED, per file. */
+/**
+ * `found`: timer lines of test code not explained by ALLOWED, per file;
+ * `stale`: the ALLOWED entries no timer line matches (the timer they excused
+ * is gone, and a new one could hide behind them).
+ */
 function scan(root, roots = ROOTS, allowed = ALLOWED) {
   const found = new Map();
+  const used = new Set();
   for (const abs of tsFiles(root, roots)) {
     const rel = relTo(root, abs);
     if (!isTest(rel)) continue;
@@ -69,17 +73,19 @@ function scan(root, roots = ROOTS, allowed = ALLOWED) {
       .forEach((line, i) => {
         const code = line.replace(/\/\/.*$/, '');
         if (!TIMER.test(code)) return;
-        if ((allowed[rel] ?? []).some(([text]) => line.includes(text))) return;
+        const excuse = (allowed[rel] ?? []).find(([text]) => line.includes(text));
+        if (excuse) return void used.add(`${rel}: ${excuse[0]}`);
         const l = found.get(rel) ?? [];
         l.push({ line: i + 1, text: line.trim() });
         found.set(rel, l);
       });
   }
-  return found;
+  const stale = Object.entries(allowed).flatMap(([rel, entries]) => entries.map(([text]) => `${rel}: ${text}`).filter((k) => !used.has(k)));
+  return { found, stale };
 }
 
 function check(root, pending = PENDING) {
-  const found = scan(root);
+  const { found, stale } = scan(root);
   const problems = [];
   const shrunk = [];
   for (const [rel, hits] of found) {
@@ -88,14 +94,18 @@ function check(root, pending = PENDING) {
     else if (hits.length < may) shrunk.push(`${rel}: ${may} → ${hits.length}`);
   }
   for (const [rel, may] of Object.entries(pending)) if (!found.has(rel) && may) shrunk.push(`${rel}: ${may} → 0`);
-  return { problems, shrunk };
+  return { problems, shrunk, stale };
 }
 
 module.exports = { scan, check, TIMER };
 
 if (require.main === module) {
   const root = path.resolve(__dirname, '../..');
-  const { problems, shrunk } = check(root);
+  const { problems, shrunk, stale } = check(root);
+  if (stale.length) {
+    console.error('ALLOWED entries in tools/scripts/check-spec-sleeps.cjs that match no timer any more (remove them):');
+    for (const s of stale) console.error(`  ${s}`);
+  }
   for (const s of shrunk) console.log(`note: fewer sleeps than PENDING allows in ${s}; lower it in tools/scripts/check-spec-sleeps.cjs`);
   if (problems.length) {
     console.error('specs that sleep to wait (use waitUntil from @llmgw/testing, an event, or an injected clock;');
@@ -103,5 +113,6 @@ if (require.main === module) {
     for (const p of problems) for (const h of p.hits) console.error(`  ${p.rel}:${h.line}: ${h.text}`);
     process.exit(1);
   }
+  if (stale.length) process.exit(1);
   console.log('no spec sleeps to wait (beyond the listed scenario timers and the pending list)');
 }

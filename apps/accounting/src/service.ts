@@ -28,8 +28,13 @@ export function idempotencyKeyOf(md: grpc.Metadata): string | undefined {
   return v;
 }
 
-/** Margin kept before the caller's deadline, so the answer arrives while the caller still listens (ms). */
-const DEADLINE_MARGIN_MS = 300;
+/**
+ * Margin kept before the caller's deadline, so the answer arrives while the
+ * caller still listens: a quarter of the time left, at most this (ms). A
+ * fixed 300 ms was less than one stall of a loaded process (either end), and
+ * the caller's own deadline then fired first and said "cannot reach".
+ */
+const DEADLINE_MARGIN_MS = 1000;
 
 /**
  * Runs one database-backed handler within the caller's deadline
@@ -46,7 +51,7 @@ export async function withinDeadline<T>(ctx: Pick<UnaryContext, 'signal' | 'call
   const d = ctx.call.getDeadline();
   const at = d instanceof Date ? d.getTime() : Number(d);
   const remaining = Number.isFinite(at) ? at - Date.now() : Infinity;
-  const budget = Math.max(0, Math.min(maxMs, remaining - Math.min(DEADLINE_MARGIN_MS, remaining / 10)));
+  const budget = Math.max(0, Math.min(maxMs, remaining - Math.min(DEADLINE_MARGIN_MS, remaining / 4)));
   let timer: NodeJS.Timeout | undefined;
   const work = fn(ac.signal);
   work.catch(() => {});

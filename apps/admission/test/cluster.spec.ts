@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { request } from 'undici';
-import { spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
+import { freePort, spawnRole, type SpawnedRole, waitUntil } from '@llmgw/testing';
 
 /**
  * The admission service as deployed: real processes (sim-engine, admission
@@ -120,7 +120,8 @@ afterAll(async () => {
 
 describe('admission service with real routers', () => {
   it('two routers share one queue: a bronze flood through one fills the queue the other is turned away by', async () => {
-    // Its own slow engine: 2 slots, each bronze request ~10 s, so nothing completes during the test.
+    // Its own slow engine: 2 slots, each bronze request ~20 s (as long as a queued one may wait: queue_ttl), so
+    // nothing completes or expires during the test, however long a loaded machine takes to settle and fill the queue.
     const slow = await spawnRole('sim-engine', [
       '--port',
       '0',
@@ -129,7 +130,7 @@ describe('admission service with real routers', () => {
       '--max-num-seqs',
       '2',
       '--decode-tps',
-      '10',
+      '5',
       '--prefill-tps',
       '0',
       '--batch-contention',
@@ -150,7 +151,7 @@ describe('admission service with real routers', () => {
     const depth = () => metric(adm.urls.admin, /llmgw_admission_queue_depth\{[^}]*band="bronze",model="m"[^}]*\} (\d+)/);
     const outstanding = () => metric(adm.urls.admin, /^llmgw_admission_outstanding_leases(?:\{[^}]*\})? (\d+)/m);
     // Router A's flood. Admission probes the engine's batch size, sees a lasting queue at 2 running,
-    // and from then on holds bronze; nothing finishes for ~10 s, so the lease count stays put.
+    // and from then on holds bronze; nothing finishes for ~20 s, so the lease count stays put.
     // Settled: admission has learned the 2 slots and has decided all 6 (granted, refused or queued).
     const flood = Array.from({ length: 6 }, (_x, i) => chat(a, 'bronze', 100, `a${i % 2}`).catch(() => undefined));
     const decided = async () =>
@@ -179,7 +180,8 @@ describe('admission service with real routers', () => {
   });
 
   it('fails over to the standby when the leader is killed; the router keeps serving and ends up on the new leader', async () => {
-    const leader = { redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, lock_ttl: '1s' };
+    // lock_ttl 3 s (renewed every 1 s): a stall of the leader on a loaded machine does not hand the lock over early.
+    const leader = { redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, lock_ttl: '3s' };
     const first = await admission({ leader, instance_id: 'adm-1' });
     expect(await readyz(first)).toBe(200);
     const second = await admission({ leader, instance_id: 'adm-2' });
@@ -190,10 +192,10 @@ describe('admission service with real routers', () => {
     // requests keep being served during the gap (fallback) ...
     expect((await chat(r, 'gold')).status).toBe(200);
     // ... the standby takes over once the lock lapses ...
-    await waitUntil(async () => (await readyz(second)) === 200, 'standby to take over', { timeoutMs: 8_000, everyMs: 100, ignoreErrors: true });
+    await waitUntil(async () => (await readyz(second)) === 200, 'standby to take over', { timeoutMs: 15_000, everyMs: 100, ignoreErrors: true });
     // ... and the router goes back to the service, now the new leader.
     await waitUntil(() => metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m).then((v) => v === 0), 'router to leave degraded mode', {
-      timeoutMs: 8_000,
+      timeoutMs: 15_000,
       everyMs: 100,
       ignoreErrors: true,
     });
@@ -205,8 +207,9 @@ describe('admission service with real routers', () => {
   });
 
   it('falls back to in-process admission while the service is down, then returns when it is back', async () => {
-    const adm = await admission();
-    const port = new URL(adm.urls.grpc).port;
+    // A port below the ephemeral range: between the kill and the restart no outgoing connection can take it.
+    const port = String(await freePort());
+    const adm = await admission({}, ['--port', port]);
     const r = await router([grpcOf(adm)]);
     expect((await chat(r, 'silver')).status).toBe(200);
     expect(await metric(r.urls.admin, /^llmgw_admission_degraded(?:\{[^}]*\})? (\d+)/m)).toBe(0);

@@ -9,9 +9,15 @@ export class LivenessSweep {
 
   constructor(private readonly core: InventoryCore) {}
 
-  /** Starts the periodic liveness sweep. */
+  /**
+   * Starts the periodic liveness sweep. Each pass runs in the check phase of
+   * the event loop, after the poll phase has read what the sockets hold: when
+   * this process itself stalled, the heartbeats that arrived meanwhile count
+   * before any node is judged unseen (timers run before the poll phase, so a
+   * pass straight from the timer would mark every node Unreachable).
+   */
   startSweeper(intervalMs: number): void {
-    this.sweepTimer = setInterval(() => void this.sweep(), intervalMs);
+    this.sweepTimer = setInterval(() => setImmediate(() => void this.sweep()), intervalMs);
     this.sweepTimer.unref();
   }
 

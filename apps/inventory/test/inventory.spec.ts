@@ -282,7 +282,8 @@ describe('two inventory instances sharing the fleet through Redis', () => {
     lost_after: 3000,
     command_timeout: 2000,
     log_level: 'silent' as const,
-    redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 1500 },
+    // instance_ttl 5 s (announced every third of it): a stall of this jest process does not make one instance see the other gone.
+    redis: { url: 'redis://127.0.0.1:6379', key_prefix: prefix, instance_ttl: 5000 },
   };
   const running: RunningInventory[] = [];
   const agents: SimAgent[] = [];

@@ -183,11 +183,6 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
         ]);
         return Object.fromEntries(r.grants.map((g) => [g.model, g.limit]));
       };
-      let l: Record<string, number> = {};
-      await wait(async () => {
-        l = await limits();
-        return (l.conv ?? 0) > 0 && (l.wide ?? 0) > 0;
-      }, 'credits for both models');
       // What admission-core grants for these replicas with the declared slots (conv 2 × 8, wide 64), and
       // what it would grant with nothing declared and nothing learned yet (idle engines): the service's
       // credits are the former.
@@ -205,8 +200,20 @@ describe('the endpoint contract on replicas the scheduler placed', () => {
         ctl.close();
         return out;
       };
-      expect(l).toEqual(expected(true));
-      expect(expected(true)).not.toEqual(expected(false));
+      const declared = expected(true);
+      expect(declared).not.toEqual(expected(false));
+      // Admission's view of the replicas comes from their endpoint records and the engines' scrapes; until both
+      // have arrived a credit can be sized from less. It must settle on the declared slots.
+      let l: Record<string, number> = {};
+      await wait(
+        async () => {
+          l = await limits();
+          return l.conv === declared.conv && l.wide === declared.wide;
+        },
+        `credits from the declared slots ${JSON.stringify(declared)}`,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last credits ${JSON.stringify(l)}`);
+      });
       expect(l.wide).toBeGreaterThan(l.conv);
     } finally {
       client.close();

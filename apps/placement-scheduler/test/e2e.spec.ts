@@ -10,7 +10,8 @@ import { BIG_AND_CHAT, buildBundles, Load, simProfile, TestFleet } from './fleet
 jest.setTimeout(120_000);
 
 const CATALOG = {
-  models: [...BIG_AND_CHAT, { name: 'lazy', source: 'sim/lazy', scaling: { min: 0, max: 1, idle_timeout: '2s' }, profiles: [simProfile('one-gpu')] }],
+  // idle_timeout 5 s: the on-demand case reads the replica READY just after its first 200, before idle stops it.
+  models: [...BIG_AND_CHAT, { name: 'lazy', source: 'sim/lazy', scaling: { min: 0, max: 1, idle_timeout: '5s' }, profiles: [simProfile('one-gpu')] }],
 };
 const NODES = [
   { id: 'a1', fakeGpus: '2xh100-80g,fabric=fab-a' },
@@ -70,7 +71,7 @@ describe('placement on real processes: inventory, scheduler, router, three agent
     }, 'the on-demand model to serve');
     expect(await readyCount('lazy')).toBe(1);
 
-    // No more requests: after idle_timeout (2 s) it drains and stops, and its GPU is free again.
+    // No more requests: after idle_timeout (5 s) it drains and stops, and its GPU is free again.
     await wait(async () => (await fleet.replicas('lazy')).length === 0 && fleet.shards().every((s) => s.model !== 'lazy'), 'the idle on-demand model to stop');
   });
 

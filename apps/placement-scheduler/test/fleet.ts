@@ -112,7 +112,8 @@ export class TestFleet {
         agent_listen: '127.0.0.1:0',
         admin_listen: '127.0.0.1:0',
         missed_heartbeats: 3,
-        lost_after: '1500ms',
+        // Lost fails every replica on the node: long enough that an agent stalled on a loaded machine is not.
+        lost_after: '5s',
         sweep_interval: '200ms',
         log_level: 'info',
       }),

@@ -79,9 +79,9 @@ describe('a model fetched from a mirror: ctl replicas shows the download, then t
     });
 
     // While it runs, as an operator sees it: bytes done of the total, a rate, an ETA. The mirror
-    // slows to ~136 KiB/s (2 files at once) while the two ctl runs last, so a loaded machine's slow
-    // ctl start cannot outlast the download; then the agent's cap alone paces it again.
-    mirror.chunkDelayMs = 60;
+    // slows to ~32 KiB/s (4 KiB every 250 ms, 2 files at once) while the two ctl runs last, so a loaded
+    // machine's slow ctl starts cannot outlast the download; then the agent's cap alone paces it again.
+    mirror.chunkDelayMs = 250;
     const [json, table] = [await ctl('--json'), await ctl()];
     mirror.chunkDelayMs = 0;
     const shard = (JSON.parse(json) as CtlReplica[]).find((r) => r.model === 'tiny')!.shards[0];

@@ -42,6 +42,7 @@ describe('the portal in a browser', () => {
     await page.waitForURL(`${portal}/`);
   };
 
+  // Its own timeout: room for the 180 s wait for `llmgw up` below plus Chromium's launch (the 120 s default cut it short).
   beforeAll(async () => {
     mkdirSync(join(dir, '.llmgw'));
     const [low, high] = await freePortRange(100);
@@ -89,7 +90,7 @@ describe('the portal in a browser', () => {
       ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  });
+  }, 240_000);
   afterAll(async () => {
     await browser?.close();
     if (up?.pid && up.exitCode === null) {

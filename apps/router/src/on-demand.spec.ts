@@ -23,7 +23,9 @@ describe('on-demand models (router side)', () => {
     sub.on('message', (_ch: string, m: string) => demands.push(m));
     const entry = (model: string, mode: string) => JSON.stringify({ v: 1, model, mode, retryAfterS: 7 });
     await redis.hset(keys.catalog, 'od', entry('od', 'on-demand'), 'od-alias', entry('od', 'on-demand'), 'off', entry('off', 'off'));
-    core = await stageRouter({ endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, on_demand_hold: 1500 } });
+    // A hold long enough that the replica published during it (a write, its notification, the router's re-read) lands
+    // within it on a busy machine too.
+    core = await stageRouter({ endpoint_source: { kind: 'redis', redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, on_demand_hold: 5000 } });
   });
 
   afterAll(async () => {

@@ -95,7 +95,9 @@ export async function fakeUpstream(handler: FakeHandler = ok): Promise<FakeUpstr
       f.handler(req, res, text);
     });
   });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  // The router's own accept backlog: a test that opens a thousand connections at once (upstream-pool.spec)
+  // on a busy machine overflows Node's default of 511, and SYNs dropped past the connect timeout become 502s.
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', 4096, r));
   f.url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
   f.close = () =>
     new Promise((r) => {

@@ -181,11 +181,12 @@ describe('router ↔ engine network faults (real processes behind fault proxies)
   });
 
   it('the breaker opens on an engine that refuses, requests keep succeeding elsewhere, and it closes once the engine is back', async () => {
-    // Scrapes run (a half-open probe waits for one that gets an answer), at the default interval.
+    // Scrapes run (a half-open probe waits for one that gets an answer), at the default interval. The
+    // first open period (2 s) spans the three calls to the router made while it must still be open.
     const { r, admin } = await router({
       cooldown_seconds: 0,
       scrape_interval: '2s',
-      breaker: { failure_threshold: 2, base_backoff: '500ms', max_backoff: '2s' },
+      breaker: { failure_threshold: 2, base_backoff: '2s', max_backoff: '4s' },
     });
     await waitUntil(() => scrapedFresh(admin, 'a'), 'a first good scrape of a');
     expect((await chat(r, { pin: 'a' })).replica).toBe('a');
@@ -213,7 +214,7 @@ describe('router ↔ engine network faults (real processes behind fault proxies)
       'a pinned request served by a again',
       { everyMs: 50 },
     );
-    measure('refused engine back: → breaker closed (backoff 500 ms, then the first request)', performance.now() - t1);
+    measure('refused engine back: → breaker closed (backoff 2 s, then the first request)', performance.now() - t1);
     expect(await breaker(admin, 'a')).toBe(0);
     // closed → open, open → half-open (a failed scrape while half-open may re-open it once more), half-open → closed.
     await waitUntil(() => logLines(r, 'endpoint breaker').some((l) => l.to === 'closed'), 'the closing in the log');

@@ -38,7 +38,8 @@ describe('sim-engine LoRA adapters (vLLM --max-loras)', () => {
   it('holds a request while every slot runs another adapter, and shows it as waiting', async () => {
     const e = await engines.start({ models: ['base'], maxLoras: 1, loraLoadMs: 0, decodeTps: 20, prefillTps: 0 });
     for (const n of ['a', 'b']) await postJson(`${e.url}/v1/load_lora_adapter`, { lora_name: n, lora_path: `/adapters/${n}` });
-    const long = postJson(`${e.url}/v1/chat/completions`, { model: 'a', messages: [{ role: 'user', content: 'x' }], max_tokens: 20 });
+    // 40 tokens at 20 tokens/s: a holds the slot for about 2 s, long enough for a loaded machine to see b wait.
+    const long = postJson(`${e.url}/v1/chat/completions`, { model: 'a', messages: [{ role: 'user', content: 'x' }], max_tokens: 40 });
     const scrape = async () => extractStats(await (await fetch(`${e.url}/metrics`)).text(), 'vllm').stats!.lora!;
     await waitUntil(async () => (await scrape()).running.includes('a'), 'adapter a running');
     const second = chat(e.url, 'b');

@@ -65,7 +65,9 @@ describe('/metrics in each dialect parses with engine-metrics and honours the en
 
   it('KV usage and queue depth in the scrape follow the engine under load', async () => {
     const h = await engines.start({ models: ['m'], numGpuBlocks: 20, decodeTps: 20, prefillTps: 0, maxNumSeqs: 1 });
-    const reqs = [0, 1].map((i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `${i}`.repeat(160 * 4), max_tokens: 3 }));
+    // 40 tokens at 20 tokens/s: the state asserted below holds for about 2 s, long enough for a
+    // scrape on a loaded machine to see it (3 tokens gave a 150 ms window a busy CI could miss).
+    const reqs = [0, 1].map((i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `${i}`.repeat(160 * 4), max_tokens: 40 }));
     let last: unknown;
     await waitUntil(
       async () => {

@@ -45,19 +45,30 @@ describe('automatic prefix caching', () => {
 describe('continuous batching and KV blocks', () => {
   it('queues once blocks run out, with head-of-line blocking, and vllm:num_requests_waiting shows it', async () => {
     // 16 blocks; a 200-token prompt needs 13 blocks (15 as it grows): a second one cannot fit.
-    const h = await engines.start({ numGpuBlocks: 16, prefillTps: 0, decodeTps: 40, batchContention: 0, models: ['m'] });
+    // 40 tokens at 10 tokens/s: the first holds its blocks for about 4 s, long enough for a loaded
+    // machine to send the others and see them queued before it finishes.
+    const h = await engines.start({ numGpuBlocks: 16, prefillTps: 0, decodeTps: 10, batchContention: 0, models: ['m'] });
     const big = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(200, tag), max_tokens: 40 });
     const first = big('aaa');
     await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_running') === 1, 'vllm:num_requests_running to be 1', {
       timeoutMs: 15_000,
     });
     const second = big('bbb');
-    // Needs one block and one is free, but FIFO keeps it behind the big one.
-    const small = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'tiny', max_tokens: 1 });
-    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 2, 'vllm:num_requests_waiting to be 2', {
+    // Sent only once the big one is queued: sent together, the small one could reach the engine first.
+    await waitUntil(async () => metricValue(await scrape(h.url), 'vllm:num_requests_waiting') === 1, 'vllm:num_requests_waiting to be 1', {
       timeoutMs: 15_000,
     });
-    const m = await scrape(h.url);
+    // Needs one block and one is free, but FIFO keeps it behind the big one.
+    const small = postJson(`${h.url}/v1/completions`, { model: 'm', prompt: 'tiny', max_tokens: 1 });
+    // The scrape that saw both queued is the one checked: a later one may come after the first finished.
+    const m = await waitUntil(
+      async () => {
+        const text = await scrape(h.url);
+        return metricValue(text, 'vllm:num_requests_waiting') === 2 && text;
+      },
+      'vllm:num_requests_waiting to be 2',
+      { timeoutMs: 15_000 },
+    );
     expect(metricValue(m, 'vllm:num_requests_running')).toBe(1);
     expect(metricValue(m, 'vllm:kv_cache_usage_perc')).toBeGreaterThanOrEqual(13 / 16);
     const results = await Promise.all([first, second, small]);
@@ -68,8 +79,10 @@ describe('continuous batching and KV blocks', () => {
   });
 
   it('bounds the running batch by --max-num-seqs', async () => {
+    // 100 tokens at 50 tokens/s: the first two run for about 2 s, a window a scrape on a loaded machine
+    // cannot miss (25 tokens gave 0.5 s).
     const h = await engines.start({ maxNumSeqs: 2, prefillTps: 0, decodeTps: 50, models: ['m'] });
-    const reqs = Array.from({ length: 5 }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `p${i}`, max_tokens: 25 }));
+    const reqs = Array.from({ length: 5 }, (_, i) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: `p${i}`, max_tokens: 100 }));
     await waitUntil(
       async () => {
         const m = await scrape(h.url);
@@ -82,7 +95,9 @@ describe('continuous batching and KV blocks', () => {
   });
 
   it('preempts the newest sequence when a running one needs a block, and finishes both', async () => {
-    const h = await engines.start({ numGpuBlocks: 4, prefillTps: 0, decodeTps: 200, batchContention: 0, models: ['m'] });
+    // Both fit (2 blocks each) only if the second is admitted before the first takes its third block at
+    // token 16: 320 ms at 50 tokens/s, so that two requests sent together reach it in time on a loaded machine.
+    const h = await engines.start({ numGpuBlocks: 4, prefillTps: 0, decodeTps: 50, batchContention: 0, models: ['m'] });
     const go = (tag: string) => postJson(`${h.url}/v1/completions`, { model: 'm', prompt: promptOf(16, tag), max_tokens: 40 }).then((r) => r.json());
     const [a, b] = await Promise.all([go('aaa'), go('bbb')]);
     expect([a.usage.completion_tokens, b.usage.completion_tokens]).toEqual([40, 40]);

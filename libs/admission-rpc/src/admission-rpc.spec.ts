@@ -71,7 +71,8 @@ describe('admission over gRPC', () => {
   function remote(addresses: string[], routerId: string, extra: Partial<ConstructorParameters<typeof RemoteAdmission>[0]> = {}) {
     const local = controller();
     const ra = new RemoteAdmission({
-      client: new AdmissionRpcClient({ addresses, callTimeoutMs: 500 }),
+      // Not short: a KeepAlive past its deadline on a stalled event loop flips the router to its local fallback.
+      client: new AdmissionRpcClient({ addresses, callTimeoutMs: 5_000 }),
       local,
       routerId,
       queueTtlMs: 10_000,
@@ -133,7 +134,8 @@ describe('admission over gRPC', () => {
 
   it('releases the leases of a router that stops sending KeepAlive after router_ttl', async () => {
     const ctl = controller();
-    const s = await serve({ ctl, routerTtlMs: 300 });
+    // The live router's KeepAlive comes every 100 ms: a TTL no event-loop stall of a busy machine outlasts.
+    const s = await serve({ ctl, routerTtlMs: 3_000 });
     cleanups.push(() => s.close());
     const client = new AdmissionRpcClient({ addresses: [s.address] });
     cleanups.push(() => client.close());
@@ -147,13 +149,13 @@ describe('admission over gRPC', () => {
       deadlineUnixMs: 0,
       routerId: 'dead-router',
     };
-    const dead = (await client.acquire(base, 1000)).granted!;
+    const dead = (await client.acquire(base, 30_000)).granted!;
     expect(ctl.outstandingLeases()).toBe(1);
     // a live router keeps its lease through the same period
     const live = remote([s.address], 'live-router');
     const kept = await live.acquire(req('bronze'));
     expect(kept.kind).toBe('granted');
-    await until(() => !ctl.hasLease(dead.leaseId), 10_000);
+    await until(() => !ctl.hasLease(dead.leaseId));
     expect(ctl.outstandingLeases()).toBe(1);
   });
 
@@ -165,8 +167,8 @@ describe('admission over gRPC', () => {
     const client = new AdmissionRpcClient({ addresses: [s.address] });
     cleanups.push(() => client.close());
     const base = { requestId: 'x', band: 'bronze', tenant: 't', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r1' };
-    const kept = (await client.acquire(base, 1000)).granted!;
-    const lost = (await client.acquire(base, 1000)).granted!;
+    const kept = (await client.acquire(base, 30_000)).granted!;
+    const lost = (await client.acquire(base, 30_000)).granted!;
     expect(ctl.outstandingLeases()).toBe(2);
     // young leases are not touched even if unlisted (their answer may still be in flight)
     await client.keepAlive('r1', [{ leaseId: kept.leaseId, pool: 'p' }]);
@@ -242,7 +244,7 @@ describe('admission over gRPC', () => {
     await expect(
       client.acquire(
         { requestId: 'x', band: 'gold', tenant: '', model: 'm', candidatePools: ['p'], estimatedTokens: 1, deadlineUnixMs: 0, routerId: 'r' },
-        1000,
+        30_000,
       ),
     ).rejects.toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', grpcCode: grpc.status.UNAVAILABLE });
     expect(await client.status()).toMatchObject({ serving: false, instanceId: 'i' });

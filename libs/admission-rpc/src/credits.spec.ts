@@ -55,7 +55,8 @@ describe('credits over gRPC', () => {
   }
 
   function router(address: string, id: string, creditIntervalMs = 50) {
-    const client = new AdmissionRpcClient({ addresses: [address], callTimeoutMs: 500 });
+    // Not short: a renewal past its deadline on a stalled event loop revokes the credit, a KeepAlive's flips to the fallback.
+    const client = new AdmissionRpcClient({ addresses: [address], callTimeoutMs: 5_000 });
     const local = new AdmissionController(DEFAULT_ADMISSION_CONFIG);
     const rounds = { n: 0 };
     const credit = client.credit.bind(client);

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { createLogger } from '@llmgw/observability';
 import { Scraper } from './scraper';
 import { StaticEndpointSource } from './static-source';
+import { waitUntil } from '@llmgw/contracts/wait';
 
 const good = (running: number, waiting: number, finished: number) =>
   `vllm:num_requests_running{model_name="m"} ${running}\nvllm:num_requests_waiting{model_name="m"} ${waiting}\nvllm:kv_cache_usage_perc{model_name="m"} 0.25\nvllm:request_success_total{model_name="m",finished_reason="stop"} ${finished}\n`;
@@ -68,7 +69,8 @@ describe('Scraper', () => {
       if (answer) res.end(good(0, 0, 1)); // else: never answered, only the timeout ends it
     });
     const src = new StaticEndpointSource([{ name: 'dark', url: srv.url, model: 'm' }]);
-    const sc = new Scraper({ source: src, intervalMs: 60_000, timeoutMs: 200 });
+    // Long enough for the second scrape's answer to come back on a stalled event loop; only the first hangs.
+    const sc = new Scraper({ source: src, intervalMs: 60_000, timeoutMs: 2_000 });
     try {
       await sc.scrapeAll();
       expect(sc.state('dark')).toMatchObject({ consecutiveFailures: 1, unreachable: true });
@@ -118,12 +120,11 @@ describe('Scraper', () => {
     const src = new StaticEndpointSource([{ name: 'a', url: srv.url, model: 'm' }]);
     const sc = new Scraper({ source: src, intervalMs: 50 });
     try {
-      await new Promise((r) => setTimeout(r, 300));
-      expect(sc.state('a')?.stale).toBe(false);
+      // Nobody calls scrapeAll: only the loop can make the state fresh (a fixed pause was too short on a busy machine).
+      await waitUntil(() => sc.state('a')?.stale === false, 'the loop to scrape a');
       src.set([{ name: 'b', url: srv.url, model: 'm' }]);
       expect(sc.state('a')).toBeUndefined();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(sc.state('b')?.stale).toBe(false);
+      await waitUntil(() => sc.state('b')?.stale === false, 'the loop to scrape b');
     } finally {
       await sc.close();
       await srv.close();

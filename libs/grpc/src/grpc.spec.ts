@@ -90,8 +90,9 @@ describe('unary server over plaintext', () => {
   });
 
   it('a client deadline ends the call with DEADLINE_EXCEEDED and aborts the handler signal', async () => {
-    // 'slow' waits for its abort signal and nothing else: only the deadline can end it.
-    const err = await callAsync(client, { op: 'slow' }, { deadline: deadlineIn(150) }).catch((e) => e);
+    // 'slow' waits for its abort signal and nothing else: only the deadline can end it. Not shorter: a deadline
+    // that fires before the request has left (a stalled event loop) never reaches the handler.
+    const err = await callAsync(client, { op: 'slow' }, { deadline: deadlineIn(1_000) }).catch((e) => e);
     expect(fromGrpcError(err).code).toBe('LLMGW_ERR_DEADLINE_EXCEEDED');
     await waitUntil(() => lastSignal?.aborted, 'the handler signal to abort');
     expect(lastSignal?.aborted).toBe(true);

@@ -40,9 +40,12 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
   });
 
   it('lets another owner take it once the TTL lapses, with a larger fencing token', async () => {
-    const t1 = (await lock.acquire(name, 'a', 100))!;
-    expect(await lock.acquire(name, 'b', 5000)).toBeUndefined();
-    const t2 = await waitUntil(() => lock.acquire(name, 'b', 5000), 'the TTL to lapse', { everyMs: 20 });
+    // Refused while a long TTL holds; then a shortens it (re-entrant acquire, same token) to 100 ms: a stall
+    // between the two calls cannot let b in early.
+    const t1 = (await lock.acquire(name, 'a', 30_000))!;
+    expect(await lock.acquire(name, 'b', 30_000)).toBeUndefined();
+    expect(await lock.acquire(name, 'a', 100)).toBe(t1);
+    const t2 = await waitUntil(() => lock.acquire(name, 'b', 30_000), 'the TTL to lapse', { everyMs: 20 });
     expect(t2).toBeGreaterThan(t1);
     expect(await lock.renew(name, 'a', t1, 5000)).toBe(false);
     expect(await lock.release(name, 'a', t1)).toBe(false);
@@ -50,13 +53,14 @@ describe.each(impls)('LeaderLock contract (%s)', (_name, make) => {
   });
 
   it('keeps the lock alive through renewals', async () => {
-    // Taken with a 500 ms TTL and renewed for longer; a control lock taken with the same TTL
-    // beside it shows, in the store's own clock, when the original TTL has passed.
+    // Taken with a short TTL and renewed for longer; a control lock taken with the same TTL
+    // beside it shows, in the store's own clock, when the original TTL has passed. Short, but longer than
+    // any stall of a busy machine between the acquire and the first renewal (which would make it fail).
     const control = `${name}-control`;
-    const t = (await lock.acquire(name, 'a', 500))!;
-    await lock.acquire(control, 'a', 500);
+    const t = (await lock.acquire(name, 'a', 3_000))!;
+    await lock.acquire(control, 'a', 3_000);
     for (let i = 0; i < 4; i++) expect(await lock.renew(name, 'a', t, 30_000)).toBe(true);
-    await waitUntil(() => lock.acquire(control, 'b', 500), 'the control lock to lapse', { everyMs: 20 });
+    await waitUntil(() => lock.acquire(control, 'b', 3_000), 'the control lock to lapse', { everyMs: 20 });
     expect(await lock.acquire(name, 'b', 3000)).toBeUndefined();
   });
 

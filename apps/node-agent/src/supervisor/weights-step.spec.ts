@@ -106,7 +106,9 @@ describe('supervisor: weights before launch', () => {
     mirror.corrupt('x.bin');
     const { sup: s } = supervisor(0);
     expect(s.start(spec('c', src()))).toEqual({ result: 'ACK_RESULT_ACCEPTED' });
-    await waitUntil(() => s.get('c')?.state === 'SHARD_STATE_FAILED', `FAILED ${JSON.stringify(events.map((e) => [e.state, e.message]))}`, { timeoutMs: 3000 });
+    await waitUntil(() => s.get('c')?.state === 'SHARD_STATE_FAILED', `FAILED ${JSON.stringify(events.map((e) => [e.state, e.message]))}`, {
+      timeoutMs: 20_000,
+    });
     expect(s.get('c')?.message).toMatch(/^weights: file x\.bin: sha256 [0-9a-f]{64} does not match the manifest's/);
     expect(events.some((e) => e.shardId === 'c' && e.state === 'SHARD_STATE_STARTING')).toBe(false);
   });

@@ -86,7 +86,8 @@ describe('router createAdmission', () => {
     closers.push(() => shutdown(server, 100));
 
     const registry = new Registry();
-    const a = createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '300ms' }), {
+    // A generous call_timeout: a KeepAlive and a Status past it (a stalled event loop) would degrade this router.
+    const a = createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '5s' }), {
       log,
       registry,
       source: new StaticEndpointSource(endpoints),
@@ -122,7 +123,7 @@ describe('router createAdmission', () => {
     const port = await listen(server, '127.0.0.1', 0, { tls: { ...(await readCertFiles(srv)), ca: readFileSync(ca.certPath), requireClientCert: true } });
     closers.push(() => shutdown(server, 100));
     const mk = (tls: Record<string, string>) =>
-      createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '1s', tls: tls as any }), {
+      createAdmission(cfg({ mode: 'remote', address: `127.0.0.1:${port}`, probe_interval: '100ms', call_timeout: '5s', tls: tls as any }), {
         log,
         registry: new Registry(),
         source: new StaticEndpointSource(endpoints),
