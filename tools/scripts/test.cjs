@@ -3,7 +3,8 @@
 //   2. format, lint and typecheck, at once   3. tests
 // Nx's cache is skipped: a test replayed from cache proves nothing about this
 // checkout (Nx keeps a per-user cache that even a fresh clone would hit).
-// The last line totals Jest's per-project counts as "N passed, N failed".
+// The last lines name every failed test (Jest's "●" headings; a CI log is often read from its tail)
+// and total Jest's per-project counts as "N passed, N failed".
 //
 // LLMGW_TEST_NODE_BINS (space-separated bin directories of Node runtimes; CI sets it, see
 // docs/deployment.md#node-versions): the tests run on each of those Nodes at once, every line prefixed
@@ -24,6 +25,8 @@ const env = {
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.join(require('node:os').tmpdir(), 'node-compile-cache'),
 };
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** "[Node] FAIL <project> <file>" and "● <describe> › <test>" lines, in the order Jest printed them. */
+const failures = [];
 
 /** Runs one command, echoing its output (each line behind `prefix`, if any) and adding Jest's "Tests:" lines to `into`. */
 function run(cmd, args, { prefix = '', extraEnv = {}, into = totals } = {}) {
@@ -36,6 +39,7 @@ function run(cmd, args, { prefix = '', extraEnv = {}, into = totals } = {}) {
       pending[which] = lines.pop();
       for (const line of lines) {
         count(line, into);
+        noteFailure(line, prefix);
         if (prefix) stream.write(`${prefix}${line}\n`);
       }
       if (!prefix) stream.write(chunk);
@@ -46,6 +50,7 @@ function run(cmd, args, { prefix = '', extraEnv = {}, into = totals } = {}) {
       for (const which of ['out', 'err']) {
         if (!pending[which]) continue;
         count(pending[which], into);
+        noteFailure(pending[which], prefix);
         if (prefix) process.stdout.write(`${prefix}${pending[which]}\n`);
       }
       resolve(code ?? 1);
@@ -91,7 +96,33 @@ function count(line, into = totals) {
   }
 }
 
+/** Per output prefix: the "●" heading in `failures` (its index) whose error message is being read, and how many lines of it. */
+const awaitingMessage = new Map();
+
+/**
+ * Keeps a failed suite's or test's heading line (not Jest's "● Console" blocks of a passing suite),
+ * and under each test's heading the first line of its error, so that the tail says why.
+ */
+function noteFailure(line, prefix) {
+  const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+  const text = plain.trim();
+  if (/^\s*FAIL\s/.test(plain) || (/^\s*● /.test(plain) && !/^\s*● Console\s*$/.test(plain))) {
+    const entry = `${prefix}${text}`;
+    awaitingMessage.delete(prefix);
+    if (failures.includes(entry)) return;
+    failures.push(entry);
+    if (text.startsWith('●')) awaitingMessage.set(prefix, { at: failures.length - 1, lines: 0 });
+  } else if (text && awaitingMessage.has(prefix)) {
+    // Up to three lines of the message ("Expected: …" and "Received: …" included), not the stack or code frame.
+    const w = awaitingMessage.get(prefix);
+    if (/^at /.test(text) || /^(>\s*)?\d+\s*\|/.test(text) || w.lines === 3) return void awaitingMessage.delete(prefix);
+    w.lines++;
+    failures[w.at] += `\n      ${prefix}${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
+  }
+}
+
 function summary() {
+  if (failures.length) process.stdout.write(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
   process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
 }
 
