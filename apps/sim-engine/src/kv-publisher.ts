@@ -43,6 +43,9 @@ export class KvPublisher {
   private readonly vllm = new Map<number, Buffer>();
   private readonly topic: Buffer;
   private unsubscribe?: () => void;
+  /** Batches waiting for the PUB socket, oldest first; `sending` while one send is in flight. */
+  private readonly outbox: Uint8Array[][] = [];
+  private sending = false;
   private dropNextCount = 0;
   private closed = false;
   /** Bound addresses (ports resolved). */
@@ -88,7 +91,32 @@ export class KvPublisher {
       this.dropNextCount--;
       return;
     }
-    this.pub.send([this.topic, seqFrame(b.seq), payload]).catch((e: Error) => this.opts.log.debug({ err: e.message }, 'kv events: send failed'));
+    this.outbox.push([this.topic, seqFrame(b.seq), payload]);
+    // Past the buffer, a subscriber could not replay what it missed anyway; dropping the oldest
+    // here shows it as a gap in seq, as a dropped message on the wire would.
+    if (this.outbox.length > this.opts.bufferSteps) this.outbox.shift();
+    if (!this.sending) void this.drain();
+  }
+
+  /**
+   * Sends the outbox in order, one send at a time. zeromq.js allows one send in flight per socket:
+   * after 512 sends it resolves without waiting it defers the next to the event loop's next turn,
+   * and a send called meanwhile throws EBUSY, which would lose a batch whenever an engine step
+   * emitted two at once.
+   */
+  private async drain(): Promise<void> {
+    this.sending = true;
+    try {
+      for (let frames = this.outbox.shift(); frames && !this.closed; frames = this.outbox.shift()) {
+        try {
+          await this.pub.send(frames);
+        } catch (e) {
+          this.opts.log.debug({ err: (e as Error).message }, 'kv events: send failed');
+        }
+      }
+    } finally {
+      this.sending = false;
+    }
   }
 
   private translate(ev: KvEvent): Record<string, unknown> | undefined {

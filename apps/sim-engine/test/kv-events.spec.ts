@@ -1,13 +1,16 @@
 import * as zmq from 'zeromq';
 import { decode } from '@msgpack/msgpack';
 import { blockHashes, llama3ChatTokens } from '@llmgw/prefix';
+import { createLogger } from '@llmgw/observability';
 import { kvEventsFromJson } from '../src/main';
+import { KvEventBus } from '../src/kv-events';
+import { KvPublisher } from '../src/kv-publisher';
 import { Engines, postJson } from './helpers';
 import { waitUntil } from '@llmgw/testing';
 
-/** Reads wire batches from a SUB socket; `next()` waits for one (fails loudly after 20 s). */
+/** Reads wire batches from a SUB socket; `next()` waits for one (fails loudly after 40 s). */
 class Sub {
-  readonly sock = new zmq.Subscriber({ receiveTimeout: 20_000 });
+  readonly sock = new zmq.Subscriber({ receiveTimeout: 40_000 });
   constructor(endpoint: string) {
     this.sock.connect(endpoint);
     this.sock.subscribe();
@@ -43,7 +46,8 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     expect(h.kvEvents!.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     const sub = new Sub(h.kvEvents!.endpoint);
     socks.push(sub.sock);
-    // PUB/SUB joins asynchronously: send until the first batch arrives.
+    // PUB/SUB joins asynchronously: send until the first batch arrives (a loaded machine can take
+    // seconds; the wait says how many requests went unseen).
     let first: Awaited<ReturnType<Sub['next']>> | undefined;
     const firstP = sub.next().then((m) => (first = m));
     let i = 0;
@@ -53,7 +57,7 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
         return first;
       },
       'the first KV event batch',
-      { everyMs: 25 },
+      { everyMs: 25, timeoutMs: 40_000, seen: () => ({ requestsSent: i }) },
     );
     await firstP;
     expect(first!.topic).toBe('kv@test@sim');
@@ -80,7 +84,41 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     // Every stored hash of this request is one of vLLM's hashes for its tokens, in chain order.
     const tail = stored.slice(stored.indexOf(expected.find((x) => stored.includes(x))!));
     expect(expected.slice(expected.length - tail.length)).toEqual(tail);
-  }, 60_000);
+  }, 120_000);
+
+  it('sends every batch, in sequence, when one turn of the event loop emits hundreds', async () => {
+    // zeromq.js resolves at most 512 sends without waiting and throws EBUSY at a send made while it
+    // defers one; a burst past that must still go out whole and in order.
+    const bus = new KvEventBus();
+    const log = createLogger({ service: 'test', level: 'silent' });
+    const pub = await KvPublisher.start(bus, { endpoint: 'tcp://127.0.0.1:0', topic: 't', bufferSteps: 10_000, blockSize: 16, hashSeed: '0', log });
+    try {
+      const sub = new Sub(pub.endpoint);
+      socks.push(sub.sock);
+      let emitted = 0;
+      const emit = () => {
+        emitted++;
+        bus.push({ type: 'AllBlocksCleared' });
+        bus.flush();
+      };
+      let first: Awaited<ReturnType<Sub['next']>> | undefined;
+      const firstP = sub.next().then((m) => (first = m));
+      await waitUntil(() => (first ? true : (emit(), false)), 'the first batch', { everyMs: 25, timeoutMs: 40_000 });
+      await firstP;
+      // Whatever the join let through before `first` arrived is still on its way; then the burst.
+      const burst = 800;
+      for (let k = 0; k < burst; k++) emit();
+      const last = BigInt(emitted - 1);
+      let seq = first!.seq;
+      while (seq < last) {
+        const m = await sub.next();
+        expect(m.seq).toBe(seq + 1n);
+        seq = m.seq;
+      }
+    } finally {
+      pub.close();
+    }
+  }, 120_000);
 
   it('replays a dropped batch from its buffer, then sends the end marker', async () => {
     const h = await engines.start({ prefillTps: 0, decodeTps: 0, kvEventsConfig: { endpoint: 'tcp://127.0.0.1:0', replayEndpoint: 'tcp://127.0.0.1:0' } });
