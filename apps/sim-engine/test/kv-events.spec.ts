@@ -47,13 +47,16 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     const sub = new Sub(h.kvEvents!.endpoint);
     socks.push(sub.sock);
     // PUB/SUB joins asynchronously: send until the first batch arrives (a loaded machine can take
-    // seconds; the wait says how many requests went unseen).
+    // seconds; the wait says how many requests went unseen). Each warm-up must store blocks of its
+    // own, or only the first would publish anything: "warm-up N" alone ends inside the block after
+    // the system prompt's, which is never full, and a join later than that first batch saw nothing.
     let first: Awaited<ReturnType<Sub['next']>> | undefined;
     const firstP = sub.next().then((m) => (first = m));
     let i = 0;
+    const warmUp = (n: number) => messages(`warm-up ${n}: ${'a question long enough to fill a block of its own. '.repeat(2)}`);
     await waitUntil(
       async () => {
-        await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: messages(`warm-up ${i++}`), max_tokens: 1 });
+        await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: warmUp(i++), max_tokens: 1 });
         return first;
       },
       'the first KV event batch',

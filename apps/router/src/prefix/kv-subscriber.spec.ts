@@ -87,7 +87,9 @@ describe('KvSubscriber over real ZMQ sockets', () => {
     f = new FakeVllm();
     await f.start();
     index = new KvBlockIndex();
-    sub = new KvSubscriber({ index, log, replayTimeoutMs: 1500 });
+    // Long enough that an answering replay is never taken for a silent one on a loaded machine; the
+    // tests of a silent replay wait this long for the drop.
+    sub = new KvSubscriber({ index, log, replayTimeoutMs: 4000 });
   });
   afterEach(async () => {
     await sub.close();
