@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { benchChartSvg, niceScale } from '../src/bench/chart';
-import { benchPrompt, runStep } from '../src/bench/drive';
+import { benchPrompt, runRamp, runStep, type RampOptions } from '../src/bench/drive';
 import { DEFAULT_SLO, maxConcurrencyAtSlo, nextConcurrency, parseSlo, percentile, summarizeStep, type Sample, type StepResult } from '../src/bench/stats';
 
 const ok = (ttftMs: number, tpotMs: number, outputTokens = 10): Sample => ({ ok: true, ttftMs, tpotMs, outputTokens });
@@ -98,6 +98,61 @@ describe('ctl bench arithmetic', () => {
     const r = await run;
     expect(r.samples).toHaveLength(7);
     expect(peak).toBe(3);
+  });
+
+  describe('a level that breaks the SLO once runs again, and counts as broken only if it breaks again', () => {
+    const ramp: RampOptions = {
+      promptTokens: 8,
+      outputTokens: 10,
+      prefixShare: 0,
+      minRequests: 8,
+      requestsPerSlot: 2,
+      startConcurrency: 2,
+      maxConcurrency: 32,
+      resolution: 0.1,
+      slo: DEFAULT_SLO,
+      requestTimeoutMs: 1000,
+    };
+    /** A replica with 4 slots (over them, a request waits 5 s for its first token); `stallRun` of its steps stall whole. */
+    const replica = (stallRun: (concurrency: number, run: number) => boolean) => {
+      let inFlight = 0;
+      let concurrency = 0;
+      const runs = new Map<number, number>();
+      const send = async (): Promise<Sample> => {
+        inFlight++;
+        await new Promise((r) => setImmediate(r));
+        const stalled = stallRun(concurrency, runs.get(concurrency) ?? 0);
+        const s = ok(stalled || inFlight > 4 ? 5000 : 100, 20);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return s;
+      };
+      const onStart = (c: number) => {
+        concurrency = c;
+        runs.set(c, (runs.get(c) ?? -1) + 1);
+      };
+      return { send, onStart, runs };
+    };
+    const target = { routerUrl: 'http://127.0.0.1:1', model: 'm', replica: 'r' };
+
+    it('a stall in the first run of a level with the capacity does not lower MaxConcurrencyAtSLO', async () => {
+      const r = replica((c, run) => c === 4 && run === 0);
+      const out = await runRamp(target, ramp, r);
+      expect(out.maxConcurrencyAtSlo).toBe(4);
+      const at4 = out.steps.find((s) => s.concurrency === 4)!;
+      expect(at4).toMatchObject({ meetsSlo: true, firstRunBroke: expect.stringMatching(/TTFT p99/) });
+      expect(r.runs.get(4)).toBe(1);
+      // The levels over the capacity broke twice; each is listed once.
+      expect(out.steps.filter((s) => !s.meetsSlo).every((s) => s.firstRunBroke !== undefined)).toBe(true);
+      expect(new Set(out.steps.map((s) => s.concurrency)).size).toBe(out.steps.length);
+    });
+
+    it('--no-confirm-breaks takes the first break as final', async () => {
+      const r = replica((c, run) => c === 4 && run === 0);
+      const out = await runRamp(target, { ...ramp, confirmBreaks: false }, r);
+      expect(out.maxConcurrencyAtSlo).toBe(3);
+      expect(out.steps.every((s) => s.firstRunBroke === undefined)).toBe(true);
+    });
   });
 });
 

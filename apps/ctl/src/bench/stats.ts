@@ -80,6 +80,12 @@ export interface StepResult {
   meetsSlo: boolean;
   /** Why not, when it does not. */
   breaks?: string;
+  /**
+   * Set when the level ran twice: why its first run broke the SLO. A break counts only when the
+   * second run breaks too (noise on a shared machine only ever adds latency); these numbers are
+   * the second run's.
+   */
+  firstRunBroke?: string;
 }
 
 /** The nearest-rank percentile (p in 0..100) of `xs`; 0 for none. */

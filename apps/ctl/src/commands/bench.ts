@@ -58,6 +58,7 @@ interface BenchFlags {
   save?: boolean;
   apply?: boolean;
   relativeCost: string;
+  confirmBreaks: boolean;
 }
 
 /** The stored form of a result (CapacityAdmin.SaveCapacityProfile). */
@@ -101,7 +102,8 @@ export function benchTable(r: BenchResult): string {
       s.tokensPerSec,
       s.engineWaitingMax ?? '-',
       s.kvUsageMax !== undefined ? pct(s.kvUsageMax) : '-',
-      s.meetsSlo ? (s.concurrency === ramp.maxConcurrencyAtSlo ? 'ok  <- max' : 'ok') : `BREAKS: ${s.breaks}`,
+      (s.meetsSlo ? (s.concurrency === ramp.maxConcurrencyAtSlo ? 'ok  <- max' : 'ok') : `BREAKS: ${s.breaks}`) +
+        (s.firstRunBroke === undefined ? '' : s.meetsSlo ? ` (ran twice: the first run broke, ${s.firstRunBroke})` : ' (twice)'),
     ]),
   );
   const head = [
@@ -184,6 +186,10 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       .option('--request-timeout <ms>', 'per-request timeout', '60000')
       .option('--prefix-share <fraction>', 'share of each prompt common to all requests (prefix-cache hits)', '0')
       .option('--sweep-prefix', 'repeat the ramp at 0, 50 and 90 % shared prefix')
+      .option(
+        '--no-confirm-breaks',
+        'take a level that breaks the SLO once as broken (by default it runs once more and counts as broken only if it breaks again: a stall can break a level that has the capacity, never pass one that has not)',
+      )
       .option('--save', 'store the result as the capacity profile of (model, profile) (accounting, Postgres; see `ctl capacity`)')
       .option('--apply', "with --save: apply the model's stored profiles at once (as `ctl capacity apply`: weights, admission's and the autoscaler's targets)")
       .option('--relative-cost <x>', 'relative GPU-hour cost of one replica of this profile, stored with --save (what `ctl plan` minimises)', '1')
@@ -207,6 +213,7 @@ export function registerBench(program: Command, ctx: CtlContext): void {
       minRequests: Math.max(1, parseCount(o.minRequests, '--min-requests')),
       requestsPerSlot: num(o.requestsPerSlot, '--requests-per-slot', 1),
       requestTimeoutMs: num(o.requestTimeout, '--request-timeout', 1),
+      confirmBreaks: o.confirmBreaks,
       slo,
     };
     const routerUrl = o.router ?? process.env.LLMGW_ROUTER_URL ?? 'http://127.0.0.1:8080';
@@ -229,7 +236,10 @@ export function registerBench(program: Command, ctx: CtlContext): void {
           { ...ramp, prefixShare },
           {
             sample,
-            onStart: (c, n, p) => progress(`${shares.length > 1 ? `[prefix ${pct(p)}] ` : ''}concurrency ${c}: ${n} requests… `),
+            onStart: (c, n, p, again) =>
+              progress(
+                `${shares.length > 1 ? `[prefix ${pct(p)}] ` : ''}concurrency ${c}${again ? ' again (a break counts when it repeats)' : ''}: ${n} requests… `,
+              ),
             onStep: (s: StepResult) =>
               progress(
                 `TTFT p99 ${s.ttftMs.p99} ms, TPOT p99 ${s.tpotMs.p99} ms, ${s.tokensPerSec} tok/s${s.engineWaitingMax !== undefined ? `, engine waiting ≤ ${s.engineWaitingMax}` : ''} — ${s.meetsSlo ? 'meets the SLO' : `breaks it (${s.breaks})`}\n`,
