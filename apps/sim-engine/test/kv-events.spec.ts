@@ -15,11 +15,35 @@ class Sub {
     this.sock.connect(endpoint);
     this.sock.subscribe();
   }
-  async next(): Promise<{ topic: string; seq: bigint; batch: [number, Array<Record<string, unknown>>, number] }> {
+  async next(): Promise<Wire> {
     const [topic, seq, payload] = await this.sock.receive();
     return { topic: topic.toString(), seq: seq.readBigUInt64BE(0), batch: decode(payload, { useBigInt64: true }) as never };
   }
+  /**
+   * PUB/SUB joins asynchronously: calls `poke` (which must publish a batch) until the first batch
+   * arrives, and returns it. A loaded machine can take seconds; a receive that fails ends the wait at once.
+   */
+  async first(poke: () => unknown, seen?: () => unknown): Promise<Wire> {
+    let got: Wire | undefined;
+    let failed: unknown;
+    const p = this.next().then(
+      (m) => (got = m),
+      (e) => (failed = e),
+    );
+    await waitUntil(
+      async () => {
+        if (failed) throw failed;
+        if (!got) await poke();
+        return got;
+      },
+      'the first KV event batch',
+      { everyMs: 25, timeoutMs: 40_000, seen },
+    );
+    await p;
+    return got!;
+  }
 }
+type Wire = { topic: string; seq: bigint; batch: [number, Array<Record<string, unknown>>, number] };
 
 const SYS = 'You are a meticulous assistant who answers in full sentences. '.repeat(12);
 const messages = (q: string) => [
@@ -46,31 +70,23 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
     expect(h.kvEvents!.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
     const sub = new Sub(h.kvEvents!.endpoint);
     socks.push(sub.sock);
-    // PUB/SUB joins asynchronously: send until the first batch arrives (a loaded machine can take
-    // seconds; the wait says how many requests went unseen). Each warm-up must store blocks of its
-    // own, or only the first would publish anything: "warm-up N" alone ends inside the block after
-    // the system prompt's, which is never full, and a join later than that first batch saw nothing.
-    let first: Awaited<ReturnType<Sub['next']>> | undefined;
-    const firstP = sub.next().then((m) => (first = m));
+    // Each warm-up must store blocks of its own, or only the first would publish anything: "warm-up N"
+    // alone ends inside the block after the system prompt's, which is never full, and a join later
+    // than that first batch saw nothing.
     let i = 0;
     const warmUp = (n: number) => messages(`warm-up ${n}: ${'a question long enough to fill a block of its own. '.repeat(2)}`);
-    await waitUntil(
-      async () => {
-        await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: warmUp(i++), max_tokens: 1 });
-        return first;
-      },
-      'the first KV event batch',
-      { everyMs: 25, timeoutMs: 40_000, seen: () => ({ requestsSent: i }) },
+    const first = await sub.first(
+      () => postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: warmUp(i++), max_tokens: 1 }),
+      () => ({ requestsSent: i }),
     );
-    await firstP;
-    expect(first!.topic).toBe('kv@test@sim');
+    expect(first.topic).toBe('kv@test@sim');
 
     const q = messages('What is a prefix cache?');
     await postJson(`${h.url}/v1/chat/completions`, { model: 'sim-model', messages: q, max_tokens: 1 });
     const expected = blockHashes(llama3ChatTokens(q), { blockSize: 16, hashSeed: '42' });
     // The system prompt's blocks were stored by the warm-up; this request stores the rest of its own.
     let stored: bigint[] = [];
-    let lastSeq = first!.seq;
+    let lastSeq = first.seq;
     while (!stored.includes(expected[expected.length - 1])) {
       const m = await sub.next();
       expect(m.seq).toBe(lastSeq + 1n);
@@ -104,15 +120,12 @@ describe('sim-engine KV events (vLLM --kv-events-config)', () => {
         bus.push({ type: 'AllBlocksCleared' });
         bus.flush();
       };
-      let first: Awaited<ReturnType<Sub['next']>> | undefined;
-      const firstP = sub.next().then((m) => (first = m));
-      await waitUntil(() => (first ? true : (emit(), false)), 'the first batch', { everyMs: 25, timeoutMs: 40_000 });
-      await firstP;
+      const first = await sub.first(emit);
       // Whatever the join let through before `first` arrived is still on its way; then the burst.
       const burst = 800;
       for (let k = 0; k < burst; k++) emit();
       const last = BigInt(emitted - 1);
-      let seq = first!.seq;
+      let seq = first.seq;
       while (seq < last) {
         const m = await sub.next();
         expect(m.seq).toBe(seq + 1n);
