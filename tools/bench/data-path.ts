@@ -30,7 +30,8 @@
  *            --streams-admission off|remote (the stream router's admission; default remote)
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
- *            --trace-ladder (the same for the first 2 s of each of the router's ladder rates)
+ *            --trace-ladder [--trace-ladder-ms N] (the same for the first 2 s, or N ms, of each of the router's ladder rates)
+ *            --router-listen-sockets N (the measured routers' listen_sockets)
  *            --burst N [--burst-rate R] (N new clients connect at once into R req/s; with --variants socket, the
  *            router with one listening socket beside it)
  *            --cpu-prof DIR --alloc-prof DIR --gc-stats DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
@@ -49,11 +50,12 @@ import { request } from 'undici';
 import { gcStatsRequire, startBareProxy, startNginx } from './lib/data-path-references';
 import { burstLine, connectionBurst } from './lib/data-path-burst';
 import { startMtlsRouter } from './lib/data-path-mtls';
-import { runStreams } from './lib/data-path-streams';
+import { runStreams, streamEngines } from './lib/data-path-streams';
 import { viewLine, viewSnap, type ViewSnap } from './lib/router-view';
 import { traceStep } from './lib/data-path-trace';
-import { behindRouter, cpuSince, servicesCpu } from './lib/services-cpu';
-import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './lib/open-loop';
+import { runLadders } from './lib/data-path-ladder';
+import { behindRouter, idleLine, servicesCpu } from './lib/services-cpu';
+import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
 const RATES = (arg('rates') ?? (quick ? '200' : '200,500,1000')).split(',').map(Number);
@@ -78,8 +80,11 @@ const SKIP = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const MTLS = process.argv.includes('--mtls');
 /** --trace-step: the router's state every 100 ms around the upward step (lib/data-path-trace.ts). */
 const TRACE_STEP = process.argv.includes('--trace-step');
-/** --trace-ladder: the same for the first 2 s of each of the router's ladder rates. */
+/** --trace-ladder: the same for the first 2 s (--trace-ladder-ms N: N ms) of each of the router's ladder rates. */
 const TRACE_LADDER = process.argv.includes('--trace-ladder');
+const TRACE_LADDER_MS = Number(arg('trace-ladder-ms') ?? 2000);
+/** --router-listen-sockets N: the measured routers' listen_sockets (the router's default when absent). */
+const LISTEN_SOCKETS = arg('router-listen-sockets');
 /** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
 const HEAP_DIR = arg('heap-snapshot');
 const HEAP_SNAPSHOT = HEAP_DIR !== undefined;
@@ -170,7 +175,7 @@ async function main(): Promise<void> {
 
     const routerCfg = join(dir, 'router.yaml');
     const routerConfig = (o: { tenancy?: boolean; admission?: boolean; durable?: boolean; sockets?: number } = {}) => ({
-      ...(o.sockets ? { listen_sockets: o.sockets } : {}),
+      ...(o.sockets || LISTEN_SOCKETS ? { listen_sockets: o.sockets ?? Number(LISTEN_SOCKETS) } : {}),
       ...(o.tenancy !== false
         ? { tenancy: { enabled: true, accounting_address: acct, redis_url: 'redis://127.0.0.1:6379', key_prefix: prefix, durable_usage: o.durable !== false } }
         : {}),
@@ -237,13 +242,10 @@ async function main(): Promise<void> {
 
     // What the processes burn with no request at all: a fixed cost shows up as CPU per request that falls as the rate rises.
     const IDLE = Number(arg('idle-seconds') ?? (quick ? 1 : 5));
-    if (IDLE > 0) {
-      const who = [{ name: 'router', pid: router.pid }, ...variants, { name: 'admission', pid: admission.pid }, { name: 'accounting', pid: accounting.pid }];
-      const since = cpuSince(who);
-      await new Promise((r) => setTimeout(r, IDLE * 1000));
-      const idle = since().map((w) => `${w.name} ${((100 * w.cpuS) / IDLE).toFixed(1)} %`);
-      console.log(`\n0. idle for ${IDLE}s, CPU of a core: ${idle.join(', ')}`);
-    }
+    if (IDLE > 0)
+      console.log(
+        `\n0. ${await idleLine([{ name: 'router', pid: router.pid }, ...variants, { name: 'admission', pid: admission.pid }, { name: 'accounting', pid: accounting.pid }], IDLE)}`,
+      );
 
     const services = behindRouter(admission.pid, accounting.pid);
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
@@ -293,7 +295,14 @@ async function main(): Promise<void> {
         const traced = TRACE_STEP && t.name === 'router';
         const s = traced
           ? await traceStep(
-              { adminUrl: router.urls.admin!, pid: router.pid, admissionAdminUrl: admission.urls.admin, fromMs: step * 1000 - 500, toMs: step * 1000 + 2000 },
+              {
+                adminUrl: router.urls.admin!,
+                pid: router.pid,
+                port: Number(new URL(router.url).port),
+                admissionAdminUrl: admission.urls.admin,
+                fromMs: step * 1000 - 500,
+                toMs: step * 1000 + 2000,
+              },
               run,
             )
           : await run();
@@ -308,23 +317,22 @@ async function main(): Promise<void> {
       // The same ladder for nginx and the bare Node proxy: what this machine (engines and load generator included) allows at all.
       const climbers = targets.filter((x) => x.name === 'router' || x.name === 'router (baseline)' || x.name === 'nginx' || x.name === 'node (bare proxy)');
       console.log(`\n3. saturation (p99 under 100 ms, no failure): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
-      for (const t of climbers) {
-        for (const rate of LADDER) {
-          const u0 = t.pid ? procUsage(t.pid) : undefined;
-          const climb = () => openLoopPhases(t.url, [{ rate, seconds: quick ? 2 : 6 }], { body: BODY, headers: t.headers, connections: 2048 });
-          const s: Sample[] =
-            TRACE_LADDER && t.name === 'router'
-              ? await traceStep({ adminUrl: router.urls.admin!, pid: router.pid, admissionAdminUrl: admission.urls.admin, fromMs: 0, toMs: 2000 }, climb)
-              : await climb();
-          const cpu = t.pid ? `  CPU/request ${cpuPerRequest(t.pid, u0, s.length)}` : '';
-          const lat = latencies(s, 1000);
-          const ok = pct(lat, 99) < 100 && failures(s) === 0;
-          console.log(
-            `  ${t.name.padEnd(18)} ${String(rate).padStart(5)}/s  p50 ${f(pct(lat, 50))}  p99 ${f(pct(lat, 99))}  failed ${failures(s)}  ${ok ? 'sustained' : 'saturated'}${cpu}`,
-          );
-          if (!ok) break;
-        }
-      }
+      await runLadders(climbers, {
+        rates: LADDER,
+        seconds: quick ? 2 : 6,
+        body: BODY,
+        engines: behind.map((e) => e.pid),
+        services: services.map((p) => p.pid),
+        trace: TRACE_LADDER
+          ? {
+              adminUrl: router.urls.admin!,
+              pid: router.pid,
+              port: Number(new URL(router.url).port),
+              admissionAdminUrl: admission.urls.admin,
+              toMs: TRACE_LADDER_MS,
+            }
+          : undefined,
+      });
     }
 
     if (BURST > 0) {
@@ -345,34 +353,7 @@ async function main(): Promise<void> {
         `\n4. ${STREAMS} concurrent streams through the router (everything on) for ~${STREAM_SECONDS}s, ${STREAM_TPS} tokens/s each, engine slots ${UNDECLARED_STREAMS ? 'undeclared' : 'declared'}, admission ${STREAMS_ADMISSION}`,
       );
       const tps = STREAM_TPS;
-      const slow = await Promise.all(
-        [0, 1, 2].map(() =>
-          spawnRole(
-            'sim-engine',
-            [
-              '--port',
-              '0',
-              '--model',
-              'slow',
-              '--decode-tps',
-              String(tps),
-              '--prefill-tps',
-              '0',
-              '--max-num-seqs',
-              String(STREAMS),
-              '--batch-contention',
-              '0',
-              // KV room for every stream at once (each needs ⌈(prompt + max_tokens) / 16⌉ + 1 blocks): with the
-              // default 8192 blocks, admission's KV saturation held the streams back at ~2200 open of 5000.
-              '--num-gpu-blocks',
-              String(Math.max(8192, STREAMS * (Math.ceil((Math.ceil(STREAM_SECONDS * tps) + 16) / 16) + 1))),
-              '--log-level',
-              'info',
-            ],
-            QUIET,
-          ),
-        ),
-      );
+      const slow = await streamEngines(STREAMS, STREAM_SECONDS, tps, QUIET);
       procs.push(...slow);
       const slowEndpoints = slow.map((e, i) => ({ name: `s${i}`, url: e.url, model: 'slow', ...(UNDECLARED_STREAMS ? {} : { max_num_seqs: STREAMS }) }));
       const streamAdmissionCfg = join(dir, 'admission-streams.yaml');

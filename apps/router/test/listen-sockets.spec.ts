@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { listeningSockets } from '@llmgw/testing';
 import { start, type RunningRouter } from '../src/main';
 import { chatJson, fakeUpstream, silentLog, type FakeUpstream } from './helpers';
 
@@ -7,24 +7,8 @@ import { chatJson, fakeUpstream, silentLog, type FakeUpstream } from './helpers'
 const [major, minor] = process.versions.node.split('.').map(Number);
 const SHARES = major > 22 || (major === 22 && minor >= 12);
 
-/** Listening TCP sockets on `port`, read from the kernel's table (state 0A is LISTEN). */
-function listening(port: number): number {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  let n = 0;
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length > 3 && f[1].endsWith(`:${hex}`) && f[3] === '0A') n++;
-    }
-  }
-  return n;
-}
+/** Listening TCP sockets on `port`, read from the kernel's tables. */
+const listening = (port: number): number => listeningSockets(port).length;
 
 function post(port: number, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { freePort, freePortRange } from './ports';
+import { Worker } from 'node:worker_threads';
+import { freePort, freePortRange, listeningSockets } from './ports';
 
 describe('freePortRange', () => {
   it('returns a range of free ports, skipping one with a port in use', async () => {
@@ -42,5 +43,31 @@ describe('freePort', () => {
     const s: Server = createServer();
     await new Promise<void>((r, j) => s.once('error', j).listen(port, '127.0.0.1', () => r()));
     await new Promise((r) => s.close(r));
+  });
+});
+
+describe('listeningSockets', () => {
+  it('finds a listening socket and the connections waiting in its accept queue', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    expect(listeningSockets(port)).toEqual([{ acceptQueue: 0 }]);
+    // A worker thread connects three clients while this thread is held in Atomics.wait, so this
+    // event loop accepts none of them: the kernel completes them and they wait in the queue.
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(
+      `const net = require('node:net'); const { workerData: d } = require('node:worker_threads');
+       const f = new Int32Array(d.sab); let n = 0;
+       for (let i = 0; i < 3; i++) net.connect(d.port, '127.0.0.1', () => { if (++n === 3) { Atomics.store(f, 0, 1); Atomics.notify(f, 0); } });`,
+      { eval: true, workerData: { sab: flag.buffer, port } },
+    );
+    try {
+      expect(Atomics.wait(flag, 0, 0, 20_000)).toBe('ok');
+      expect(listeningSockets(port)).toEqual([{ acceptQueue: 3 }]);
+    } finally {
+      await worker.terminate();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    expect(listeningSockets(port)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** True when `port` can be bound on 127.0.0.1 right now. */
@@ -51,4 +52,28 @@ export async function freePortRange(size: number, opts: { min?: number; max?: nu
  */
 export async function freePort(): Promise<number> {
   return (await freePortRange(1))[0];
+}
+
+/**
+ * The listening TCP sockets on `port` (any address), read from the kernel's tables
+ * (/proc/net/tcp and tcp6; state 0A is LISTEN), each with its accept queue: the
+ * connections the kernel has completed that the process has not accepted yet (a
+ * LISTEN socket's rx_queue). [] where /proc/net is not there.
+ */
+export function listeningSockets(port: number): Array<{ acceptQueue: number }> {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const out: Array<{ acceptQueue: number }> = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 4 && f[1].endsWith(`:${hex}`) && f[3] === '0A') out.push({ acceptQueue: parseInt(f[4].split(':')[1], 16) });
+    }
+  }
+  return out;
 }

@@ -8,6 +8,7 @@
  * `heapSnapshot`, the router (started with --heapsnapshot-signal=SIGUSR2)
  * writes a heap snapshot half way through the streams' life.
  */
+import { spawnRole, type SpawnedRole } from '@llmgw/testing';
 import { Agent, request } from 'undici';
 import { procUsage } from './open-loop';
 
@@ -119,4 +120,14 @@ export async function runStreams(o: StreamRun): Promise<{ line: string }> {
       `per open stream: RSS ${per('rss')} KiB, JS heap used ${per('heap')} KiB, committed ${per('heapTotal')} KiB, external ${per('external')} KiB (goal: < 60 KiB)\n` +
       `  at the highest RSS read (${atPeak.open} open): RSS ${mib(atPeak.mem.rss)} MiB, JS heap used ${mib(atPeak.mem.heap)} MiB, committed ${mib(atPeak.mem.heapTotal)} MiB, external ${mib(atPeak.mem.external)} MiB`,
   };
+}
+
+/** Three sim-engines serving model `slow` at `tps` tokens per second, each with slots and KV room for all `streams` at once. */
+export function streamEngines(streams: number, seconds: number, tps: number, opts: Parameters<typeof spawnRole>[2]): Promise<SpawnedRole[]> {
+  // KV room for every stream at once (each needs ⌈(prompt + max_tokens) / 16⌉ + 1 blocks): with the
+  // default 8192 blocks, admission's KV saturation held the streams back at ~2200 open of 5000.
+  const blocks = Math.max(8192, streams * (Math.ceil((Math.ceil(seconds * tps) + 16) / 16) + 1));
+  const args = ['--port', '0', '--model', 'slow', '--decode-tps', String(tps), '--prefill-tps', '0', '--max-num-seqs', String(streams)];
+  args.push('--batch-contention', '0', '--num-gpu-blocks', String(blocks), '--log-level', 'info');
+  return Promise.all([0, 1, 2].map(() => spawnRole('sim-engine', args, opts)));
 }

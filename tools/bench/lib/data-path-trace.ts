@@ -5,9 +5,12 @@
  * what the clients saw: the p99/max latency of the requests due in the window,
  * the router's CPU, its event-loop delay (max), GC time by kind, open upstream
  * and client connections, and how many requests the admission service granted
- * by an Acquire call rather than the router's credit. Reading /metrics costs the router about a millisecond
+ * by an Acquire call rather than the router's credit, and the connections waiting in the kernel's
+ * accept queue of the router's client port (libuv accepts one per listening socket per event-loop
+ * turn, so a busy router lets a connection surge queue there, docs/performance.md). Reading /metrics costs the router about a millisecond
  * per read, so traced runs are not the figures; they say where a stall comes from.
  */
+import { listeningSockets } from '@llmgw/testing';
 import { latencies, pct, procUsage, type Sample } from './open-loop';
 
 /** One sample of the router's state: cumulative counters and current gauges. */
@@ -25,11 +28,13 @@ interface Snap {
   slow: number;
   /** Requests that waited on a shared-counter call (no counter lease to admit them), cumulative. */
   shared: number;
+  /** Connections the kernel has completed on the client port and the router has not accepted yet (all its listening sockets). */
+  acceptQueue: number;
 }
 
 const num = (text: string, re: RegExp): number[] => [...text.matchAll(re)].map((m) => Number(m[1]));
 
-async function snap(adminUrl: string, pid: number, t0: number, admissionAdminUrl?: string): Promise<Snap | undefined> {
+async function snap(adminUrl: string, pid: number, port: number, t0: number, admissionAdminUrl?: string): Promise<Snap | undefined> {
   const text = await fetch(`${adminUrl}/metrics`)
     .then((r) => r.text())
     .catch(() => '');
@@ -53,6 +58,7 @@ async function snap(adminUrl: string, pid: number, t0: number, admissionAdminUrl
     clientSockets: num(text, /^nodejs_active_handles\{type="Socket"[^}]*\} (\S+)/gm)[0] ?? NaN,
     acquired: num(adm, /^llmgw_admission_wait_seconds_count\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
     shared: num(text, /^llmgw_tenancy_counter_admissions_total\{[^}]*path="shared"[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
+    acceptQueue: listeningSockets(port).reduce((n, l) => n + l.acceptQueue, 0),
     slow:
       num(text, /^llmgw_request_duration_seconds_count\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0) -
       num(text, /^llmgw_request_duration_seconds_bucket\{[^}]*le="0\.5"[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
@@ -64,7 +70,7 @@ async function snap(adminUrl: string, pid: number, t0: number, admissionAdminUrl
  * window from `fromMs` to `toMs` of the load's schedule.
  */
 export async function traceStep(
-  o: { adminUrl: string; pid: number; admissionAdminUrl?: string; everyMs?: number; fromMs: number; toMs: number },
+  o: { adminUrl: string; pid: number; port: number; admissionAdminUrl?: string; everyMs?: number; fromMs: number; toMs: number },
   load: () => Promise<Sample[]>,
 ): Promise<Sample[]> {
   const every = o.everyMs ?? 100;
@@ -73,7 +79,7 @@ export async function traceStep(
   let stop = false;
   const sampler = (async () => {
     while (!stop) {
-      const s = await snap(o.adminUrl, o.pid, t0, o.admissionAdminUrl);
+      const s = await snap(o.adminUrl, o.pid, o.port, t0, o.admissionAdminUrl);
       if (s) snaps.push(s);
       const next = every - ((performance.now() - t0) % every);
       await new Promise((r) => setTimeout(r, next));
@@ -83,7 +89,7 @@ export async function traceStep(
   stop = true;
   await sampler;
   console.log(
-    '    window ms   due  p99 ms  max ms | router CPU %  loop delay max ms  GC ms (scavenge/mark)  upstream conns  sockets  RSS MiB  Acquire RPCs  router > 0.5 s',
+    '    window ms   due  p99 ms  max ms | router CPU %  loop delay max ms  GC ms (scavenge/mark)  upstream conns  sockets  RSS MiB  Acquire RPCs  router > 0.5 s  shared-counter waits  accept queue',
   );
   for (let w = o.fromMs; w < o.toMs; w += every) {
     const lat = latencies(samples, w, w + every);
@@ -94,7 +100,7 @@ export async function traceStep(
     const gc = (k: string) => ((b.gcMs[k] ?? 0) - (a.gcMs[k] ?? 0)).toFixed(1);
     const due = samples.filter((s) => s.at >= w && s.at < w + every).length;
     console.log(
-      `    ${String(w).padStart(5)}-${String(w + every).padEnd(5)} ${String(due).padStart(5)} ${pct(lat, 99).toFixed(1).padStart(7)} ${(lat.length ? Math.max(...lat) : NaN).toFixed(1).padStart(7)} | ${((100 * (b.cpuS - a.cpuS)) / dt).toFixed(0).padStart(11)} ${b.lagMaxMs.toFixed(1).padStart(18)} ${`${gc('minor')}/${gc('major')}`.padStart(22)} ${String(b.upstream).padStart(15)} ${String(b.clientSockets).padStart(8)} ${b.rssMiB.toFixed(0).padStart(8)} ${String(b.acquired - a.acquired).padStart(13)} ${String(b.slow - a.slow).padStart(14)} ${String(b.shared - a.shared).padStart(21)}`,
+      `    ${String(w).padStart(5)}-${String(w + every).padEnd(5)} ${String(due).padStart(5)} ${pct(lat, 99).toFixed(1).padStart(7)} ${(lat.length ? Math.max(...lat) : NaN).toFixed(1).padStart(7)} | ${((100 * (b.cpuS - a.cpuS)) / dt).toFixed(0).padStart(11)} ${b.lagMaxMs.toFixed(1).padStart(18)} ${`${gc('minor')}/${gc('major')}`.padStart(22)} ${String(b.upstream).padStart(15)} ${String(b.clientSockets).padStart(8)} ${b.rssMiB.toFixed(0).padStart(8)} ${String(b.acquired - a.acquired).padStart(13)} ${String(b.slow - a.slow).padStart(14)} ${String(b.shared - a.shared).padStart(21)} ${String(b.acceptQueue).padStart(13)}`,
     );
   }
   return samples;

@@ -40,3 +40,11 @@ export function servicesCpu(who: Proc[]): (requests: number) => string {
     return `          the services' CPU per request meanwhile: ${per.join(', ')}`;
   };
 }
+
+/** Waits `seconds` and says what share of a core each of `who` burned meanwhile, with no load: `idle for 5s, CPU of a core: router 1.2 %, …`. */
+export async function idleLine(who: Proc[], seconds: number): Promise<string> {
+  const since = cpuSince(who);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const idle = since().map((w) => `${w.name} ${((100 * w.cpuS) / seconds).toFixed(1)} %`);
+  return `idle for ${seconds}s, CPU of a core: ${idle.join(', ')}`;
+}
