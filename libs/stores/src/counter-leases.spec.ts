@@ -227,6 +227,39 @@ describe('counter leases', () => {
     expect((await c.windowUsage('key:k', clock)).requests).toBe(200);
   });
 
+  it('a burst from cold while Redis answers slowly is soon admitted from leases, not per request', async () => {
+    // 1000 requests a second from the first millisecond, and every shared call answers 100 ms later (a
+    // cold router's long event-loop turns, docs/performance.md "A cold router into full load"): the
+    // first two windows wait on shared calls, and from then on the leases keep up with the burst.
+    let clock = T0;
+    const inner = new MemoryLimitCounters();
+    const waiting: Array<() => void> = [];
+    const slow: LimitCounters = Object.create(inner);
+    slow.reserve = (r) => new Promise((resolve, reject) => waiting.push(() => void inner.reserve(r).then(resolve, reject)));
+    const l = new LeasedLimitCounters(slow, { ttlMs: 5_000, fraction: 0.1, now: () => clock });
+    const big = (): ReserveRequest => ({ ...req(clock, 10), rpm: [{ scope: 'key:k', limit: 10_000_000 }], tpm: [], budgets: [] });
+    const all: Array<Promise<unknown>> = [];
+    let remoteAt1s = 0;
+    for (let ms = 1; ms <= 3_000; ms++) {
+      clock = T0 + ms;
+      all.push(l.reserve(big()));
+      if (ms % 100 === 0) {
+        for (const go of waiting.splice(0)) go();
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      }
+      if (ms === 1_000) remoteAt1s = l.stats.remote;
+    }
+    for (const go of waiting.splice(0)) go();
+    const results = await Promise.all(all);
+    expect(results.every((r) => (r as { ok: boolean }).ok)).toBe(true);
+    // The first 200 ms waited; in the second and third seconds, under 5 % of the 2000 requests did.
+    expect(remoteAt1s).toBeLessThanOrEqual(300);
+    expect(l.stats.remote - remoteAt1s).toBeLessThan(100);
+    expect(l.stats.grants).toBeLessThan(10);
+    await l.close();
+    expect((await inner.windowUsage('key:k', clock)).requests).toBe(3_000);
+  });
+
   it('a key near its limit takes the exact path: it admits exactly the limit and leases nothing', async () => {
     const { c, n } = calls(new MemoryLimitCounters());
     const l = new LeasedLimitCounters(c, { ttlMs: 5_000, fraction: 0.25, now: () => T0 });
