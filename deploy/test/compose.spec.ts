@@ -163,6 +163,8 @@ describe('deploy/compose/compose.yaml', () => {
       .split('\n')
       .filter((l) => !l.trim().startsWith('#'))
       .join('\n');
+    // A router that comes back is ramped in (deploy/loadbalancer/README.md, "Slow start").
+    expect(cfg).toMatch(/^\s*default-server .*\bslowstart \d+s\b/m);
     const haproxyVars = [...cfg.matchAll(/"\$\{(\w+)\}"/g)].map((m) => m[1]);
     expect(haproxyVars.length).toBe(7);
     const env = services.haproxy.environment ?? {};
