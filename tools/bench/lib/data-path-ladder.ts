@@ -88,7 +88,7 @@ export function budgetLine(steps: Map<string, Step[]>, top: number): string | un
   return (
     `  what ${top} req/s leaves the router here: ${ng.m.cores} cores are ${us((ng.m.cores * 1e6) / top)} per request; through nginx at ${top}/s the load generator, ` +
     `the engines and the rest took ${us(aroundNginx)} of it; behind the router its services took ${us(services)} more (at ${at.rate}/s): ` +
-    `at most ${us(Math.min(left, 1e6 / top))} per request for the router with the machine 100 % busy (${us(left)}, and one event loop has one core: ${us(1e6 / top)}). It spent ${us(proxyPerRequestUs(at.m, 'router', at.sent))} at ${at.rate}/s` +
+    `at most ${us(Math.min(left, 1e6 / top))} per request for the router (the machine, 100 % busy, leaves ${us(left)}; one event loop has one core: ${us(1e6 / top)}). It spent ${us(proxyPerRequestUs(at.m, 'router', at.sent))} at ${at.rate}/s` +
     (bare ? `; the bare Node proxy ${us(proxyPerRequestUs(bare.m, 'node (bare proxy)', bare.sent))} at ${top}/s` : '')
   );
 }
