@@ -7,7 +7,7 @@
  */
 import { traceStep } from './data-path-trace';
 import { machineLine, machineSince, proxyPerRequestUs, restPerRequestUs, type CpuGroup, type MachineShare } from './machine-cpu';
-import { cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage, type Sample } from './open-loop';
+import { failures, latencies, openLoopPhases, pct, type Sample } from './open-loop';
 
 export interface Climber {
   name: string;
@@ -49,12 +49,12 @@ export async function runLadders(climbers: Climber[], o: LadderOptions): Promise
       { name: 'services', pids: o.services },
     ];
     for (const rate of o.rates) {
-      const u0 = t.pid ? procUsage(t.pid) : undefined;
       const machine = machineSince(groups);
       const climb = () => openLoopPhases(t.url, [{ rate, seconds: o.seconds }], { body: o.body, headers: t.headers, connections: 2048 });
       const s: Sample[] = o.trace && t.name === 'router' ? await traceStep({ ...o.trace, fromMs: 0 }, climb) : await climb();
       const m = machine();
-      const cpu = t.pid ? `  CPU/request ${cpuPerRequest(t.pid, u0, s.length)}` : '';
+      // The proxy's CPU per request, from the same reading as the machine's line.
+      const cpu = t.pid ? `  CPU/request ${(proxyPerRequestUs(m, t.name, s.length) / 1000).toFixed(2)} ms` : '';
       const lat = latencies(s, 1000);
       const ok = pct(lat, 99) < 100 && failures(s) === 0;
       own.push({ rate, sent: s.length, ok, m });

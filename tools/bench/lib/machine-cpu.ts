@@ -7,9 +7,7 @@
  */
 import { cpus } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { procUsage } from './open-loop';
-
-const CLK_TCK = 100;
+import { CLK_TCK, procUsage } from './open-loop';
 
 /** Busy and total ticks of all CPUs, from /proc/stat's first line (idle and iowait count as idle). */
 function machineTicks(): { busy: number; total: number } {

@@ -113,7 +113,8 @@ export function failures(samples: Sample[]): number {
   return samples.filter((s) => s.status !== 200).length;
 }
 
-const CLK_TCK = 100;
+/** Clock ticks per second of /proc's CPU times (USER_HZ). */
+export const CLK_TCK = 100;
 
 /** utime+stime (s) and RSS (MiB) of a process, from /proc. */
 export function procUsage(pid: number): { cpuS: number; rssMiB: number } {
