@@ -165,20 +165,46 @@ describe('weights cache', () => {
     expect(c.progress(key)).toBeUndefined();
   });
 
-  it('lets a burst of one second through, then holds bytes until the clock has moved', async () => {
+  it('lets an eighth of a second through, holds bytes until the clock has moved, and a bigger chunk leaves the bucket in debt', async () => {
     let t = 0;
     const th = new Throttle(1000, () => t);
-    await th.take(1000);
+    expect(th.burst).toBe(125);
+    await th.take(125);
     let passed = false;
     const next = th.take(500).then(() => (passed = true));
     await new Promise((r) => setImmediate(r));
     expect(passed).toBe(false);
-    t += 499;
+    t += 124;
     await new Promise((r) => setImmediate(r));
     expect(passed).toBe(false);
     t += 1;
     await next;
-    expect(passed).toBe(true);
+    // 500 passed on a full bucket of 125: 375 owed, so the next 100 wait 475 ms.
+    passed = false;
+    const after = th.take(100).then(() => (passed = true));
+    t += 474;
+    await new Promise((r) => setImmediate(r));
+    expect(passed).toBe(false);
+    t += 1;
+    await after;
+  });
+
+  it('keeps ten seconds of 700-byte chunks from a full bucket within the cap plus one bucket and one chunk', async () => {
+    let t = 0;
+    // The throttle's waits move the clock: ten seconds run at once.
+    const th = new Throttle(
+      1000,
+      () => t,
+      async (ms) => void (t += ms),
+    );
+    let bytes = 0;
+    for (;;) {
+      await th.take(700);
+      if (t > 10_000) break;
+      bytes += 700;
+    }
+    expect(bytes).toBeLessThanOrEqual(10_000 + 125 + 700);
+    expect(bytes).toBeGreaterThanOrEqual(10_000 - 700);
   });
 
   it('validates manifests and source URLs', () => {
