@@ -37,6 +37,7 @@
  *            --cpu-prof DIR --alloc-prof DIR --gc-stats DIR --heap-snapshot DIR --router-node-options '…' (profiles of the measured routers)
  *            --router-unit-flags off (the measured routers without the Node flags of deploy/systemd/llmgw-router.service)
  *            --router-node-flags '…' (more Node flags for the measured routers, e.g. --optimize-for-size)
+ *            --bare-spin-us N,… (one more bare proxy per N, burning N µs of CPU per request: a Node proxy at the router's cost)
  *            --idle-seconds N (CPU of the router and the services with no load, before the steady rates; default 5)
  */
 import { createTestDatabase } from '@llmgw/db/testing';
@@ -47,7 +48,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { gcStatsRequire, startBareProxy, startNginx } from './lib/data-path-references';
+import { gcStatsRequire, startBareProxies, startBareProxy, startNginx } from './lib/data-path-references';
 import { burstLine, connectionBurst } from './lib/data-path-burst';
 import { startMtlsRouter } from './lib/data-path-mtls';
 import { runStreams, streamEngines } from './lib/data-path-streams';
@@ -99,6 +100,7 @@ const BODY = JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 
 const QUIET = { keepOutput: false, timeoutMs: 180_000 };
 /** --cpu-prof DIR, --alloc-prof DIR: each measured router's V8 CPU profile, and what it allocates (garbage included), written to DIR at exit (lib/cpu-profile.cjs, lib/alloc-profile.cjs). */
 const CPU_PROF = arg('cpu-prof');
+const BARE_SPIN_US = (arg('bare-spin-us') ?? '').split(',').filter(Boolean).map(Number);
 const ALLOC_PROF = arg('alloc-prof');
 /** --gc-stats DIR: every router's and the bare proxy's scavenges per 5 s window (lib/gc-stats.cjs; print with lib/gc-summary.ts). */
 const GC_STATS = gcStatsRequire(arg('gc-stats'));
@@ -140,7 +142,7 @@ async function main(): Promise<void> {
   const prefix = `bench:${randomUUID().slice(0, 8)}:`;
   const procs: SpawnedRole[] = [];
   let nginx: ChildProcess | undefined;
-  let bareProc: ChildProcess | undefined;
+  const bareProcs: ChildProcess[] = [];
   const db = await createTestDatabase('llmgw_bench');
   try {
     const engineArgs = ['--port', '0', '--model', 'sim', '--prefill-tps', '0', '--decode-tps', '0', '--max-num-seqs', '2000', '--log-level', 'info'];
@@ -219,8 +221,13 @@ async function main(): Promise<void> {
         );
     nginx = ng?.proc;
     const nginxUrl = ng?.url;
-    const bare = SKIP.has('bare') ? undefined : await startBareProxy(behind.map((e) => e.url));
-    bareProc = bare?.proc;
+    const bares = SKIP.has('bare')
+      ? []
+      : await startBareProxies(
+          behind.map((e) => e.url),
+          BARE_SPIN_US,
+        );
+    bareProcs.push(...bares.map((b) => b.proc));
     const auth = { authorization: `Bearer ${key}` };
     const probe = await request(`${router.url}/v1/chat/completions`, { method: 'POST', body: BODY, headers: { ...auth, 'content-type': 'application/json' } });
     const probeText = await probe.body.text();
@@ -235,7 +242,7 @@ async function main(): Promise<void> {
     const targets: Array<{ name: string; url: string; pid?: number; headers?: Record<string, string> }> = [
       { name: 'direct', url: direct.url },
       ...(nginxUrl ? [{ name: 'nginx', url: nginxUrl, pid: ng?.workerPid }] : []),
-      ...(bare ? [{ name: 'node (bare proxy)', url: bare.url, pid: bare.proc.pid }] : []),
+      ...bares.map((b) => ({ name: b.name, url: b.url, pid: b.proc.pid })),
       { name: 'router', url: router.url, pid: router.pid, headers: auth },
       ...variants.map(({ needsKey, ...v }) => ({ ...v, headers: needsKey ? auth : undefined })),
     ];
@@ -315,7 +322,7 @@ async function main(): Promise<void> {
 
     if (!SKIP.has('saturation')) {
       // The same ladder for nginx and the bare Node proxy: what this machine (engines and load generator included) allows at all.
-      const climbers = targets.filter((x) => x.name === 'router' || x.name === 'router (baseline)' || x.name === 'nginx' || x.name === 'node (bare proxy)');
+      const climbers = targets.filter((x) => x.name === 'router' || x.name === 'router (baseline)' || x.name === 'nginx' || x.name.startsWith('node (bare'));
       console.log(`\n3. saturation (p99 under 100 ms, no failure): rate ladder ${LADDER.join(', ')} req/s, ${quick ? 2 : 6}s each`);
       await runLadders(climbers, {
         rates: LADDER,
@@ -416,7 +423,7 @@ async function main(): Promise<void> {
         /* gone */
       }
     }
-    bareProc?.kill('SIGTERM');
+    for (const p of bareProcs) p.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.stop()));
     await db.drop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

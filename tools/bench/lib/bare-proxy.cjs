@@ -3,6 +3,8 @@
 // bench runs it beside nginx and the router, so the router's CPU per request can be read against
 // what Node's HTTP server and client alone cost on the same machine in the same run.
 //   node bare-proxy.cjs PORT UPSTREAM_URL [UPSTREAM_URL …]   (prints "listening PORT" when ready)
+// BARE_PROXY_SPIN_US=N: the same proxy burning N µs of CPU per request (half before it forwards,
+// half before it answers), to see what latency a Node proxy at the router's CPU cost has.
 'use strict';
 const http = require('node:http');
 const { Pool } = require('undici');
@@ -11,11 +13,18 @@ const [port, ...upstreams] = process.argv.slice(2);
 // No cap on connections per engine (the router sizes its pool from the engines' declared slots).
 const pools = upstreams.map((u) => new Pool(u, { pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 }));
 let next = 0;
+const HALF_SPIN_NS = BigInt(Math.round(Number(process.env.BARE_PROXY_SPIN_US ?? 0) * 500));
+function spin() {
+  if (HALF_SPIN_NS === 0n) return;
+  const until = process.hrtime.bigint() + HALF_SPIN_NS;
+  while (process.hrtime.bigint() < until);
+}
 
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
+    spin();
     const pool = pools[next++ % pools.length];
     pool
       .request({
@@ -26,6 +35,7 @@ const server = http.createServer((req, res) => {
       })
       .then(
         (up) => {
+          spin();
           res.writeHead(up.statusCode, { 'content-type': up.headers['content-type'] ?? 'application/json' });
           up.body.on('data', (c) => res.write(c));
           up.body.on('end', () => res.end());

@@ -79,3 +79,13 @@ export async function startBareProxy(
   });
   return { url: `http://127.0.0.1:${port}`, proc };
 }
+
+/** The bare proxy, and one more for each figure of `spinUs` that burns that many µs of CPU per request (BARE_PROXY_SPIN_US). */
+export function startBareProxies(upstreams: string[], spinUs: number[]): Promise<Array<{ name: string; url: string; proc: ChildProcess }>> {
+  return Promise.all(
+    [0, ...spinUs].map(async (us) => ({
+      name: us ? `node (bare + ${us} µs)` : 'node (bare proxy)',
+      ...(await startBareProxy(upstreams, [], us ? { BARE_PROXY_SPIN_US: String(us) } : {})),
+    })),
+  );
+}
