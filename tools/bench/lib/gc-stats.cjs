@@ -29,6 +29,9 @@ if (dir) {
       endS: Math.round((performance.now() - started) / 100) / 10,
       scavenges: sc.length,
       otherGcs: gcs.length - sc.length,
+      // Mark-compacts and incremental marking steps: what they cost in all, and the longest one.
+      otherUs: gcs.reduce((a, s) => a + (s.gcType === 'Scavenge' ? 0 : s.cost), 0),
+      longestOtherUs: gcs.reduce((a, s) => (s.gcType === 'Scavenge' ? a : Math.max(a, s.cost)), 0),
       scavengeUs: sum((s) => s.cost),
       allocatedBytes: sum((s) => used(s.beforeGC, 'new_space')),
       survivedBytes: sum((s) => used(s.afterGC, 'new_space')),

@@ -1,6 +1,7 @@
 /**
  * Prints what lib/gc-stats.cjs wrote: per process, its scavenges in each 5 s window (how many,
- * their mean cost, what survived each and what each promoted), then the windows from --from S on
+ * their mean cost, what survived each and what each promoted) and its other GCs (mark-compacts and
+ * marking steps: how many, their total cost and the longest), then the windows from --from S on
  * together.
  *
  *   npx tsx tools/bench/lib/gc-summary.ts DIR/*.json [--from 10]
@@ -13,6 +14,9 @@ interface Window {
   endS: number;
   scavenges: number;
   otherGcs: number;
+  /** Absent in files written before they were recorded. */
+  otherUs?: number;
+  longestOtherUs?: number;
   scavengeUs: number;
   allocatedBytes: number;
   survivedBytes: number;
@@ -23,7 +27,8 @@ const KiB = 1024;
 
 function row(label: string, ws: Window[]): string {
   const n = ws.reduce((a, w) => a + w.scavenges, 0);
-  const sum = (k: keyof Window) => ws.reduce((a, w) => a + w[k], 0);
+  const sum = (k: keyof Window) => ws.reduce((a, w) => a + (w[k] ?? 0), 0);
+  const longest = ws.reduce((a, w) => Math.max(a, w.longestOtherUs ?? 0), 0);
   if (!n) return `  ${label.padEnd(10)} no scavenge`;
   return [
     `  ${label.padEnd(10)}`,
@@ -33,6 +38,7 @@ function row(label: string, ws: Window[]): string {
     `promoted ${(sum('promotedBytes') / n / KiB).toFixed(0).padStart(5)} KiB`,
     `of ${(sum('allocatedBytes') / n / KiB).toFixed(0).padStart(5)} KiB`,
     `${String(sum('otherGcs')).padStart(3)} other GCs`,
+    `(${(sum('otherUs') / 1000).toFixed(1)} ms, longest ${(longest / 1000).toFixed(1)} ms)`,
   ].join('  ');
 }
 
