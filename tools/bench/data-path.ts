@@ -56,6 +56,7 @@ import { viewLine, viewSnap, type ViewSnap } from './lib/router-view';
 import { traceStep } from './lib/data-path-trace';
 import { runLadders } from './lib/data-path-ladder';
 import { behindRouter, idleLine, servicesCpu } from './lib/services-cpu';
+import { phaseMachine } from './lib/machine-cpu';
 import { arg, cpuPerRequest, failures, latencies, openLoopPhases, pct, procUsage } from './lib/open-loop';
 
 const quick = process.argv.includes('--quick');
@@ -264,6 +265,12 @@ async function main(): Promise<void> {
         const u0 = pid ? procUsage(pid) : undefined;
         // The router's own timings of the requests after the warm-up (lib/router-view.ts).
         const svc = t.name === 'router' ? servicesCpu(services) : undefined;
+        const machine = pid
+          ? phaseMachine({ name: t.name, pids: [pid] }, [
+              { name: 'engines', pids: behind.map((e) => e.pid) },
+              { name: 'services', pids: services.map((p) => p.pid) },
+            ])
+          : undefined;
         const viewFrom = t.name === 'router' ? new Promise<ViewSnap>((r) => setTimeout(() => r(viewSnap(router.urls.admin!)), WARMUP * 1000)) : undefined;
         const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
@@ -275,6 +282,7 @@ async function main(): Promise<void> {
         );
         if (viewFrom) console.log(viewLine(await viewFrom, await viewSnap(router.urls.admin!)));
         if (svc) console.log(svc(s.length));
+        if (machine) console.log(machine(s.length));
       }
     }
 
