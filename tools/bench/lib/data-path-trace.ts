@@ -32,6 +32,9 @@ interface Snap {
   acceptQueue: number;
 }
 
+/** prom-client's monitorEventLoopDelay resolution (its default eventLoopMonitoringPrecision). */
+const PROM_LAG_RESOLUTION_MS = 10;
+
 const num = (text: string, re: RegExp): number[] => [...text.matchAll(re)].map((m) => Number(m[1]));
 
 async function snap(adminUrl: string, pid: number, port: number, t0: number, admissionAdminUrl?: string): Promise<Snap | undefined> {
@@ -51,8 +54,9 @@ async function snap(adminUrl: string, pid: number, port: number, t0: number, adm
     t: performance.now() - t0,
     cpuS: u.cpuS,
     rssMiB: u.rssMiB,
-    // monitorEventLoopDelay's max since the previous read (prom-client resets it on each collect).
-    lagMaxMs: 1000 * (num(text, /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)/gm)[0] ?? NaN),
+    // monitorEventLoopDelay's max since the previous read (prom-client resets it on each collect). Its
+    // histogram holds whole intervals of its 10 ms timer (an idle loop reads 10.1 ms): the delay is what is over that.
+    lagMaxMs: Math.max(0, 1000 * (num(text, /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)/gm)[0] ?? NaN) - PROM_LAG_RESOLUTION_MS),
     gcMs,
     upstream: num(text, /^llmgw_upstream_connections\{[^}]*\} (\S+)/gm).reduce((a, b) => a + b, 0),
     clientSockets: num(text, /^nodejs_active_handles\{type="Socket"[^}]*\} (\S+)/gm)[0] ?? NaN,
