@@ -255,8 +255,29 @@ describe('capacity from measurement on real processes (issue 25)', () => {
     const clients = Array.from({ length: 16 }, client);
     // Eight rounds: counts move a batch at a time (4 on small, 8 on big, and a batch still in flight on each when
     // the clients stop), so over three rounds the split could land anywhere from 1.5 to 2.5 by phase alone.
-    await waitUntil(() => (served.get('small') ?? 0) >= 32, 'eight rounds on the small replica', { timeoutMs: 120_000, everyMs: 100 });
-    running = false;
+    try {
+      await waitUntil(() => (served.get('small') ?? 0) >= 32, 'eight rounds on the small replica', {
+        timeoutMs: 120_000,
+        everyMs: 100,
+        seen: () => Object.fromEntries(served),
+      }).catch(async (e) => {
+        // What the router saw of the two replicas: where a split that never comes went instead.
+        const text = await fetch(`${fleet.router!.urls.admin}/metrics`)
+          .then((r) => r.text())
+          .catch(() => '');
+        const seen = text
+          .split('\n')
+          .filter((l) => /^llmgw_(candidates_filtered_total|cache_decision_total|endpoint_inflight|endpoint_breaker_state|endpoint_score)\{/.test(l));
+        // A replica rebuilt since profileOf was read answers under a new id, counted as '?'.
+        const reps = await fleet.replicas('cap').catch(() => []);
+        throw new Error(
+          `${(e as Error).message}\nreplicas now: ${JSON.stringify(reps.map((r) => [r.replicaId, r.profile, r.state]))} (read before: ${JSON.stringify([...profileOf])})\nrouter: ${seen.join('\n')}\n${fleet.logs(30)}`,
+        );
+      });
+    } finally {
+      // The clients stop whatever happens, so they do not load the tests after this one.
+      running = false;
+    }
     await Promise.all(clients);
     const split = (served.get('big') ?? 0) / (served.get('small') ?? 1);
     console.log(`capacity apply: served big ${served.get('big')}, small ${served.get('small')} (ratio ${split.toFixed(2)})`);
