@@ -35,6 +35,40 @@ export function toUsageRow(r: LedgerRecord): NewUsageRow {
   };
 }
 
+/** The usage columns a batch insert writes, with each one's Postgres array type (migrations.ts). */
+const USAGE_COLUMNS = [
+  ['record_id', 'text'],
+  ['request_id', 'text'],
+  ['ts', 'int8'],
+  ['key_id', 'text'],
+  ['project_id', 'text'],
+  ['model', 'text'],
+  ['served_model', 'text'],
+  ['adapter', 'text'],
+  ['pool', 'text'],
+  ['status', 'int4'],
+  ['prompt_tokens', 'int4'],
+  ['completion_tokens', 'int4'],
+  ['cached_tokens', 'int4'],
+  ['ttft_ms', 'int4'],
+  ['duration_ms', 'int4'],
+  ['queue_ms', 'int4'],
+  ['cost_micros', 'int8'],
+] as const satisfies ReadonlyArray<readonly [keyof NewUsageRow, string]>;
+const USAGE_COLUMN_LIST = sql.raw(USAGE_COLUMNS.map(([c]) => c).join(', '));
+
+/**
+ * The idempotent insert of a batch of usage rows: one array parameter per
+ * column, spread into rows by `unnest`. The statement's text is the same
+ * whatever the batch size (17 parameters, not 17 per row), so neither
+ * accounting nor Postgres builds and parses a statement of thousands of
+ * placeholders per batch (docs/performance.md, "The usage ingest's insert").
+ */
+export function insertUsageRows(rows: NewUsageRow[]) {
+  const arrays = USAGE_COLUMNS.map(([c, type]) => sql`${sql.val(rows.map((r) => r[c] ?? null))}::${sql.raw(type)}[]`);
+  return sql`insert into usage (${USAGE_COLUMN_LIST}) select * from unnest(${sql.join(arrays)}) on conflict (record_id) do nothing`;
+}
+
 /** The WHERE fragment selecting usage/rollup rows of a scope (by key or project id). */
 function scopeFilter(type: ScopeType, id: string) {
   if (type === 'key') return sql`key_id = ${id}`;
@@ -79,11 +113,7 @@ export class UsageStore {
     const lastUse = new Map<string, number>();
     for (const r of rows) lastUse.set(r.key_id, Math.max(lastUse.get(r.key_id) ?? 0, r.ts));
     return this.db.transaction().execute(async (tx) => {
-      const res = await tx
-        .insertInto('usage')
-        .values(rows)
-        .onConflict((oc) => oc.column('record_id').doNothing())
-        .executeTakeFirst();
+      const res = await insertUsageRows(rows).execute(tx);
       for (const [keyId, ts] of lastUse) {
         // At most once per interval per key, whichever accounting instance writes it.
         await tx
@@ -93,7 +123,7 @@ export class UsageStore {
           .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', ts - lastUsedIntervalMs)]))
           .execute();
       }
-      return Number(res.numInsertedOrUpdatedRows ?? 0);
+      return Number(res.numAffectedRows ?? 0);
     });
   }
 

@@ -1,0 +1,73 @@
+import { createDb, type Db } from '@llmgw/db';
+import { createTestDatabase } from '@llmgw/db/testing';
+import type { LedgerRecord } from '@llmgw/stores';
+import { insertUsageRows, toUsageRow, UsageStore } from './usage-store';
+
+/** Text a column may hold that an array literal must quote or escape. */
+const AWKWARD = ['a"b', 'c\\d', '{x,y}', 'NULL', 'null', ' padded ', 'ü€😀', "it's", '', 'line\nbreak', 'tab\there'];
+
+function record(i: number, text: string): LedgerRecord {
+  return {
+    recordId: `rec-${i}`,
+    requestId: `req-${i}`,
+    ts: 1_796_000_000_000 + i,
+    keyId: `key_${text}`,
+    projectId: text,
+    model: `m${text}`,
+    servedModel: text,
+    ...(i % 2 ? { adapter: text } : {}),
+    ...(i % 3 ? { pool: text } : {}),
+    status: i % 2 ? 200 : 429,
+    promptTokens: 100 + i,
+    completionTokens: 7 * i,
+    cachedTokens: i,
+    ...(i % 2 ? { ttftMs: 12.6 } : {}),
+    durationMs: 300 + i,
+    ...(i % 3 ? {} : { queueMs: 4 }),
+    costMicros: 2 ** 40 + i,
+  } as LedgerRecord;
+}
+
+describe.each([
+  ['pglite', async () => ({ url: 'pglite:memory', drop: async () => {} })],
+  ['postgres', () => createTestDatabase('llmgw_test_usage_store')],
+])('UsageStore.insertBatch (%s)', (_name, makeDb) => {
+  let t: { url: string; drop(): Promise<void> };
+  let h: Db;
+  beforeAll(async () => {
+    t = await makeDb();
+    h = await createDb(t.url);
+  });
+  afterAll(async () => {
+    await h?.close();
+    await t?.drop();
+  });
+
+  it('stores every field of every record as given, awkward text and absent fields included', async () => {
+    const records = AWKWARD.map((text, i) => record(i, text));
+    expect(await new UsageStore(h.db).insertBatch(records, 60_000)).toBe(records.length);
+    const rows = await h.db.selectFrom('usage').selectAll().where('record_id', 'like', 'rec-%').orderBy('ts').execute();
+    expect(rows.map(({ rolled_up, ...r }) => r)).toEqual(records.map((r) => toUsageRow(r)));
+    expect(rows.find((r) => r.record_id === 'rec-3')).toMatchObject({ project_id: 'NULL', pool: null, queue_ms: 4, ttft_ms: 13, adapter: 'NULL' });
+    expect(rows.find((r) => r.record_id === 'rec-0')).toMatchObject({ project_id: 'a"b', pool: null, ttft_ms: null, adapter: '' });
+  });
+
+  it('inserts a record id once, whether it comes again in a later batch or twice in one', async () => {
+    const store = new UsageStore(h.db);
+    const first = [record(100, 'x'), record(101, 'y')];
+    expect(await store.insertBatch(first, 60_000)).toBe(2);
+    // Redelivered after a crash before the ack, with one new record, one of them twice.
+    expect(await store.insertBatch([...first, record(102, 'z'), record(102, 'z')], 60_000)).toBe(1);
+    const ids = await h.db.selectFrom('usage').select('record_id').where('record_id', 'in', ['rec-100', 'rec-101', 'rec-102']).execute();
+    expect(ids.map((r) => r.record_id).sort()).toEqual(['rec-100', 'rec-101', 'rec-102']);
+  });
+
+  it('sends the same statement with 17 parameters whatever the batch size', () => {
+    const one = insertUsageRows([toUsageRow(record(1, 'a'))]).compile(h.db);
+    const many = insertUsageRows(Array.from({ length: 500 }, (_, i) => toUsageRow(record(i, 'b')))).compile(h.db);
+    expect(many.sql).toBe(one.sql);
+    expect(one.parameters).toHaveLength(17);
+    expect(many.parameters).toHaveLength(17);
+    expect((many.parameters[0] as string[]).length).toBe(500);
+  });
+});
