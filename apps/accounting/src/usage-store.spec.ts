@@ -47,7 +47,7 @@ describe.each([
     const records = AWKWARD.map((text, i) => record(i, text));
     expect(await new UsageStore(h.db).insertBatch(records, 60_000)).toBe(records.length);
     const rows = await h.db.selectFrom('usage').selectAll().where('record_id', 'like', 'rec-%').orderBy('ts').execute();
-    expect(rows.map(({ rolled_up, ...r }) => r)).toEqual(records.map((r) => toUsageRow(r)));
+    expect(rows.map(({ rolled_up: _rolledUp, ...r }) => r)).toEqual(records.map((r) => toUsageRow(r)));
     expect(rows.find((r) => r.record_id === 'rec-3')).toMatchObject({ project_id: 'NULL', pool: null, queue_ms: 4, ttft_ms: 13, adapter: 'NULL' });
     expect(rows.find((r) => r.record_id === 'rec-0')).toMatchObject({ project_id: 'a"b', pool: null, ttft_ms: null, adapter: '' });
   });
@@ -60,6 +60,21 @@ describe.each([
     expect(await store.insertBatch([...first, record(102, 'z'), record(102, 'z')], 60_000)).toBe(1);
     const ids = await h.db.selectFrom('usage').select('record_id').where('record_id', 'in', ['rec-100', 'rec-101', 'rec-102']).execute();
     expect(ids.map((r) => r.record_id).sort()).toEqual(['rec-100', 'rec-101', 'rec-102']);
+  });
+
+  it('writes a record with figures past its columns held to their range, and the records beside it', async () => {
+    const absurd = { ...record(200, 'big'), promptTokens: 3e9, completionTokens: 1e15, durationMs: 1e12, ttftMs: -5e9, queueMs: 1e10, costMicros: 1e20 };
+    expect(await new UsageStore(h.db).insertBatch([absurd, record(201, 'ok')], 60_000)).toBe(2);
+    const rows = await h.db.selectFrom('usage').selectAll().where('record_id', 'in', ['rec-200', 'rec-201']).orderBy('record_id').execute();
+    expect(rows[0]).toMatchObject({
+      prompt_tokens: 2_147_483_647,
+      completion_tokens: 2_147_483_647,
+      duration_ms: 2_147_483_647,
+      ttft_ms: -2_147_483_647,
+      queue_ms: 2_147_483_647,
+      cost_micros: Number.MAX_SAFE_INTEGER,
+    });
+    expect(rows[1]).toMatchObject({ record_id: 'rec-201', prompt_tokens: 301 });
   });
 
   it('sends the same statement with 17 parameters whatever the batch size', () => {

@@ -11,13 +11,24 @@ export const USAGE_GROUPS: readonly UsageGroupBy[] = ['', 'model', 'adapter', 'k
 
 const DAY_MS = 86_400_000;
 
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * A ledger record as a usage row. Numbers are rounded and held to their
+ * column's range (`integer` columns to 2^31 − 1, `bigint` ones to 2^53 − 1):
+ * one record with a value Postgres refuses would fail its whole batch, and
+ * the ingest retries a failed batch until it is written, so an absurd figure
+ * from an engine would stop every record behind it.
+ */
 export function toUsageRow(r: LedgerRecord): NewUsageRow {
-  const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
-  const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
+  const num = (v: unknown, max: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(0, Math.round(v))) : 0);
+  const int = (v: unknown) => num(v, INT4_MAX);
+  const big = (v: unknown) => num(v, Number.MAX_SAFE_INTEGER);
+  const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(INT4_MAX, Math.max(-INT4_MAX, Math.round(v))) : null);
   return {
     record_id: String(r.recordId || r.requestId),
     request_id: String(r.requestId),
-    ts: int(r.ts),
+    ts: big(r.ts),
     key_id: String(r.keyId),
     project_id: String(r.projectId ?? ''),
     model: String(r.model ?? ''),
@@ -31,7 +42,7 @@ export function toUsageRow(r: LedgerRecord): NewUsageRow {
     ttft_ms: opt(r.ttftMs),
     duration_ms: int(r.durationMs),
     queue_ms: opt(r.queueMs),
-    cost_micros: int(r.costMicros),
+    cost_micros: big(r.costMicros),
   };
 }
 
