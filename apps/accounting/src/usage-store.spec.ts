@@ -77,6 +77,14 @@ describe.each([
     expect(rows[1]).toMatchObject({ record_id: 'rec-201', prompt_tokens: 301 });
   });
 
+  it('writes a record whose text holds NUL characters (which Postgres refuses) with U+FFFD in their place', async () => {
+    const nul = { ...record(300, 'n'), model: 'gpt\u0000x', servedModel: '\u0000', adapter: 'a\u0000', pool: 'p\u0000\u0000', requestId: 'req\u0000300' };
+    expect(await new UsageStore(h.db).insertBatch([nul, record(301, 'ok')], 60_000)).toBe(2);
+    const rows = await h.db.selectFrom('usage').selectAll().where('record_id', 'in', ['rec-300', 'rec-301']).orderBy('record_id').execute();
+    expect(rows[0]).toMatchObject({ model: 'gpt\uFFFDx', served_model: '\uFFFD', adapter: 'a\uFFFD', pool: 'p\uFFFD\uFFFD', request_id: 'req\uFFFD300' });
+    expect(rows[1]).toMatchObject({ record_id: 'rec-301' });
+  });
+
   it('sends the same statement with 17 parameters whatever the batch size', () => {
     const one = insertUsageRows([toUsageRow(record(1, 'a'))]).compile(h.db);
     const many = insertUsageRows(Array.from({ length: 500 }, (_, i) => toUsageRow(record(i, 'b')))).compile(h.db);

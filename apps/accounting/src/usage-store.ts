@@ -13,12 +13,18 @@ const DAY_MS = 86_400_000;
 
 const INT4_MAX = 2_147_483_647;
 
+/** Text as Postgres stores it: it refuses NUL in `text`, so each becomes U+FFFD. */
+function text(v: unknown): string {
+  const t = String(v);
+  return t.includes('\u0000') ? t.replaceAll('\u0000', '\uFFFD') : t;
+}
+
 /**
  * A ledger record as a usage row. Numbers are rounded and held to their
- * column's range (`integer` columns to 2^31 − 1, `bigint` ones to 2^53 − 1):
- * one record with a value Postgres refuses would fail its whole batch, and
- * the ingest retries a failed batch until it is written, so an absurd figure
- * from an engine would stop every record behind it.
+ * column's range (`integer` columns to 2^31 − 1, `bigint` ones to 2^53 − 1),
+ * and NUL characters in text become U+FFFD: one record with a value Postgres
+ * refuses would fail its whole batch, and the ingest retries a failed batch
+ * until it is written, so one such record would stop every record behind it.
  */
 export function toUsageRow(r: LedgerRecord): NewUsageRow {
   const num = (v: unknown, max: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(0, Math.round(v))) : 0);
@@ -26,15 +32,15 @@ export function toUsageRow(r: LedgerRecord): NewUsageRow {
   const big = (v: unknown) => num(v, Number.MAX_SAFE_INTEGER);
   const opt = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(INT4_MAX, Math.max(-INT4_MAX, Math.round(v))) : null);
   return {
-    record_id: String(r.recordId || r.requestId),
-    request_id: String(r.requestId),
+    record_id: text(r.recordId || r.requestId),
+    request_id: text(r.requestId),
     ts: big(r.ts),
-    key_id: String(r.keyId),
-    project_id: String(r.projectId ?? ''),
-    model: String(r.model ?? ''),
-    served_model: String(r.servedModel ?? r.model ?? ''),
-    adapter: typeof r.adapter === 'string' ? r.adapter : '',
-    pool: r.pool ?? null,
+    key_id: text(r.keyId),
+    project_id: text(r.projectId ?? ''),
+    model: text(r.model ?? ''),
+    served_model: text(r.servedModel ?? r.model ?? ''),
+    adapter: typeof r.adapter === 'string' ? text(r.adapter) : '',
+    pool: r.pool == null ? null : text(r.pool),
     status: int(r.status),
     prompt_tokens: int(r.promptTokens),
     completion_tokens: int(r.completionTokens),
