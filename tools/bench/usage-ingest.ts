@@ -15,9 +15,9 @@
  */
 import { createDb, type Database, type NewUsageRow } from '@llmgw/db';
 import { createTestDatabase } from '@llmgw/db/testing';
-import { readFileSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import { insertUsageRows, toUsageRow } from '../../apps/accounting/src/usage-store';
+import { procUsage } from './lib/open-loop';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => {
@@ -29,7 +29,6 @@ const BATCHES = (opt('batches') ?? (QUICK ? '200' : '50,200,1000')).split(',').m
 /** Records per form and batch size, split into alternating rounds. */
 const RECORDS = Number(opt('records') ?? (QUICK ? 4_000 : 40_000));
 const ROUNDS = QUICK ? 2 : 4;
-const TICK_MS = 1000 / 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 10 ms ticks
 
 type Form = 'unnest' | 'values';
 const FORMS: Form[] = ['values', 'unnest'];
@@ -76,12 +75,8 @@ function insert(db: Kysely<Database>, form: Form, rows: NewUsageRow[]): Promise<
   });
 }
 
-/** CPU ms of a process so far (utime + stime). */
-function procCpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
+/** CPU ms of a process so far (utime + stime, in /proc's 10 ms ticks). */
+const procCpuMs = (pid: number): number => procUsage(pid).cpuS * 1000;
 
 interface Tally {
   records: number;
