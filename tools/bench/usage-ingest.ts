@@ -9,14 +9,16 @@
  * Prints per batch size and form: records per second, the client's CPU per record (query
  * building, parameter encoding, the driver; on PGlite also the database itself, which runs in
  * the process) and, on Postgres, the server backend's CPU per record (/proc/<pid>/stat of the
- * one connection). Needs PostgreSQL at 127.0.0.1:5432 (or LLMGW_TEST_PG_URL).
+ * one connection). Then, on Postgres, the same for the batch's `last_used_at` update of --keys
+ * distinct keys: one statement for all (`updateLastUsed`) against the statement per key it
+ * replaced. Needs PostgreSQL at 127.0.0.1:5432 (or LLMGW_TEST_PG_URL).
  *
- *   npx tsx --tsconfig tsconfig.base.json tools/bench/usage-ingest.ts [--quick] [--batches 50,200,1000] [--records N]
+ *   npx tsx --tsconfig tsconfig.base.json tools/bench/usage-ingest.ts [--quick] [--batches 50,200,1000] [--records N] [--keys 200]
  */
 import { createDb, type Database, type NewUsageRow } from '@llmgw/db';
 import { createTestDatabase } from '@llmgw/db/testing';
 import { sql, type Kysely } from 'kysely';
-import { insertUsageRows, toUsageRow } from '../../apps/accounting/src/usage-store';
+import { insertUsageRows, toUsageRow, updateLastUsed } from '../../apps/accounting/src/usage-store';
 import { procUsage } from './lib/open-loop';
 
 const argv = process.argv.slice(2);
@@ -129,6 +131,60 @@ async function measure(url: string, label: string): Promise<void> {
   }
 }
 
+const KEYS = Number(opt('keys') ?? 200);
+
+/** The batch's last_used_at update for KEYS distinct keys: one statement against one per key, alternately. */
+async function measureLastUsed(url: string): Promise<void> {
+  const h = await createDb(url, { poolSize: 1 });
+  const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(h.db)).rows[0].pid;
+  try {
+    await sql`insert into organizations (id, name, created_at) values ('org_b', 'bench', 0)`.execute(h.db);
+    await sql`insert into teams (id, org_id, name, created_at) values ('team_b', 'org_b', 'bench', 0)`.execute(h.db);
+    await sql`insert into projects (id, team_id, name, created_at) values ('proj_b', 'team_b', 'bench', 0)`.execute(h.db);
+    const ids = Array.from({ length: KEYS }, (_, i) => `key_b${i}`);
+    for (const id of ids)
+      await sql`insert into api_keys (id, key_hash, key_prefix, name, project_id, created_at) values (${id}, ${id}, ${id}, ${id}, 'proj_b', 0)`.execute(h.db);
+    let ts = 1_796_000_000_000;
+    const forms = {
+      'one statement': (lastUse: Map<string, number>) => h.db.transaction().execute((tx) => updateLastUsed(lastUse, 60_000).execute(tx)),
+      'per key': (lastUse: Map<string, number>) =>
+        h.db.transaction().execute(async (tx) => {
+          for (const [id, t] of lastUse)
+            await tx
+              .updateTable('api_keys')
+              .set({ last_used_at: t })
+              .where('id', '=', id)
+              .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', t - 60_000)]))
+              .execute();
+        }),
+    };
+    const tally = new Map(Object.keys(forms).map((f) => [f, { n: 0, wallMs: 0, clientMs: 0, serverMs: 0 }]));
+    const perRound = QUICK ? 5 : 20;
+    for (let round = 0; round < ROUNDS * 2; round++) {
+      for (const [name, run] of round % 2 ? Object.entries(forms).reverse() : Object.entries(forms)) {
+        const c0 = process.cpuUsage();
+        const s0 = procCpuMs(backend);
+        const w0 = performance.now();
+        // Each batch a minute after the last, so every key moves every time.
+        for (let i = 0; i < perRound; i++) await run(new Map(ids.map((id) => [id, (ts += 61_000)])));
+        const x = tally.get(name)!;
+        x.wallMs += performance.now() - w0;
+        const c = process.cpuUsage(c0);
+        x.clientMs += (c.user + c.system) / 1000;
+        x.serverMs += procCpuMs(backend) - s0;
+        x.n += perRound;
+      }
+    }
+    console.log(`\nlast_used_at of ${KEYS} keys per batch, ms per batch (postgres)\nform            wall   client   server`);
+    for (const [name, x] of tally)
+      console.log(
+        `${name.padEnd(14)} ${(x.wallMs / x.n).toFixed(2).padStart(6)}  ${(x.clientMs / x.n).toFixed(2).padStart(7)}  ${(x.serverMs / x.n).toFixed(2).padStart(7)}`,
+      );
+  } finally {
+    await h.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`usage ingest insert: ${RECORDS} records per form and batch size, in ${ROUNDS} alternating rounds (${process.version})`);
   console.log('database  batch   form      records/s  client µs  server µs   total µs   (CPU per record)');
@@ -136,6 +192,7 @@ async function main(): Promise<void> {
   const pg = await createTestDatabase('llmgw_bench_ingest');
   try {
     await measure(pg.url, 'postgres');
+    await measureLastUsed(pg.url);
   } finally {
     await pg.drop();
   }

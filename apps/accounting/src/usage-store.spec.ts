@@ -1,6 +1,7 @@
 import { createDb, type Db } from '@llmgw/db';
 import { createTestDatabase } from '@llmgw/db/testing';
 import type { LedgerRecord } from '@llmgw/stores';
+import { sql } from 'kysely';
 import { insertUsageRows, toUsageRow, UsageStore } from './usage-store';
 
 /** Text a column may hold that an array literal must quote or escape. */
@@ -83,6 +84,29 @@ describe.each([
     const rows = await h.db.selectFrom('usage').selectAll().where('record_id', 'in', ['rec-300', 'rec-301']).orderBy('record_id').execute();
     expect(rows[0]).toMatchObject({ model: 'gpt\uFFFDx', served_model: '\uFFFD', adapter: 'a\uFFFD', pool: 'p\uFFFD\uFFFD', request_id: 'req\uFFFD300' });
     expect(rows[1]).toMatchObject({ record_id: 'rec-301' });
+  });
+
+  it("moves each key's last_used_at in one statement, at most once per interval", async () => {
+    const t0 = 1_796_000_000_000;
+    await sql`insert into organizations (id, name, created_at) values ('org_lu', 'lu', 0)`.execute(h.db);
+    await sql`insert into teams (id, org_id, name, created_at) values ('team_lu', 'org_lu', 'lu', 0)`.execute(h.db);
+    await sql`insert into projects (id, team_id, name, created_at) values ('proj_lu', 'team_lu', 'lu', 0)`.execute(h.db);
+    for (const id of ['key_a', 'key_b'])
+      await sql`insert into api_keys (id, key_hash, key_prefix, name, project_id, created_at) values (${id}, ${`hash-${id}`}, 'sk', ${id}, 'proj_lu', 0)`.execute(
+        h.db,
+      );
+    const used = (keyId: string, i: number, ts: number) => ({ ...record(i, 'lu'), keyId, ts });
+    const store = new UsageStore(h.db);
+    // key_gone has no row (deleted meanwhile): its records are still written.
+    expect(await store.insertBatch([used('key_a', 400, t0), used('key_a', 401, t0 + 5), used('key_b', 402, t0 + 10), used('key_gone', 403, t0)], 60_000)).toBe(
+      4,
+    );
+    await store.insertBatch([used('key_a', 404, t0 + 30_000), used('key_b', 405, t0 + 61_000)], 60_000);
+    const keys = await h.db.selectFrom('api_keys').select(['id', 'last_used_at']).where('id', 'in', ['key_a', 'key_b']).orderBy('id').execute();
+    expect(keys).toEqual([
+      { id: 'key_a', last_used_at: t0 + 5 },
+      { id: 'key_b', last_used_at: t0 + 61_000 },
+    ]);
   });
 
   it('sends the same statement with 17 parameters whatever the batch size', () => {

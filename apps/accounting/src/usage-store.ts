@@ -86,6 +86,18 @@ export function insertUsageRows(rows: NewUsageRow[]) {
   return sql`insert into usage (${USAGE_COLUMN_LIST}) select * from unnest(${sql.join(arrays)}) on conflict (record_id) do nothing`;
 }
 
+/**
+ * `last_used_at` of every key of a batch (`lastUse`: key id → its latest
+ * record's time) in one statement, not one per key; a key's moves at most
+ * once per `intervalMs`, whichever accounting instance writes it
+ * (docs/performance.md, "The usage ingest's insert").
+ */
+export function updateLastUsed(lastUse: Map<string, number>, intervalMs: number) {
+  return sql`update api_keys k set last_used_at = u.ts
+    from unnest(${sql.val([...lastUse.keys()])}::text[], ${sql.val([...lastUse.values()])}::int8[]) as u(id, ts)
+    where k.id = u.id and (k.last_used_at is null or k.last_used_at <= u.ts - ${intervalMs})`;
+}
+
 /** The WHERE fragment selecting usage/rollup rows of a scope (by key or project id). */
 function scopeFilter(type: ScopeType, id: string) {
   if (type === 'key') return sql`key_id = ${id}`;
@@ -131,15 +143,7 @@ export class UsageStore {
     for (const r of rows) lastUse.set(r.key_id, Math.max(lastUse.get(r.key_id) ?? 0, r.ts));
     return this.db.transaction().execute(async (tx) => {
       const res = await insertUsageRows(rows).execute(tx);
-      for (const [keyId, ts] of lastUse) {
-        // At most once per interval per key, whichever accounting instance writes it.
-        await tx
-          .updateTable('api_keys')
-          .set({ last_used_at: ts })
-          .where('id', '=', keyId)
-          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', ts - lastUsedIntervalMs)]))
-          .execute();
-      }
+      await updateLastUsed(lastUse, lastUsedIntervalMs).execute(tx);
       return Number(res.numAffectedRows ?? 0);
     });
   }
