@@ -137,10 +137,17 @@ async function fetchInto(d: FileDownload, have: number): Promise<void> {
       const chunk = next.chunk;
       if (written + chunk.byteLength > d.file.size)
         throw new WeightsError(`file ${d.file.path}: the mirror sent more than the manifest's ${d.file.size} bytes`);
-      await d.throttle.take(chunk.byteLength, d.signal);
-      await fh.write(chunk);
-      written += chunk.byteLength;
-      d.onBytes(chunk.byteLength);
+      // What arrived while the agent was busy comes as one chunk, up to a whole file: it goes out in
+      // pieces of at most the throttle's bucket, so the bytes counted (and the rate shown) follow
+      // the cap instead of jumping by the whole chunk at once.
+      for (let off = 0; off < chunk.byteLength;) {
+        const piece = d.throttle.piece(chunk.byteLength - off);
+        await d.throttle.take(piece, d.signal);
+        await fh.write(chunk.subarray(off, off + piece));
+        off += piece;
+        written += piece;
+        d.onBytes(piece);
+      }
     }
   } catch (e) {
     // What arrived before a cut is kept: the next attempt resumes after it.

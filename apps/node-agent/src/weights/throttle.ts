@@ -4,7 +4,8 @@
  * second. A chunk larger than that passes once the bucket is full and leaves
  * it in debt, so the average keeps to the cap, and a download that starts on
  * a full bucket reads close to the cap in its first second (a bucket of a
- * whole second showed twice the cap there).
+ * whole second showed twice the cap there). The download loop hands it pieces
+ * of at most the bucket (`piece`), so a large chunk is paced, not passed whole.
  */
 export class Throttle {
   /** What the bucket holds when full. */
@@ -19,6 +20,11 @@ export class Throttle {
     this.burst = bytesPerSecond / 8;
     this.tokens = this.burst;
     this.last = now();
+  }
+
+  /** How much of `n` bytes to pass at once: at most the bucket (all of it when there is no cap). */
+  piece(n: number): number {
+    return this.bytesPerSecond > 0 ? Math.max(1, Math.min(n, Math.floor(this.burst))) : n;
   }
 
   /** Waits until `n` bytes may pass. */

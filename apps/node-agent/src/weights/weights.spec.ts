@@ -207,6 +207,30 @@ describe('weights cache', () => {
     expect(bytes).toBeGreaterThanOrEqual(10_000 - 700);
   });
 
+  it('passes a chunk larger than the bucket in bucket-sized pieces, at the cap from the first second', async () => {
+    let t = 0;
+    const th = new Throttle(
+      192 * 1024,
+      () => t,
+      async (ms) => void (t += ms),
+    );
+    expect(th.piece(320 * 1024)).toBe(24 * 1024);
+    expect(th.piece(100)).toBe(100);
+    expect(new Throttle(0).piece(320 * 1024)).toBe(320 * 1024);
+    // A whole 320 KiB file that arrived at once, as the download loop sends it.
+    let released = 0;
+    let inFirstSecond = 0;
+    for (let left = 320 * 1024; left > 0;) {
+      const piece = th.piece(left);
+      await th.take(piece);
+      left -= piece;
+      released += piece;
+      if (t <= 1000) inFirstSecond = released;
+    }
+    expect(inFirstSecond).toBeLessThanOrEqual(192 * 1024 + 24 * 1024);
+    expect(released).toBe(320 * 1024);
+  });
+
   it('validates manifests and source URLs', () => {
     expect(() => parseManifest({ files: [{ path: '../etc/passwd', size: 1, sha256: 'a'.repeat(64) }] }, 'm')).toThrow(/files.0.path: must be a relative path/);
     expect(() => parseManifest({ files: [] }, 'm')).toThrow(/at least one file/);
