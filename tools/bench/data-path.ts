@@ -31,6 +31,7 @@
  *            --streams-queue N (that admission's queue_capacity_per_band)
  *            --trace-step (the router every 100 ms around the upward step) --credit-max N (admission's credit_max)
  *            --trace-ladder [--trace-ladder-ms N] (the same for the first 2 s, or N ms, of each of the router's ladder rates)
+ *            --trace-steady N (the same for the first N ms of each of the router's steady rates, warm-up included)
  *            --router-listen-sockets N (the measured routers' listen_sockets)
  *            --burst N [--burst-rate R] (N new clients connect at once into R req/s; with --variants socket, the
  *            router with one listening socket beside it)
@@ -85,6 +86,8 @@ const TRACE_STEP = process.argv.includes('--trace-step');
 /** --trace-ladder: the same for the first 2 s (--trace-ladder-ms N: N ms) of each of the router's ladder rates. */
 const TRACE_LADDER = process.argv.includes('--trace-ladder');
 const TRACE_LADDER_MS = Number(arg('trace-ladder-ms') ?? 2000);
+/** --trace-steady N: the same for the first N ms of each of the router's steady rates (its warm-up first). */
+const TRACE_STEADY_MS = Number(arg('trace-steady') ?? 0);
 /** --router-listen-sockets N: the measured routers' listen_sockets (the router's default when absent). */
 const LISTEN_SOCKETS = arg('router-listen-sockets');
 /** --heap-snapshot DIR: the stream router writes a heap snapshot into DIR half way through the streams (summarise with lib/heap-summary.ts). */
@@ -256,6 +259,12 @@ async function main(): Promise<void> {
       );
 
     const services = behindRouter(admission.pid, accounting.pid);
+    const routerTrace = () => ({
+      adminUrl: router.urls.admin!,
+      pid: router.pid,
+      port: Number(new URL(router.url).port),
+      admissionAdminUrl: admission.urls.admin,
+    });
     console.log(`\n1. steady load, short non-streamed completions (${SECONDS}s per rate after ${WARMUP}s warm-up; added = minus direct)`);
     console.log('rate/s  target                    p50 ms    p99 ms  added p50  added p99  failed  proxy CPU per request');
     for (const rate of SKIP.has('steady') ? [] : RATES) {
@@ -272,7 +281,8 @@ async function main(): Promise<void> {
             ])
           : undefined;
         const viewFrom = t.name === 'router' ? new Promise<ViewSnap>((r) => setTimeout(() => r(viewSnap(router.urls.admin!)), WARMUP * 1000)) : undefined;
-        const s = await openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
+        const steady = () => openLoopPhases(t.url, [{ rate, seconds: WARMUP + SECONDS }], { body: BODY, headers: t.headers });
+        const s = TRACE_STEADY_MS > 0 && t.name === 'router' ? await traceStep({ ...routerTrace(), fromMs: 0, toMs: TRACE_STEADY_MS }, steady) : await steady();
         // CPU time per request: unlike latency, it hardly depends on what else runs on the machine.
         const cpu = cpuPerRequest(pid, u0, s.length);
         const lat = latencies(s, WARMUP * 1000);
@@ -308,19 +318,7 @@ async function main(): Promise<void> {
         ];
         const run = () => openLoopPhases(t.url, phases, { body: BODY, headers: t.headers });
         const traced = TRACE_STEP && t.name === 'router';
-        const s = traced
-          ? await traceStep(
-              {
-                adminUrl: router.urls.admin!,
-                pid: router.pid,
-                port: Number(new URL(router.url).port),
-                admissionAdminUrl: admission.urls.admin,
-                fromMs: step * 1000 - 500,
-                toMs: step * 1000 + 2000,
-              },
-              run,
-            )
-          : await run();
+        const s = traced ? await traceStep({ ...routerTrace(), fromMs: step * 1000 - 500, toMs: step * 1000 + 2000 }, run) : await run();
         const w = (a: number, b: number) => f(pct(latencies(s, a * 1000, b * 1000), 99), 8);
         console.log(
           `  ${t.name.padEnd(7)} up: ${w(step, step + 1)} / ${w(step + 1, 2 * step)}   down: ${w(2 * step, 2 * step + 1)} / ${w(2 * step + 1, 3 * step)}   failed ${failures(s)}`,
@@ -338,15 +336,7 @@ async function main(): Promise<void> {
         body: BODY,
         engines: behind.map((e) => e.pid),
         services: services.map((p) => p.pid),
-        trace: TRACE_LADDER
-          ? {
-              adminUrl: router.urls.admin!,
-              pid: router.pid,
-              port: Number(new URL(router.url).port),
-              admissionAdminUrl: admission.urls.admin,
-              toMs: TRACE_LADDER_MS,
-            }
-          : undefined,
+        trace: TRACE_LADDER ? { ...routerTrace(), toMs: TRACE_LADDER_MS } : undefined,
       });
     }
 

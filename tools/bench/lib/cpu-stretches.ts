@@ -22,12 +22,12 @@ interface Node {
 const BOUNDS_MS = [0.5, 1, 2, 5, 10, Infinity];
 
 function main(): void {
-  const { profile, map, bundle, top } = summaryArgs('cpu-stretches.ts file.cpuprofile [--map bundle.js.map] [--min-ms 3] [--top 20]', 20);
+  const { profile, map, bundle, top, fromS, toS } = summaryArgs('cpu-stretches.ts file.cpuprofile [--map bundle.js.map] [--min-ms 3] [--top 20]', 20);
   const argv = process.argv;
   const opt = (name: string, dflt: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt);
   const minUs = opt('min-ms', 3) * 1000;
-  const fromUs = opt('from-s', 0) * 1e6;
-  const toUs = opt('to-s', Infinity) * 1e6;
+  const fromUs = fromS * 1e6;
+  const toUs = toS * 1e6;
   const nodes = profile.nodes as Node[];
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();

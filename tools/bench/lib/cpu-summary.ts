@@ -6,6 +6,8 @@
  *
  *   npx tsx tools/bench/lib/cpu-summary.ts file.cpuprofile [--map dist/apps/router/main.js.map] [--requests N] [--top 40]
  *     [--lines stages/attempt.ts] (that source file's time by line and function)
+ *     [--from-s S --to-s S] (only the samples between S and S seconds after the profile started: the
+ *     start of a load phase against its end, say; --requests then counts the window's requests)
  */
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -64,7 +66,22 @@ export function summarise(profile: Profile, map?: SourceMap, bundle?: string, li
   return { busyUs, groups };
 }
 
-/** A summary tool's command line: the profile file, the bundle's source map, --requests, --top, --lines. */
+/** The profile with only its samples from `fromS` to `toS` seconds after it started. */
+export function windowed(profile: Profile, fromS: number, toS: number): Profile {
+  if (fromS <= 0 && toS === Infinity) return profile;
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    if (t < fromS * 1e6 || t >= toS * 1e6) continue;
+    samples.push(profile.samples[i]);
+    timeDeltas.push(profile.timeDeltas[i] ?? 0);
+  }
+  return { ...profile, samples, timeDeltas };
+}
+
+/** A summary tool's command line: the profile file, the bundle's source map, --requests, --top, --lines, --from-s, --to-s. */
 export function summaryArgs(usage: string, defaultTop: number) {
   const argv = process.argv.slice(2);
   const opt = (name: string) => {
@@ -81,12 +98,17 @@ export function summaryArgs(usage: string, defaultTop: number) {
     requests: Number(opt('requests') ?? 0),
     top: Number(opt('top') ?? defaultTop),
     lines: opt('lines'),
+    fromS: Number(opt('from-s') ?? 0),
+    toS: Number(opt('to-s') ?? Infinity),
   };
 }
 
 function main(): void {
-  const { profile, map, bundle, requests, top, lines } = summaryArgs('cpu-summary.ts file.cpuprofile [--map bundle.js.map] [--requests N] [--top 40]', 40);
-  const { busyUs, groups } = summarise(profile, map, bundle, lines);
+  const { profile, map, bundle, requests, top, lines, fromS, toS } = summaryArgs(
+    'cpu-summary.ts file.cpuprofile [--map bundle.js.map] [--requests N] [--top 40] [--from-s S --to-s S]',
+    40,
+  );
+  const { busyUs, groups } = summarise(windowed(profile, fromS, toS), map, bundle, lines);
   console.log(`busy ${(busyUs / 1000).toFixed(0)} ms${requests ? `, ${(busyUs / requests).toFixed(1)} µs per request over ${requests}` : ''}`);
   // Totals by kind first (llmgw, npm, node, native), then the largest groups.
   const kinds = new Map<string, number>();
