@@ -22,7 +22,10 @@ interface Node {
 const BOUNDS_MS = [0.5, 1, 2, 5, 10, Infinity];
 
 function main(): void {
-  const { profile, map, bundle, top, fromS, toS } = summaryArgs('cpu-stretches.ts file.cpuprofile [--map bundle.js.map] [--min-ms 3] [--top 20]', 20);
+  const { profile, map, bundle, top, fromS, toS } = summaryArgs(
+    'cpu-stretches.ts file.cpuprofile [--map bundle.js.map] [--min-ms 3] [--top 20] [--from-s S --to-s S]',
+    20,
+  );
   const argv = process.argv;
   const opt = (name: string, dflt: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt);
   const minUs = opt('min-ms', 3) * 1000;
