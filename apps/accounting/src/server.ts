@@ -1,6 +1,7 @@
 import { accountingProto, ACCOUNTS_SERVICE, AUDIT_LOG_SERVICE, KEY_RESOLVER_SERVICE, TENANCY_ADMIN_SERVICE } from '@llmgw/accounting-rpc';
 import { accountingConfigSchema, type AccountingConfig, type AccountingConfigInput } from '@llmgw/config';
-import { createDb, pingDb, type Db } from '@llmgw/db';
+import { createDb, dbError, pingDb, type Db } from '@llmgw/db';
+import { isLlmgwError } from '@llmgw/errors';
 import type { AuthorizationTable } from '@llmgw/grpc';
 import { LATENCY_BUCKETS, type Logger } from '@llmgw/observability';
 import { defineService, startService } from '@llmgw/service';
@@ -242,8 +243,11 @@ export function accountingService(opts: Omit<StartOptions, 'config' | 'log'> = {
       ctx.readiness(async () => {
         try {
           await pingDb(db.db, cfg.database_ping_timeout);
-        } catch {
-          return { ready: false, status: 'unavailable', database: 'unreachable' };
+        } catch (e) {
+          // Why, as admin calls say it ("database unavailable (no answer within 500 ms)"): no SQL, no host name.
+          const err = dbError(e);
+          const reason = isLlmgwError(err) ? err.message : 'database unavailable';
+          return { ready: false, status: 'unavailable', database: 'unreachable', reason };
         }
         const ok = ingester.ok;
         return { ready: ok, status: ok ? 'ready' : 'degraded', database: 'ok', ingest: ok ? 'ok' : 'retrying' };

@@ -2,7 +2,8 @@
  * Database faults are outages, never crashes (docs/operations.md, "What
  * happens when the database …"): a real accounting process on a private
  * PostgreSQL that is hung (SIGSTOP), refused (stopped) and stopped while
- * hung. Accounting never exits, /readyz answers 503 at once, admin calls
+ * hung. Accounting never exits, /readyz answers 503 (ended by its ping's
+ * timeout while the database hangs), admin calls
  * answer UNAVAILABLE naming the database, `ctl key create` during the hang
  * fails within its deadline and leaves no key, a retry with the same
  * idempotency key returns one key, and everything works after recovery.
@@ -14,7 +15,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { havePostgresBinaries, startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+import { havePostgresBinaries, hungReadyz, readyz as readyzOf, startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 jest.setTimeout(120_000);
 
@@ -32,11 +33,9 @@ const failure = (p: Promise<unknown>) =>
     (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
   );
 
-async function readyz(): Promise<number> {
-  const r = await fetch(`${acct.urls.admin}/readyz`, { signal: AbortSignal.timeout(1000) });
-  await r.text();
-  return r.status;
-}
+const readyz = () => readyzOf(acct.urls.admin);
+/** /readyz of a stopped database: 503, unreachable, and why. */
+const refusedReadyz = { status: 503, database: 'unreachable', reason: expect.stringMatching(/^database unavailable \(/) };
 
 function alive(): boolean {
   return acct.proc.exitCode === null && acct.proc.signalCode === null;
@@ -88,10 +87,10 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
 
   let ctlKey: string | undefined;
 
-  it('hung: /readyz 503 at once, admin calls UNAVAILABLE naming the database, ctl key create fails in time and leaves no key', async () => {
+  it('hung: /readyz 503 within the ping timeout, admin calls UNAVAILABLE naming the database, ctl key create fails in time and leaves no key', async () => {
     pgs.hang();
     try {
-      expect(await readyz()).toBe(503);
+      expect(await readyz()).toEqual(hungReadyz(300));
       expect(await failure(admin('CreateOrg', { name: 'during-hang' }))).toEqual({
         code: 'LLMGW_ERR_UNAVAILABLE',
         message: expect.stringMatching(/^database unavailable \(/),
@@ -118,12 +117,12 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
       expect(r.stdout).not.toMatch(/sk-llmgw-/);
       ctlKey = /--idempotency-key (\S+)/.exec(r.stderr)?.[1];
       expect(ctlKey).toBeDefined();
-      expect(await readyz()).toBe(503);
+      expect(await readyz()).toEqual(hungReadyz(300));
       expect(alive()).toBe(true);
     } finally {
       pgs.resume();
     }
-    await waitUntil(async () => (await readyz()) === 200, 'accounting ready after the hang', { timeoutMs: 30_000 });
+    await waitUntil(async () => (await readyz()).status === 200, 'accounting ready after the hang', { timeoutMs: 30_000 });
     expect(alive()).toBe(true);
     // Nothing the hung calls started was committed when the database came back.
     expect(await keyNames()).toEqual([]);
@@ -165,10 +164,10 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
       message: expect.stringMatching(/^database unavailable \((connection refused|connection lost|the database is shutting down)/),
     });
     expect(await failure(admin('ListOrgs', {}))).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
-    expect(await readyz()).toBe(503);
+    expect(await readyz()).toEqual(refusedReadyz);
     expect(alive()).toBe(true);
     await pgs.start();
-    await waitUntil(async () => (await readyz()) === 200, 'accounting ready after the restart', { timeoutMs: 30_000 });
+    await waitUntil(async () => (await readyz()).status === 200, 'accounting ready after the restart', { timeoutMs: 30_000 });
     await expect(admin('CreateOrg', { name: 'after-refused' })).resolves.toMatchObject({ name: 'after-refused' });
   });
 
@@ -182,17 +181,17 @@ maybe('accounting on a private PostgreSQL that hangs, refuses and stops while hu
         admin('ListKeys', { project: projectId }),
         admin('GetProject', { ref: projectId }),
       ].map(failure);
-      expect(await readyz()).toBe(503); // the calls above have taken connections by now
+      expect(await readyz()).toEqual(hungReadyz(300)); // the calls above have taken connections by now
     } finally {
       await pgs.stopWhileHung(); // fast shutdown; no backend resumes before it is told to end
     }
     await waitUntil(() => pgs.pid() === undefined, 'postgres to stop', { timeoutMs: 30_000 });
     for (const r of await Promise.all(inflight))
       expect(r).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: expect.stringMatching(/^database unavailable/) });
-    expect(await readyz()).toBe(503);
+    expect(await readyz()).toEqual(refusedReadyz);
     expect(alive()).toBe(true);
     await pgs.start();
-    await waitUntil(async () => (await readyz()) === 200, 'accounting ready after the restart', { timeoutMs: 30_000 });
+    await waitUntil(async () => (await readyz()).status === 200, 'accounting ready after the restart', { timeoutMs: 30_000 });
     const k = await admin<accountingV1.CreatedKey__Output>('CreateKey', { project: projectId, name: 'after-recovery' });
     expect(k.secret).toMatch(/^sk-llmgw-/);
     expect((await keyNames()).sort()).toEqual(['after-recovery', 'ctl-during-hang', 'retried']);

@@ -9,7 +9,7 @@
  * has exactly one usage row once the ledger caught up, no process exits,
  * `ctl key create` during the hang fails with the database named and leaves
  * no key (a retry with its idempotency key returns one), and accounting's
- * `/readyz` answers 503 within 1 s while the database hangs.
+ * `/readyz` answers 503 while the database hangs, ended by its ping's own timeout (`database_ping_timeout`).
  */
 import type { AccountingMethod } from '@llmgw/accounting-rpc';
 import type { accountingV1 } from '@llmgw/contracts';
@@ -35,7 +35,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { havePostgresBinaries, startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+import { havePostgresBinaries, hungReadyz, readyz as readyzOf, startPrivatePostgres, type PrivatePostgres, type Readyz } from './private-postgres';
 
 jest.setTimeout(240_000);
 
@@ -63,13 +63,8 @@ const exited = () =>
     .filter((p) => !alive(p))
     .map((p) => `pid ${p.pid} (${p.url}): ${p.proc.exitCode ?? p.proc.signalCode}`);
 
-/** Accounting's /readyz, given 1 s to answer (an abort fails the test). */
-async function readyz(): Promise<number> {
-  const r = await fetch(`${acct.urls.admin}/readyz`, { signal: AbortSignal.timeout(1000) });
-  await r.text();
-  return r.status;
-}
-const ready = () => waitUntil(async () => (await readyz().catch(() => 0)) === 200, 'accounting ready', { timeoutMs: 60_000, everyMs: 100 });
+const readyz = () => readyzOf(acct.urls.admin);
+const ready = () => waitUntil(async () => (await readyz().catch(() => undefined))?.status === 200, 'accounting ready', { timeoutMs: 60_000, everyMs: 100 });
 
 function ctl(args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const root = findRepoRoot();
@@ -154,7 +149,7 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('0 failed requests on existing keys (used or not), a usage row per 200, no exit, no orphan key from ctl, /readyz 503 within 1 s', async () => {
+  it('0 failed requests on existing keys (used or not), a usage row per 200, no exit, no orphan key from ctl, /readyz 503 within the ping timeout', async () => {
     const mk = async (name: string) => (await tenancy.newKey(name)).secret;
     const used = await mk('used');
     const unused = await mk('never-used');
@@ -189,7 +184,7 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
       const target = outcomes.length + n;
       return waitUntil(() => outcomes.length >= target, `${n} more requests answered (${phase})`, { timeoutMs: 90_000, everyMs: 20 });
     };
-    const readyzDuringOutage: Array<[string, number]> = [];
+    const readyzDuringOutage: Array<[string, Readyz]> = [];
 
     let ctlResult: { code: number | string; stdout: string; stderr: string } | undefined;
     try {
@@ -269,12 +264,12 @@ maybe('a private PostgreSQL hung, refused and stopped while hung under load thro
     }
     expect(outcomes.some((o) => o.phase === 'before' && o.key === 'never-used')).toBe(false);
 
-    // /readyz answered 503 within its 1 s while the database was out.
+    // /readyz answered 503 while the database was out; a hung one ended by the ping's 500 ms (its default).
     expect(readyzDuringOutage).toEqual([
-      ['hung', 503],
-      ['hung, after ctl', 503],
-      ['refused', 503],
-      ['stopped while hung', 503],
+      ['hung', hungReadyz(500)],
+      ['hung, after ctl', hungReadyz(500)],
+      ['refused', { status: 503, database: 'unreachable', reason: expect.stringMatching(/^database unavailable \(/) }],
+      ['stopped while hung', hungReadyz(500)],
     ]);
 
     // No llmgw process exited.

@@ -168,3 +168,33 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await self.start();
   return self;
 }
+
+/** What accounting's /readyz answered: its status, and while the database is out, why. */
+export interface Readyz {
+  status: number;
+  database?: string;
+  reason?: string;
+}
+
+/**
+ * Accounting's /readyz, for outage tests. No wall-clock deadline is asserted (a busy machine may
+ * answer late): the body's reason says what ended the wait, and "no answer within N ms" is the
+ * ping's own timeout, so a hung database held /readyz no longer than `database_ping_timeout`.
+ * The 30 s abort only turns a /readyz with no bound at all into a failure before the test's timeout.
+ */
+export async function readyz(adminUrl: string): Promise<Readyz> {
+  const r = await fetch(`${adminUrl}/readyz`, { signal: AbortSignal.timeout(30_000) });
+  const body = (await r.json().catch(() => ({}))) as { database?: string; reason?: string };
+  return {
+    status: r.status,
+    ...(body.database === undefined ? {} : { database: body.database }),
+    ...(body.reason === undefined ? {} : { reason: body.reason }),
+  };
+}
+
+/** /readyz of a database that does not answer: 503, unreachable, ended by the ping's `timeoutMs`. */
+export const hungReadyz = (timeoutMs: number): Readyz => ({
+  status: 503,
+  database: 'unreachable',
+  reason: `database unavailable (no answer within ${timeoutMs} ms)`,
+});
