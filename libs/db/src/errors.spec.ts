@@ -18,6 +18,8 @@ describe('database errors as statuses', () => {
     [new Error('timeout exceeded when trying to connect'), 'no connection within the connect timeout'],
     [new Error('Query read timeout'), 'no answer within the statement timeout'],
     [pgErr('08006'), 'connection failure'],
+    [pgErr('28P01', 'password authentication failed for user "llmgw"'), 'the database refused the credentials'],
+    [pgErr('3D000', 'database "llmgw" does not exist'), 'the database does not exist'],
   ])('%s → UNAVAILABLE "database unavailable (%s)"', (e, reason) => {
     const r = mapped(e);
     expect(r.code).toBe('LLMGW_ERR_UNAVAILABLE');

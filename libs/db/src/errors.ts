@@ -3,8 +3,9 @@ import { LlmgwError, isLlmgwError } from '@llmgw/errors';
 /**
  * Database failures as LlmgwErrors that say what is wrong
  * (docs/operations.md, "What happens when the database …"):
- * - the database cannot be reached, dropped the connection, is shutting down
- *   or did not answer in time → UNAVAILABLE "database unavailable (…)";
+ * - the database cannot be reached, dropped the connection, is shutting down,
+ *   refused the credentials (a password changed under a running service) or
+ *   did not answer in time → UNAVAILABLE "database unavailable (…)";
  * - a unique constraint → ALREADY_EXISTS;
  * - data the database refuses (22xxx: a NUL byte, a number out of range, text
  *   that is not valid for its type) → INVALID_ARGUMENT, naming the field when
@@ -35,6 +36,8 @@ export function unavailableReason(e: unknown): string | undefined {
   if (code === '57P01' || code === '57P02' || code === '57P03') return 'the database is shutting down or starting';
   if (code === '57014') return 'a statement timed out';
   if (code === '53300') return 'too many connections';
+  if (code === '28P01' || code === '28000') return 'the database refused the credentials';
+  if (code === '3D000') return 'the database does not exist';
   if (code === '40001' || code === '40P01') return 'a conflicting transaction; retry';
   if (code?.startsWith('08')) return 'connection failure';
   if (/timeout exceeded when trying to connect|connection timeout/i.test(msg)) return 'no connection within the connect timeout';
