@@ -1,7 +1,6 @@
 import { parseConfig, routerConfigSchema } from '@llmgw/config';
 import { StaticEndpointSource } from '@llmgw/endpoints';
-import type { EndpointView } from '@llmgw/scheduling';
-import { adapterViews, rewriteForAdapter } from './adapters';
+import { rewriteForAdapter } from './adapters';
 import { ModelCatalog } from './catalog';
 
 const cfg = parseConfig(routerConfigSchema, {
@@ -56,13 +55,14 @@ describe('adapters through the router', () => {
     const l: Record<string, unknown> = { model: 'base:legal' };
     rewriteForAdapter(l, legal, 'llamacpp');
     expect(l).toEqual({ model: 'base', lora: [{ id: 1, scale: 0.8 }] });
-  });
-
-  it('serves an adapter only on replicas whose engine applies adapters, and only on its base model', () => {
-    const eps = (['vllm', 'sglang', 'llamacpp'] as const).map((engine) => ({ id: engine, engine }) as EndpointView);
-    const sql = cat.adapter('sql');
-    expect(adapterViews(eps, 'base', sql).map((e) => e.id)).toEqual(['vllm', 'llamacpp']);
-    expect(adapterViews(eps, 'fallback', sql)).toHaveLength(3);
-    expect(adapterViews(eps, 'base', undefined)).toHaveLength(3);
+    const s: Record<string, unknown> = { model: 'base:legal', lora: [{ id: 0, scale: 1 }] };
+    rewriteForAdapter(s, legal, 'sglang');
+    expect(s).toEqual({ model: 'base', lora_path: 'legal' });
+    // A retry on another engine: each form clears the fields of the others.
+    rewriteForAdapter(s, legal, 'llamacpp');
+    expect(s).toEqual({ model: 'base', lora: [{ id: 1, scale: 0.8 }] });
+    rewriteForAdapter(s, legal, 'sglang');
+    rewriteForAdapter(s, legal, 'vllm');
+    expect(s).toEqual({ model: 'legal' });
   });
 });

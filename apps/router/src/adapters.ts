@@ -38,28 +38,24 @@ export function adapterOfName(name: string, byName: (n: string) => AdapterRef | 
   return ref && resolve(name.slice(0, i)) === ref.base ? ref : undefined;
 }
 
-/** vLLM (and the sim-engine in its dialect) loads adapters by name; llama.cpp applies them per request. SGLang is given none. */
-export function appliesAdapters(ep: Pick<EndpointView, 'engine'>): boolean {
-  return ep.engine === 'vllm' || ep.engine === 'llamacpp';
-}
-
-/** The endpoints of `model` that can serve `adapter` (all of them when the request names none, or `model` is a fallback without it). */
-export function adapterViews(views: EndpointView[], model: string, adapter: AdapterRef | undefined): EndpointView[] {
-  return adapter && adapter.base === model ? views.filter(appliesAdapters) : views;
-}
-
 /**
  * The body in the engine's form: vLLM serves an adapter as a model of its own (`model: "<adapter>"`);
- * llama.cpp serves the base model and applies the adapter the request's `lora` names, at the
- * catalog's scale (every other adapter is at 0 for that request).
+ * SGLang serves the base model with the adapter the request's `lora_path` names (its name in
+ * `--lora-paths`); llama.cpp serves the base model and applies the adapter the request's `lora`
+ * names, at the catalog's scale (every other adapter is at 0 for that request). Each form clears
+ * the others' fields, as a retry may go to another engine.
  */
 export function rewriteForAdapter(body: Record<string, unknown>, adapter: AdapterRef, engine: EndpointView['engine']): void {
+  delete body.lora;
+  delete body.lora_path;
   if (engine === 'llamacpp') {
     body.model = adapter.base;
     body.lora = [{ id: adapter.id, scale: adapter.scale }];
+  } else if (engine === 'sglang') {
+    body.model = adapter.base;
+    body.lora_path = adapter.name;
   } else {
     body.model = adapter.name;
-    delete body.lora;
   }
 }
 

@@ -16,6 +16,9 @@ import { spawnRole, type SpawnedRole } from '@llmgw/testing';
  * - a llama.cpp-dialect sim-engine serving `lbase` with two adapters loaded
  *   at start gets `model: "lbase"` and `lora: [{id, scale}]` per request, and
  *   counts what each request applied (`/sim/lora-requests`);
+ * - an SGLang-dialect sim-engine serving `sbase` with two adapters given at
+ *   start (`--lora-paths`) gets `model: "sbase"` and `lora_path: "<adapter>"`
+ *   per request, and counts the requests each adapter served (`/sim/lora`);
  * - `/v1/models` lists the adapters with their base as `parent`.
  */
 const ADAPTERS = ['sql', 'legal', 'poem'];
@@ -58,7 +61,7 @@ describe('LoRA adapters through the router', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps adapter affinity on vLLM (fewer slot loads than round robin) and applies per-request adapters on llama.cpp', async () => {
+  it('keeps adapter affinity on vLLM (fewer slot loads than round robin), applies per-request adapters on llama.cpp, names them in lora_path on SGLang', async () => {
     const common = ['--port', '0', '--prefill-tps', '0', '--decode-tps', '0', '--max-tokens-default', '4', '--log-level', 'warn'];
     const vllm = await Promise.all([0, 1].map(() => spawnRole('sim-engine', [...common, '--model', 'base', '--max-loras', '1', '--lora-load-ms', '5'])));
     procs.push(...vllm);
@@ -75,6 +78,8 @@ describe('LoRA adapters through the router', () => {
       '--lora-init-without-apply',
     ]);
     procs.push(llama);
+    const sglang = await spawnRole('sim-engine', [...common, '--model', 'sbase', '--dialect', 'sglang', '--lora-paths', 'q=/adapters/q', 'r=/adapters/r']);
+    procs.push(sglang);
 
     dir = mkdtempSync(join(tmpdir(), 'llmgw-lora-'));
     const config = join(dir, 'router.yaml');
@@ -87,10 +92,12 @@ describe('LoRA adapters through the router', () => {
         models: [
           { name: 'base', routing_profile: 'adapters', adapters: ADAPTERS.map((a) => ({ name: a, path: `/adapters/${a}` })) },
           { name: 'lbase', adapters: [{ name: 'x', scale: 0.5 }, { name: 'y' }] },
+          { name: 'sbase', adapters: [{ name: 'q' }, { name: 'r' }] },
         ],
         endpoints: [
           ...vllm.map((e, i) => ({ name: `v${i}`, url: e.url, model: 'base', engine: 'vllm' })),
           { name: 'l0', url: llama.url, model: 'lbase', engine: 'llamacpp' },
+          { name: 's0', url: sglang.url, model: 'sbase', engine: 'sglang' },
         ],
       }),
     );
@@ -123,6 +130,26 @@ describe('LoRA adapters through the router', () => {
     for (let i = 0; i < 2; i++) await chat(router.url, 'x');
     await chat(router.url, 'lbase');
     expect((await json(`${llama.url}/sim/lora-requests`)).applied).toEqual({ '0': 2, '1': 3 });
+
+    // SGLang: the base model with the adapter named in lora_path.
+    for (let i = 0; i < 2; i++) await chat(router.url, 'sbase:q');
+    await chat(router.url, 'r');
+    await chat(router.url, 'sbase');
+    expect((await json(`${sglang.url}/sim/lora`)).served).toEqual({ q: 2, r: 1 });
+    // The engines' own adapter fields from a client are refused: an adapter is named in `model`.
+    for (const [field, value] of [
+      ['lora_path', 'q'],
+      ['lora', [{ id: 0, scale: 1 }]],
+    ] as const) {
+      const r = await fetch(`${router.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sbase', [field]: value, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', param: field });
+    }
+    expect((await json(`${sglang.url}/sim/lora`)).served).toEqual({ q: 2, r: 1 });
 
     // An adapter of another base, and an unknown adapter, are unknown models.
     for (const bad of ['lbase:sql', 'base:nope']) {

@@ -38,7 +38,9 @@ export function loraRoutes(lora: LoraSlots, bodyLimit: number) {
     '/sim/lora': {
       methods: ['GET'],
       handle: (_q: IncomingMessage, r: ServerResponse) =>
-        void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ loads: lora.loads, ...lora.info() })),
+        void r
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ loads: lora.loads, ...lora.info(), served: Object.fromEntries(lora.served) })),
     },
   };
 }

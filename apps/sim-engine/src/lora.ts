@@ -15,6 +15,8 @@ export class LoraSlots {
   private readonly waiting = new Map<string, number>();
   private wakers: Array<() => void> = [];
   loads = 0;
+  /** Requests that ran with each adapter. */
+  readonly served = new Map<string, number>();
 
   constructor(
     readonly maxLoras: number,
@@ -72,6 +74,7 @@ export class LoraSlots {
       bump(this.waiting, name, -1);
     }
     bump(this.running, name, 1);
+    bump(this.served, name, 1);
   }
 
   release(name: string): void {

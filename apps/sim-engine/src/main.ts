@@ -103,13 +103,13 @@ function float(name: string) {
   };
 }
 
-/** vLLM's `--lora-modules name=path …` (each value may also hold several, space-separated). */
-function loraModules(values: string[]): Array<{ name: string; path: string }> {
+/** vLLM's `--lora-modules name=path …` and SGLang's `--lora-paths name=path …` (each value may also hold several, space-separated). */
+function loraModules(values: string[], flag = '--lora-modules'): Array<{ name: string; path: string }> {
   return values
     .flatMap((v) => v.split(/\s+/).filter(Boolean))
     .map((m) => {
       const i = m.indexOf('=');
-      if (i <= 0 || i === m.length - 1) throw new InvalidArgumentError(`--lora-modules: "${m}" is not name=path`);
+      if (i <= 0 || i === m.length - 1) throw new InvalidArgumentError(`${flag}: "${m}" is not name=path`);
       return { name: m.slice(0, i), path: m.slice(i + 1) };
     });
 }
@@ -162,6 +162,12 @@ export function buildCommand(): Command {
       (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .option('--lora-init-without-apply', 'as llama.cpp: adapters start at scale 0')
+    .option(
+      '--lora-paths <name=path...>',
+      'as SGLang: adapters registered at start, named per request by `lora_path`',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option('--max-loras-per-batch <n>', 'as SGLang: adapters in GPU slots at once (with --lora-paths)', int('--max-loras-per-batch'), d.maxLorasPerBatch)
     .option('--lora-load-ms <ms>', 'time to load an adapter into a slot', float('--lora-load-ms'), d.loraLoadMs)
     .option('--max-tokens-default <n>', 'tokens generated when a request sets no max_tokens', int('--max-tokens-default'), d.maxTokensDefault)
     .option('--body-limit-bytes <n>', 'request bodies above this size get HTTP 413', int('--body-limit-bytes'), d.bodyLimitBytes)
@@ -236,6 +242,8 @@ export function main(argv: string[]): Promise<number> {
         enableLora: o.enableLora === true,
         lora: o.lora ?? [],
         loraInitWithoutApply: o.loraInitWithoutApply === true,
+        loraPaths: loraModules(o.loraPaths ?? [], '--lora-paths'),
+        maxLorasPerBatch: o.maxLorasPerBatch,
         maxTokensDefault: o.maxTokensDefault,
         bodyLimitBytes: o.bodyLimitBytes,
         embeddingDim: o.embeddingDim,

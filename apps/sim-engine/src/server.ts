@@ -30,15 +30,28 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   let idCounter = 0;
   const nextId = (prefix: string): string => `${prefix}-${(cfg.seed >>> 0).toString(16)}${(++idCounter).toString(16).padStart(8, '0')}`;
 
-  // vLLM's --enable-lora alone gives one slot; --lora-modules are registered at start.
-  const lora = new LoraSlots(cfg.maxLoras || (cfg.enableLora || cfg.loraModules.length ? 1 : 0), cfg.loraLoadMs);
-  for (const m of cfg.loraModules) lora.register(m.name, m.path);
+  // vLLM's --enable-lora alone gives one slot; --lora-modules are registered at start. SGLang's --lora-paths
+  // are too, in --max-loras-per-batch slots.
+  const sglangLoras = cfg.loraPaths.length > 0;
+  const lora = new LoraSlots(sglangLoras ? cfg.maxLorasPerBatch : cfg.maxLoras || (cfg.enableLora || cfg.loraModules.length ? 1 : 0), cfg.loraLoadMs);
+  for (const m of [...cfg.loraModules, ...cfg.loraPaths]) lora.register(m.name, m.path);
   const llama = cfg.lora.length ? new LlamaLoras(cfg.lora, cfg.loraInitWithoutApply) : undefined;
-  /** The adapter a generating request names (its `model`). */
+  /** The adapter a generating request names (its `model` as vLLM, its `lora_path` as SGLang). */
   const adapterOf = new WeakMap<ServerResponse, string>();
   const checkModel = (model: string, param = 'model', res?: ServerResponse): void => {
-    if (res && lora.has(model)) return void adapterOf.set(res, model);
+    if (res && !sglangLoras && lora.has(model)) return void adapterOf.set(res, model);
     if (!models.has(model)) throw fail('LLMGW_ERR_MODEL_NOT_FOUND', `The model \`${model}\` does not exist.`, param);
+  };
+  /** SGLang: a request for the served model names its adapter in `lora_path`, one of --lora-paths (vLLM ignores the field). */
+  const checkLoraPath = (body: object, res: ServerResponse): void => {
+    const p = (body as { lora_path?: unknown }).lora_path;
+    if (p === undefined || p === null || (!sglangLoras && cfg.dialect !== 'sglang')) return;
+    if (typeof p !== 'string' || !lora.has(p)) {
+      const names = lora.list().map((a) => a.name);
+      const have = sglangLoras ? `: ${names.join(', ')}` : ' (LoRA is off: start with --lora-paths)';
+      throw fail('LLMGW_ERR_REQUEST_INVALID', `lora_path ${JSON.stringify(p)} is not an adapter this engine loaded${have}`, 'lora_path');
+    }
+    adapterOf.set(res, p);
   };
 
   const maybeFail = (): void => {
@@ -147,6 +160,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), ChatCompletionRequest);
     checkModel(body.model, 'model', res);
+    checkLoraPath(body, res);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     const priority = priorityOf(body);
     const maxTokens = chatMaxTokens(body);
@@ -206,6 +220,7 @@ export function createSimServer(cfg: SimEngineConfig, engine: SimEngine, log: Lo
   async function completions(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseJson(await readBody(req, cfg.bodyLimitBytes), CompletionRequest);
     checkModel(body.model, 'model', res);
+    checkLoraPath(body, res);
     if (body.n != null && body.n !== 1) throw fail('LLMGW_ERR_REQUEST_INVALID', 'sim-engine supports only n=1', 'n');
     if (body.max_tokens === 0) throw fail('LLMGW_ERR_REQUEST_INVALID', 'max_tokens must be at least 1', 'max_tokens');
     const priority = priorityOf(body);

@@ -56,3 +56,44 @@ describe('sim-engine LoRA adapters (vLLM --max-loras)', () => {
     expect(await (await fetch(`${e.url}/metrics`)).text()).not.toContain('lora_requests_info');
   });
 });
+
+describe('sim-engine LoRA adapters (SGLang --lora-paths)', () => {
+  const engines = new Engines();
+  afterEach(() => engines.closeAll());
+
+  const chat = (url: string, extra: object) =>
+    postJson(`${url}/v1/chat/completions`, { model: 'base', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, ...extra });
+
+  it('serves the adapter a request names in lora_path on the served model, in --max-loras-per-batch slots; an unknown one is a 400', async () => {
+    const e = await engines.start({
+      models: ['base'],
+      dialect: 'sglang',
+      loraPaths: [
+        { name: 'sql', path: '/adapters/sql' },
+        { name: 'legal', path: '/adapters/legal' },
+      ],
+      maxLorasPerBatch: 1,
+      loraLoadMs: 5,
+      decodeTps: 0,
+      prefillTps: 0,
+    });
+    // one slot: sql, sql, legal (evicts sql), sql (loads again) = 3 loads; a request without lora_path is the base model's
+    for (const a of ['sql', 'sql', 'legal', 'sql']) expect((await chat(e.url, { lora_path: a })).status).toBe(200);
+    expect((await chat(e.url, {})).status).toBe(200);
+    expect(await (await fetch(`${e.url}/sim/lora`)).json()).toMatchObject({ loads: 3, maxLora: 1, served: { sql: 3, legal: 1 } });
+    // The adapter is named in lora_path, not as the model (that is vLLM's form).
+    expect((await postJson(`${e.url}/v1/chat/completions`, { model: 'sql', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(404);
+    const bad = await chat(e.url, { lora_path: 'nope' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({ param: 'lora_path', message: 'lora_path "nope" is not an adapter this engine loaded: sql, legal' });
+  });
+
+  it('an SGLang engine without --lora-paths refuses lora_path; a vLLM one ignores it, as vLLM does', async () => {
+    const sglang = await engines.start({ models: ['base'], dialect: 'sglang', decodeTps: 0, prefillTps: 0 });
+    const r = await chat(sglang.url, { lora_path: 'sql' });
+    expect(r.status).toBe(400);
+    expect((await r.json()).error.message).toMatch(/LoRA is off: start with --lora-paths/);
+    const vllm = await engines.start({ models: ['base'], decodeTps: 0, prefillTps: 0 });
+    expect((await chat(vllm.url, { lora_path: 'sql' })).status).toBe(200);
+  });
+});

@@ -88,7 +88,7 @@ const modelSchema = z
     weights: weightsSchema.optional(),
     /** LoRA adapters served on this base model (docs/models.md, "Adapters"). */
     adapters: z.array(adapterSchema).default([]),
-    /** vLLM: adapters one replica keeps loaded at once (--max-loras); the `lora` scorer respects it. */
+    /** Adapters one replica keeps in GPU slots at once (vLLM --max-loras, SGLang --max-loras-per-batch); the `lora` scorer respects it. */
     max_loaded_adapters: z.number().int().min(1).max(256).optional(),
     /** Served by an OpenAI-compatible API elsewhere (docs/models.md, "Providers"). */
     provider: providerSchema.optional(),

@@ -48,6 +48,10 @@ export const simEngineConfigSchema = z
     lora: z.array(z.string().min(1).max(4096)).default([]),
     /** llama.cpp's --lora-init-without-apply: adapters start at scale 0 (a request or POST /lora-adapters applies them). */
     loraInitWithoutApply: z.boolean().default(false),
+    /** SGLang's --lora-paths: adapters registered at start (name and path); a request names one in `lora_path`. */
+    loraPaths: z.array(z.object({ name: z.string().min(1).max(256), path: z.string().min(1).max(4096) }).strict()).default([]),
+    /** SGLang's --max-loras-per-batch: adapters in GPU slots at once when --lora-paths is given (SGLang's default, 8). */
+    maxLorasPerBatch: z.number().int().min(1).max(256).default(8),
     /** Tokens generated when the request sets no max_tokens (finish_reason "stop"). */
     maxTokensDefault: z.number().int().min(1).default(16),
     /** Request bodies above this many bytes get a 413. */

@@ -1,7 +1,7 @@
 import type { agentV1 } from '@llmgw/contracts';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { llamaCppLoraArgs, vllmLoraArgs } from './lora-args';
+import { llamaCppLoraArgs, sglangLoraArgs, vllmLoraArgs } from './lora-args';
 import { baseEnv, commonProblems, probes, servedName, type Engine, type EngineCommand, type EngineKind, type EngineProbe, type NodeContext } from './engine';
 
 /** Where engines bind: the node's management address unless agent.yaml `engine_bind_host` says otherwise. */
@@ -217,6 +217,7 @@ export class SglangEngine implements Engine {
     // SGLang takes its key only as a flag: it is visible in `ps` on the node (docs/node-agent.md).
     if (spec.apiKey) argv.push('--api-key', spec.apiKey);
     if (nnodes > 1) argv.push('--nnodes', String(nnodes), '--node-rank', String(spec.rank), '--dist-init-addr', `${spec.leaderAddr}:${spec.leaderPort}`);
+    argv.push(...sglangLoraArgs(spec));
     argv.push(...spec.args);
     return { argv, env, servedModelName: servedName(spec), ...(spec.apiKey ? { apiKey: spec.apiKey } : {}), ...probes(spec, node) };
   }

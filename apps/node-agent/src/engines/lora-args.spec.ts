@@ -1,5 +1,5 @@
 import type { agentV1 } from '@llmgw/contracts';
-import { LlamaCppEngine, SimEngineAdapter, VllmEngine } from './adapters';
+import { LlamaCppEngine, SglangEngine, SimEngineAdapter, VllmEngine } from './adapters';
 import type { NodeContext } from './engine';
 
 const NODE: NodeContext = { mgmtAddr: '10.0.0.5', gpuIndices: [0, 1], fabrics: [] };
@@ -74,10 +74,24 @@ describe('engines: LoRA adapters on the command line', () => {
     expect(argv).toContain('--lora-init-without-apply');
   });
 
+  it("SGLang: every adapter as --lora-paths name=path, --max-loras-per-batch from max_loaded_adapters (SGLang's own default otherwise)", () => {
+    const sglang = new SglangEngine();
+    const argv = sglang.build(spec({ engine: 'sglang', adapters: ADAPTERS, maxLoras: 2 }), NODE).argv;
+    expect(valuesOf(argv, '--lora-paths')).toEqual(['sql-writer=/cache/sql', 'legal=/adapters/legal']);
+    expect(valuesOf(argv, '--max-loras-per-batch')).toEqual(['2']);
+    // --lora-paths turns LoRA on by itself (older SGLang has no --enable-lora).
+    expect(argv).not.toContain('--enable-lora');
+    // The profile's own args come last, so an operator's flag can still override.
+    const own = sglang.build(spec({ engine: 'sglang', adapters: ADAPTERS, args: ['--lora-backend', 'triton'] }), NODE).argv;
+    expect(own).not.toContain('--max-loras-per-batch');
+    expect(own.slice(-2)).toEqual(['--lora-backend', 'triton']);
+  });
+
   it('no adapter flag without adapters, and none for an adapter the agent has no path for', () => {
     for (const s of [spec(), spec({ adapters: [{ name: 'x', path: '', weights: null, scale: 1 }] })]) {
       expect(new VllmEngine().build(s, NODE).argv.filter((a) => a.includes('lora'))).toEqual([]);
       expect(new LlamaCppEngine().build({ ...s, engine: 'llamacpp' }, NODE).argv.filter((a) => a.includes('lora'))).toEqual([]);
+      expect(new SglangEngine().build({ ...s, engine: 'sglang' }, NODE).argv.filter((a) => a.includes('lora'))).toEqual([]);
     }
   });
 });

@@ -31,3 +31,15 @@ export function llamaCppLoraArgs(spec: agentV1.ShardSpec__Output): string[] {
   if (!adapters.length) return [];
   return [...adapters.flatMap((a) => ['--lora', a.path]), '--lora-init-without-apply'];
 }
+
+/**
+ * SGLang: every adapter registered at start (`--lora-paths name=path …`,
+ * which also turns LoRA on) and moved into one of `--max-loras-per-batch`
+ * GPU slots (the catalog's max_loaded_adapters; SGLang's default is 8) when a
+ * request names it in `lora_path`, least recently used out first.
+ */
+export function sglangLoraArgs(spec: agentV1.ShardSpec__Output): string[] {
+  const adapters = adaptersOf(spec);
+  if (!adapters.length) return [];
+  return ['--lora-paths', ...adapters.map((a) => `${a.name}=${a.path}`), ...(spec.maxLoras ? ['--max-loras-per-batch', String(spec.maxLoras)] : [])];
+}

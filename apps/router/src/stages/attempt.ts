@@ -1,7 +1,7 @@
 import { LlmgwError } from '@llmgw/errors';
 import { inSpan, injectTrace, type Span } from '@llmgw/observability';
 import { schedule, type EndpointView, type SchedRequest } from '@llmgw/scheduling';
-import { adapterViews, rewriteForAdapter } from '../adapters';
+import { rewriteForAdapter } from '../adapters';
 import { attempt, type AttemptResult } from '../proxy';
 import { API, type RequestContext, type RouterState, type StageConfig } from './context';
 
@@ -148,7 +148,7 @@ async function nextEndpoint(
   for (;;) {
     const model = plan.served!;
     const restrictPool = admitted ? plan.lease?.pool : undefined;
-    const candidates = adapterViews(s.views(model), model, c.adapter);
+    const candidates = s.views(model);
     const opts = { random: s.random, exclude: tried, poolSaturated: s.poolSaturated };
     let pick = schedule(profile, { ...sched, model }, candidates, { ...opts, pool: restrictPool });
     if (pick.kind === 'no_endpoint' && restrictPool !== undefined) pick = schedule(profile, { ...sched, model }, candidates, opts);

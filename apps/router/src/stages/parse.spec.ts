@@ -15,6 +15,8 @@ describe('stage: parse', () => {
     ['nesting deeper than json_max_depth', `{"model":"m","x":${'['.repeat(9)}${']'.repeat(9)}}`, 'LLMGW_ERR_REQUEST_INVALID_JSON', null],
     ['an unknown role', '{"model":"m","messages":[{"role":"wizard","content":"x"}]}', 'LLMGW_ERR_REQUEST_INVALID', 'messages.0.role'],
     ['a bad max_tokens', '{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"many"}', 'LLMGW_ERR_REQUEST_INVALID', 'max_tokens'],
+    ["llama.cpp's adapter field", '{"model":"m","messages":[{"role":"user","content":"x"}],"lora":[{"id":0,"scale":1}]}', 'LLMGW_ERR_REQUEST_INVALID', 'lora'],
+    ["SGLang's adapter field", '{"model":"m","messages":[{"role":"user","content":"x"}],"lora_path":"sql"}', 'LLMGW_ERR_REQUEST_INVALID', 'lora_path'],
   ])('refuses %s', (_what, body, code, param) => {
     const c = contextOf('chat');
     expect(() => parse(state, c, body === undefined ? undefined : Buffer.from(body))).toThrow(

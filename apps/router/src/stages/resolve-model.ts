@@ -1,5 +1,4 @@
 import { LlmgwError } from '@llmgw/errors';
-import { adapterViews, type AdapterRef } from '../adapters';
 import { ServingPlan, type PlanDeps } from '../serving/plan';
 import type { RequestContext, RouterState, StageConfig } from './context';
 import { pinnedReplica } from './pin';
@@ -40,7 +39,7 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   c.estimatedPromptTokens = Math.ceil(c.buf.length / 4);
   c.estimatedTokens = c.estimatedPromptTokens + (c.maxTokens ?? 0);
   const tenant = c.principal?.projectId ?? c.header(s.cfg.tenant_header) ?? 'default';
-  c.plan = new ServingPlan(c.adapter ? adapterPlanDeps(s, c.adapter) : s, {
+  c.plan = new ServingPlan(c.adapter ? adapterPlanDeps(s) : s, {
     id: c.reqId,
     model,
     principal: c.principal,
@@ -52,7 +51,7 @@ export function resolveModel(s: ResolveState, c: RequestContext): void {
   });
 }
 
-/** An adapter request is served by its base model only (a fallback has not the adapter), on replicas whose engine applies adapters. */
-function adapterPlanDeps(s: ResolveState, adapter: AdapterRef): PlanDeps {
-  return { ...s, catalog: { chain: (m) => [m] }, views: (m) => adapterViews(s.views(m), m, adapter) };
+/** An adapter request is served by its base model only: a fallback has not the adapter (every engine applies adapters, each in its own form). */
+function adapterPlanDeps(s: ResolveState): PlanDeps {
+  return { ...s, catalog: { chain: (m) => [m] } };
 }
