@@ -1,5 +1,10 @@
-import { spawnRole } from '@llmgw/testing';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findRepoRoot, spawnRole } from '@llmgw/testing';
 import { main } from '../src/main';
+
+const run = promisify(execFile);
 
 describe('llmgw accounting CLI', () => {
   it.each([
@@ -26,5 +31,23 @@ describe('llmgw accounting CLI', () => {
     const ready = await fetch(`${p.urls.admin}/readyz`);
     expect(ready.status).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
+  }, 180_000);
+
+  it('exits 1 with one line naming the database (its password hidden) and why when the database cannot be reached at start', async () => {
+    const argv = [
+      join(findRepoRoot(), 'bin', 'llmgw.cjs'),
+      'accounting',
+      '--port',
+      '0',
+      '--admin-port',
+      '0',
+      '--database-url',
+      'postgres://bob:s3cret@127.0.0.1:1/none',
+    ];
+    const r = await run(process.execPath, argv, { env: { ...process.env, LLMGW_QUIET_BUILD: '1' }, timeout: 120_000 }).then(
+      (ok) => ({ code: 0, stderr: ok.stderr }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code, stderr: e.stderr ?? '' }),
+    );
+    expect(r).toEqual({ code: 1, stderr: 'llmgw accounting: cannot open the database postgres://bob:***@127.0.0.1:1/none: connection refused\n' });
   }, 180_000);
 });

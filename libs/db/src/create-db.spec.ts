@@ -183,6 +183,21 @@ describe('a postgres connection that loses its server while checked out', () => 
   });
 });
 
+describe('opening a database that cannot be reached', () => {
+  it.each([
+    ['refused', 'postgres://bob:s3cret@127.0.0.1:1/none', 'connection refused'],
+    ['missing', 'postgres://postgres@127.0.0.1:5432/llmgw_no_such_database', 'the database does not exist'],
+  ])('%s: UNAVAILABLE naming the database (without its password) and why', async (_what, url, reason) => {
+    const e = await createDb(url, { connectTimeoutMs: 5000 }).then(
+      (db) => db.close(),
+      (x: unknown) => x,
+    );
+    const shown = url.replace(':s3cret@', ':***@');
+    expect(e).toMatchObject({ code: 'LLMGW_ERR_UNAVAILABLE', message: `cannot open the database ${shown}: ${reason}` });
+    expect(String((e as Error).message)).not.toContain('s3cret');
+  });
+});
+
 describe('migration 0004: key names unique per project', () => {
   it('renames duplicates made before it (the oldest keeps its name), then refuses new ones', async () => {
     const db = await createDb('pglite:memory', { migrate: false });

@@ -73,13 +73,17 @@ export async function createDb(url: string, opts: DbOptions = {}): Promise<Db> {
   } else {
     throw new Error(`unsupported database URL "${url}" (use postgres://…, pglite:memory or pglite:<dir>)`);
   }
+  const displayUrl = url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
   try {
     if (opts.migrate !== false) await migrateToLatest(db);
   } catch (e) {
     await db.destroy().catch(() => {});
+    // A database that cannot be reached at start is the operator's to fix: say which and why, without the password.
+    const reason = unavailableReason(e);
+    if (reason) throw new LlmgwError('LLMGW_ERR_UNAVAILABLE', `cannot open the database ${displayUrl}: ${reason}`, { cause: e });
     throw e;
   }
-  return { db, kind, displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'), close: () => db.destroy() };
+  return { db, kind, displayUrl, close: () => db.destroy() };
 }
 
 /**

@@ -174,6 +174,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     migrationLockTableName: 'llmgw_migrations_lock',
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  // Thrown as it came (an Error from another realm, e.g. a test VM, is not `instanceof Error` here, but keeps its `code`).
+  if (error) throw typeof error === 'object' && error !== null && 'message' in error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

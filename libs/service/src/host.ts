@@ -13,6 +13,7 @@ import { authorizationInterceptor, createServer, HealthService, type Authorizati
 import type { z } from 'zod';
 import { untilSignal } from '@llmgw/cli';
 import { ConfigError, parseConfig } from '@llmgw/config';
+import { isLlmgwError } from '@llmgw/errors';
 import {
   createLogger,
   createRegistry,
@@ -434,6 +435,11 @@ export async function runService<S extends z.ZodType, H>(
     if (e instanceof ConfigError || opts.configErrors?.some((k) => e instanceof k)) {
       process.stderr.write(`llmgw ${def.name}: ${(e as Error).message}\n`);
       return 2;
+    }
+    // A dependency that cannot be reached at start (the database): what and why on one line, no stack.
+    if (isLlmgwError(e) && e.code === 'LLMGW_ERR_UNAVAILABLE') {
+      process.stderr.write(`llmgw ${def.name}: ${e.message}\n`);
+      return 1;
     }
     throw e;
   }
