@@ -52,16 +52,29 @@ export class UsageIngester {
   }
 
   async start(): Promise<void> {
-    await this.ledger.ensureGroup();
+    // A ledger (Redis) that does not answer does not stop the start: the loop makes the group once it does.
+    const grouped = await this.ledger.ensureGroup().then(
+      () => true,
+      (e: unknown) => {
+        this.healthy = false;
+        this.log.warn({ err: e }, 'usage ledger unreachable at start; ingesting once it answers');
+        return false;
+      },
+    );
     this.running = true;
-    this.loop = this.run();
+    this.loop = this.run(grouped);
   }
 
-  private async run(): Promise<void> {
+  private async run(grouped: boolean): Promise<void> {
     // Our own records from before a restart come first.
     let own = true;
     while (this.running) {
       try {
+        if (!grouped) {
+          await this.ledger.ensureGroup();
+          grouped = true;
+          this.healthy = true;
+        }
         if (own) {
           const got = await this.ledger.readOwnPending(this.opts.consumer, this.opts.batchSize);
           this.take(got);
