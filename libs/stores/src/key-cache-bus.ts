@@ -117,7 +117,10 @@ export class RedisKeyCacheBus implements KeyCacheBus {
     this.sub = undefined;
     this.detach?.();
     if (!sub) return;
-    if (this.open) await sub.unsubscribe(this.channel).catch(() => undefined);
-    else sub.disconnect();
+    // UNSUBSCRIBE on a connection that is down would wait in the offline queue for a Redis that may
+    // never come back (and hold up shutdown): there is then no subscription on the server to end.
+    if (this.open) {
+      if (sub.status === 'ready') await sub.unsubscribe(this.channel).catch(() => undefined);
+    } else sub.disconnect();
   }
 }

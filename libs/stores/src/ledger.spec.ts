@@ -241,6 +241,22 @@ describe('key-cache invalidation v1', () => {
     await bus.close();
   });
 
+  it("close() does not wait on a host's subscriber connection whose Redis is down (shutdown is not held up)", async () => {
+    // A Redis that refuses: the connection keeps retrying; UNSUBSCRIBE would wait in its offline queue for good.
+    const down = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy: () => 200 });
+    down.on('error', () => {});
+    try {
+      const bus = new RedisKeyCacheBus(redis, `${prefix}bus-down:`, collect().log, async () => down);
+      void bus.subscribe(() => {});
+      await waitUntil(() => down.status === 'reconnecting', 'the subscriber connection to fail');
+      // No reconnect is coming: close() must settle without one (else the test times out).
+      await bus.close();
+      expect(down.status).not.toBe('end'); // the connection is the host's to close
+    } finally {
+      down.disconnect();
+    }
+  });
+
   it('a handler that throws does not stop the others or the subscription', async () => {
     const bus = new RedisKeyCacheBus(redis, `${prefix}bus2:`, collect().log);
     const seen: string[] = [];
