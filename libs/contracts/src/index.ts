@@ -15,3 +15,4 @@ export * from './endpoint-info';
 export * from './names';
 export * from './engines';
 export * from './shard-states';
+export * from './redis-subscription';

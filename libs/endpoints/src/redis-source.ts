@@ -5,7 +5,7 @@ import { CachedEndpointList } from './endpoint-list';
 import type { EndpointWriter } from './memory-source';
 import { decodeEndpointRecord, encodeEndpoint, endpointKeys, endpointsChangedSchema } from './redis-contract';
 import type { EndpointInfo } from './types';
-import { DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
+import { DEFAULT_REDIS_KEY_PREFIX, unsubscribeIfUp } from '@llmgw/contracts';
 
 export interface RedisEndpointSourceOptions {
   /**
@@ -111,7 +111,7 @@ export class RedisEndpointSource extends CachedEndpointList {
     this.sub.off('message', this.onMessage);
     this.sub.off('ready', this.onReady);
     this.cmd.off('ready', this.onReady);
-    await this.sub.unsubscribe(this.keys.channel).catch(() => undefined);
+    await unsubscribeIfUp(this.sub, this.keys.channel);
   }
 }
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { parseJson, DEFAULT_REDIS_KEY_PREFIX } from '@llmgw/contracts';
+import { parseJson, DEFAULT_REDIS_KEY_PREFIX, unsubscribeIfUp } from '@llmgw/contracts';
 import { type ContractLog, KEY_CACHE_INVALIDATION_VERSION, keyCacheInvalidationSchema, redisKeys } from './redis-contracts';
 
 /**
@@ -117,10 +117,7 @@ export class RedisKeyCacheBus implements KeyCacheBus {
     this.sub = undefined;
     this.detach?.();
     if (!sub) return;
-    // UNSUBSCRIBE on a connection that is down would wait in the offline queue for a Redis that may
-    // never come back (and hold up shutdown): there is then no subscription on the server to end.
-    if (this.open) {
-      if (sub.status === 'ready') await sub.unsubscribe(this.channel).catch(() => undefined);
-    } else sub.disconnect();
+    if (this.open) await unsubscribeIfUp(sub, this.channel);
+    else sub.disconnect();
   }
 }

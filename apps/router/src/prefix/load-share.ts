@@ -1,3 +1,4 @@
+import { unsubscribeIfUp } from '@llmgw/contracts';
 import type { Redis } from 'ioredis';
 import { decode, encode } from '@msgpack/msgpack';
 import type { Logger } from '@llmgw/observability';
@@ -218,6 +219,6 @@ export class LoadShare {
       await this.opts.publisher.publish(this.channel, Buffer.from(encodeLoad(this.opts.origin, new Map()))).catch(() => undefined);
     }
     this.opts.subscriber.off('messageBuffer', this.onMessage);
-    await this.opts.subscriber.unsubscribe(this.channel).catch(() => undefined);
+    await unsubscribeIfUp(this.opts.subscriber, this.channel);
   }
 }

@@ -1,3 +1,4 @@
+import { unsubscribeIfUp } from '@llmgw/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { decode, encode } from '@msgpack/msgpack';
@@ -122,6 +123,6 @@ export class PrefixShare {
   /** Stops sharing; the connections are closed by their owner. */
   async close(): Promise<void> {
     this.sub.off('messageBuffer', this.onMessage);
-    await this.sub.unsubscribe(this.channel).catch(() => undefined);
+    await unsubscribeIfUp(this.sub, this.channel);
   }
 }
